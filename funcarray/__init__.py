@@ -1,0 +1,37 @@
+"""funcarray: a JAX-style functional array library with a NumPy-speed eager mode.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> x = fnp.arange(3.0)
+    >>> (x * 2 + 1).tolist()
+    [1.0, 3.0, 5.0]
+"""
+
+import os as _os
+import warnings as _warnings
+
+# Source-tree fallback: `transforms/` and `lowering/` install as funcarray.transforms and
+# funcarray.lowering (package-dir mapping in pyproject.toml). When funcarray is imported
+# straight from a checkout that is not installed (the repository root on sys.path), map those
+# two names onto the sibling folders so the same imports work.
+_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if _os.path.isfile(_os.path.join(_root, "transforms", "core.py")) and not _os.path.isdir(
+        _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "transforms")):
+    __path__.append(_root)  # noqa: F821 (the package's own __path__)
+
+# The eager kernels follow XLA, where log(0) = -inf and 0/0 = nan silently; NumPy would warn
+# from inside the kernels. Ignoring those warnings by module (instead of np.errstate around
+# every call, which costs ~3 µs) keeps eager ops fast and leaves the user's NumPy state alone.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.primitives")
+
+from funcarray import dtypes as dtypes  # noqa: E402
+from funcarray import numpy as numpy  # noqa: E402
+from funcarray import tree as tree  # noqa: E402
+from funcarray import tree_util as tree_util  # noqa: E402
+from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
+from funcarray.array import Array as Array  # noqa: E402
+from funcarray.array import Device as Device  # noqa: E402
+from funcarray.numpy import asarray as asarray  # noqa: E402
+
+__version__ = "0.1.0"

@@ -1,0 +1,70 @@
+"""Error helpers: messages that name the operation and point at the user's line.
+
+funcarray raises ordinary Python exception types (``TypeError``, ``ValueError``,
+``IndexError``), so user code can catch them as usual. Every message made here ends with the
+first frame outside funcarray, e.g. ``(at train.py:42: y = x @ w)``, so the error points at the
+user's code even when the traceback passes through funcarray's own frames.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+
+import funcarray
+import funcarray.transforms
+
+# Frames from files under these folders belong to funcarray, not to the user. With the
+# package-dir mapping, transforms/ and lowering/ may sit outside funcarray/'s folder.
+_INTERNAL_DIRS = tuple(
+    os.path.dirname(os.path.abspath(p)) + os.sep
+    for p in (funcarray.__file__, funcarray.transforms.__file__)
+)
+
+
+def is_internal_file(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_INTERNAL_DIRS) or filename.startswith("<frozen")
+
+
+def user_location() -> str:
+    """``file:line: source`` of the innermost frame outside funcarray, or '' if none."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not is_internal_file(filename) and "/lowering/" not in filename:
+            line = linecache.getline(filename, frame.f_lineno).strip()
+            where = f"{filename}:{frame.f_lineno}"
+            return f"{where}: {line}" if line else where
+        frame = frame.f_back
+    return ""
+
+
+def _with_location(message: str) -> str:
+    where = user_location()
+    return f"{message}\n  (at {where})" if where else message
+
+
+def op_type_error(op: str, message: str) -> TypeError:
+    """A TypeError for operation ``op`` (bad dtype, bad argument kind)."""
+    return TypeError(_with_location(f"{op}: {message}"))
+
+
+def op_value_error(op: str, message: str) -> ValueError:
+    """A ValueError for operation ``op`` (bad shape, bad parameter value)."""
+    return ValueError(_with_location(f"{op}: {message}"))
+
+
+def axis_error(op: str, axis, ndim: int) -> ValueError:
+    """An out-of-range axis, with the valid range spelled out."""
+    return ValueError(
+        _with_location(
+            f"{op}: axis {axis} is out of bounds for an array of dimension {ndim} "
+            f"(valid axes are {-ndim} to {ndim - 1})" if ndim else
+            f"{op}: axis {axis} is out of bounds for a 0-d array (it has no axes)"
+        )
+    )
+
+
+def index_error(op: str, message: str) -> IndexError:
+    return IndexError(_with_location(f"{op}: {message}"))

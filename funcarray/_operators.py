@@ -1,0 +1,125 @@
+"""Install Python operators and array methods on ``Array`` and ``Tracer``.
+
+Both classes get the same methods, each a thin call into ``funcarray.numpy``, so user code
+behaves identically whether a value is concrete or traced. This runs once at import, after
+the namespace exists (the array classes sit below ``funcarray.numpy`` in the import graph and
+cannot import it themselves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray.array import Array
+from funcarray.transforms.core import Tracer
+
+# Right-hand operands that an operator accepts; anything else returns NotImplemented so that
+# Python can try the other operand's method (and then raise its usual TypeError).
+_OPERAND_TYPES = (Array, Tracer, int, float, complex, bool, np.ndarray, np.generic)
+
+
+def _forward(fn):
+    def method(self, other):
+        if type(other) is Array or isinstance(other, _OPERAND_TYPES):
+            return fn(self, other)
+        return NotImplemented
+    method.__name__ = fn.__name__
+    return method
+
+
+def _reflected(fn):
+    def method(self, other):
+        if isinstance(other, _OPERAND_TYPES):
+            return fn(other, self)
+        return NotImplemented
+    method.__name__ = "r" + fn.__name__
+    return method
+
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift",
+    "rshift": "right_shift", "divmod": "divmod",
+}
+_COMPARISONS = {"eq": fnp.equal, "ne": fnp.not_equal, "lt": fnp.less, "le": fnp.less_equal,
+                "gt": fnp.greater, "ge": fnp.greater_equal}
+_UNARY = {"neg": fnp.negative, "pos": fnp.positive, "abs": fnp.absolute,
+          "invert": fnp.bitwise_not}
+
+# Methods that forward to the function of the same name, with the array first.
+_METHODS = (
+    "all", "any", "argmax", "argmin", "clip", "conj", "conjugate", "cumsum", "cumprod",
+    "dot", "max", "mean", "min", "nonzero", "prod", "ravel", "repeat", "round", "squeeze",
+    "std", "sum", "swapaxes", "take", "var", "argsort", "sort", "trace", "diagonal",
+)
+
+
+def _method(name):
+    def method(self, *args, **kwargs):
+        return getattr(fnp, name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as ``funcarray.numpy.{name}(self, ...)``."
+    return method
+
+
+def _reshape(self, *shape, order="C"):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = shape[0]
+    return fnp.reshape(self, shape, order=order)
+
+
+def _transpose(self, *axes):
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``."""
+    if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        axes = axes[0]
+    return fnp.transpose(self, axes or None)
+
+
+def _astype(self, dtype, copy=False):
+    """A copy of the array converted to ``dtype`` (float to int truncates and saturates)."""
+    from funcarray.numpy._util import convert
+    from funcarray.dtypes import canonicalize_dtype
+    return convert(self, canonicalize_dtype(dtype))
+
+
+def _flatten(self, order="C"):
+    return fnp.reshape(self, (-1,), order=order)
+
+
+def _copy(self):
+    return self  # immutable: a copy is the same value
+
+
+def install(cls):
+    for name, fn_name in _BINARY.items():
+        fn = getattr(fnp, fn_name, None)
+        if fn is None:  # not written yet
+            continue
+        setattr(cls, f"__{name}__", _forward(fn))
+        setattr(cls, f"__r{name}__", _reflected(fn))
+    for name, fn in _COMPARISONS.items():
+        setattr(cls, f"__{name}__", _forward(fn))
+    for name, fn in _UNARY.items():
+        setattr(cls, f"__{name}__", fn)
+    for name in _METHODS:
+        setattr(cls, name, _method(name))
+    cls.reshape = _reshape
+    cls.transpose = _transpose
+    cls.astype = _astype
+    cls.flatten = _flatten
+    cls.copy = _copy
+    cls.__getitem__ = lambda self, idx: fnp.getitem(self, idx)
+    cls.T = property(lambda self: fnp.transpose(self))
+    cls.mT = property(lambda self: fnp.matrix_transpose(self))
+    cls.real = property(fnp.real)
+    cls.imag = property(fnp.imag)
+    cls.at = property(lambda self: fnp.IndexUpdateHelper(self))
+    cls.__round__ = lambda self, ndigits=None: (
+        fnp.round(self, ndigits or 0) if ndigits is not None else round(self.item()))
+
+
+install(Array)
+install(Tracer)

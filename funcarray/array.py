@@ -1,0 +1,259 @@
+"""``funcarray.Array``: an immutable array with a concrete value.
+
+An Array is what eager code sees. It wraps a NumPy array (on the CPU eager engine) and a
+``weak_type`` flag (set when the value came from a Python scalar). Arrays are never mutated:
+``x[0] = 1`` raises and points at ``x.at[0].set(1)``, and the NumPy view handed out by
+``np.asarray(x)`` is read-only.
+
+Operators and array methods (``+``, ``@``, ``x.sum()``, ``x[idx]``, ``x.at``...) are installed by
+``funcarray._operators`` on both Array and the tracers, so the same user code works eagerly and
+under every transform.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> x = fnp.array([1.0, 2.0])
+    >>> x * 2
+    Array([2., 4.], dtype=float32)
+    >>> x.shape, x.dtype
+    ((2,), dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray.transforms.core import ShapedArray
+
+__all__ = ["Array", "Device", "cpu_device"]
+
+
+class Device:
+    """Where an array lives. Eager CPU arrays live on ``cpu:0`` without loading any runtime.
+
+    Example:
+        >>> cpu_device()
+        CpuDevice(id=0)
+    """
+
+    __slots__ = ("platform", "id")
+
+    def __init__(self, platform: str, id: int = 0):
+        self.platform = platform
+        self.id = id
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+    def __repr__(self):
+        return f"{self.platform.capitalize()}Device(id={self.id})"
+
+
+_CPU0 = Device("cpu", 0)
+
+
+def cpu_device() -> Device:
+    """The host CPU device (no jaxlib needed)."""
+    return _CPU0
+
+
+_SETITEM_MSG = (
+    "funcarray arrays are immutable: item assignment `x[{idx}] = ...` is not supported.\n"
+    "Use the functional update instead, which returns a new array:\n"
+    "    x = x.at[{idx}].set(value)     # also .add, .multiply, .divide, .min, .max"
+)
+
+
+class Array:
+    """An immutable n-dimensional array with a concrete value.
+
+    Create Arrays with ``funcarray.numpy`` (``fnp.array``, ``fnp.zeros``, ...); the constructor
+    is internal and takes ownership of the NumPy value it is given without copying.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.arange(6).reshape(2, 3)
+        >>> x.T.shape
+        (3, 2)
+        >>> float(x.sum())
+        15.0
+    """
+
+    __slots__ = ("_value", "_weak", "__weakref__")
+    __array_priority__ = 100
+    __hash__ = None  # arrays are unhashable, as in NumPy and JAX
+
+    def __init__(self, value, weak_type: bool = False):
+        self._value = value  # np.ndarray, or a NumPy scalar for 0-d results of ufuncs
+        self._weak = weak_type
+
+    # --- abstract value -------------------------------------------------------------------
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self._value.shape, self._value.dtype, self._weak)
+
+    @property
+    def shape(self) -> tuple:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return self._value.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self._weak
+
+    @property
+    def nbytes(self) -> int:
+        return self._value.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        return self._value.dtype.itemsize
+
+    @property
+    def device(self) -> Device:
+        return _CPU0
+
+    def devices(self) -> set:
+        return {_CPU0}
+
+    def block_until_ready(self) -> Array:
+        """Eager CPU arrays are always ready; kept for JAX compatibility."""
+        return self
+
+    # --- conversion to Python and NumPy ---------------------------------------------------
+    def _readonly_numpy(self) -> np.ndarray:
+        view = np.asarray(self._value).view()
+        view.flags.writeable = False
+        return view
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._value, dtype=dtype, copy=True)
+        out = self._readonly_numpy()
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            if copy is False:
+                raise ValueError("Converting an Array to another dtype needs a copy")
+            out = out.astype(dtype)
+        return out
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        kwargs = {"stream": stream}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        try:
+            # Consumers that understand DLPack 1.0's read-only flag get a zero-copy view.
+            return self._readonly_numpy().__dlpack__(**kwargs)
+        except BufferError:
+            # Older consumers cannot be told the buffer is read-only: hand them a copy so
+            # that nothing they do can change this array.
+            return np.array(self._value, copy=True).__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return np.asarray(self._value).__dlpack_device__()
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return np.asarray(self._value).tolist()
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if self._value.dtype.kind not in "iub":
+            raise TypeError(
+                f"Only integer arrays can be used as an index, got dtype {self.dtype}"
+            )
+        return self._value.__index__()
+
+    def __len__(self):
+        if not self._value.shape:
+            raise TypeError("len() of unsized object (a 0-d array)")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self._value.shape:
+            raise TypeError("iteration over a 0-d array")
+        value = np.asarray(self._value)
+        weak = self._weak
+        return (Array(value[i], weak) for i in range(value.shape[0]))
+
+    def __setitem__(self, idx, value):
+        raise TypeError(_SETITEM_MSG.format(idx=_format_index(idx)))
+
+    def __delitem__(self, idx):
+        raise TypeError(_SETITEM_MSG.format(idx=_format_index(idx)))
+
+    # Arrays are values: copying returns the same immutable object.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_rebuild, (np.asarray(self._value), self._weak))
+
+    # --- printing -------------------------------------------------------------------------
+    def __repr__(self):
+        value = np.asarray(self._value)
+        weak = ", weak_type=True" if self._weak else ""
+        suffix = f", dtype={value.dtype.name}{weak})"
+        if value.size == 0:
+            return f"Array([], shape={value.shape}{suffix}"
+        body = np.array2string(value, separator=", ", prefix="Array(", suffix=suffix)
+        return f"Array({body}{suffix}"
+
+    def __str__(self):
+        return str(np.asarray(self._value))
+
+    def __format__(self, spec):
+        if not self._value.shape:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+
+def _rebuild(value, weak):
+    return Array(value, weak)
+
+
+def _format_index(idx) -> str:
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    out = []
+    for p in parts:
+        if isinstance(p, slice):
+            s = "" if p.start is None else str(p.start)
+            s += ":" + ("" if p.stop is None else str(p.stop))
+            if p.step is not None:
+                s += f":{p.step}"
+            out.append(s)
+        elif p is Ellipsis:
+            out.append("...")
+        elif isinstance(p, (int, np.integer)):
+            out.append(str(p))
+        else:
+            out.append("idx")
+    return ", ".join(out)

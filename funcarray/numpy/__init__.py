@@ -1,0 +1,99 @@
+"""``funcarray.numpy``: the NumPy-style API over immutable arrays.
+
+Functions here accept NumPy's conveniences (Python scalars, nested lists, broadcasting, mixed
+dtypes with JAX's promotion, negative axes) and bind strict primitives, so the same call works
+eagerly and under every transform.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> x = fnp.linspace(0.0, 1.0, 3)
+    >>> fnp.sum(x * 2)
+    Array(3., dtype=float32)
+"""
+
+import numpy as _np
+
+from funcarray import dtypes as _dtypes
+from funcarray.array import Array as Array
+from funcarray.numpy._creation import *  # noqa: F403
+from funcarray.numpy._elementwise import *  # noqa: F403
+from funcarray.numpy._indexing import *  # noqa: F403
+from funcarray.numpy._linalg import *  # noqa: F403
+from funcarray.numpy._reductions import *  # noqa: F403
+from funcarray.numpy._shape import *  # noqa: F403
+from funcarray.dtypes import (  # noqa: F401
+    bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64, iinfo, int8,
+    int16, int32, int64, issubdtype, promote_types, result_type, uint8, uint16, uint32, uint64,
+    float8_e4m3fn, float8_e5m2,
+)
+
+ndarray = Array
+bool = bool_  # noqa: A001 (jax.numpy exports this name too)
+dtype = _np.dtype
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+euler_gamma = _np.euler_gamma
+newaxis = None
+floating, integer, inexact, number = _np.floating, _np.integer, _np.inexact, _np.number
+signedinteger, unsignedinteger, complexfloating = (
+    _np.signedinteger, _np.unsignedinteger, _np.complexfloating)
+
+
+def shape(a):
+    """The shape of ``a`` (an Array, a tracer, a NumPy array or a nested list).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.shape([[1, 2, 3]])
+        (1, 3)
+    """
+    return tuple(a.shape) if hasattr(a, "shape") else _np.shape(a)
+
+
+def ndim(a):
+    """The number of dimensions of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ndim(fnp.zeros((2, 3)))
+        2
+    """
+    return len(shape(a))
+
+
+def size(a):
+    """The number of elements of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.size(fnp.zeros((2, 3)))
+        6
+    """
+    return int(_np.prod(shape(a), dtype=_np.int64))
+
+
+def can_cast(from_, to, casting="safe"):
+    """NumPy's casting rules over funcarray's dtypes.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.can_cast(fnp.int8, fnp.int32)
+        True
+    """
+    return _np.can_cast(getattr(from_, "dtype", from_), to, casting)
+
+
+def isscalar(element):
+    """True for Python and NumPy scalars (not 0-d arrays), as in NumPy.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isscalar(1.0)
+        True
+    """
+    return _np.isscalar(element)
+
+
+del _dtypes

@@ -1,0 +1,274 @@
+"""Array creation: ``array``, ``asarray``, ``zeros``, ``ones``, ``full``, ``arange``, ``eye``...
+
+Creation functions bind primitives (a scalar broadcast with ``broadcast_in_dim``, ramps with
+``iota``) rather than building big NumPy constants, so that under ``jit`` they stage as a few
+small operations, and eagerly they cost a zero-copy NumPy view.
+Defaults follow JAX: Python floats give float32, Python ints int32.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.numpy._util import asarray_arg, broadcast_to_shape, convert, is_array
+from funcarray.primitives.shape import iota_p
+
+__all__ = [
+    "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+    "full_like", "empty_like", "arange", "linspace", "eye", "identity",
+]
+
+
+def _shape_tuple(op: str, shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(int(operator_index(d)) for d in shape)
+    except TypeError:
+        raise op_type_error(op, f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in shape):
+        raise op_value_error(op, f"negative dimensions are not allowed, got shape {shape}")
+    return shape
+
+
+def operator_index(d):
+    if is_array(d) and d.ndim == 0 and not isinstance(d, Array):
+        raise TypeError("traced shape")
+    return d.__index__()
+
+
+def array(object, dtype=None, copy: bool = True, ndmin: int = 0):
+    """Create an Array from a scalar, a nested list, a NumPy array or another Array.
+
+    Python floats default to float32 and ints to int32 (as in JAX); a NumPy float64 array
+    stays float64. The data is copied, so mutating the source later never changes the Array.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.array([[1, 2], [3, 4]])
+        Array([[1, 2],
+               [3, 4]], dtype=int32)
+    """
+    out = asarray_arg("array", object, dtype)
+    if ndmin > out.ndim:
+        from funcarray.numpy._shape import reshape
+        out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def asarray(a, dtype=None, copy=None):
+    """Convert ``a`` to an Array, without copying when it already is one of that dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.asarray(3.0).dtype
+        dtype('float32')
+    """
+    return asarray_arg("asarray", a, dtype)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of ``shape`` filled with ``fill_value``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.full((2,), 7)
+        Array([7, 7], dtype=int32, weak_type=True)
+    """
+    shape = _shape_tuple("full", shape)
+    dtype = None if dtype is None else dtypes.canonicalize_dtype(dtype)
+    value = asarray_arg("full", fill_value, dtype)
+    return broadcast_to_shape(value, shape)
+
+
+def zeros(shape, dtype=None):
+    """An array of zeros (float32 unless ``dtype`` says otherwise).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.zeros((2, 2), dtype=fnp.int8)
+        Array([[0, 0],
+               [0, 0]], dtype=int8)
+    """
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return full(shape, Array(np.zeros((), dtype)))
+
+
+def ones(shape, dtype=None):
+    """An array of ones (float32 unless ``dtype`` says otherwise).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ones(3)
+        Array([1., 1., 1.], dtype=float32)
+    """
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return full(shape, Array(np.ones((), dtype)))
+
+
+def empty(shape, dtype=None):
+    """Same as ``zeros``: arrays are immutable, so uninitialised memory has no use.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.empty(2)
+        Array([0., 0.], dtype=float32)
+    """
+    return zeros(shape, dtype)
+
+
+def _like(op, a, dtype, shape):
+    a = asarray_arg(op, a)
+    dtype = a.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return (a.shape if shape is None else shape), dtype
+
+
+def zeros_like(a, dtype=None, shape=None):
+    """Zeros with the shape and dtype of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.zeros_like(fnp.arange(3))
+        Array([0, 0, 0], dtype=int32)
+    """
+    return zeros(*_like("zeros_like", a, dtype, shape))
+
+
+def ones_like(a, dtype=None, shape=None):
+    """Ones with the shape and dtype of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ones_like(fnp.zeros(2))
+        Array([1., 1.], dtype=float32)
+    """
+    return ones(*_like("ones_like", a, dtype, shape))
+
+
+def empty_like(a, dtype=None, shape=None):
+    """Same as ``zeros_like`` (arrays are immutable).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.empty_like(fnp.ones(2)).shape
+        (2,)
+    """
+    return zeros_like(a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``fill_value`` with the shape and dtype of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.full_like(fnp.zeros(2), 5)
+        Array([5., 5.], dtype=float32)
+    """
+    shape, dtype = _like("full_like", a, dtype, shape)
+    return full(shape, fill_value, dtype)
+
+
+def _concrete_number(op, x, name):
+    if x is None or isinstance(x, (int, float, np.integer, np.floating)):
+        return x
+    if isinstance(x, Array) and x.ndim == 0:
+        return x.item()
+    raise op_type_error(op, f"{name} must be a concrete number, got {type(x).__name__}; "
+                            f"array sizes must be known while tracing")
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
+
+    Integer arguments give int32, float arguments float32 (unless ``dtype`` is given).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.arange(1, 7, 2)
+        Array([1, 3, 5], dtype=int32)
+    """
+    start = _concrete_number("arange", start, "start")
+    stop = _concrete_number("arange", stop, "stop")
+    step = _concrete_number("arange", step, "step")
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if step == 0:
+        raise op_value_error("arange", "step must not be zero")
+    if dtype is None:
+        any_float = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
+        dtype = dtypes.default_float if any_float else dtypes.default_int
+    dtype = dtypes.canonicalize_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    ramp = iota_p.bind(dtype=dtype, shape=(n,), dimension=0)
+    if start == 0 and step == 1:
+        return ramp
+    from funcarray.numpy._elementwise import add, multiply
+    if step != 1:
+        ramp = multiply(ramp, Array(np.asarray(step, dtype)))
+    return add(ramp, Array(np.asarray(start, dtype))) if start != 0 else ramp
+
+
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype=None, axis: int = 0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive by default).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linspace(0, 1, 5)
+        Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    """
+    from funcarray.numpy._elementwise import add, multiply, subtract, where
+    num = int(num)
+    if num < 0:
+        raise op_value_error("linspace", f"num must be non-negative, got {num}")
+    if axis != 0:
+        raise op_value_error("linspace", "only axis=0 is supported")
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    compute = dtype if dtypes.is_inexact(dtype) else dtypes.float32
+    start = convert(asarray_arg("linspace", start), compute)
+    stop = convert(asarray_arg("linspace", stop), compute)
+    div = (num - 1) if endpoint else num
+    step = subtract(stop, start) * (1.0 / div) if div > 0 else subtract(stop, start) * 0.0
+    ramp = iota_p.bind(dtype=compute, shape=(num,), dimension=0)
+    out = add(start, multiply(ramp, step))
+    if endpoint and num > 1:
+        # Make the last value exactly `stop`, as NumPy does.
+        last = iota_p.bind(dtype=dtypes.int32, shape=(num,), dimension=0) == num - 1
+        out = where(last, stop, out)
+    out = convert(out, dtype)
+    return (out, convert(step, dtype)) if retstep else out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """A 2-D array with ones on the ``k``-th diagonal.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.eye(2, dtype=int)
+        Array([[1, 0],
+               [0, 1]], dtype=int32)
+    """
+    M = N if M is None else M
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    rows = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=0)
+    cols = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=1)
+    from funcarray.numpy._elementwise import add, equal
+    return convert(equal(add(rows, k), cols), dtype)
+
+
+def identity(n: int, dtype=None):
+    """The ``n`` x ``n`` identity matrix.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.identity(2)
+        Array([[1., 0.],
+               [0., 1.]], dtype=float32)
+    """
+    return eye(n, dtype=dtype)

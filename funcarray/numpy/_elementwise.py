@@ -1,0 +1,906 @@
+"""Elementwise functions of ``funcarray.numpy``: NumPy semantics built on StableHLO primitives.
+
+Each function converts its arguments, promotes dtypes (JAX's lattice), broadcasts, and binds
+primitives. NumPy's semantics that differ from the primitives' are built here, as in
+``jax.numpy``: ``floor_divide`` and ``remainder`` round toward minus infinity (the ``div`` and
+``rem`` primitives truncate), ``true_divide`` of integers gives floats, ``sin`` of an integer
+array computes in float32 (float64 for 64-bit integers).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error
+from funcarray.array import Array
+from funcarray.numpy._util import (
+    asarray_arg, broadcast_to_shape, convert, is_array, promote_args, to_inexact_dtype,
+)
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives.elementwise import select_n_p
+
+# Which dtype kinds each family accepts: b=bool, i=int, u=uint, f=float, c=complex.
+_NUMERIC = frozenset("iufc")
+_BOOL_INT = frozenset("biu")
+_INT = frozenset("iu")
+
+
+def _kind(dt) -> str:
+    dt = np.dtype(dt)
+    if dt == dtypes.bfloat16 or dt in dtypes.float8_types:
+        return "f"
+    return dt.kind
+
+
+def _check_kinds(op: str, x, kinds):
+    if _kind(x.dtype) not in kinds:
+        names = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "floating",
+                 "c": "complex"}
+        allowed = ", ".join(names[k] for k in "biufc" if k in kinds)
+        raise op_type_error(op, f"does not accept dtype {x.dtype}; it takes {allowed} arrays")
+
+
+def _doc(fn, name, summary, example):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"{summary}\n\n    Example:\n        >>> import funcarray.numpy as fnp\n"
+                  f"        >>> {example[0]}\n        {example[1]}\n    ")
+    return fn
+
+
+# --------------------------------------------------------------------------------------------
+# Factories
+# --------------------------------------------------------------------------------------------
+
+def _unary_inexact(name, prim, summary, example):
+    """A math function of floats/complex; ints and bools are converted to float first."""
+    def fn(x, /):
+        x = asarray_arg(name, x)
+        if not dtypes.is_inexact(x.dtype):
+            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+        return prim.bind(x)
+    return _doc(fn, name, summary, example)
+
+
+def _unary_same(name, prim, kinds, summary, example):
+    """A function that keeps the dtype (neg, abs, sign...) on the accepted dtype kinds."""
+    def fn(x, /):
+        x = asarray_arg(name, x)
+        _check_kinds(name, x, kinds)
+        return prim.bind(x)
+    return _doc(fn, name, summary, example)
+
+
+def _binary(name, prim, kinds, summary, example):
+    """A two-argument function on promoted, broadcast operands."""
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        _check_kinds(name, x, kinds)
+        return prim.bind(x, y)
+    return _doc(fn, name, summary, example)
+
+
+def _binary_inexact(name, prim, summary, example):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        if not dtypes.is_inexact(x.dtype):
+            dt = to_inexact_dtype(x.dtype)
+            x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+        return prim.bind(x, y)
+    return _doc(fn, name, summary, example)
+
+
+# --------------------------------------------------------------------------------------------
+# Arithmetic
+# --------------------------------------------------------------------------------------------
+add = _binary("add", ew.add_p, _NUMERIC | {"b"}, "Elementwise ``x + y``.",
+              ("fnp.add(fnp.ones(2), 1)", "Array([2., 2.], dtype=float32)"))
+subtract = _binary("subtract", ew.sub_p, _NUMERIC, "Elementwise ``x - y``.",
+                   ("fnp.subtract(3, fnp.ones(2))", "Array([2., 2.], dtype=float32)"))
+multiply = _binary("multiply", ew.mul_p, _NUMERIC | {"b"}, "Elementwise ``x * y``.",
+                   ("fnp.multiply(fnp.arange(3), 2)", "Array([0, 2, 4], dtype=int32)"))
+maximum = _binary("maximum", ew.max_p, _NUMERIC | {"b"},
+                  "Elementwise maximum; NaN propagates (like ``numpy.maximum``).",
+                  ("fnp.maximum(fnp.arange(3), 1)", "Array([1, 1, 2], dtype=int32)"))
+minimum = _binary("minimum", ew.min_p, _NUMERIC | {"b"},
+                  "Elementwise minimum; NaN propagates (like ``numpy.minimum``).",
+                  ("fnp.minimum(fnp.arange(3), 1)", "Array([0, 1, 1], dtype=int32)"))
+fmod = _binary("fmod", ew.rem_p, _NUMERIC - {"c"},
+               "Remainder with the sign of the dividend (C's ``fmod``).",
+               ("fnp.fmod(-5, 3)", "Array(-2, dtype=int32, weak_type=True)"))
+nextafter = _binary_inexact("nextafter", ew.nextafter_p,
+                            "The next float after ``x`` toward ``y``.",
+                            ("fnp.nextafter(1.0, 2.0) > 1", "Array(True, dtype=bool)"))
+arctan2 = _binary_inexact("arctan2", ew.atan2_p, "Elementwise ``atan(y / x)`` with quadrant.",
+                          ("fnp.arctan2(1.0, 1.0)", "Array(0.7853982, dtype=float32, weak_type=True)"))
+atan2 = arctan2
+
+
+def negative(x, /):
+    """Elementwise ``-x``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.negative(fnp.arange(3))
+        Array([ 0, -1, -2], dtype=int32)
+    """
+    x = asarray_arg("negative", x)
+    _check_kinds("negative", x, _NUMERIC)
+    return ew.neg_p.bind(x)
+
+
+def positive(x, /):
+    """Elementwise ``+x`` (returns ``x``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.positive(fnp.ones(1))
+        Array([1.], dtype=float32)
+    """
+    x = asarray_arg("positive", x)
+    _check_kinds("positive", x, _NUMERIC)
+    return x
+
+
+def true_divide(x, y, /):
+    """Elementwise ``x / y``; integers and bools are divided as floats.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.true_divide(fnp.arange(3), 2)
+        Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    x, y = promote_args("true_divide", x, y)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    return ew.div_p.bind(x, y)
+
+
+divide = true_divide
+
+
+def _float_divmod(x, y):
+    # Python's floored division for floats, built from rem (fmod), as jax.numpy does.
+    mod = ew.rem_p.bind(x, y)
+    div = ew.div_p.bind(ew.sub_p.bind(x, mod), y)
+    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
+                        ew.ne_p.bind(ew.lt_p.bind(y, zero), ew.lt_p.bind(mod, zero)))
+    mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
+    one = broadcast_to_shape(Array(np.ones((), x.dtype)), x.shape)
+    div = select_n_p.bind(fix, div, ew.sub_p.bind(div, one))
+    return ew.round_p.bind(div, rounding_method=1), mod
+
+
+def floor_divide(x, y, /):
+    """Elementwise ``x // y``: division rounded toward minus infinity (NumPy semantics).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.floor_divide(fnp.array([7, -7]), 2)
+        Array([ 3, -4], dtype=int32)
+    """
+    x, y = promote_args("floor_divide", x, y)
+    _check_kinds("floor_divide", x, _NUMERIC - {"c"} | {"b"})
+    if x.dtype == np.bool_:
+        return ew.and_p.bind(x, y)
+    if _kind(x.dtype) == "u":
+        return ew.div_p.bind(x, y)
+    if _kind(x.dtype) == "i":
+        q = ew.div_p.bind(x, y)
+        r = ew.rem_p.bind(x, y)
+        zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+        # The primitive truncates; step down where the signs differ and there is a remainder.
+        fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
+                            ew.ne_p.bind(ew.lt_p.bind(x, zero), ew.lt_p.bind(y, zero)))
+        one = broadcast_to_shape(Array(np.ones((), x.dtype)), x.shape)
+        return select_n_p.bind(fix, q, ew.sub_p.bind(q, one))
+    return _float_divmod(x, y)[0]
+
+
+def remainder(x, y, /):
+    """Elementwise ``x % y`` with the sign of the divisor (NumPy/Python semantics).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.remainder(fnp.array([7, -7]), 3)
+        Array([1, 2], dtype=int32)
+    """
+    x, y = promote_args("remainder", x, y)
+    _check_kinds("remainder", x, _NUMERIC - {"c"})
+    if _kind(x.dtype) == "u":
+        return ew.rem_p.bind(x, y)
+    if _kind(x.dtype) == "f":
+        return _float_divmod(x, y)[1]
+    r = ew.rem_p.bind(x, y)
+    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
+                        ew.ne_p.bind(ew.lt_p.bind(r, zero), ew.lt_p.bind(y, zero)))
+    return select_n_p.bind(fix, r, ew.add_p.bind(r, y))
+
+
+mod = remainder
+
+
+def divmod(x, y, /):  # noqa: A001 (NumPy's name)
+    """``(floor_divide(x, y), remainder(x, y))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.divmod(7, 2)[0]
+        Array(3, dtype=int32, weak_type=True)
+    """
+    return floor_divide(x, y), remainder(x, y)
+
+
+def power(x, y, /):
+    """Elementwise ``x ** y``. A Python int exponent uses repeated multiplication, exactly
+    like ``x * x * ...`` (as in JAX).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.power(fnp.arange(4), 2)
+        Array([0, 1, 4, 9], dtype=int32)
+    """
+    if type(y) is int and is_array(x) and not isinstance(x, (int, float)):
+        _check_kinds("power", x, _NUMERIC)
+        if y < 0 and _kind(x.dtype) in _INT:
+            raise op_type_error("power", "integers to negative integer powers are not "
+                                         "allowed; convert the base to float first")
+        return ew.integer_pow_p.bind(x, y=y)
+    x, y = promote_args("power", x, y)
+    _check_kinds("power", x, _NUMERIC | {"b"})
+    if x.dtype == np.bool_:
+        x, y = convert(x, dtypes.int32), convert(y, dtypes.int32)
+    return ew.pow_p.bind(x, y)
+
+
+def float_power(x, y, /):
+    """``x ** y`` computed in the widest float (float64), as in NumPy.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.float_power(2, 3).dtype
+        dtype('float64')
+    """
+    x, y = promote_args("float_power", x, y)
+    dt = dtypes.complex128 if dtypes.is_complex(x.dtype) else dtypes.float64
+    return ew.pow_p.bind(convert(x, dt), convert(y, dt))
+
+
+def square(x, /):
+    """Elementwise ``x * x``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.square(fnp.arange(3))
+        Array([0, 1, 4], dtype=int32)
+    """
+    x = asarray_arg("square", x)
+    _check_kinds("square", x, _NUMERIC)
+    return ew.square_p.bind(x)
+
+
+def reciprocal(x, /):
+    """Elementwise ``1 / x`` (integers are converted to float).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.reciprocal(fnp.array([2.0, 4.0]))
+        Array([0.5 , 0.25], dtype=float32)
+    """
+    x = asarray_arg("reciprocal", x)
+    return true_divide(Array(np.ones((), to_inexact_dtype(x.dtype)), True), x)
+
+
+def absolute(x, /):
+    """Elementwise ``|x|`` (complex gives the magnitude, a float).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.abs(fnp.array([-1, 2]))
+        Array([1, 2], dtype=int32)
+    """
+    x = asarray_arg("absolute", x)
+    _check_kinds("absolute", x, _NUMERIC | {"b"})
+    if x.dtype == np.bool_ or _kind(x.dtype) == "u":
+        return x
+    return ew.abs_p.bind(x)
+
+
+abs = absolute  # noqa: A001 (NumPy's name)
+fabs = absolute
+
+
+def sign(x, /):
+    """Elementwise sign: -1, 0 or 1 (NaN for NaN; ``x / |x|`` for complex).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.sign(fnp.array([-2.0, 0.0, 3.0]))
+        Array([-1.,  0.,  1.], dtype=float32)
+    """
+    x = asarray_arg("sign", x)
+    _check_kinds("sign", x, _NUMERIC)
+    if _kind(x.dtype) == "u":
+        zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+        return convert(ew.ne_p.bind(x, zero), x.dtype, x.weak_type)
+    return ew.sign_p.bind(x)
+
+
+# --------------------------------------------------------------------------------------------
+# Math functions (floats and complex; integers computed in float)
+# --------------------------------------------------------------------------------------------
+_E = ("fnp.exp(fnp.zeros(2))", "Array([1., 1.], dtype=float32)")
+exp = _unary_inexact("exp", ew.exp_p, "Elementwise ``e ** x``.", _E)
+exp2 = _unary_inexact("exp2", ew.exp2_p, "Elementwise ``2 ** x``.",
+                      ("fnp.exp2(fnp.array([3.0]))", "Array([8.], dtype=float32)"))
+expm1 = _unary_inexact("expm1", ew.expm1_p, "Elementwise ``exp(x) - 1``, accurate near 0.",
+                       ("fnp.expm1(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+log = _unary_inexact("log", ew.log_p, "Natural logarithm.",
+                     ("fnp.log(fnp.ones(2))", "Array([0., 0.], dtype=float32)"))
+log1p = _unary_inexact("log1p", ew.log1p_p, "Elementwise ``log(1 + x)``, accurate near 0.",
+                       ("fnp.log1p(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+sqrt = _unary_inexact("sqrt", ew.sqrt_p, "Square root.",
+                      ("fnp.sqrt(fnp.array([4.0]))", "Array([2.], dtype=float32)"))
+cbrt = _unary_inexact("cbrt", ew.cbrt_p, "Cube root.",
+                      ("fnp.cbrt(fnp.array([8.0]))", "Array([2.], dtype=float32)"))
+sin = _unary_inexact("sin", ew.sin_p, "Sine.", ("fnp.sin(fnp.zeros(1))",
+                                                "Array([0.], dtype=float32)"))
+cos = _unary_inexact("cos", ew.cos_p, "Cosine.", ("fnp.cos(fnp.zeros(1))",
+                                                  "Array([1.], dtype=float32)"))
+tan = _unary_inexact("tan", ew.tan_p, "Tangent.", ("fnp.tan(fnp.zeros(1))",
+                                                   "Array([0.], dtype=float32)"))
+arcsin = _unary_inexact("arcsin", ew.asin_p, "Inverse sine.",
+                        ("fnp.arcsin(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arccos = _unary_inexact("arccos", ew.acos_p, "Inverse cosine.",
+                        ("fnp.arccos(fnp.ones(1))", "Array([0.], dtype=float32)"))
+arctan = _unary_inexact("arctan", ew.atan_p, "Inverse tangent.",
+                        ("fnp.arctan(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+sinh = _unary_inexact("sinh", ew.sinh_p, "Hyperbolic sine.",
+                      ("fnp.sinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+cosh = _unary_inexact("cosh", ew.cosh_p, "Hyperbolic cosine.",
+                      ("fnp.cosh(fnp.zeros(1))", "Array([1.], dtype=float32)"))
+tanh = _unary_inexact("tanh", ew.tanh_p, "Hyperbolic tangent.",
+                      ("fnp.tanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arcsinh = _unary_inexact("arcsinh", ew.asinh_p, "Inverse hyperbolic sine.",
+                         ("fnp.arcsinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arccosh = _unary_inexact("arccosh", ew.acosh_p, "Inverse hyperbolic cosine.",
+                         ("fnp.arccosh(fnp.ones(1))", "Array([0.], dtype=float32)"))
+arctanh = _unary_inexact("arctanh", ew.atanh_p, "Inverse hyperbolic tangent.",
+                         ("fnp.arctanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def _scaled_log(name, scale, summary, example):
+    def fn(x, /):
+        return multiply(log(x), scale)
+    return _doc(fn, name, summary, example)
+
+
+log2 = _scaled_log("log2", 1 / math.log(2), "Base-2 logarithm.",
+                   ("fnp.log2(fnp.array([8.0]))", "Array([3.], dtype=float32)"))
+log10 = _scaled_log("log10", 1 / math.log(10), "Base-10 logarithm.",
+                    ("fnp.log10(fnp.array([100.0]))", "Array([2.], dtype=float32)"))
+
+
+def _scale(name, factor, summary, example):
+    def fn(x, /):
+        x = asarray_arg(name, x)
+        if not dtypes.is_inexact(x.dtype):
+            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+        return multiply(x, factor)
+    return _doc(fn, name, summary, example)
+
+
+deg2rad = _scale("deg2rad", math.pi / 180, "Degrees to radians.",
+                 ("fnp.deg2rad(180.0)", "Array(3.1415927, dtype=float32, weak_type=True)"))
+rad2deg = _scale("rad2deg", 180 / math.pi, "Radians to degrees.",
+                 ("fnp.rad2deg(0.0)", "Array(0., dtype=float32, weak_type=True)"))
+radians, degrees = deg2rad, rad2deg
+
+
+def _rounding(name, prim_fn, summary, example):
+    def fn(x, /):
+        x = asarray_arg(name, x)
+        _check_kinds(name, x, _NUMERIC | {"b"})
+        if not dtypes.is_float(x.dtype):
+            return x  # integers are already whole
+        return prim_fn(x)
+    return _doc(fn, name, summary, example)
+
+
+floor = _rounding("floor", ew.floor_p.bind, "Round toward minus infinity.",
+                  ("fnp.floor(fnp.array([-1.5, 1.5]))", "Array([-2.,  1.], dtype=float32)"))
+ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
+                 ("fnp.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
+rint = _rounding("rint", lambda x: ew.round_p.bind(x, rounding_method=1),
+                 "Round to the nearest integer, halves to even.",
+                 ("fnp.rint(fnp.array([0.5, 1.5]))", "Array([0., 2.], dtype=float32)"))
+
+
+def _trunc(x):
+    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    return select_n_p.bind(ew.lt_p.bind(x, zero), ew.floor_p.bind(x), ew.ceil_p.bind(x))
+
+
+trunc = _rounding("trunc", _trunc, "Round toward zero.",
+                  ("fnp.trunc(fnp.array([-1.5, 1.5]))", "Array([-1.,  1.], dtype=float32)"))
+fix = trunc
+
+
+def round(a, decimals: int = 0, out=None):  # noqa: A001 (NumPy's name)
+    """Round to ``decimals`` decimal places, halves to even (like ``numpy.round``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.round(fnp.array([1.25, 2.5]), 1)
+        Array([1.2, 2.5], dtype=float32)
+    """
+    if out is not None:
+        raise op_type_error("round", "out= is not supported: arrays are immutable")
+    a = asarray_arg("round", a)
+    if not dtypes.is_inexact(a.dtype):
+        if decimals >= 0:
+            return a
+        factor = Array(np.asarray(10 ** (-decimals), a.dtype))
+        return multiply(floor_divide(add(a, factor // 2), factor), factor)
+    if dtypes.is_complex(a.dtype):
+        return ew.complex_p.bind(round(ew.real_p.bind(a), decimals),
+                                 round(ew.imag_p.bind(a), decimals))
+    if decimals == 0:
+        return rint(a)
+    factor = Array(np.asarray(10.0 ** decimals, a.dtype))
+    return true_divide(rint(multiply(a, factor)), factor)
+
+
+around = round
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons and predicates
+# --------------------------------------------------------------------------------------------
+
+def _comparison(name, prim, summary, example, ordered=True):
+    kinds = (_NUMERIC - {"c"} | {"b"}) if ordered else (_NUMERIC | {"b"})
+
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        _check_kinds(name, x, kinds)
+        return prim.bind(x, y)
+    return _doc(fn, name, summary, example)
+
+
+equal = _comparison("equal", ew.eq_p, "Elementwise ``x == y``.",
+                    ("fnp.equal(fnp.arange(3), 1)", "Array([False,  True, False], dtype=bool)"),
+                    ordered=False)
+not_equal = _comparison("not_equal", ew.ne_p, "Elementwise ``x != y``.",
+                        ("fnp.not_equal(fnp.arange(2), 1)", "Array([ True, False], dtype=bool)"),
+                        ordered=False)
+less = _comparison("less", ew.lt_p, "Elementwise ``x < y``.",
+                   ("fnp.less(fnp.arange(2), 1)", "Array([ True, False], dtype=bool)"))
+less_equal = _comparison("less_equal", ew.le_p, "Elementwise ``x <= y``.",
+                         ("fnp.less_equal(fnp.arange(2), 1)", "Array([ True,  True], dtype=bool)"))
+greater = _comparison("greater", ew.gt_p, "Elementwise ``x > y``.",
+                      ("fnp.greater(fnp.arange(2), 0)", "Array([False,  True], dtype=bool)"))
+greater_equal = _comparison("greater_equal", ew.ge_p, "Elementwise ``x >= y``.",
+                            ("fnp.greater_equal(fnp.arange(2), 1)",
+                             "Array([False,  True], dtype=bool)"))
+
+
+def isfinite(x, /):
+    """True where ``x`` is neither infinite nor NaN.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isfinite(fnp.array([1.0, fnp.inf, fnp.nan]))
+        Array([ True, False, False], dtype=bool)
+    """
+    x = asarray_arg("isfinite", x)
+    if dtypes.is_complex(x.dtype):
+        return ew.and_p.bind(isfinite(ew.real_p.bind(x)), isfinite(ew.imag_p.bind(x)))
+    if not dtypes.is_float(x.dtype):
+        return _full_bool(x.shape, True)
+    return ew.is_finite_p.bind(x)
+
+
+def isnan(x, /):
+    """True where ``x`` is NaN.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isnan(fnp.array([1.0, fnp.nan]))
+        Array([False,  True], dtype=bool)
+    """
+    x = asarray_arg("isnan", x)
+    if not dtypes.is_inexact(x.dtype):
+        return _full_bool(x.shape, False)
+    return ew.ne_p.bind(x, x)
+
+
+def isinf(x, /):
+    """True where ``x`` is plus or minus infinity.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isinf(fnp.array([1.0, -fnp.inf]))
+        Array([False,  True], dtype=bool)
+    """
+    x = asarray_arg("isinf", x)
+    if dtypes.is_complex(x.dtype):
+        return ew.or_p.bind(isinf(ew.real_p.bind(x)), isinf(ew.imag_p.bind(x)))
+    if not dtypes.is_float(x.dtype):
+        return _full_bool(x.shape, False)
+    inf = broadcast_to_shape(Array(np.asarray(np.inf, x.dtype)), x.shape)
+    return ew.eq_p.bind(ew.abs_p.bind(x), inf)
+
+
+def isposinf(x, /):
+    """True where ``x`` is plus infinity.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isposinf(fnp.array([fnp.inf, -fnp.inf]))
+        Array([ True, False], dtype=bool)
+    """
+    x = asarray_arg("isposinf", x)
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x, /):
+    """True where ``x`` is minus infinity.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isneginf(fnp.array([fnp.inf, -fnp.inf]))
+        Array([False,  True], dtype=bool)
+    """
+    x = asarray_arg("isneginf", x)
+    return logical_and(isinf(x), less(x, 0))
+
+
+def _full_bool(shape, value):
+    return broadcast_to_shape(Array(np.asarray(value)), shape)
+
+
+def signbit(x, /):
+    """True where the sign bit is set (``-0.0`` included).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.signbit(fnp.array([-0.0, 0.0, -1.0]))
+        Array([ True, False,  True], dtype=bool)
+    """
+    x = asarray_arg("signbit", x)
+    _check_kinds("signbit", x, _NUMERIC - {"c"} | {"b"})
+    if _kind(x.dtype) in "bu":
+        return _full_bool(x.shape, False)
+    if _kind(x.dtype) == "i":
+        return less(x, 0)
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    as_int = ew.bitcast_convert_type_p.bind(x, new_dtype=bits)
+    return less(as_int, 0)
+
+
+def copysign(x, y, /):
+    """``|x|`` with the sign of ``y``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.copysign(fnp.array([1.0, 2.0]), -1.0)
+        Array([-1., -2.], dtype=float32)
+    """
+    x, y = promote_args("copysign", x, y)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, y = convert(x, dt), convert(y, dt)
+    _check_kinds("copysign", x, {"f"})
+    magnitude = ew.abs_p.bind(x)
+    return where(signbit(y), negative(magnitude), magnitude)
+
+
+def fmax(x, y, /):
+    """Elementwise maximum that ignores NaN (returns the other value).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fmax(fnp.array([fnp.nan, 1.0]), 0.0)
+        Array([0., 1.], dtype=float32)
+    """
+    x, y = promote_args("fmax", x, y)
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
+
+
+def fmin(x, y, /):
+    """Elementwise minimum that ignores NaN (returns the other value).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fmin(fnp.array([fnp.nan, 1.0]), 0.0)
+        Array([0., 0.], dtype=float32)
+    """
+    x, y = promote_args("fmin", x, y)
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
+
+
+def hypot(x, y, /):
+    """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.hypot(3.0, 4.0)
+        Array(5., dtype=float32, weak_type=True)
+    """
+    x, y = promote_args("hypot", x, y)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    _check_kinds("hypot", x, {"f"})
+    x, y = absolute(x), absolute(y)
+    big, small = maximum(x, y), minimum(x, y)
+    safe_big = where(big == 0, 1, big)
+    ratio = true_divide(small, safe_big)
+    out = multiply(big, sqrt(add(1, multiply(ratio, ratio))))
+    return where(isinf(big), big, where(big == 0, 0, out))
+
+
+def logaddexp(x, y, /):
+    """``log(exp(x) + exp(y))`` without overflow.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.logaddexp(0.0, 0.0)
+        Array(0.6931472, dtype=float32, weak_type=True)
+    """
+    x, y = promote_args("logaddexp", x, y)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    big = maximum(x, y)
+    delta = subtract(x, y)
+    # Equal infinities give delta = nan: the answer is then big itself.
+    return where(isnan(delta), add(x, y), add(big, log1p(exp(negative(absolute(delta))))))
+
+
+def logaddexp2(x, y, /):
+    """``log2(2**x + 2**y)`` without overflow.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.logaddexp2(1.0, 1.0)
+        Array(2., dtype=float32, weak_type=True)
+    """
+    ln2 = math.log(2)
+    return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
+
+
+def sinc(x, /):
+    """``sin(pi x) / (pi x)``, 1 at 0.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.sinc(fnp.zeros(1))
+        Array([1.], dtype=float32)
+    """
+    x = asarray_arg("sinc", x)
+    if not dtypes.is_inexact(x.dtype):
+        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    is_zero = equal(x, 0)
+    safe = where(is_zero, 1, x)
+    pix = multiply(safe, math.pi)
+    return where(is_zero, 1, true_divide(sin(pix), pix))
+
+
+def heaviside(x1, x2, /):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.heaviside(fnp.array([-1.0, 0.0, 2.0]), 0.5)
+        Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    x1, x2 = promote_args("heaviside", x1, x2)
+    return where(less(x1, 0), 0, where(greater(x1, 0), 1, x2))
+
+
+# --------------------------------------------------------------------------------------------
+# Complex parts
+# --------------------------------------------------------------------------------------------
+
+def real(x, /):
+    """The real part (``x`` itself for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.real(fnp.array([1 + 2j]))
+        Array([1.], dtype=float32)
+    """
+    x = asarray_arg("real", x)
+    return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
+
+
+def imag(x, /):
+    """The imaginary part (zeros for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.imag(fnp.array([1 + 2j]))
+        Array([2.], dtype=float32)
+    """
+    x = asarray_arg("imag", x)
+    if dtypes.is_complex(x.dtype):
+        return ew.imag_p.bind(x)
+    return broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+
+
+def conjugate(x, /):
+    """The complex conjugate (``x`` itself for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.conj(fnp.array([1 + 2j]))
+        Array([1.-2.j], dtype=complex64)
+    """
+    x = asarray_arg("conjugate", x)
+    return ew.conj_p.bind(x) if dtypes.is_complex(x.dtype) else x
+
+
+conj = conjugate
+
+
+def angle(z, deg: bool = False):
+    """The argument of a complex number (0 or pi for reals).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.angle(fnp.array([1j]))
+        Array([1.5707964], dtype=float32)
+    """
+    z = asarray_arg("angle", z)
+    if not dtypes.is_inexact(z.dtype):
+        z = convert(z, to_inexact_dtype(z.dtype))
+    out = arctan2(imag(z), real(z))
+    return rad2deg(out) if deg else out
+
+
+# --------------------------------------------------------------------------------------------
+# Logic and bits
+# --------------------------------------------------------------------------------------------
+
+def _to_bool(op, x):
+    x = asarray_arg(op, x)
+    if x.dtype == np.bool_:
+        return x
+    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    return ew.ne_p.bind(x, zero)
+
+
+def _logical(name, prim, summary, example):
+    def fn(x, y, /):
+        x, y = _to_bool(name, x), _to_bool(name, y)
+        x, y = promote_args(name, x, y)
+        return prim.bind(x, y)
+    return _doc(fn, name, summary, example)
+
+
+logical_and = _logical("logical_and", ew.and_p, "Elementwise logical AND (nonzero is true).",
+                       ("fnp.logical_and(fnp.array([1, 0]), True)",
+                        "Array([ True, False], dtype=bool)"))
+logical_or = _logical("logical_or", ew.or_p, "Elementwise logical OR (nonzero is true).",
+                      ("fnp.logical_or(fnp.array([1, 0]), False)",
+                       "Array([ True, False], dtype=bool)"))
+logical_xor = _logical("logical_xor", ew.xor_p, "Elementwise logical XOR (nonzero is true).",
+                       ("fnp.logical_xor(fnp.array([1, 0]), True)",
+                        "Array([False,  True], dtype=bool)"))
+
+
+def logical_not(x, /):
+    """Elementwise logical NOT (nonzero is true).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.logical_not(fnp.array([1, 0]))
+        Array([False,  True], dtype=bool)
+    """
+    return ew.not_p.bind(_to_bool("logical_not", x))
+
+
+bitwise_and = _binary("bitwise_and", ew.and_p, _BOOL_INT, "Elementwise bitwise AND.",
+                      ("fnp.bitwise_and(fnp.array([6]), 3)", "Array([2], dtype=int32)"))
+bitwise_or = _binary("bitwise_or", ew.or_p, _BOOL_INT, "Elementwise bitwise OR.",
+                     ("fnp.bitwise_or(fnp.array([6]), 3)", "Array([7], dtype=int32)"))
+bitwise_xor = _binary("bitwise_xor", ew.xor_p, _BOOL_INT, "Elementwise bitwise XOR.",
+                      ("fnp.bitwise_xor(fnp.array([6]), 3)", "Array([5], dtype=int32)"))
+bitwise_not = _unary_same("bitwise_not", ew.not_p, _BOOL_INT, "Elementwise bitwise NOT.",
+                          ("fnp.bitwise_not(fnp.array([0]))", "Array([-1], dtype=int32)"))
+invert = bitwise_not
+bitwise_invert = bitwise_not
+bitwise_count = _unary_same("bitwise_count", ew.population_count_p, _INT,
+                            "Number of set bits in each element.",
+                            ("fnp.bitwise_count(fnp.array([7]))", "Array([3], dtype=int32)"))
+
+
+def left_shift(x, y, /):
+    """Elementwise ``x << y``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.left_shift(fnp.array([1]), 3)
+        Array([8], dtype=int32)
+    """
+    x, y = promote_args("left_shift", x, y)
+    _check_kinds("left_shift", x, _INT)
+    return ew.shift_left_p.bind(x, y)
+
+
+def right_shift(x, y, /):
+    """Elementwise ``x >> y`` (arithmetic for signed, logical for unsigned integers).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.right_shift(fnp.array([-8]), 1)
+        Array([-4], dtype=int32)
+    """
+    x, y = promote_args("right_shift", x, y)
+    _check_kinds("right_shift", x, _INT)
+    prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
+    return prim.bind(x, y)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+# --------------------------------------------------------------------------------------------
+# Selection
+# --------------------------------------------------------------------------------------------
+
+def where(condition, x=None, y=None, /):
+    """``x`` where ``condition`` is true, else ``y`` (all three broadcast together).
+
+    The one-argument form ``where(condition)`` is ``nonzero(condition)`` and needs a concrete
+    array (its output size depends on the values).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.where(fnp.arange(4) > 1, 1.0, 0.0)
+        Array([0., 0., 1., 1.], dtype=float32)
+    """
+    if x is None and y is None:
+        from funcarray.numpy._indexing import nonzero
+        return nonzero(condition)
+    if x is None or y is None:
+        raise op_type_error("where", "give both x and y, or neither")
+    condition = _to_bool("where", condition)
+    x, y = promote_args("where", x, y)
+    from funcarray.numpy._util import broadcast_shapes
+    shape = broadcast_shapes("where", condition.shape, x.shape)
+    condition = broadcast_to_shape(condition, shape)
+    x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
+    return select_n_p.bind(condition, y, x)
+
+
+def clip(arr, min=None, max=None, /):  # noqa: A002 (JAX's names)
+    """Limit values to ``[min, max]`` (either bound may be None).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.clip(fnp.arange(5), 1, 3)
+        Array([1, 1, 2, 3, 3], dtype=int32)
+    """
+    arr = asarray_arg("clip", arr)
+    if min is not None:
+        arr = maximum(arr, min)
+    if max is not None:
+        arr = minimum(arr, max)
+    return arr
+
+
+# Every public function defined (or aliased) above; the private helpers start with "_".
+__all__ = sorted(
+    name for name, value in list(globals().items())
+    if callable(value) and not name.startswith("_") and getattr(value, "__module__", "") == __name__
+)

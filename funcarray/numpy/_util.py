@@ -1,0 +1,203 @@
+"""Argument normalisation shared by ``funcarray.numpy``: conversion, promotion, broadcasting,
+axes.
+
+This is where NumPy's conveniences (Python scalars, lists, implicit broadcasting, mixed dtypes,
+negative axes) are turned into the strict operands that primitives accept. Nothing below this
+layer promotes or broadcasts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import axis_error, op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.shape import broadcast_in_dim_p
+from funcarray.transforms.core import Tracer
+
+_SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
+                    complex: dtypes.default_complex, bool: dtypes.bool_}
+_INT32 = np.iinfo(np.int32)
+
+
+def is_array(x) -> bool:
+    """True for funcarray Arrays and tracers (anything ``bind`` accepts as an operand)."""
+    return type(x) is Array or isinstance(x, (Array, Tracer))
+
+
+def _scalar_to_array(op: str, x, dtype=None) -> Array:
+    t = type(x)
+    weak = t is not bool and dtype is None  # an explicit dtype makes the value strong
+    if dtype is None:
+        dtype = _SCALAR_DEFAULTS[t]
+        if t is int and not _INT32.min <= x <= _INT32.max:
+            raise OverflowError(
+                f"{op}: the Python int {x} does not fit in int32, the default integer type. "
+                f"Pass an explicit 64-bit array, e.g. fnp.asarray({x}, dtype=fnp.int64).")
+    if t is float and dtypes.is_integer(dtype):
+        # Python semantics would silently truncate; NumPy and JAX refuse too.
+        raise op_type_error(op, f"cannot convert the float {x} to integer dtype {dtype}")
+    with np.errstate(over="ignore"):
+        return Array(np.asarray(x, dtype), weak)
+
+
+def _from_numpy(op: str, x, dtype=None) -> Array:
+    value = np.asarray(x)
+    if value.dtype.kind in "OUSV" and value.dtype not in dtypes.supported_dtypes:
+        raise op_type_error(
+            op, f"cannot make an array from {type(x).__name__} of dtype {value.dtype}; "
+                f"funcarray holds numbers and booleans only")
+    target = dtypes.canonicalize_dtype(value.dtype if dtype is None else dtype)
+    # Copy: the caller keeps their NumPy array and may mutate it; ours must never change.
+    return Array(np.array(value, dtype=target, copy=True))
+
+
+def _sequence_default_dtype(seq):
+    """Python lists of Python scalars default to int32/float32/complex64, as in JAX."""
+    value = np.asarray(seq)
+    kind = value.dtype.kind
+    if kind == "f":
+        return dtypes.default_float
+    if kind in "iu":
+        return dtypes.default_int
+    if kind == "c":
+        return dtypes.default_complex
+    return value.dtype
+
+
+def _contains_arrays(seq) -> bool:
+    for item in seq:
+        if is_array(item) or isinstance(item, (np.ndarray, np.generic)):
+            return True
+        if isinstance(item, (list, tuple)) and _contains_arrays(item):
+            return True
+    return False
+
+
+def asarray_arg(op: str, x, dtype=None):
+    """Convert a user argument to an Array (or pass a tracer through).
+
+    Python scalars become weak-typed arrays; NumPy arrays are copied and keep their dtype
+    (float64 stays float64); lists of Python numbers default to int32/float32.
+    """
+    if is_array(x):
+        return x if dtype is None else convert(x, dtypes.canonicalize_dtype(dtype))
+    t = type(x)
+    if t in _SCALAR_DEFAULTS:
+        return _scalar_to_array(op, x, None if dtype is None else dtypes.canonicalize_dtype(dtype))
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _from_numpy(op, x, dtype)
+    if isinstance(x, (list, tuple)):
+        if _contains_arrays(x):
+            from funcarray.numpy._shape import stack
+            out = stack([asarray_arg(op, item) for item in x])
+            return out if dtype is None else convert(out, dtypes.canonicalize_dtype(dtype))
+        if dtype is None:
+            dtype = _sequence_default_dtype(x)
+        try:
+            return _from_numpy(op, np.asarray(x), dtype)
+        except ValueError as exc:
+            raise op_value_error(op, f"cannot make an array from this nested sequence: {exc}")
+    if hasattr(x, "__array__") or hasattr(x, "__array_interface__"):
+        return _from_numpy(op, np.asarray(x), dtype)
+    raise op_type_error(
+        op, f"expected an array, a number or a (nested) list of numbers, got "
+            f"{type(x).__name__}")
+
+
+def convert(x, dtype, weak_type: bool = False):
+    """Convert an Array/tracer to ``dtype`` (no-op when it already has it)."""
+    if x.dtype == dtype and x.weak_type == weak_type:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=weak_type)
+
+
+def broadcast_shapes(op: str, *shapes) -> tuple:
+    """NumPy's broadcasting of shapes, with an error that names the operation and shapes."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            d = s[i - ndim + len(s)] if i - ndim + len(s) >= 0 else 1
+            if d != 1:
+                if size != 1 and size != d:
+                    raise op_value_error(
+                        op, f"shapes {' and '.join(str(tuple(s)) for s in shapes)} cannot be "
+                            f"broadcast together (dimension {i - ndim} has sizes {size} and {d}). "
+                            f"Reshape or expand_dims one operand so the trailing dimensions "
+                            f"match or are 1.")
+                size = d
+        out.append(size)
+    return tuple(out)
+
+
+def broadcast_to_shape(x, shape):
+    """Broadcast an Array/tracer to ``shape`` with NumPy's rules (trailing alignment)."""
+    if x.shape == shape:
+        return x
+    lead = len(shape) - x.ndim
+    return broadcast_in_dim_p.bind(
+        x, shape=tuple(shape), broadcast_dimensions=tuple(range(lead, len(shape))))
+
+
+def promote_args(op: str, *args):
+    """Convert, promote to one dtype and broadcast to one shape: the operands of an
+    elementwise primitive."""
+    if len(args) == 2:
+        x, y = args
+        if type(x) is Array and type(y) is Array:
+            vx, vy = x._value, y._value
+            # Hot path: eager arrays of one dtype and shape need nothing.
+            if (vx.dtype is vy.dtype or vx.dtype == vy.dtype) and vx.shape == vy.shape:
+                return args
+    args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
+            for a in args]
+    try:
+        dtype, weak = dtypes.result_type(*args, return_weak_type=True)
+    except TypeError as exc:
+        raise op_type_error(op, str(exc)) from None
+    arrays = []
+    for a in args:
+        if type(a) in _SCALAR_DEFAULTS:
+            a = _scalar_to_array(op, a, dtype)
+            a._weak = weak
+        else:
+            a = convert(a, dtype, weak)
+        arrays.append(a)
+    shape = broadcast_shapes(op, *(a.shape for a in arrays))
+    return [broadcast_to_shape(a, shape) for a in arrays]
+
+
+def to_inexact_dtype(dtype) -> np.dtype:
+    """The float dtype integer/bool inputs are computed in (int64 -> float64, else float32)."""
+    if dtypes.is_inexact(dtype):
+        return np.dtype(dtype)
+    return dtypes.float64 if np.dtype(dtype).itemsize == 8 else dtypes.float32
+
+
+def canonicalize_axis(op: str, axis, ndim: int) -> int:
+    """A possibly negative axis as a non-negative int, or a clear out-of-range error."""
+    try:
+        axis = int(axis.__index__())
+    except (AttributeError, TypeError):
+        raise op_type_error(op, f"axis must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise axis_error(op, axis, ndim)
+    return axis % ndim if ndim else axis
+
+
+def canonicalize_axes(op: str, axis, ndim: int) -> tuple:
+    """``None`` (all axes), an int or a sequence of ints as a sorted tuple of unique axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(op, a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise op_value_error(op, f"repeated axis in {tuple(axis)}")
+        return tuple(sorted(axes))
+    return (canonicalize_axis(op, axis, ndim),)

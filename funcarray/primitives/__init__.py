@@ -1,0 +1,1 @@
+"""Primitives, one file per family, each primitive with all of its rules side by side."""

@@ -1,0 +1,126 @@
+"""Family helpers that define a primitive and fill in its standard rules in one call.
+
+A new elementwise operation is about three lines::
+
+    tanh_p = unary("tanh", np.tanh, hlo="stablehlo.tanh", upcast_low_precision=True)
+
+The helpers fill the slots every member of the family shares (eager kernel wrapping, abstract
+evaluation, and the StableHLO op name that lowering uses); rules that differ per primitive
+(jvp, transpose) are set beside the primitive with ``@prim.def_jvp`` and friends.
+
+Eager kernels receive and return NumPy values and follow StableHLO semantics; ``impl`` wraps
+them so that they take and return ``Array`` s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray.array import Array
+from funcarray.transforms.core import Primitive, ShapedArray
+
+__all__ = ["unary", "binary", "elementwise_abstract_eval", "wrap_kernel", "LOW_PRECISION_FLOATS"]
+
+# XLA computes transcendental functions of these types in float32 and rounds the result;
+# the eager kernels do the same, so eager and jit agree.
+LOW_PRECISION_FLOATS = frozenset((dtypes.float16, dtypes.bfloat16, *dtypes.float8_types))
+
+
+def _upcast_low_precision(kernel):
+    def upcasting_kernel(*xs):
+        dt = xs[0].dtype
+        if dt in LOW_PRECISION_FLOATS:
+            return kernel(*(np.asarray(x, np.float32) for x in xs)).astype(dt)
+        return kernel(*xs)
+
+    upcasting_kernel.__name__ = getattr(kernel, "__name__", "kernel")
+    return upcasting_kernel
+
+
+def elementwise_abstract_eval(name: str, out_dtype=None):
+    """Shape/dtype rule for an elementwise primitive: equal shapes, equal dtypes.
+
+    ``out_dtype(dtype) -> dtype`` gives the result dtype when it is not the operand dtype
+    (comparisons give bool, ``abs`` of complex gives float).
+    """
+
+    def abstract_eval(*avals, **params):
+        first = avals[0]
+        for a in avals[1:]:
+            if a.shape != first.shape or a.dtype != first.dtype:
+                raise TypeError(
+                    f"Primitive '{name}' needs operands of one shape and dtype, got "
+                    + ", ".join(a.str_short() for a in avals)
+                    + ". Broadcast and promote first (funcarray.numpy does this for you)."
+                )
+        dt = first.dtype if out_dtype is None else out_dtype(first.dtype)
+        weak = all(a.weak_type for a in avals) if out_dtype is None else False
+        return ShapedArray(first.shape, dt, weak)
+
+    return abstract_eval
+
+
+def _make_primitive(name, hlo, nargs, kernel, out_dtype):
+    prim = Primitive(name)
+    prim.kernel = kernel  # the raw NumPy kernel, for tests and for other kernels to reuse
+    prim.hlo_op = hlo  # StableHLO op name; lowering emits it for the standard families
+    prim.nargs = nargs
+    prim.abstract_eval = elementwise_abstract_eval(name, out_dtype)
+    return prim
+
+
+def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
+          upcast_low_precision: bool = False) -> Primitive:
+    """Define a one-operand elementwise primitive from a NumPy kernel."""
+    if upcast_low_precision:
+        kernel = _upcast_low_precision(kernel)
+    prim = _make_primitive(name, hlo, 1, kernel, out_dtype)
+    if out_dtype is None:
+        def impl(x):
+            return Array(kernel(x._value), x._weak)
+    else:
+        def impl(x):
+            return Array(kernel(x._value))
+    prim.impl = impl
+    return prim
+
+
+def binary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
+           upcast_low_precision: bool = False) -> Primitive:
+    """Define a two-operand elementwise primitive from a NumPy kernel."""
+    if upcast_low_precision:
+        kernel = _upcast_low_precision(kernel)
+    prim = _make_primitive(name, hlo, 2, kernel, out_dtype)
+    if out_dtype is None:
+        def impl(x, y):
+            return Array(kernel(x._value, y._value), x._weak and y._weak)
+    else:
+        def impl(x, y):
+            return Array(kernel(x._value, y._value))
+    prim.impl = impl
+    return prim
+
+
+def wrap_kernel(kernel, *, multiple_results: bool = False, keep_weak: bool = False):
+    """Turn a NumPy kernel ``kernel(*np_values, **params)`` into an eager ``impl`` rule.
+
+    For primitives outside the elementwise families (reductions, shape ops...). Results are
+    not weak-typed, unless ``keep_weak`` (shape ops: reshape, broadcast...), where they inherit
+    the first operand's weak_type.
+
+    Example:
+        >>> impl = wrap_kernel(lambda x, *, axes: x.sum(axis=axes))
+    """
+    if multiple_results:
+        def impl(*args, **params):
+            outs = kernel(*(a._value for a in args), **params)
+            return [Array(o) for o in outs]
+    elif keep_weak:
+        def impl(*args, **params):
+            return Array(kernel(*(a._value for a in args), **params), args[0]._weak)
+    else:
+        def impl(*args, **params):
+            return Array(kernel(*(a._value for a in args), **params))
+    impl.__name__ = getattr(kernel, "__name__", "impl")
+    return impl

@@ -1,0 +1,40 @@
+"""Shared test helpers: dtype-aware comparison against NumPy/jax oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray as fa
+from funcarray import dtypes
+
+# Relative tolerances for comparing a funcarray result with an oracle computed in the same
+# dtype. Exact ops are compared exactly by passing rtol=0.
+RTOL = {
+    dtypes.float16: 2e-3, dtypes.bfloat16: 1.6e-2, dtypes.float32: 2e-6, dtypes.float64: 1e-13,
+    dtypes.complex64: 2e-6, dtypes.complex128: 1e-13,
+}
+
+
+def rtol_for(dtype) -> float:
+    return RTOL.get(np.dtype(dtype), 0.0)
+
+
+def to_numpy(x):
+    """NumPy value of a funcarray Array (or any array-like), keeping the dtype."""
+    return np.asarray(x)
+
+
+def assert_array_equal_typed(actual, expected, *, rtol=None, atol=0.0, check_dtype=True):
+    """Compare values (NaNs equal) and, by default, dtype and shape exactly."""
+    assert isinstance(actual, fa.Array), f"expected a funcarray.Array, got {type(actual)}"
+    a, e = to_numpy(actual), np.asarray(expected)
+    assert a.shape == e.shape, f"shape {a.shape} != expected {e.shape}"
+    if check_dtype:
+        assert a.dtype == e.dtype, f"dtype {a.dtype} != expected {e.dtype}"
+    rtol = rtol_for(e.dtype) if rtol is None else rtol
+    if e.dtype.kind in "biuOV" and e.dtype not in (dtypes.bfloat16,) and rtol == 0:
+        np.testing.assert_array_equal(a, e)
+    else:
+        wide = np.complex128 if e.dtype.kind == "c" else np.float64
+        np.testing.assert_allclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol,
+                                   equal_nan=True)

@@ -1,0 +1,1 @@
+"""funcarray.transforms: tracing machinery (core) and the transforms built on it."""

@@ -1,0 +1,368 @@
+"""The tracing core: primitives, abstract values, traces and tracers.
+
+This module sits at the bottom of funcarray's import graph: it knows no particular primitive,
+transform or backend. Everything above it is built from four ideas:
+
+* ``ShapedArray`` -- the abstract value (aval) of an array: shape, dtype and weak_type.
+* ``Primitive`` -- an operation with *rule slots* (eager impl, abstract eval, jvp, transpose,
+  batch, lower). The rules for one primitive are filled in side by side in the file that
+  defines it (``funcarray/primitives/*.py``), never scattered over registries.
+* ``Trace`` / ``Tracer`` -- a transform is a Trace that interprets primitives applied to its own
+  Tracers. Traces are *stackless*: the current one lives in a ContextVar, each trace knows its
+  ``parent``, and a trace unboxes only the tracers it made itself (identity check), so nested
+  transforms cannot confuse each other's values.
+* ``bind`` -- applying a primitive means asking the current trace to process it. Outside every
+  transform the current trace is the ``EvalTrace``, which runs the primitive's eager kernel.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.primitives.elementwise import sin_p
+    >>> sin_p.bind(fnp.zeros(2))
+    Array([0., 0.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+import numpy as np
+
+__all__ = [
+    "ShapedArray",
+    "Primitive",
+    "Trace",
+    "EvalTrace",
+    "Tracer",
+    "MissingRuleError",
+    "UnexpectedTracerError",
+    "ConcretizationError",
+    "current_trace",
+    "set_current_trace",
+    "short_dtype_name",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Abstract values
+# --------------------------------------------------------------------------------------------
+
+_SHORT_NAMES = {
+    "bool": "bool",
+    "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "c64", "complex128": "c128",
+}
+
+
+def short_dtype_name(dtype) -> str:
+    """``float32`` -> ``f32``; float8 variants keep their ml_dtypes name (``float8_e4m3fn``)."""
+    name = np.dtype(dtype).name
+    return _SHORT_NAMES.get(name, name)
+
+
+class ShapedArray:
+    """The abstract value of an array: what tracing knows about it without its data.
+
+    ``weak_type`` marks values that came from Python scalars: they adopt the dtype of the
+    array they meet (``f32_array * 2.0`` stays float32), as in JAX.
+
+    Example:
+        >>> ShapedArray((3, 4), "float32")
+        ShapedArray(f32[3,4])
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def str_short(self) -> str:
+        return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+# --------------------------------------------------------------------------------------------
+# Primitives
+# --------------------------------------------------------------------------------------------
+
+
+class MissingRuleError(NotImplementedError):
+    """A primitive was used under a transform for which it has no rule."""
+
+
+class _MissingRule:
+    """Placeholder in an empty rule slot: calling it raises an error naming what is missing.
+
+    Using a callable placeholder (rather than ``None``) keeps the transforms free of
+    ``if rule is None`` checks on their hot paths.
+    """
+
+    __slots__ = ("prim_name", "what")
+
+    def __init__(self, prim_name: str, what: str):
+        self.prim_name = prim_name
+        self.what = what
+
+    def __call__(self, *args, **kwargs):
+        raise MissingRuleError(
+            f"The primitive '{self.prim_name}' has no {self.what} rule, so it cannot be used "
+            f"under that transform yet. Rules live beside the primitive's definition in "
+            f"funcarray/primitives/."
+        )
+
+    def __bool__(self):
+        return False
+
+
+class Primitive:
+    """An operation that transforms can interpret, with one slot per rule.
+
+    Slots (each filled with ``def_*`` or by a family helper in ``primitives/_define.py``):
+
+    * ``impl(*arrays, **params)`` -- eager kernel: concrete ``Array`` s in, ``Array`` (s) out.
+    * ``abstract_eval(*avals, **params)`` -- shape/dtype rule: ShapedArrays in, out.
+    * ``jvp_rule``, ``transpose_rule``, ``batch_rule``, ``lower_rule`` -- used by the
+      transforms and by lowering; their signatures are documented where they are used.
+
+    Operands are positional and already normalised (same dtypes, explicit shapes); static
+    parameters are keywords with hashable values, so they can key caches and be printed.
+
+    Example:
+        >>> p = Primitive("my_neg")
+        >>> p.impl = lambda x: -x
+        >>> p.bind(3)
+        -3
+    """
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = _MissingRule(name, "eager (impl)")
+        self.abstract_eval = _MissingRule(name, "abstract evaluation (shape/dtype)")
+        self.jvp_rule = _MissingRule(name, "jvp (forward-mode differentiation)")
+        self.transpose_rule = _MissingRule(name, "transpose (reverse-mode differentiation)")
+        self.batch_rule = _MissingRule(name, "batching (vmap)")
+        self.lower_rule = _MissingRule(name, "lowering (StableHLO)")
+
+    def bind(self, *args, **params):
+        # The hot path: one ContextVar read and one method call, nothing else.
+        return _current_trace.get().process_primitive(self, args, params)
+
+    # Decorator forms, so a rule can be written directly under the primitive it belongs to.
+    def def_impl(self, fn):
+        self.impl = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        self.abstract_eval = fn
+        return fn
+
+    def def_jvp(self, fn):
+        self.jvp_rule = fn
+        return fn
+
+    def def_transpose(self, fn):
+        self.transpose_rule = fn
+        return fn
+
+    def def_batch(self, fn):
+        self.batch_rule = fn
+        return fn
+
+    def def_lower(self, fn):
+        self.lower_rule = fn
+        return fn
+
+    def __repr__(self):
+        return f"Primitive({self.name!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# Traces and tracers
+# --------------------------------------------------------------------------------------------
+
+
+class Trace:
+    """A way of interpreting primitives. Subclasses implement ``process_primitive``.
+
+    ``parent`` is the trace that was current when this one started: rules that need to compute
+    something "one level down" run under ``set_current_trace(self.parent)``.
+    """
+
+    __slots__ = ("parent",)
+
+    def __init__(self, parent: Trace | None = None):
+        self.parent = parent
+
+    def process_primitive(self, prim: Primitive, args, params):
+        raise NotImplementedError
+
+
+class EvalTrace(Trace):
+    """The trace outside every transform: run the primitive's eager kernel."""
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        return prim.impl(*args, **params)
+
+
+EVAL_TRACE = EvalTrace()
+_current_trace: ContextVar[Trace] = ContextVar("funcarray_current_trace", default=EVAL_TRACE)
+
+
+def current_trace() -> Trace:
+    """The trace that ``bind`` will hand the next primitive to."""
+    return _current_trace.get()
+
+
+class set_current_trace:
+    """Context manager that makes ``trace`` current (a class: cheaper than @contextmanager)."""
+
+    __slots__ = ("trace", "token")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.token = _current_trace.set(self.trace)
+        return self.trace
+
+    def __exit__(self, *exc):
+        _current_trace.reset(self.token)
+        return False
+
+
+class UnexpectedTracerError(RuntimeError):
+    """A tracer was used outside the transform that created it."""
+
+
+class ConcretizationError(TypeError):
+    """Python needed a concrete value (bool, int, float, an index) from a traced one."""
+
+
+_CONCRETIZATION_MSG = (
+    "{what} needs a concrete value, but got a traced array {aval} inside {trace}. Under a "
+    "transform the values are abstract: only their shape and dtype are known.\n"
+    "Fixes: pass this argument as static (jit's static_argnums / static_argnames), or use "
+    "structured control flow (funcarray.lax.cond, funcarray.lax.while_loop, "
+    "funcarray.numpy.where) instead of Python if/while on array values."
+)
+
+
+class Tracer:
+    """A value being traced by a transform. Subclasses carry what their trace needs.
+
+    Array methods and operators are installed on this class by ``funcarray._operators`` so
+    user code cannot tell a tracer from an ``Array`` except by its abstract value.
+    """
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return self.aval.ndim
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.aval.shape[0]
+
+    # The eager kernels read ``._value``: a tracer reaching one has escaped its transform.
+    @property
+    def _value(self):
+        raise UnexpectedTracerError(
+            f"A traced value {self.aval} created by {type(self._trace).__name__} was used "
+            f"outside the transform that made it (it escaped, e.g. by being stored in a global "
+            f"or a closure and used after the transformed function returned). Return values "
+            f"out of the transformed function instead of saving them on the side."
+        )
+
+    def _concretization_error(self, what: str):
+        return ConcretizationError(
+            _CONCRETIZATION_MSG.format(
+                what=what, aval=self.aval, trace=type(self._trace).__name__
+            )
+        )
+
+    def __bool__(self):
+        raise self._concretization_error("bool() (a Python `if`, `while`, `and`, `or`)")
+
+    def __int__(self):
+        raise self._concretization_error("int()")
+
+    def __float__(self):
+        raise self._concretization_error("float()")
+
+    def __complex__(self):
+        raise self._concretization_error("complex()")
+
+    def __index__(self):
+        raise self._concretization_error("Using an array as a Python index (__index__)")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._concretization_error("Converting to a NumPy array (np.asarray)")
+
+    def item(self):
+        raise self._concretization_error("item()")
+
+    def tolist(self):
+        raise self._concretization_error("tolist()")
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
