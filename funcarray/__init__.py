@@ -8,17 +8,7 @@ Example:
     [1.0, 3.0, 5.0]
 """
 
-import os as _os
 import warnings as _warnings
-
-# Source-tree fallback: `transforms/` and `lowering/` install as funcarray.transforms and
-# funcarray.lowering (package-dir mapping in pyproject.toml). When funcarray is imported
-# straight from a checkout that is not installed (the repository root on sys.path), map those
-# two names onto the sibling folders so the same imports work.
-_root = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
-if _os.path.isfile(_os.path.join(_root, "transforms", "core.py")) and not _os.path.isdir(
-        _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "transforms")):
-    __path__.append(_root)  # noqa: F821 (the package's own __path__)
 
 # The eager kernels follow XLA, where log(0) = -inf and 0/0 = nan silently; NumPy would warn
 # from inside the kernels. Ignoring those warnings by module (instead of np.errstate around

@@ -39,8 +39,12 @@ def _scalar_to_array(op: str, x, dtype=None) -> Array:
     if t is float and dtypes.is_integer(dtype):
         # Python semantics would silently truncate; NumPy and JAX refuse too.
         raise op_type_error(op, f"cannot convert the float {x} to integer dtype {dtype}")
-    with np.errstate(over="ignore"):
+    try:
         return Array(np.asarray(x, dtype), weak)
+    except OverflowError:
+        raise op_value_error(
+            op, f"the Python int {x} is out of range for {dtype}; convert the array to a "
+                f"wider dtype first (x.astype(...))") from None
 
 
 def _from_numpy(op: str, x, dtype=None) -> Array:
@@ -145,16 +149,53 @@ def broadcast_to_shape(x, shape):
         x, shape=tuple(shape), broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
+# Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
+_ABSORBS_FLOAT = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_inexact(d))
+_ABSORBS_INT = _ABSORBS_FLOAT | frozenset(
+    d for d in dtypes.supported_dtypes if dtypes.is_integer(d))
+
+
+def _scalar_operand(op: str, scalar, dtype) -> Array:
+    try:
+        return Array(np.asarray(scalar, dtype), True)
+    except OverflowError:
+        raise op_value_error(
+            op, f"the Python int {scalar} is out of range for {dtype}; convert the array to "
+                f"a wider dtype first (x.astype(...))") from None
+
+
+def promote_binary(op: str, x, y):
+    """``promote_args`` for two operands, with fast paths for the common eager cases.
+
+    Eager kernels broadcast like NumPy, so when every operand is a concrete Array the
+    explicit ``broadcast_in_dim`` is skipped (shapes are still validated); under a trace the
+    operands are broadcast explicitly, since primitives are strict about shapes.
+    """
+    tx, ty = type(x), type(y)
+    if tx is Array:
+        vx = x._value
+        if ty is Array:
+            vy = y._value
+            if (vx.dtype is vy.dtype or vx.dtype == vy.dtype) and vx.shape == vy.shape:
+                return x, y
+        elif (ty is float and vx.dtype in _ABSORBS_FLOAT) or (
+                ty is int and vx.dtype in _ABSORBS_INT):
+            if not x._weak:
+                return x, _scalar_operand(op, y, vx.dtype)
+    elif ty is Array and (tx is float or tx is int):
+        vy = y._value
+        if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
+            return _scalar_operand(op, x, vy.dtype), y
+    return _promote(op, (x, y), eager_broadcast=True)
+
+
 def promote_args(op: str, *args):
     """Convert, promote to one dtype and broadcast to one shape: the operands of an
     elementwise primitive."""
-    if len(args) == 2:
-        x, y = args
-        if type(x) is Array and type(y) is Array:
-            vx, vy = x._value, y._value
-            # Hot path: eager arrays of one dtype and shape need nothing.
-            if (vx.dtype is vy.dtype or vx.dtype == vy.dtype) and vx.shape == vy.shape:
-                return args
+    return _promote(op, args, eager_broadcast=False)
+
+
+def _promote(op: str, args, eager_broadcast: bool):
     args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
             for a in args]
     try:
@@ -162,14 +203,18 @@ def promote_args(op: str, *args):
     except TypeError as exc:
         raise op_type_error(op, str(exc)) from None
     arrays = []
+    all_concrete = True
     for a in args:
         if type(a) in _SCALAR_DEFAULTS:
             a = _scalar_to_array(op, a, dtype)
             a._weak = weak
         else:
             a = convert(a, dtype, weak)
+            all_concrete = all_concrete and type(a) is Array
         arrays.append(a)
     shape = broadcast_shapes(op, *(a.shape for a in arrays))
+    if all_concrete and eager_broadcast:
+        return arrays  # the eager kernel broadcasts them itself (see promote_binary)
     return [broadcast_to_shape(a, shape) for a in arrays]
 
 
