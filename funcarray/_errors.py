@@ -13,13 +13,14 @@ import os
 import sys
 
 import funcarray
+import funcarray.lowering
 import funcarray.transforms
 
 # Frames from files under these folders belong to funcarray, not to the user. With the
 # package-dir mapping, transforms/ and lowering/ may sit outside funcarray/'s folder.
 _INTERNAL_DIRS = tuple(
     os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (funcarray.__file__, funcarray.transforms.__file__)
+    for p in (funcarray.__file__, funcarray.transforms.__file__, funcarray.lowering.__file__)
 )
 
 
@@ -32,12 +33,63 @@ def user_location() -> str:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not is_internal_file(filename) and "/lowering/" not in filename:
+        if not is_internal_file(filename):
             line = linecache.getline(filename, frame.f_lineno).strip()
             where = f"{filename}:{frame.f_lineno}"
             return f"{where}: {line}" if line else where
         frame = frame.f_back
     return ""
+
+
+def _mark(exc: BaseException) -> BaseException:
+    """Mark an exception as a user-facing funcarray error (see ``filtered``)."""
+    exc._funcarray_user_error = True
+    return exc
+
+
+def filtered(exc: BaseException) -> BaseException:
+    """Drop funcarray's own frames from a user-facing error's traceback.
+
+    Errors made by the helpers in this module explain themselves and point at the user's
+    line, so the frames inside funcarray only hide that line. Other exceptions (bugs inside
+    funcarray) keep their full traceback.
+    """
+    if not getattr(exc, "_funcarray_user_error", False):
+        return exc
+    tb, kept = exc.__traceback__, []
+    while tb is not None:
+        if not is_internal_file(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    new_tb = None
+    for entry in reversed(kept):
+        entry.tb_next = new_tb
+        new_tb = entry
+    return exc.with_traceback(new_tb)
+
+
+def api_boundary(fn):
+    """Wrap a public function so user-facing errors show the user's frames only.
+
+    Example:
+        >>> @api_boundary
+        ... def f(x):
+        ...     return x
+        >>> f(1)
+        1
+    """
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 (re-raised unchanged but for its traceback)
+            raise filtered(exc) from exc.__cause__
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__module__ = fn.__module__
+    wrapper.__wrapped__ = fn
+    return wrapper
 
 
 def _with_location(message: str) -> str:
@@ -47,24 +99,24 @@ def _with_location(message: str) -> str:
 
 def op_type_error(op: str, message: str) -> TypeError:
     """A TypeError for operation ``op`` (bad dtype, bad argument kind)."""
-    return TypeError(_with_location(f"{op}: {message}"))
+    return _mark(TypeError(_with_location(f"{op}: {message}")))
 
 
 def op_value_error(op: str, message: str) -> ValueError:
     """A ValueError for operation ``op`` (bad shape, bad parameter value)."""
-    return ValueError(_with_location(f"{op}: {message}"))
+    return _mark(ValueError(_with_location(f"{op}: {message}")))
 
 
 def axis_error(op: str, axis, ndim: int) -> ValueError:
     """An out-of-range axis, with the valid range spelled out."""
-    return ValueError(
+    return _mark(ValueError(
         _with_location(
             f"{op}: axis {axis} is out of bounds for an array of dimension {ndim} "
             f"(valid axes are {-ndim} to {ndim - 1})" if ndim else
             f"{op}: axis {axis} is out of bounds for a 0-d array (it has no axes)"
         )
-    )
+    ))
 
 
 def index_error(op: str, message: str) -> IndexError:
-    return IndexError(_with_location(f"{op}: {message}"))
+    return _mark(IndexError(_with_location(f"{op}: {message}")))

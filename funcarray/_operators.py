@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
+from funcarray._errors import filtered
 from funcarray.array import Array
 from funcarray.transforms.core import Tracer
 
@@ -19,19 +20,33 @@ from funcarray.transforms.core import Tracer
 _OPERAND_TYPES = (Array, Tracer, int, float, complex, bool, np.ndarray, np.generic)
 
 
+# Each operator calls the namespace function's unwrapped body and filters the traceback of a
+# user-facing error itself (see _errors.api_boundary), so `x + y` with mismatched shapes shows
+# the user's line and a single funcarray frame.
+
 def _forward(fn):
+    fn = getattr(fn, "__wrapped__", fn)
+
     def method(self, other):
         if type(other) is Array or isinstance(other, _OPERAND_TYPES):
-            return fn(self, other)
+            try:
+                return fn(self, other)
+            except Exception as exc:
+                raise filtered(exc) from exc.__cause__
         return NotImplemented
     method.__name__ = fn.__name__
     return method
 
 
 def _reflected(fn):
+    fn = getattr(fn, "__wrapped__", fn)
+
     def method(self, other):
         if isinstance(other, _OPERAND_TYPES):
-            return fn(other, self)
+            try:
+                return fn(other, self)
+            except Exception as exc:
+                raise filtered(exc) from exc.__cause__
         return NotImplemented
     method.__name__ = "r" + fn.__name__
     return method

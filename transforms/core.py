@@ -121,6 +121,8 @@ class ShapedArray:
 class MissingRuleError(NotImplementedError):
     """A primitive was used under a transform for which it has no rule."""
 
+    _funcarray_user_error = True
+
 
 class _MissingRule:
     """Placeholder in an empty rule slot: calling it raises an error naming what is missing.
@@ -268,9 +270,13 @@ class set_current_trace:
 class UnexpectedTracerError(RuntimeError):
     """A tracer was used outside the transform that created it."""
 
+    _funcarray_user_error = True  # explains itself: tracebacks drop funcarray's frames
+
 
 class ConcretizationError(TypeError):
     """Python needed a concrete value (bool, int, float, an index) from a traced one."""
+
+    _funcarray_user_error = True
 
 
 _CONCRETIZATION_MSG = (

@@ -96,4 +96,16 @@ def isscalar(element):
     return _np.isscalar(element)
 
 
+def _install_api_boundaries():
+    """Wrap every public function so that user-facing errors show the user's frames only."""
+    from funcarray._errors import api_boundary
+    namespace = globals()
+    for name, value in list(namespace.items()):
+        if (not name.startswith("_") and callable(value) and not isinstance(value, type)
+                and getattr(value, "__module__", "").startswith("funcarray.numpy")
+                and not hasattr(value, "__wrapped__")):
+            namespace[name] = api_boundary(value)
+
+
+_install_api_boundaries()
 del _dtypes

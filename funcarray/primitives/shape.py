@@ -1,19 +1,88 @@
-"""Shape primitives: broadcast_in_dim, reshape (and the other shape ops beside them).
+"""Shape primitives: broadcasting, reshaping, transposing, slicing, padding, concatenating.
 
-Contract (StableHLO semantics):
+Contract (StableHLO semantics; the eager kernels reproduce it exactly). All parameters are
+keyword-only tuples of Python ints, so they are hashable and print in IR. The result has the
+operand's dtype; it is weak-typed when the operand is (for ``concatenate`` and ``pad``: when
+every operand is), as in JAX.
 
 * ``broadcast_in_dim(x, shape, broadcast_dimensions)``: operand dimension ``i`` maps to result
-  dimension ``broadcast_dimensions[i]``; each operand dimension is 1 or equals the result's.
-* ``reshape(x, new_sizes)``: row-major reshape to a fully specified shape (no -1).
+  dimension ``broadcast_dimensions[i]`` (unique, in range); each operand dimension is 1 or
+  equals the result's.
+* ``reshape(x, new_sizes)``: row-major reshape to a fully specified shape (no -1) with the
+  same number of elements.
+* ``iota(dtype, shape, dimension)``: 0, 1, 2, ... along ``dimension``, constant elsewhere.
+* ``transpose(x, permutation)``: result dimension ``i`` is operand dimension
+  ``permutation[i]``; ``permutation`` is a permutation of ``range(x.ndim)``.
+* ``squeeze(x, dimensions)``: remove the listed dimensions (unique, in range, each of size 1).
+  StableHLO has no squeeze op; it lowers to ``stablehlo.reshape``.
+* ``rev(x, dimensions)``: reverse the order of elements along the listed (unique) dimensions.
+* ``concatenate(*xs, dimension)``: one or more operands of one dtype and rank whose shapes
+  agree except along ``dimension``; they are joined along it in order.
+* ``pad(x, padding_value, padding_config)``: ``padding_config`` holds one ``(low, high,
+  interior)`` triple per dimension. ``interior >= 0`` values of ``padding_value`` (a 0-d array
+  of ``x``'s dtype) go between neighbouring elements, then ``low``/``high`` are added at the
+  edges; a negative ``low``/``high`` removes that many elements from the edge instead. Each
+  result dimension is ``low + high + d + max(d - 1, 0) * interior`` and must be >= 0.
+* ``slice(x, start_indices, limit_indices, strides)``: elements ``start[i], start[i] +
+  strides[i], ...`` below ``limit[i]`` of each dimension, with ``0 <= start <= limit <= d`` and
+  ``strides`` all >= 1 (``None`` means all 1). Result dimension:
+  ``ceil((limit - start) / stride)``.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> x = fnp.arange(6).reshape(2, 3)
+    >>> transpose_p.bind(x, permutation=(1, 0)).shape
+    (3, 2)
+    >>> slice_p.bind(x, start_indices=(0, 1), limit_indices=(2, 3), strides=None)
+    Array([[1, 2],
+           [4, 5]], dtype=int32)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from funcarray.array import Array
 from funcarray.primitives._define import wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray
 
+__all__ = [
+    "broadcast_in_dim_p", "reshape_p", "iota_p", "transpose_p", "squeeze_p", "rev_p",
+    "concatenate_p", "pad_p", "slice_p",
+]
+
+
+def _shape_op(name: str, kernel) -> Primitive:
+    """A primitive whose eager impl runs ``kernel`` and keeps the first operand's weak_type."""
+    prim = Primitive(name)
+    prim.kernel = kernel  # the raw NumPy kernel, for tests and for other kernels to reuse
+    prim.impl = wrap_kernel(kernel, keep_weak=True)
+    return prim
+
+
+def _error(name: str, message: str) -> TypeError:
+    """The TypeError every shape rule raises: it names the primitive first."""
+    return TypeError(f"{name}: {message}")
+
+
+def _check_int_tuple(name: str, what: str, value, length: int | None = None):
+    if not isinstance(value, tuple) or not all(isinstance(v, (int, np.integer)) for v in value):
+        raise _error(name, f"{what} must be a tuple of ints, got {value!r}")
+    if length is not None and len(value) != length:
+        raise _error(name, f"{what}={value} needs {length} entries, one per operand dimension")
+
+
+def _check_dimensions(name: str, x: ShapedArray, dimensions) -> None:
+    """``dimensions`` is a tuple of unique, in-range dimensions of ``x``."""
+    _check_int_tuple(name, "dimensions", dimensions)
+    if len(set(dimensions)) != len(dimensions) or not all(0 <= d < x.ndim for d in dimensions):
+        raise _error(name, f"dimensions={dimensions} must be unique and in range for "
+                           f"operand {x.str_short()} (0 to {x.ndim - 1})")
+
+
+# --------------------------------------------------------------------------------------------
+# broadcast_in_dim, reshape, iota
+# --------------------------------------------------------------------------------------------
 
 def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
@@ -24,22 +93,22 @@ def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     return np.broadcast_to(x.reshape(expanded), shape)
 
 
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
-broadcast_in_dim_p.kernel = _broadcast_in_dim_kernel
-broadcast_in_dim_p.impl = wrap_kernel(_broadcast_in_dim_kernel, keep_weak=True)
+broadcast_in_dim_p = _shape_op("broadcast_in_dim", _broadcast_in_dim_kernel)
 
 
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
-    if len(broadcast_dimensions) != x.ndim:
-        raise TypeError(
-            f"broadcast_in_dim: operand {x.str_short()} needs {x.ndim} broadcast_dimensions, "
-            f"got {broadcast_dimensions}")
+    name = "broadcast_in_dim"
+    _check_int_tuple(name, "shape", shape)
+    _check_int_tuple(name, "broadcast_dimensions", broadcast_dimensions, x.ndim)
+    if any(d < 0 for d in shape):
+        raise _error(name, f"negative result dimension in shape={shape}")
+    if len(set(broadcast_dimensions)) != x.ndim:
+        raise _error(name, f"broadcast_dimensions={broadcast_dimensions} must be unique")
     for operand_dim, result_dim in enumerate(broadcast_dimensions):
         if not 0 <= result_dim < len(shape) or x.shape[operand_dim] not in (1, shape[result_dim]):
-            raise TypeError(
-                f"broadcast_in_dim: cannot broadcast {x.str_short()} to {tuple(shape)} with "
-                f"broadcast_dimensions={broadcast_dimensions}")
+            raise _error(name, f"cannot broadcast {x.str_short()} to {tuple(shape)} with "
+                               f"broadcast_dimensions={broadcast_dimensions}")
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
@@ -47,15 +116,15 @@ def _reshape_kernel(x, *, new_sizes):
     return np.reshape(x, new_sizes)
 
 
-reshape_p = Primitive("reshape")
-reshape_p.kernel = _reshape_kernel
-reshape_p.impl = wrap_kernel(_reshape_kernel, keep_weak=True)
+reshape_p = _shape_op("reshape", _reshape_kernel)
 
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-        raise TypeError(f"reshape: cannot reshape {x.str_short()} to {tuple(new_sizes)}")
+    _check_int_tuple("reshape", "new_sizes", new_sizes)
+    if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise _error("reshape", f"cannot reshape {x.str_short()} ({x.size} elements) to "
+                                f"{tuple(new_sizes)}")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
@@ -66,7 +135,6 @@ def _iota_kernel(*, dtype, shape, dimension):
     return np.broadcast_to(ramp.reshape(view), shape)
 
 
-# iota(dtype, shape, dimension): 0, 1, 2, ... along `dimension`, constant along the others.
 iota_p = Primitive("iota")
 iota_p.kernel = _iota_kernel
 iota_p.impl = wrap_kernel(_iota_kernel)
@@ -75,5 +143,180 @@ iota_p.impl = wrap_kernel(_iota_kernel)
 @iota_p.def_abstract_eval
 def _iota_abstract_eval(*, dtype, shape, dimension):
     if not 0 <= dimension < len(shape):
-        raise TypeError(f"iota: dimension {dimension} is out of range for shape {shape}")
+        raise _error("iota", f"dimension {dimension} is out of range for shape {shape}")
     return ShapedArray(shape, dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# transpose, squeeze, rev
+# --------------------------------------------------------------------------------------------
+
+def _transpose_kernel(x, *, permutation):
+    return np.transpose(x, permutation)
+
+
+transpose_p = _shape_op("transpose", _transpose_kernel)
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(x, *, permutation):
+    _check_int_tuple("transpose", "permutation", permutation)
+    if sorted(permutation) != list(range(x.ndim)):
+        raise _error("transpose", f"permutation={permutation} is not a permutation of the "
+                                  f"{x.ndim} dimensions of operand {x.str_short()}")
+    return ShapedArray(tuple(x.shape[d] for d in permutation), x.dtype, x.weak_type)
+
+
+def _squeeze_kernel(x, *, dimensions):
+    return np.reshape(x, [d for i, d in enumerate(np.shape(x)) if i not in dimensions])
+
+
+squeeze_p = _shape_op("squeeze", _squeeze_kernel)
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(x, *, dimensions):
+    _check_dimensions("squeeze", x, dimensions)
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise _error("squeeze", f"dimensions={dimensions} of operand {x.str_short()} must "
+                                f"all have size 1")
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _rev_kernel(x, *, dimensions):
+    return np.flip(x, dimensions) if dimensions else x
+
+
+rev_p = _shape_op("rev", _rev_kernel)
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(x, *, dimensions):
+    _check_dimensions("rev", x, dimensions)
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# concatenate
+# --------------------------------------------------------------------------------------------
+
+def _concatenate_kernel(*xs, dimension):
+    return np.concatenate(xs, axis=dimension)
+
+
+concatenate_p = Primitive("concatenate")
+concatenate_p.kernel = _concatenate_kernel
+
+
+@concatenate_p.def_impl
+def _concatenate_impl(*xs, dimension):
+    out = _concatenate_kernel(*(x._value for x in xs), dimension=dimension)
+    return Array(out, all(x._weak for x in xs))
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*xs, dimension):
+    if not xs:
+        raise _error("concatenate", "needs at least one operand")
+    shapes = ", ".join(x.str_short() for x in xs)
+    first = xs[0]
+    if not isinstance(dimension, (int, np.integer)) or not 0 <= dimension < first.ndim:
+        raise _error("concatenate", f"dimension={dimension!r} is out of range for operands "
+                                    f"{shapes}")
+    for x in xs[1:]:
+        if x.dtype != first.dtype:
+            raise _error("concatenate", f"operands must share one dtype, got {shapes}")
+        same_elsewhere = x.ndim == first.ndim and all(
+            a == b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension)
+        if not same_elsewhere:
+            raise _error("concatenate", f"operand shapes must agree except along dimension "
+                                        f"{dimension}, got {shapes}")
+    shape = list(first.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+
+
+# --------------------------------------------------------------------------------------------
+# pad
+# --------------------------------------------------------------------------------------------
+
+def _padded_size(size: int, low: int, high: int, interior: int) -> int:
+    return low + high + size + max(size - 1, 0) * interior
+
+
+def _pad_kernel(x, padding_value, *, padding_config):
+    x = np.asarray(x)
+    # Pad with the non-negative parts of low/high first, then cut off the negative parts.
+    grown = tuple(_padded_size(d, max(lo, 0), max(hi, 0), interior)
+                  for d, (lo, hi, interior) in zip(x.shape, padding_config))
+    out = np.full(grown, padding_value, dtype=x.dtype)
+    inner = tuple(slice(max(lo, 0), max(lo, 0) + _padded_size(d, 0, 0, interior), interior + 1)
+                  for d, (lo, _, interior) in zip(x.shape, padding_config))
+    out[inner] = x
+    crop = tuple(slice(max(-lo, 0), size - max(-hi, 0))
+                 for size, (lo, hi, _) in zip(grown, padding_config))
+    return out[crop]
+
+
+pad_p = Primitive("pad")
+pad_p.kernel = _pad_kernel
+
+
+@pad_p.def_impl
+def _pad_impl(x, padding_value, *, padding_config):
+    out = _pad_kernel(x._value, padding_value._value, padding_config=padding_config)
+    return Array(out, x._weak and padding_value._weak)
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+    where = f"operand {x.str_short()}, padding_value {padding_value.str_short()}"
+    if padding_value.ndim != 0 or padding_value.dtype != x.dtype:
+        raise _error("pad", f"padding_value must be a 0-d array of the operand's dtype; "
+                            f"got {where}")
+    triples_ok = isinstance(padding_config, tuple) and all(
+        isinstance(t, tuple) and len(t) == 3 and all(isinstance(v, (int, np.integer)) for v in t)
+        for t in padding_config)
+    if not triples_ok or len(padding_config) != x.ndim:
+        raise _error("pad", f"padding_config must be a tuple of {x.ndim} (low, high, "
+                            f"interior) int triples for {where}; got {padding_config!r}")
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise _error("pad", f"interior padding must be >= 0, got padding_config={padding_config}")
+    shape = tuple(_padded_size(d, *triple) for d, triple in zip(x.shape, padding_config))
+    if any(d < 0 for d in shape):
+        raise _error("pad", f"padding_config={padding_config} gives the negative result "
+                            f"shape {shape} for {where}")
+    return ShapedArray(shape, x.dtype, x.weak_type and padding_value.weak_type)
+
+
+# --------------------------------------------------------------------------------------------
+# slice
+# --------------------------------------------------------------------------------------------
+
+def _slice_kernel(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * len(start_indices)
+    return np.asarray(x)[tuple(slice(*bounds) for bounds in
+                               zip(start_indices, limit_indices, strides))]
+
+
+slice_p = _shape_op("slice", _slice_kernel)
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    _check_int_tuple("slice", "start_indices", start_indices, x.ndim)
+    _check_int_tuple("slice", "limit_indices", limit_indices, x.ndim)
+    if strides is not None:
+        _check_int_tuple("slice", "strides", strides, x.ndim)
+        if any(s < 1 for s in strides):
+            raise _error("slice", f"strides={strides} must all be >= 1")
+    bounds = zip(start_indices, limit_indices, x.shape)
+    if not all(0 <= start <= limit <= size for start, limit, size in bounds):
+        raise _error("slice", f"start_indices={start_indices} and limit_indices="
+                              f"{limit_indices} must satisfy 0 <= start <= limit <= size for "
+                              f"operand {x.str_short()}")
+    strides = strides or (1,) * x.ndim
+    shape = tuple(-(-(limit - start) // stride)
+                  for start, limit, stride in zip(start_indices, limit_indices, strides))
+    return ShapedArray(shape, x.dtype, x.weak_type)

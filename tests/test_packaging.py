@@ -1,0 +1,48 @@
+"""Packaging: a regular (non-editable) install maps transforms/ and lowering/ into the package
+and installs no top-level `transforms` or `lowering` module. (The editable install is what
+the rest of the suite runs on.)"""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_CHECK = textwrap.dedent("""
+    import importlib.util, sys
+    import funcarray, funcarray.numpy as fnp
+    import funcarray.transforms.core, funcarray.lowering
+    assert "site-packages" in funcarray.__file__, funcarray.__file__
+    assert "site-packages" in funcarray.transforms.core.__file__
+    assert importlib.util.find_spec("transforms") is None, "top-level transforms installed"
+    assert importlib.util.find_spec("lowering") is None, "top-level lowering installed"
+    assert (fnp.arange(3) * 2).tolist() == [0, 2, 4]
+    print("ok")
+""")
+
+
+@pytest.mark.skipif(os.environ.get("FUNCARRAY_SKIP_SLOW") == "1", reason="slow install test")
+def test_regular_install_in_fresh_venv(tmp_path):
+    venv = tmp_path / "venv"
+    # System site-packages provide the runtime dependencies (numpy, optree, ml_dtypes).
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)
+    python = venv / "bin" / "python"
+    build = tmp_path / "src"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(ROOT), str(build)], check=True)
+    # Copy the working tree's package files over the clone so uncommitted changes count too.
+    subprocess.run(["cp", "-r", str(ROOT / "funcarray"), str(ROOT / "transforms"),
+                    str(ROOT / "lowering"), str(ROOT / "pyproject.toml"), str(build)],
+                   check=True)
+    # Build isolation fetches the setuptools that pyproject.toml asks for.
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(build)],
+                   check=True, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(python), "-c", _CHECK], capture_output=True, text=True,
+                            cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
