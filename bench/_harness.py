@@ -7,7 +7,9 @@ What it does, and why:
   least ``min_sample_ns`` (~2 ms): then the clock resolution and the loop overhead are
   negligible. Samples of the implementations are interleaved (a, b, c, a, b, c, ...), so slow
   drift of the machine (frequency scaling, a neighbour process) hits all of them alike and the
-  ratios stay honest. The result is the median sample divided by ``n``.
+  ratios stay honest. The result is the median sample divided by ``n``; ``measure`` also
+  returns the interquartile range, and ``noise_notes`` flags implementations whose samples
+  spread widely (a busy machine).
 - The cost of calling an empty Python lambda (~30-50 ns) is measured once and subtracted, so
   that sub-microsecond operations are not made to look closer to each other than they are.
 - The garbage collector is off while sampling (as in ``timeit``), since a collection landing
@@ -121,12 +123,21 @@ def call_overhead_ns(settings: Settings) -> float:
     return _call_overhead_cache[0]
 
 
-def time_many(fns: dict[str, Callable[[], object] | None], settings: Settings
-              ) -> dict[str, float | None]:
-    """Median nanoseconds per call of each callable (``None`` entries stay ``None``).
+@dataclass(frozen=True)
+class Timing:
+    """Nanoseconds per call: the median sample and the spread (interquartile range)."""
 
-    Each callable is warmed up and calibrated on its own, then the samples are interleaved.
-    """
+    median_ns: float
+    iqr_ns: float
+
+    @property
+    def relative_spread(self) -> float:
+        return self.iqr_ns / self.median_ns
+
+
+def measure(fns: dict[str, Callable[[], object] | None], settings: Settings
+            ) -> dict[str, Timing | None]:
+    """Time each callable (``None`` entries stay ``None``); see ``time_many``."""
     overhead = call_overhead_ns(settings)
     live = {name: fn for name, fn in fns.items() if fn is not None}
     loops = {}
@@ -139,11 +150,34 @@ def time_many(fns: dict[str, Callable[[], object] | None], settings: Settings
         for _ in range(settings.repeats):
             for name, fn in live.items():
                 samples[name].append(_sample_ns(fn, loops[name]) / loops[name])
-    result: dict[str, float | None] = dict.fromkeys(fns)
+    result: dict[str, Timing | None] = dict.fromkeys(fns)
     for name, per_call in samples.items():
+        quartiles = statistics.quantiles(per_call, n=4) if len(per_call) > 1 else [0, 0, 0]
         # Clamp: a no-op-like callable could otherwise come out negative by noise.
-        result[name] = max(statistics.median(per_call) - overhead, 1.0)
+        median = max(statistics.median(per_call) - overhead, 1.0)
+        result[name] = Timing(median, quartiles[2] - quartiles[0])
     return result
+
+
+def time_many(fns: dict[str, Callable[[], object] | None], settings: Settings
+              ) -> dict[str, float | None]:
+    """Median nanoseconds per call of each callable (``None`` entries stay ``None``).
+
+    Each callable is warmed up and calibrated on its own, then the samples are interleaved.
+    """
+    return medians(measure(fns, settings))
+
+
+def medians(timings: dict[str, Timing | None]) -> dict[str, float | None]:
+    return {name: None if timing is None else timing.median_ns
+            for name, timing in timings.items()}
+
+
+def noise_notes(timings: dict[str, Timing | None], threshold: float = 0.25) -> list[str]:
+    """Notes for the implementations whose samples spread widely (IQR > threshold * median)."""
+    return [f"{name} is noisy: interquartile range {timing.relative_spread:.0%} of the median"
+            for name, timing in timings.items()
+            if timing is not None and timing.relative_spread > threshold]
 
 
 def time_startup(programs: dict[str, str | None], settings: Settings

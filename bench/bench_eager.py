@@ -25,13 +25,13 @@ from _harness import (
     call_overhead_ns,
     machine_info,
     make_parser,
+    measure,
+    medians,
+    noise_notes,
     print_report,
-    time_many,
     time_startup,
     write_json,
 )
-
-import funcarray.numpy as fnp
 
 IMPLEMENTATIONS = ("funcarray", "numpy", "jax")
 LABELS = {"funcarray": "funcarray", "numpy": "NumPy", "jax": "jax"}
@@ -66,6 +66,8 @@ class Backend:
 
 def load_backends() -> tuple[dict[str, Backend | None], str | None]:
     """NumPy, funcarray and (if importable) jax; plus jax's backend platform name."""
+    import funcarray.numpy as fnp  # here, so that --help works even if funcarray is broken
+
     backends: dict[str, Backend | None] = {
         "funcarray": Backend("funcarray", fnp, fnp.asarray),
         "numpy": Backend("numpy", np, lambda value: value),
@@ -165,8 +167,9 @@ def bench_case(case: Case, backends: dict[str, Backend | None], settings: Settin
     calls = {name: None if backend is None else timed_call(backend, case, x, y)
              for name, backend in backends.items()}
     notes = check_results(calls)  # also the first call: jax compiles here, outside the timing
-    times = time_many(calls, settings)
-    return Row(f"{case.name} ({case.size:,})", times, case.goals, notes)
+    timings = measure(calls, settings)
+    notes += noise_notes(timings)
+    return Row(f"{case.name} ({case.size:,})", medians(timings), case.goals, notes)
 
 
 def bench_startup(backends: dict[str, Backend | None], settings: Settings) -> Row:

@@ -121,7 +121,7 @@ _UPPER = _upper_bounds()
 _WEAK_DEFAULT = {_WEAK_INT: default_int, _WEAK_FLOAT: default_float, _WEAK_COMPLEX: default_complex}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _join(a, b):
     """Least upper bound of two lattice nodes, or None when they have no common bound."""
     common = _UPPER[a] & _UPPER[b]
@@ -241,6 +241,13 @@ def result_type(*args, return_weak_type: bool = False):
     for n in nodes:
         if not isinstance(n, str) and n not in _SUPPORTED:
             raise TypeError(f"dtype {n} is not supported by funcarray")
+    if all(is_weak_scalar(a) or getattr(a, "weak_type", False) for a in args):
+        # As in JAX, only weak values: promote their dtypes (Python scalars at their defaults)
+        # and keep the result weak, so a weak int8 stays int8 and two weak bools stay bool.
+        strong = [_WEAK_DEFAULT[n] if isinstance(n, str) else n
+                  for n in (_node_of(a) for a in args)]
+        dt = _result_dtype(strong, args)[0]
+        return (dt, True) if return_weak_type else dt
     dt, weak = _result_dtype(nodes, args)
     return (dt, weak) if return_weak_type else dt
 

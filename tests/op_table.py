@@ -181,8 +181,8 @@ _UNARY_MATH = [
     ("sinh", SMALL, _ALL), ("cosh", SMALL, _ALL), ("tanh", ANY, _ALL),
     ("arcsinh", ANY, _ALL), ("asinh", ANY, _ALL), ("arccosh", GE1, _ALL),
     ("acosh", GE1, _ALL), ("arctanh", OPEN_UNIT, _ALL), ("atanh", OPEN_UNIT, _ALL),
-    ("deg2rad", ANY, _REAL), ("radians", ANY, _REAL), ("rad2deg", ANY, _REAL),
-    ("degrees", ANY, _REAL), ("sinc", ANY, _ALL),
+    ("deg2rad", ANY, _ALL), ("radians", ANY, _ALL), ("rad2deg", ANY, _ALL),
+    ("degrees", ANY, _ALL), ("sinc", ANY, _ALL),
 ]
 
 _ops = [
@@ -223,7 +223,7 @@ _ops += [
     _op("bitwise_not", 1, "biu", WIDE, "exact"),
     _op("invert", 1, "biu", WIDE, "exact"),
     _op("bitwise_invert", 1, "biu", WIDE, "exact"),
-    _op("bitwise_count", 1, "iu", WIDE, "exact", compute="promoted"),
+    _op("bitwise_count", 1, "biu", WIDE, "exact", compute="promoted"),
     # Binary arithmetic.
     _op("add", 2, _ALL, WIDE, "arith"),
     _op("subtract", 2, "iufc", WIDE, "arith"),
@@ -252,20 +252,20 @@ _ops += [
     # Comparisons and logic.
     _op("equal", 2, _ALL, ANY, "exact", compute="promoted"),
     _op("not_equal", 2, _ALL, ANY, "exact", compute="promoted"),
-    _op("less", 2, _REAL, ANY, "exact", compute="promoted"),
-    _op("less_equal", 2, _REAL, ANY, "exact", compute="promoted"),
-    _op("greater", 2, _REAL, ANY, "exact", compute="promoted"),
-    _op("greater_equal", 2, _REAL, ANY, "exact", compute="promoted"),
+    _op("less", 2, _ALL, ANY, "exact", compute="promoted"),
+    _op("less_equal", 2, _ALL, ANY, "exact", compute="promoted"),
+    _op("greater", 2, _ALL, ANY, "exact", compute="promoted"),
+    _op("greater_equal", 2, _ALL, ANY, "exact", compute="promoted"),
     _op("logical_and", 2, _ALL, ANY, "exact", compute="promoted"),
     _op("logical_or", 2, _ALL, ANY, "exact", compute="promoted"),
     _op("logical_xor", 2, _ALL, ANY, "exact", compute="promoted"),
     _op("bitwise_and", 2, "biu", WIDE, "exact"),
     _op("bitwise_or", 2, "biu", WIDE, "exact"),
     _op("bitwise_xor", 2, "biu", WIDE, "exact"),
-    _op("left_shift", 2, "iu", (WIDE, SHIFT), "exact"),
-    _op("bitwise_left_shift", 2, "iu", (WIDE, SHIFT), "exact"),
-    _op("right_shift", 2, "iu", (WIDE, SHIFT), "exact"),
-    _op("bitwise_right_shift", 2, "iu", (WIDE, SHIFT), "exact"),
+    _op("left_shift", 2, "biu", (WIDE, SHIFT), "exact"),
+    _op("bitwise_left_shift", 2, "biu", (WIDE, SHIFT), "exact"),
+    _op("right_shift", 2, "biu", (WIDE, SHIFT), "exact"),
+    _op("bitwise_right_shift", 2, "biu", (WIDE, SHIFT), "exact"),
     # Selection.
     _op("where", 3, _ALL, WIDE, "exact", condition=True),
     _op("clip", 3, _REAL, WIDE, "exact"),

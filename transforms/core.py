@@ -242,6 +242,12 @@ class EvalTrace(Trace):
 
 
 EVAL_TRACE = EvalTrace()
+
+def to_concrete_value(x):
+    """The concrete NumPy value behind ``x``, or None when it is abstract (traced)."""
+    if isinstance(x, Tracer):
+        return x.to_concrete_value()
+    return getattr(x, "_value", None)
 _current_trace: ContextVar[Trace] = ContextVar("funcarray_current_trace", default=EVAL_TRACE)
 
 
@@ -337,6 +343,14 @@ class Tracer:
             f"out of the transformed function instead of saving them on the side."
         )
 
+    def to_concrete_value(self):
+        """The NumPy value this tracer stands for, when its trace knows it (None otherwise).
+
+        A JVP tracer knows its primal value; a staging tracer knows nothing. Python control
+        flow on a tracer (``if x > 0``) works exactly when this returns a value.
+        """
+        return None
+
     def _concretization_error(self, what: str):
         return ConcretizationError(
             _CONCRETIZATION_MSG.format(
@@ -344,29 +358,39 @@ class Tracer:
             )
         )
 
+    def _concrete(self, what: str):
+        value = self.to_concrete_value()
+        if value is None:
+            raise self._concretization_error(what)
+        return value
+
     def __bool__(self):
-        raise self._concretization_error("bool() (a Python `if`, `while`, `and`, `or`)")
+        return bool(self._concrete("bool() (a Python `if`, `while`, `and`, `or`)"))
 
     def __int__(self):
-        raise self._concretization_error("int()")
+        return int(self._concrete("int()"))
 
     def __float__(self):
-        raise self._concretization_error("float()")
+        return float(self._concrete("float()"))
 
     def __complex__(self):
-        raise self._concretization_error("complex()")
+        return complex(self._concrete("complex()"))
 
     def __index__(self):
-        raise self._concretization_error("Using an array as a Python index (__index__)")
+        value = self._concrete("Using an array as a Python index (__index__)")
+        if np.dtype(value.dtype).kind not in "iub":
+            raise TypeError(f"Only integer arrays can be used as an index, got {value.dtype}")
+        return int(value)
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concretization_error("Converting to a NumPy array (np.asarray)")
+        value = np.asarray(self._concrete("Converting to a NumPy array (np.asarray)"))
+        return value if dtype is None else value.astype(dtype)
 
-    def item(self):
-        raise self._concretization_error("item()")
+    def item(self, *args):
+        return self._concrete("item()").item(*args)
 
     def tolist(self):
-        raise self._concretization_error("tolist()")
+        return np.asarray(self._concrete("tolist()")).tolist()
 
     __hash__ = None
 

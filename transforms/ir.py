@@ -58,7 +58,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
 from funcarray.transforms.core import Primitive, ShapedArray
 
 __all__ = [
@@ -182,7 +181,8 @@ def typecheck(ir: IR | ClosedIR) -> list:
 
     Every Var is defined once, before use; every equation's outputs have exactly the avals
     (shape, dtype, weak_type) that ``prim.abstract_eval`` gives for its inputs. For a
-    ClosedIR the consts must match the const binders. Raises a TypeError that prints the
+    ClosedIR the consts must match the const binders; IRs nested in params (jit, cond) are
+    checked too. Raises a TypeError that prints the
     offending equation (with the names ``str(ir)`` uses) and the mismatch.
 
     Example:
@@ -225,6 +225,11 @@ def typecheck(ir: IR | ClosedIR) -> list:
 
         for x in eqn.inputs:
             _check_atom(x, defined, namer, eqn_fail)
+        for key, nested in _nested_irs(eqn.params):
+            try:
+                typecheck(nested)
+            except TypeError as exc:
+                eqn_fail(f"in the IR of param '{key}': {exc}")
         in_avals = [x.aval for x in eqn.inputs]
         try:
             out_avals = _out_avals_of(eqn.prim, in_avals, eqn.params)
@@ -247,6 +252,13 @@ def typecheck(ir: IR | ClosedIR) -> list:
     for x in ir.outs:
         _check_atom(x, defined, namer, lambda problem: fail("at the outputs", problem))
     return ir.out_avals
+
+
+def _nested_irs(params):
+    for key, value in params.items():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, (IR, ClosedIR)):
+                yield key, item
 
 
 def _check_atom(x, defined, namer, fail):
@@ -333,7 +345,7 @@ def dce(ir: IR | ClosedIR) -> IR | ClosedIR:
         >>> def f(x):
         ...     unused = fnp.cos(x)
         ...     return fnp.sin(x)
-        >>> print(dce(make_ir(f)(fnp.ones(2))))
+        >>> print(dce(make_ir(f)(fnp.ones(2)).closed))
         { lambda ; a:f32[2]. let
             b:f32[2] = sin a
           in (b) }

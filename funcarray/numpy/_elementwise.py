@@ -17,7 +17,12 @@ from funcarray import dtypes
 from funcarray._errors import op_type_error
 from funcarray.array import Array
 from funcarray.numpy._util import (
-    asarray_arg, broadcast_to_shape, convert, is_array, promote_args, to_inexact_dtype,
+    asarray_arg,
+    broadcast_to_shape,
+    convert,
+    is_array,
+    promote_args,
+    to_inexact_dtype,
 )
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.elementwise import select_n_p
@@ -41,6 +46,24 @@ def _check_kinds(op: str, x, kinds):
                  "c": "complex"}
         allowed = ", ".join(names[k] for k in "biufc" if k in kinds)
         raise op_type_error(op, f"does not accept dtype {x.dtype}; it takes {allowed} arrays")
+
+
+def _constant_like(x, value):
+    """``value`` in ``x``'s dtype and shape, weak-typed like a Python scalar, so that internal
+    constants never change the weak_type of a result (as in ``jax.numpy``)."""
+    return broadcast_to_shape(Array(np.asarray(value, x.dtype), True), x.shape)
+
+
+def _bool_to_int(x):
+    """Bools take part in integer arithmetic as int32, as in ``jax.numpy``."""
+    return convert(x, dtypes.int32) if x.dtype == np.bool_ else x
+
+
+def _to_inexact(x):
+    """Integers and bools as the float dtype math functions compute in (keeps weak_type)."""
+    if dtypes.is_inexact(x.dtype):
+        return x
+    return convert(x, to_inexact_dtype(x.dtype), x.weak_type)
 
 
 def _doc(fn, name, summary, example):
@@ -107,14 +130,27 @@ maximum = _binary("maximum", ew.max_p, _NUMERIC | {"b"},
 minimum = _binary("minimum", ew.min_p, _NUMERIC | {"b"},
                   "Elementwise minimum; NaN propagates (like ``numpy.minimum``).",
                   ("fnp.minimum(fnp.arange(3), 1)", "Array([0, 1, 1], dtype=int32)"))
-fmod = _binary("fmod", ew.rem_p, _NUMERIC - {"c"},
-               "Remainder with the sign of the dividend (C's ``fmod``).",
-               ("fnp.fmod(-5, 3)", "Array(-2, dtype=int32, weak_type=True)"))
-nextafter = _binary_inexact("nextafter", ew.nextafter_p,
-                            "The next float after ``x`` toward ``y``.",
-                            ("fnp.nextafter(1.0, 2.0) > 1", "Array(True, dtype=bool)"))
-arctan2 = _binary_inexact("arctan2", ew.atan2_p, "Elementwise ``atan(y / x)`` with quadrant.",
-                          ("fnp.arctan2(1.0, 1.0)", "Array(0.7853982, dtype=float32, weak_type=True)"))
+
+
+def fmod(x, y, /):
+    """Remainder with the sign of the dividend (C's ``fmod``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fmod(-5, 3)
+        Array(-2, dtype=int32, weak_type=True)
+    """
+    x, y = promote_args("fmod", x, y)
+    _check_kinds("fmod", x, _NUMERIC - {"c"} | {"b"})
+    return ew.rem_p.bind(_bool_to_int(x), _bool_to_int(y))
+
+
+nextafter = _binary_inexact(
+    "nextafter", ew.nextafter_p, "The next float after ``x`` toward ``y``.",
+    ("fnp.nextafter(1.0, 2.0) > 1", "Array(True, dtype=bool, weak_type=True)"))
+arctan2 = _binary_inexact(
+    "arctan2", ew.atan2_p, "Elementwise ``atan(y / x)`` with quadrant.",
+    ("fnp.arctan2(1.0, 1.0)", "Array(0.7853982, dtype=float32, weak_type=True)"))
 atan2 = arctan2
 
 
@@ -140,7 +176,7 @@ def positive(x, /):
         Array([1.], dtype=float32)
     """
     x = asarray_arg("positive", x)
-    _check_kinds("positive", x, _NUMERIC)
+    _check_kinds("positive", x, _NUMERIC | {"b"})
     return x
 
 
@@ -166,11 +202,11 @@ def _float_divmod(x, y):
     # Python's floored division for floats, built from rem (fmod), as jax.numpy does.
     mod = ew.rem_p.bind(x, y)
     div = ew.div_p.bind(ew.sub_p.bind(x, mod), y)
-    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    zero = _constant_like(x, 0)
     fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
                         ew.ne_p.bind(ew.lt_p.bind(y, zero), ew.lt_p.bind(mod, zero)))
     mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
-    one = broadcast_to_shape(Array(np.ones((), x.dtype)), x.shape)
+    one = _constant_like(x, 1)
     div = select_n_p.bind(fix, div, ew.sub_p.bind(div, one))
     return ew.round_p.bind(div, rounding_method=1), mod
 
@@ -185,18 +221,17 @@ def floor_divide(x, y, /):
     """
     x, y = promote_args("floor_divide", x, y)
     _check_kinds("floor_divide", x, _NUMERIC - {"c"} | {"b"})
-    if x.dtype == np.bool_:
-        return ew.and_p.bind(x, y)
+    x, y = _bool_to_int(x), _bool_to_int(y)
     if _kind(x.dtype) == "u":
         return ew.div_p.bind(x, y)
     if _kind(x.dtype) == "i":
         q = ew.div_p.bind(x, y)
         r = ew.rem_p.bind(x, y)
-        zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+        zero = _constant_like(x, 0)
         # The primitive truncates; step down where the signs differ and there is a remainder.
         fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
                             ew.ne_p.bind(ew.lt_p.bind(x, zero), ew.lt_p.bind(y, zero)))
-        one = broadcast_to_shape(Array(np.ones((), x.dtype)), x.shape)
+        one = _constant_like(x, 1)
         return select_n_p.bind(fix, q, ew.sub_p.bind(q, one))
     return _float_divmod(x, y)[0]
 
@@ -210,13 +245,14 @@ def remainder(x, y, /):
         Array([1, 2], dtype=int32)
     """
     x, y = promote_args("remainder", x, y)
-    _check_kinds("remainder", x, _NUMERIC - {"c"})
+    _check_kinds("remainder", x, _NUMERIC - {"c"} | {"b"})
+    x, y = _bool_to_int(x), _bool_to_int(y)
     if _kind(x.dtype) == "u":
         return ew.rem_p.bind(x, y)
     if _kind(x.dtype) == "f":
         return _float_divmod(x, y)[1]
     r = ew.rem_p.bind(x, y)
-    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    zero = _constant_like(x, 0)
     fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
                         ew.ne_p.bind(ew.lt_p.bind(r, zero), ew.lt_p.bind(y, zero)))
     return select_n_p.bind(fix, r, ew.add_p.bind(r, y))
@@ -245,7 +281,7 @@ def power(x, y, /):
         >>> fnp.power(fnp.arange(4), 2)
         Array([0, 1, 4, 9], dtype=int32)
     """
-    if type(y) is int and is_array(x) and not isinstance(x, (int, float)):
+    if type(y) is int and is_array(x) and x.dtype != np.bool_:
         _check_kinds("power", x, _NUMERIC)
         if y < 0 and _kind(x.dtype) in _INT:
             raise op_type_error("power", "integers to negative integer powers are not "
@@ -253,22 +289,21 @@ def power(x, y, /):
         return ew.integer_pow_p.bind(x, y=y)
     x, y = promote_args("power", x, y)
     _check_kinds("power", x, _NUMERIC | {"b"})
-    if x.dtype == np.bool_:
-        x, y = convert(x, dtypes.int32), convert(y, dtypes.int32)
-    return ew.pow_p.bind(x, y)
+    return ew.pow_p.bind(_bool_to_int(x), _bool_to_int(y))
 
 
 def float_power(x, y, /):
-    """``x ** y`` computed in the widest float (float64), as in NumPy.
+    """``x ** y`` in floating point: integers are converted to float first (as in
+    ``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does
+    silently).
 
     Example:
         >>> import funcarray.numpy as fnp
-        >>> fnp.float_power(2, 3).dtype
-        dtype('float64')
+        >>> fnp.float_power(fnp.array([2, 3]), 2)
+        Array([4., 9.], dtype=float32)
     """
     x, y = promote_args("float_power", x, y)
-    dt = dtypes.complex128 if dtypes.is_complex(x.dtype) else dtypes.float64
-    return ew.pow_p.bind(convert(x, dt), convert(y, dt))
+    return ew.pow_p.bind(_to_inexact(x), _to_inexact(y))
 
 
 def square(x, /):
@@ -280,8 +315,8 @@ def square(x, /):
         Array([0, 1, 4], dtype=int32)
     """
     x = asarray_arg("square", x)
-    _check_kinds("square", x, _NUMERIC)
-    return ew.square_p.bind(x)
+    _check_kinds("square", x, _NUMERIC | {"b"})
+    return ew.square_p.bind(_bool_to_int(x))
 
 
 def reciprocal(x, /):
@@ -292,8 +327,8 @@ def reciprocal(x, /):
         >>> fnp.reciprocal(fnp.array([2.0, 4.0]))
         Array([0.5 , 0.25], dtype=float32)
     """
-    x = asarray_arg("reciprocal", x)
-    return true_divide(Array(np.ones((), to_inexact_dtype(x.dtype)), True), x)
+    x = _to_inexact(asarray_arg("reciprocal", x))
+    return ew.div_p.bind(_constant_like(x, 1), x)
 
 
 def absolute(x, /):
@@ -312,7 +347,19 @@ def absolute(x, /):
 
 
 abs = absolute  # noqa: A001 (NumPy's name)
-fabs = absolute
+
+
+def fabs(x, /):
+    """Elementwise ``|x|`` of real numbers, as floats (integers are converted first).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fabs(fnp.array([-1, 2]))
+        Array([1., 2.], dtype=float32)
+    """
+    x = asarray_arg("fabs", x)
+    _check_kinds("fabs", x, _NUMERIC - {"c"} | {"b"})
+    return ew.abs_p.bind(_to_inexact(x))
 
 
 def sign(x, /):
@@ -326,7 +373,7 @@ def sign(x, /):
     x = asarray_arg("sign", x)
     _check_kinds("sign", x, _NUMERIC)
     if _kind(x.dtype) == "u":
-        zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+        zero = _constant_like(x, 0)
         return convert(ew.ne_p.bind(x, zero), x.dtype, x.weak_type)
     return ew.sign_p.bind(x)
 
@@ -405,9 +452,10 @@ radians, degrees = deg2rad, rad2deg
 
 
 def _rounding(name, prim_fn, summary, example):
+    """floor, ceil, trunc: real numbers only; integers and bools are returned unchanged."""
     def fn(x, /):
         x = asarray_arg(name, x)
-        _check_kinds(name, x, _NUMERIC | {"b"})
+        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
         if not dtypes.is_float(x.dtype):
             return x  # integers are already whole
         return prim_fn(x)
@@ -418,19 +466,45 @@ floor = _rounding("floor", ew.floor_p.bind, "Round toward minus infinity.",
                   ("fnp.floor(fnp.array([-1.5, 1.5]))", "Array([-2.,  1.], dtype=float32)"))
 ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
                  ("fnp.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
-rint = _rounding("rint", lambda x: ew.round_p.bind(x, rounding_method=1),
-                 "Round to the nearest integer, halves to even.",
-                 ("fnp.rint(fnp.array([0.5, 1.5]))", "Array([0., 2.], dtype=float32)"))
+
+
+def rint(x, /):
+    """Round to the nearest integer, halves to even. Integers give floats (as in NumPy and
+    ``jax.numpy``); complex numbers are rounded part by part.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.rint(fnp.array([0.5, 1.5]))
+        Array([0., 2.], dtype=float32)
+    """
+    x = _to_inexact(asarray_arg("rint", x))
+    if dtypes.is_complex(x.dtype):
+        return ew.complex_p.bind(rint(ew.real_p.bind(x)), rint(ew.imag_p.bind(x)))
+    return ew.round_p.bind(x, rounding_method=1)
 
 
 def _trunc(x):
-    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    zero = _constant_like(x, 0)
     return select_n_p.bind(ew.lt_p.bind(x, zero), ew.floor_p.bind(x), ew.ceil_p.bind(x))
 
 
 trunc = _rounding("trunc", _trunc, "Round toward zero.",
                   ("fnp.trunc(fnp.array([-1.5, 1.5]))", "Array([-1.,  1.], dtype=float32)"))
 fix = trunc
+
+
+def _round_int(a, factor: int):
+    """Round integers to a multiple of ``factor``, halves to even (NumPy's rule), without
+    overflowing on the way: compare the remainder with its complement instead of doubling."""
+    if factor > dtypes.iinfo(a.dtype).max:
+        return _constant_like(a, 0)  # every representable value is below half the factor
+    f = _constant_like(a, factor)
+    q = floor_divide(a, f)
+    r = ew.sub_p.bind(a, ew.mul_p.bind(q, f))
+    rest = ew.sub_p.bind(f, r)
+    q_odd = ew.ne_p.bind(ew.and_p.bind(q, _constant_like(a, 1)), _constant_like(a, 0))
+    up = ew.or_p.bind(ew.gt_p.bind(r, rest), ew.and_p.bind(ew.eq_p.bind(r, rest), q_odd))
+    return ew.mul_p.bind(select_n_p.bind(up, q, ew.add_p.bind(q, _constant_like(a, 1))), f)
 
 
 def round(a, decimals: int = 0, out=None):  # noqa: A001 (NumPy's name)
@@ -444,17 +518,17 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001 (NumPy's name)
     if out is not None:
         raise op_type_error("round", "out= is not supported: arrays are immutable")
     a = asarray_arg("round", a)
+    _check_kinds("round", a, _NUMERIC)
     if not dtypes.is_inexact(a.dtype):
         if decimals >= 0:
             return a
-        factor = Array(np.asarray(10 ** (-decimals), a.dtype))
-        return multiply(floor_divide(add(a, factor // 2), factor), factor)
+        return _round_int(a, 10 ** (-decimals))
     if dtypes.is_complex(a.dtype):
         return ew.complex_p.bind(round(ew.real_p.bind(a), decimals),
                                  round(ew.imag_p.bind(a), decimals))
     if decimals == 0:
         return rint(a)
-    factor = Array(np.asarray(10.0 ** decimals, a.dtype))
+    factor = _constant_like(a, 10.0 ** decimals)
     return true_divide(rint(multiply(a, factor)), factor)
 
 
@@ -465,12 +539,21 @@ around = round
 # Comparisons and predicates
 # --------------------------------------------------------------------------------------------
 
-def _comparison(name, prim, summary, example, ordered=True):
-    kinds = (_NUMERIC - {"c"} | {"b"}) if ordered else (_NUMERIC | {"b"})
+def _lexicographic(prim, x, y):
+    """Order complex numbers by real part, then imaginary part (NumPy's and JAX's order)."""
+    xr, yr = ew.real_p.bind(x), ew.real_p.bind(y)
+    by_imag = ew.and_p.bind(ew.eq_p.bind(xr, yr),
+                            prim.bind(ew.imag_p.bind(x), ew.imag_p.bind(y)))
+    strict = {ew.le_p: ew.lt_p, ew.ge_p: ew.gt_p}.get(prim, prim)
+    return ew.or_p.bind(strict.bind(xr, yr), by_imag)
 
+
+def _comparison(name, prim, summary, example, ordered=True):
     def fn(x, y, /):
         x, y = promote_args(name, x, y)
-        _check_kinds(name, x, kinds)
+        _check_kinds(name, x, _NUMERIC | {"b"})
+        if ordered and dtypes.is_complex(x.dtype):
+            return _lexicographic(prim, x, y)
         return prim.bind(x, y)
     return _doc(fn, name, summary, example)
 
@@ -504,7 +587,7 @@ def isfinite(x, /):
     if dtypes.is_complex(x.dtype):
         return ew.and_p.bind(isfinite(ew.real_p.bind(x)), isfinite(ew.imag_p.bind(x)))
     if not dtypes.is_float(x.dtype):
-        return _full_bool(x.shape, True)
+        return _full_bool(x, True)
     return ew.is_finite_p.bind(x)
 
 
@@ -518,7 +601,7 @@ def isnan(x, /):
     """
     x = asarray_arg("isnan", x)
     if not dtypes.is_inexact(x.dtype):
-        return _full_bool(x.shape, False)
+        return _full_bool(x, False)
     return ew.ne_p.bind(x, x)
 
 
@@ -534,8 +617,8 @@ def isinf(x, /):
     if dtypes.is_complex(x.dtype):
         return ew.or_p.bind(isinf(ew.real_p.bind(x)), isinf(ew.imag_p.bind(x)))
     if not dtypes.is_float(x.dtype):
-        return _full_bool(x.shape, False)
-    inf = broadcast_to_shape(Array(np.asarray(np.inf, x.dtype)), x.shape)
+        return _full_bool(x, False)
+    inf = _constant_like(x, np.inf)
     return ew.eq_p.bind(ew.abs_p.bind(x), inf)
 
 
@@ -548,6 +631,7 @@ def isposinf(x, /):
         Array([ True, False], dtype=bool)
     """
     x = asarray_arg("isposinf", x)
+    _check_kinds("isposinf", x, _NUMERIC - {"c"} | {"b"})
     return logical_and(isinf(x), greater(x, 0))
 
 
@@ -560,11 +644,13 @@ def isneginf(x, /):
         Array([False,  True], dtype=bool)
     """
     x = asarray_arg("isneginf", x)
+    _check_kinds("isneginf", x, _NUMERIC - {"c"} | {"b"})
     return logical_and(isinf(x), less(x, 0))
 
 
-def _full_bool(shape, value):
-    return broadcast_to_shape(Array(np.asarray(value)), shape)
+def _full_bool(x, value):
+    """A bool array of ``x``'s shape (weak when ``x`` is, like every elementwise result)."""
+    return broadcast_to_shape(Array(np.asarray(value), x.weak_type), x.shape)
 
 
 def signbit(x, /):
@@ -578,7 +664,7 @@ def signbit(x, /):
     x = asarray_arg("signbit", x)
     _check_kinds("signbit", x, _NUMERIC - {"c"} | {"b"})
     if _kind(x.dtype) in "bu":
-        return _full_bool(x.shape, False)
+        return _full_bool(x, False)
     if _kind(x.dtype) == "i":
         return less(x, 0)
     bits = np.dtype(f"i{x.dtype.itemsize}")
@@ -595,9 +681,7 @@ def copysign(x, y, /):
         Array([-1., -2.], dtype=float32)
     """
     x, y = promote_args("copysign", x, y)
-    if not dtypes.is_inexact(x.dtype):
-        dt = to_inexact_dtype(x.dtype)
-        x, y = convert(x, dt), convert(y, dt)
+    x, y = _to_inexact(x), _to_inexact(y)
     _check_kinds("copysign", x, {"f"})
     magnitude = ew.abs_p.bind(x)
     return where(signbit(y), negative(magnitude), magnitude)
@@ -657,9 +741,8 @@ def logaddexp(x, y, /):
         Array(0.6931472, dtype=float32, weak_type=True)
     """
     x, y = promote_args("logaddexp", x, y)
-    if not dtypes.is_inexact(x.dtype):
-        dt = to_inexact_dtype(x.dtype)
-        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    _check_kinds("logaddexp", x, _NUMERIC - {"c"} | {"b"})
+    x, y = _to_inexact(x), _to_inexact(y)
     big = maximum(x, y)
     delta = subtract(x, y)
     # Equal infinities give delta = nan: the answer is then big itself.
@@ -674,6 +757,9 @@ def logaddexp2(x, y, /):
         >>> fnp.logaddexp2(1.0, 1.0)
         Array(2., dtype=float32, weak_type=True)
     """
+    x, y = promote_args("logaddexp2", x, y)
+    _check_kinds("logaddexp2", x, _NUMERIC - {"c"} | {"b"})
+    x, y = _to_inexact(x), _to_inexact(y)  # before scaling: int64 must give float64
     ln2 = math.log(2)
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
@@ -704,6 +790,8 @@ def heaviside(x1, x2, /):
         Array([0. , 0.5, 1. ], dtype=float32)
     """
     x1, x2 = promote_args("heaviside", x1, x2)
+    _check_kinds("heaviside", x1, _NUMERIC - {"c"} | {"b"})
+    x1, x2 = _to_inexact(x1), _to_inexact(x2)
     return where(less(x1, 0), 0, where(greater(x1, 0), 1, x2))
 
 
@@ -734,7 +822,7 @@ def imag(x, /):
     x = asarray_arg("imag", x)
     if dtypes.is_complex(x.dtype):
         return ew.imag_p.bind(x)
-    return broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    return broadcast_to_shape(Array(np.zeros((), x.dtype), x.weak_type), x.shape)
 
 
 def conjugate(x, /):
@@ -761,8 +849,7 @@ def angle(z, deg: bool = False):
         Array([1.5707964], dtype=float32)
     """
     z = asarray_arg("angle", z)
-    if not dtypes.is_inexact(z.dtype):
-        z = convert(z, to_inexact_dtype(z.dtype))
+    z = _to_inexact(z)
     out = arctan2(imag(z), real(z))
     return rad2deg(out) if deg else out
 
@@ -775,7 +862,7 @@ def _to_bool(op, x):
     x = asarray_arg(op, x)
     if x.dtype == np.bool_:
         return x
-    zero = broadcast_to_shape(Array(np.zeros((), x.dtype)), x.shape)
+    zero = _constant_like(x, 0)
     return ew.ne_p.bind(x, zero)
 
 
@@ -819,9 +906,23 @@ bitwise_not = _unary_same("bitwise_not", ew.not_p, _BOOL_INT, "Elementwise bitwi
                           ("fnp.bitwise_not(fnp.array([0]))", "Array([-1], dtype=int32)"))
 invert = bitwise_not
 bitwise_invert = bitwise_not
-bitwise_count = _unary_same("bitwise_count", ew.population_count_p, _INT,
-                            "Number of set bits in each element.",
-                            ("fnp.bitwise_count(fnp.array([7]))", "Array([3], dtype=int32)"))
+
+
+def bitwise_count(x, /):
+    """Number of set bits in each element (of ``|x|`` for signed integers), as uint8.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.bitwise_count(fnp.array([7, -7]))
+        Array([3, 3], dtype=uint8)
+    """
+    x = asarray_arg("bitwise_count", x)
+    _check_kinds("bitwise_count", x, _BOOL_INT)
+    if x.dtype != np.bool_:
+        if _kind(x.dtype) == "i":
+            x = ew.abs_p.bind(x)  # NumPy counts the bits of the magnitude
+        x = ew.population_count_p.bind(x)
+    return convert(x, dtypes.uint8)
 
 
 def left_shift(x, y, /):
@@ -833,7 +934,8 @@ def left_shift(x, y, /):
         Array([8], dtype=int32)
     """
     x, y = promote_args("left_shift", x, y)
-    _check_kinds("left_shift", x, _INT)
+    _check_kinds("left_shift", x, _BOOL_INT)
+    x, y = _bool_to_int(x), _bool_to_int(y)
     return ew.shift_left_p.bind(x, y)
 
 
@@ -846,7 +948,8 @@ def right_shift(x, y, /):
         Array([-4], dtype=int32)
     """
     x, y = promote_args("right_shift", x, y)
-    _check_kinds("right_shift", x, _INT)
+    _check_kinds("right_shift", x, _BOOL_INT)
+    x, y = _bool_to_int(x), _bool_to_int(y)
     prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
     return prim.bind(x, y)
 
@@ -867,7 +970,7 @@ def where(condition, x=None, y=None, /):
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.where(fnp.arange(4) > 1, 1.0, 0.0)
-        Array([0., 0., 1., 1.], dtype=float32)
+        Array([0., 0., 1., 1.], dtype=float32, weak_type=True)
     """
     if x is None and y is None:
         from funcarray.numpy._indexing import nonzero
@@ -892,6 +995,9 @@ def clip(arr, min=None, max=None, /):  # noqa: A002 (JAX's names)
         Array([1, 1, 2, 3, 3], dtype=int32)
     """
     arr = asarray_arg("clip", arr)
+    for operand in (arr, min, max):
+        if operand is not None:
+            _check_kinds("clip", asarray_arg("clip", operand), _NUMERIC - {"c"} | {"b"})
     if min is not None:
         arr = maximum(arr, min)
     if max is not None:

@@ -1,2 +1,1177 @@
-"""Placeholder: being written."""
-__all__ = []
+"""Shape functions of ``funcarray.numpy``: reshaping, transposing, joining, splitting, padding.
+
+NumPy's semantics (negative axes, ``-1`` in shapes, Python slicing rules in ``split``, the pad
+modes) are resolved here, in Python, into the strict shape primitives of
+``funcarray.primitives.shape``. Everything that decides a result's shape (shapes, axes,
+section counts, pad widths, shifts, repeat counts) must be concrete; the array operands may be
+traced, so every function works eagerly and under every transform.
+
+Results keep the operand's weak type, as in JAX: ``fnp.flip(fnp.full(3, 1.0))`` is still
+weak-typed. Functions that join several arrays promote them to one dtype first.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.numpy._util import (
+    asarray_arg,
+    broadcast_to_shape,
+    canonicalize_axis,
+    convert,
+    is_array,
+)
+from funcarray.numpy._util import broadcast_shapes as _broadcast_shapes
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives.shape import (
+    broadcast_in_dim_p,
+    concatenate_p,
+    iota_p,
+    pad_p,
+    reshape_p,
+    rev_p,
+    slice_p,
+    squeeze_p,
+    transpose_p,
+)
+from funcarray.transforms.core import ConcretizationError, Tracer
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
+    "swapaxes", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays",
+    "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "concat",
+    "stack", "vstack", "hstack", "dstack", "column_stack", "split", "array_split", "vsplit",
+    "hsplit", "dsplit", "pad", "flip", "fliplr", "flipud", "rot90", "roll", "tile", "repeat",
+    "tril", "triu", "diagonal", "trace", "diag",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Concrete arguments: ints, shapes, axes
+# --------------------------------------------------------------------------------------------
+
+def _concrete_int(op: str, value, what: str) -> int:
+    """``value`` as a Python int; a traced value raises the usual concretization error."""
+    try:
+        return int(operator.index(value))
+    except ConcretizationError:
+        raise
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an integer, got {value!r}") from None
+
+
+def _is_single_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) or (
+        getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
+
+
+def _int_tuple(op: str, value, what: str) -> tuple:
+    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
+    if _is_single_int(value):
+        return (_concrete_int(op, value, what),)
+    if isinstance(value, Tracer):
+        raise value._concretization_error(f"{op}: {what}")
+    try:
+        items = list(value)
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an int or a sequence of ints, "
+                                f"got {value!r}") from None
+    return tuple(_concrete_int(op, v, what) for v in items)
+
+
+def _axis(op: str, axis, shape, ndim: int | None = None) -> int:
+    """A possibly negative axis as a non-negative int: an axis of an array of ``shape``, or,
+    when ``ndim`` is given, of the ``ndim``-d result made from it (expand_dims, stack)."""
+    what = f"an array of shape {tuple(shape)}"
+    if ndim is None:
+        ndim = len(shape)
+    else:
+        what = f"the {ndim}-d result made from {what}"
+    try:
+        return canonicalize_axis(op, axis, ndim)
+    except ValueError:
+        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "it has no axes"
+        raise op_value_error(op, f"axis {axis} is out of bounds for {what} ({valid})") from None
+
+
+def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
+    """An int or a sequence of ints as a tuple of unique non-negative axes, in given order."""
+    out = tuple(_axis(op, a, shape, ndim) for a in _int_tuple(op, axes, "axis"))
+    if len(set(out)) != len(out):
+        raise op_value_error(op, f"repeated axis in {axes} for an array of shape "
+                                 f"{tuple(shape)}")
+    return out
+
+
+def _shape_list(arrays) -> str:
+    return ", ".join(str(tuple(a.shape)) for a in arrays)
+
+
+# --------------------------------------------------------------------------------------------
+# Thin wrappers over the primitives that skip no-op binds
+# --------------------------------------------------------------------------------------------
+
+def _reshape(x, shape: tuple):
+    return x if x.shape == shape else reshape_p.bind(x, new_sizes=shape)
+
+
+def _transpose(x, perm: tuple):
+    if perm == tuple(range(x.ndim)):
+        return x
+    return transpose_p.bind(x, permutation=perm)
+
+
+def _rev(x, axes: tuple):
+    axes = tuple(a for a in axes if x.shape[a] > 1)  # reversing 0 or 1 element is a no-op
+    return rev_p.bind(x, dimensions=axes) if axes else x
+
+
+def _concatenate(arrays, axis: int):
+    return arrays[0] if len(arrays) == 1 else concatenate_p.bind(*arrays, dimension=axis)
+
+
+def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
+    """``x[..., start:stop:step, ...]`` along ``axis`` with 0 <= start <= stop <= size."""
+    if start == 0 and stop == x.shape[axis] and step == 1:
+        return x
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, stop
+    strides = None
+    if step != 1:
+        strides = [1] * x.ndim
+        strides[axis] = step
+        strides = tuple(strides)
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=strides)
+
+
+def _broadcast_along(x, axis: int, count: int):
+    """Broadcast ``x`` (of size 1 along ``axis``) to size ``count`` along ``axis``."""
+    shape = list(x.shape)
+    shape[axis] = count
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(range(x.ndim)))
+
+
+def _insert_axis(x, axis: int):
+    """A new axis of size 1 at ``axis`` of the result."""
+    shape = x.shape[:axis] + (1,) + x.shape[axis:]
+    dims = tuple(d if d < axis else d + 1 for d in range(x.ndim))
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
+
+
+def _unstack(x):
+    """The sub-arrays ``x[0], x[1], ...`` along the first axis."""
+    return [_reshape(_slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
+
+
+def _scalar(value, dtype, weak: bool) -> Array:
+    return Array(np.asarray(value, dtype), weak)
+
+
+def _promote_all(op: str, arrays, dtype=None) -> list:
+    """Convert every array to one dtype: ``dtype`` if given, else their promoted type."""
+    if dtype is not None:
+        target, weak = dtypes.canonicalize_dtype(dtype), False
+    else:
+        try:
+            target, weak = dtypes.result_type(*arrays, return_weak_type=True)
+        except TypeError as exc:
+            raise op_type_error(op, str(exc)) from None
+    return [convert(a, target, weak) for a in arrays]
+
+
+# --------------------------------------------------------------------------------------------
+# Reshaping
+# --------------------------------------------------------------------------------------------
+
+def _resolve_shape(op: str, size: int, old_shape, shape: tuple) -> tuple:
+    """Fill in a ``-1`` entry of ``shape`` and check the element count."""
+    unknown = [i for i, d in enumerate(shape) if d == -1]
+    if len(unknown) > 1 or any(d < -1 for d in shape):
+        raise op_value_error(op, f"invalid shape {shape}: give non-negative sizes and at most "
+                                 f"one -1 (an inferred size)")
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if unknown:
+        if known == 0 or size % known:
+            raise op_value_error(op, f"cannot reshape an array of shape {tuple(old_shape)} "
+                                     f"({size} elements) into shape {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    elif known != size:
+        raise op_value_error(op, f"cannot reshape an array of shape {tuple(old_shape)} "
+                                 f"({size} elements) into shape {shape} ({known} elements)")
+    return shape
+
+
+def _reshape_in_order(op: str, a, shape, order: str):
+    a = asarray_arg(op, a)
+    shape = _resolve_shape(op, a.size, a.shape, _int_tuple(op, shape, "shape"))
+    if order == "C":
+        return _reshape(a, shape)
+    if order == "F":
+        # Column-major reshape = reverse the axes, reshape row-major, reverse back.
+        reversed_a = _transpose(a, tuple(reversed(range(a.ndim))))
+        out = _reshape(reversed_a, shape[::-1])
+        return _transpose(out, tuple(reversed(range(len(shape)))))
+    raise op_value_error(op, f"order must be 'C' or 'F', got {order!r}")
+
+
+def reshape(a, shape, order="C"):
+    """Give ``a`` a new shape with the same number of elements; one size may be ``-1``.
+
+    ``order="F"`` reads and writes the elements in column-major order.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.reshape(fnp.arange(6), (2, -1))
+        Array([[0, 1, 2],
+               [3, 4, 5]], dtype=int32)
+    """
+    return _reshape_in_order("reshape", a, shape, order)
+
+
+def ravel(a, order="C"):
+    """The elements of ``a`` as a 1-d array (row-major, or column-major with ``order="F"``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ravel(fnp.arange(4).reshape(2, 2), order="F")
+        Array([0, 2, 1, 3], dtype=int32)
+    """
+    return _reshape_in_order("ravel", a, (-1,), order)
+
+
+def _permute(op: str, a, axes):
+    a = asarray_arg(op, a)
+    if axes is None:
+        return _transpose(a, tuple(reversed(range(a.ndim))))
+    axes = _int_tuple(op, axes, "axes")
+    if len(axes) != a.ndim:
+        raise op_value_error(op, f"axes {axes} must list each of the {a.ndim} axes of the "
+                                 f"array of shape {a.shape} once")
+    return _transpose(a, _axes(op, axes, a.shape))
+
+
+def transpose(a, axes=None):
+    """Permute the axes of ``a``: reverse them by default, or put axis ``axes[i]`` at ``i``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.transpose(fnp.zeros((2, 3, 4)), (1, 0, -1)).shape
+        (3, 2, 4)
+    """
+    return _permute("transpose", a, axes)
+
+
+def permute_dims(a, /, axes):
+    """Array API name of ``transpose(a, axes)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.permute_dims(fnp.zeros((2, 3)), (1, 0)).shape
+        (3, 2)
+    """
+    return _permute("permute_dims", a, axes)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes (a stack of matrices transposed); ``x.mT`` calls this.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.matrix_transpose(fnp.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
+    x = asarray_arg("matrix_transpose", x)
+    if x.ndim < 2:
+        raise op_value_error("matrix_transpose", f"needs an array of at least 2 dimensions, "
+                                                 f"got shape {x.shape}")
+    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
+    return _transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    """Move axes ``source`` to positions ``destination``; the other axes keep their order.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.moveaxis(fnp.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
+    a = asarray_arg("moveaxis", a)
+    source = _axes("moveaxis", source, a.shape)
+    destination = _axes("moveaxis", destination, a.shape)
+    if len(source) != len(destination):
+        raise op_value_error("moveaxis", f"source {source} and destination {destination} must "
+                                         f"have the same number of axes")
+    order = [d for d in range(a.ndim) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _transpose(a, tuple(order))
+
+
+def swapaxes(a, axis1, axis2):
+    """Exchange two axes of ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.swapaxes(fnp.zeros((2, 3, 4)), 0, 2).shape
+        (4, 3, 2)
+    """
+    a = asarray_arg("swapaxes", a)
+    perm = list(range(a.ndim))
+    i, j = _axis("swapaxes", axis1, a.shape), _axis("swapaxes", axis2, a.shape)
+    perm[i], perm[j] = perm[j], perm[i]
+    return _transpose(a, tuple(perm))
+
+
+def expand_dims(a, axis):
+    """Insert axes of size 1 at positions ``axis`` (an int or a tuple) of the result.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.expand_dims(fnp.zeros((2, 3)), (0, -1)).shape
+        (1, 2, 3, 1)
+    """
+    a = asarray_arg("expand_dims", a)
+    requested = _int_tuple("expand_dims", axis, "axis")
+    out_ndim = a.ndim + len(requested)
+    new_axes = _axes("expand_dims", requested, a.shape, out_ndim)
+    if not new_axes:
+        return a
+    kept = tuple(d for d in range(out_ndim) if d not in new_axes)
+    shape = [1] * out_ndim
+    for operand_dim, result_dim in enumerate(kept):
+        shape[result_dim] = a.shape[operand_dim]
+    return broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=kept)
+
+
+def squeeze(a, axis=None):
+    """Remove axes of size 1: all of them, or only those in ``axis`` (which must be size 1).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.squeeze(fnp.zeros((1, 3, 1)), axis=0).shape
+        (3, 1)
+    """
+    a = asarray_arg("squeeze", a)
+    if axis is None:
+        axes = tuple(d for d, size in enumerate(a.shape) if size == 1)
+    else:
+        axes = _axes("squeeze", axis, a.shape)
+        for d in axes:
+            if a.shape[d] != 1:
+                raise op_value_error(
+                    "squeeze", f"cannot remove axis {d} of an array of shape {a.shape}: it has "
+                               f"size {a.shape[d]}, not 1")
+    return squeeze_p.bind(a, dimensions=tuple(sorted(axes))) if axes else a
+
+
+# --------------------------------------------------------------------------------------------
+# Broadcasting
+# --------------------------------------------------------------------------------------------
+
+def broadcast_shapes(*shapes):
+    """The shape that arrays of ``shapes`` broadcast to (NumPy's rules).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.broadcast_shapes((2, 1), (3,))
+        (2, 3)
+    """
+    shapes = [_int_tuple("broadcast_shapes", s, "shape") for s in shapes]
+    return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
+
+
+def broadcast_to(array, shape):
+    """Broadcast ``array`` to ``shape`` (NumPy's rules: trailing axes match or are 1).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.broadcast_to(fnp.arange(3), (2, 3))
+        Array([[0, 1, 2],
+               [0, 1, 2]], dtype=int32)
+    """
+    array = asarray_arg("broadcast_to", array)
+    shape = _int_tuple("broadcast_to", shape, "shape")
+    lead = len(shape) - array.ndim
+    fits = lead >= 0 and all(d >= 0 for d in shape) and all(
+        size in (1, target) for size, target in zip(array.shape, shape[lead:]))
+    if not fits:
+        raise op_value_error(
+            "broadcast_to", f"cannot broadcast an array of shape {array.shape} to shape "
+                            f"{shape}: each trailing axis must match the target or be 1")
+    return broadcast_to_shape(array, shape)
+
+
+def broadcast_arrays(*args):
+    """Broadcast all arguments to their common shape; returns a list.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> [x.shape for x in fnp.broadcast_arrays(fnp.zeros(3), fnp.zeros((2, 1)))]
+        [(2, 3), (2, 3)]
+    """
+    arrays = [asarray_arg("broadcast_arrays", a) for a in args]
+    if not arrays:
+        return []
+    shape = _broadcast_shapes("broadcast_arrays", *(a.shape for a in arrays))
+    return [broadcast_to_shape(a, shape) for a in arrays]
+
+
+def _at_least(op: str, arys, lift):
+    outs = [lift(asarray_arg(op, a)) for a in arys]
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _to_1d(x):
+    return _reshape(x, (1,)) if x.ndim == 0 else x
+
+
+def _to_2d(x):
+    return _reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+
+
+def _to_3d(x):
+    if x.ndim == 0:
+        return _reshape(x, (1, 1, 1))
+    if x.ndim == 1:
+        return _reshape(x, (1, x.shape[0], 1))
+    return _reshape(x, x.shape + (1,)) if x.ndim == 2 else x
+
+
+def atleast_1d(*arys):
+    """View each argument with at least one dimension (a list when given several).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.atleast_1d(3.0)
+        Array([3.], dtype=float32, weak_type=True)
+    """
+    return _at_least("atleast_1d", arys, _to_1d)
+
+
+def atleast_2d(*arys):
+    """View each argument with at least two dimensions: ``(N,)`` becomes ``(1, N)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.atleast_2d(fnp.arange(3)).shape
+        (1, 3)
+    """
+    return _at_least("atleast_2d", arys, _to_2d)
+
+
+def atleast_3d(*arys):
+    """View each argument with at least three dimensions: ``(N,)`` becomes ``(1, N, 1)`` and
+    ``(M, N)`` becomes ``(M, N, 1)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.atleast_3d(fnp.zeros((2, 3))).shape
+        (2, 3, 1)
+    """
+    return _at_least("atleast_3d", arys, _to_3d)
+
+
+# --------------------------------------------------------------------------------------------
+# Joining
+# --------------------------------------------------------------------------------------------
+
+def _is_array_like(x) -> bool:
+    return is_array(x) or isinstance(x, np.ndarray)
+
+
+def _join_array(op: str, a, axis, dtype, joiner):
+    """``concatenate``/``stack`` of an array: join its sub-arrays along the first axis."""
+    a = asarray_arg(op, a)
+    if dtype is not None:
+        a = convert(a, dtypes.canonicalize_dtype(dtype))
+    if a.ndim == 0:
+        raise op_value_error(op, "needs a sequence of arrays; got a 0-d array")
+    return joiner(_unstack(a), axis)
+
+
+def _concatenate_arrays(op: str, arrays, axis, dtype=None):
+    arrays = [asarray_arg(op, a) for a in arrays]
+    if not arrays:
+        raise op_value_error(op, "needs at least one array to concatenate")
+    if axis is None:
+        arrays = [_reshape(a, (a.size,)) for a in arrays]
+        axis = 0
+    arrays = _promote_all(op, arrays, dtype)
+    first = arrays[0]
+    if any(a.ndim == 0 for a in arrays):
+        raise op_value_error(op, f"0-d arrays cannot be concatenated (shapes "
+                                 f"{_shape_list(arrays)}); use stack, or atleast_1d first")
+    if any(a.ndim != first.ndim for a in arrays):
+        raise op_value_error(op, f"all arrays must have the same number of dimensions, got "
+                                 f"shapes {_shape_list(arrays)}")
+    axis = _axis(op, axis, first.shape)
+    for a in arrays:
+        if any(s != t for d, (s, t) in enumerate(zip(a.shape, first.shape)) if d != axis):
+            raise op_value_error(op, f"array shapes must match except along axis {axis}, got "
+                                     f"shapes {_shape_list(arrays)}")
+    return _concatenate(arrays, axis)
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """Join arrays along an existing axis (``axis=None`` flattens them first).
+
+    The arrays are promoted to one dtype (or converted to ``dtype``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.concatenate([fnp.arange(2), fnp.array([2.5])])
+        Array([0. , 1. , 2.5], dtype=float32)
+    """
+    if _is_array_like(arrays):
+        return _join_array("concatenate", arrays, axis, dtype,
+                           lambda parts, ax: _concatenate_arrays("concatenate", parts, ax))
+    return _concatenate_arrays("concatenate", arrays, axis, dtype)
+
+
+def concat(arrays, /, *, axis=0):
+    """Array API name of ``concatenate``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.concat([fnp.zeros((1, 2)), fnp.ones((1, 2))], axis=1).shape
+        (1, 4)
+    """
+    return _concatenate_arrays("concat", arrays, axis)
+
+
+def _stack_arrays(op: str, arrays, axis, dtype=None):
+    arrays = [asarray_arg(op, a) for a in arrays]
+    if not arrays:
+        raise op_value_error(op, "needs at least one array to stack")
+    if any(a.shape != arrays[0].shape for a in arrays):
+        raise op_value_error(op, f"all arrays must have the same shape, got shapes "
+                                 f"{_shape_list(arrays)}")
+    arrays = _promote_all(op, arrays, dtype)
+    axis = _axis(op, axis, arrays[0].shape, arrays[0].ndim + 1)
+    return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """Join arrays of one shape along a new axis (promoting them to one dtype).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.stack([fnp.arange(3), fnp.arange(3)], axis=1).shape
+        (3, 2)
+    """
+    if out is not None:
+        raise op_value_error("stack", "out= is not supported: funcarray arrays are immutable")
+    if _is_array_like(arrays):
+        return _join_array("stack", arrays, axis, dtype,
+                           lambda parts, ax: _stack_arrays("stack", parts, ax))
+    return _stack_arrays("stack", arrays, axis, dtype)
+
+
+def _sequence(op: str, tup) -> list:
+    return _unstack(asarray_arg(op, tup)) if _is_array_like(tup) else list(tup)
+
+
+def vstack(tup, dtype=None):
+    """Stack arrays vertically: 1-d arrays become rows, then join along axis 0.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.vstack([fnp.arange(2), fnp.arange(2)])
+        Array([[0, 1],
+               [0, 1]], dtype=int32)
+    """
+    arrays = [_to_2d(asarray_arg("vstack", a)) for a in _sequence("vstack", tup)]
+    return _concatenate_arrays("vstack", arrays, 0, dtype)
+
+
+def hstack(tup, dtype=None):
+    """Stack arrays horizontally: along axis 0 for 1-d arrays, else along axis 1.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.hstack([fnp.arange(2), fnp.arange(3)])
+        Array([0, 1, 0, 1, 2], dtype=int32)
+    """
+    arrays = [_to_1d(asarray_arg("hstack", a)) for a in _sequence("hstack", tup)]
+    axis = 0 if arrays and arrays[0].ndim == 1 else 1
+    return _concatenate_arrays("hstack", arrays, axis, dtype)
+
+
+def dstack(tup, dtype=None):
+    """Stack arrays along the third axis (after making them at least 3-d).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.dstack([fnp.zeros((2, 3)), fnp.ones((2, 3))]).shape
+        (2, 3, 2)
+    """
+    arrays = [_to_3d(asarray_arg("dstack", a)) for a in _sequence("dstack", tup)]
+    return _concatenate_arrays("dstack", arrays, 2, dtype)
+
+
+def column_stack(tup):
+    """Stack 1-d arrays as columns of a 2-d array (2-d arrays are joined as they are).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.column_stack([fnp.arange(2), fnp.arange(2)])
+        Array([[0, 0],
+               [1, 1]], dtype=int32)
+    """
+    arrays = [asarray_arg("column_stack", a) for a in _sequence("column_stack", tup)]
+    arrays = [_reshape(a, (a.size, 1)) if a.ndim < 2 else a for a in arrays]
+    return _concatenate_arrays("column_stack", arrays, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Splitting
+# --------------------------------------------------------------------------------------------
+
+def _split(op: str, ary, indices_or_sections, axis, equal: bool):
+    ary = asarray_arg(op, ary)
+    axis = _axis(op, axis, ary.shape)
+    size = ary.shape[axis]
+    if _is_single_int(indices_or_sections):
+        sections = _concrete_int(op, indices_or_sections, "the number of sections")
+        if sections <= 0:
+            raise op_value_error(op, f"the number of sections must be positive, got {sections}")
+        if equal and size % sections:
+            raise op_value_error(
+                op, f"an axis of size {size} (array shape {ary.shape}, axis {axis}) cannot be "
+                    f"split into {sections} equal sections; use array_split for unequal ones")
+        each, extra = divmod(size, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        bounds = np.cumsum([0, *sizes]).tolist()
+        pieces = zip(bounds[:-1], bounds[1:])
+    else:
+        points = [0, *_int_tuple(op, indices_or_sections, "indices_or_sections"), size]
+        # NumPy splits with Python slicing: negative indices count from the end, and
+        # out-of-range or decreasing indices give empty pieces.
+        pieces = []
+        for start, stop in zip(points[:-1], points[1:]):
+            start, stop, _ = builtins.slice(start, stop).indices(size)
+            pieces.append((start, max(start, stop)))
+    return [_slice_axis(ary, axis, start, stop) for start, stop in pieces]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Split into equal sections (an int) or at the given indices along ``axis``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.split(fnp.arange(5), [1, 3])
+        [Array([0], dtype=int32), Array([1, 2], dtype=int32), Array([3, 4], dtype=int32)]
+    """
+    return _split("split", ary, indices_or_sections, axis, equal=True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like ``split``, but ``n`` sections need not be equal: the first ones are one longer.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> [x.shape for x in fnp.array_split(fnp.arange(5), 3)]
+        [(2,), (2,), (1,)]
+    """
+    return _split("array_split", ary, indices_or_sections, axis, equal=False)
+
+
+def _split_min_ndim(op: str, ary, indices_or_sections, min_ndim: int, axis: int):
+    ary = asarray_arg(op, ary)
+    if ary.ndim < min_ndim:
+        raise op_value_error(op, f"needs an array of at least {min_ndim} dimensions, got shape "
+                                 f"{ary.shape}")
+    return _split(op, ary, indices_or_sections, axis, equal=True)
+
+
+def vsplit(ary, indices_or_sections):
+    """``split`` along axis 0 of an array of at least 2 dimensions.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> [x.shape for x in fnp.vsplit(fnp.zeros((4, 2)), 2)]
+        [(2, 2), (2, 2)]
+    """
+    return _split_min_ndim("vsplit", ary, indices_or_sections, 2, 0)
+
+
+def hsplit(ary, indices_or_sections):
+    """``split`` along axis 1 (axis 0 for 1-d arrays).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> [x.shape for x in fnp.hsplit(fnp.zeros((2, 4)), 2)]
+        [(2, 2), (2, 2)]
+    """
+    axis = 0 if _ndim_of(ary) == 1 else 1
+    return _split_min_ndim("hsplit", ary, indices_or_sections, 1, axis)
+
+
+def dsplit(ary, indices_or_sections):
+    """``split`` along axis 2 of an array of at least 3 dimensions.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> [x.shape for x in fnp.dsplit(fnp.zeros((1, 1, 4)), 2)]
+        [(1, 1, 2), (1, 1, 2)]
+    """
+    return _split_min_ndim("dsplit", ary, indices_or_sections, 3, 2)
+
+
+def _ndim_of(a) -> int:
+    return len(a.shape) if hasattr(a, "shape") else np.ndim(a)
+
+
+# --------------------------------------------------------------------------------------------
+# Padding
+# --------------------------------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_widths(pad_width, shape) -> tuple:
+    """NumPy's pad_width forms (``n``, ``(before, after)``, one pair per axis...) as one
+    ``(before, after)`` pair per axis."""
+    try:
+        widths = np.asarray(pad_width)
+    except ValueError:
+        widths = None  # ragged nested sequences
+    if widths is None or (widths.size and widths.dtype.kind not in "iu"):
+        raise op_type_error("pad", f"pad_width must be an int or (nested) sequence of ints, "
+                                   f"got {pad_width!r}")
+    try:
+        widths = np.broadcast_to(widths.astype(np.int64), (len(shape), 2))
+    except ValueError:
+        raise op_value_error(
+            "pad", f"pad_width {pad_width!r} does not fit an array of shape {tuple(shape)}: "
+                   f"give an int, a (before, after) pair, or one pair per axis") from None
+    if (widths < 0).any():
+        raise op_value_error("pad", f"pad_width must not be negative, got {pad_width!r}")
+    return tuple((int(before), int(after)) for before, after in widths)
+
+
+def _pad_constant(x, widths, constant_values):
+    values = asarray_arg("pad", constant_values)
+    if values.ndim == 0:
+        if not any(before or after for before, after in widths):
+            return x
+        value = convert(values, x.dtype, x.weak_type)
+        config = tuple((before, after, 0) for before, after in widths)
+        return pad_p.bind(x, value, padding_config=config)
+    # One (before, after) value per axis; later axes overwrite the corners, as in NumPy.
+    fits = values.ndim <= 2 and all(
+        size in (1, target) for size, target in zip(values.shape[::-1], (2, x.ndim)))
+    if not fits:
+        raise op_value_error(
+            "pad", f"constant_values of shape {values.shape} does not fit an array of shape "
+                   f"{x.shape}: give a scalar, a (before, after) pair, or one pair per axis")
+    values = broadcast_to_shape(values, (x.ndim, 2))
+    for axis, pair in enumerate(widths):
+        for side, width in enumerate(pair):
+            if not width:
+                continue
+            value = slice_p.bind(values, start_indices=(axis, side),
+                                 limit_indices=(axis + 1, side + 1), strides=None)
+            value = convert(_reshape(value, ()), x.dtype, x.weak_type)
+            config = [(0, 0, 0)] * x.ndim
+            config[axis] = (width, 0, 0) if side == 0 else (0, width, 0)
+            x = pad_p.bind(x, value, padding_config=tuple(config))
+    return x
+
+
+def _pad_edge(x, axis: int, before: int, after: int):
+    size = x.shape[axis]
+    parts = []
+    if before:
+        parts.append(_broadcast_along(_slice_axis(x, axis, 0, 1), axis, before))
+    parts.append(x)
+    if after:
+        parts.append(_broadcast_along(_slice_axis(x, axis, size - 1, size), axis, after))
+    return _concatenate(parts, axis)
+
+
+def _pad_periodic(x, axis: int, before: int, after: int, mode: str):
+    """Pad modes ``wrap``, ``symmetric`` and ``reflect`` extend ``x`` periodically along
+    ``axis``; build one period, repeat it, and cut out the padded window."""
+    size = x.shape[axis]
+    if mode == "wrap" or (mode == "reflect" and size == 1):
+        period = x  # wrap: x0 x1 x2 | x0 x1 x2 ...
+    elif mode == "symmetric":
+        period = _concatenate([x, _rev(x, (axis,))], axis)  # x0 x1 x2 x2 x1 x0
+    else:
+        inner = _slice_axis(x, axis, 1, size - 1)
+        period = _concatenate([x, _rev(inner, (axis,))], axis)  # x0 x1 x2 x1
+    length = period.shape[axis]
+    total = before + size + after
+    offset = -before % length  # result[i] = period[(i - before) mod length]
+    copies = -(-(offset + total) // length)
+    tiled = _concatenate([period] * copies, axis)
+    return _slice_axis(tiled, axis, offset, offset + total)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
+    """Pad an array; ``mode`` is ``constant`` (default), ``edge``, ``reflect``,
+    ``symmetric``, ``wrap`` or ``empty`` (same as ``constant``: arrays are never
+    uninitialised).
+
+    ``pad_width`` is ``n``, ``(before, after)`` or one ``(before, after)`` pair per axis, as in
+    NumPy; so is ``constant_values``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.pad(fnp.arange(1, 4), (2, 1), mode="reflect")
+        Array([3, 2, 1, 2, 3, 2], dtype=int32)
+    """
+    x = asarray_arg("pad", array)
+    widths = _pad_widths(pad_width, x.shape)
+    if mode not in _PAD_MODES:
+        raise op_value_error("pad", f"mode {mode!r} is not supported; use one of "
+                                    f"{', '.join(_PAD_MODES)}")
+    reflect_type = kwargs.pop("reflect_type", "even") if mode in ("reflect", "symmetric") else (
+        "even")
+    if kwargs:
+        raise op_type_error("pad", f"unexpected keyword arguments {sorted(kwargs)} for mode "
+                                   f"{mode!r}")
+    if reflect_type != "even":
+        raise op_value_error("pad", f"reflect_type {reflect_type!r} is not supported; only "
+                                    f"'even' is")
+    if mode in ("constant", "empty"):
+        return _pad_constant(x, widths, 0 if mode == "empty" else constant_values)
+    for axis, (before, after) in enumerate(widths):
+        if not (before or after):
+            continue
+        if x.shape[axis] == 0:
+            raise op_value_error("pad", f"cannot pad the empty axis {axis} of an array of shape "
+                                        f"{x.shape} with mode {mode!r}; use mode='constant'")
+        if mode == "edge":
+            x = _pad_edge(x, axis, before, after)
+        else:
+            x = _pad_periodic(x, axis, before, after, mode)
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# Rearranging
+# --------------------------------------------------------------------------------------------
+
+def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (all axes by default).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.flip(fnp.arange(3))
+        Array([2, 1, 0], dtype=int32)
+    """
+    m = asarray_arg("flip", m)
+    axes = tuple(range(m.ndim)) if axis is None else _axes("flip", axis, m.shape)
+    return _rev(m, axes)
+
+
+def _flip_min_ndim(op: str, m, min_ndim: int, axis: int):
+    m = asarray_arg(op, m)
+    if m.ndim < min_ndim:
+        raise op_value_error(op, f"needs an array of at least {min_ndim} dimension(s), got "
+                                 f"shape {m.shape}")
+    return _rev(m, (axis,))
+
+
+def fliplr(m):
+    """Reverse the columns (axis 1) of an array of at least 2 dimensions.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fliplr(fnp.arange(4).reshape(2, 2))
+        Array([[1, 0],
+               [3, 2]], dtype=int32)
+    """
+    return _flip_min_ndim("fliplr", m, 2, 1)
+
+
+def flipud(m):
+    """Reverse the rows (axis 0) of an array of at least 1 dimension.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.flipud(fnp.arange(3))
+        Array([2, 1, 0], dtype=int32)
+    """
+    return _flip_min_ndim("flipud", m, 1, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the first axis toward
+    the second.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.rot90(fnp.arange(4).reshape(2, 2))
+        Array([[1, 3],
+               [0, 2]], dtype=int32)
+    """
+    m = asarray_arg("rot90", m)
+    axes = _int_tuple("rot90", axes, "axes")
+    if len(axes) != 2 or m.ndim < 2:
+        raise op_value_error("rot90", f"needs two axes of an array of at least 2 dimensions, "
+                                      f"got axes={axes} for shape {m.shape}")
+    first, second = _axes("rot90", axes, m.shape)
+    k = _concrete_int("rot90", k, "k") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return _rev(m, (first, second))
+    perm = list(range(m.ndim))
+    perm[first], perm[second] = second, first
+    if k == 1:
+        return _transpose(_rev(m, (second,)), tuple(perm))
+    return _rev(_transpose(m, tuple(perm)), (second,))
+
+
+def roll(a, shift, axis=None):
+    """Shift elements cyclically along ``axis`` (of the flattened array when None).
+
+    ``shift`` and ``axis`` may be tuples (broadcast against each other); shifts must be
+    concrete.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.roll(fnp.arange(5), 2)
+        Array([3, 4, 0, 1, 2], dtype=int32)
+    """
+    a = asarray_arg("roll", a)
+    if axis is None:
+        return _reshape(roll(_reshape(a, (a.size,)), shift, 0), a.shape)
+    shifts = _int_tuple("roll", shift, "shift")
+    axes = tuple(_axis("roll", ax, a.shape) for ax in _int_tuple("roll", axis, "axis"))
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        raise op_value_error("roll", f"shift {shifts} and axis {axes} must have the same "
+                                     f"length (or one of them length 1)")
+    count = max(len(shifts), len(axes))
+    total = [0] * a.ndim
+    for s, ax in zip(shifts * (count // len(shifts)), axes * (count // len(axes))):
+        total[ax] += s
+    for ax, s in enumerate(total):
+        size = a.shape[ax]
+        if size and s % size:
+            cut = size - s % size
+            a = _concatenate([_slice_axis(a, ax, cut, size), _slice_axis(a, ax, 0, cut)], ax)
+    return a
+
+
+def tile(A, reps):
+    """Repeat the whole array ``reps`` times along each axis.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.tile(fnp.arange(2), (2, 2))
+        Array([[0, 1, 0, 1],
+               [0, 1, 0, 1]], dtype=int32)
+    """
+    A = asarray_arg("tile", A)
+    reps = _int_tuple("tile", reps, "reps")
+    if any(r < 0 for r in reps):
+        raise op_value_error("tile", f"reps must not be negative, got {reps}")
+    ndim = max(len(reps), A.ndim)
+    shape = (1,) * (ndim - A.ndim) + A.shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    # Broadcast to (r0, s0, r1, s1, ...) and merge each pair of axes: one copy per repeat.
+    interleaved = tuple(n for pair in zip(reps, shape) for n in pair)
+    tiled = broadcast_in_dim_p.bind(_reshape(A, shape), shape=interleaved,
+                                    broadcast_dimensions=tuple(range(1, 2 * ndim, 2)))
+    return _reshape(tiled, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def _repeat_counts(repeats, size: int):
+    """Repeat counts as an int (one for every element) or a list of ``size`` ints."""
+    if isinstance(repeats, Tracer):
+        raise op_type_error(
+            "repeat", f"repeats must be concrete (the result's size depends on them), got a "
+                      f"traced array {repeats.aval}")
+    if _is_single_int(repeats):
+        counts = _concrete_int("repeat", repeats, "repeats")
+    else:
+        counts = list(_int_tuple("repeat", repeats, "repeats"))
+        if len(counts) == 1:
+            counts = counts[0]
+        elif len(counts) != size:
+            raise op_value_error("repeat", f"{len(counts)} repeat counts do not match an axis "
+                                           f"of size {size}")
+    if min(counts if isinstance(counts, list) else [counts], default=0) < 0:
+        raise op_value_error("repeat", f"repeats must not be negative, got {repeats!r}")
+    return counts
+
+
+def _repeat_each(x, axis: int, count: int):
+    """Every element along ``axis`` repeated ``count`` times, in place."""
+    spread = list(x.shape)
+    spread.insert(axis + 1, count)
+    dims = tuple(d if d <= axis else d + 1 for d in range(x.ndim))
+    out = broadcast_in_dim_p.bind(x, shape=tuple(spread), broadcast_dimensions=dims)
+    merged = list(x.shape)
+    merged[axis] *= count
+    return _reshape(out, tuple(merged))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeat each element ``repeats`` times along ``axis`` (of the flattened array when
+    None).
+
+    ``repeats`` is an int, or one concrete count per element. ``total_repeat_length``, as in
+    JAX, cuts the result to that length or extends it by repeating the last element.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.repeat(fnp.arange(3), [1, 0, 2])
+        Array([0, 2, 2], dtype=int32)
+    """
+    a = asarray_arg("repeat", a)
+    if axis is None:
+        a, axis = _reshape(a, (a.size,)), 0
+    axis = _axis("repeat", axis, a.shape)
+    size = a.shape[axis]
+    counts = _repeat_counts(repeats, size)
+    if total_repeat_length is not None:
+        total = _concrete_int("repeat", total_repeat_length, "total_repeat_length")
+        counts = [counts] * size if isinstance(counts, int) else counts
+        if counts and sum(counts) < total:
+            counts[-1] += total - sum(counts)
+    if isinstance(counts, int):
+        return _repeat_each(a, axis, counts)
+    if len(set(counts)) == 1:
+        out = _repeat_each(a, axis, counts[0])
+    else:
+        pieces = [_broadcast_along(_slice_axis(a, axis, i, i + 1), axis, c)
+                  for i, c in enumerate(counts) if c]
+        out = _concatenate(pieces, axis) if pieces else _slice_axis(a, axis, 0, 0)
+    if total_repeat_length is not None and out.shape[axis] > total:
+        out = _slice_axis(out, axis, 0, total)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Triangles and diagonals
+# --------------------------------------------------------------------------------------------
+
+def _triangle(op: str, m, k, lower: bool):
+    m = asarray_arg(op, m)
+    if m.ndim < 2:
+        raise op_value_error(op, f"needs an array of at least 2 dimensions, got shape "
+                                 f"{m.shape}")
+    rows_n, cols_n = m.shape[-2:]
+    # Clamping k keeps the int32 arithmetic exact without changing the mask.
+    k = min(max(_concrete_int(op, k, "k"), -rows_n - 1), cols_n + 1)
+    rows = iota_p.bind(dtype=dtypes.int32, shape=(rows_n, cols_n), dimension=0)
+    cols = iota_p.bind(dtype=dtypes.int32, shape=(rows_n, cols_n), dimension=1)
+    shifted = ew.add_p.bind(rows, broadcast_to_shape(_scalar(k, dtypes.int32, False),
+                                                     rows.shape))
+    # Keep element (i, j) where j - i <= k (lower) or j - i >= k (upper).
+    keep = ew.le_p.bind(cols, shifted) if lower else ew.ge_p.bind(cols, shifted)
+    keep = broadcast_in_dim_p.bind(keep, shape=m.shape,
+                                   broadcast_dimensions=(m.ndim - 2, m.ndim - 1))
+    zeros = broadcast_to_shape(_scalar(0, m.dtype, m.weak_type), m.shape)
+    return ew.select_n_p.bind(keep, zeros, m)
+
+
+def tril(m, k=0):
+    """The lower triangle of the last two axes: elements above the ``k``-th diagonal are 0.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.tril(fnp.ones((2, 2)))
+        Array([[1., 0.],
+               [1., 1.]], dtype=float32)
+    """
+    return _triangle("tril", m, k, lower=True)
+
+
+def triu(m, k=0):
+    """The upper triangle of the last two axes: elements below the ``k``-th diagonal are 0.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.triu(fnp.ones((2, 2)))
+        Array([[1., 1.],
+               [0., 1.]], dtype=float32)
+    """
+    return _triangle("triu", m, k, lower=False)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The ``offset``-th diagonal of the ``(axis1, axis2)`` planes, as the last axis.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.diagonal(fnp.arange(6).reshape(2, 3), offset=1)
+        Array([1, 5], dtype=int32)
+    """
+    a = asarray_arg("diagonal", a)
+    if a.ndim < 2:
+        raise op_value_error("diagonal", f"needs an array of at least 2 dimensions, got shape "
+                                         f"{a.shape}")
+    first, second = _axis("diagonal", axis1, a.shape), _axis("diagonal", axis2, a.shape)
+    if first == second:
+        raise op_value_error("diagonal", f"axis1 and axis2 must differ, both are {first} "
+                                         f"(array shape {a.shape})")
+    offset = _concrete_int("diagonal", offset, "offset")
+    rows, cols = a.shape[first], a.shape[second]
+    row0, col0 = min(max(-offset, 0), rows), min(max(offset, 0), cols)
+    length = max(0, min(rows - row0, cols - col0))
+    x = _transpose(a, (*(d for d in range(a.ndim) if d not in (first, second)), first, second))
+    batch = x.shape[:-2]
+    # The diagonal of an L x L block is every (L + 1)-th element of the block, flattened.
+    block = slice_p.bind(x, start_indices=(0,) * len(batch) + (row0, col0),
+                         limit_indices=batch + (row0 + length, col0 + length), strides=None)
+    flat = _reshape(block, batch + (length * length,))
+    return slice_p.bind(flat, start_indices=(0,) * (len(batch) + 1),
+                        limit_indices=flat.shape, strides=(1,) * len(batch) + (length + 1,))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum along the ``offset``-th diagonal (dtype rules of ``sum``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.trace(fnp.arange(4).reshape(2, 2))
+        Array(3, dtype=int32)
+    """
+    # Imported here: the reductions module is written beside this one and imports it.
+    from funcarray.numpy._reductions import sum as reduce_sum
+    if out is not None:
+        raise op_value_error("trace", "out= is not supported: funcarray arrays are immutable")
+    return reduce_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a 2-d array, or a 2-d array with 1-d ``v`` on its ``k``-th
+    diagonal.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.diag(fnp.array([1, 2]), k=1)
+        Array([[0, 1, 0],
+               [0, 0, 2],
+               [0, 0, 0]], dtype=int32)
+    """
+    v = asarray_arg("diag", v)
+    k = _concrete_int("diag", k, "k")
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise op_value_error("diag", f"needs a 1-d or 2-d array, got shape {v.shape}")
+    n = v.shape[0]
+    size = n + abs(k)
+    # Flattened, the result holds v[i] at i * (size + 1) + start: pad v with `size` zeros
+    # between elements and the rest at the ends.
+    start = k if k >= 0 else -k * size
+    end = size * size - start - (n + max(n - 1, 0) * size)
+    zero = _scalar(0, v.dtype, v.weak_type)
+    flat = pad_p.bind(v, zero, padding_config=((start, end, size),))
+    return _reshape(flat, (size, size))

@@ -5,7 +5,7 @@ A new elementwise operation is about three lines::
     tanh_p = unary("tanh", np.tanh, hlo="stablehlo.tanh", upcast_low_precision=True)
 
 The helpers fill the slots every member of the family shares (eager kernel wrapping, abstract
-evaluation, and the StableHLO op name that lowering uses); rules that differ per primitive
+evaluation, the batch rule, and the StableHLO op name that lowering uses); rules that differ per primitive
 (jvp, transpose) are set beside the primitive with ``@prim.def_jvp`` and friends.
 
 Eager kernels receive and return NumPy values and follow StableHLO semantics; ``impl`` wraps
@@ -19,6 +19,7 @@ import numpy as np
 from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.vmap import vectorized_batch_rule
 
 __all__ = ["unary", "binary", "elementwise_abstract_eval", "wrap_kernel", "LOW_PRECISION_FLOATS"]
 
@@ -67,6 +68,7 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
     prim.hlo_op = hlo  # StableHLO op name; lowering emits it for the standard families
     prim.nargs = nargs
     prim.abstract_eval = elementwise_abstract_eval(name, out_dtype)
+    prim.batch_rule = vectorized_batch_rule(prim)
     return prim
 
 

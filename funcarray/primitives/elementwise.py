@@ -13,6 +13,8 @@ Contract (StableHLO semantics, which the eager kernels reproduce exactly):
 * ``convert_element_type`` from float to integer truncates toward zero and saturates; NaN
   becomes 0. Complex to real keeps the real part.
 * Transcendental functions of float16/bfloat16/float8 are computed in float32 and rounded.
+* A result is weak-typed exactly when every operand is (JAX's rule), whatever its dtype:
+  ``eq`` of two weak ints gives a weak bool.
 """
 
 from __future__ import annotations
@@ -183,6 +185,35 @@ population_count_p = unary("population_count", lambda x: np.bitwise_count(x).ast
                            hlo="stablehlo.popcnt")
 clz_p = unary("clz", _clz_kernel, hlo="stablehlo.count_leading_zeros")
 
+
+
+def _weak_if_all_operands_weak(prim):
+    """Give a primitive whose result dtype differs from its operands' (comparisons, ``abs`` of
+    complex...) JAX's weak-type rule: the result is weak exactly when every operand is, so
+    ``fnp.abs(-2)`` and ``fnp.equal(2, 3)`` stay weak like the Python scalars they came from.
+
+    The family helpers in ``_define`` make such results strong; this restores the rule shared
+    by every other elementwise primitive.
+    """
+    kernel, base_eval = prim.kernel, prim.abstract_eval
+
+    def abstract_eval(*avals, **params):
+        out = base_eval(*avals, **params)
+        return out.update(weak_type=all(a.weak_type for a in avals))
+
+    if prim.nargs == 1:
+        def impl(x):
+            return Array(kernel(x._value), x._weak)
+    else:
+        def impl(x, y):
+            return Array(kernel(x._value, y._value), x._weak and y._weak)
+    prim.abstract_eval, prim.impl = abstract_eval, impl
+    return prim
+
+
+for _prim in (is_finite_p, abs_p, real_p, imag_p):
+    _weak_if_all_operands_weak(_prim)
+
 # round has a static parameter: rounding_method 0 = half away from zero, 1 = half to even.
 round_p = Primitive("round")
 round_p.kernel = _round_kernel
@@ -221,6 +252,9 @@ lt_p = binary("lt", np.less, hlo="LT", out_dtype=_bool)
 le_p = binary("le", np.less_equal, hlo="LE", out_dtype=_bool)
 gt_p = binary("gt", np.greater, hlo="GT", out_dtype=_bool)
 ge_p = binary("ge", np.greater_equal, hlo="GE", out_dtype=_bool)
+for _prim in (complex_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
+    _weak_if_all_operands_weak(_prim)
+del _prim
 
 # --------------------------------------------------------------------------------------------
 # integer_pow: x ** y for a static Python int y, by repeated squaring (as XLA lowers it), so
@@ -363,9 +397,10 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type")
 def _bitcast_impl(x, *, new_dtype):
     v = np.ascontiguousarray(x._value)
     out_shape = _bitcast_shape(v.shape, v.dtype, np.dtype(new_dtype))
-    return Array(v.view(new_dtype).reshape(out_shape))
+    return Array(v.view(new_dtype).reshape(out_shape), x._weak)
 
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x, *, new_dtype):
-    return ShapedArray(_bitcast_shape(x.shape, x.dtype, np.dtype(new_dtype)), new_dtype)
+    return ShapedArray(_bitcast_shape(x.shape, x.dtype, np.dtype(new_dtype)), new_dtype,
+                       x.weak_type)

@@ -1,0 +1,399 @@
+"""The public transforms with pytrees in and out: ``jvp``, ``vmap`` (grad and friends build on
+these). Arguments are flattened here, at the API edge; ``transforms/`` works on flat lists.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import optree
+
+from funcarray import tree as fa_tree
+from funcarray._errors import api_boundary
+from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.transforms.autodiff import linearize_flat, vjp_flat
+from funcarray.transforms.jvp import Zero, jvp_flat, tangent_aval
+from funcarray.transforms.vmap import move_batch_axes, vmap_flat
+
+__all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad"]
+
+
+def _as_array_leaves(name: str, leaves):
+    return [x if is_array(x) else asarray_arg(name, x) for x in leaves]
+
+
+def _flatten_fun(fun, in_tree, has_aux=False):
+    """``fun`` of a pytree, as a function of flat leaves returning flat leaves.
+
+    The output tree structure is stored in the returned cell after the call.
+    """
+    store = {}
+
+    def flat_fun(*leaves):
+        args = fa_tree.unflatten(in_tree, list(leaves))
+        out = fun(*args)
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("has_aux=True needs the function to return a pair (out, aux)")
+            out, store["aux"] = out
+        out_leaves, store["out_tree"] = fa_tree.flatten(out)
+        return _as_array_leaves("transformed function output", out_leaves)
+
+    return flat_fun, store
+
+
+@api_boundary
+def jvp(fun, primals, tangents, has_aux: bool = False):
+    """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
+
+    ``primals`` and ``tangents`` are tuples (or lists) of pytrees with the same structure,
+    shapes and dtypes.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> y, dy = fa.jvp(fnp.sin, (fnp.zeros(2),), (fnp.ones(2),))
+        >>> dy
+        Array([1., 1.], dtype=float32)
+    """
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "jvp: primals and tangents must be tuples or lists of arguments, e.g. "
+            "jvp(f, (x,), (v,)), got " f"{type(primals).__name__} and {type(tangents).__name__}")
+    primal_leaves, in_tree = fa_tree.flatten(tuple(primals))
+    tangent_leaves, tangent_tree = fa_tree.flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
+                        f"{in_tree} and {tangent_tree}")
+    primal_leaves = _as_array_leaves("jvp", primal_leaves)
+    tangent_leaves = _as_array_leaves("jvp", tangent_leaves)
+    flat_tangents = []
+    for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves)):
+        expected = tangent_aval(p.aval)
+        if t.shape != expected.shape or (_differentiable(p) and t.dtype != expected.dtype):
+            raise TypeError(
+                f"jvp: tangent {i} has shape/dtype {t.aval.str_short()}, but its primal is "
+                f"{p.aval.str_short()}; a tangent must match its primal's shape and dtype")
+        flat_tangents.append(t if _differentiable(p) else Zero(expected))
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    out_primals, out_tangents = jvp_flat(flat_fun, primal_leaves, flat_tangents)
+    out_tree = store["out_tree"]
+    result = (fa_tree.unflatten(out_tree, out_primals), fa_tree.unflatten(out_tree, out_tangents))
+    return (*result, store["aux"]) if has_aux else result
+
+
+def _differentiable(x) -> bool:
+    from funcarray.dtypes import is_inexact
+    return is_inexact(x.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# vmap
+# --------------------------------------------------------------------------------------------
+
+def _broadcast_prefix(what: str, prefix, tree, tree_desc: str):
+    """One entry of ``prefix`` (an int or None, or a pytree prefix of ``tree``) per leaf of
+    ``tree``, as JAX's in_axes/out_axes rules say."""
+    if prefix is None or isinstance(prefix, int):
+        return [prefix] * len(fa_tree.leaves(tree))
+    try:
+        pairs = optree.tree_map(
+            lambda ax, sub: [ax] * len(fa_tree.leaves(sub)), prefix, tree,
+            none_is_leaf=True, namespace=fa_tree.NAMESPACE)
+    except ValueError as exc:
+        raise ValueError(
+            f"vmap: {what} must be an int, None, or a pytree prefix of the {tree_desc}; "
+            f"{what}={prefix!r} does not match: {exc}") from None
+    flat = optree.tree_leaves(pairs, none_is_leaf=False, namespace=fa_tree.NAMESPACE,
+                              is_leaf=lambda x: isinstance(x, list))
+    return [ax for group in flat for ax in group]
+
+
+def _arg_names(fun, n):
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def _leaf_owner(args, names):
+    """For each flattened leaf, the name of the positional argument it came from."""
+    owners = []
+    for name, arg in zip(names, args):
+        owners += [name] * len(fa_tree.leaves(arg))
+    return owners
+
+
+@api_boundary
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
+    """Vectorise ``fun`` over a batch axis of its arguments.
+
+    ``in_axes``/``out_axes`` follow JAX: an int (negative counts from the end), ``None`` (not
+    mapped / no batch axis), or a pytree prefix of the arguments / outputs. ``axis_size`` is
+    needed only when no argument is mapped. ``chunk_size`` (beyond JAX) runs the batch in
+    chunks of at most that many members, bounding peak memory.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.vmap(lambda x, y: x * y, in_axes=(0, None))(fnp.arange(3.0), 2.0)
+        Array([0., 2., 4.], dtype=float32)
+    """
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"vmap: chunk_size must be a positive int, got {chunk_size!r}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    def vmapped(*args, **kwargs):
+        if kwargs:  # keyword arguments are mapped over axis 0, as in JAX
+            names = list(kwargs)
+            all_args = (*args, *kwargs.values())
+            axes = in_axes if not isinstance(in_axes, tuple) else (*in_axes, *[0] * len(names))
+            return vmap(lambda *a: fun(*a[:len(args)], **dict(zip(names, a[len(args):]))),
+                        axes, out_axes, axis_size, chunk_size)(*all_args)
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                f"vmap: in_axes is a tuple of {len(in_axes)} entries but the function got "
+                f"{len(args)} positional arguments; give one entry per argument")
+        leaves, in_tree = fa_tree.flatten(args)
+        leaves = _as_array_leaves("vmap", leaves)
+        dims = _broadcast_prefix("in_axes", in_axes, args, "positional arguments")
+        dims = [_normalize_axis("in_axes", d, x.ndim) for d, x in zip(dims, leaves)]
+        size = _batch_size(fun, args, leaves, dims, axis_size)
+        flat_fun, store = _flatten_fun(fun, in_tree)
+
+        def run(leaves_chunk, size_chunk):
+            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk)
+            out_tree = store["out_tree"]
+            want = _broadcast_prefix(
+                "out_axes", out_axes, fa_tree.unflatten(out_tree, list(vals)), "outputs")
+            want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
+                    for w, v, b in zip(want, vals, bdims)]
+            return move_batch_axes(vals, bdims, want, size_chunk)
+
+        if chunk_size is None or chunk_size >= size:
+            outs = run(leaves, size)
+        else:
+            outs = _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes)
+        return fa_tree.unflatten(store["out_tree"], outs)
+
+    vmapped.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
+    vmapped.__doc__ = getattr(fun, "__doc__", None)
+    vmapped.__wrapped__ = fun
+    return api_boundary(vmapped)
+
+
+def _normalize_axis(what, axis, ndim):
+    if axis is None:
+        return None
+    if not isinstance(axis, int):
+        raise TypeError(f"vmap: {what} entries must be ints or None, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"vmap: {what}={axis} is out of range for a value of rank {ndim}")
+    return axis % ndim
+
+
+def _batch_size(fun, args, leaves, dims, axis_size):
+    sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None}
+    if axis_size is not None:
+        sizes.add(axis_size)
+    if not sizes:
+        raise ValueError("vmap: no argument is mapped (every in_axes entry is None); pass "
+                         "axis_size= to say how many times to map")
+    if len(sizes) > 1:
+        names = _leaf_owner(args, _arg_names(fun, len(args)))
+        lines = [f"  argument {names[i]!r} of shape {tuple(x.shape)} mapped over axis {d}: "
+                 f"size {x.shape[d]}"
+                 for i, (x, d) in enumerate(zip(leaves, dims)) if d is not None]
+        if axis_size is not None:
+            lines.append(f"  axis_size={axis_size}")
+        raise ValueError("vmap got inconsistent sizes for the mapped axis:\n" + "\n".join(lines))
+    return sizes.pop()
+
+
+def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
+    import funcarray.numpy as fnp
+    chunks = []
+    for start in range(0, size, chunk_size):
+        stop = min(start + chunk_size, size)
+        part = [x if d is None else fnp.take(x, fnp.arange(start, stop), axis=d)
+                for x, d in zip(leaves, dims)]
+        chunks.append(run(part, stop - start))
+    out_leaves = chunks[0]
+    out_tree = store["out_tree"]
+    out_dims = _broadcast_prefix("out_axes", out_axes,
+                                 fa_tree.unflatten(out_tree, list(out_leaves)), "outputs")
+    results = []
+    for j, d in enumerate(out_dims):
+        if d is None:
+            results.append(out_leaves[j])
+        else:
+            axis = d % chunks[0][j].ndim
+            results.append(fnp.concatenate([c[j] for c in chunks], axis=axis))
+    return results
+
+
+# --------------------------------------------------------------------------------------------
+# Reverse mode: vjp, grad, value_and_grad, linearize; Jacobians
+# --------------------------------------------------------------------------------------------
+
+@api_boundary
+def vjp(fun, *primals, has_aux: bool = False):
+    """Reverse-mode derivative: ``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns
+    one cotangent per primal (a tuple), i.e. ``cotangent @ J``.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> y, f_vjp = fa.vjp(fnp.sin, fnp.zeros(2))
+        >>> f_vjp(fnp.ones(2))
+        (Array([1., 1.], dtype=float32),)
+    """
+    leaves, in_tree = fa_tree.flatten(primals)
+    leaves = _as_array_leaves("vjp", leaves)
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    out_leaves, f_vjp_flat = vjp_flat(flat_fun, leaves)
+    out_tree = store["out_tree"]
+
+    def f_vjp(cotangent):
+        ct_leaves, ct_tree = fa_tree.flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(f"vjp: the cotangent's tree structure {ct_tree} does not match the "
+                            f"output's {out_tree}")
+        cts = f_vjp_flat(_as_array_leaves("vjp", ct_leaves))
+        return fa_tree.unflatten(in_tree, cts)
+
+    out = fa_tree.unflatten(out_tree, out_leaves)
+    return (out, api_boundary(f_vjp), store["aux"]) if has_aux else (out, api_boundary(f_vjp))
+
+
+@api_boundary
+def linearize(fun, *primals):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ t``,
+    evaluated without re-running ``fun``.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> y, f_jvp = fa.linearize(fnp.sin, fnp.zeros(2))
+        >>> f_jvp(fnp.full(2, 3.0))
+        Array([3., 3.], dtype=float32)
+    """
+    leaves, in_tree = fa_tree.flatten(primals)
+    leaves = _as_array_leaves("linearize", leaves)
+    flat_fun, store = _flatten_fun(fun, in_tree)
+    out_leaves, linear, mask = linearize_flat(flat_fun, leaves)
+    out_tree = store["out_tree"]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = fa_tree.flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearize: tangents have structure {t_tree}, expected {in_tree}")
+        t_leaves = _as_array_leaves("linearize", t_leaves)
+        outs = linear(*(t for t, m in zip(t_leaves, mask) if m))
+        return fa_tree.unflatten(out_tree, outs)
+
+    return fa_tree.unflatten(out_tree, out_leaves), api_boundary(f_jvp)
+
+
+def _check_argnums(name, argnums, nargs):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(f"{name}: argnums={argnums!r} is out of range for a function "
+                             f"called with {nargs} positional arguments")
+    return single, tuple(a % nargs for a in nums)
+
+
+def _split_args(args, argnums):
+    """A function of the differentiated arguments only, closing over the others."""
+    def with_args(fun):
+        def partial(*diff_args):
+            full = list(args)
+            for i, a in zip(argnums, diff_args):
+                full[i] = a
+            return fun(*full)
+        return partial
+    return with_args, tuple(args[i] for i in argnums)
+
+
+def _check_grad_inputs(name, diff_args, allow_int, holomorphic):
+    from funcarray import dtypes
+    for leaf in fa_tree.leaves(diff_args):
+        dt = getattr(leaf, "dtype", None)
+        if dt is None:
+            continue
+        dt = dtypes.canonicalize_dtype(dt) if not isinstance(leaf, (int, float)) else dt
+        if not dtypes.is_inexact(dt) and not allow_int:
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (floating dtypes), but got "
+                f"{dt}. Integer and boolean inputs have no gradient; pass allow_int=True to "
+                f"get zeros for them, or differentiate with respect to other arguments "
+                f"(argnums).")
+        if holomorphic and not dtypes.is_complex(dt):
+            raise TypeError(f"{name} with holomorphic=True requires complex inputs, got {dt}")
+
+
+def _check_scalar_output(name, out, holomorphic):
+    from funcarray import dtypes
+    if not hasattr(out, "shape"):
+        raise TypeError(f"{name}: the function must return a scalar array, got "
+                        f"{type(out).__name__}. (With has_aux=True return (value, aux).)")
+    if out.shape != ():
+        raise TypeError(
+            f"{name} requires a scalar output, but the function returned shape "
+            f"{tuple(out.shape)}. Reduce it (e.g. .sum() or .mean()), or use vjp / jacrev for "
+            f"non-scalar outputs.")
+    if dtypes.is_complex(out.dtype) and not holomorphic:
+        raise TypeError(
+            f"{name} requires a real-valued output, but got {out.dtype}. For holomorphic "
+            f"functions pass holomorphic=True; otherwise use vjp directly.")
+    if not dtypes.is_inexact(out.dtype):
+        raise TypeError(f"{name} requires a floating-point output, but got {out.dtype}")
+
+
+def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False):
+    """``fun``'s value and its gradient with respect to ``argnums`` (JAX's signature).
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.value_and_grad(lambda x: (x ** 2).sum())(fnp.arange(3.0))
+        (Array(5., dtype=float32), Array([0., 2., 4.], dtype=float32))
+    """
+    def value_and_grad_fun(*args, **kwargs):
+        single, nums = _check_argnums("grad", argnums, len(args))
+        with_args, diff_args = _split_args(args, nums)
+        _check_grad_inputs("grad", diff_args, allow_int, holomorphic)
+        f = with_args(lambda *a: fun(*a, **kwargs))
+        if has_aux:
+            out, f_vjp, aux = vjp(f, *diff_args, has_aux=True)
+        else:
+            out, f_vjp = vjp(f, *diff_args)
+        _check_scalar_output("grad", out, holomorphic)
+        from funcarray.numpy import ones_like
+        grads = f_vjp(ones_like(out))
+        grads = grads[0] if single else grads
+        return ((out, aux), grads) if has_aux else (out, grads)
+
+    value_and_grad_fun.__name__ = f"value_and_grad({getattr(fun, '__name__', 'fun')})"
+    return api_boundary(value_and_grad_fun)
+
+
+def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False):
+    """The gradient of a scalar function with respect to ``argnums`` (JAX's signature).
+
+    Runs eagerly: ``print`` and Python control flow on values work inside ``fun``.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.grad(lambda x: fnp.sin(x).sum())(fnp.zeros(2))
+        Array([1., 1.], dtype=float32)
+    """
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    def grad_fun(*args, **kwargs):
+        (value, grads) = vg(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+
+    grad_fun.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
+    return api_boundary(grad_fun)

@@ -1,0 +1,547 @@
+"""Indexing primitives: dynamic_slice, dynamic_update_slice, gather, the scatters, and sort.
+
+Contracts (StableHLO semantics; JAX's primitive names and parameters):
+
+* ``dynamic_slice(x, *start_indices, slice_sizes)``: one scalar integer start per dimension
+  (all of one dtype). Each start is clamped to ``[0, x.shape[d] - slice_sizes[d]]`` so the slice
+  always lies inside ``x``; the result has shape ``slice_sizes``.
+* ``dynamic_update_slice(x, update, *start_indices)``: ``x`` with the box at the (clamped, as
+  above, with ``update.shape`` as the sizes) starts replaced by ``update``.
+* ``gather(x, indices, dimension_numbers, slice_sizes, indices_are_sorted, unique_indices, mode,
+  fill_value)``: StableHLO ``gather`` with ``index_vector_dim`` the last dimension of
+  ``indices`` and ``dimension_numbers`` a :class:`GatherDimensionNumbers`. For each batch
+  position ``b`` (every index of ``indices.shape[:-1]``) the start of a window of size
+  ``slice_sizes`` is ``indices[b]`` scattered into the dimensions ``start_index_map`` (and the
+  batch coordinate itself into ``operand_batching_dims``). The windows' dimensions named in
+  ``collapsed_slice_dims`` / ``operand_batching_dims`` (of size 1) are dropped; the others
+  become the result dimensions ``offset_dims``, and the batch dimensions fill the remaining
+  result positions in order. ``mode="clip"`` clamps each start so the window fits (what
+  StableHLO does); ``mode="fill"`` returns ``fill_value`` for a whole window whose start does
+  not fit (``None`` means NaN for inexact dtypes, the minimum of signed integers, the maximum
+  of unsigned integers and True for bool, as jax.numpy does).
+* ``scatter``, ``scatter_add``, ``scatter_mul``, ``scatter_min``, ``scatter_max``
+  ``(x, indices, updates, dimension_numbers, indices_are_sorted, unique_indices, mode)``:
+  StableHLO ``scatter`` with a :class:`ScatterDimensionNumbers`: the update dimensions not in
+  ``update_window_dims`` are the scatter (batch) dimensions and match ``indices.shape[:-1]``;
+  each update window lands at the start given by ``indices`` through
+  ``scatter_dims_to_operand_dims`` (``inserted_window_dims`` / ``operand_batching_dims`` are size
+  1 in the operand's window). Repeated indices combine with add / multiply / min / max;
+  ``scatter`` (replace) keeps one of them (which one is unspecified, as in XLA).
+  ``mode="drop"`` skips a window that does not fit entirely (XLA's behaviour;
+  ``"promise_in_bounds"`` is the same here); ``mode="clip"`` clamps its start first.
+* ``sort(*operands, dimension, is_stable, num_keys)``: sorts all operands (one shape) along
+  ``dimension`` by the lexicographic order of the first ``num_keys`` of them; NaNs sort last
+  and ``-0.0 == 0.0`` (NumPy's and jax.numpy's order). Results keep their operands' avals.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.primitives.indexing import gather, GatherDimensionNumbers
+    >>> dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+    ...                             start_index_map=(0,))
+    >>> gather(fnp.arange(5.0), fnp.array([[4], [0]]), dn, (1,))
+    Array([4., 0.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray.array import Array
+from funcarray.primitives._define import wrap_kernel
+from funcarray.transforms.core import Primitive, ShapedArray
+
+__all__ = [
+    "GatherDimensionNumbers", "ScatterDimensionNumbers",
+    "dynamic_slice_p", "dynamic_update_slice_p", "gather_p", "scatter_p", "scatter_add_p",
+    "scatter_mul_p", "scatter_min_p", "scatter_max_p", "sort_p",
+    "dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter_add", "scatter_mul",
+    "scatter_min", "scatter_max", "sort", "gather_fill_value",
+]
+
+_GATHER_MODES = ("clip", "fill", "promise_in_bounds")
+_SCATTER_MODES = ("drop", "clip", "promise_in_bounds")
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """How ``gather`` maps indices to windows of the operand (JAX's field names)."""
+
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """How ``scatter`` maps indices and update windows into the operand (JAX's field names)."""
+
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+def _as_int_tuples(dn):
+    """The same dimension numbers with every field a tuple of Python ints (hashable params)."""
+    return type(dn)(*(tuple(int(d) for d in field) for field in dn))
+
+
+# --------------------------------------------------------------------------------------------
+# Shared validation and index arithmetic
+# --------------------------------------------------------------------------------------------
+
+def _fail(prim: str, message: str):
+    raise TypeError(f"{prim}: {message}")
+
+
+def _check_dims(prim: str, what: str, dims, bound: int, *, sorted_: bool = True):
+    if any(not 0 <= d < bound for d in dims):
+        _fail(prim, f"{what}={dims} must lie in [0, {bound})")
+    if len(set(dims)) != len(dims):
+        _fail(prim, f"{what}={dims} has repeated dimensions")
+    if sorted_ and list(dims) != sorted(dims):
+        _fail(prim, f"{what}={dims} must be sorted")
+
+
+def _check_integer_indices(prim: str, indices: ShapedArray):
+    if not dtypes.is_integer(indices.dtype):
+        _fail(prim, f"indices must have an integer dtype, got {indices.str_short()}")
+    if indices.ndim < 1:
+        _fail(prim, "indices need at least one dimension (the last one holds the index vector)")
+
+
+def _batch_coordinates(batch_shape) -> np.ndarray:
+    """(len(batch_shape), prod(batch_shape)) array: the coordinates of each batch position."""
+    return np.indices(batch_shape, dtype=np.int64).reshape(len(batch_shape), -1)
+
+
+def _full_starts(indices, ndim, index_map, batching_dims, indices_batching_dims):
+    """(B, ndim) int64 window starts: index vectors placed into their operand dimensions."""
+    batch_shape = indices.shape[:-1]
+    nb = math.prod(batch_shape)
+    starts = np.zeros((nb, ndim), np.int64)
+    if index_map:
+        starts[:, list(index_map)] = indices.reshape(nb, len(index_map))
+    if batching_dims:
+        coords = _batch_coordinates(batch_shape)
+        for operand_dim, indices_dim in zip(batching_dims, indices_batching_dims):
+            starts[:, operand_dim] = coords[indices_dim]
+    return starts
+
+
+def _window_grids(starts, window):
+    """Per-dimension index arrays of shape (B, *window): start + offset inside the window."""
+    nb, ndim = starts.shape
+    grids = []
+    for d in range(ndim):
+        view = [1] * (ndim + 1)
+        view[d + 1] = window[d]
+        offsets = np.arange(window[d], dtype=np.int64).reshape(view)
+        grids.append(starts[:, d].reshape((nb,) + (1,) * ndim) + offsets)
+    return grids
+
+
+def gather_fill_value(dtype):
+    """jax.numpy's default out-of-bounds value: NaN, the int minimum, the uint maximum, True."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtype == np.bool_:
+        return True
+    if dtype.kind == "u":
+        return dtypes.iinfo(dtype).max
+    return dtypes.iinfo(dtype).min
+
+
+# --------------------------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice
+# --------------------------------------------------------------------------------------------
+
+def _clamped_starts(starts, shape, sizes):
+    return tuple(int(min(max(int(s), 0), dim - size)) for s, dim, size in zip(starts, shape, sizes))
+
+
+def _box(starts, sizes):
+    return tuple(slice(s, s + n) for s, n in zip(starts, sizes))
+
+
+def _dynamic_slice_kernel(x, *start_indices, slice_sizes):
+    x = np.asarray(x)
+    starts = _clamped_starts(start_indices, x.shape, slice_sizes)
+    return x[_box(starts, slice_sizes)].copy()
+
+
+def _check_starts(prim: str, x: ShapedArray, starts):
+    if len(starts) != x.ndim:
+        _fail(prim, f"needs one start index per dimension of {x.str_short()}, got {len(starts)}")
+    for s in starts:
+        if s.ndim != 0 or not dtypes.is_integer(s.dtype):
+            _fail(prim, f"start indices must be integer scalars, got {s.str_short()}")
+    if len({s.dtype for s in starts}) > 1:
+        _fail(prim, "start indices must share one dtype, got "
+              + ", ".join(s.str_short() for s in starts))
+
+
+dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_slice_p.kernel = _dynamic_slice_kernel
+dynamic_slice_p.impl = wrap_kernel(_dynamic_slice_kernel, keep_weak=True)
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(x, *start_indices, slice_sizes):
+    _check_starts("dynamic_slice", x, start_indices)
+    if len(slice_sizes) != x.ndim or any(
+            not 0 <= n <= dim for n, dim in zip(slice_sizes, x.shape)):
+        _fail("dynamic_slice", f"slice_sizes={tuple(slice_sizes)} must give one size in "
+                               f"[0, dim] per dimension of {x.str_short()}")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def _dynamic_update_slice_kernel(x, update, *start_indices):
+    out = np.array(x, copy=True)
+    starts = _clamped_starts(start_indices, out.shape, update.shape)
+    out[_box(starts, update.shape)] = update
+    return out
+
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+dynamic_update_slice_p.kernel = _dynamic_update_slice_kernel
+dynamic_update_slice_p.impl = wrap_kernel(_dynamic_update_slice_kernel, keep_weak=True)
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(x, update, *start_indices):
+    _check_starts("dynamic_update_slice", x, start_indices)
+    if update.dtype != x.dtype:
+        _fail("dynamic_update_slice",
+              f"update {update.str_short()} must have the dtype of the operand {x.str_short()}")
+    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+        _fail("dynamic_update_slice",
+              f"update {update.str_short()} must have the rank of the operand {x.str_short()} "
+              f"and fit inside it")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+# --------------------------------------------------------------------------------------------
+# gather
+# --------------------------------------------------------------------------------------------
+
+def _gather_kernel(operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                   unique_indices, mode, fill_value):
+    operand, indices = np.asarray(operand), np.asarray(indices)
+    dn = dimension_numbers
+    batch_shape = indices.shape[:-1]
+    starts = _full_starts(indices, operand.ndim, dn.start_index_map, dn.operand_batching_dims,
+                          dn.start_indices_batching_dims)
+    upper = np.array(operand.shape, np.int64) - np.array(slice_sizes, np.int64)
+    in_bounds = np.all((starts >= 0) & (starts <= upper), axis=1)
+    starts = np.clip(starts, 0, upper)
+    if operand.ndim:
+        windows = operand[tuple(_window_grids(starts, slice_sizes))]
+    else:
+        windows = np.broadcast_to(operand, starts.shape[:1]).copy()
+    if mode == "fill" and not in_bounds.all():
+        fill = gather_fill_value(operand.dtype) if fill_value is None else fill_value
+        windows[~in_bounds] = np.asarray(fill).astype(operand.dtype)
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offset_sizes = tuple(n for d, n in enumerate(slice_sizes) if d not in dropped)
+    out = windows.reshape(batch_shape + offset_sizes)
+    first_offset = len(batch_shape)
+    return np.moveaxis(out, range(first_offset, out.ndim), dn.offset_dims)
+
+
+gather_p = Primitive("gather")
+gather_p.kernel = _gather_kernel
+gather_p.impl = wrap_kernel(_gather_kernel, keep_weak=True)
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
+                          indices_are_sorted, unique_indices, mode, fill_value):
+    name = "gather"
+    dn = dimension_numbers
+    if not isinstance(dn, GatherDimensionNumbers):
+        _fail(name, f"dimension_numbers must be a GatherDimensionNumbers, got {dn!r}")
+    if mode not in _GATHER_MODES:
+        _fail(name, f"mode must be one of {_GATHER_MODES}, got {mode!r}")
+    _check_integer_indices(name, indices)
+    batch_shape = indices.shape[:-1]
+    if len(slice_sizes) != operand.ndim:
+        _fail(name, f"slice_sizes={tuple(slice_sizes)} needs one size per dimension of the "
+                    f"operand {operand.str_short()}")
+    if any(not 0 <= n <= d for n, d in zip(slice_sizes, operand.shape)):
+        _fail(name, f"slice_sizes={tuple(slice_sizes)} must lie in [0, dim] for the operand "
+                    f"{operand.str_short()}")
+    _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim)
+    _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
+    _check_dims(name, "start_index_map", dn.start_index_map, operand.ndim, sorted_=False)
+    _check_dims(name, "start_indices_batching_dims", dn.start_indices_batching_dims,
+                len(batch_shape), sorted_=False)
+    if set(dn.collapsed_slice_dims) & set(dn.operand_batching_dims):
+        _fail(name, "collapsed_slice_dims and operand_batching_dims must be disjoint")
+    if set(dn.start_index_map) & set(dn.operand_batching_dims):
+        _fail(name, "start_index_map and operand_batching_dims must be disjoint")
+    for d in (*dn.collapsed_slice_dims, *dn.operand_batching_dims):
+        if slice_sizes[d] > 1:
+            _fail(name, f"slice_sizes[{d}]={slice_sizes[d]} must be 0 or 1 for a collapsed or "
+                        f"batching dimension")
+    if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
+        _fail(name, "operand_batching_dims and start_indices_batching_dims need equal lengths")
+    for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        if operand.shape[od] != batch_shape[idim]:
+            _fail(name, f"batching dimension {od} of the operand {operand.str_short()} and "
+                        f"{idim} of the indices {indices.str_short()} differ in size")
+    if indices.shape[-1] != len(dn.start_index_map):
+        _fail(name, f"the last dimension of the indices {indices.str_short()} must equal "
+                    f"len(start_index_map)={len(dn.start_index_map)}")
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    offset_sizes = [n for d, n in enumerate(slice_sizes) if d not in dropped]
+    rank = len(batch_shape) + len(offset_sizes)
+    if len(dn.offset_dims) != len(offset_sizes):
+        _fail(name, f"offset_dims={dn.offset_dims} needs one entry per window dimension that "
+                    f"is not collapsed ({len(offset_sizes)})")
+    _check_dims(name, "offset_dims", dn.offset_dims, rank)
+    shape = [None] * rank
+    for d, n in zip(dn.offset_dims, offset_sizes):
+        shape[d] = n
+    batch = iter(batch_shape)
+    shape = [next(batch) if n is None else n for n in shape]
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+# --------------------------------------------------------------------------------------------
+# scatter family
+# --------------------------------------------------------------------------------------------
+
+def _replace_at(out, flat_indices, values):
+    out[flat_indices] = values
+
+
+_COMBINERS = {
+    "scatter": _replace_at, "scatter_add": np.add.at, "scatter_mul": np.multiply.at,
+    "scatter_min": np.minimum.at, "scatter_max": np.maximum.at,
+}
+
+
+def _operand_window(operand_ndim, dn, window_shape):
+    """The update window's size along each operand dimension (1 where a dim is inserted)."""
+    full = [1] * operand_ndim
+    skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    for d, n in zip((d for d in range(operand_ndim) if d not in skipped), window_shape):
+        full[d] = n
+    return tuple(full)
+
+
+def _make_scatter_kernel(name):
+    combine = _COMBINERS[name]
+
+    def kernel(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+               unique_indices, mode):
+        operand, indices, updates = map(np.asarray, (operand, indices, updates))
+        dn = dimension_numbers
+        n_scatter = updates.ndim - len(dn.update_window_dims)
+        # Scatter (batch) dimensions first, in order, then the window dimensions.
+        updates = np.moveaxis(updates, dn.update_window_dims, range(n_scatter, updates.ndim))
+        window = _operand_window(operand.ndim, dn, updates.shape[n_scatter:])
+        starts = _full_starts(indices, operand.ndim, dn.scatter_dims_to_operand_dims,
+                              dn.operand_batching_dims, dn.scatter_indices_batching_dims)
+        updates = updates.reshape((starts.shape[0],) + window)
+        upper = np.array(operand.shape, np.int64) - np.array(window, np.int64)
+        if mode == "clip" and (upper >= 0).all():
+            starts = np.clip(starts, 0, upper)
+        else:  # XLA skips every window that does not fit entirely
+            keep = np.all((starts >= 0) & (starts <= upper), axis=1)
+            starts, updates = starts[keep], updates[keep]
+        strides = np.array([math.prod(operand.shape[d + 1:]) for d in range(operand.ndim)],
+                           np.int64)
+        flat = np.zeros((starts.shape[0],) + window, np.int64)
+        for d, grid in enumerate(_window_grids(starts, window)):
+            flat = flat + grid * strides[d]
+        out = np.array(operand, copy=True).reshape(-1)
+        combine(out, flat.reshape(-1), updates.reshape(-1))
+        return out.reshape(operand.shape)
+
+    kernel.__name__ = f"_{name}_kernel"
+    return kernel
+
+
+def _make_scatter_abstract_eval(name):
+    def abstract_eval(operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                      unique_indices, mode):
+        dn = dimension_numbers
+        if not isinstance(dn, ScatterDimensionNumbers):
+            _fail(name, f"dimension_numbers must be a ScatterDimensionNumbers, got {dn!r}")
+        if mode not in _SCATTER_MODES:
+            _fail(name, f"mode must be one of {_SCATTER_MODES}, got {mode!r}")
+        _check_integer_indices(name, indices)
+        if updates.dtype != operand.dtype:
+            _fail(name, f"updates {updates.str_short()} must have the dtype of the operand "
+                        f"{operand.str_short()}")
+        batch_shape = indices.shape[:-1]
+        _check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim)
+        _check_dims(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim)
+        _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim)
+        _check_dims(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims,
+                    operand.ndim, sorted_=False)
+        _check_dims(name, "scatter_indices_batching_dims", dn.scatter_indices_batching_dims,
+                    len(batch_shape), sorted_=False)
+        if set(dn.inserted_window_dims) & set(dn.operand_batching_dims):
+            _fail(name, "inserted_window_dims and operand_batching_dims must be disjoint")
+        if set(dn.scatter_dims_to_operand_dims) & set(dn.operand_batching_dims):
+            _fail(name, "scatter_dims_to_operand_dims and operand_batching_dims must be "
+                        "disjoint")
+        if len(dn.operand_batching_dims) != len(dn.scatter_indices_batching_dims):
+            _fail(name, "operand_batching_dims and scatter_indices_batching_dims need equal "
+                        "lengths")
+        if indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
+            _fail(name, f"the last dimension of the indices {indices.str_short()} must equal "
+                        f"len(scatter_dims_to_operand_dims)="
+                        f"{len(dn.scatter_dims_to_operand_dims)}")
+        n_window = len(dn.update_window_dims)
+        if n_window + len(dn.inserted_window_dims) + len(dn.operand_batching_dims) \
+                != operand.ndim:
+            _fail(name, f"update_window_dims, inserted_window_dims and operand_batching_dims "
+                        f"must account for every dimension of the operand {operand.str_short()}")
+        scatter_sizes = tuple(n for d, n in enumerate(updates.shape)
+                              if d not in dn.update_window_dims)
+        if scatter_sizes != batch_shape:
+            _fail(name, f"the scatter dimensions of the updates {updates.str_short()} must "
+                        f"match the batch dimensions of the indices {indices.str_short()}")
+        window = tuple(updates.shape[d] for d in dn.update_window_dims)
+        bounds = _operand_window(operand.ndim, dn, operand.shape)
+        if any(w > d for w, d in zip(window, bounds)):
+            _fail(name, f"the update window {window} of {updates.str_short()} does not fit "
+                        f"in the operand {operand.str_short()}")
+        for od, idim in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+            if operand.shape[od] != batch_shape[idim]:
+                _fail(name, f"batching dimension {od} of the operand {operand.str_short()} "
+                            f"and {idim} of the indices {indices.str_short()} differ in size")
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+    return abstract_eval
+
+
+def _scatter_primitive(name):
+    prim = Primitive(name)
+    prim.kernel = _make_scatter_kernel(name)
+    prim.impl = wrap_kernel(prim.kernel, keep_weak=True)
+    prim.abstract_eval = _make_scatter_abstract_eval(name)
+    return prim
+
+
+scatter_p = _scatter_primitive("scatter")
+scatter_add_p = _scatter_primitive("scatter_add")
+scatter_mul_p = _scatter_primitive("scatter_mul")
+scatter_min_p = _scatter_primitive("scatter_min")
+scatter_max_p = _scatter_primitive("scatter_max")
+
+
+# --------------------------------------------------------------------------------------------
+# sort
+# --------------------------------------------------------------------------------------------
+
+def _sort_keys(x):
+    """NumPy keys with the order jax.numpy uses (NaN last, -0.0 == 0.0); lexsort wants the
+    primary key last."""
+    if x.dtype == dtypes.bfloat16 or x.dtype in dtypes.float8_types:
+        x = x.astype(np.float32)  # exact, and NumPy sorts NaNs of native floats last
+    if x.dtype.kind == "c":
+        return [x.imag, x.real]
+    return [x]
+
+
+def _sort_kernel(*operands, dimension, is_stable, num_keys):
+    operands = [np.asarray(x) for x in operands]
+    if not operands[0].ndim:
+        return [x.copy() for x in operands]
+    operands = [np.moveaxis(x, dimension, -1) for x in operands]
+    keys = []
+    for x in reversed(operands[:num_keys]):
+        keys.extend(_sort_keys(x))
+    order = np.lexsort(keys, axis=-1)  # stable, whatever is_stable says
+    return [np.moveaxis(np.take_along_axis(x, order, axis=-1), -1, dimension)
+            for x in operands]
+
+
+sort_p = Primitive("sort", multiple_results=True)
+sort_p.kernel = _sort_kernel
+
+
+@sort_p.def_impl
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    outs = _sort_kernel(*(x._value for x in operands), dimension=dimension,
+                        is_stable=is_stable, num_keys=num_keys)
+    return [Array(out, x._weak) for out, x in zip(outs, operands)]
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    if not operands:
+        _fail("sort", "needs at least one operand")
+    shape = operands[0].shape
+    if any(x.shape != shape for x in operands):
+        _fail("sort", "operands must share one shape, got "
+              + ", ".join(x.str_short() for x in operands))
+    if not 1 <= num_keys <= len(operands):
+        _fail("sort", f"num_keys={num_keys} must lie in [1, {len(operands)}]")
+    if shape and not 0 <= dimension < len(shape):
+        _fail("sort", f"dimension {dimension} is out of range for shape {shape}")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in operands]
+
+
+# --------------------------------------------------------------------------------------------
+# Binding helpers (lax-style signatures; they only normalise parameters to hashable values)
+# --------------------------------------------------------------------------------------------
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """Bind ``dynamic_slice`` with one start (scalar integer array) per dimension."""
+    return dynamic_slice_p.bind(x, *start_indices,
+                                slice_sizes=tuple(int(n) for n in slice_sizes))
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """Bind ``dynamic_update_slice`` with one start (scalar integer array) per dimension."""
+    return dynamic_update_slice_p.bind(x, update, *start_indices)
+
+
+def gather(operand, indices, dimension_numbers, slice_sizes, *, mode="clip", fill_value=None,
+           indices_are_sorted=False, unique_indices=False):
+    """Bind ``gather`` (see the module docstring for the semantics)."""
+    return gather_p.bind(
+        operand, indices, dimension_numbers=_as_int_tuples(dimension_numbers),
+        slice_sizes=tuple(int(n) for n in slice_sizes), indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
+
+
+def _scatter_binder(prim):
+    def bind(operand, indices, updates, dimension_numbers, *, mode="drop",
+             indices_are_sorted=False, unique_indices=False):
+        return prim.bind(
+            operand, indices, updates, dimension_numbers=_as_int_tuples(dimension_numbers),
+            indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+            mode=mode)
+    bind.__name__ = bind.__qualname__ = prim.name
+    bind.__doc__ = f"Bind ``{prim.name}`` (see the module docstring for the semantics)."
+    return bind
+
+
+scatter = _scatter_binder(scatter_p)
+scatter_add = _scatter_binder(scatter_add_p)
+scatter_mul = _scatter_binder(scatter_mul_p)
+scatter_min = _scatter_binder(scatter_min_p)
+scatter_max = _scatter_binder(scatter_max_p)
+
+
+def sort(operands, *, dimension=-1, is_stable=True, num_keys=1):
+    """Bind ``sort`` on a sequence of operands; returns a list of sorted arrays."""
+    operands = tuple(operands)
+    ndim = operands[0].ndim if operands else 0
+    if ndim and dimension < 0:
+        dimension += ndim
+    return sort_p.bind(*operands, dimension=int(dimension), is_stable=bool(is_stable),
+                       num_keys=int(num_keys))

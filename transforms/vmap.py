@@ -1,0 +1,146 @@
+"""Vectorisation: the batching trace and batch-rule helpers.
+
+A ``BatchTracer`` is a value with an extra batch axis at position ``bdim`` (``None`` when the
+value is the same for every batch member). ``BatchTrace.process_primitive`` calls the
+primitive's ``batch_rule(vals, dims, **params) -> (out, out_dim)`` one level down, so the
+rule's operations (on whole batches) are seen by the enclosing trace. Values with no batch axis
+short-circuit to the parent trace, and results whose ``out_dim`` is ``None`` are returned
+unboxed.
+
+There is no fallback that loops over the batch in Python: a primitive without a batch rule
+raises an error naming it.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.transforms.vmap import vmap_flat
+    >>> vals, dims = vmap_flat(lambda x: [fnp.sin(x) * 2], [fnp.zeros((3, 2))], [0], 3)
+    >>> vals[0].shape, dims
+    ((3, 2), [0])
+"""
+
+from __future__ import annotations
+
+from funcarray.transforms import support
+from funcarray.transforms.core import (
+    ShapedArray, Trace, Tracer, current_trace, set_current_trace,
+)
+
+__all__ = [
+    "not_mapped", "BatchTrace", "BatchTracer", "vmap_flat", "move_batch_axes",
+    "vectorized_batch_rule",
+    "move_to_front", "bdim_at_front",
+]
+
+not_mapped = None  # the batch dimension of a value that is not batched
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace: BatchTrace, val, bdim: int):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = self.val.aval
+        shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def __repr__(self):
+        return f"BatchTracer(bdim={self.bdim}, val={self.val!r})"
+
+
+class BatchTrace(Trace):
+    """Interprets primitives on batched values by calling their batch rules."""
+
+    __slots__ = ("axis_size",)
+
+    def __init__(self, parent, axis_size: int):
+        super().__init__(parent)
+        self.axis_size = axis_size
+
+    def _split(self, x):
+        if type(x) is BatchTracer and x._trace is self:
+            return x.val, x.bdim
+        return x, not_mapped
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for a in args:
+            v, d = self._split(a)
+            vals.append(v)
+            dims.append(d)
+        with set_current_trace(self.parent):
+            if all(d is not_mapped for d in dims):
+                return prim.bind(*vals, **params)
+            out, out_dim = prim.batch_rule(vals, dims, **params)
+        if prim.multiple_results:
+            return [self._wrap(o, d) for o, d in zip(out, out_dim)]
+        return self._wrap(out, out_dim)
+
+    def _wrap(self, val, bdim):
+        return val if bdim is not_mapped else BatchTracer(self, val, bdim)
+
+
+def vmap_flat(fun, in_vals, in_dims, axis_size: int):
+    """Map ``fun`` over axis ``in_dims[i]`` of each input (``None``: not mapped).
+
+    Returns ``(out_vals, out_dims)``: each output with its batch axis wherever the rules left
+    it (``None`` when the output does not depend on the batch). ``move_batch_axes`` puts the
+    axes where the caller wants them.
+    """
+    trace = BatchTrace(current_trace(), axis_size)
+    tracers = [v if d is not_mapped else BatchTracer(trace, v, d)
+               for v, d in zip(in_vals, in_dims)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace._split(out) for out in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def move_batch_axes(vals, dims, want_dims, axis_size: int):
+    """Move each value's batch axis ``dims[i]`` to ``want_dims[i]``; an unbatched value is
+    broadcast along a new axis, and ``want_dims[i] = None`` requires an unbatched value."""
+    results = []
+    for i, (val, bdim, want) in enumerate(zip(vals, dims, want_dims)):
+        if want is None:
+            if bdim is not not_mapped:
+                raise ValueError(
+                    f"vmap: out_axes is None for output {i}, but that output depends on the "
+                    f"mapped axis (its batch axis is {bdim}). Use an integer out_axes for it.")
+            results.append(val)
+        elif bdim is not_mapped:
+            results.append(support.ops.broadcast_batch(val, axis_size, want))
+        else:
+            results.append(support.ops.moveaxis(val, bdim, want))
+    return results
+
+# --------------------------------------------------------------------------------------------
+# Rule helpers
+# --------------------------------------------------------------------------------------------
+
+def move_to_front(val, bdim, axis_size: int):
+    """``val`` with its batch axis first; an unbatched value is broadcast along a new axis."""
+    if bdim is not_mapped:
+        return support.ops.broadcast_batch(val, axis_size, 0)
+    return val if bdim == 0 else support.ops.moveaxis(val, bdim, 0)
+
+
+def bdim_at_front(vals, dims):
+    """Move every batched operand's batch axis to the front and broadcast unbatched ones, so
+    all operands have the same leading batch axis. Returns the new operands."""
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    return [move_to_front(v, d, size) for v, d in zip(vals, dims)]
+
+
+def vectorized_batch_rule(prim):
+    """The batch rule of an elementwise primitive: batch axes to the front, then apply."""
+    def rule(vals, dims, **params):
+        first = next(d for d in dims if d is not not_mapped)
+        if all(d == first for d in dims):
+            return prim.bind(*vals, **params), first
+        return prim.bind(*bdim_at_front(vals, dims), **params), 0
+
+    return rule
