@@ -15,21 +15,25 @@ import warnings as _warnings
 # every call, which costs ~3 µs) keeps eager ops fast and leaves the user's NumPy state alone.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.")
 
+from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
 from funcarray import dtypes as dtypes  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402
-from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
-from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the transforms)
 from funcarray._api import grad as grad  # noqa: E402
+from funcarray._api import hessian as hessian  # noqa: E402
+from funcarray._api import jacfwd as jacfwd  # noqa: E402
+from funcarray._api import jacrev as jacrev  # noqa: E402
 from funcarray._api import jvp as jvp  # noqa: E402
 from funcarray._api import linearize as linearize  # noqa: E402
+from funcarray._api import stop_gradient as stop_gradient  # noqa: E402
 from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
 from funcarray._api import vjp as vjp  # noqa: E402
 from funcarray._api import vmap as vmap  # noqa: E402
 from funcarray.array import Array as Array  # noqa: E402
-from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402
 from funcarray.array import Device as Device  # noqa: E402
 from funcarray.numpy import asarray as asarray  # noqa: E402
+from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the transforms)
+from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402
 
 __version__ = "0.1.0"

@@ -15,7 +15,8 @@ from funcarray.transforms.autodiff import linearize_flat, vjp_flat
 from funcarray.transforms.jvp import Zero, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
 
-__all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad"]
+__all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad", "stop_gradient",
+           "jacfwd", "jacrev", "hessian"]
 
 
 def _as_array_leaves(name: str, leaves):
@@ -397,3 +398,162 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 
     grad_fun.__name__ = f"grad({getattr(fun, '__name__', 'fun')})"
     return api_boundary(grad_fun)
+
+
+@api_boundary
+def stop_gradient(x):
+    """``x`` itself, with no derivative flowing through it (applied to every leaf).
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.grad(lambda x: (x * fa.stop_gradient(x)).sum())(fnp.ones(2))
+        Array([1., 1.], dtype=float32)
+    """
+    from funcarray.primitives.autodiff_ops import stop_gradient_p
+
+    def stop(leaf):
+        leaf = leaf if is_array(leaf) else asarray_arg("stop_gradient", leaf)
+        return stop_gradient_p.bind(leaf)
+    return fa_tree.map(stop, x)
+
+
+def _std_basis(leaves):
+    """Rows of the identity over all leaves' elements, split back into per-leaf arrays with a
+    leading basis axis: the tangents (or cotangents) that build a Jacobian."""
+    import funcarray.numpy as fnp
+    sizes = [int(x.size) for x in leaves]
+    total = sum(sizes)
+    dtype = _common_float_dtype(leaves)
+    eye = fnp.eye(total, dtype=dtype)
+    parts, start = [], 0
+    for x, n in zip(leaves, sizes):
+        block = eye[:, start:start + n].reshape((total, *x.shape)).astype(x.dtype)
+        parts.append(block)
+        start += n
+    return parts, total
+
+
+def _common_float_dtype(leaves):
+    from funcarray import dtypes
+    inexact = [x.dtype for x in leaves if dtypes.is_inexact(x.dtype)]
+    return dtypes.result_type(*inexact) if inexact else dtypes.float32
+
+
+def _jacobian_tree(out_tree, in_tree, blocks):
+    """Nest per-(output leaf, input leaf) Jacobian blocks as JAX does: the output structure
+    outside, the input structure inside each output leaf."""
+    rows = [fa_tree.unflatten(in_tree, row) for row in blocks]
+    return fa_tree.unflatten(out_tree, rows)
+
+
+def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Jacobian by forward mode (one jvp per input element, vectorised with vmap).
+
+    The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.jacfwd(lambda x: x * 2.0)(fnp.ones(2))
+        Array([[2., 0.],
+               [0., 2.]], dtype=float32)
+    """
+    def jac_fun(*args, **kwargs):
+        single, nums = _check_argnums("jacfwd", argnums, len(args))
+        with_args, diff_args = _split_args(args, nums)
+        _check_grad_inputs("jacfwd", diff_args, False, holomorphic)
+        f = with_args(lambda *a: fun(*a, **kwargs))
+        # One argument differentiated (argnums an int): the Jacobian's inner structure is
+        # that argument's, not a 1-tuple.
+        in_arg = diff_args[0] if single else diff_args
+        in_leaves, in_tree = fa_tree.flatten(in_arg)
+        in_leaves = _as_array_leaves("jacfwd", in_leaves)
+        basis, total = _std_basis(in_leaves)
+        aux_box = {}
+
+        def flat_f(*xs):
+            rebuilt = fa_tree.unflatten(in_tree, list(xs))
+            out = f(rebuilt) if single else f(*rebuilt)
+            if has_aux:
+                out, aux_box["aux"] = out
+            leaves, aux_box["out_tree"] = fa_tree.flatten(out)
+            return _as_array_leaves("jacfwd", leaves)
+
+        def push(*tangents):
+            return jvp_flat(flat_f, in_leaves, list(tangents))[1]
+
+        columns = vmap(push, in_axes=0, out_axes=-1)(*basis)  # each: out.shape + (total,)
+        out_leaves = jvp_flat(flat_f, in_leaves, [Zero(tangent_aval(x.aval))
+                                                  for x in in_leaves])[0]
+        blocks = []
+        for out, col in zip(out_leaves, columns):
+            row, start = [], 0
+            for x in in_leaves:
+                n = int(x.size)
+                part = col[..., start:start + n] if n else col[..., :0]
+                row.append(part.reshape((*out.shape, *x.shape)))
+                start += n
+            blocks.append(row)
+        jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
+        return (jac, aux_box["aux"]) if has_aux else jac
+
+    return api_boundary(jac_fun)
+
+
+def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
+    """The Jacobian by reverse mode (one vjp per output element, vectorised with vmap).
+
+    The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.jacrev(lambda x: x * 2.0)(fnp.ones(2))
+        Array([[2., 0.],
+               [0., 2.]], dtype=float32)
+    """
+    def jac_fun(*args, **kwargs):
+        single, nums = _check_argnums("jacrev", argnums, len(args))
+        with_args, diff_args = _split_args(args, nums)
+        _check_grad_inputs("jacrev", diff_args, allow_int, holomorphic)
+        f = with_args(lambda *a: fun(*a, **kwargs))
+        # One argument differentiated (argnums an int): the Jacobian's inner structure is
+        # that argument's, not a 1-tuple.
+        in_arg = diff_args[0] if single else diff_args
+        in_leaves, in_tree = fa_tree.flatten(in_arg)
+        in_leaves = _as_array_leaves("jacrev", in_leaves)
+        aux_box = {}
+
+        def flat_f(*xs):
+            rebuilt = fa_tree.unflatten(in_tree, list(xs))
+            out = f(rebuilt) if single else f(*rebuilt)
+            if has_aux:
+                out, aux_box["aux"] = out
+            leaves, aux_box["out_tree"] = fa_tree.flatten(out)
+            return _as_array_leaves("jacrev", leaves)
+
+        out_leaves, f_vjp = vjp_flat(flat_f, in_leaves)
+        basis, total = _std_basis(out_leaves)
+        rows = vmap(lambda *cts: f_vjp(list(cts)), in_axes=0, out_axes=0)(*basis)
+        # rows[j]: (total_out, *in_j.shape); split the leading axis by output leaf.
+        blocks, start = [], 0
+        for out in out_leaves:
+            n = int(out.size)
+            blocks.append([r[start:start + n].reshape((*out.shape, *x.shape))
+                           for r, x in zip(rows, in_leaves)])
+            start += n
+        jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
+        return (jac, aux_box["aux"]) if has_aux else jac
+
+    return api_boundary(jac_fun)
+
+
+def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """The Hessian, as ``jacfwd(jacrev(fun))`` (forward-over-reverse).
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> fa.hessian(lambda x: (x ** 3).sum())(fnp.array([1.0, 2.0]))
+        Array([[ 6.,  0.],
+               [ 0., 12.]], dtype=float32)
+    """
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

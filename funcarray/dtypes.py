@@ -256,22 +256,29 @@ def result_type(*args, return_weak_type: bool = False):
 # Predicates
 # ------------------------------------------------------------------------------------------
 
+# Precomputed families: the predicates below run on the eager hot path.
+_FLOATS = frozenset(d for d in supported_dtypes
+                    if d.kind == "f" or d in float8_types or d == bfloat16)
+_COMPLEXES = frozenset(d for d in supported_dtypes if d.kind == "c")
+_INEXACT = _FLOATS | _COMPLEXES
+_INTEGERS = frozenset(d for d in supported_dtypes if d.kind in "iu") | frozenset(
+    _narrow_int_types)
+
+
 def is_float(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind == "f" or dt in float8_types or dt == bfloat16
+    return (dt if isinstance(dt, np.dtype) else np.dtype(dt)) in _FLOATS
 
 
 def is_complex(dt) -> bool:
-    return np.dtype(dt).kind == "c"
+    return (dt if isinstance(dt, np.dtype) else np.dtype(dt)) in _COMPLEXES
 
 
 def is_inexact(dt) -> bool:
-    return is_float(dt) or is_complex(dt)
+    return (dt if isinstance(dt, np.dtype) else np.dtype(dt)) in _INEXACT
 
 
 def is_integer(dt) -> bool:
-    dt = np.dtype(dt)
-    return dt.kind in "iu" or dt in _narrow_int_types
+    return (dt if isinstance(dt, np.dtype) else np.dtype(dt)) in _INTEGERS
 
 
 def issubdtype(a, b) -> bool:

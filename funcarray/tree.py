@@ -2,13 +2,14 @@
 
 A pytree is a nest of lists, tuples, dicts, namedtuples, ``None`` and registered classes whose
 leaves are arrays (or anything else). As in JAX, ``None`` is an empty subtree (not a leaf),
-dict keys are sorted, and dataclasses can be registered. Transforms flatten their arguments
-with these functions at the API edge only.
+dict leaves are flattened in sorted key order, and dataclasses can be registered. (One
+difference: rebuilt dicts keep the original key order, where JAX's come back sorted.)
+Transforms flatten their arguments with these functions at the API edge only.
 
 Example:
     >>> import funcarray as fa
     >>> fa.tree.map(lambda x: x * 2, {"w": 1, "b": (2, None)})
-    {'b': (4, None), 'w': 2}
+    {'w': 2, 'b': (4, None)}
     >>> fa.tree.leaves({"w": 1, "b": (2, None)})
     [2, 1]
 """

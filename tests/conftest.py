@@ -10,3 +10,11 @@ settings.register_profile(
 settings.register_profile(
     "thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("FUNCARRAY_HYPOTHESIS_PROFILE", "ci"))
+
+# jax is the test oracle. funcarray keeps 64-bit inputs 64-bit with no switch, so the oracle
+# runs with x64 on for the whole session (set once here, so results never depend on which
+# test module was imported first). Tests of jax's 32-bit defaults use
+# `with jax.enable_x64(False):` locally.
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)

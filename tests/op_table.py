@@ -128,7 +128,8 @@ class OpSpec:
     * ``tol``: tolerance class (see ``tolerance``).
     * ``compute``: ``"result"`` computes the reference in the result dtype (math functions:
       integers are computed as floats); ``"promoted"`` in the promoted input dtype
-      (comparisons, ``abs`` of complex).
+      (comparisons, ``abs`` of complex); ``"inexact"`` in the promoted dtype when it is
+      float or complex, else in the result dtype (``angle``).
     * ``upcast_low``: compute float16/bfloat16 references in float32 and round, as XLA does.
     * ``condition``: the first argument is a bool condition (``where``).
     * ``kwargs``: extra keyword arguments, as ``(name, value)`` pairs.
@@ -181,17 +182,22 @@ _UNARY_MATH = [
     ("sinh", SMALL, _ALL), ("cosh", SMALL, _ALL), ("tanh", ANY, _ALL),
     ("arcsinh", ANY, _ALL), ("asinh", ANY, _ALL), ("arccosh", GE1, _ALL),
     ("acosh", GE1, _ALL), ("arctanh", OPEN_UNIT, _ALL), ("atanh", OPEN_UNIT, _ALL),
-    ("deg2rad", ANY, _ALL), ("radians", ANY, _ALL), ("rad2deg", ANY, _ALL),
-    ("degrees", ANY, _ALL), ("sinc", ANY, _ALL),
+    ("sinc", ANY, _ALL),
 ]
 
 _ops = [
     _op(name, 1, kinds, domain, "transcendental") for name, domain, kinds in _UNARY_MATH
 ]
+# NumPy's deg2rad/rad2deg have no complex loops; scaling is what they mean.
+_ops += [
+    _op(name, 1, _ALL, ANY, "arith", ref=lambda x, f=factor: np.multiply(x, f))
+    for name, factor in (("deg2rad", np.pi / 180), ("radians", np.pi / 180),
+                         ("rad2deg", 180 / np.pi), ("degrees", 180 / np.pi))
+]
 _ops += [
     # Sign, magnitude and rounding.
     _op("negative", 1, "iufc", WIDE, "exact"),
-    _op("positive", 1, _ALL, WIDE, "exact"),
+    _op("positive", 1, _ALL, WIDE, "exact", ref=lambda x: x.copy()),
     _op("square", 1, _ALL, ANY, "arith"),
     _op("absolute", 1, _ALL, WIDE, "arith", compute="promoted"),
     _op("abs", 1, _ALL, WIDE, "arith", compute="promoted"),
@@ -218,7 +224,7 @@ _ops += [
     _op("imag", 1, _ALL, WIDE, "exact", compute="promoted"),
     _op("conj", 1, _ALL, WIDE, "exact"),
     _op("conjugate", 1, _ALL, WIDE, "exact"),
-    _op("angle", 1, _ALL, ANY, "transcendental"),
+    _op("angle", 1, _ALL, ANY, "transcendental", compute="inexact"),
     # Bits.
     _op("bitwise_not", 1, "biu", WIDE, "exact"),
     _op("invert", 1, "biu", WIDE, "exact"),
@@ -235,8 +241,8 @@ _ops += [
     _op("mod", 2, _REAL, (ANY, NONZERO), "arith"),
     _op("fmod", 2, _REAL, (ANY, NONZERO), "arith"),
     _op("divmod", 2, _REAL, (ANY, NONZERO), "arith", multiple_results=True),
-    _op("power", 2, _ALL, (SMALL, EXPONENT), "transcendental"),
-    _op("float_power", 2, _ALL, (POSITIVE, SMALL), "transcendental"),
+    _op("power", 2, _ALL, (SMALL, EXPONENT), "composite"),
+    _op("float_power", 2, _ALL, (POSITIVE, SMALL), "composite"),
     _op("maximum", 2, _ALL, WIDE, "exact"),
     _op("minimum", 2, _ALL, WIDE, "exact"),
     _op("fmax", 2, _ALL, WIDE, "exact"),
@@ -318,10 +324,10 @@ def _rem_ref(x, y):
     return np.fmod(x, y)
 
 
-def _round_afz_ref(x):
+def _round_afz_ref(x, *, rounding_method=0):
     """Round half away from zero, computed exactly in float64 (x is float16/32/64)."""
     wide = np.asarray(x, np.float64)
-    return (np.sign(wide) * np.floor(np.abs(wide) + 0.5)).astype(x.dtype)
+    return np.copysign(np.floor(np.abs(wide) + 0.5), wide).astype(x.dtype)
 
 
 def _integer_pow_ref(x, *, y):
@@ -416,7 +422,7 @@ PRIMITIVE_OPS: list[PrimSpec] = [
     _prim("round", _round_afz_ref, 1, _F, ANY, "exact",
           lambda x, rounding_method: lax.round(x, rounding_method),
           params=(("rounding_method", 0),)),
-    _prim("round", np.rint, 1, _F, ANY, "exact",
+    _prim("round", lambda x, *, rounding_method: np.rint(x), 1, _F, ANY, "exact",
           lambda x, rounding_method: lax.round(x, rounding_method),
           params=(("rounding_method", 1),)),
     _prim("add", np.add, 2, _NUM + "b", WIDE, "arith", lax.add),

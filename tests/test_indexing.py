@@ -19,6 +19,14 @@ from funcarray import dtypes
 from funcarray.primitives import indexing as ix
 from funcarray.transforms.staging import make_ir
 
+
+@pytest.fixture(autouse=True)
+def _jax_default_32_bit():
+    # These tests compare with jax's default (32-bit) dtypes for Python scalars; conftest
+    # turns x64 on for the session, so switch it off locally.
+    with jax.enable_x64(False):
+        yield
+
 DTYPES = [np.bool_, np.int8, np.int32, np.uint8, np.uint32, np.int64, np.float16,
           dtypes.bfloat16, np.float32, np.float64, np.complex64]
 

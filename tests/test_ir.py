@@ -7,6 +7,13 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import funcarray.numpy as fnp
+from funcarray.primitives.elementwise import add_p, mul_p, neg_p, sin_p
+from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
 from funcarray.transforms.core import (
     ConcretizationError,
     Primitive,
@@ -15,13 +22,6 @@ from funcarray.transforms.core import (
 )
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Lit, Var, dce, eval_ir, typecheck
 from funcarray.transforms.staging import StagedIR, StagingTrace, make_ir, stage_flat
-from hypothesis import given
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
-
-import funcarray.numpy as fnp
-from funcarray.primitives.elementwise import add_p, mul_p, neg_p, sin_p
-from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
 
 F32_3 = ShapedArray((3,), np.float32)
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from funcarray.transforms.core import Primitive, ShapedArray
 
 __all__ = [

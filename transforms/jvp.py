@@ -23,7 +23,12 @@ from __future__ import annotations
 
 from funcarray.transforms import support
 from funcarray.transforms.core import (
-    ShapedArray, Trace, Tracer, current_trace, set_current_trace, to_concrete_value,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    set_current_trace,
+    to_concrete_value,
 )
 
 __all__ = [

@@ -22,7 +22,11 @@ from __future__ import annotations
 
 from funcarray.transforms import support
 from funcarray.transforms.core import (
-    ShapedArray, Trace, Tracer, current_trace, set_current_trace,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    set_current_trace,
 )
 
 __all__ = [

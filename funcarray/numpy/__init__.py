@@ -15,17 +15,36 @@ import numpy as _np
 
 from funcarray import dtypes as _dtypes
 from funcarray.array import Array as Array
+from funcarray.dtypes import (  # noqa: F401
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    finfo,
+    float8_e4m3fn,
+    float8_e5m2,
+    float16,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    issubdtype,
+    promote_types,
+    result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from funcarray.numpy._creation import *  # noqa: F403
 from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
-from funcarray.dtypes import (  # noqa: F401
-    bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64, iinfo, int8,
-    int16, int32, int64, issubdtype, promote_types, result_type, uint8, uint16, uint32, uint64,
-    float8_e4m3fn, float8_e5m2,
-)
 
 ndarray = Array
 bool = bool_  # noqa: A001 (jax.numpy exports this name too)

@@ -22,6 +22,7 @@ from funcarray.numpy._util import (
     convert,
     is_array,
     promote_args,
+    promote_binary,
     to_inexact_dtype,
 )
 from funcarray.primitives import elementwise as ew
@@ -33,11 +34,15 @@ _BOOL_INT = frozenset("biu")
 _INT = frozenset("iu")
 
 
+# The dtype family letter of every supported dtype (bfloat16 and float8 count as floats),
+# looked up once per call instead of recomputed: this sits on the eager hot path.
+_KIND_OF = {dt: ("f" if dt == dtypes.bfloat16 or dt in dtypes.float8_types else dt.kind)
+            for dt in dtypes.supported_dtypes}
+
+
 def _kind(dt) -> str:
-    dt = np.dtype(dt)
-    if dt == dtypes.bfloat16 or dt in dtypes.float8_types:
-        return "f"
-    return dt.kind
+    kind = _KIND_OF.get(dt)
+    return kind if kind is not None else np.dtype(dt).kind
 
 
 def _check_kinds(op: str, x, kinds):
@@ -99,7 +104,7 @@ def _unary_same(name, prim, kinds, summary, example):
 def _binary(name, prim, kinds, summary, example):
     """A two-argument function on promoted, broadcast operands."""
     def fn(x, y, /):
-        x, y = promote_args(name, x, y)
+        x, y = promote_binary(name, x, y)
         _check_kinds(name, x, kinds)
         return prim.bind(x, y)
     return _doc(fn, name, summary, example)
@@ -107,7 +112,7 @@ def _binary(name, prim, kinds, summary, example):
 
 def _binary_inexact(name, prim, summary, example):
     def fn(x, y, /):
-        x, y = promote_args(name, x, y)
+        x, y = promote_binary(name, x, y)
         if not dtypes.is_inexact(x.dtype):
             dt = to_inexact_dtype(x.dtype)
             x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
@@ -203,12 +208,18 @@ def _float_divmod(x, y):
     mod = ew.rem_p.bind(x, y)
     div = ew.div_p.bind(ew.sub_p.bind(x, mod), y)
     zero = _constant_like(x, 0)
+    y_negative = ew.lt_p.bind(y, zero)
     fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
-                        ew.ne_p.bind(ew.lt_p.bind(y, zero), ew.lt_p.bind(mod, zero)))
+                        ew.ne_p.bind(y_negative, ew.lt_p.bind(mod, zero)))
     mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
     one = _constant_like(x, 1)
-    div = select_n_p.bind(fix, div, ew.sub_p.bind(div, one))
-    return ew.round_p.bind(div, rounding_method=1), mod
+    div = ew.round_p.bind(select_n_p.bind(fix, div, ew.sub_p.bind(div, one)), rounding_method=1)
+    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0.
+    mod = select_n_p.bind(ew.eq_p.bind(mod, zero), mod,
+                          select_n_p.bind(y_negative, zero, _constant_like(x, -0.0)))
+    div = select_n_p.bind(ew.eq_p.bind(div, zero), div,
+                          ew.mul_p.bind(ew.div_p.bind(x, y), zero))
+    return div, mod
 
 
 def floor_divide(x, y, /):
@@ -550,7 +561,7 @@ def _lexicographic(prim, x, y):
 
 def _comparison(name, prim, summary, example, ordered=True):
     def fn(x, y, /):
-        x, y = promote_args(name, x, y)
+        x, y = promote_binary(name, x, y)
         _check_kinds(name, x, _NUMERIC | {"b"})
         if ordered and dtypes.is_complex(x.dtype):
             return _lexicographic(prim, x, y)
@@ -729,7 +740,8 @@ def hypot(x, y, /):
     safe_big = where(big == 0, 1, big)
     ratio = true_divide(small, safe_big)
     out = multiply(big, sqrt(add(1, multiply(ratio, ratio))))
-    return where(isinf(big), big, where(big == 0, 0, out))
+    # An infinite side makes the hypotenuse infinite even when the other side is NaN (C99).
+    return where(logical_or(isinf(x), isinf(y)), np.inf, where(big == 0, 0, out))
 
 
 def logaddexp(x, y, /):
@@ -792,7 +804,7 @@ def heaviside(x1, x2, /):
     x1, x2 = promote_args("heaviside", x1, x2)
     _check_kinds("heaviside", x1, _NUMERIC - {"c"} | {"b"})
     x1, x2 = _to_inexact(x1), _to_inexact(x2)
-    return where(less(x1, 0), 0, where(greater(x1, 0), 1, x2))
+    return where(isnan(x1), x1, where(less(x1, 0), 0, where(greater(x1, 0), 1, x2)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -869,7 +881,7 @@ def _to_bool(op, x):
 def _logical(name, prim, summary, example):
     def fn(x, y, /):
         x, y = _to_bool(name, x), _to_bool(name, y)
-        x, y = promote_args(name, x, y)
+        x, y = promote_binary(name, x, y)
         return prim.bind(x, y)
     return _doc(fn, name, summary, example)
 

@@ -527,7 +527,8 @@ def _flat_positions(op, x, idx, mode):
     return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size)
 
 
-def _scatter_update(op, x, idx, values, kind, mode=None, fn=None):
+def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indices=False,
+                    indices_are_sorted=False):
     x = asarray_arg(op, x)
     mode = _scatter_mode(op, mode)
     if kind != "apply":
@@ -549,8 +550,11 @@ def _scatter_update(op, x, idx, values, kind, mode=None, fn=None):
     values = _broadcast_value(op, values, positions.shape)
     dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                  scatter_dims_to_operand_dims=(0,))
+    # The caller's promises carry over: flat positions are unique (sorted) exactly when the
+    # index entries are. They let scatter_mul differentiate with respect to the values.
     out = _SCATTERS[kind].bind(flat_x, indices, values, dimension_numbers=dn,
-                               indices_are_sorted=False, unique_indices=False, mode="drop")
+                               indices_are_sorted=bool(indices_are_sorted),
+                               unique_indices=bool(unique_indices), mode="drop")
     return _reshape(out, x.shape)
 
 
@@ -591,7 +595,9 @@ class _IndexUpdateRef:
             >>> fnp.arange(4).at[::2].set(9)
             Array([9, 1, 9, 3], dtype=int32)
         """
-        return _scatter_update("at[].set", self.array, self.index, values, "set", mode)
+        return _scatter_update("at[].set", self.array, self.index, values, "set", mode,
+                               unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] += values``; repeated indices accumulate.
@@ -601,7 +607,9 @@ class _IndexUpdateRef:
             >>> fnp.zeros(3).at[fnp.array([0, 0, 2])].add(1.0)
             Array([2., 0., 1.], dtype=float32)
         """
-        return _scatter_update("at[].add", self.array, self.index, values, "add", mode)
+        return _scatter_update("at[].add", self.array, self.index, values, "add", mode,
+                               unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] *= values``; repeated indices accumulate.
@@ -612,7 +620,8 @@ class _IndexUpdateRef:
             Array([1., 9., 1.], dtype=float32)
         """
         return _scatter_update("at[].multiply", self.array, self.index, values, "multiply",
-                               mode)
+                               mode, unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
 
     mul = multiply
 
@@ -626,7 +635,8 @@ class _IndexUpdateRef:
         """
         x = asarray_arg("at[].divide", self.array)
         divisor = _scatter_update("at[].divide", _ones_like(x), self.index, values,
-                                  "multiply", mode)
+                                  "multiply", mode, unique_indices=unique_indices,
+                                  indices_are_sorted=indices_are_sorted)
         return true_divide(x, divisor)
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -639,7 +649,8 @@ class _IndexUpdateRef:
         """
         x = asarray_arg("at[].power", self.array)
         exponent = _scatter_update("at[].power", _ones_like(x), self.index, values,
-                                   "multiply", mode)
+                                   "multiply", mode, unique_indices=unique_indices,
+                                   indices_are_sorted=indices_are_sorted)
         return power(x, exponent)
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -650,7 +661,9 @@ class _IndexUpdateRef:
             >>> fnp.arange(3).at[1:].min(1)
             Array([0, 1, 1], dtype=int32)
         """
-        return _scatter_update("at[].min", self.array, self.index, values, "min", mode)
+        return _scatter_update("at[].min", self.array, self.index, values, "min", mode,
+                               unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = maximum(x[idx], values)``; repeated indices accumulate.
@@ -660,7 +673,9 @@ class _IndexUpdateRef:
             >>> fnp.arange(3).at[:2].max(1)
             Array([1, 1, 2], dtype=int32)
         """
-        return _scatter_update("at[].max", self.array, self.index, values, "max", mode)
+        return _scatter_update("at[].max", self.array, self.index, values, "max", mode,
+                               unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """``x[idx] = func(x[idx])`` (``func`` maps arrays elementwise). Unlike JAX, an index

@@ -712,8 +712,8 @@ def hsplit(ary, indices_or_sections):
         >>> [x.shape for x in fnp.hsplit(fnp.zeros((2, 4)), 2)]
         [(2, 2), (2, 2)]
     """
-    axis = 0 if _ndim_of(ary) == 1 else 1
-    return _split_min_ndim("hsplit", ary, indices_or_sections, 1, axis)
+    ary = asarray_arg("hsplit", ary)
+    return _split_min_ndim("hsplit", ary, indices_or_sections, 1, 0 if ary.ndim == 1 else 1)
 
 
 def dsplit(ary, indices_or_sections):
@@ -725,10 +725,6 @@ def dsplit(ary, indices_or_sections):
         [(1, 1, 2), (1, 1, 2)]
     """
     return _split_min_ndim("dsplit", ary, indices_or_sections, 3, 2)
-
-
-def _ndim_of(a) -> int:
-    return len(a.shape) if hasattr(a, "shape") else np.ndim(a)
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,7 +97,9 @@ def asarray_arg(op: str, x, dtype=None):
         if _contains_arrays(x):
             from funcarray.numpy._shape import stack
             out = stack([asarray_arg(op, item) for item in x])
-            return out if dtype is None else convert(out, dtypes.canonicalize_dtype(dtype))
+            # A list built from arrays is a strong array, as in JAX, even if every item is weak.
+            target = out.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+            return convert(out, target, weak_type=False)
         if dtype is None:
             dtype = _sequence_default_dtype(x)
         try:

@@ -5,7 +5,8 @@ A new elementwise operation is about three lines::
     tanh_p = unary("tanh", np.tanh, hlo="stablehlo.tanh", upcast_low_precision=True)
 
 The helpers fill the slots every member of the family shares (eager kernel wrapping, abstract
-evaluation, the batch rule, and the StableHLO op name that lowering uses); rules that differ per primitive
+evaluation, the batch rule, and the StableHLO op name that lowering uses); rules that differ
+per primitive
 (jvp, transpose) are set beside the primitive with ``@prim.def_jvp`` and friends.
 
 Eager kernels receive and return NumPy values and follow StableHLO semantics; ``impl`` wraps

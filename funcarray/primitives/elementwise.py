@@ -395,7 +395,7 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 @bitcast_convert_type_p.def_impl
 def _bitcast_impl(x, *, new_dtype):
-    v = np.ascontiguousarray(x._value)
+    v = np.asarray(x._value, order="C")  # not ascontiguousarray: it makes 0-d arrays 1-d
     out_shape = _bitcast_shape(v.shape, v.dtype, np.dtype(new_dtype))
     return Array(v.view(new_dtype).reshape(out_shape), x._weak)
 

@@ -51,8 +51,14 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
+from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import wrap_kernel
+from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, iota_p, reshape_p
+from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
+from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import move_to_front, not_mapped
 
 __all__ = [
     "GatherDimensionNumbers", "ScatterDimensionNumbers",
@@ -159,6 +165,83 @@ def gather_fill_value(dtype):
 
 
 # --------------------------------------------------------------------------------------------
+# Helpers for the transformation rules. Rules compute with primitives' bind only, so they run
+# on tracers of any enclosing transform. Index operands are never differentiated: their
+# tangents are symbolic zeros and their cotangents None.
+# --------------------------------------------------------------------------------------------
+
+def _full(value, dtype, shape):
+    """A constant of ``dtype`` and ``shape`` (a broadcast scalar: one small op when traced)."""
+    scalar = Array(np.array(value, dtype))
+    return broadcast_in_dim_p.bind(scalar, shape=tuple(shape), broadcast_dimensions=())
+
+
+def _zeros_like(x):
+    """Zeros with ``x``'s shape, dtype and weak_type."""
+    scalar = Array(np.zeros((), x.dtype), x.weak_type)
+    return broadcast_in_dim_p.bind(scalar, shape=tuple(x.shape), broadcast_dimensions=())
+
+
+def _select(pred, on_true, on_false):
+    return ew.select_n_p.bind(pred, on_false, on_true)
+
+
+def _shifted(dims, by: int = 1) -> tuple:
+    return tuple(d + by for d in dims)
+
+
+def _gather_dn_of_scatter(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
+    """The gather that reads back, for each update element, the operand element it lands on."""
+    return GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+
+
+def _scatter_dn_of_gather(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
+    """The scatter that sends each gathered element back where the gather read it."""
+    return ScatterDimensionNumbers(
+        update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=dn.start_index_map,
+        operand_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.start_indices_batching_dims)
+
+
+# A gather and the scatter that is its transpose must treat out-of-bounds windows alike: the
+# gather clamps ("clip", and "promise_in_bounds" in the kernel) exactly where the scatter clamps
+# ("clip"), and it fills a window exactly where the scatter drops it ("drop" and
+# "promise_in_bounds" in the kernel).
+def _scatter_mode_of_gather(mode: str) -> str:
+    return "drop" if mode == "fill" else "clip"
+
+
+def _gather_mode_of_scatter(mode: str) -> str:
+    return "clip" if mode == "clip" else "fill"
+
+
+def _gather_back(x, indices, updates_shape, dn, mode, indices_are_sorted, unique_indices):
+    """For each element of a scatter's updates, the element of ``x`` (operand-shaped) at the
+    position it is scattered to; 0 for the elements the scatter drops."""
+    window = [updates_shape[d] for d in dn.update_window_dims]
+    gather_mode = _gather_mode_of_scatter(mode)
+    return gather_p.bind(
+        x, indices, dimension_numbers=_gather_dn_of_scatter(dn),
+        slice_sizes=_operand_window(x.ndim, dn, window), indices_are_sorted=indices_are_sorted,
+        unique_indices=unique_indices, mode=gather_mode,
+        fill_value=0 if gather_mode == "fill" else None)
+
+
+def _stack_starts(starts, dims, size: int):
+    """``(size, len(starts))`` batched start indices from scalar starts, some of them batched
+    (``dims[i]`` 0) and the others broadcast."""
+    columns = [broadcast_in_dim_p.bind(move_to_front(s, d, size), shape=(size, 1),
+                                       broadcast_dimensions=(0,))
+               for s, d in zip(starts, dims)]
+    return columns[0] if len(columns) == 1 else concatenate_p.bind(*columns, dimension=1)
+
+
+# --------------------------------------------------------------------------------------------
 # dynamic_slice / dynamic_update_slice
 # --------------------------------------------------------------------------------------------
 
@@ -225,6 +308,96 @@ def _dynamic_update_slice_abstract_eval(x, update, *start_indices):
               f"update {update.str_short()} must have the rank of the operand {x.str_short()} "
               f"and fit inside it")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _start_zero(starts):
+    """A 0 start of the starts' dtype (int32 when there are none): the start of a new axis."""
+    return Array(np.zeros((), starts[0].dtype if starts else np.int32))
+
+
+@dynamic_slice_p.def_jvp
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    out = dynamic_slice_p.bind(*primals, slice_sizes=slice_sizes)
+    t = tangents[0]
+    if type(t) is Zero:
+        return out, Zero(tangent_aval(out.aval))
+    return out, dynamic_slice_p.bind(t, *primals[1:], slice_sizes=slice_sizes)
+
+
+@dynamic_slice_p.def_transpose
+def _dynamic_slice_transpose(ct, x, *start_indices, slice_sizes):
+    # The slice's cotangent goes back into the (same, clamped) box of zeros.
+    zeros = support.ops.zeros(x.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *start_indices),
+            *(None for _ in start_indices)]
+
+
+@dynamic_slice_p.def_batch
+def _dynamic_slice_batch(vals, dims, *, slice_sizes):
+    x, *starts = vals
+    x_dim, *start_dims = dims
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    if all(d is not_mapped for d in start_dims):
+        # One slice for all members: take the whole batch axis as one more dimension.
+        starts.insert(x_dim, _start_zero(starts))
+        sizes = (*slice_sizes[:x_dim], size, *slice_sizes[x_dim:])
+        return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes), x_dim
+    # Each member slices at its own start: a gather with one index vector per member.
+    indices = _stack_starts(starts, start_dims, size)
+    n = len(starts)
+    if x_dim is not_mapped:
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
+                                    start_index_map=tuple(range(n)))
+    else:
+        x = move_to_front(x, x_dim, size)
+        dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
+                                    start_index_map=tuple(range(1, n + 1)),
+                                    operand_batching_dims=(0,), start_indices_batching_dims=(0,))
+        slice_sizes = (1, *slice_sizes)
+    out = gather_p.bind(x, indices, dimension_numbers=dn, slice_sizes=tuple(slice_sizes),
+                        indices_are_sorted=False, unique_indices=False, mode="clip",
+                        fill_value=None)
+    return out, 0
+
+
+@dynamic_update_slice_p.def_jvp
+def _dynamic_update_slice_jvp(primals, tangents):
+    x, update, *starts = primals
+    t_x, t_update = tangents[:2]
+    out = dynamic_update_slice_p.bind(*primals)
+    if type(t_x) is Zero and type(t_update) is Zero:
+        return out, Zero(tangent_aval(out.aval))
+    return out, dynamic_update_slice_p.bind(instantiate(t_x), instantiate(t_update), *starts)
+
+
+@dynamic_update_slice_p.def_transpose
+def _dynamic_update_slice_transpose(ct, x, update, *start_indices):
+    ct_x = ct_update = None
+    if is_undefined(x):  # the box was overwritten: nothing flows back from it
+        ct_x = dynamic_update_slice_p.bind(ct, support.ops.zeros(update.aval), *start_indices)
+    if is_undefined(update):
+        ct_update = dynamic_slice_p.bind(ct, *start_indices, slice_sizes=update.aval.shape)
+    return [ct_x, ct_update, *(None for _ in start_indices)]
+
+
+@dynamic_update_slice_p.def_batch
+def _dynamic_update_slice_batch(vals, dims):
+    x, update, *starts = vals
+    x_dim, update_dim, *start_dims = dims
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    x, update = move_to_front(x, x_dim, size), move_to_front(update, update_dim, size)
+    if all(d is not_mapped for d in start_dims):
+        return dynamic_update_slice_p.bind(x, update, _start_zero(starts), *starts), 0
+    # Each member updates at its own start: a scatter of one window per member (so the
+    # indices are unique), clamped like dynamic_update_slice.
+    indices = _stack_starts(starts, start_dims, size)
+    window = tuple(range(1, len(starts) + 1))
+    dn = ScatterDimensionNumbers(update_window_dims=window, inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=window, operand_batching_dims=(0,),
+                                 scatter_indices_batching_dims=(0,))
+    out = scatter_p.bind(x, indices, update, dimension_numbers=dn, indices_are_sorted=True,
+                         unique_indices=True, mode="clip")
+    return out, 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,6 +485,69 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
     batch = iter(batch_shape)
     shape = [next(batch) if n is None else n for n in shape]
     return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+@gather_p.def_jvp
+def _gather_jvp(primals, tangents, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                unique_indices, mode, fill_value):
+    params = dict(dimension_numbers=dimension_numbers, slice_sizes=slice_sizes,
+                  indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
+    out = gather_p.bind(*primals, **params, fill_value=fill_value)
+    t = tangents[0]
+    if type(t) is Zero:
+        return out, Zero(tangent_aval(out.aval))
+    # A filled (out-of-bounds) window does not depend on the operand: its tangent is 0.
+    return out, gather_p.bind(t, primals[1], **params, fill_value=0 if mode == "fill" else None)
+
+
+@gather_p.def_transpose
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      indices_are_sorted, unique_indices, mode, fill_value):
+    zeros = support.ops.zeros(operand.aval)
+    ct_operand = scatter_add_p.bind(
+        zeros, indices, ct, dimension_numbers=_scatter_dn_of_gather(dimension_numbers),
+        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+        mode=_scatter_mode_of_gather(mode))
+    return [ct_operand, None]
+
+
+@gather_p.def_batch
+def _gather_batch(vals, dims, *, dimension_numbers, slice_sizes, **params):
+    operand, indices = vals
+    operand_dim, indices_dim = dims
+    dn = dimension_numbers
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    if indices_dim is not_mapped:
+        # Every member reads the same windows: widen each window to the whole batch axis,
+        # which becomes the result's first (offset) dimension.
+        operand = move_to_front(operand, operand_dim, size)
+        dn = GatherDimensionNumbers(
+            offset_dims=(0, *_shifted(dn.offset_dims)),
+            collapsed_slice_dims=_shifted(dn.collapsed_slice_dims),
+            start_index_map=_shifted(dn.start_index_map),
+            operand_batching_dims=_shifted(dn.operand_batching_dims),
+            start_indices_batching_dims=dn.start_indices_batching_dims)
+        slice_sizes = (size, *slice_sizes)
+    elif operand_dim is not_mapped:
+        # The batch axis becomes the indices' first batch dimension, hence the result's first
+        # non-offset dimension.
+        indices = move_to_front(indices, indices_dim, size)
+        dn = dn._replace(offset_dims=_shifted(dn.offset_dims),
+                         start_indices_batching_dims=_shifted(dn.start_indices_batching_dims))
+    else:
+        # Member b reads from operand b: a batching dimension shared by operand and indices.
+        operand = move_to_front(operand, operand_dim, size)
+        indices = move_to_front(indices, indices_dim, size)
+        dn = GatherDimensionNumbers(
+            offset_dims=_shifted(dn.offset_dims),
+            collapsed_slice_dims=_shifted(dn.collapsed_slice_dims),
+            start_index_map=_shifted(dn.start_index_map),
+            operand_batching_dims=(0, *_shifted(dn.operand_batching_dims)),
+            start_indices_batching_dims=(0, *_shifted(dn.start_indices_batching_dims)))
+        slice_sizes = (1, *slice_sizes)
+    out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=tuple(slice_sizes),
+                        **params)
+    return out, 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,7 +649,8 @@ def _make_scatter_abstract_eval(name):
             _fail(name, f"the scatter dimensions of the updates {updates.str_short()} must "
                         f"match the batch dimensions of the indices {indices.str_short()}")
         window = tuple(updates.shape[d] for d in dn.update_window_dims)
-        bounds = _operand_window(operand.ndim, dn, operand.shape)
+        skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+        bounds = [n for d, n in enumerate(operand.shape) if d not in skipped]
         if any(w > d for w, d in zip(window, bounds)):
             _fail(name, f"the update window {window} of {updates.str_short()} does not fit "
                         f"in the operand {operand.str_short()}")
@@ -439,6 +676,225 @@ scatter_add_p = _scatter_primitive("scatter_add")
 scatter_mul_p = _scatter_primitive("scatter_mul")
 scatter_min_p = _scatter_primitive("scatter_min")
 scatter_max_p = _scatter_primitive("scatter_max")
+
+
+# --- scatter rules -------------------------------------------------------------------------
+
+def _scatter_batch_rule(prim):
+    """Batch rule shared by the scatters: operand and updates get the batch axis first; it is
+    a window dimension when the indices are shared, else a batching dimension."""
+    def rule(vals, dims, *, dimension_numbers, **params):
+        operand, indices, updates = vals
+        operand_dim, indices_dim, updates_dim = dims
+        dn = dimension_numbers
+        size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+        operand = move_to_front(operand, operand_dim, size)
+        updates = move_to_front(updates, updates_dim, size)
+        common = dict(inserted_window_dims=_shifted(dn.inserted_window_dims),
+                      scatter_dims_to_operand_dims=_shifted(dn.scatter_dims_to_operand_dims))
+        if indices_dim is not_mapped:
+            dn = ScatterDimensionNumbers(
+                update_window_dims=(0, *_shifted(dn.update_window_dims)), **common,
+                operand_batching_dims=_shifted(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        else:
+            indices = move_to_front(indices, indices_dim, size)
+            dn = ScatterDimensionNumbers(
+                update_window_dims=_shifted(dn.update_window_dims), **common,
+                operand_batching_dims=(0, *_shifted(dn.operand_batching_dims)),
+                scatter_indices_batching_dims=(0, *_shifted(dn.scatter_indices_batching_dims)))
+        return prim.bind(operand, indices, updates, dimension_numbers=dn, **params), 0
+
+    return rule
+
+
+for _prim in (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+    _prim.batch_rule = _scatter_batch_rule(_prim)
+del _prim
+
+
+def _zero_out_like(out):
+    return Zero(tangent_aval(out.aval))
+
+
+@scatter_add_p.def_jvp
+def _scatter_add_jvp(primals, tangents, **params):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    out = scatter_add_p.bind(operand, indices, updates, **params)
+    if type(t_operand) is Zero and type(t_updates) is Zero:
+        return out, _zero_out_like(out)
+    return out, scatter_add_p.bind(instantiate(t_operand), indices, instantiate(t_updates),
+                                   **params)
+
+
+@scatter_add_p.def_transpose
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, mode,
+                           indices_are_sorted, unique_indices):
+    ct_operand = ct if is_undefined(operand) else None
+    ct_updates = None
+    if is_undefined(updates):
+        ct_updates = _gather_back(ct, indices, updates.aval.shape, dimension_numbers, mode,
+                                  indices_are_sorted, unique_indices)
+    return [ct_operand, None, ct_updates]
+
+
+def _winning_updates(operand_aval, indices, updates_aval, dn, mode, indices_are_sorted,
+                     unique_indices):
+    """Which update elements a (replacing) ``scatter`` keeps, and which operand positions it
+    leaves alone. Repeated indices keep one update, unspecified which; scattering a distinct id
+    per update window and reading the ids back finds the one that won, so the derivative rules
+    agree with the primal result whatever the backend picks (JAX's scheme).
+
+    Returns ``(untouched, won)``: bool masks shaped like the operand and the updates.
+    """
+    ids_shape = tuple(1 if d in dn.update_window_dims else n
+                      for d, n in enumerate(updates_aval.shape))
+    count = math.prod(ids_shape)
+    id_dtype = np.dtype(np.uint32 if count < 2**32 - 1 else np.uint64)
+    ids = iota_p.bind(dtype=id_dtype, shape=(count,), dimension=0)
+    ids = ew.add_p.bind(ids, _full(1, id_dtype, (count,)))  # 0 means "no update landed"
+    ids = broadcast_in_dim_p.bind(reshape_p.bind(ids, new_sizes=ids_shape),
+                                  shape=updates_aval.shape,
+                                  broadcast_dimensions=tuple(range(len(ids_shape))))
+    params = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    scattered = scatter_p.bind(_full(0, id_dtype, operand_aval.shape), indices, ids,
+                               dimension_numbers=dn, mode=mode, **params)
+    read_back = _gather_back(scattered, indices, updates_aval.shape, dn, mode, **params)
+    untouched = ew.eq_p.bind(scattered, _full(0, id_dtype, operand_aval.shape))
+    return untouched, ew.eq_p.bind(read_back, ids)
+
+
+@scatter_p.def_jvp
+def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices,
+                 mode):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    if type(t_operand) is Zero and type(t_updates) is Zero:
+        out = scatter_p.bind(operand, indices, updates, **params)
+        return out, _zero_out_like(out)
+    t_operand, t_updates = instantiate(t_operand), instantiate(t_updates)
+    if unique_indices:  # the caller promises no two updates overlap: scatter is linear
+        return (scatter_p.bind(operand, indices, updates, **params),
+                scatter_p.bind(t_operand, indices, t_updates, **params))
+    # Mask the losers out, then add: the primal and tangent are computed the same way, so they
+    # agree on which update won.
+    untouched, won = _winning_updates(operand.aval, indices, updates.aval, dimension_numbers,
+                                      mode, indices_are_sorted, unique_indices)
+
+    def masked_scatter(x, u):
+        x = _select(untouched, x, _zeros_like(x))
+        u = _select(won, u, _zeros_like(u))
+        return scatter_add_p.bind(x, indices, u, **params)
+
+    return masked_scatter(operand, updates), masked_scatter(t_operand, t_updates)
+
+
+@scatter_p.def_transpose
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                       unique_indices, mode):
+    params = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    ct_operand = ct_updates = None
+    if is_undefined(operand):  # overwritten positions get nothing back
+        ct_operand = scatter_p.bind(ct, indices, support.ops.zeros(updates.aval),
+                                    dimension_numbers=dimension_numbers, mode=mode, **params)
+    if is_undefined(updates):
+        ct_updates = _gather_back(ct, indices, updates.aval.shape, dimension_numbers, mode,
+                                  **params)
+        if not unique_indices:  # only the updates that won receive a cotangent
+            _, won = _winning_updates(ct.aval, indices, updates.aval, dimension_numbers, mode,
+                                      **params)
+            ct_updates = _select(won, ct_updates, support.ops.zeros(ct_updates.aval))
+    return [ct_operand, None, ct_updates]
+
+
+@scatter_mul_p.def_jvp
+def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted,
+                     unique_indices, mode):
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    out = scatter_mul_p.bind(operand, indices, updates, **params)
+    tangent = None
+    if type(t_operand) is not Zero:  # linear in the operand for any indices
+        tangent = scatter_mul_p.bind(t_operand, indices, updates, **params)
+    if type(t_updates) is not Zero:
+        if not unique_indices:
+            raise NotImplementedError(
+                "scatter_mul (x.at[idx].multiply(values)): the derivative with respect to the "
+                "values is only implemented when the indices are unique, as in JAX. If no "
+                "position is updated twice, pass unique_indices=True; otherwise multiply the "
+                "values per position first (e.g. with a segment product) and scatter once.")
+        # Each position is multiplied by one value at most: d out = operand * scattered dv.
+        spread = scatter_add_p.bind(support.ops.zeros(operand.aval), indices, t_updates,
+                                    **params)
+        from_updates = ew.mul_p.bind(operand, spread)
+        tangent = from_updates if tangent is None else ew.add_p.bind(tangent, from_updates)
+    return out, (_zero_out_like(out) if tangent is None else tangent)
+
+
+@scatter_mul_p.def_transpose
+def _scatter_mul_transpose(ct, operand, indices, updates, **params):
+    if is_undefined(updates):
+        raise NotImplementedError(
+            "scatter_mul is not linear in its updates, so it cannot be transposed with respect "
+            "to them (its jvp never produces that case)")
+    ct_operand = scatter_mul_p.bind(ct, indices, updates, **params) \
+        if is_undefined(operand) else None
+    return [ct_operand, None, None]
+
+
+def _scatter_extremum_jvp(prim):
+    """jvp of scatter_min/scatter_max, as JAX defines it: where several values tie for the
+    result (operand and updates alike), the tangent is the average of theirs."""
+    def rule(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices,
+             mode):
+        operand, indices, updates = primals
+        t_operand, _, t_updates = tangents
+        params = dict(dimension_numbers=dimension_numbers,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode)
+        out = prim.bind(operand, indices, updates, **params)
+        if type(t_operand) is Zero and type(t_updates) is Zero:
+            return out, _zero_out_like(out)
+        t_operand, t_updates = instantiate(t_operand), instantiate(t_updates)
+        dtype, shape = updates.dtype, updates.shape
+
+        def back(x):  # operand-shaped -> updates-shaped, at the positions each update hits
+            return _gather_back(x, indices, shape, dimension_numbers, mode,
+                                indices_are_sorted, unique_indices)
+
+        def count(per_update):  # per position: the sum of ``per_update`` over its updates
+            total = scatter_add_p.bind(support.ops.zeros(out.aval),
+                                       indices, per_update, **params)
+            return back(total)
+
+        ones, zeros = _full(1, dtype, shape), _full(0, dtype, shape)
+        result = back(out)
+        won = ew.eq_p.bind(updates, result)  # this update value reached the result
+        kept = ew.eq_p.bind(back(operand), result)  # the operand's value is still there
+        num_won = count(_select(won, ones, zeros))
+        num_refs = count(ones)
+        num_won_and_kept = ew.add_p.bind(num_won, ones)
+        share = _select(kept, ew.div_p.bind(ones, num_won_and_kept),
+                        ew.div_p.bind(ones, num_won))
+        update_coef = _select(won, share, zeros)
+        operand_share = _select(kept, ew.div_p.bind(ones, num_won_and_kept), zeros)
+        # The operand's tangent is added once per update at its position by the scatter_add
+        # below (and once more as its own operand): scale it to ``operand_share`` in total.
+        operand_coef = ew.div_p.bind(ew.sub_p.bind(operand_share, ones), num_refs)
+        tangent_updates = ew.add_p.bind(ew.mul_p.bind(back(t_operand), operand_coef),
+                                        ew.mul_p.bind(t_updates, update_coef))
+        return out, scatter_add_p.bind(t_operand, indices, tangent_updates, **params)
+
+    return rule
+
+
+scatter_min_p.jvp_rule = _scatter_extremum_jvp(scatter_min_p)
+scatter_max_p.jvp_rule = _scatter_extremum_jvp(scatter_max_p)
 
 
 # --------------------------------------------------------------------------------------------
@@ -492,6 +948,45 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     if shape and not 0 <= dimension < len(shape):
         _fail("sort", f"dimension {dimension} is out of range for shape {shape}")
     return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in operands]
+
+
+def _take_along(x, order, dimension: int):
+    """``x`` permuted along ``dimension`` by the integer array ``order`` of ``x``'s shape: a
+    gather whose other dimensions are batching dimensions (take_along_axis)."""
+    others = tuple(d for d in range(x.ndim) if d != dimension)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
+                                start_index_map=(dimension,), operand_batching_dims=others,
+                                start_indices_batching_dims=others)
+    indices = reshape_p.bind(order, new_sizes=(*order.shape, 1))
+    return gather_p.bind(x, indices, dimension_numbers=dn, slice_sizes=(1,) * x.ndim,
+                         indices_are_sorted=False, unique_indices=True, mode="clip",
+                         fill_value=None)
+
+
+@sort_p.def_jvp
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    shape = primals[0].shape
+    if not shape:  # sorting a 0-d array changes nothing
+        return sort_p.bind(*primals, **params), list(tangents)
+    # Sort positions along with the operands (not a key): the permutation the sort applied.
+    index_dtype = np.int32 if shape[dimension] < 2**31 else np.int64
+    positions = iota_p.bind(dtype=np.dtype(index_dtype), shape=shape, dimension=dimension)
+    *outs, order = sort_p.bind(*primals, positions, **params)
+    tangents_out = [t if type(t) is Zero else _take_along(t, order, dimension)
+                    for t in tangents]
+    return outs, tangents_out
+
+
+@sort_p.def_batch
+def _sort_batch(vals, dims, *, dimension, is_stable, num_keys):
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
+    if not vals[0].ndim - (dims[0] is not not_mapped):  # 0-d members: nothing to sort
+        return list(vals), list(dims)
+    # Every operand gets the batch axis first (the keys decide the order of all of them).
+    vals = [move_to_front(v, d, size) for v, d in zip(vals, dims)]
+    outs = sort_p.bind(*vals, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,6 +21,20 @@ Contract (StableHLO ``dot_general`` semantics; the eager kernel reproduces it):
   computes at full precision.
 * The result is weak-typed when both operands are and no ``preferred_element_type`` is given.
 
+Transformation rules:
+
+* jvp: bilinear, ``d(x . y) = dx . y + x . dy`` with the same parameters (so the tangent has
+  the result's dtype, ``preferred_element_type`` included).
+* transpose (for each operand): the cotangent of one operand is a ``dot_general`` of the
+  output cotangent with the *other* operand, contracting the other operand's free dimensions
+  and pairing the batch dimensions, then a ``transpose`` into the operand's dimension order.
+  It is the linear transpose, never conjugated (JAX's convention for complex values). When
+  ``preferred_element_type`` made the result dtype differ from the operands', the product is
+  formed in the promoted dtype and converted back (complex to real keeps the real part).
+* batching: a batch axis on both operands becomes one more batch dimension pair (the result's
+  batch axis is 0); a batch axis on one operand only stays a free dimension of that operand,
+  and the result's batch axis is where that free dimension lands. Nothing is moved or copied.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> x = fnp.arange(6.0).reshape(2, 3)
@@ -40,7 +54,12 @@ import numpy as np
 from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.primitives._define import LOW_PRECISION_FLOATS
+from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.shape import transpose_p
 from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import defbilinear
+from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import not_mapped
 
 __all__ = [
     "dot_general_p", "dot_general", "PRECISION_NAMES", "accumulation_dtype", "can_accumulate_in",
@@ -285,3 +304,121 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
         preferred_element_type = np.dtype(preferred_element_type)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dimension_numbers,
                               precision=precision, preferred_element_type=preferred_element_type)
+
+
+# --------------------------------------------------------------------------------------------
+# Transformation rules
+# --------------------------------------------------------------------------------------------
+
+defbilinear(dot_general_p)
+
+
+def _ranks(order) -> tuple:
+    """The permutation that sorts ``order`` (``order[perm[k]]`` is the k-th smallest)."""
+    return tuple(sorted(range(len(order)), key=order.__getitem__))
+
+
+def _in_common_dtype(ct, other):
+    """``ct`` and ``other`` converted to one dtype (``ct`` has the result dtype, which
+    ``preferred_element_type`` may have made differ from the operands')."""
+    if ct.dtype == other.dtype:
+        return ct, other
+    common = dtypes.promote_types(ct.dtype, other.dtype)
+
+    def to_common(x):
+        if x.dtype == common:
+            return x
+        return convert_element_type_p.bind(x, new_dtype=common, weak_type=x.weak_type)
+    return to_common(ct), to_common(other)
+
+
+def _operand_cotangent(ct, other, aval, own, other_dims, precision):
+    """The cotangent of one operand of ``dot_general`` (its ``aval``), given the output
+    cotangent ``ct`` and the other operand.
+
+    ``own = (contracting, batch, free_positions_in_ct)`` describes the operand whose cotangent
+    is wanted, ``other_dims`` the same for the other operand; ``precision`` is the pair
+    (operand's, other's). The cotangent is ``ct`` contracted with ``other`` over the other
+    operand's free dimensions, batch dimensions paired; what remains are the operand's batch,
+    free and contracting dimensions, which a transpose puts back in the operand's order.
+    """
+    contracting, batch, _ = own
+    other_contracting, other_batch, other_free_in_ct = other_dims
+    other_free = free_dims(other.ndim, other_contracting, other_batch)
+    ct_batch = tuple(range(len(batch)))
+    # The other operand's leftover dimensions are its contracting ones in increasing order;
+    # each stands for the operand dimension it was contracted with.
+    leftover = tuple(contracting[i] for i in _ranks(other_contracting))
+    own_free = free_dims(aval.ndim, contracting, batch)
+    # Two equally good operand orders; pick the one whose result needs no transpose (common:
+    # both gradients of a matrix product), else the first.
+    ct_first = (batch + own_free + leftover,
+                (ct, other), ((other_free_in_ct, other_free), (ct_batch, other_batch)),
+                precision)
+    other_first = (batch + leftover + own_free,
+                   (other, ct), ((other_free, other_free_in_ct), (other_batch, ct_batch)),
+                   None if precision is None else precision[::-1])
+    identity = tuple(range(aval.ndim))
+    dims_as_own, (x, y), dimension_numbers, prec = (
+        other_first if ct_first[0] != identity and other_first[0] == identity else ct_first)
+    x, y = _in_common_dtype(x, y)
+    out = dot_general_p.bind(x, y, dimension_numbers=dimension_numbers, precision=prec,
+                             preferred_element_type=None)
+    if dims_as_own != identity:
+        out = transpose_p.bind(out, permutation=_ranks(dims_as_own))
+    if out.dtype != aval.dtype or out.weak_type:
+        out = convert_element_type_p.bind(out, new_dtype=aval.dtype, weak_type=False)
+    return out
+
+
+@dot_general_p.def_transpose
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision=None,
+                           preferred_element_type=None):
+    if is_undefined(lhs) and is_undefined(rhs):
+        raise TypeError("dot_general transpose: the product is linear in one operand at a "
+                        "time, but both operands are linear inputs")
+    (lc, rc), (lb, rb) = dimension_numbers
+    lhs_aval = lhs.aval
+    rhs_aval = rhs.aval
+    n_batch = len(lb)
+    n_lhs_free = lhs_aval.ndim - len(lc) - n_batch
+    n_rhs_free = rhs_aval.ndim - len(rc) - n_batch
+    lhs_free_in_ct = tuple(range(n_batch, n_batch + n_lhs_free))
+    rhs_free_in_ct = tuple(range(n_batch + n_lhs_free, n_batch + n_lhs_free + n_rhs_free))
+    lhs_dims, rhs_dims = (lc, lb, lhs_free_in_ct), (rc, rb, rhs_free_in_ct)
+    if is_undefined(lhs):
+        return [_operand_cotangent(ct, rhs, lhs_aval, lhs_dims, rhs_dims, precision), None]
+    swapped = None if precision is None else precision[::-1]
+    return [None, _operand_cotangent(ct, lhs, rhs_aval, rhs_dims, lhs_dims, swapped)]
+
+
+def _shift_past(dims, bdim: int) -> tuple:
+    """Dimension indices of an unbatched operand as indices into its batched value."""
+    return tuple(d + 1 if d >= bdim else d for d in dims)
+
+
+@dot_general_p.def_batch
+def _dot_general_batch(vals, dims, *, dimension_numbers, precision=None,
+                       preferred_element_type=None):
+    lhs, rhs = vals
+    lhs_bdim, rhs_bdim = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    if lhs_bdim is not not_mapped:
+        lc, lb = _shift_past(lc, lhs_bdim), _shift_past(lb, lhs_bdim)
+    if rhs_bdim is not not_mapped:
+        rc, rb = _shift_past(rc, rhs_bdim), _shift_past(rb, rhs_bdim)
+    if lhs_bdim is not not_mapped and rhs_bdim is not not_mapped:
+        # Both batched: the two batch axes are one more batch pair, which comes out first.
+        lb, rb = (lhs_bdim, *lb), (rhs_bdim, *rb)
+        out_dim = 0
+    elif lhs_bdim is not not_mapped:
+        # A free dimension of lhs: after the batch dims, among lhs's free dims in order.
+        lhs_free = free_dims(lhs.ndim, lc, lb)
+        out_dim = len(lb) + lhs_free.index(lhs_bdim)
+    else:
+        rhs_free = free_dims(rhs.ndim, rc, rb)
+        out_dim = len(lb) + (lhs.ndim - len(lc) - len(lb)) + rhs_free.index(rhs_bdim)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=((lc, rc), (lb, rb)),
+                             precision=precision,
+                             preferred_element_type=preferred_element_type)
+    return out, out_dim

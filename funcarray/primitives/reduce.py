@@ -30,6 +30,21 @@ Contract (StableHLO semantics, which the eager kernels reproduce):
   weak_type as ``x``. They take numbers (not bool); ``cumlogsumexp`` takes real floats only.
   float16/bfloat16/float8 are accumulated in float32 and each output rounded once.
 
+Transformation rules (beside each primitive, at the end of this file):
+
+* jvp: ``reduce_sum`` and ``cumsum`` are linear. ``reduce_prod``'s tangent is
+  ``sum_i t_i * prod_{j != i} x_j``, computed by a pairwise tree of products with the product
+  rule at each step, so zeros are handled exactly (as JAX does). ``reduce_max``/``reduce_min``
+  send the tangent to the location(s) of the extremum, divided equally among ties (JAX's
+  convention). ``cumprod``, ``cummax``, ``cummin`` and ``cumlogsumexp`` differentiate a
+  parallel prefix scan (the same odd/even scan as ``jax.lax.associative_scan``) whose combine
+  step carries the tangents: the product rule, JAX's balanced max/min rule (a tie between the
+  two operands gives each half), and ``logaddexp``'s softmax weights. Arg-reductions and the
+  bitwise reductions have zero tangents.
+* transpose: ``reduce_sum``'s cotangent is ``broadcast_in_dim`` back to the operand shape;
+  ``cumsum``'s is a ``cumsum`` in the other direction.
+* batching: the batch axis is never reduced or scanned; ``axes``/``axis`` are shifted past it.
+
 Every ``abstract_eval`` validates the parameters and raises a ``TypeError`` that names the
 primitive; the eager ``impl`` runs the same check first, so a bad direct ``bind`` never leaks a
 NumPy error. ``funcarray.numpy`` normalises user axes (negative, unsorted) before binding.
@@ -45,8 +60,12 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import dtypes
+from funcarray.array import Array
+from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, wrap_kernel
+from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p, slice_p
 from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import Zero, defjvp_with_output, deflinear, tangent_aval
 
 __all__ = [
     "reducer", "reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p",
@@ -317,3 +336,265 @@ cumprod_p = _scanner("cumprod", _scan(np.multiply))
 cummax_p = _scanner("cummax", _scan(np.maximum))
 cummin_p = _scanner("cummin", _scan(np.minimum))
 cumlogsumexp_p = _scanner("cumlogsumexp", _scan(np.logaddexp), accepts=_REAL_FLOAT)
+
+
+# --------------------------------------------------------------------------------------------
+# Transformation rules. They compute with primitives' bind only, so they run on tracers too
+# (and are themselves differentiable and batchable, given the other families' rules).
+# --------------------------------------------------------------------------------------------
+
+def _full(value, dtype, shape):
+    """A constant of ``shape`` (a broadcast scalar: one small op, no memory eagerly)."""
+    scalar = Array(np.asarray(value, dtype))
+    return broadcast_in_dim_p.bind(scalar, shape=tuple(shape), broadcast_dimensions=())
+
+
+def _kept_dims(ndim: int, axes) -> tuple:
+    return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _slice_axis(x, start: int, limit: int, axis: int, stride: int = 1):
+    """Elements ``start, start + stride, ...`` below ``limit`` along ``axis``."""
+    starts = [0] * x.ndim
+    limits = list(x.shape)
+    starts[axis], limits[axis] = start, limit
+    strides = None
+    if stride != 1:
+        strides = [1] * x.ndim
+        strides[axis] = stride
+        strides = tuple(strides)
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=strides)
+
+
+def _concat(xs, axis: int):
+    return concatenate_p.bind(*xs, dimension=axis)
+
+
+# --- batching --------------------------------------------------------------------------------
+
+def _reduction_batch_rule(prim):
+    """Reduce the same axes of every batch member: shift ``axes`` past the batch axis."""
+    def rule(vals, dims, *, axes, **params):
+        (x,), (bdim,) = vals, dims
+        moved = tuple(a + (a >= bdim) for a in axes)
+        out_dim = bdim - sum(a < bdim for a in axes)
+        return prim.bind(x, axes=moved, **params), out_dim
+
+    return rule
+
+
+def _scan_batch_rule(prim):
+    """Scan the same axis of every batch member: shift ``axis`` past the batch axis."""
+    def rule(vals, dims, *, axis, reverse):
+        (x,), (bdim,) = vals, dims
+        return prim.bind(x, axis=axis + (axis >= bdim), reverse=reverse), bdim
+
+    return rule
+
+
+for _prim in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p,
+              reduce_or_p, reduce_xor_p, argmax_p, argmin_p):
+    _prim.batch_rule = _reduction_batch_rule(_prim)
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _prim.batch_rule = _scan_batch_rule(_prim)
+
+
+# --- zero tangents -----------------------------------------------------------------------------
+
+def _zero_tangent_jvp(prim):
+    """Integer and bool results have no tangent space: their tangents are symbolic zeros."""
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        return out, Zero(tangent_aval(out.aval))
+
+    return rule
+
+
+for _prim in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
+    _prim.jvp_rule = _zero_tangent_jvp(_prim)
+del _prim
+
+
+# --- reduce_sum, cumsum: linear ------------------------------------------------------------------
+
+deflinear(reduce_sum_p)
+
+
+@reduce_sum_p.def_transpose
+def _reduce_sum_transpose(ct, x, *, axes):
+    shape = x.aval.shape
+    return [broadcast_in_dim_p.bind(ct, shape=tuple(shape),
+                                    broadcast_dimensions=_kept_dims(len(shape), axes))]
+
+
+deflinear(cumsum_p)
+
+
+@cumsum_p.def_transpose
+def _cumsum_transpose(ct, x, *, axis, reverse):
+    # Output k sums inputs 0..k, so input i receives the cotangents of outputs i..n-1.
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+# --- reduce_max, reduce_min: the tangent of the extremum's location(s) --------------------------
+
+def _chooser_tangent(t, out, x, *, axes):
+    """The mean of ``t`` over the positions where ``x`` equals its extremum ``out`` (JAX's
+    convention: ties share the tangent equally; a NaN extremum gives a NaN tangent)."""
+    spread = broadcast_in_dim_p.bind(out, shape=tuple(x.shape),
+                                     broadcast_dimensions=_kept_dims(x.ndim, axes))
+    hits = ew.convert_element_type_p.bind(ew.eq_p.bind(x, spread), new_dtype=t.dtype,
+                                          weak_type=False)
+    counts = reduce_sum_p.bind(hits, axes=axes)
+    return ew.div_p.bind(reduce_sum_p.bind(ew.mul_p.bind(t, hits), axes=axes), counts)
+
+
+defjvp_with_output(reduce_max_p, _chooser_tangent)
+defjvp_with_output(reduce_min_p, _chooser_tangent)
+
+
+# --- combine steps that carry tangents: elems are [primal, tangent] pairs -----------------------
+
+def _mul_combine(a, b):
+    """Product, with the product rule."""
+    (x, tx), (y, ty) = a, b
+    tangent = ew.add_p.bind(ew.mul_p.bind(tx, y), ew.mul_p.bind(x, ty))
+    return [ew.mul_p.bind(x, y), tangent]
+
+
+def _chooser_combine(choose):
+    """max/min with JAX's balanced rule: the chosen operand gets the tangent, and when both
+    equal the result each gets half."""
+    def combine(a, b):
+        (x, tx), (y, ty) = a, b
+        out = choose.bind(x, y)
+        x_hit, y_hit = (ew.convert_element_type_p.bind(ew.eq_p.bind(v, out),
+                                                       new_dtype=tx.dtype, weak_type=False)
+                        for v in (x, y))
+        one = _full(1, tx.dtype, tx.shape)
+        x_share = ew.div_p.bind(x_hit, ew.add_p.bind(one, y_hit))
+        y_share = ew.div_p.bind(y_hit, ew.add_p.bind(one, x_hit))
+        tangent = ew.add_p.bind(ew.mul_p.bind(tx, x_share), ew.mul_p.bind(ty, y_share))
+        return [out, tangent]
+
+    return combine
+
+
+def _logaddexp(x, y):
+    """``log(exp(x) + exp(y))`` without overflow; NaN or same-signed infinities give x + y."""
+    delta = ew.sub_p.bind(x, y)
+    softplus = ew.log1p_p.bind(ew.exp_p.bind(ew.neg_p.bind(ew.abs_p.bind(delta))))
+    finite = ew.add_p.bind(ew.max_p.bind(x, y), softplus)
+    return ew.select_n_p.bind(ew.ne_p.bind(delta, delta), finite, ew.add_p.bind(x, y))
+
+
+def _zero_posinf(x):
+    """``x`` with +inf replaced by 0, so ``exp(x - out)`` is 1 (not NaN) when both are +inf."""
+    inf = _full(np.inf, x.dtype, x.shape)
+    return ew.select_n_p.bind(ew.eq_p.bind(x, inf), x, _full(0, x.dtype, x.shape))
+
+
+def _logaddexp_combine(a, b):
+    """logaddexp, whose tangent is the softmax-weighted sum of the operands' tangents."""
+    (x, tx), (y, ty) = a, b
+    out = _logaddexp(x, y)
+    out_safe = _zero_posinf(out)
+    x_weight, y_weight = (ew.exp_p.bind(ew.sub_p.bind(_zero_posinf(v), out_safe))
+                          for v in (x, y))
+    tangent = ew.add_p.bind(ew.mul_p.bind(tx, x_weight), ew.mul_p.bind(ty, y_weight))
+    return [out, tangent]
+
+
+# --- reduce_prod: a pairwise tree of products ---------------------------------------------------
+
+def _tree_reduce(combine, elems, identities, axis: int):
+    """Combine halves along ``axis`` until one element is left (kept as a size-1 axis); an
+    odd count pads the second half with ``identities``."""
+    n = elems[0].shape[axis]
+    while n > 1:
+        half = (n + 1) // 2
+        first = [_slice_axis(e, 0, half, axis) for e in elems]
+        second = [_slice_axis(e, half, n, axis) for e in elems]
+        if n % 2:
+            pad_shape = tuple(1 if i == axis else d for i, d in enumerate(second[0].shape))
+            second = [_concat([s, _full(v, s.dtype, pad_shape)], axis)
+                      for s, v in zip(second, identities)]
+        elems = combine(first, second)
+        n = half
+    return elems
+
+
+@reduce_prod_p.def_jvp
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    out = reduce_prod_p.bind(x, axes=axes)
+    if type(t) is Zero or any(x.shape[a] == 0 for a in axes):
+        return out, Zero(tangent_aval(out.aval))  # an empty product is the constant 1
+    elems = [x, t]
+    for axis in axes:
+        elems = _tree_reduce(_mul_combine, elems, (1, 0), axis)
+    return out, reshape_p.bind(elems[1], new_sizes=tuple(out.shape))
+
+
+# --- cumprod, cummax, cummin, cumlogsumexp: a differentiated parallel prefix scan --------------
+
+def _interleave(a, b, axis: int):
+    """``a[0], b[0], a[1], b[1], ...`` along ``axis``; ``a`` has as many elements as ``b`` or
+    one more."""
+    na, nb = a.shape[axis], b.shape[axis]
+    if na > nb:
+        head = _interleave(_slice_axis(a, 0, nb, axis), b, axis)
+        return _concat([head, _slice_axis(a, nb, na, axis)], axis)
+    paired = a.shape[:axis + 1] + (1,) + a.shape[axis + 1:]
+    pairs = _concat([reshape_p.bind(a, new_sizes=paired), reshape_p.bind(b, new_sizes=paired)],
+                    axis + 1)
+    return reshape_p.bind(pairs, new_sizes=a.shape[:axis] + (2 * na,) + a.shape[axis + 1:])
+
+
+def _prefix_scan(combine, elems, axis: int):
+    """Inclusive scan of ``combine`` along ``axis`` in O(log n) levels (Blelloch's odd/even
+    scheme, the structure of ``jax.lax.associative_scan``: with the same structure, ties
+    in cummax/cummin share the tangent exactly as in JAX)."""
+    n = elems[0].shape[axis]
+    if n < 2:
+        return elems
+    # Combine neighbouring pairs: their scan gives the odd-indexed results.
+    pairs = combine([_slice_axis(e, 0, n - 1, axis, 2) for e in elems],
+                    [_slice_axis(e, 1, n, axis, 2) for e in elems])
+    odd = _prefix_scan(combine, pairs, axis)
+    # Each even-indexed result (after the first) is the odd result before it combined with
+    # the element itself.
+    before = odd if n % 2 else [_slice_axis(o, 0, o.shape[axis] - 1, axis) for o in odd]
+    rest = [_slice_axis(e, 2, n, axis, 2) for e in elems]
+    firsts = [_slice_axis(e, 0, 1, axis) for e in elems]
+    if rest[0].shape[axis]:
+        even = [_concat([f, r], axis) for f, r in zip(firsts, combine(before, rest))]
+    else:
+        even = firsts
+    return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+
+def _scan_jvp(prim, combine):
+    """The jvp of a scan primitive: run the prefix scan on (primal, tangent) pairs."""
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axis=axis, reverse=reverse)
+        if type(t) is Zero:
+            return out, Zero(tangent_aval(out.aval))
+        elems = [x, t]
+        if reverse:
+            elems = [rev_p.bind(e, dimensions=(axis,)) for e in elems]
+        tangent = _prefix_scan(combine, elems, axis)[1]
+        if reverse:
+            tangent = rev_p.bind(tangent, dimensions=(axis,))
+        return out, tangent
+
+    prim.jvp_rule = rule
+    return rule
+
+
+_scan_jvp(cumprod_p, _mul_combine)
+_scan_jvp(cummax_p, _chooser_combine(ew.max_p))
+_scan_jvp(cummin_p, _chooser_combine(ew.min_p))
+_scan_jvp(cumlogsumexp_p, _logaddexp_combine)

@@ -45,6 +45,9 @@ import numpy as np
 from funcarray.array import Array
 from funcarray.primitives._define import wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import deflinear
+from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import bdim_at_front, move_to_front, not_mapped
 
 __all__ = [
     "broadcast_in_dim_p", "reshape_p", "iota_p", "transpose_p", "squeeze_p", "rev_p",
@@ -86,10 +89,13 @@ def _check_dimensions(name: str, x: ShapedArray, dimensions) -> None:
 
 def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
-    # Put operand dims where they belong (size-1 dims elsewhere), then let NumPy broadcast.
+    # Order the operand dims like the result dims they map to (StableHLO allows any order),
+    # put them where they belong (size-1 dims elsewhere), then let NumPy broadcast.
+    order = np.argsort(broadcast_dimensions).tolist()
+    x = np.transpose(x, order)
     expanded = [1] * len(shape)
-    for operand_dim, result_dim in enumerate(broadcast_dimensions):
-        expanded[result_dim] = x.shape[operand_dim]
+    for operand_dim in order:
+        expanded[broadcast_dimensions[operand_dim]] = x.shape[order.index(operand_dim)]
     return np.broadcast_to(x.reshape(expanded), shape)
 
 
@@ -112,6 +118,42 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+deflinear(broadcast_in_dim_p)
+
+
+@broadcast_in_dim_p.def_transpose
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    # Every copy made by the broadcast sends its cotangent back to the one element it copied:
+    # sum over the new dimensions and over the operand's stretched size-1 dimensions (a
+    # dimension of size 1 needs no sum: reshaping drops it).
+    from funcarray.primitives.reduce import reduce_sum_p  # reduce's rules may import shape
+    operand_shape = x.aval.shape
+    stretched = {d for i, d in enumerate(broadcast_dimensions)
+                 if operand_shape[i] == 1 and shape[d] != 1}
+    summed = tuple(d for d in range(len(shape))
+                   if shape[d] != 1 and (d not in broadcast_dimensions or d in stretched))
+    if summed:
+        ct = reduce_sum_p.bind(ct, axes=summed)
+    # The operand's other dimensions are left in increasing result order; StableHLO allows
+    # broadcast_dimensions in any order, so put them back in operand order.
+    kept = [d for d in broadcast_dimensions if d not in stretched]
+    permutation = tuple(sorted(kept).index(d) for d in kept)
+    if permutation != tuple(range(len(kept))):
+        ct = _reshape(ct, tuple(shape[d] for d in sorted(kept)))
+        ct = transpose_p.bind(ct, permutation=permutation)
+    return [_reshape(ct, operand_shape)]
+
+
+@broadcast_in_dim_p.def_batch
+def _broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
+    # The batch axis becomes result axis 0; no data moves.
+    (x,), (bdim,) = vals, dims
+    others = iter(d + 1 for d in broadcast_dimensions)
+    new_dims = tuple(0 if i == bdim else next(others) for i in range(x.ndim))
+    return broadcast_in_dim_p.bind(x, shape=(x.shape[bdim], *shape),
+                                   broadcast_dimensions=new_dims), 0
+
+
 def _reshape_kernel(x, *, new_sizes):
     return np.reshape(x, new_sizes)
 
@@ -126,6 +168,21 @@ def _reshape_abstract_eval(x, *, new_sizes):
         raise _error("reshape", f"cannot reshape {x.str_short()} ({x.size} elements) to "
                                 f"{tuple(new_sizes)}")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+deflinear(reshape_p)
+
+
+@reshape_p.def_transpose
+def _reshape_transpose(ct, x, *, new_sizes):
+    return [_reshape(ct, x.aval.shape)]
+
+
+@reshape_p.def_batch
+def _reshape_batch(vals, dims, *, new_sizes):
+    (x,), (bdim,) = vals, dims
+    x = move_to_front(x, bdim, x.shape[bdim])
+    return reshape_p.bind(x, new_sizes=(x.shape[0], *new_sizes)), 0
 
 
 def _iota_kernel(*, dtype, shape, dimension):
@@ -145,6 +202,9 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
     if not 0 <= dimension < len(shape):
         raise _error("iota", f"dimension {dimension} is out of range for shape {shape}")
     return ShapedArray(shape, dtype)
+
+# iota has no operands: jvp and vmap never call a rule for it (its tangent is always zero and
+# it is never batched), and it never appears in a linear program.
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,6 +227,22 @@ def _transpose_abstract_eval(x, *, permutation):
     return ShapedArray(tuple(x.shape[d] for d in permutation), x.dtype, x.weak_type)
 
 
+deflinear(transpose_p)
+
+
+@transpose_p.def_transpose
+def _transpose_transpose(ct, x, *, permutation):
+    return [_transpose(ct, tuple(np.argsort(permutation).tolist()))]
+
+
+@transpose_p.def_batch
+def _transpose_batch(vals, dims, *, permutation):
+    (x,), (bdim,) = vals, dims
+    # The batch axis goes first; the others keep the permutation (renumbered around bdim).
+    perm = (bdim, *(d + (d >= bdim) for d in permutation))
+    return transpose_p.bind(x, permutation=perm), 0
+
+
 def _squeeze_kernel(x, *, dimensions):
     return np.reshape(x, [d for i, d in enumerate(np.shape(x)) if i not in dimensions])
 
@@ -184,6 +260,22 @@ def _squeeze_abstract_eval(x, *, dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+deflinear(squeeze_p)
+
+
+@squeeze_p.def_transpose
+def _squeeze_transpose(ct, x, *, dimensions):
+    return [_reshape(ct, x.aval.shape)]
+
+
+@squeeze_p.def_batch
+def _squeeze_batch(vals, dims, *, dimensions):
+    (x,), (bdim,) = vals, dims
+    shifted = tuple(d + (d >= bdim) for d in dimensions)
+    out_dim = bdim - sum(d < bdim for d in dimensions)
+    return squeeze_p.bind(x, dimensions=shifted), out_dim
+
+
 def _rev_kernel(x, *, dimensions):
     return np.flip(x, dimensions) if dimensions else x
 
@@ -195,6 +287,20 @@ rev_p = _shape_op("rev", _rev_kernel)
 def _rev_abstract_eval(x, *, dimensions):
     _check_dimensions("rev", x, dimensions)
     return x
+
+
+deflinear(rev_p)
+
+
+@rev_p.def_transpose
+def _rev_transpose(ct, x, *, dimensions):
+    return [rev_p.bind(ct, dimensions=dimensions)]
+
+
+@rev_p.def_batch
+def _rev_batch(vals, dims, *, dimensions):
+    (x,), (bdim,) = vals, dims
+    return rev_p.bind(x, dimensions=tuple(d + (d >= bdim) for d in dimensions)), bdim
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,6 +341,25 @@ def _concatenate_abstract_eval(*xs, dimension):
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))
+
+
+deflinear(concatenate_p)
+
+
+@concatenate_p.def_transpose
+def _concatenate_transpose(ct, *xs, dimension):
+    # Each linear operand gets back its own stretch of the cotangent.
+    cts, start = [], 0
+    for x in xs:
+        size = x.aval.shape[dimension]
+        cts.append(_slice_along(ct, dimension, start, start + size) if is_undefined(x) else None)
+        start += size
+    return cts
+
+
+@concatenate_p.def_batch
+def _concatenate_batch(vals, dims, *, dimension):
+    return concatenate_p.bind(*bdim_at_front(vals, dims), dimension=dimension + 1), 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,6 +415,60 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     return ShapedArray(shape, x.dtype, x.weak_type and padding_value.weak_type)
 
 
+# pad is linear in (x, padding_value) jointly: each output element is one of x's elements or
+# the padding value.
+deflinear(pad_p)
+
+
+def _unpad(ct, padding_config):
+    """The elements of ``ct`` that came from the operand: undo low/high (cut off what was added,
+    put zeros back where a negative low/high cut elements off), then skip the interior."""
+    if any(lo or hi for lo, hi, _ in padding_config):
+        undo = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+        ct = pad_p.bind(ct, _zero(ct.dtype), padding_config=undo)
+    if any(interior for _, _, interior in padding_config):
+        ct = slice_p.bind(ct, start_indices=(0,) * ct.ndim, limit_indices=ct.shape,
+                          strides=tuple(interior + 1 for _, _, interior in padding_config))
+    return ct
+
+
+@pad_p.def_transpose
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    from funcarray.primitives.elementwise import sub_p  # elementwise may import shape
+    from funcarray.primitives.reduce import reduce_sum_p
+    ct_x = _unpad(ct, padding_config)
+    ct_value = None
+    if is_undefined(padding_value):
+        # The padding value fills every position that holds no operand element.
+        every_axis = tuple(range(ct.ndim))
+        ct_value = sub_p.bind(reduce_sum_p.bind(ct, axes=every_axis),
+                              reduce_sum_p.bind(ct_x, axes=every_axis))
+    return [ct_x if is_undefined(x) else None, ct_value]
+
+
+@pad_p.def_batch
+def _pad_batch(vals, dims, *, padding_config):
+    x, padding_value = vals
+    x_dim, value_dim = dims
+    config = ((0, 0, 0), *padding_config)
+    size = x.shape[x_dim] if x_dim is not not_mapped else padding_value.shape[value_dim]
+    if value_dim is not_mapped:
+        return pad_p.bind(move_to_front(x, x_dim, size), padding_value,
+                          padding_config=config), 0
+    # A padding value per batch member: pad with zeros, then select each member's value at
+    # the padded positions (a mask marks the operand's positions).
+    from funcarray.primitives.elementwise import select_n_p
+    x = move_to_front(x, x_dim, size)
+    padded = pad_p.bind(x, _zero(x.dtype, x.weak_type), padding_config=config)
+    mask = pad_p.bind(Array(np.ones(x.shape[1:], np.bool_)), _zero(np.bool_),
+                      padding_config=padding_config)
+    mask = broadcast_in_dim_p.bind(mask, shape=padded.shape,
+                                   broadcast_dimensions=tuple(range(1, padded.ndim)))
+    values = broadcast_in_dim_p.bind(move_to_front(padding_value, value_dim, size),
+                                     shape=padded.shape, broadcast_dimensions=(0,))
+    return select_n_p.bind(mask, values, padded), 0
+
+
 # --------------------------------------------------------------------------------------------
 # slice
 # --------------------------------------------------------------------------------------------
@@ -320,3 +499,59 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
     shape = tuple(-(-(limit - start) // stride)
                   for start, limit, stride in zip(start_indices, limit_indices, strides))
     return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+deflinear(slice_p)
+
+
+@slice_p.def_transpose
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    # Put the cotangent back where the elements came from: zeros before, between (strides)
+    # and after them.
+    strides = strides or (1,) * ct.ndim
+    config = []
+    for size, start, out, stride in zip(x.aval.shape, start_indices, ct.shape, strides):
+        end = start + (out - 1) * stride + 1 if out else start  # one past the last element
+        config.append((start, size - end, stride - 1))
+    return [pad_p.bind(ct, _zero(ct.dtype), padding_config=tuple(config))]
+
+
+@slice_p.def_batch
+def _slice_batch(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (bdim,) = vals, dims
+    starts, limits = list(start_indices), list(limit_indices)
+    starts.insert(bdim, 0)
+    limits.insert(bdim, x.shape[bdim])
+    if strides is not None:
+        strides = (*strides[:bdim], 1, *strides[bdim:])
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=strides), bdim
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers of the rules: binds that skip no-ops
+# --------------------------------------------------------------------------------------------
+
+def _zero(dtype, weak: bool = False) -> Array:
+    """A 0-d zero of ``dtype``: the padding value of the transposes and batch rules."""
+    return Array(np.zeros((), dtype), weak)
+
+
+def _reshape(x, shape: tuple):
+    return x if tuple(x.shape) == tuple(shape) else reshape_p.bind(x, new_sizes=tuple(shape))
+
+
+def _transpose(x, permutation: tuple):
+    if permutation == tuple(range(x.ndim)):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+def _slice_along(x, dimension: int, start: int, stop: int):
+    """``x[..., start:stop, ...]`` along ``dimension``."""
+    if start == 0 and stop == x.shape[dimension]:
+        return x
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[dimension], limits[dimension] = start, stop
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=None)

@@ -1,0 +1,237 @@
+"""The public transforms' API: argument handling, pytrees, errors, composition; against jax."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.testing import assert_allclose, assert_trees_allclose, check_vmap
+
+
+def mlp_loss(lib, params, x, y):
+    w1, b1, w2 = params["w1"], params["b1"], params["w2"]
+    h = lib.tanh(x @ w1 + b1)
+    return lib.mean((h @ w2 - y) ** 2)
+
+
+def _params(rng, dtype=np.float64):
+    return {"w1": rng.standard_normal((3, 4)).astype(dtype),
+            "b1": rng.standard_normal(4).astype(dtype),
+            "w2": rng.standard_normal((4, 2)).astype(dtype)}
+
+
+def _to(lib_asarray, tree):
+    return fa.tree.map(lib_asarray, tree)
+
+
+def test_grad_of_mlp_loss_matches_jax():
+    rng = np.random.default_rng(0)
+    params = _params(rng)
+    x, y = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    ours = fa.grad(lambda p: mlp_loss(fnp, p, fnp.asarray(x), fnp.asarray(y)))(
+        _to(fnp.asarray, params))
+    theirs = jax.grad(lambda p: mlp_loss(jnp, p, jnp.asarray(x), jnp.asarray(y)))(
+        _to(jnp.asarray, params))
+    assert_trees_allclose(ours, fa.tree.map(np.asarray, dict(theirs)))
+
+
+def test_per_example_gradients_vmap_of_grad_matches_jax():
+    rng = np.random.default_rng(1)
+    params = _params(rng)
+    x, y = rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+
+    def loss_one(lib):
+        return lambda p, xi, yi: mlp_loss(lib, p, xi[None], yi[None])
+
+    ours = fa.vmap(fa.grad(loss_one(fnp)), in_axes=(None, 0, 0))(
+        _to(fnp.asarray, params), fnp.asarray(x), fnp.asarray(y))
+    theirs = jax.vmap(jax.grad(loss_one(jnp)), in_axes=(None, 0, 0))(
+        _to(jnp.asarray, params), jnp.asarray(x), jnp.asarray(y))
+    assert_trees_allclose(ours, fa.tree.map(np.asarray, dict(theirs)))
+
+
+def test_value_and_grad_argnums_and_has_aux():
+    def f(a, b, c):
+        return (a * b).sum() + c, {"aux": a * 2}
+
+    a, b = fnp.asarray(np.arange(3.0)), fnp.asarray(np.ones(3))
+    (value, aux), (ga, gc) = fa.value_and_grad(f, argnums=(0, 2), has_aux=True)(a, b, 1.0)
+    assert_allclose(value, 4.0)
+    assert_allclose(aux["aux"], [0.0, 2.0, 4.0])
+    assert_allclose(ga, [1.0, 1.0, 1.0])
+    assert_allclose(gc, 1.0)
+
+
+def test_grad_errors_are_clear():
+    with pytest.raises(TypeError, match=r"scalar output.*shape \(3,\)"):
+        fa.grad(lambda x: x * 2)(fnp.ones(3))
+    with pytest.raises(TypeError, match="real- or complex-valued inputs.*int32"):
+        fa.grad(lambda x: (x * 2).sum())(fnp.arange(3))
+    with pytest.raises(ValueError, match="argnums"):
+        fa.grad(lambda x: x.sum(), argnums=3)(fnp.ones(3))
+
+
+def test_grad_runs_eagerly_with_python_control_flow():
+    seen = []
+
+    def f(x):
+        if float(x.sum()) > 0:  # concrete primal values under grad
+            seen.append(float(x.sum()))
+            return (x * x).sum()
+        return x.sum()
+
+    g = fa.grad(f)(fnp.asarray(np.array([1.0, 2.0])))
+    assert seen == [3.0]
+    assert_allclose(g, [2.0, 4.0])
+
+
+def test_jvp_and_linearize_agree_with_jax():
+    x = np.array([0.3, -1.2, 2.0])
+    v = np.array([1.0, 0.5, -2.0])
+    out, tangent = fa.jvp(lambda x: fnp.sin(x) * fnp.exp(x), (fnp.asarray(x),),
+                          (fnp.asarray(v),))
+    j_out, j_tangent = jax.jvp(lambda x: jnp.sin(x) * jnp.exp(x), (x,), (v,))
+    assert_allclose(out, j_out)
+    assert_allclose(tangent, j_tangent)
+    _, f_jvp = fa.linearize(lambda x: fnp.sin(x) * fnp.exp(x), fnp.asarray(x))
+    assert_allclose(f_jvp(fnp.asarray(v)), j_tangent)
+
+
+def test_jvp_rejects_mismatched_tangent():
+    with pytest.raises(TypeError, match="tangent 0 has shape/dtype"):
+        fa.jvp(fnp.sin, (fnp.ones(3),), (fnp.ones(2),))
+
+
+def test_jacobians_and_hessian_match_jax():
+    x = np.array([0.5, -0.7, 1.3])
+
+    def f(lib):
+        return lambda x: lib.sin(x) * x[::-1]
+
+    for ours, theirs in ((fa.jacfwd, jax.jacfwd), (fa.jacrev, jax.jacrev)):
+        assert_allclose(ours(f(fnp))(fnp.asarray(x)), theirs(f(jnp))(x))
+
+    def scalar(lib):
+        return lambda x: (lib.sin(x) * x * x).sum()
+    assert_allclose(fa.hessian(scalar(fnp))(fnp.asarray(x)), jax.hessian(scalar(jnp))(x))
+
+
+def test_jacobian_pytree_structure_matches_jax():
+    x = {"a": np.array([1.0, 2.0]), "b": np.array(3.0)}
+
+    def f(lib):
+        return lambda p: (p["a"] * p["b"], lib.sin(p["b"]))
+
+    ours = fa.jacrev(f(fnp))(fa.tree.map(fnp.asarray, x))
+    theirs = jax.jacrev(f(jnp))(x)
+    assert_trees_allclose(ours, fa.tree.map(np.asarray, theirs))
+
+
+def test_hessian_vector_product_forward_over_reverse():
+    x = np.array([0.1, 0.2, 0.3])
+    v = np.array([1.0, -1.0, 0.5])
+
+    def f(lib):
+        return lambda x: (lib.exp(x) * x).sum()
+
+    hvp = fa.jvp(fa.grad(f(fnp)), (fnp.asarray(x),), (fnp.asarray(v),))[1]
+    expected = jax.jvp(jax.grad(f(jnp)), (x,), (v,))[1]
+    assert_allclose(hvp, expected)
+
+
+def test_grad_of_grad():
+    x = fnp.asarray(np.array(0.7))
+    d2 = fa.grad(fa.grad(lambda x: fnp.sin(x) * x))(x)
+    assert_allclose(d2, jax.grad(jax.grad(lambda x: jnp.sin(x) * x))(0.7))
+
+
+def test_stop_gradient():
+    g = fa.grad(lambda x: (x * fa.stop_gradient(x)).sum())(fnp.asarray(np.array([2.0, 3.0])))
+    assert_allclose(g, [2.0, 3.0])
+
+
+# --- vmap --------------------------------------------------------------------------------
+
+@given(st.integers(1, 4), st.integers(1, 3), st.sampled_from([0, 1, -1, None]))
+def test_vmap_matches_loop_for_random_axes(n, m, axis_y):
+    rng = np.random.default_rng(n * 10 + m)
+    x = fnp.asarray(rng.standard_normal((n, m)))
+    y_shape = (m, n) if axis_y in (1, -1) else (n, m)
+    y = fnp.asarray(rng.standard_normal(y_shape if axis_y is not None else (m,)))
+    check_vmap(lambda a, b: fnp.sin(a) * b + 1.0, (x, y), in_axes=(0, axis_y))
+
+
+def test_vmap_pytree_in_axes_and_out_axes():
+    params = {"w": fnp.ones((2, 3)), "b": fnp.zeros(3)}
+    xs = fnp.asarray(np.arange(12.0).reshape(4, 3))
+    out = fa.vmap(lambda p, x: {"y": p["b"] + x, "s": x * 2}, in_axes=({"w": None, "b": None}, 0),
+                  out_axes={"y": 1, "s": 0})(params, xs)
+    assert out["y"].shape == (3, 4)
+    assert out["s"].shape == (4, 3)
+    assert_allclose(out["y"], np.asarray(xs).T)
+
+
+def test_vmap_out_axes_none_for_unbatched_output():
+    out = fa.vmap(lambda x, c: (x * 2, c), in_axes=(0, None), out_axes=(0, None))(
+        fnp.ones(3), fnp.ones(2))
+    assert out[0].shape == (3,) and out[1].shape == (2,)
+
+
+def test_vmap_inconsistent_sizes_names_each_argument():
+    with pytest.raises(ValueError) as info:
+        fa.vmap(lambda xs, ys: xs + ys)(fnp.ones(3), fnp.ones(4))
+    message = str(info.value)
+    assert "inconsistent sizes" in message
+    assert "'xs'" in message and "'ys'" in message and "size 3" in message and "size 4" in message
+
+
+def test_vmap_axis_size_and_errors():
+    out = fa.vmap(lambda c: c * 2.0, in_axes=None, axis_size=3)(fnp.ones(2))
+    assert out.shape == (3, 2)
+    with pytest.raises(ValueError, match="axis_size"):
+        fa.vmap(lambda c: c, in_axes=None)(fnp.ones(2))
+    with pytest.raises(ValueError, match="in_axes=2 is out of range"):
+        fa.vmap(lambda c: c, in_axes=2)(fnp.ones((2, 2)))
+    with pytest.raises(ValueError, match="tuple of 1 entries"):
+        fa.vmap(lambda a, b: a, in_axes=(0,))(fnp.ones(2), fnp.ones(2))
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 7, 100])
+def test_vmap_chunk_size_equals_unchunked(chunk_size):
+    x = fnp.asarray(np.arange(14.0).reshape(7, 2))
+    full = fa.vmap(lambda r: fnp.sin(r) * 3.0)(x)
+    chunked = fa.vmap(lambda r: fnp.sin(r) * 3.0, chunk_size=chunk_size)(x)
+    assert_allclose(chunked, full)
+
+
+def test_nested_vmap_matches_jax():
+    x = np.arange(6.0).reshape(2, 3)
+    y = np.arange(3.0)
+    ours = fa.vmap(fa.vmap(lambda a, b: a * b + 1.0, in_axes=(0, 0)), in_axes=(0, None))(
+        fnp.asarray(x), fnp.asarray(y))
+    theirs = jax.vmap(jax.vmap(lambda a, b: a * b + 1.0, in_axes=(0, 0)), in_axes=(0, None))(
+        x, y)
+    assert_allclose(ours, theirs)
+
+
+def test_vmap_keyword_arguments_are_mapped():
+    out = fa.vmap(lambda x, scale: x * scale)(fnp.ones(3), scale=fnp.asarray(np.arange(3.0)))
+    assert_allclose(out, [0.0, 1.0, 2.0])
+
+
+def test_grad_of_vmap_and_jacrev_of_vmap():
+    x = np.array([0.2, 0.4, 0.6])
+    ours = fa.grad(lambda x: fa.vmap(fnp.sin)(x).sum())(fnp.asarray(x))
+    assert_allclose(ours, np.cos(x))
+    jac = fa.jacrev(fa.vmap(lambda t: fnp.sin(t) * t))(fnp.asarray(x))
+    assert_allclose(jac, jax.jacrev(jax.vmap(lambda t: jnp.sin(t) * t))(x))
+
+
+def test_vmap_of_jvp():
+    x = np.array([[0.1, 0.2], [0.3, 0.4]])
+    ours = fa.vmap(lambda r: fa.jvp(fnp.sin, (r,), (fnp.ones_like(r),))[1])(fnp.asarray(x))
+    assert_allclose(ours, np.cos(x))
