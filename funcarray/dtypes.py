@@ -119,6 +119,7 @@ def _upper_bounds() -> dict:
 
 _UPPER = _upper_bounds()
 _WEAK_DEFAULT = {_WEAK_INT: default_int, _WEAK_FLOAT: default_float, _WEAK_COMPLEX: default_complex}
+_STRONG_DEFAULT = {_WEAK_INT: int64, _WEAK_FLOAT: float64, _WEAK_COMPLEX: complex128}
 
 
 @functools.cache
@@ -200,19 +201,32 @@ def promote_types(a, b) -> np.dtype:
     return _result_dtype((da, db), (da, db))[0]
 
 
+def _describe(x) -> str:
+    """A dtype's name for error messages: arrays by their dtype, Python scalars by type."""
+    if hasattr(x, "dtype"):
+        return np.dtype(x.dtype).name
+    if isinstance(x, np.dtype):
+        return x.name
+    return type(x).__name__
+
+
 def _result_dtype(nodes, originals) -> tuple[np.dtype, bool]:
     out = nodes[0]
     for node in nodes[1:]:
         joined = _join(out, node)
         if joined is None:
-            names = ", ".join(repr(getattr(o, "name", type(o).__name__)) for o in originals)
+            names = ", ".join(repr(_describe(o)) for o in originals)
             raise TypeError(
                 f"Input dtypes ({names}) have no implicit promotion path: funcarray never "
                 f"guesses between these types. Cast one explicitly, e.g. x.astype(y.dtype)."
             )
         out = joined
     if isinstance(out, str):
-        return _WEAK_DEFAULT[out], True
+        if any(isinstance(n, str) for n in nodes):
+            return _WEAK_DEFAULT[out], True
+        # Only strong inputs meet at a weak kind: int64 with uint64 has no integer bound. Like
+        # JAX with x64 it is float64 (strong, so that a later Python float cannot narrow it).
+        return _STRONG_DEFAULT[out], False
     return out, False
 
 

@@ -22,7 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from op_table import (
-    ALL_DTYPES, ELEMENTWISE_BY_NAME, ELEMENTWISE_OPS, PRIMITIVE_OPS, kind_of, tolerance,
+    ALL_DTYPES,
+    ELEMENTWISE_BY_NAME,
+    ELEMENTWISE_OPS,
+    PRIMITIVE_OPS,
+    kind_of,
+    tolerance,
 )
 
 import funcarray.numpy as fnp
@@ -188,10 +193,17 @@ def _needs_x64(args) -> bool:
 
 
 def jax_result_types(fn, args, kwargs=()):
+    """Cached: aliases and the promotion checks ask jax the same question many times."""
+    return _jax_result_types(fn, tuple((type(a), a) for a in args), tuple(kwargs))
+
+
+@functools.cache
+def _jax_result_types(fn, typed_args, kwargs):
     """``(dtype, weak_type)`` of each output of ``fn`` on ``args`` (ShapeDtypeStructs and
     Python scalars), or None where jax refuses. Inputs are 64-bit only when an array is, so
     jax's scalar defaults are 32-bit like funcarray's; a weak 64-bit result under x64 comes
     from such a default and is mapped back to 32 bits."""
+    args = [a for _, a in typed_args]
     x64 = _needs_x64(args)
     arrays = [a for a in args if isinstance(a, jax.ShapeDtypeStruct)]
 
@@ -232,6 +244,10 @@ def _is_weak(arg) -> bool:
     return arg.weak_type if isinstance(arg, jax.ShapeDtypeStruct) else type(arg) is not bool
 
 
+def _add_all(*args):
+    return functools.reduce(jnp.add, args)
+
+
 def _promoted_weak(args, logical=False) -> bool:
     """jax's weak flag for promoting ``args`` together (what a quirk-free op returns).
     Logical ops promote the bools their operands become: a strong bool array keeps the result
@@ -241,7 +257,7 @@ def _promoted_weak(args, logical=False) -> bool:
     if len(args) == 1:
         only = args[0]
         return only.weak_type if isinstance(only, jax.ShapeDtypeStruct) else type(only) is not bool
-    return jax_result_types(lambda *a: functools.reduce(jnp.add, a), args)[0][1]
+    return jax_result_types(_add_all, args)[0][1]
 
 
 def expected_result_types(spec, args):
@@ -270,7 +286,9 @@ def _case_ids(cases):
     return [f"{spec.name}-{np.dtype(dt).name}" for spec, dt in cases]
 
 
-_ACCEPTED = [(spec, dt) for spec in ELEMENTWISE_OPS for dt in spec.dtypes]
+# Aliases (abs/absolute, mod/remainder...) are the same function object: test each once.
+_UNIQUE_OPS = list({id(spec.fn): spec for spec in reversed(ELEMENTWISE_OPS)}.values())[::-1]
+_ACCEPTED = [(spec, dt) for spec in _UNIQUE_OPS for dt in spec.dtypes]
 _REJECTED = [(spec, dt) for spec in ELEMENTWISE_OPS for dt in spec.rejected_dtypes]
 
 
@@ -298,8 +316,8 @@ def test_rejected_dtypes_raise_type_error(spec, dtype):
 _SCALARS = (True, 3, 0.5, 1j)
 # One dtype per promotion situation (bool, narrow/unsigned/64-bit ints, narrow/default/64-bit
 # floats, complex); every dtype is covered with arrays alone above.
-_SCALAR_CASE_DTYPES = (dtypes.bool_, dtypes.int8, dtypes.uint32, dtypes.int64, dtypes.bfloat16,
-                       dtypes.float32, dtypes.float64, dtypes.complex64)
+_SCALAR_CASE_DTYPES = (dtypes.bool_, dtypes.uint8, dtypes.int64, dtypes.bfloat16,
+                       dtypes.float32, dtypes.complex64)
 
 
 def _scalar_cases(spec):
@@ -318,7 +336,7 @@ def _scalar_cases(spec):
     return cases
 
 
-@pytest.mark.parametrize("spec", ELEMENTWISE_OPS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", _UNIQUE_OPS, ids=lambda s: s.name)
 def test_weak_python_scalars_match_jax(spec):
     """Python scalars are weak: with arrays they take the array's dtype, alone they give
     weak 32-bit results; jax is asked with x64 off unless a 64-bit array is involved."""
@@ -333,7 +351,7 @@ def test_weak_python_scalars_match_jax(spec):
                 actual = funcarray_result_types(spec, args)
             except (TypeError, ValueError):
                 # Only where the op table says the promoted dtype is not accepted.
-                promoted = jax_result_types(lambda *a: functools.reduce(jnp.add, a), args)
+                promoted = jax_result_types(_add_all, args)
                 assert promoted and kind_of(promoted[0][0]) not in spec.kinds, what
                 continue
             assert actual == expected, what
@@ -367,12 +385,12 @@ def test_mixed_dtype_pairs_match_jax(name):
 # --------------------------------------------------------------------------------------------
 
 _SHAPES = dict(min_dims=0, max_dims=3, min_side=0, max_side=4)
-# Each example checks every accepted dtype, so a quarter of the profile's examples gives each
-# (op, dtype) pair as many random cases as the profile intends for a test, in a quarter the time.
-_ALL_DTYPE_EXAMPLES = settings(max_examples=max(5, settings().max_examples // 4))
+# Each example checks every accepted dtype (about 15 cases), so an eighth of the profile's
+# examples still gives each op over 70 random cases while keeping the file fast.
+_ALL_DTYPE_EXAMPLES = settings(max_examples=max(5, settings().max_examples // 8))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _out_dtypes(name, dtype):
     spec = ELEMENTWISE_BY_NAME[name]
     return tuple(dt for dt, _ in jax_result_types(spec.jax_fn, _array_args(spec, dtype),
@@ -394,7 +412,7 @@ def check_values(spec, dtype, shapes, rng):
                      zero_sign=spec.name not in _ZERO_SIGN_UNSPECIFIED)
 
 
-@pytest.mark.parametrize("spec", ELEMENTWISE_OPS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", _UNIQUE_OPS, ids=lambda s: s.name)
 @_ALL_DTYPE_EXAMPLES
 @given(data=st.data())
 def test_values_match_numpy(spec, data):
@@ -514,7 +532,9 @@ def test_primitive_values_match_reference(spec, data):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             expected = np.asarray(spec.ref(*(v.astype(compute) for v in values), **params))
-        assert_close(out, expected.astype(out.dtype), spec.tol,
+        with np.errstate(all="ignore"):
+            expected = expected.astype(out.dtype)
+        assert_close(out, expected, spec.tol,
                      lambda: f"{spec.name}({values}, {params})",
                      zero_sign=spec.name not in _ZERO_SIGN_UNSPECIFIED)
 
@@ -530,11 +550,11 @@ _INT_DTYPES = tuple(dt for dt in ALL_DTYPES if kind_of(dt) in "iu")
 @pytest.mark.parametrize("dtype", _INT_DTYPES, ids=str)
 def test_integer_div_rem_corner_cases_match_xla(dtype):
     info = np.iinfo(dtype)
-    xs = np.array([7, -7, 0, info.min, info.max, info.min, 5], np.int64)
-    ys = np.array([0, 0, 0, -1, 0, 1, -3], np.int64)
-    if kind_of(dtype) == "u":
-        xs, ys = np.abs(xs) % (info.max + 1), np.abs(ys)
-    x, y = xs.astype(dtype), ys.astype(dtype)
+    signed_min = -(2 ** (info.bits - 1))
+    xs = [7, -7, 0, signed_min, info.max, signed_min, 5]
+    ys = [0, 0, 0, -1, 0, 1, -3]
+    # Unsigned dtypes get the same bit patterns (INT_MIN / -1 becomes 2**(n-1) / UINT_MAX).
+    x, y = (np.array([v % 2**info.bits for v in vs], np.uint64).astype(dtype) for vs in (xs, ys))
     for prim, jax_fn in ((ew.div_p, lax.div), (ew.rem_p, lax.rem)):
         out = prim.bind(Array(x), Array(y))
         assert_close(out, _jax_cpu(jax_fn, x, y), "exact", f"{prim.name}({x}, {y})")
@@ -552,12 +572,14 @@ def test_shifts_by_bit_width_or_more_match_xla(dtype):
         assert_close(out, _jax_cpu(jax_fn, x, y), "exact", f"{prim.name}({x}, {y})")
 
 
-@pytest.mark.parametrize("to", _INT_DTYPES + (dtypes.bool_,), ids=str)
+@pytest.mark.parametrize("to", (dtypes.int8, dtypes.int32, dtypes.int64, dtypes.uint8,
+                                dtypes.uint64, dtypes.bool_), ids=str)
 @pytest.mark.parametrize("src", _FLOATS, ids=str)
 def test_float_to_int_conversion_saturates_like_xla(src, to):
     values = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 300.7, -300.7, 2.5, -2.5, -0.0,
                        65504.0, -129.0, 4294967296.0, 0.3])
-    x = values.astype(src)
+    with np.errstate(over="ignore"):
+        x = values.astype(src)
     out = ew.convert_element_type_p.bind(Array(x), new_dtype=np.dtype(to), weak_type=False)
     expected = _jax_cpu(lambda a: lax.convert_element_type(a, np.dtype(to)), x)
     assert_close(out, expected, "exact", f"convert {x} to {to}")
@@ -636,7 +658,7 @@ def test_unary_operators(dtype):
                     with_specials=False)
     x = fnp.asarray(v)
     jarg = [_sds(dtype, (5,))]
-    for op, np_op in ((operator.neg, np.negative), (operator.pos, np.positive),
+    for op, np_op in ((operator.neg, np.negative), (operator.pos, lambda a: a),
                       (operator.invert, np.invert), (abs, np.abs)):
         expected = jax_result_types(op, jarg)
         if expected is None:

@@ -3,11 +3,12 @@
 transpose identity, a Python loop, and jax as the oracle.
 
 The rules of the non-linear reductions compute with elementwise and shape primitives
-(``mul``, ``div``, ``eq``, ``slice``, ``concatenate``...). First-order forward mode runs those
-eagerly and needs none of their rules; reverse mode, second order and vmap-of-grad need their
-transpose/jvp/batch rules, which other families provide. Tests that need such rules are marked
-``xfail(raises=MissingRuleError, strict=False)``: they fail only while a rule is missing and
-run as real tests once it exists.
+(``mul``, ``div``, ``eq``, ``slice``, ``concatenate``...): first-order forward mode runs those
+eagerly, while reverse mode, second order and vmap-of-grad also exercise their rules.
+
+JAX oracles are jitted and used on a few fixed cases (jax compiles every new shape, slowly for
+a scan's many slices); the Hypothesis tests check against finite differences, the transpose
+identity, a Python loop, or a derivative written out in NumPy.
 """
 
 from __future__ import annotations
@@ -24,15 +25,11 @@ import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.primitives import reduce as red
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
-from funcarray.transforms.core import MissingRuleError, ShapedArray
+from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.jvp import Zero
 from funcarray.transforms.transpose import UndefPrimal
 
 jax.config.update("jax_enable_x64", True)
-
-needs_other_rules = pytest.mark.xfail(
-    raises=MissingRuleError, strict=False,
-    reason="needs rules of elementwise/shape primitives that are not written yet")
 
 REDUCERS = {  # primitive -> the jax.lax reduction with the same contract
     "reduce_sum": (red.reduce_sum_p, lambda x, axes: lax.reduce_sum_p.bind(x, axes=axes)),
@@ -126,6 +123,16 @@ def _scanner(prim, axis, reverse):
     return lambda x: prim.bind(x, axis=axis, reverse=reverse)
 
 
+def _jax_jvp(g, x, t):
+    """The oracle's jvp, jitted: one compilation instead of one per operation (eager jax
+    compiles each operation for each new shape, which is slow for a scan's many slices)."""
+    return jax.jit(lambda a, b: jax.jvp(g, (a,), (b,)))(x, t)
+
+
+def _jax_vjp(g, x, ct):
+    return jax.jit(lambda a, c: jax.vjp(g, a)[1](c)[0])(x, ct)
+
+
 def _fa_jvp(f, x, t):
     return fa.jvp(f, (fnp.asarray(x),), (fnp.asarray(t),))
 
@@ -188,8 +195,6 @@ def test_cumsum_vjp_is_a_reverse_cumsum(case, seed):
     _, got = _fa_vjp(_scanner(red.cumsum_p, axis, reverse), _random(rng, shape), ct)
     flip = (lambda a: a) if reverse else (lambda a: np.flip(a, axis))
     assert_allclose(got, flip(np.cumsum(flip(ct), axis=axis)))
-    _, jax_vjp = jax.vjp(lambda v: lax.cumsum(v, axis, reverse), _random(rng, shape))
-    assert_allclose(got, np.asarray(jax_vjp(ct)[0]))
 
 
 def test_linear_rules_under_jvp_keep_zero_tangents_symbolic():
@@ -213,7 +218,6 @@ def test_nonlinear_reductions_jvp_matches_finite_differences(case, name, seed):
     check_grads(_reducer(REDUCERS[name][0], axes), (x,), order=1, modes=("fwd",), seed=seed)
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", ["reduce_prod", "reduce_max", "reduce_min"])
 @pytest.mark.parametrize("seed", range(6))
 def test_nonlinear_reductions_second_order_and_reverse(name, seed):
@@ -223,7 +227,6 @@ def test_nonlinear_reductions_second_order_and_reverse(name, seed):
     check_grads(_reducer(REDUCERS[name][0], axes), (x,), order=2, seed=seed)
 
 
-@needs_other_rules
 @pytest.mark.parametrize("seed", range(4))
 def test_reduce_prod_complex_grads(seed):
     rng = np.random.default_rng(seed)
@@ -242,23 +245,26 @@ PROD_WITH_ZEROS = [
 
 @pytest.mark.parametrize("x", PROD_WITH_ZEROS, ids=range(len(PROD_WITH_ZEROS)))
 @pytest.mark.parametrize("axes", [None, (0,), (-1,)])
-def test_reduce_prod_jvp_with_zeros_matches_jax(x, axes):
+def test_reduce_prod_jvp_with_zeros_is_exact(x, axes):
     axes = tuple(range(x.ndim)) if axes is None else tuple(sorted(a % x.ndim for a in axes))
     t = np.random.default_rng(0).standard_normal(x.shape)
     out, got = _fa_jvp(_reducer(red.reduce_prod_p, axes), x, t)
-    expected_out, expected = jax.jvp(lambda v: jnp.prod(v, axis=axes), (x,), (t,))
-    assert_allclose(out, np.asarray(expected_out))
-    assert_allclose(got, np.asarray(expected))
+    # sum_i t_i * prod_{j != i} x_j over the reduced elements, column by column.
+    kept = [d for d in range(x.ndim) if d not in axes]
+    xs = np.moveaxis(x, axes, range(len(axes))).reshape(-1, *(x.shape[d] for d in kept))
+    ts = np.moveaxis(t, axes, range(len(axes))).reshape(xs.shape)
+    expected = sum(ts[i] * np.prod(np.delete(xs, i, axis=0), axis=0) for i in range(len(xs)))
+    assert_allclose(out, np.prod(x, axis=axes))
+    assert_allclose(got, expected)
 
 
-@needs_other_rules
 @pytest.mark.parametrize("x", PROD_WITH_ZEROS, ids=range(len(PROD_WITH_ZEROS)))
 def test_reduce_prod_grad_and_hessian_with_zeros_match_jax(x):
     got = fa.grad(lambda v: fnp.prod(v))(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.grad(jnp.prod)(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.grad(jnp.prod))(x)))
     flat = x.reshape(-1)
     hess = fa.hessian(lambda v: fnp.prod(v))(fnp.asarray(flat))
-    assert_allclose(hess, np.asarray(jax.hessian(jnp.prod)(flat)))
+    assert_allclose(hess, np.asarray(jax.jit(jax.hessian(jnp.prod))(flat)))
 
 
 def test_reduce_prod_of_an_empty_axis_has_a_zero_tangent():
@@ -284,16 +290,15 @@ def test_extremum_jvp_divides_ties_equally_like_jax(name, x, axes):
     x = x if name == "reduce_max" else -x
     t = np.random.default_rng(1).standard_normal(x.shape)
     _, got = _fa_jvp(_reducer(prim, axes), x, t)
-    _, expected = jax.jvp(lambda v: jax_fn(v, axes), (x,), (t,))
+    _, expected = _jax_jvp(lambda v: jax_fn(v, axes), x, t)
     assert_allclose(got, np.asarray(expected))
 
 
-@needs_other_rules
 @pytest.mark.parametrize("x, axes", TIES, ids=range(len(TIES)))
 def test_grad_of_max_and_min_with_ties_matches_jax(x, axes):
-    for fa_fn, jax_fn in ((fnp.max, jnp.max), (fnp.min, jnp.min), (fnp.amax, jnp.amax)):
+    for fa_fn, jax_fn in ((fnp.max, jnp.max), (fnp.min, jnp.min)):
         got = fa.grad(lambda v, f=fa_fn: fnp.sum(f(v, axis=axes)))(fnp.asarray(x))
-        expected = jax.grad(lambda v, f=jax_fn: jnp.sum(f(v, axis=axes)))(x)
+        expected = jax.jit(jax.grad(lambda v, f=jax_fn: jnp.sum(f(v, axis=axes))))(x)
         assert_allclose(got, np.asarray(expected))
 
 
@@ -320,32 +325,24 @@ def test_tangents_keep_low_precision_dtypes(name, dtype):
        st.integers(0, 2**16))
 def test_scan_jvp_matches_finite_differences(case, name, seed):
     shape, axis, reverse = case
-    prim, jax_fn = SCANS[name]
     rng = np.random.default_rng(seed)
-    x, t = _random(rng, shape), _random(rng, shape)
-    f = _scanner(prim, axis, reverse)
+    x = _random(rng, shape)
+    f = _scanner(SCANS[name][0], axis, reverse)
     check_grads(f, (fnp.asarray(x),), order=1, modes=("fwd",), seed=seed)
-    if shape in ((5,), (6, 2), (1, 7, 2)):  # jax compiles every new shape: a few are enough
-        out, got = _fa_jvp(f, x, t)
-        expected_out, expected = jax.jvp(lambda v: jax_fn(v, axis, reverse), (x,), (t,))
-        assert_allclose(out, np.asarray(expected_out))
-        assert_allclose(got, np.asarray(expected))
 
 
 @pytest.mark.parametrize("name", ["cumprod", "cummax", "cummin", "cumlogsumexp"])
-@pytest.mark.parametrize("shape, axis, reverse", [((7,), 0, False), ((2, 6), 1, True),
-                                                  ((4, 3), 0, False)])
+@pytest.mark.parametrize("shape, axis, reverse", [((2, 6), 1, True)])
 def test_scan_jvp_matches_jax(name, shape, axis, reverse):
     prim, jax_fn = SCANS[name]
     rng = np.random.default_rng(len(shape) + axis)
     x, t = _random(rng, shape), _random(rng, shape)
     out, got = _fa_jvp(_scanner(prim, axis, reverse), x, t)
-    expected_out, expected = jax.jvp(lambda v: jax_fn(v, axis, reverse), (x,), (t,))
+    expected_out, expected = _jax_jvp(lambda v: jax_fn(v, axis, reverse), x, t)
     assert_allclose(out, np.asarray(expected_out))
     assert_allclose(got, np.asarray(expected))
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", ["cumprod", "cummax", "cummin", "cumlogsumexp"])
 @pytest.mark.parametrize("seed", range(5))
 def test_scan_second_order_and_reverse(name, seed):
@@ -355,9 +352,30 @@ def test_scan_second_order_and_reverse(name, seed):
     check_grads(_scanner(SCANS[name][0], axis, reverse), (x,), order=2, seed=seed)
 
 
+def _cumprod_jacobian(x):
+    """``J[k, i] = prod_{j <= k, j != i} x_j`` for ``i <= k``: exact with zeros."""
+    n = x.size
+    jac = np.zeros((n, n))
+    for k in range(n):
+        for i in range(k + 1):
+            jac[k, i] = np.prod(np.delete(x[:k + 1], i))
+    return jac
+
+
+@pytest.mark.parametrize("x", [np.array([2.0, 0.0, 3.0, 0.0, 3.0, 1.5]),
+                               np.array([0.0, 0.0, 0.0]), np.array([1.5, -2.0, 0.0, 4.0])])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumprod_jvp_and_vjp_with_zeros_are_exact(x, reverse):
+    flip = (lambda a: a[::-1]) if reverse else (lambda a: a)
+    jac = _cumprod_jacobian(flip(x))
+    rng = np.random.default_rng(x.size)
+    t, ct = rng.standard_normal(x.shape), rng.standard_normal(x.shape)
+    f = _scanner(red.cumprod_p, 0, reverse)
+    assert_allclose(_fa_jvp(f, x, t)[1], flip(jac @ flip(t)))
+    assert_allclose(_fa_vjp(f, x, ct)[1], flip(jac.T @ flip(ct)))
+
+
 SPECIAL_SCANS = [
-    ("cumprod", np.array([2.0, 0.0, 3.0, 0.0, 3.0, 1.5])),
-    ("cumprod", np.array([0.0, 0.0, 0.0])),
     ("cummax", np.array([1.0, 1.0, 1.0, 1.0, 1.0])),        # ties share as in JAX's scan
     ("cummax", np.array([3.0, 1.0, 3.0, 2.0, 5.0, 5.0, 1.0])),
     ("cummin", np.array([2.0, 2.0, 1.0, 1.0, 3.0, 1.0])),
@@ -368,23 +386,20 @@ SPECIAL_SCANS = [
 
 
 @pytest.mark.parametrize("name, x", SPECIAL_SCANS, ids=range(len(SPECIAL_SCANS)))
-@pytest.mark.parametrize("reverse", [False, True])
-def test_scan_jvp_on_zeros_ties_and_infinities_matches_jax(name, x, reverse):
+def test_scan_jvp_on_ties_and_infinities_matches_jax(name, x):
     prim, jax_fn = SCANS[name]
     t = np.array([1.0, 10.0, 100.0, 1000.0, 1e4, 1e5, 1e6])[:x.size]
-    _, got = _fa_jvp(_scanner(prim, 0, reverse), x, t)
-    _, expected = jax.jvp(lambda v: jax_fn(v, 0, reverse), (x,), (t,))
-    assert_allclose(got, np.asarray(expected))
+    # Both directions in one jitted oracle (one compilation).
+    expected = _jax_jvp(lambda v: (jax_fn(v, 0, False), jax_fn(v, 0, True)), x, t)[1]
+    for reverse, want in zip((False, True), expected):
+        _, got = _fa_jvp(_scanner(prim, 0, reverse), x, t)
+        assert_allclose(got, np.asarray(want), err_msg=f"reverse={reverse}: ")
 
 
-@needs_other_rules
-@pytest.mark.parametrize("name, x", SPECIAL_SCANS[:5], ids=range(5))
-def test_scan_vjp_on_zeros_and_ties_matches_jax(name, x):
-    prim, jax_fn = SCANS[name]
-    ct = np.random.default_rng(2).standard_normal(x.shape)
-    _, got = _fa_vjp(_scanner(prim, 0, False), x, ct)
-    _, jax_vjp = jax.vjp(lambda v: jax_fn(v, 0, False), x)
-    assert_allclose(got, np.asarray(jax_vjp(ct)[0]))
+@pytest.mark.parametrize("name, x", SPECIAL_SCANS[:3], ids=range(3))
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_vjp_on_ties_is_the_transpose_of_the_jvp(name, x, reverse):
+    check_jvp_vjp(_scanner(SCANS[name][0], 0, reverse), (fnp.asarray(x),))
 
 
 # --------------------------------------------------------------------------------------------
@@ -412,7 +427,6 @@ def test_bitwise_reductions_have_zero_tangents(prim):
     assert_allclose(out, prim.bind(x, axes=(0,)))
 
 
-@needs_other_rules
 def test_grad_through_argmax_is_zero_for_the_index_and_flows_through_the_value():
     x = np.array([[1.0, 3.0, 2.0], [5.0, 4.0, 6.0]])
 
@@ -421,7 +435,7 @@ def test_grad_through_argmax_is_zero_for_the_index_and_flows_through_the_value()
         return np_.sum(np_.max(v, axis=1) * index.astype(v.dtype))
 
     got = fa.grad(lambda v: f(v, fnp))(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.grad(lambda v: f(v, jnp))(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.grad(lambda v: f(v, jnp)))(x)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -451,7 +465,7 @@ def test_arg_reduction_batch_rules_match_a_loop(data, prim, seed):
     rng = np.random.default_rng(seed)
     # Small integers as floats: many ties, so the first-index rule is exercised.
     x = fnp.asarray(_with_batch_axis(rng, shape, in_axis, 3, np.int32).astype(np.float64))
-    f = lambda v: prim.bind(v, axes=(axis,), index_dtype=np.dtype(np.int32))  # noqa: E731
+    f = lambda v: prim.bind(v, axes=(axis,), index_dtype=np.dtype(np.int32))
     check_vmap(f, (x,), in_axes=in_axis)
 
 
@@ -502,7 +516,7 @@ def test_vmap_matches_jax_vmap():
     ]
     for f, g, in_axis in cases:
         got = fa.vmap(f, in_axes=in_axis)(fnp.asarray(x))
-        assert_allclose(got, np.asarray(jax.vmap(g, in_axes=in_axis)(x)))
+        assert_allclose(got, np.asarray(jax.jit(jax.vmap(g, in_axes=in_axis))(x)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -562,15 +576,35 @@ def _positive_if_prod(name, x):
     return np.abs(x) + 0.5 if name == "prod" else x
 
 
-@given(composition_cases(names=("sum", "prod", "max", "min")),
-       st.integers(0, 2**16))
-def test_numpy_reductions_jvp_matches_jax(case, seed):
+def _numpy_tangent(name, x, t, axis, keepdims):
+    """The directional derivative by hand (distinct, nonzero values: no ties, no zeros)."""
+    if name == "sum":
+        return np.sum(t, axis=axis, keepdims=keepdims)
+    if name == "prod":
+        return np.sum(t * np.prod(x, axis=axis, keepdims=True) / x, axis=axis,
+                      keepdims=keepdims)
+    extremum = (np.max if name == "max" else np.min)(x, axis=axis, keepdims=True)
+    return np.sum(np.where(x == extremum, t, 0), axis=axis, keepdims=keepdims)
+
+
+@given(composition_cases(names=("sum", "prod", "max", "min")), st.integers(0, 2**16))
+def test_numpy_reductions_jvp_matches_a_hand_derivative(case, name_seed):
     name, shape, axis, keepdims = case
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(name_seed)
     x, t = _positive_if_prod(name, _random(rng, shape)), _random(rng, shape)
+    f, _ = _composition(name, axis, keepdims)
+    _, got = _fa_jvp(f, x, t)
+    assert_allclose(got, _numpy_tangent(name, x, t, axis, keepdims))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), ((0, 2), True)])
+def test_numpy_reductions_jvp_matches_jax(name, axis, keepdims):
+    rng = np.random.default_rng(11)
+    x, t = _positive_if_prod(name, _random(rng, (2, 3, 4))), _random(rng, (2, 3, 4))
     f, g = _composition(name, axis, keepdims)
     out, got = _fa_jvp(f, x, t)
-    expected_out, expected = jax.jvp(g, (x,), (t,))
+    expected_out, expected = _jax_jvp(g, x, t)
     assert_allclose(out, np.asarray(expected_out))
     assert_allclose(got, np.asarray(expected))
 
@@ -583,43 +617,39 @@ def _random_composition_case(rng):
     return shape, axis[int(rng.integers(0, 3))], bool(rng.integers(0, 2))
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", list(COMPOSITIONS))
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", [0])
 def test_numpy_reductions_jvp_and_vjp_match_jax(name, seed):
     rng = np.random.default_rng(seed)
     shape, axis, keepdims = _random_composition_case(rng)
     x, t = _positive_if_prod(name, _random(rng, shape)), _random(rng, shape)
     f, g = _composition(name, axis, keepdims)
     _, got = _fa_jvp(f, x, t)
-    assert_allclose(got, np.asarray(jax.jvp(g, (x,), (t,))[1]))
-    expected_out, jax_vjp = jax.vjp(g, x)
-    ct = _random(rng, np.shape(expected_out))
+    assert_allclose(got, np.asarray(_jax_jvp(g, x, t)[1]))
+    ct = _random(rng, np.shape(jax.eval_shape(g, x)))
     _, got = _fa_vjp(f, x, ct)
-    assert_allclose(got, np.asarray(jax_vjp(ct)[0]))
+    assert_allclose(got, np.asarray(_jax_vjp(g, x, ct)))
     check_grads(f, (fnp.asarray(x),), order=1, seed=seed)
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", list(COMPOSITIONS))
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", [10])
 def test_numpy_reductions_grad_matches_jax(name, seed):
-    rng = np.random.default_rng(seed + 10)
+    rng = np.random.default_rng(seed)
     shape, axis, keepdims = _random_composition_case(rng)
     x = _positive_if_prod(name, _random(rng, shape))
     f, g = _composition(name, axis, keepdims)
     got = fa.grad(lambda v: fnp.sum(f(v) ** 2))(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.grad(lambda v: jnp.sum(g(v) ** 2))(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.grad(lambda v: jnp.sum(g(v) ** 2)))(x)))
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", list(SCAN_COMPOSITIONS))
 @pytest.mark.parametrize("axis", [0, -1, None])
 def test_numpy_scans_and_argmax_grad_and_vjp_match_jax(name, axis):
     fa_fn, jax_fn = SCAN_COMPOSITIONS[name]
     x = np.random.default_rng(5).standard_normal((3, 4))
     got = fa.grad(lambda v: fnp.sum(fa_fn(v, axis) ** 2))(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.grad(lambda v: jnp.sum(jax_fn(v, axis) ** 2))(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.grad(lambda v: jnp.sum(jax_fn(v, axis) ** 2)))(x)))
     check_grads(lambda v: fa_fn(v, axis), (fnp.asarray(x),), order=2)
 
 
@@ -630,7 +660,7 @@ def test_numpy_scans_jvp_matches_jax(name, axis):
     rng = np.random.default_rng(6)
     x, t = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
     _, got = _fa_jvp(lambda v: fa_fn(v, axis), x, t)
-    assert_allclose(got, np.asarray(jax.jvp(lambda v: jax_fn(v, axis), (x,), (t,))[1]))
+    assert_allclose(got, np.asarray(_jax_jvp(lambda v: jax_fn(v, axis), x, t)[1]))
 
 
 @given(st.data(), composition_cases(names=("sum", "prod", "max", "min")),
@@ -642,40 +672,36 @@ def test_numpy_reductions_vmap_match_a_loop(data, case, seed):
     check_vmap(_composition(name, axis, keepdims)[0], (fnp.asarray(x),), in_axes=in_axis)
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", list(COMPOSITIONS))
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", [20])
 def test_numpy_reductions_vmap_matches_jax(name, seed):
-    rng = np.random.default_rng(seed + 20)
+    rng = np.random.default_rng(seed)
     shape, axis, keepdims = _random_composition_case(rng)
     in_axis = int(rng.integers(-len(shape) - 1, len(shape) + 1))
     x = _with_batch_axis(rng, shape, in_axis, 2)
     f, g = _composition(name, axis, keepdims)
     got = fa.vmap(f, in_axes=in_axis)(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.vmap(g, in_axes=in_axis)(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.vmap(g, in_axes=in_axis))(x)))
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod", pytest.param(
-    "argmax_weighted", marks=needs_other_rules)])
+@pytest.mark.parametrize("name", list(SCAN_COMPOSITIONS))
 @pytest.mark.parametrize("in_axis", [0, 1, -1])
 def test_numpy_scans_vmap_matches_jax(name, in_axis):
     fa_fn, jax_fn = SCAN_COMPOSITIONS[name]
     x = np.random.default_rng(7).standard_normal((2, 3, 4))
     got = fa.vmap(lambda v: fa_fn(v, 0), in_axes=in_axis)(fnp.asarray(x))
-    assert_allclose(got, np.asarray(jax.vmap(lambda v: jax_fn(v, 0), in_axes=in_axis)(x)))
+    assert_allclose(got, np.asarray(jax.jit(jax.vmap(lambda v: jax_fn(v, 0), in_axes=in_axis))(x)))
 
 
-@needs_other_rules
 @pytest.mark.parametrize("name", ["max", "prod", "logsumexp", "std"])
 def test_per_example_grads_vmap_of_grad_matches_jax(name):
     x = np.abs(np.random.default_rng(8).standard_normal((3, 2, 4))) + 0.5
     f, g = _composition(name, 1, False)
     got = fa.vmap(fa.grad(lambda v: fnp.sum(f(v))), in_axes=1)(fnp.asarray(x))
-    expected = jax.vmap(jax.grad(lambda v: jnp.sum(g(v))), in_axes=1)(x)
+    expected = jax.jit(jax.vmap(jax.grad(lambda v: jnp.sum(g(v))), in_axes=1))(x)
     assert_allclose(got, np.asarray(expected))
 
 
-@needs_other_rules
 def test_grad_of_vmap_through_scans_matches_jax():
     x = np.random.default_rng(9).standard_normal((3, 5))
 
@@ -690,4 +716,4 @@ def test_grad_of_vmap_through_scans_matches_jax():
     fa_loss = loss(fnp, lambda v, a, r: red.cumlogsumexp_p.bind(v, axis=a, reverse=r),
                    lambda v, a, r: red.cummax_p.bind(v, axis=a, reverse=r))
     jax_loss = loss(jnp, lax.cumlogsumexp, lax.cummax)
-    assert_allclose(fa.grad(fa_loss)(fnp.asarray(x)), np.asarray(jax.grad(jax_loss)(x)))
+    assert_allclose(fa.grad(fa_loss)(fnp.asarray(x)), np.asarray(jax.jit(jax.grad(jax_loss))(x)))

@@ -19,6 +19,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
+from funcarray.lowering.stablehlo import elementwise_lowering
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import vectorized_batch_rule
 
@@ -67,6 +68,8 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
     prim = Primitive(name)
     prim.kernel = kernel  # the raw NumPy kernel, for tests and for other kernels to reuse
     prim.hlo_op = hlo  # StableHLO op name; lowering emits it for the standard families
+    if hlo is not None:
+        prim.lower_rule = elementwise_lowering(hlo)
     prim.nargs = nargs
     prim.abstract_eval = elementwise_abstract_eval(name, out_dtype)
     prim.batch_rule = vectorized_batch_rule(prim)

@@ -33,6 +33,23 @@ Contracts (StableHLO semantics; JAX's primitive names and parameters):
   ``dimension`` by the lexicographic order of the first ``num_keys`` of them; NaNs sort last
   and ``-0.0 == 0.0`` (NumPy's and jax.numpy's order). Results keep their operands' avals.
 
+Transformation rules (beside each primitive below). Index operands are never differentiated:
+their tangents are symbolic zeros and their cotangents None.
+
+* Linear rules and their transposes: ``dynamic_slice`` <-> ``dynamic_update_slice`` into zeros;
+  ``gather`` <-> ``scatter_add`` into zeros (a gather's "fill" windows are a scatter's "drop"
+  windows, "clip" stays "clip"); ``dynamic_update_slice``, ``scatter_add`` and ``scatter`` are
+  linear in (operand, updates) together. ``scatter`` with repeated indices finds the update
+  that won by scattering an id per update and reading the ids back (JAX's scheme), so its
+  derivatives agree with its result; ``unique_indices=True`` skips that work.
+* ``scatter_mul`` is linear in its operand; its derivative in the updates needs
+  ``unique_indices=True`` (as in JAX; NotImplementedError otherwise). ``scatter_min/max``:
+  where several values tie for a result, its tangent is their average (JAX's rule).
+* ``sort``: the tangents follow the permutation, got by sorting an iota along.
+* Batching: a batch axis of the operand becomes a window (or ``operand_batching_dims``)
+  dimension of the gather/scatter, a batch axis of the indices a batching dimension; a
+  ``dynamic_slice``/``dynamic_update_slice`` with batched starts becomes a gather/scatter.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> from funcarray.primitives.indexing import gather, GatherDimensionNumbers
@@ -186,8 +203,9 @@ def _select(pred, on_true, on_false):
     return ew.select_n_p.bind(pred, on_false, on_true)
 
 
-def _shifted(dims, by: int = 1) -> tuple:
-    return tuple(d + by for d in dims)
+def _shifted(dims) -> tuple:
+    """``dims`` after a new dimension 0 is inserted."""
+    return tuple(d + 1 for d in dims)
 
 
 def _gather_dn_of_scatter(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
@@ -233,8 +251,8 @@ def _gather_back(x, indices, updates_shape, dn, mode, indices_are_sorted, unique
 
 
 def _stack_starts(starts, dims, size: int):
-    """``(size, len(starts))`` batched start indices from scalar starts, some of them batched
-    (``dims[i]`` 0) and the others broadcast."""
+    """``(size, len(starts))`` start indices, one row per batch member, from scalar starts of
+    which some are batched (1-D, ``dims[i] == 0``) and the others are shared."""
     columns = [broadcast_in_dim_p.bind(move_to_front(s, d, size), shape=(size, 1),
                                        broadcast_dimensions=(0,))
                for s, d in zip(starts, dims)]

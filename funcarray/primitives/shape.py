@@ -28,6 +28,17 @@ every operand is), as in JAX.
   ``strides`` all >= 1 (``None`` means all 1). Result dimension:
   ``ceil((limit - start) / stride)``.
 
+Transformation rules (beside each primitive): every primitive but ``iota`` is linear in its
+operands (``pad`` in ``x`` and ``padding_value`` jointly), so its jvp is the primitive applied
+to the tangents (``deflinear``). Transposes: ``broadcast_in_dim`` sums the copies
+(``reduce_sum``); ``reshape`` and ``squeeze`` reshape back; ``transpose`` applies the inverse
+permutation; ``rev`` reverses again; ``concatenate`` slices out each operand's part; ``slice``
+pads with zeros (interior padding for strides); ``pad`` cuts out the operand's elements (a pad
+with the negated low/high, then a strided slice) and gives the padding value the sum of the
+rest. Batch rules keep or move the batch axis and adjust the parameters; unbatched operands of
+``concatenate`` and ``pad`` are broadcast, and a batched padding value is selected in after
+padding with zeros. ``iota`` has no operands, so no transform ever calls a rule for it.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> x = fnp.arange(6).reshape(2, 3)

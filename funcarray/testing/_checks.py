@@ -56,7 +56,7 @@ def assert_trees_allclose(actual, expected, *, rtol=None, atol=None):
 
     Example:
         >>> import funcarray.numpy as fnp
-        >>> assert_trees_allclose({"a": fnp.ones(1)}, {"a": [1.0]})
+        >>> assert_trees_allclose({"a": fnp.ones(1)}, {"a": np.ones(1)})
     """
     a_leaves, a_tree = fa_tree.flatten(actual)
     e_leaves, e_tree = fa_tree.flatten(expected)
@@ -106,7 +106,8 @@ def check_jvp_vjp(f, args, *, seed: int = 0, rtol=None, atol=None):
     _, f_vjp = fa.vjp(flat, *leaves)
     in_cts = f_vjp(list(cotangents))
     lhs, rhs = _inner(cotangents, out_tangents), _inner(in_cts, tangents)
-    dtype = np.asarray(outs[0]).dtype if outs else np.float64
+    inexact = [np.asarray(o).dtype for o in outs if dtypes.is_inexact(np.asarray(o).dtype)]
+    dtype = inexact[0] if inexact else np.float64
     rtol, atol = _tolerance(dtype, rtol, atol)
     if not np.isclose(lhs, rhs, rtol=rtol * 10, atol=atol * 10 * max(1, abs(lhs))):
         raise AssertionError(

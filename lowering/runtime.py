@@ -1,0 +1,340 @@
+"""The runtime adapter: the ONLY module that touches jaxlib's private API.
+
+Everything funcarray needs from XLA goes through the few functions here: the backend client and
+its devices, host -> device transfers, compiling StableHLO text, running an executable, device
+-> host transfers and (de)serializing executables. The calls are the ones verified in
+``notes/jaxlib-runtime.md`` for jaxlib 0.10.2; anything that changes between jaxlib releases
+changes here only.
+
+jax is imported lazily, on the first call that needs it (``import funcarray`` must stay as
+cheap as ``import numpy``), and the jaxlib version is checked then: other versions fail fast
+with an error naming the supported one, because these private entry points change without
+notice.
+
+Two jaxlib behaviours shape this module:
+
+* Transfers copy the host buffer during the call (``IMMUTABLE_ONLY_DURING_CALL``), never the
+  default zero-copy mode, which would alias NumPy memory the caller may reuse; and they pass
+  ``enable_x64=True`` so 64-bit values stay 64-bit whatever jax's global flag says.
+* ``execute`` checks every argument's shape and dtype against what the executable was compiled
+  for: jaxlib silently reinterprets the bits of a same-size wrong dtype (int32 for float32).
+
+Example:
+    >>> import numpy as np
+    >>> from funcarray.lowering import runtime
+    >>> text = '''func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    ...   %0 = "stablehlo.add"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    ...   "func.return"(%0) : (tensor<2xf32>) -> ()
+    ... }'''
+    >>> f32 = ((2,), np.dtype("float32"))
+    >>> exe = runtime.compile(text, in_avals=[f32], out_avals=[f32])
+    >>> [runtime.to_numpy(y) for y in runtime.execute(exe, [np.array([1.0, 2.5], np.float32)])]
+    [array([2., 5.], dtype=float32)]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "SUPPORTED_JAXLIB_VERSION", "RuntimeVersionError", "CompileError", "ExecutionError",
+    "Executable", "backend", "devices", "default_device", "device_put", "compile", "execute",
+    "to_numpy", "serialize", "deserialize",
+]
+
+SUPPORTED_JAXLIB_VERSION = "0.10.2"
+
+
+class RuntimeVersionError(ImportError):
+    """The installed jax/jaxlib is missing or is not the version this runtime supports."""
+
+
+class CompileError(RuntimeError):
+    """XLA rejected a StableHLO module; the message quotes the offending lines."""
+
+
+class ExecutionError(RuntimeError):
+    """An executable was called with the wrong arguments, or XLA failed while running it."""
+
+
+# --------------------------------------------------------------------------------------------
+# Lazy import of jax, with the version check
+# --------------------------------------------------------------------------------------------
+
+_modules: dict = {}
+
+
+def _jax():
+    """(jax, xla_client), imported on first use after checking jaxlib's version."""
+    if not _modules:
+        try:
+            import jaxlib
+        except ImportError as exc:
+            raise RuntimeVersionError(
+                f"funcarray's compiled mode (jit, devices) needs jax and jaxlib "
+                f"{SUPPORTED_JAXLIB_VERSION}: pip install 'jax=={SUPPORTED_JAXLIB_VERSION}' "
+                f"'jaxlib=={SUPPORTED_JAXLIB_VERSION}'") from exc
+        _check_version(jaxlib.__version__)
+        import jax
+        import jax.extend.backend
+        from jax._src.lib import xla_client
+
+        _modules.update(jax=jax, xc=xla_client)
+    return _modules["jax"], _modules["xc"]
+
+
+def _check_version(version: str) -> None:
+    if version != SUPPORTED_JAXLIB_VERSION:
+        raise RuntimeVersionError(
+            f"funcarray's runtime supports jaxlib {SUPPORTED_JAXLIB_VERSION} only (it uses "
+            f"jaxlib's private compile/execute API, which changes between releases), but "
+            f"jaxlib {version} is installed. Install the supported version: pip install "
+            f"'jax=={SUPPORTED_JAXLIB_VERSION}' 'jaxlib=={SUPPORTED_JAXLIB_VERSION}'")
+
+
+# --------------------------------------------------------------------------------------------
+# Backend and devices
+# --------------------------------------------------------------------------------------------
+
+
+def backend(platform: str | None = None):
+    """The XLA client for ``platform`` ("cpu", "gpu", "cuda"...; None: jax's default)."""
+    jax, _ = _jax()
+    return jax.extend.backend.get_backend(platform)
+
+
+def devices(platform: str | None = None) -> list:
+    """The devices of ``platform``'s client (None: the default backend)."""
+    return list(backend(platform).devices())
+
+
+def default_device():
+    """The first device of the default backend."""
+    return devices()[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Transfers
+# --------------------------------------------------------------------------------------------
+
+
+def _as_aval(shape, dtype):
+    jax, _ = _jax()
+    return jax.core.ShapedArray(tuple(shape), np.dtype(dtype))
+
+
+def device_put(value, device=None):
+    """Copy a NumPy array (any funcarray dtype, 64-bit included) onto ``device``.
+
+    The host buffer is copied during the call, so the caller may reuse ``value`` right after.
+    """
+    jax, xc = _jax()
+    device = default_device() if device is None else device
+    value = np.ascontiguousarray(value)
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    try:
+        return xc.batched_device_put(
+            _as_aval(value.shape, value.dtype), sharding, [value], [device], committed=True,
+            host_buffer_semantics=xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+            enable_x64=True)
+    except jax.errors.JaxRuntimeError as exc:
+        raise TypeError(f"device_put: cannot copy a {value.dtype.name}{list(value.shape)} "
+                        f"array to {device}: {exc}") from None
+
+
+def to_numpy(device_array) -> np.ndarray:
+    """The value of a device array as a (read-only) NumPy array."""
+    return np.asarray(device_array)
+
+
+# --------------------------------------------------------------------------------------------
+# Compiling
+# --------------------------------------------------------------------------------------------
+
+
+def _normalize_avals(avals) -> tuple:
+    """((shape, dtype), ...) from ShapedArrays or (shape, dtype) pairs."""
+    out = []
+    for a in avals:
+        shape, dtype = (a.shape, a.dtype) if hasattr(a, "shape") else a
+        out.append((tuple(int(d) for d in shape), np.dtype(dtype)))
+    return tuple(out)
+
+
+def _aval_str(aval) -> str:
+    shape, dtype = aval
+    return f"{dtype.name}[{','.join(map(str, shape))}]"
+
+
+@dataclass(frozen=True, eq=False)
+class Executable:
+    """A compiled, loaded XLA executable with the signature it was compiled for.
+
+    ``in_avals``/``out_avals`` are ``((shape, dtype), ...)``; ``text`` is the StableHLO it was
+    compiled from (empty when deserialized).
+    """
+
+    loaded: object
+    in_avals: tuple
+    out_avals: tuple
+    device: object
+    text: str = ""
+    _handlers: list = field(default_factory=list, repr=False)
+
+    def __repr__(self):
+        ins = ", ".join(map(_aval_str, self.in_avals))
+        outs = ", ".join(map(_aval_str, self.out_avals))
+        return f"Executable(({ins}) -> ({outs}) on {self.device})"
+
+
+def _make_executable(loaded, in_avals, out_avals, device, text="") -> Executable:
+    jax, xc = _jax()
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    # _skip_checks=True is required: without it jaxlib reports "Wrong number of shards: 0".
+    handlers = [xc.array_result_handler(_as_aval(*a), sharding, True, _skip_checks=True)
+                for a in out_avals]
+    return Executable(loaded, in_avals, out_avals, device, text, handlers)
+
+
+def compile(text: str, in_avals, out_avals, device=None) -> Executable:  # noqa: A001
+    """Compile StableHLO ``text`` (entry function ``@main``) for one device.
+
+    ``in_avals``/``out_avals`` (ShapedArrays or ``(shape, dtype)`` pairs) are the signature of
+    ``@main``; ``execute`` checks arguments against them. XLA's errors are raised as
+    ``CompileError`` quoting the offending lines of ``text``.
+    """
+    jax, xc = _jax()
+    device = default_device() if device is None else device
+    client = device.client
+    try:
+        loaded = client.compile_and_load(text, xc.DeviceList((device,)), xc.CompileOptions())
+    except jax.errors.JaxRuntimeError as exc:
+        raise CompileError(_with_text_context(str(exc), text)) from None
+    return _make_executable(loaded, _normalize_avals(in_avals), _normalize_avals(out_avals),
+                            device, text)
+
+
+_LOCATION = re.compile(r"(?:^|\s)-?:(\d+):(\d+):")
+
+
+def _with_text_context(message: str, text: str) -> str:
+    """XLA's message plus the StableHLO lines it points at (``-:LINE:COL:``).
+
+    The nearest ``//`` comment above the line is shown too: the lowering writes the funcarray
+    equation each block of ops comes from as such a comment.
+    """
+    lines = text.splitlines()
+    quoted = []
+    for match in _LOCATION.finditer(message):
+        lineno, col = int(match.group(1)), int(match.group(2))
+        if not 1 <= lineno <= len(lines) or lineno in (q[0] for q in quoted):
+            continue
+        origin = next((lines[k].strip() for k in range(lineno - 1, -1, -1)
+                       if lines[k].lstrip().startswith("//")), None)
+        quoted.append((lineno, col, lines[lineno - 1], origin))
+    context = []
+    for lineno, col, line, origin in quoted[:3]:
+        if origin:
+            context.append(f"  from funcarray equation: {origin.lstrip('/ ')}")
+        context.append(f"  line {lineno}: {line.strip()}")
+    head = "XLA could not compile the StableHLO module:\n" + message.strip()
+    return head + ("\nAt:\n" + "\n".join(context) if context else "")
+
+
+# --------------------------------------------------------------------------------------------
+# Running
+# --------------------------------------------------------------------------------------------
+
+
+def _check_args(exe: Executable, args) -> None:
+    if len(args) != len(exe.in_avals):
+        raise ExecutionError(f"{exe!r} takes {len(exe.in_avals)} arguments, got {len(args)}")
+    for k, (x, expected) in enumerate(zip(args, exe.in_avals)):
+        got = (tuple(x.shape), np.dtype(x.dtype))
+        if got != expected:
+            raise ExecutionError(
+                f"argument {k} of {exe!r} is {_aval_str(got)}, but the executable was compiled "
+                f"for {_aval_str(expected)}; convert it (or compile again for this type)")
+
+
+def execute(exe: Executable, args) -> list:
+    """Run ``exe`` on ``args`` (NumPy arrays or device arrays); returns device arrays.
+
+    Shapes and dtypes are checked first (jaxlib would reinterpret a same-size wrong dtype);
+    NumPy arguments are copied to the executable's device.
+    """
+    jax, _ = _jax()
+    _check_args(exe, args)
+    on_device = [x if isinstance(x, jax.Array) else device_put(np.asarray(x), exe.device)
+                 for x in args]
+    try:
+        return exe.loaded.execute_sharded(on_device).consume_with_handlers(exe._handlers)
+    except jax.errors.JaxRuntimeError as exc:
+        raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Serialization
+# --------------------------------------------------------------------------------------------
+
+_MAGIC = b"funcarray-exe\0"
+
+
+def serialize(exe: Executable) -> bytes:
+    """Bytes that ``deserialize`` turns back into ``exe`` (same jaxlib, platform and device
+    kind only: CPU executables hold machine code)."""
+    jax, _ = _jax()
+    import jaxlib
+
+    client = exe.device.client
+    header = {
+        "jaxlib": jaxlib.__version__, "platform": exe.device.platform,
+        "platform_version": client.platform_version, "device_kind": exe.device.device_kind,
+        "in": [[list(s), d.name] for s, d in exe.in_avals],
+        "out": [[list(s), d.name] for s, d in exe.out_avals],
+    }
+    blob = client.serialize_executable(exe.loaded)
+    head = json.dumps(header).encode()
+    return _MAGIC + len(head).to_bytes(8, "little") + head + bytes(blob)
+
+
+def _dtype_from_name(name: str) -> np.dtype:
+    import ml_dtypes
+
+    return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+
+
+def deserialize(data: bytes, device=None) -> Executable:
+    """Load an executable written by ``serialize``.
+
+    Raises ``ValueError`` when ``data`` was not written by ``serialize`` or was written by
+    another jaxlib, platform or device kind (callers treat that as a cache miss).
+    """
+    jax, xc = _jax()
+    import jaxlib
+
+    device = default_device() if device is None else device
+    if not data.startswith(_MAGIC):
+        raise ValueError("deserialize: these bytes were not written by runtime.serialize")
+    start = len(_MAGIC) + 8
+    size = int.from_bytes(data[len(_MAGIC):start], "little")
+    header = json.loads(data[start:start + size])
+    here = {"jaxlib": jaxlib.__version__, "platform": device.platform,
+            "platform_version": device.client.platform_version,
+            "device_kind": device.device_kind}
+    for key, value in here.items():
+        if header.get(key) != value:
+            raise ValueError(f"deserialize: the executable was compiled for {key} "
+                             f"{header.get(key)!r}, this device has {value!r}")
+    try:
+        loaded = device.client.deserialize_executable(
+            data[start + size:], xc.DeviceList((device,)), xc.CompileOptions())
+    except jax.errors.JaxRuntimeError as exc:
+        raise ValueError(f"deserialize: XLA could not load the executable: {exc}") from None
+    in_avals = tuple((tuple(s), _dtype_from_name(d)) for s, d in header["in"])
+    out_avals = tuple((tuple(s), _dtype_from_name(d)) for s, d in header["out"])
+    return _make_executable(loaded, in_avals, out_avals, device)

@@ -1,0 +1,442 @@
+"""Lowering funcarray's IR to StableHLO text, one equation at a time.
+
+``lower_ir(ir)`` prints a module whose entry function ``@main`` takes the IR's const binders
+then its arguments, and returns its outputs. Each Var is one SSA value; each inline literal
+becomes a ``stablehlo.constant``; each equation is emitted by its primitive's lowering rule::
+
+    prim.lower_rule(ctx, *operand_names, **params) -> list of result SSA names
+
+``ctx`` (a ``LoweringContext``) carries the equation's ``avals_in``/``avals_out`` and emits
+ops: ``ctx.op("stablehlo.add", x, y)`` writes one op in MLIR's generic form (the operand types
+are known to the context; the result types default to ``avals_out``) and returns its result
+names. Every equation is preceded by a ``//`` comment holding the equation, so errors XLA
+reports against a line of the text can name the funcarray equation it came from.
+
+The text is plain MLIR generic form; it needs no MLIR bindings, costs microseconds per op, and
+the same text compiles on several jaxlib releases (see ``notes/jaxlib-runtime.md``). This
+module does not import jax: primitives import it to attach their rules when funcarray loads.
+
+Generic rule makers for primitive families live here too: ``elementwise_lowering(hlo_op)``
+(any ``stablehlo.*``/``chlo.*`` elementwise op, or a comparison direction ``"LT"``...), plus
+the rules of a few shape ops (``lower_broadcast_in_dim``, ``lower_reshape``, ``lower_iota``,
+``lower_convert_element_type``).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.transforms.staging import make_ir
+    >>> print(lower_ir(make_ir(lambda x: fnp.sin(x) * x)(fnp.ones(2))))
+    module @main attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+      func.func public @main(%arg0: tensor<2xf32>) -> (tensor<2xf32>) {
+        // b:f32[2] = sin a
+        %0 = "stablehlo.sine"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>
+        // c:f32[2] = mul b a
+        %1 = "stablehlo.multiply"(%0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+        "func.return"(%1) : (tensor<2xf32>) -> ()
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from funcarray.transforms.core import MissingRuleError, ShapedArray
+from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_str
+
+__all__ = [
+    "LoweringContext", "LoweringError", "lower_ir", "run_ir", "mlir_element_type",
+    "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
+    "lower_broadcast_in_dim", "lower_reshape", "lower_convert_element_type", "lower_iota",
+]
+
+COMPARISON_DIRECTIONS = frozenset(("EQ", "NE", "LT", "LE", "GT", "GE"))
+
+
+class LoweringError(TypeError):
+    """A lowering rule produced something inconsistent with the IR it lowers."""
+
+
+# --------------------------------------------------------------------------------------------
+# Types
+# --------------------------------------------------------------------------------------------
+
+_BASIC_TYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "complex<f32>", "complex128": "complex<f64>",
+    "int2": "i2", "int4": "i4", "uint2": "ui2", "uint4": "ui4",
+}
+# ml_dtypes' narrow floats: float8_e4m3fn -> f8E4M3FN, float4_e2m1fn -> f4E2M1FN, ...
+_NARROW_FLOAT = re.compile(r"float(\d+)_(e\d+m\d+\w*)")
+
+
+def mlir_element_type(dtype) -> str:
+    """The MLIR element type of a NumPy/ml_dtypes dtype.
+
+    Example:
+        >>> import ml_dtypes
+        >>> [mlir_element_type(t) for t in ("bool", "uint8", "complex64", ml_dtypes.float8_e5m2)]
+        ['i1', 'ui8', 'complex<f32>', 'f8E5M2']
+    """
+    name = np.dtype(dtype).name
+    known = _BASIC_TYPES.get(name)
+    if known is not None:
+        return known
+    match = _NARROW_FLOAT.fullmatch(name)
+    if match and hasattr(ml_dtypes, name):
+        return f"f{match.group(1)}{match.group(2).upper()}"
+    raise TypeError(f"StableHLO lowering has no type for dtype {name}")
+
+
+_tensor_types: dict = {}  # (shape, dtype) -> text; dtype.name is slow, and types repeat
+
+
+def tensor_type(aval) -> str:
+    """``tensor<2x3xf32>`` for an aval (anything with ``shape`` and ``dtype``)."""
+    key = (tuple(aval.shape), aval.dtype)
+    text = _tensor_types.get(key)
+    if text is None:
+        dims = "".join(f"{d}x" for d in aval.shape)
+        text = _tensor_types[key] = f"tensor<{dims}{mlir_element_type(aval.dtype)}>"
+    return text
+
+
+def _bits_of(value: np.ndarray) -> int:
+    """The bit pattern of one float element, as an int."""
+    itemsize = value.dtype.itemsize
+    raw = int(np.frombuffer(np.ascontiguousarray(value).tobytes(), f"<u{itemsize}")[0])
+    width = _bit_width(value.dtype)
+    return raw & ((1 << width) - 1)
+
+
+def _bit_width(dtype) -> int:
+    match = _NARROW_FLOAT.fullmatch(np.dtype(dtype).name)
+    return int(match.group(1)) if match else np.dtype(dtype).itemsize * 8
+
+
+def _element_literal(value) -> str:
+    """One element in MLIR attribute syntax; floats as exact bit patterns (NaN, inf too)."""
+    value = np.asarray(value)
+    dtype = value.dtype
+    if dtype == np.bool_:
+        return "true" if value else "false"
+    if dtype.kind == "c":
+        part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        return f"({_element_literal(value.real.astype(part))}, " \
+               f"{_element_literal(value.imag.astype(part))})"
+    if dtype.kind in "iu" or np.dtype(dtype).name in ("int2", "int4", "uint2", "uint4"):
+        return str(int(value))
+    digits = (_bit_width(dtype) + 3) // 4
+    return f"0x{_bits_of(value):0{digits}X}"
+
+
+def dense_attribute(value, aval) -> str:
+    """``dense<...> : tensor<...>`` holding ``value`` (a scalar, splat to ``aval``'s shape, or
+    an array of that shape)."""
+    value = np.ascontiguousarray(value, dtype=aval.dtype)
+    flat = value.reshape(-1)
+    if flat.size and _same_bits(flat):
+        body = _element_literal(flat[0])
+    else:
+        body = _nested_literal(np.broadcast_to(value, aval.shape))
+    return f"dense<{body}> : {tensor_type(aval)}"
+
+
+def _same_bits(flat: np.ndarray) -> bool:
+    raw = flat.view(np.uint8).reshape(flat.size, -1)
+    return bool((raw == raw[0]).all())
+
+
+def _nested_literal(value: np.ndarray) -> str:
+    if value.ndim == 0:
+        return _element_literal(value)
+    return "[" + ", ".join(_nested_literal(v) for v in value) + "]"
+
+
+# --------------------------------------------------------------------------------------------
+# The emitter and the context passed to lowering rules
+# --------------------------------------------------------------------------------------------
+
+
+class _Builder:
+    """Accumulates the lines of one function and knows the type of every SSA value."""
+
+    __slots__ = ("lines", "types", "count", "indent")
+
+    def __init__(self, indent: str = "    "):
+        self.lines: list = []
+        self.types: dict = {}  # SSA name -> aval
+        self.count = 0
+        self.indent = indent
+
+    def fresh(self, aval) -> str:
+        name = f"%{self.count}"
+        self.count += 1
+        self.types[name] = aval
+        return name
+
+
+@dataclass(frozen=True, slots=True)
+class LoweringContext:
+    """What a lowering rule receives: the equation's avals and a way to emit ops."""
+
+    avals_in: tuple
+    avals_out: tuple
+    _builder: _Builder
+
+    def emit(self, line: str) -> None:
+        """Write one raw line of MLIR into the function body."""
+        self._builder.lines.append(self._builder.indent + line)
+
+    def fresh(self, aval) -> str:
+        """A new SSA name for a value of type ``aval`` (for rules that write raw lines)."""
+        return self._builder.fresh(aval)
+
+    def type_of(self, value: str):
+        """The aval of an SSA value."""
+        return self._builder.types[value]
+
+    def op(self, name: str, *operands: str, results=None, attributes=None) -> list:
+        """Emit ``name`` (generic form) on ``operands``; returns the result names.
+
+        ``results`` are the result avals (default: the equation's ``avals_out``);
+        ``attributes`` maps attribute names to their MLIR text.
+        """
+        results = self.avals_out if results is None else tuple(results)
+        names = [self.fresh(aval) for aval in results]
+        in_types = ", ".join(tensor_type(self.type_of(x)) for x in operands)
+        out_types = ", ".join(tensor_type(aval) for aval in results)
+        if len(results) != 1:
+            out_types = f"({out_types})"
+        attrs = ""
+        if attributes:
+            attrs = " {" + ", ".join(f"{k} = {v}" for k, v in attributes.items()) + "}"
+        lhs = f"{', '.join(names)} = " if names else ""
+        self.emit(f'{lhs}"{name}"({", ".join(operands)}){attrs} : ({in_types}) -> {out_types}')
+        return names
+
+    def constant(self, value, aval) -> str:
+        """A ``stablehlo.constant`` of type ``aval`` holding ``value`` (splat if scalar)."""
+        aval = ShapedArray(tuple(aval.shape), np.dtype(aval.dtype))
+        return self.op("stablehlo.constant", results=[aval],
+                       attributes={"value": dense_attribute(value, aval)})[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering an IR
+# --------------------------------------------------------------------------------------------
+
+
+def _symbol(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", name) or "main"
+    return cleaned if not cleaned[0].isdigit() else f"_{cleaned}"
+
+
+_type_strs: dict = {}  # aval -> "f32[3]"
+
+
+def _type_str(aval) -> str:
+    text = _type_strs.get(aval)
+    if text is None:
+        text = _type_strs[aval] = type_str(aval)
+    return text
+
+
+def _eqn_comment(eqn, namer: _Namer, limit: int = 160) -> str:
+    """The equation as ``str(ir)`` prints it (nested IRs elided), on one line."""
+    lhs = " ".join(f"{namer.name(v)}:{_type_str(v.aval)}" for v in eqn.outs)
+    args = " ".join(f"{np.asarray(x.value)}:{_type_str(x.aval)}" if isinstance(x, Lit)
+                    else namer.name(x) for x in eqn.inputs)
+    params = " ".join(f"{k}={_param_text(eqn.params[k])}" for k in sorted(eqn.params))
+    text = f"{lhs} = {eqn.prim.name}" + (f"[ {params} ]" if params else "") + (
+        f" {args}" if args else "")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _param_text(value) -> str:
+    nested = (IR, ClosedIR)
+    if isinstance(value, nested) or (
+            isinstance(value, tuple) and any(isinstance(v, nested) for v in value)):
+        return "{ ... }"
+    return " ".join(_param_str(value).split())
+
+
+def lower_ir(ir: IR | ClosedIR, *, name: str = "main") -> str:
+    """StableHLO text (MLIR generic form) for ``ir``; ``name`` names the module.
+
+    ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR).
+
+    The entry function is always ``@main`` (XLA requires it); its parameters are the const
+    binders then the arguments. Raises the primitive's ``MissingRuleError`` (with the
+    equation) when a primitive has no lowering rule, and ``LoweringError`` when a rule returns
+    results that do not match the equation's outputs.
+    """
+    ir = getattr(ir, "closed", ir)  # a StagedIR
+    if isinstance(ir, ClosedIR):
+        ir = ir.ir
+    namer = _Namer()
+    for var in (*ir.const_binders, *ir.in_binders):
+        namer.name(var)  # the order str(ir) names them in, so comments agree with it
+    builder = _Builder()
+    env: dict = {}
+    params = []
+    for k, var in enumerate((*ir.const_binders, *ir.in_binders)):
+        env[var] = f"%arg{k}"
+        builder.types[env[var]] = var.aval
+        params.append(f"%arg{k}: {tensor_type(var.aval)}")
+    top = LoweringContext((), (), builder)
+
+    def read(atom):
+        if isinstance(atom, Lit):
+            return top.constant(np.asarray(atom.value), atom.aval)
+        return env[atom]
+
+    for eqn in ir.eqns:
+        text = _eqn_comment(eqn, namer)
+        top.emit(f"// {text}")
+        ctx = LoweringContext(tuple(x.aval for x in eqn.inputs),
+                              tuple(v.aval for v in eqn.outs), builder)
+        operands = [read(x) for x in eqn.inputs]
+        try:
+            outs = eqn.prim.lower_rule(ctx, *operands, **eqn.params)
+        except MissingRuleError as exc:
+            raise MissingRuleError(f"{exc}\nWhile lowering the equation: {text}") from None
+        _check_rule_results(eqn, text, outs, builder)
+        env.update(zip(eqn.outs, outs))
+    results = [read(x) for x in ir.outs]
+    out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)
+    top.emit(f'"func.return"({", ".join(results)}) : ({out_types}) -> ()')
+    body = "\n".join(builder.lines)
+    return (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n"
+            f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{\n"
+            f"{body}\n  }}\n}}")
+
+
+def _check_rule_results(eqn, text: str, outs, builder: _Builder) -> None:
+    if not isinstance(outs, (list, tuple)) or len(outs) != len(eqn.outs):
+        raise LoweringError(f"The lowering rule of '{eqn.prim.name}' must return a list of "
+                            f"{len(eqn.outs)} SSA names, got {outs!r}\nEquation: {text}")
+    for k, (name, var) in enumerate(zip(outs, eqn.outs)):
+        got = builder.types.get(name)
+        if got is None or tuple(got.shape) != var.aval.shape or got.dtype != var.aval.dtype:
+            got_str = "an unknown value" if got is None else type_str(got)
+            raise LoweringError(f"The lowering rule of '{eqn.prim.name}' returned {got_str} "
+                                f"for output {k}, the equation declares "
+                                f"{type_str(var.aval)}\nEquation: {text}")
+
+
+def run_ir(closed: ClosedIR, args, *, device=None) -> list:
+    """Lower, compile (cached) and run ``closed`` on ``args``; returns funcarray Arrays.
+
+    ``args`` are funcarray Arrays (or NumPy arrays) matching ``closed.in_avals``; the consts
+    must be concrete. The results are copied back to the host (device-resident arrays come
+    later).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.transforms.staging import make_ir
+        >>> staged = make_ir(lambda x, y: fnp.cos(x) * y)(fnp.zeros(2), fnp.ones(2))
+        >>> run_ir(staged.closed, [fnp.zeros(2), fnp.array([1.0, 2.0])])
+        [Array([1., 2.], dtype=float32)]
+    """
+    from funcarray.array import Array
+    from funcarray.lowering import cache, runtime
+
+    exe = cache.compile_ir(closed, device=device)
+    values = [np.asarray(getattr(x, "_value", x)) for x in (*closed.consts, *args)]
+    outs = runtime.execute(exe, values)
+    return [Array(runtime.to_numpy(out), aval.weak_type)
+            for out, aval in zip(outs, closed.out_avals)]
+
+
+# --------------------------------------------------------------------------------------------
+# Generic rule makers and the rules of a few shape/conversion primitives
+# --------------------------------------------------------------------------------------------
+
+
+def _compare_type(element_type: str) -> str:
+    if element_type.startswith(("f", "bf", "complex")):
+        return "FLOAT"
+    if element_type.startswith("ui") or element_type == "i1":
+        return "UNSIGNED"
+    return "SIGNED"
+
+
+def compare(ctx: LoweringContext, x: str, y: str, direction: str) -> str:
+    """Emit ``stablehlo.compare`` (IEEE for floats, signed/unsigned for integers)."""
+    aval = ctx.type_of(x)
+    ctype = _compare_type(mlir_element_type(aval.dtype))
+    out = ShapedArray(tuple(aval.shape), np.dtype(np.bool_))
+    return ctx.op("stablehlo.compare", x, y, results=[out], attributes={
+        "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+        "compare_type": f"#stablehlo<comparison_type {ctype}>"})[0]
+
+
+def elementwise_lowering(hlo_op: str):
+    """The lowering rule of an elementwise primitive: one ``hlo_op`` on its operands.
+
+    ``hlo_op`` is a ``stablehlo.*`` or ``chlo.*`` op name, or a comparison direction
+    (``"EQ"``, ``"LT"``, ...) for ``stablehlo.compare``.
+    """
+    if hlo_op in COMPARISON_DIRECTIONS:
+        def lower_comparison(ctx, x, y):
+            return [compare(ctx, x, y, hlo_op)]
+
+        return lower_comparison
+    if not hlo_op.startswith(("stablehlo.", "chlo.")):
+        raise ValueError(f"elementwise_lowering: {hlo_op!r} is neither a stablehlo/chlo op "
+                         f"name nor a comparison direction {sorted(COMPARISON_DIRECTIONS)}")
+
+    def lower_elementwise(ctx, *operands):
+        return ctx.op(hlo_op, *operands)
+
+    lower_elementwise.__qualname__ = f"lower_elementwise[{hlo_op}]"
+    return lower_elementwise
+
+
+def _i64_array(values) -> str:
+    return "array<i64" + (": " + ", ".join(str(int(v)) for v in values) if values else "") + ">"
+
+
+def lower_broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions):
+    """``stablehlo.broadcast_in_dim``."""
+    return ctx.op("stablehlo.broadcast_in_dim", x,
+                  attributes={"broadcast_dimensions": _i64_array(broadcast_dimensions)})
+
+
+def lower_reshape(ctx, x, *, new_sizes):
+    """``stablehlo.reshape``."""
+    return ctx.op("stablehlo.reshape", x)
+
+
+def lower_iota(ctx, *, dtype, shape, dimension):
+    """``stablehlo.iota``."""
+    return ctx.op("stablehlo.iota", attributes={"iota_dimension": f"{int(dimension)} : i64"})
+
+
+def lower_convert_element_type(ctx, x, *, new_dtype, weak_type):
+    """``stablehlo.convert`` with funcarray's conversion contract.
+
+    Complex to real keeps the real part (``stablehlo.real`` first) and anything to bool is
+    ``x != 0`` (a compare, as jax does), matching the eager kernel; float to integer
+    conversion truncates and saturates in XLA already.
+    """
+    src, new = ctx.avals_in[0], np.dtype(new_dtype)
+    if src.dtype == new:
+        return [x]
+    if src.dtype.kind == "c" and new.kind != "c":
+        real = np.dtype(np.float32 if src.dtype == np.complex64 else np.float64)
+        src = ShapedArray(src.shape, real)
+        x = ctx.op("stablehlo.real", x, results=[src])[0]
+        if src.dtype == new:
+            return [x]
+    if new == np.bool_:
+        zero = ctx.constant(0, src)
+        return [compare(ctx, x, zero, "NE")]
+    return ctx.op("stablehlo.convert", x)

@@ -1,0 +1,263 @@
+"""Dtype promotion against ``jax.numpy``, weak Python scalars, and 64-bit and narrow floats
+without any global flag."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import funcarray.numpy as fnp
+from funcarray import dtypes
+
+jax.config.update("jax_enable_x64", True)
+
+_PAIRS = list(itertools.product(dtypes.supported_dtypes, repeat=2))
+
+
+def _jax_promote(a, b):
+    try:
+        return jnp.promote_types(a, b)
+    except (TypeError, jax.dtypes.TypePromotionError):
+        return None
+
+
+@pytest.mark.parametrize("a", dtypes.supported_dtypes, ids=str)
+def test_promote_types_matches_jax_for_every_pair(a):
+    """bfloat16, float8/float6/float4 and int4 included; where jax has no promotion,
+    funcarray raises TypeError too."""
+    for b in dtypes.supported_dtypes:
+        expected = _jax_promote(a, b)
+        if expected is None:
+            with pytest.raises(TypeError, match="no implicit promotion"):
+                dtypes.promote_types(a, b)
+        else:
+            assert dtypes.promote_types(a, b) == expected, (a, b)
+
+
+def test_promote_types_is_symmetric_and_accepts_names():
+    for a, b in _PAIRS:
+        try:
+            ab = dtypes.promote_types(a, b)
+        except TypeError:
+            with pytest.raises(TypeError):
+                dtypes.promote_types(b, a)
+            continue
+        assert dtypes.promote_types(b, a) == ab
+    assert dtypes.promote_types("int8", "uint8") == np.int16
+    assert fnp.promote_types(fnp.bfloat16, fnp.float16) == np.float32
+
+
+def test_unsupported_dtype_is_a_clear_type_error():
+    with pytest.raises(TypeError, match="not supported"):
+        dtypes.promote_types("int32", np.dtype("U3"))
+    with pytest.raises(TypeError, match="not a valid dtype"):
+        dtypes.canonicalize_dtype("float33")
+
+
+# --------------------------------------------------------------------------------------------
+# Weak Python scalars (JAX with x64 off: scalar defaults are 32-bit)
+# --------------------------------------------------------------------------------------------
+
+_32BIT = [dt for dt in dtypes.supported_dtypes if np.dtype(dt).itemsize < 8
+          and np.dtype(dt) not in (dtypes.complex64,)] + [dtypes.complex64]
+
+
+def _jax_weak_result(*args):
+    """(dtype, weak_type) of jnp.add over ``args`` (dtypes as arrays, Python scalars as is)."""
+    structs = [jax.ShapeDtypeStruct((), a) for a in args if not isinstance(a, (int, float,
+                                                                              complex))]
+
+    def add_all(*arrays):
+        it = iter(arrays)
+        full = [a if isinstance(a, (int, float, complex)) else next(it) for a in args]
+        out = full[0]
+        for x in full[1:]:
+            out = jnp.add(out, x)
+        return out if hasattr(out, "dtype") else jnp.asarray(out)
+
+    try:
+        with jax.enable_x64(False):
+            out = jax.eval_shape(add_all, *structs)
+    except (TypeError, jax.dtypes.TypePromotionError):
+        return None
+    return np.dtype(out.dtype), bool(out.weak_type)
+
+
+@pytest.mark.parametrize("scalar", [True, 2, 2.5, 2j], ids=repr)
+@pytest.mark.parametrize("dtype", _32BIT, ids=str)
+def test_result_type_with_weak_scalars_matches_jax(dtype, scalar):
+    expected = _jax_weak_result(dtype, scalar)
+    if expected is None:
+        with pytest.raises(TypeError):
+            dtypes.result_type(dtype, scalar)
+        return
+    assert dtypes.result_type(dtype, scalar, return_weak_type=True) == expected
+    assert dtypes.result_type(scalar, dtype, return_weak_type=True) == expected
+
+
+@pytest.mark.parametrize("scalars", list(itertools.product([True, 3, 0.5, 1j], repeat=2)),
+                         ids=repr)
+def test_result_type_of_scalars_alone_matches_jax(scalars):
+    expected = _jax_weak_result(*scalars)
+    assert dtypes.result_type(*scalars, return_weak_type=True) == expected
+
+
+def test_64bit_inputs_keep_64bit_with_weak_scalars():
+    # JAX with x64 gives float64 here too; with 32-bit scalars the float stays 32-bit.
+    assert dtypes.result_type(dtypes.int64, 2) == np.int64
+    assert dtypes.result_type(dtypes.float64, 2.0) == np.float64
+    assert dtypes.result_type(dtypes.complex128, 2.0) == np.complex128
+    assert dtypes.result_type(dtypes.int64, 2.0) == np.float32  # scalar default: float32
+    # Strong int64 with uint64 has no integer bound: float64 (jax: weak float64).
+    assert dtypes.result_type(dtypes.int64, dtypes.uint64, return_weak_type=True) == (
+        np.dtype(np.float64), False)
+
+
+@pytest.mark.parametrize("dtype", [dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.float16,
+                                   dtypes.bfloat16, dtypes.float32, dtypes.float64], ids=str)
+def test_arrays_with_python_scalars_keep_their_dtype(dtype):
+    x = fnp.asarray(np.array([1, 2, 3]).astype(dtype))
+    for out in (x + 1, 1 + x, x * 2, x - 1, x // 1 if dtype.kind != "f" else x * 1.0):
+        assert out.dtype == dtype and not out.weak_type, out
+    if dtypes.is_float(dtype):
+        for out in (x * 2.0, 2.0 * x, x / 2.0, x ** 2.0):
+            assert out.dtype == dtype and not out.weak_type, out
+
+
+def test_int8_plus_one_stays_int8_and_wraps():
+    x = fnp.array([127, -128], dtype=fnp.int8)
+    out = x + 1
+    assert out.dtype == np.int8
+    assert out.tolist() == [-128, -127]
+
+
+def test_float32_times_python_float_stays_float32():
+    out = fnp.ones(3) * 2.0
+    assert out.dtype == np.float32 and not out.weak_type
+    assert (fnp.ones(3, dtype=fnp.int32) * 2.0).dtype == np.float32
+
+
+def test_python_scalars_alone_are_weak_32bit():
+    for value, dtype in ((1, np.int32), (1.5, np.float32), (1j, np.complex64)):
+        out = fnp.asarray(value)
+        assert out.dtype == dtype and out.weak_type
+    assert not fnp.asarray(True).weak_type
+    with pytest.raises(OverflowError, match="int64"):
+        fnp.asarray(2**40)
+
+
+# --------------------------------------------------------------------------------------------
+# float64 without a global flag, and dtype= in creation functions
+# --------------------------------------------------------------------------------------------
+
+
+def test_float64_input_stays_float64():
+    x = fnp.asarray(np.array([1.0, 2.0]))
+    assert x.dtype == np.float64
+    for out in (x * 2.0, x + x, fnp.sin(x), x / 3, fnp.sqrt(x), -x, x ** 2):
+        assert out.dtype == np.float64, out
+    np.testing.assert_array_equal(np.asarray(x / 3), np.array([1.0, 2.0]) / 3)
+
+
+def test_no_global_x64_flag_is_needed_in_a_fresh_process():
+    code = (
+        "import numpy as np, funcarray.numpy as fnp\n"
+        "x = fnp.asarray(np.array([1/3]))\n"
+        "assert (x * 3.0).dtype == np.float64\n"
+        "assert fnp.zeros(2, dtype=fnp.float64).dtype == np.float64\n"
+        "assert fnp.arange(3, dtype='int64').dtype == np.int64\n"
+        "print(repr(x))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "dtype=float64" in out.stdout
+
+
+_CREATORS = [
+    ("zeros", lambda dt: fnp.zeros((2, 3), dtype=dt)),
+    ("ones", lambda dt: fnp.ones(4, dtype=dt)),
+    ("full", lambda dt: fnp.full((2,), 1, dtype=dt)),
+    ("empty", lambda dt: fnp.empty(3, dtype=dt)),
+    ("array", lambda dt: fnp.array([1, 2], dtype=dt)),
+    ("asarray", lambda dt: fnp.asarray([[1.0, 0.0]], dtype=dt)),
+    ("arange", lambda dt: fnp.arange(0, 5, 2, dtype=dt)),
+    ("linspace", lambda dt: fnp.linspace(0, 4, 5, dtype=dt)),
+    ("eye", lambda dt: fnp.eye(3, dtype=dt)),
+    ("zeros_like", lambda dt: fnp.zeros_like(fnp.ones(2), dtype=dt)),
+    ("full_like", lambda dt: fnp.full_like(fnp.ones(2), 3, dtype=dt)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, "float64", fnp.int64, fnp.uint64,
+                                   fnp.complex128, fnp.bfloat16, fnp.float16, fnp.int8],
+                         ids=str)
+@pytest.mark.parametrize("name, make", _CREATORS, ids=[n for n, _ in _CREATORS])
+def test_creation_functions_honour_dtype(name, make, dtype):
+    out = make(dtype)
+    assert out.dtype == np.dtype(dtype), name
+    assert not out.weak_type, name
+
+
+def test_creation_defaults_are_32bit():
+    assert fnp.zeros(2).dtype == np.float32
+    assert fnp.arange(3).dtype == np.int32
+    assert fnp.arange(3.0).dtype == np.float32
+    assert fnp.array([1.5]).dtype == np.float32
+    assert fnp.array([1, 2]).dtype == np.int32
+    assert fnp.array(np.array([1, 2], np.int64)).dtype == np.int64
+
+
+# --------------------------------------------------------------------------------------------
+# Narrow floats through astype
+# --------------------------------------------------------------------------------------------
+
+_NARROW = (dtypes.bfloat16, dtypes.float16, *dtypes.float8_types)
+
+
+@pytest.mark.parametrize("dtype", _NARROW, ids=str)
+def test_narrow_float_round_trips_through_astype(dtype):
+    # Values every narrow format represents exactly (float4_e2m1fn has 0, 0.5 ... 6).
+    finfo = ml_dtypes.finfo(dtype)
+    candidates = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, -1.0, -2.0], np.float32)
+    exact = candidates[(candidates.astype(dtype).astype(np.float32) == candidates)
+                       & (np.abs(candidates) <= float(finfo.max))]
+    x = fnp.asarray(exact)
+    narrow = x.astype(dtype)
+    assert narrow.dtype == dtype
+    back = narrow.astype(np.float32)
+    assert back.dtype == np.float32
+    np.testing.assert_array_equal(np.asarray(back), exact)
+    if np.dtype(dtype).name.startswith("float6"):
+        return  # XLA's CPU backend has no float6 conversions to compare with
+    with jax.default_device(jax.devices("cpu")[0]):
+        expected = np.asarray(jnp.asarray(exact).astype(dtype))
+    np.testing.assert_array_equal(np.asarray(narrow).view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [dtypes.bfloat16, dtypes.float16, dtypes.float8_e4m3fn,
+                                   dtypes.float8_e5m2], ids=str)
+def test_narrow_float_rounding_matches_jax(dtype):
+    values = np.random.default_rng(0).normal(scale=30.0, size=64).astype(np.float32)
+    values[:4] = [1e6, -1e6, np.nan, 1e-9]
+    with jax.default_device(jax.devices("cpu")[0]):
+        expected = np.asarray(jnp.asarray(values).astype(dtype))
+    actual = np.asarray(fnp.asarray(values).astype(dtype))
+    both_nan = np.isnan(actual.astype(np.float32)) & np.isnan(expected.astype(np.float32))
+    np.testing.assert_array_equal(actual.astype(np.float32)[~both_nan],
+                                  expected.astype(np.float32)[~both_nan])
+
+
+def test_mixing_float8_with_float16_is_a_type_error_naming_both():
+    x = fnp.ones(2, dtype=fnp.float8_e4m3fn)
+    y = fnp.ones(2, dtype=fnp.float16)
+    with pytest.raises(TypeError, match=r"float8_e4m3fn.*float16|float16.*float8_e4m3fn"):
+        x + y
+    assert (x.astype(fnp.float16) + y).dtype == np.float16  # the suggested fix works

@@ -1,0 +1,795 @@
+"""Transformation rules (jvp, transpose, batching) of the elementwise primitives and of the
+``funcarray.numpy`` elementwise functions built on them.
+
+Driven by the op tables of ``op_table.py`` (each op's jax oracle, accepted dtypes and value
+domain):
+
+* every differentiable public function and primitive: ``check_grads`` in float64 (orders 1 and
+  2, values inside the op's domain and away from its non-differentiable points), the transpose
+  identity in float32, complex128 where the op takes complex numbers, and ``fa.vjp``/``fa.jvp``
+  against ``jax.vjp``/``jax.jvp`` of the jax function (``jax.numpy`` of the same name, or the
+  ``jax.lax`` primitive);
+* every op under ``fa.vmap`` with random ``in_axes`` (None and negative axes included), against
+  a Python loop and against ``jax.vmap``; vmap of the gradient too;
+* non-differentiable ops (comparisons, rounding, ``sign``, predicates, bit operations) give
+  zero tangents and zero cotangents; integer inputs get zero tangents;
+* the rules written by hand: ``select_n``, ``clamp``, ``integer_pow``, ``round``,
+  ``convert_element_type``, ``bitcast_convert_type``, the complex parts, and JAX's conventions
+  at edge points (``abs`` at 0, ties of ``max``/``min``/``clip``, ``sqrt`` at 0, ``pow`` at 0).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import hypothesis.strategies as st
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from jax import lax
+from op_table import ELEMENTWISE_BY_NAME, PRIMITIVE_OPS
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.primitives import elementwise as ew
+from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
+from funcarray.transforms.core import ShapedArray
+from funcarray.transforms.jvp import Zero
+from funcarray.transforms.transpose import UndefPrimal
+
+jax.config.update("jax_enable_x64", True)
+
+BATCH = 3  # the size of every vmapped axis
+FEW = settings(max_examples=4)  # table-driven tests: many ops, a few shapes each
+
+# --------------------------------------------------------------------------------------------
+# Which public functions are differentiable
+# --------------------------------------------------------------------------------------------
+
+# Piecewise constant, or with bool results: zero tangents and cotangents for float inputs.
+ZERO_DERIVATIVE = frozenset({
+    "around", "ceil", "equal", "fix", "floor", "floor_divide", "greater", "greater_equal",
+    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "less", "less_equal", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "nextafter", "not_equal", "rint", "round",
+    "sign", "signbit", "trunc",
+})
+# Bool and integer inputs only: every tangent is zero.
+INTEGER_ONLY = frozenset(
+    name for name, spec in ELEMENTWISE_BY_NAME.items() if "f" not in spec.kinds)
+DIFFERENTIABLE = sorted(set(ELEMENTWISE_BY_NAME) - ZERO_DERIVATIVE - INTEGER_ONLY)
+# Complex-differentiable in the sense JAX uses (real/imag/conj/abs/angle are not holomorphic,
+# but their vjp follows JAX's convention, which the jax comparison checks).
+NOT_FOR_COMPLEX = frozenset({"maximum", "minimum", "fmax", "fmin"})  # lexicographic order
+COMPLEX = sorted(name for name in DIFFERENTIABLE
+                 if "c" in ELEMENTWISE_BY_NAME[name].kinds and name not in NOT_FOR_COMPLEX)
+
+
+# --------------------------------------------------------------------------------------------
+# Values inside each op's domain, away from non-differentiable points
+# --------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Interval:
+    """Floats drawn uniformly from [lo, hi]; with ``away_from_zero``, magnitudes in [lo, hi]
+    with a random sign."""
+
+    lo: float
+    hi: float
+    away_from_zero: bool = False
+
+
+NONZERO = Interval(0.5, 5.0, True)
+INTERVALS = {  # op_table domain name -> where its derivatives are checked
+    "any": Interval(-4.0, 4.0), "wide": Interval(-8.0, 8.0), "small": Interval(-3.0, 3.0),
+    "exp_arg": Interval(-5.0, 5.0), "positive": Interval(0.2, 20.0), "nonzero": NONZERO,
+    "unit": Interval(-0.9, 0.9), "open_unit": Interval(-0.9, 0.9),
+    "ge1": Interval(1.2, 20.0), "gt_m1": Interval(-0.8, 5.0), "exponent": Interval(0.5, 3.0),
+}
+# Ops whose table domain holds a singular or non-differentiable point (0 for abs and cbrt,
+# pi/2 for tan, negative bases with fractional exponents for power).
+OVERRIDES = {
+    "tan": (Interval(-1.2, 1.2),), "cbrt": (NONZERO,), "abs": (NONZERO,),
+    "absolute": (NONZERO,), "fabs": (NONZERO,), "reciprocal": (NONZERO,), "angle": (NONZERO,),
+    "copysign": (NONZERO, NONZERO), "hypot": (NONZERO, NONZERO),
+    "arctan2": (NONZERO, NONZERO), "atan2": (NONZERO, NONZERO),
+    "power": (Interval(0.5, 4.0), Interval(0.5, 3.0)),
+}
+PRIM_OVERRIDES = {
+    "tan": (Interval(-1.2, 1.2),), "cbrt": (NONZERO,), "abs": (NONZERO,),
+    "atan2": (NONZERO, NONZERO),
+}
+
+
+def _sample(rng, interval: Interval, shape, dtype=np.float64):
+    dtype = np.dtype(dtype)
+    re = rng.uniform(interval.lo, interval.hi, shape)
+    if interval.away_from_zero:
+        re = re * rng.choice([-1.0, 1.0], shape)
+    if dtype.kind == "c":  # a small imaginary part keeps clear of the real-axis branch cuts
+        return (re + 1j * rng.uniform(-0.5, 0.5, shape)).astype(dtype)
+    return re.astype(dtype)
+
+
+def _intervals(spec, overrides):
+    return overrides.get(spec.name) or tuple(INTERVALS[d.name] for d in spec.domains)
+
+
+def _int_sample(rng, domain_name, shape, dtype=np.int32):
+    if domain_name == "shift":
+        return rng.integers(0, 8, shape).astype(dtype)
+    return rng.integers(-50, 50, shape).astype(dtype)
+
+
+def _as_fa(*xs):
+    return tuple(fnp.asarray(x) for x in xs)
+
+
+def _public_fns(spec, rng, shape, dtype):
+    """``(fa_fn, jax_fn, args)``: the bool condition of ``where`` is closed over (it has no
+    derivative, and finite differences must not perturb it)."""
+    if spec.condition:
+        cond = rng.integers(0, 2, shape).astype(bool)
+        args = tuple(_sample(rng, INTERVALS["wide"], shape, dtype) for _ in range(2))
+        return (lambda x, y: spec.fn(cond, x, y)), (lambda x, y: spec.jax_fn(cond, x, y)), args
+    args = tuple(_sample(rng, iv, shape, dtype) for iv in _intervals(spec, OVERRIDES))
+    return spec.fn, spec.jax_fn, args
+
+
+shapes = st.lists(st.integers(1, 3), max_size=2).map(tuple)
+seeds = st.integers(0, 2**31 - 1)
+
+
+def _random_ct(rng, out):
+    out = np.asarray(out)
+    if out.dtype.kind == "c":
+        return (rng.standard_normal(out.shape) + 1j * rng.standard_normal(out.shape)).astype(
+            out.dtype)
+    return rng.standard_normal(out.shape).astype(out.dtype)
+
+
+def _compare_vjp_with_jax(f, jf, args, rng, rtol=1e-9, atol=1e-11):
+    """``fa.vjp`` and ``jax.vjp`` give the same outputs and cotangents."""
+    out, f_vjp = fa.vjp(f, *_as_fa(*args))
+    jout, j_vjp = jax.vjp(jf, *args)
+    jouts = jout if isinstance(jout, tuple) else (jout,)
+    outs = out if isinstance(out, tuple) else (out,)
+    cts = tuple(_random_ct(rng, o) for o in jouts)
+    got = f_vjp(tuple(fnp.asarray(c) for c in cts) if isinstance(jout, tuple)
+                else fnp.asarray(cts[0]))
+    want = j_vjp(cts if isinstance(jout, tuple) else cts[0])
+    for o, jo in zip(outs, jouts):
+        assert_allclose(o, jo, rtol=rtol, atol=atol)
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype, (i, g, w)
+        assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"cotangent {i}: ")
+
+
+def _compare_jvp_with_jax(f, jf, args, rng, rtol=1e-9, atol=1e-11):
+    tangents = tuple(_random_ct(rng, a) for a in args)
+    _, got = fa.jvp(f, _as_fa(*args), _as_fa(*tangents))
+    _, want = jax.jvp(jf, args, tangents)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+# --------------------------------------------------------------------------------------------
+# Every primitive has its rules
+# --------------------------------------------------------------------------------------------
+
+ALL_PRIMS = sorted({p for p in vars(ew).values() if isinstance(p, type(ew.add_p))},
+                   key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("prim", ALL_PRIMS, ids=lambda p: p.name)
+def test_every_elementwise_primitive_has_jvp_and_batch_rules(prim):
+    assert prim.jvp_rule, f"{prim.name} has no jvp rule"
+    assert prim.batch_rule, f"{prim.name} has no batch rule"
+
+
+LINEAR = [ew.add_p, ew.sub_p, ew.neg_p, ew.mul_p, ew.div_p, ew.convert_element_type_p,
+          ew.real_p, ew.imag_p, ew.conj_p, ew.complex_p, ew.select_n_p]
+
+
+@pytest.mark.parametrize("prim", LINEAR, ids=lambda p: p.name)
+def test_linear_primitives_have_transpose_rules(prim):
+    assert prim.transpose_rule, f"{prim.name} has no transpose rule"
+
+
+def test_the_classification_covers_the_table():
+    assert ZERO_DERIVATIVE <= set(ELEMENTWISE_BY_NAME)
+    assert set(DIFFERENTIABLE) | ZERO_DERIVATIVE | INTEGER_ONLY == set(ELEMENTWISE_BY_NAME)
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions: derivatives
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+@FEW
+@given(shape=shapes, seed=seeds)
+def test_public_grads(name, shape, seed):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(seed)
+    f, _, args = _public_fns(spec, rng, shape, np.float64)
+    check_grads(f, _as_fa(*args), order=2, seed=seed % 1000)
+    check_jvp_vjp(f, _as_fa(*(a.astype(np.float32) for a in args)), seed=seed % 1000)
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_public_derivatives_against_jax(name):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(0)
+    f, jf, args = _public_fns(spec, rng, (2, 3), np.float64)
+    _compare_vjp_with_jax(f, jf, args, rng)
+    _compare_jvp_with_jax(f, jf, args, rng)
+    if spec.nargs == 1:  # second order: the derivative of the vjp
+        ct = _random_ct(rng, args[0])
+
+        def fa_second(x):
+            return fa.vjp(f, x)[1](fnp.asarray(ct))[0]
+
+        def jax_second(x):
+            return jax.vjp(jf, x)[1](ct)[0]
+        _compare_jvp_with_jax(fa_second, jax_second, args, rng, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+@settings(max_examples=2)
+@given(shape=shapes, seed=seeds)
+def test_public_grads_complex(name, shape, seed):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(seed)
+    f, jf, args = _public_fns(spec, rng, shape, np.complex128)
+    check_grads(f, _as_fa(*args), order=1, seed=seed % 1000)
+    _compare_vjp_with_jax(f, jf, args, rng)
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_DERIVATIVE))
+def test_public_zero_derivative(name):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(1)
+    args = _as_fa(*(_sample(rng, INTERVALS["any"], (2, 3)) for _ in range(spec.nargs)))
+    tangents = _as_fa(*(np.ones((2, 3)) for _ in args))
+    outs, out_tangents = fa.jvp(spec.fn, args, tangents)
+    for t in (out_tangents if isinstance(out_tangents, tuple) else (out_tangents,)):
+        assert not np.asarray(t).any()
+    out, f_vjp = fa.vjp(spec.fn, *args)
+    for ct in f_vjp(fnp.ones_like(out)):
+        assert ct.dtype == np.float64 and not np.asarray(ct).any()
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "rint", "round", "sign",
+                                  "floor_divide"])
+def test_public_zero_derivative_against_jax(name):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(2)
+    args = tuple(_sample(rng, INTERVALS["any"], (4,)) for _ in range(spec.nargs))
+    _compare_vjp_with_jax(spec.fn, spec.jax_fn, args, rng)
+
+
+@pytest.mark.parametrize("name", sorted(INTEGER_ONLY))
+def test_integer_ops_have_zero_tangents(name):
+    spec = ELEMENTWISE_BY_NAME[name]
+    rng = np.random.default_rng(3)
+    args = _as_fa(*(_int_sample(rng, d.name, (3,)) for d in spec.domains))
+    _, tangent = fa.jvp(spec.fn, args, tuple(fnp.zeros_like(a) for a in args))
+    assert not np.asarray(tangent).any()
+
+
+def test_integer_inputs_get_zero_tangents_and_cotangents():
+    x, n = fnp.asarray([1.5, -2.0, 3.0]), fnp.asarray([2, 3, -1])
+
+    def f(x, n):
+        return fnp.sum(fnp.multiply(fnp.sin(x), n) + fnp.power(x, 2) * n)
+
+    gx, gn = fa.grad(f, argnums=(0, 1), allow_int=True)(x, n)
+    jx, _ = jax.grad(lambda x, n: jnp.sum(jnp.sin(x) * n + x ** 2 * n), argnums=(0, 1),
+                     allow_int=True)(np.asarray(x), np.asarray(n))
+    assert_allclose(gx, jx)
+    assert gn.dtype == np.int32 and not np.asarray(gn).any()
+    _, t = fa.jvp(lambda n: fnp.multiply(n, 2), (n,), (fnp.zeros_like(n),))
+    assert not np.asarray(t).any()
+
+
+# --------------------------------------------------------------------------------------------
+# Public functions: vmap
+# --------------------------------------------------------------------------------------------
+
+@st.composite
+def in_axes_for(draw, ndims):
+    """One batch axis per argument (None, or a position in the batched array, possibly
+    negative); at least one argument is batched."""
+    axes = [draw(st.one_of(st.none(), st.integers(-(nd + 1), nd))) for nd in ndims]
+    if all(a is None for a in axes):
+        axes[draw(st.integers(0, len(ndims) - 1))] = draw(st.integers(-(ndims[0] + 1), 0))
+    return tuple(axes)
+
+
+def _batched(rng, sample_one, in_axes):
+    """Arguments with a batch axis of size BATCH where ``in_axes`` says (``sample_one(i)``
+    draws argument i for one batch member)."""
+    out = []
+    for i, axis in enumerate(in_axes):
+        if axis is None:
+            out.append(sample_one(i))
+        else:
+            out.append(np.moveaxis(np.stack([sample_one(i) for _ in range(BATCH)]), 0, axis))
+    return out
+
+
+def _public_vmap_case(spec, rng, shape, in_axes):
+    if name_is_integer_only(spec):
+        sample = lambda i: _int_sample(rng, spec.domains[i].name, shape)  # noqa: E731
+        return spec.fn, spec.jax_fn, _batched(rng, sample, in_axes)
+    if spec.condition:
+        cond = rng.integers(0, 2, shape).astype(bool)
+        sample = lambda i: _sample(rng, INTERVALS["wide"], shape)  # noqa: E731
+        return ((lambda x, y: spec.fn(cond, x, y)), (lambda x, y: spec.jax_fn(cond, x, y)),
+                _batched(rng, sample, in_axes))
+    intervals = _intervals(spec, OVERRIDES)
+    sample = lambda i: _sample(rng, intervals[i], shape)  # noqa: E731
+    return spec.fn, spec.jax_fn, _batched(rng, sample, in_axes)
+
+
+def name_is_integer_only(spec):
+    return spec.name in INTEGER_ONLY
+
+
+def _nargs(spec):
+    return 2 if spec.condition else spec.nargs
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE_BY_NAME))
+@FEW
+@given(data=st.data())
+def test_public_vmap(name, data):
+    spec = ELEMENTWISE_BY_NAME[name]
+    shape = data.draw(shapes, label="shape")
+    in_axes = data.draw(in_axes_for([len(shape)] * _nargs(spec)), label="in_axes")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    f, jf, args = _public_vmap_case(spec, rng, shape, in_axes)
+    check_vmap(f, _as_fa(*args), in_axes=in_axes)
+    got = fa.vmap(f, in_axes=in_axes)(*_as_fa(*args))
+    want = jax.vmap(jf, in_axes=in_axes)(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert_allclose(g, w, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+@settings(max_examples=2)
+@given(data=st.data())
+def test_public_vmap_of_grad(name, data):
+    spec = ELEMENTWISE_BY_NAME[name]
+    shape = data.draw(shapes, label="shape")
+    in_axes = data.draw(in_axes_for([len(shape)] * _nargs(spec)), label="in_axes")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    f, _, args = _public_vmap_case(spec, rng, shape, in_axes)
+    ct = fnp.asarray(rng.standard_normal(shape))
+
+    def per_member_grad(*xs):  # the vjp with a fixed cotangent: a gradient of <ct, f>
+        out, f_vjp = fa.vjp(f, *xs)
+        outs = out if isinstance(out, tuple) else (out,)
+        return f_vjp(tuple(ct for _ in outs) if isinstance(out, tuple) else ct)
+    check_vmap(per_member_grad, _as_fa(*args), in_axes=in_axes)
+
+
+# --------------------------------------------------------------------------------------------
+# Primitives, bound directly
+# --------------------------------------------------------------------------------------------
+
+PRIM_ZERO_DERIVATIVE = frozenset({
+    "sign", "floor", "ceil", "is_finite", "round", "nextafter",
+    "eq", "ne", "lt", "le", "gt", "ge"})
+FLOAT_PRIMS = [s for s in PRIMITIVE_OPS if "f" in s.kinds]
+DIFF_PRIMS = [s for s in FLOAT_PRIMS if s.name not in PRIM_ZERO_DERIVATIVE]
+COMPLEX_PRIMS = [s for s in PRIMITIVE_OPS if "c" in s.kinds and s.name not in ("max", "min")
+                 and s.name not in PRIM_ZERO_DERIVATIVE]
+
+
+def _spec_id(spec):
+    return spec.name + "".join(f"-{k}={v}" for k, v in spec.params)
+
+
+def _prim_case(spec, rng, shape, dtype=np.float64):
+    params = dict(spec.params)
+    args = tuple(_sample(rng, iv, shape, dtype) for iv in _intervals(spec, PRIM_OVERRIDES))
+
+    def f(*xs):
+        return spec.prim.bind(*xs, **params)
+
+    def jf(*xs):
+        return spec.jax_fn(*xs, **params)
+    return f, jf, args
+
+
+@pytest.mark.parametrize("spec", DIFF_PRIMS, ids=_spec_id)
+@FEW
+@given(shape=shapes, seed=seeds)
+def test_primitive_grads(spec, shape, seed):
+    rng = np.random.default_rng(seed)
+    f, jf, args = _prim_case(spec, rng, shape)
+    check_grads(f, _as_fa(*args), order=2, seed=seed % 1000)
+    check_jvp_vjp(f, _as_fa(*(a.astype(np.float32) for a in args)), seed=seed % 1000)
+    _compare_vjp_with_jax(f, jf, args, rng)
+
+
+@pytest.mark.parametrize("spec", COMPLEX_PRIMS, ids=_spec_id)
+@settings(max_examples=2)
+@given(shape=shapes, seed=seeds)
+def test_primitive_grads_complex(spec, shape, seed):
+    rng = np.random.default_rng(seed)
+    f, jf, args = _prim_case(spec, rng, shape, np.complex128)
+    check_grads(f, _as_fa(*args), order=2, seed=seed % 1000)
+    _compare_vjp_with_jax(f, jf, args, rng)
+
+
+@pytest.mark.parametrize("spec", [s for s in FLOAT_PRIMS if s.name in PRIM_ZERO_DERIVATIVE],
+                         ids=_spec_id)
+def test_primitive_zero_derivative(spec):
+    rng = np.random.default_rng(4)
+    f, _, args = _prim_case(spec, rng, (2, 3))
+    args = _as_fa(*args)
+    _, tangent = fa.jvp(f, args, tuple(fnp.ones_like(a) for a in args))
+    assert not np.asarray(tangent).any()
+    out, f_vjp = fa.vjp(f, *args)
+    for ct in f_vjp(fnp.ones_like(out)):
+        assert ct.dtype == np.float64 and not np.asarray(ct).any()
+
+
+@pytest.mark.parametrize("spec", PRIMITIVE_OPS, ids=_spec_id)
+@FEW
+@given(data=st.data())
+def test_primitive_vmap(spec, data):
+    shape = data.draw(shapes, label="shape")
+    in_axes = data.draw(in_axes_for([len(shape)] * spec.nargs), label="in_axes")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    kind = next(k for k in "fcui" if k in spec.kinds)
+    dtype = {"f": np.float64, "c": np.complex128, "u": np.uint32, "i": np.int32}[kind]
+    params = dict(spec.params)
+    if kind in "ui":
+        sample = lambda i: _int_sample(rng, spec.domains[i].name, shape, dtype)  # noqa: E731
+    else:
+        intervals = _intervals(spec, PRIM_OVERRIDES)
+        sample = lambda i: _sample(rng, intervals[i], shape, dtype)  # noqa: E731
+    args = _as_fa(*_batched(rng, sample, in_axes))
+    check_vmap(lambda *xs: spec.prim.bind(*xs, **params), args, in_axes=in_axes)
+
+
+# --------------------------------------------------------------------------------------------
+# JAX's conventions at edge points
+# --------------------------------------------------------------------------------------------
+
+def _grads(f, jf, *args, argnums=0):
+    got = fa.grad(f, argnums=argnums)(*(fnp.asarray(np.float64(a)) for a in args))
+    want = jax.grad(jf, argnums=argnums)(*(np.float64(a) for a in args))
+    assert_allclose(got, want)
+    return got
+
+
+@pytest.mark.parametrize("f, jf, args", [
+    (fnp.abs, jnp.abs, (0.0,)),
+    (fnp.abs, jnp.abs, (-0.0,)),
+    (fnp.sqrt, jnp.sqrt, (0.0,)),
+    (fnp.cbrt, jnp.cbrt, (0.0,)),
+    (fnp.arctan2, jnp.arctan2, (0.0, 0.0)),
+    (lambda x: ew.rsqrt_p.bind(x), lax.rsqrt, (0.0,)),
+    (lambda x: ew.logistic_p.bind(x), lax.logistic, (-30.0,)),
+    (fnp.sign, jnp.sign, (0.0,)),
+    (fnp.floor, jnp.floor, (2.0,)),
+])
+def test_unary_edge_points_match_jax(f, jf, args):
+    _grads(f, jf, *args)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("argnums", [0, 1])
+def test_max_min_split_the_tangent_on_ties(op, argnums):
+    got = _grads(getattr(fnp, op), getattr(jnp, op), 1.5, 1.5, argnums=argnums)
+    assert float(got) == 0.5
+    _grads(getattr(fnp, op), getattr(jnp, op), np.nan, 1.5, argnums=argnums)
+
+
+@pytest.mark.parametrize("x, y", [(0.0, 2.0), (0.0, 0.0), (0.0, 0.5), (0.0, -1.0), (2.0, 0.0),
+                                  (3.0, 1.5)])
+@pytest.mark.parametrize("argnums", [0, 1])
+def test_pow_at_zero_matches_jax(x, y, argnums):
+    _grads(lambda a, b: ew.pow_p.bind(a, b), lax.pow, x, y, argnums=argnums)
+
+
+@pytest.mark.parametrize("x", [-1.0, 0.0, 0.5, 1.0, 2.0])
+@pytest.mark.parametrize("argnums", [0, 1, 2])
+def test_clip_and_clamp_ties_match_jax(x, argnums):
+    _grads(fnp.clip, jnp.clip, x, 0.0, 1.0, argnums=argnums)
+    _grads(lambda lo, v, hi: ew.clamp_p.bind(lo, v, hi), lax.clamp, 0.0, x, 1.0,
+           argnums=argnums)
+
+
+def test_expm1_log1p_logistic_stay_accurate():
+    # The tangents are evaluated in forms that do not cancel: tiny x keeps full precision.
+    x = fnp.asarray(np.float32(-40.0))
+    g = fa.grad(lambda v: ew.logistic_p.bind(v))(x)
+    assert float(g) > 0 and np.isclose(float(g), np.exp(-40.0), rtol=1e-5)
+    assert_allclose(fa.grad(fnp.expm1)(fnp.asarray(1e-8)), 1.0 + 1e-8)
+    assert_allclose(fa.grad(fnp.log1p)(fnp.asarray(1e-8)), 1 / (1 + 1e-8))
+    assert_allclose(fa.grad(fnp.tanh)(fnp.asarray(np.float32(8.0))), 4.5014e-7, rtol=1e-4)
+
+
+def test_weak_typed_inputs_get_strong_tangents_of_their_dtype():
+    g = fa.grad(fnp.sin)(1.0)  # a Python float is a weak float32
+    assert g.dtype == np.float32
+    assert_allclose(g, np.cos(np.float32(1.0)))
+    _, t = fa.jvp(lambda x: fnp.exp(x) * 2.0, (fnp.asarray(np.float32(1.0)),),
+                  (fnp.asarray(np.float32(1.0)),))
+    assert t.dtype == np.float32 and not t.weak_type
+
+
+# --------------------------------------------------------------------------------------------
+# Complex parts: JAX's transpose conventions
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["real", "imag", "conj", "abs"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_parts_vjp_match_jax(name, dtype):
+    rng = np.random.default_rng(5)
+    z = _sample(rng, NONZERO, (2, 2), dtype)
+    jf = {"real": lax.real, "imag": lax.imag, "conj": lax.conj, "abs": lax.abs}[name]
+    prim = {"real": ew.real_p, "imag": ew.imag_p, "conj": ew.conj_p, "abs": ew.abs_p}[name]
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    _compare_vjp_with_jax(prim.bind, jf, (z,), rng, rtol=tol, atol=tol)
+
+
+def test_complex_of_parts_vjp_matches_jax():
+    rng = np.random.default_rng(6)
+    re, im = rng.standard_normal(3), rng.standard_normal(3)
+    _compare_vjp_with_jax(ew.complex_p.bind, lax.complex, (re, im), rng)
+    check_grads(ew.complex_p.bind, _as_fa(re, im), order=2)
+
+
+def test_abs_of_complex_zero_has_zero_derivative():
+    z = fnp.asarray(np.complex128(0))
+    _, t = fa.jvp(fnp.abs, (z,), (fnp.asarray(np.complex128(1 + 1j)),))
+    assert float(t) == 0.0
+
+
+@pytest.mark.parametrize("prim, ct_dtype, operand_dtype", [
+    (ew.real_p, np.float32, np.complex64), (ew.imag_p, np.float64, np.complex128),
+    (ew.conj_p, np.complex64, np.complex64)])
+def test_complex_part_transposes_have_the_operand_dtype(prim, ct_dtype, operand_dtype):
+    ct = fnp.asarray(np.ones(2, ct_dtype))
+    (out,) = prim.transpose_rule(ct, UndefPrimal(ShapedArray((2,), np.dtype(operand_dtype))))
+    assert out.dtype == operand_dtype and out.shape == (2,)
+
+
+# --------------------------------------------------------------------------------------------
+# select_n
+# --------------------------------------------------------------------------------------------
+
+def _select_case(rng, ncases, which_scalar, shape, dtype=np.float64):
+    which_shape = () if which_scalar else shape
+    if ncases == 2 and rng.integers(2):
+        which = rng.integers(0, 2, which_shape).astype(bool)
+    else:
+        which = rng.integers(0, ncases, which_shape).astype(np.int32)
+    cases = [_sample(rng, INTERVALS["any"], shape, dtype) for _ in range(ncases)]
+    return which, cases
+
+
+@settings(max_examples=20)
+@given(ncases=st.integers(1, 3), which_scalar=st.booleans(), shape=shapes, seed=seeds)
+def test_select_n_grads(ncases, which_scalar, shape, seed):
+    rng = np.random.default_rng(seed)
+    which, cases = _select_case(rng, ncases, which_scalar, shape)
+    w = fnp.asarray(which)
+
+    def f(*cs):
+        return ew.select_n_p.bind(w, *cs)
+    check_grads(f, _as_fa(*cases), order=2)
+    _compare_vjp_with_jax(f, lambda *cs: lax.select_n(which, *cs), cases, rng)
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_select_n_vmap(data):
+    ncases = data.draw(st.integers(1, 3), label="ncases")
+    shape = data.draw(shapes, label="shape")
+    which_scalar = data.draw(st.booleans(), label="which_scalar")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    ndims = [0 if which_scalar else len(shape)] + [len(shape)] * ncases
+    in_axes = data.draw(in_axes_for(ndims), label="in_axes")
+    which, cases = _select_case(rng, ncases, which_scalar, shape)
+
+    def sample(i):
+        if i == 0:
+            return _select_case(rng, ncases, which_scalar, shape)[0].astype(which.dtype)
+        return _sample(rng, INTERVALS["any"], shape)
+    args = _batched(rng, sample, in_axes)
+    check_vmap(ew.select_n_p.bind, _as_fa(*args), in_axes=in_axes)
+    assert_allclose(fa.vmap(ew.select_n_p.bind, in_axes=in_axes)(*_as_fa(*args)),
+                    jax.vmap(lax.select_n, in_axes=in_axes)(*args))
+
+    def case_grads(w, *cs):
+        return fa.vjp(lambda *c: ew.select_n_p.bind(w, *c), *cs)[1](fnp.ones(shape))
+    check_vmap(case_grads, _as_fa(*args), in_axes=in_axes)
+
+
+def test_select_n_transpose_clips_like_the_forward_pass():
+    which = fnp.asarray(np.array([0, 1, 2, 1], np.int32))
+    ct = fnp.asarray(np.arange(1.0, 5.0))
+    aval = ShapedArray((4,), np.dtype(np.float64))
+    cts = ew.select_n_p.transpose_rule(ct, which, UndefPrimal(aval), fnp.zeros(4),
+                                       UndefPrimal(aval))
+    assert cts[0] is None and cts[2] is None
+    assert_allclose(cts[1], [1.0, 0.0, 0.0, 0.0])
+    assert_allclose(cts[3], [0.0, 0.0, 3.0, 0.0])
+
+
+# --------------------------------------------------------------------------------------------
+# clamp
+# --------------------------------------------------------------------------------------------
+
+@settings(max_examples=20)
+@given(shape=shapes, scalar_lo=st.booleans(), scalar_hi=st.booleans(), seed=seeds)
+def test_clamp_grads(shape, scalar_lo, scalar_hi, seed):
+    rng = np.random.default_rng(seed)
+    lo = _sample(rng, Interval(-3.0, -0.5), () if scalar_lo else shape)
+    hi = _sample(rng, Interval(0.5, 3.0), () if scalar_hi else shape)
+    x = _sample(rng, INTERVALS["any"], shape)
+    check_grads(ew.clamp_p.bind, _as_fa(lo, x, hi), order=2)
+    _compare_vjp_with_jax(ew.clamp_p.bind, lax.clamp, (lo, x, hi), rng)
+
+
+@settings(max_examples=30)
+@given(data=st.data())
+def test_clamp_vmap(data):
+    shape = data.draw(shapes, label="shape")
+    scalar = data.draw(st.tuples(st.booleans(), st.booleans()), label="scalar bounds")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    ndims = [0 if scalar[0] else len(shape), len(shape), 0 if scalar[1] else len(shape)]
+    in_axes = data.draw(in_axes_for(ndims), label="in_axes")
+    intervals = [Interval(-3.0, -0.5), INTERVALS["any"], Interval(0.5, 3.0)]
+    shapes_ = [() if scalar[0] else shape, shape, () if scalar[1] else shape]
+    args = _batched(rng, lambda i: _sample(rng, intervals[i], shapes_[i]), in_axes)
+    check_vmap(ew.clamp_p.bind, _as_fa(*args), in_axes=in_axes)
+
+    def grads(lo, x, hi):
+        return fa.vjp(ew.clamp_p.bind, lo, x, hi)[1](fnp.ones(shape))
+    check_vmap(grads, _as_fa(*args), in_axes=in_axes)
+
+
+# --------------------------------------------------------------------------------------------
+# integer_pow, round
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("y", [-3, -2, -1, 0, 1, 2, 3, 5])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_integer_pow_grads(y, dtype):
+    rng = np.random.default_rng(7)
+    x = _sample(rng, NONZERO, (2, 3), dtype)
+
+    def f(v):
+        return ew.integer_pow_p.bind(v, y=y)
+    check_grads(f, _as_fa(x), order=2)
+    _compare_vjp_with_jax(f, lambda v: lax.integer_pow(v, y), (x,), rng)
+    check_vmap(f, _as_fa(x), in_axes=-1)
+
+
+@pytest.mark.parametrize("method", [0, 1])
+def test_round_vmap_and_zero_derivative(method):
+    x = fnp.asarray(np.array([[0.5, 1.5, -2.5], [2.4, -0.6, 7.5]]))
+
+    def f(v):
+        return ew.round_p.bind(v, rounding_method=method)
+    check_vmap(f, (x,), in_axes=1)
+    assert_allclose(fa.vmap(f, in_axes=1)(x),
+                    jax.vmap(lambda v: lax.round(v, method), in_axes=1)(np.asarray(x)))
+    _, t = fa.jvp(f, (x,), (fnp.ones_like(x),))
+    assert not np.asarray(t).any()
+
+
+# --------------------------------------------------------------------------------------------
+# convert_element_type, bitcast_convert_type
+# --------------------------------------------------------------------------------------------
+
+CONVERSIONS = [(np.float64, np.float32), (np.float32, np.float64), (np.float64, np.float16),
+               (np.complex128, np.float64), (np.float64, np.complex128),
+               (np.complex64, np.complex128)]
+
+
+def _convert(dtype):
+    return lambda v: ew.convert_element_type_p.bind(v, new_dtype=np.dtype(dtype),
+                                                    weak_type=False)
+
+
+@pytest.mark.parametrize("src, dst", CONVERSIONS)
+def test_convert_element_type_float_to_float(src, dst):
+    rng = np.random.default_rng(8)
+    x = _sample(rng, INTERVALS["any"], (2, 3), src)
+    f = _convert(dst)
+    tol = 1e-3 if np.dtype(dst).itemsize <= 2 else 1e-6
+    _compare_vjp_with_jax(f, lambda v: lax.convert_element_type(v, dst), (x,), rng,
+                          rtol=tol, atol=tol)
+    _compare_jvp_with_jax(f, lambda v: lax.convert_element_type(v, dst), (x,), rng,
+                          rtol=tol, atol=tol)
+    check_jvp_vjp(f, _as_fa(x))
+    check_vmap(f, _as_fa(x), in_axes=-2)
+
+
+@pytest.mark.parametrize("src, dst", [(np.float64, np.int32), (np.float32, np.bool_),
+                                      (np.int32, np.float64), (np.bool_, np.float32)])
+def test_convert_element_type_to_and_from_integers_has_zero_tangent(src, dst):
+    x = fnp.asarray(np.array([1.5, -2.0, 0.0]).astype(src))
+    _, t = fa.jvp(_convert(dst), (x,), (fnp.ones_like(x),))
+    assert not np.asarray(t).any()
+    if np.dtype(src).kind == "f":
+        g = fa.grad(lambda v: fnp.sum(_convert(np.float64)(_convert(dst)(v)) * v))(x)
+        assert_allclose(g, np.asarray(_convert(np.float64)(_convert(dst)(x))))
+
+
+def test_convert_transpose_gives_the_operand_dtype():
+    ct = fnp.asarray(np.ones(3, np.float32))
+    (out,) = ew.convert_element_type_p.transpose_rule(
+        ct, UndefPrimal(ShapedArray((3,), np.dtype(np.float64))), new_dtype=np.dtype("float32"),
+        weak_type=False)
+    assert out.dtype == np.float64
+
+
+@pytest.mark.parametrize("src, dst", [(np.float32, np.int32), (np.float64, np.uint8),
+                                      (np.uint8, np.float64), (np.int16, np.int32),
+                                      (np.float64, np.float64)])
+@pytest.mark.parametrize("in_axis", [0, 1, -1])
+def test_bitcast_convert_type_vmap(src, dst, in_axis):
+    rng = np.random.default_rng(9)
+    ratio = max(np.dtype(dst).itemsize // np.dtype(src).itemsize, 1)
+    per_member = (2, ratio)  # a last axis the bitcast may consume
+    raw = rng.integers(0, 255, (BATCH, *per_member) + (np.dtype(src).itemsize,), np.uint8)
+    x = np.moveaxis(raw.view(src)[..., 0], 0, in_axis)
+
+    def f(v):
+        return ew.bitcast_convert_type_p.bind(v, new_dtype=np.dtype(dst))
+    check_vmap(f, _as_fa(x), in_axes=in_axis)
+    want = jax.vmap(lambda v: lax.bitcast_convert_type(v, dst), in_axes=in_axis)(x)
+    np.testing.assert_array_equal(np.asarray(fa.vmap(f, in_axes=in_axis)(fnp.asarray(x))),
+                                  np.asarray(want))
+
+
+def test_bitcast_convert_type_has_zero_tangent():
+    x = fnp.asarray(np.array([1.5, -2.0], np.float32))
+    _, t = fa.jvp(lambda v: ew.bitcast_convert_type_p.bind(v, new_dtype=np.dtype(np.int32)),
+                  (x,), (fnp.ones_like(x),))
+    assert not np.asarray(t).any()
+
+
+# --------------------------------------------------------------------------------------------
+# Symbolic zeros and composition
+# --------------------------------------------------------------------------------------------
+
+def test_one_sided_tangents_stay_symbolic():
+    x = fnp.asarray([1.0, 2.0])
+    for prim in (ew.add_p, ew.sub_p, ew.mul_p, ew.complex_p):
+        out, t = prim.jvp_rule([x, x], [Zero(x.aval), Zero(x.aval)])
+        assert type(t) is Zero
+    out, t = ew.sub_p.jvp_rule([x, x], [Zero(x.aval), x])
+    assert_allclose(t, -np.asarray(x))
+    out, t = ew.select_n_p.jvp_rule(
+        [fnp.asarray([True, False]), x, x], [Zero(ShapedArray((2,), np.dtype(bool))),
+                                             Zero(x.aval), x])
+    assert_allclose(t, [1.0, 0.0])
+
+
+def test_grad_of_grad_and_vmap_of_grad_compose():
+    def f(x):
+        return fnp.sum(fnp.tanh(x) * fnp.exp(-x * x) + fnp.maximum(x, 0.3) ** 3)
+
+    def jf(x):
+        return jnp.sum(jnp.tanh(x) * jnp.exp(-x * x) + jnp.maximum(x, 0.3) ** 3)
+    x = np.linspace(-1.0, 1.0, 5)
+    assert_allclose(fa.grad(lambda v: fnp.sum(fa.grad(f)(v)))(fnp.asarray(x)),
+                    jax.grad(lambda v: jnp.sum(jax.grad(jf)(v)))(x))
+    xs = np.linspace(-1.0, 1.0, 15).reshape(3, 5)
+    assert_allclose(fa.vmap(fa.grad(f))(fnp.asarray(xs)), jax.vmap(jax.grad(jf))(xs))
+    assert_allclose(fa.grad(lambda v: fnp.sum(fa.vmap(f)(v)))(fnp.asarray(xs)),
+                    jax.grad(lambda v: jnp.sum(jax.vmap(jf)(v)))(xs))
