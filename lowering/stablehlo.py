@@ -17,9 +17,9 @@ the same text compiles on several jaxlib releases (see ``notes/jaxlib-runtime.md
 module does not import jax: primitives import it to attach their rules when funcarray loads.
 
 Generic rule makers for primitive families live here too: ``elementwise_lowering(hlo_op)``
-(any ``stablehlo.*``/``chlo.*`` elementwise op, or a comparison direction ``"LT"``...), plus
-the rules of a few shape ops (``lower_broadcast_in_dim``, ``lower_reshape``, ``lower_iota``,
-``lower_convert_element_type``).
+(any ``stablehlo.*``/``chlo.*`` elementwise op, or a comparison direction ``"LT"``...). Rules
+of individual primitives live beside the primitive (``@prim.def_lower``) and build on the
+helpers here (``LoweringContext.op``, ``compare``, ``i64_array_attribute``).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -50,7 +50,7 @@ from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_
 __all__ = [
     "LoweringContext", "LoweringError", "lower_ir", "run_ir", "mlir_element_type",
     "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
-    "lower_broadcast_in_dim", "lower_reshape", "lower_convert_element_type", "lower_iota",
+    "lower_convert_element_type", "i64_array_attribute",
 ]
 
 COMPARISON_DIRECTIONS = frozenset(("EQ", "NE", "LT", "LE", "GT", "GE"))
@@ -400,24 +400,9 @@ def elementwise_lowering(hlo_op: str):
     return lower_elementwise
 
 
-def _i64_array(values) -> str:
+def i64_array_attribute(values) -> str:
+    """``array<i64: 1, 2>``: the form of StableHLO's dimension-list attributes."""
     return "array<i64" + (": " + ", ".join(str(int(v)) for v in values) if values else "") + ">"
-
-
-def lower_broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions):
-    """``stablehlo.broadcast_in_dim``."""
-    return ctx.op("stablehlo.broadcast_in_dim", x,
-                  attributes={"broadcast_dimensions": _i64_array(broadcast_dimensions)})
-
-
-def lower_reshape(ctx, x, *, new_sizes):
-    """``stablehlo.reshape``."""
-    return ctx.op("stablehlo.reshape", x)
-
-
-def lower_iota(ctx, *, dtype, shape, dimension):
-    """``stablehlo.iota``."""
-    return ctx.op("stablehlo.iota", attributes={"iota_dimension": f"{int(dimension)} : i64"})
 
 
 def lower_convert_element_type(ctx, x, *, new_dtype, weak_type):

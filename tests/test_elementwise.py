@@ -37,10 +37,6 @@ from funcarray.primitives import elementwise as ew
 
 jax.config.update("jax_enable_x64", True)
 
-# The eager kernels follow XLA (log(0) = -inf silently); funcarray silences NumPy's
-# RuntimeWarnings from its kernels by module, which pytest's "error" filter would override.
-pytestmark = pytest.mark.filterwarnings(r"ignore::RuntimeWarning:funcarray\.primitives.*")
-
 _64BIT = {dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128}
 _WEAK_DTYPES = (dtypes.int32, dtypes.float32, dtypes.complex64)
 _STRONG_DEFAULT = {dtypes.float64: dtypes.float32, dtypes.int64: dtypes.int32,

@@ -1,11 +1,6 @@
 """Transformation rules of ``dot_general`` (jvp, transpose, batching) and of the products
 built on it (matmul, dot, tensordot, einsum), checked against finite differences, the
 transpose identity, a Python loop, and jax as the oracle.
-
-Tests that also need rules of other families (``add``'s transpose when both operands are
-differentiated, ``transpose``'s rules, ``mul``/``sub`` for the linear-model loss) are marked
-``xfail(raises=MissingRuleError, strict=False)``: they fail only while such a rule is missing
-and run as real tests once it exists.
 """
 
 from __future__ import annotations
@@ -22,15 +17,8 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.primitives.linalg import dot_general, dot_general_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
-from funcarray.transforms.core import MissingRuleError, ShapedArray
+from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.transpose import UndefPrimal
-
-jax.config.update("jax_enable_x64", True)
-
-needs_other_rules = pytest.mark.xfail(
-    raises=MissingRuleError, strict=False,
-    reason="needs rules of primitives outside the linalg family that are not written yet")
-
 
 # --------------------------------------------------------------------------------------------
 # Strategies and helpers
@@ -173,8 +161,7 @@ def test_vjp_and_jvp_match_jax(lhs_shape, rhs_shape, dn, dtype):
     _, got = fa.jvp(f, (fx, fy), (fnp.asarray(tx), fnp.asarray(ty)))
     assert_allclose(got, expected)
 
-
-@needs_other_rules  # both operands differentiated: the tangents meet in an `add`
+  # both operands differentiated: the tangents meet in an `add`
 @pytest.mark.parametrize("lhs_shape, rhs_shape, dn", [
     ((3, 4, 2), (2, 3, 5), (((2,), (0,)), ((0,), (1,)))),
     ((2, 3), (3, 2), (((0, 1), (1, 0)), ((), ()))),
@@ -354,16 +341,7 @@ PRODUCTS = {
     "einsum_chain": (lambda a, b: fnp.einsum("ij,jk,kl->il", a, b, b.T @ a.T),
                      lambda a, b: jnp.einsum("ij,jk,kl->il", a, b, b.T @ a.T), (3, 4), (4, 2)),
 }
-NEEDS_TRANSPOSE_RULES = {"einsum_chain"}  # .T and einsum's output transpose
-
-
-def _product_params():
-    for name in PRODUCTS:
-        marks = [needs_other_rules] if name in NEEDS_TRANSPOSE_RULES else []
-        yield pytest.param(name, marks=marks, id=name)
-
-
-@pytest.mark.parametrize("name", _product_params())
+@pytest.mark.parametrize("name", list(PRODUCTS))
 def test_products_grad_vjp_jvp_against_jax(name):
     f, jf, a_shape, b_shape = PRODUCTS[name]
     rng = np.random.default_rng(3)
@@ -385,8 +363,7 @@ def test_products_grad_vjp_jvp_against_jax(name):
     _, got = fa.jvp(f, (fa_, fb), (fnp.asarray(ta), fnp.asarray(tb)))
     assert_allclose(got, expected)
 
-
-@needs_other_rules  # both operands at once: add's transpose; some products also transpose
+  # both operands at once: add's transpose; some products also transpose
 @pytest.mark.parametrize("name", list(PRODUCTS))
 def test_products_grads_both_operands(name):
     f, jf, a_shape, b_shape = PRODUCTS[name]
@@ -400,7 +377,7 @@ def test_products_grads_both_operands(name):
     check_grads(f, (fnp.asarray(a), fnp.asarray(b)), order=2)
 
 
-@pytest.mark.parametrize("name", [n for n in PRODUCTS if n not in NEEDS_TRANSPOSE_RULES])
+@pytest.mark.parametrize("name", list(PRODUCTS))
 def test_products_finite_differences(name):
     f, _, a_shape, b_shape = PRODUCTS[name]
     rng = np.random.default_rng(5)
@@ -448,9 +425,8 @@ def test_vmap_matmul(in_axes, a_shape, b_shape):
 
 
 @pytest.mark.parametrize("outer_axes, inner_axes", [
-    # All pairs: moving the inner result's batch axis to the front is a `transpose` under the
-    # outer vmap, which needs transpose's batch rule.
-    pytest.param((0, None), (None, 0), marks=needs_other_rules),
+    # Moving the inner result's batch axis to the front is a `transpose` under the outer vmap.
+    ((0, None), (None, 0)),
     ((0, 0), (0, None)),
     ((None, 1), (1, 0)),
 ])
@@ -508,8 +484,7 @@ def test_per_example_gradients_of_a_matmul_only_loss():
     assert_allclose(got, expected)
     assert_allclose(got, np.einsum("ni,j->nij", xs, c))
 
-
-@needs_other_rules  # mul, add and sub need jvp/transpose rules
+  # mul, add and sub need jvp/transpose rules
 def test_per_example_gradients_of_a_linear_model():
     rng = np.random.default_rng(12)
     w, b = _random(rng, (4, 3)), _random(rng, (3,))

@@ -34,9 +34,6 @@ def shape_rules():
     """Attach the shape/conversion rules written in stablehlo.py (the lead wires them in the
     primitive files later)."""
     rules = {
-        shape_ops.broadcast_in_dim_p: sh.lower_broadcast_in_dim,
-        shape_ops.reshape_p: sh.lower_reshape,
-        shape_ops.iota_p: sh.lower_iota,
         ew.convert_element_type_p: sh.lower_convert_element_type,
     }
     with pytest.MonkeyPatch.context() as mp:

@@ -261,11 +261,20 @@ def pad_cases(draw):
 
 @st.composite
 def slice_cases(draw):
-    shape = draw(shapes(max_side=5))
-    starts = tuple(draw(st.integers(0, d)) for d in shape)
-    # Drawn from the end (Hypothesis favours small draws): long slices, so strides matter.
-    limits = tuple(d - draw(st.integers(0, d - s)) for s, d in zip(starts, shape))
-    strides = draw(st.none() | st.tuples(*(st.integers(1, 3) for _ in shape)))
+    # Built from each dimension's result size, so strided slices of several elements are
+    # common (Hypothesis would mostly draw empty or one-element slices otherwise).
+    shape, starts, limits, strides = [], [], [], []
+    for _ in range(draw(st.integers(0, 3))):
+        count, stride, start = (draw(st.integers(0, 3)), draw(st.integers(1, 3)),
+                                draw(st.integers(0, 2)))
+        limit = start + (count - 1) * stride + 1 + draw(st.integers(0, stride - 1)) if count \
+            else start
+        shape.append(limit + draw(st.integers(0, 2)))
+        starts.append(start)
+        limits.append(limit)
+        strides.append(stride)
+    shape, starts, limits = tuple(shape), tuple(starts), tuple(limits)
+    strides = tuple(strides) if any(s != 1 for s in strides) or draw(st.booleans()) else None
     return PrimCase(lambda x: sp.slice_p.bind(x, start_indices=starts, limit_indices=limits,
                                               strides=strides), [shape])
 

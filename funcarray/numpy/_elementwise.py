@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error
+from funcarray._errors import filtered, op_type_error
 from funcarray.array import Array
 from funcarray.numpy._util import (
     asarray_arg,
@@ -82,32 +82,68 @@ def _doc(fn, name, summary, example):
 # Factories
 # --------------------------------------------------------------------------------------------
 
+# The factories below make most of this module's functions. Each function begins with a fast
+# path for the common eager case (an Array of an accepted dtype) and catches its own errors to
+# filter their tracebacks (what `_errors.api_boundary` does for hand-written functions), so no
+# wrapper call sits on the hot path.
+
+_INEXACT_DTYPES = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_inexact(d))
+
+
+def _dtypes_of_kinds(kinds) -> frozenset:
+    return frozenset(d for d in dtypes.supported_dtypes if _kind(d) in kinds)
+
+
 def _unary_inexact(name, prim, summary, example):
     """A math function of floats/complex; ints and bools are converted to float first."""
     def fn(x, /):
-        x = asarray_arg(name, x)
-        if not dtypes.is_inexact(x.dtype):
-            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
-        return prim.bind(x)
-    return _doc(fn, name, summary, example)
+        if type(x) is Array and x._value.dtype in _INEXACT_DTYPES:
+            return prim.bind(x)
+        try:
+            x = asarray_arg(name, x)
+            if not dtypes.is_inexact(x.dtype):
+                x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+            return prim.bind(x)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
 def _unary_same(name, prim, kinds, summary, example):
     """A function that keeps the dtype (neg, abs, sign...) on the accepted dtype kinds."""
+    accepted = _dtypes_of_kinds(kinds)
+
     def fn(x, /):
-        x = asarray_arg(name, x)
-        _check_kinds(name, x, kinds)
-        return prim.bind(x)
-    return _doc(fn, name, summary, example)
+        if type(x) is Array and x._value.dtype in accepted:
+            return prim.bind(x)
+        try:
+            x = asarray_arg(name, x)
+            _check_kinds(name, x, kinds)
+            return prim.bind(x)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
 def _binary(name, prim, kinds, summary, example):
     """A two-argument function on promoted, broadcast operands."""
+    accepted = _dtypes_of_kinds(kinds)
+
     def fn(x, y, /):
-        x, y = promote_binary(name, x, y)
-        _check_kinds(name, x, kinds)
-        return prim.bind(x, y)
-    return _doc(fn, name, summary, example)
+        try:
+            x, y = promote_binary(name, x, y)
+            if x.dtype not in accepted:
+                _check_kinds(name, x, kinds)
+            return prim.bind(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
+
+
+def _no_wrapper(fn):
+    """Mark a function that filters its own tracebacks: no api_boundary wrapper needed."""
+    fn.__wrapped__ = fn
+    return fn
 
 
 def _binary_inexact(name, prim, summary, example):

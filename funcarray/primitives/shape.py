@@ -54,6 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.array import Array
+from funcarray.lowering.stablehlo import i64_array_attribute
 from funcarray.primitives._define import wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import deflinear
@@ -113,6 +114,12 @@ def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
 broadcast_in_dim_p = _shape_op("broadcast_in_dim", _broadcast_in_dim_kernel)
 
 
+@broadcast_in_dim_p.def_lower
+def _broadcast_in_dim_lower(ctx, x, *, shape, broadcast_dimensions):
+    return ctx.op("stablehlo.broadcast_in_dim", x,
+                  attributes={"broadcast_dimensions": i64_array_attribute(broadcast_dimensions)})
+
+
 @broadcast_in_dim_p.def_abstract_eval
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     name = "broadcast_in_dim"
@@ -170,6 +177,7 @@ def _reshape_kernel(x, *, new_sizes):
 
 
 reshape_p = _shape_op("reshape", _reshape_kernel)
+reshape_p.lower_rule = lambda ctx, x, *, new_sizes: ctx.op("stablehlo.reshape", x)
 
 
 @reshape_p.def_abstract_eval
@@ -206,6 +214,8 @@ def _iota_kernel(*, dtype, shape, dimension):
 iota_p = Primitive("iota")
 iota_p.kernel = _iota_kernel
 iota_p.impl = wrap_kernel(_iota_kernel)
+iota_p.lower_rule = lambda ctx, *, dtype, shape, dimension: ctx.op(
+    "stablehlo.iota", attributes={"iota_dimension": f"{int(dimension)} : i64"})
 
 
 @iota_p.def_abstract_eval
