@@ -7,15 +7,17 @@ import pkgutil
 import pytest
 
 import funcarray
+import funcarray.lowering
 import funcarray.transforms
 
 _FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 
 def _module_names():
-    # transforms/ is mapped into the package by pyproject's package-dir, so walk it too.
-    names = {"funcarray", "funcarray.transforms"}
-    for package in (funcarray, funcarray.transforms):
+    # transforms/ and lowering/ are mapped into the package by pyproject's package-dir, so
+    # walk them too.
+    names = {"funcarray", "funcarray.transforms", "funcarray.lowering"}
+    for package in (funcarray, funcarray.transforms, funcarray.lowering):
         for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
             names.add(info.name)
     return sorted(names)
