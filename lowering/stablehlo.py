@@ -50,7 +50,7 @@ from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_
 __all__ = [
     "LoweringContext", "LoweringError", "lower_ir", "run_ir", "mlir_element_type",
     "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
-    "lower_convert_element_type", "i64_array_attribute",
+    "i64_array_attribute",
 ]
 
 COMPARISON_DIRECTIONS = frozenset(("EQ", "NE", "LT", "LE", "GT", "GE"))
@@ -405,23 +405,3 @@ def i64_array_attribute(values) -> str:
     return "array<i64" + (": " + ", ".join(str(int(v)) for v in values) if values else "") + ">"
 
 
-def lower_convert_element_type(ctx, x, *, new_dtype, weak_type):
-    """``stablehlo.convert`` with funcarray's conversion contract.
-
-    Complex to real keeps the real part (``stablehlo.real`` first) and anything to bool is
-    ``x != 0`` (a compare, as jax does), matching the eager kernel; float to integer
-    conversion truncates and saturates in XLA already.
-    """
-    src, new = ctx.avals_in[0], np.dtype(new_dtype)
-    if src.dtype == new:
-        return [x]
-    if src.dtype.kind == "c" and new.kind != "c":
-        real = np.dtype(np.float32 if src.dtype == np.complex64 else np.float64)
-        src = ShapedArray(src.shape, real)
-        x = ctx.op("stablehlo.real", x, results=[src])[0]
-        if src.dtype == new:
-            return [x]
-    if new == np.bool_:
-        zero = ctx.constant(0, src)
-        return [compare(ctx, x, zero, "NE")]
-    return ctx.op("stablehlo.convert", x)

@@ -416,7 +416,9 @@ PRIMITIVE_OPS: list[PrimSpec] = [
     _prim("real", np.real, 1, "c", ANY, "exact", lax.real),
     _prim("imag", np.imag, 1, "c", ANY, "exact", lax.imag),
     _prim("conj", np.conjugate, 1, "c", ANY, "exact", lax.conj),
-    _prim("population_count", lambda x: np.bitwise_count(x).astype(x.dtype), 1, _IU, WIDE,
+    # StableHLO counts the two's complement bits (NumPy's bitwise_count counts |x|).
+    _prim("population_count",
+          lambda x: np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(x.dtype), 1, _IU, WIDE,
           "exact", lax.population_count),
     _prim("clz", _clz_ref, 1, _IU, WIDE, "exact", lax.clz),
     _prim("round", _round_afz_ref, 1, _F, ANY, "exact",

@@ -23,6 +23,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
+from funcarray.lowering.stablehlo import compare
 from funcarray.primitives._define import binary, elementwise_abstract_eval, unary
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms import support
@@ -194,7 +195,11 @@ not_p = unary("not", np.invert, hlo="stablehlo.not")
 real_p = unary("real", np.real, hlo="stablehlo.real", out_dtype=_real_dtype)
 imag_p = unary("imag", np.imag, hlo="stablehlo.imag", out_dtype=_real_dtype)
 conj_p = unary("conj", np.conjugate)
-population_count_p = unary("population_count", lambda x: np.bitwise_count(x).astype(x.dtype),
+# np.bitwise_count counts the bits of |x| for signed ints; StableHLO counts the two's
+# complement bits, so count on the unsigned view.
+population_count_p = unary("population_count",
+                           lambda x: np.bitwise_count(
+                               np.asarray(x).view(f"u{x.dtype.itemsize}")).astype(x.dtype),
                            hlo="stablehlo.popcnt")
 clz_p = unary("clz", _clz_kernel, hlo="stablehlo.count_leading_zeros")
 
@@ -387,6 +392,23 @@ def _convert_impl(x, *, new_dtype, weak_type):
 @convert_element_type_p.def_abstract_eval
 def _convert_abstract_eval(x, *, new_dtype, weak_type):
     return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+@convert_element_type_p.def_lower
+def _convert_lower(ctx, x, *, new_dtype, weak_type):
+    # The eager contract: complex -> real keeps the real part, anything -> bool is x != 0;
+    # XLA's convert already truncates and saturates float -> int.
+    src, new = ctx.avals_in[0], np.dtype(new_dtype)
+    if src.dtype == new:
+        return [x]
+    if src.dtype.kind == "c" and new.kind != "c":
+        src = ShapedArray(src.shape, _real_dtype(src.dtype))
+        x = ctx.op("stablehlo.real", x, results=[src])[0]
+        if src.dtype == new:
+            return [x]
+    if new == np.bool_:
+        return [compare(ctx, x, ctx.constant(0, src), "NE")]
+    return ctx.op("stablehlo.convert", x)
 
 
 def _bitcast_shape(shape, src, dst):
