@@ -446,6 +446,31 @@ def _jacobian_tree(out_tree, in_tree, blocks):
     return fa_tree.unflatten(out_tree, rows)
 
 
+def _jacobian_inputs(name, fun, argnums, args, kwargs, has_aux, allow_int, holomorphic):
+    """The flat view of a Jacobian's inputs: ``(in_leaves, in_tree, flat_f, box)`` where
+    ``flat_f(*leaves)`` returns the output leaves and fills ``box`` with the output tree (and
+    ``aux``)."""
+    single, nums = _check_argnums(name, argnums, len(args))
+    with_args, diff_args = _split_args(args, nums)
+    _check_grad_inputs(name, diff_args, allow_int, holomorphic)
+    f = with_args(lambda *a: fun(*a, **kwargs))
+    # One argument differentiated (argnums an int): the Jacobian's inner structure is that
+    # argument's, not a 1-tuple.
+    in_leaves, in_tree = fa_tree.flatten(diff_args[0] if single else diff_args)
+    in_leaves = _as_array_leaves(name, in_leaves)
+    box = {}
+
+    def flat_f(*xs):
+        rebuilt = fa_tree.unflatten(in_tree, list(xs))
+        out = f(rebuilt) if single else f(*rebuilt)
+        if has_aux:
+            out, box["aux"] = out
+        leaves, box["out_tree"] = fa_tree.flatten(out)
+        return _as_array_leaves(name, leaves)
+
+    return in_leaves, in_tree, flat_f, box
+
+
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian by forward mode (one jvp per input element, vectorised with vmap).
 
@@ -458,25 +483,9 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
                [0., 2.]], dtype=float32)
     """
     def jac_fun(*args, **kwargs):
-        single, nums = _check_argnums("jacfwd", argnums, len(args))
-        with_args, diff_args = _split_args(args, nums)
-        _check_grad_inputs("jacfwd", diff_args, False, holomorphic)
-        f = with_args(lambda *a: fun(*a, **kwargs))
-        # One argument differentiated (argnums an int): the Jacobian's inner structure is
-        # that argument's, not a 1-tuple.
-        in_arg = diff_args[0] if single else diff_args
-        in_leaves, in_tree = fa_tree.flatten(in_arg)
-        in_leaves = _as_array_leaves("jacfwd", in_leaves)
-        basis, total = _std_basis(in_leaves)
-        aux_box = {}
-
-        def flat_f(*xs):
-            rebuilt = fa_tree.unflatten(in_tree, list(xs))
-            out = f(rebuilt) if single else f(*rebuilt)
-            if has_aux:
-                out, aux_box["aux"] = out
-            leaves, aux_box["out_tree"] = fa_tree.flatten(out)
-            return _as_array_leaves("jacfwd", leaves)
+        in_leaves, in_tree, flat_f, aux_box = _jacobian_inputs(
+            "jacfwd", fun, argnums, args, kwargs, has_aux, False, holomorphic)
+        basis, _ = _std_basis(in_leaves)
 
         def push(*tangents):
             return jvp_flat(flat_f, in_leaves, list(tangents))[1]
@@ -512,27 +521,11 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                [0., 2.]], dtype=float32)
     """
     def jac_fun(*args, **kwargs):
-        single, nums = _check_argnums("jacrev", argnums, len(args))
-        with_args, diff_args = _split_args(args, nums)
-        _check_grad_inputs("jacrev", diff_args, allow_int, holomorphic)
-        f = with_args(lambda *a: fun(*a, **kwargs))
-        # One argument differentiated (argnums an int): the Jacobian's inner structure is
-        # that argument's, not a 1-tuple.
-        in_arg = diff_args[0] if single else diff_args
-        in_leaves, in_tree = fa_tree.flatten(in_arg)
-        in_leaves = _as_array_leaves("jacrev", in_leaves)
-        aux_box = {}
-
-        def flat_f(*xs):
-            rebuilt = fa_tree.unflatten(in_tree, list(xs))
-            out = f(rebuilt) if single else f(*rebuilt)
-            if has_aux:
-                out, aux_box["aux"] = out
-            leaves, aux_box["out_tree"] = fa_tree.flatten(out)
-            return _as_array_leaves("jacrev", leaves)
+        in_leaves, in_tree, flat_f, aux_box = _jacobian_inputs(
+            "jacrev", fun, argnums, args, kwargs, has_aux, allow_int, holomorphic)
 
         out_leaves, f_vjp = vjp_flat(flat_f, in_leaves)
-        basis, total = _std_basis(out_leaves)
+        basis, _ = _std_basis(out_leaves)
         rows = vmap(lambda *cts: f_vjp(list(cts)), in_axes=0, out_axes=0)(*basis)
         # rows[j]: (total_out, *in_j.shape); split the leading axis by output leaf.
         blocks, start = [], 0
