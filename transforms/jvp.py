@@ -216,7 +216,7 @@ def defbilinear(prim):
             acc = prim.bind(tx, y, **params)
         if type(ty) is not Zero:
             acc = _add_tangents(acc, prim.bind(x, ty, **params))
-        return out, acc
+        return out, (Zero(tangent_aval(out.aval)) if acc is None else acc)
 
     prim.jvp_rule = rule
     return rule

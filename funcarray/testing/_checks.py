@@ -143,8 +143,9 @@ def check_grads(f, args, order: int = 1, modes=("fwd", "rev"), *, eps=None, rtol
     flat, leaves = _flat_fun(f, args)
     leaves = [fa.numpy.asarray(x) for x in leaves]
     dtype = np.asarray(leaves[0]).dtype
-    eps = eps if eps is not None else (1e-6 if dtype == np.float64 else 1e-2)
-    default_rtol = 1e-5 if dtype == np.float64 else 5e-2
+    double = dtype in (np.float64, np.complex128)
+    eps = eps if eps is not None else (1e-6 if double else 1e-2)
+    default_rtol = 1e-5 if double else 5e-2
     rtol = default_rtol if rtol is None else rtol
     atol = default_rtol if atol is None else atol
     tangents = [_random_like(rng, x) for x in leaves]
