@@ -48,7 +48,7 @@ from funcarray.transforms.core import MissingRuleError, ShapedArray
 from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_str
 
 __all__ = [
-    "LoweringContext", "LoweringError", "lower_ir", "run_ir", "mlir_element_type",
+    "LoweringContext", "LoweringError", "lower_ir", "lower_inline", "run_ir", "mlir_element_type",
     "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
     "i64_array_attribute",
 ]
@@ -279,17 +279,65 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main") -> str:
     ir = getattr(ir, "closed", ir)  # a StagedIR
     if isinstance(ir, ClosedIR):
         ir = ir.ir
+    builder = _Builder()
+    params = []
+    arg_names = []
+    for k, var in enumerate((*ir.const_binders, *ir.in_binders)):
+        arg_names.append(f"%arg{k}")
+        builder.types[arg_names[-1]] = var.aval
+        params.append(f"%arg{k}: {tensor_type(var.aval)}")
+    top = LoweringContext((), (), builder)
+    results = _lower_body(top, ir, arg_names)
+    out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)
+    top.emit(f'"func.return"({", ".join(results)}) : ({out_types}) -> ()')
+    body = "\n".join(builder.lines)
+    return (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n"
+            f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{\n"
+            f"{body}\n  }}\n}}")
+
+
+def lower_inline(ctx: LoweringContext, closed: IR | ClosedIR, *operands: str) -> list:
+    """Emit the equations of a nested IR in place; returns the SSA names of its outputs.
+
+    For the lowering rules of higher-order primitives (jit, custom_jvp, checkpoint...) whose
+    params hold an IR: ``operands`` are the SSA names of the IR's inputs (after its const
+    binders, whose values a ClosedIR carries and which become ``stablehlo.constant`` s;
+    with a bare IR, ``operands`` cover const binders then inputs).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.transforms.staging import make_ir
+        >>> inner = make_ir(fnp.cos)(fnp.zeros(2)).closed
+        >>> class Call:  # a toy higher-order primitive: its rule inlines its IR
+        ...     name = "call"
+        ...     lower_rule = staticmethod(lambda ctx, x, *, ir: lower_inline(ctx, ir, x))
+        >>> from funcarray.transforms.ir import IR, Eqn, Var
+        >>> x, y = Var(inner.in_avals[0]), Var(inner.out_avals[0])
+        >>> outer = IR((), (x,), (Eqn(Call, (x,), {"ir": inner}, (y,)),), (y,))
+        >>> "stablehlo.cosine" in lower_ir(outer)
+        True
+    """
+    if isinstance(closed, ClosedIR):
+        consts = [ctx.constant(np.asarray(getattr(c, "_value", c)), v.aval)
+                  for c, v in zip(closed.consts, closed.ir.const_binders)]
+        ir, operands = closed.ir, (*consts, *operands)
+    else:
+        ir = closed
+    expected = len(ir.const_binders) + len(ir.in_binders)
+    if len(operands) != expected:
+        raise LoweringError(f"lower_inline: the IR takes {expected} operands, got "
+                            f"{len(operands)}")
+    return _lower_body(ctx, ir, list(operands))
+
+
+def _lower_body(top: LoweringContext, ir: IR, arg_names: list) -> list:
+    """Emit ``ir``'s equations with its binders bound to ``arg_names``; returns its outputs."""
+    builder = top._builder
     namer = _Namer()
     for var in (*ir.const_binders, *ir.in_binders):
         namer.name(var)  # the order str(ir) names them in, so comments agree with it
-    builder = _Builder()
-    env: dict = {}
-    params = []
-    for k, var in enumerate((*ir.const_binders, *ir.in_binders)):
-        env[var] = f"%arg{k}"
-        builder.types[env[var]] = var.aval
-        params.append(f"%arg{k}: {tensor_type(var.aval)}")
-    top = LoweringContext((), (), builder)
+    env = dict(zip((*ir.const_binders, *ir.in_binders), arg_names))
 
     def read(atom):
         if isinstance(atom, Lit):
@@ -308,14 +356,7 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main") -> str:
             raise MissingRuleError(f"{exc}\nWhile lowering the equation: {text}") from None
         _check_rule_results(eqn, text, outs, builder)
         env.update(zip(eqn.outs, outs))
-    results = [read(x) for x in ir.outs]
-    out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)
-    top.emit(f'"func.return"({", ".join(results)}) : ({out_types}) -> ()')
-    body = "\n".join(builder.lines)
-    return (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
-            f"mhlo.num_replicas = 1 : i32}} {{\n"
-            f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{\n"
-            f"{body}\n  }}\n}}")
+    return [read(x) for x in ir.outs]
 
 
 def _check_rule_results(eqn, text: str, outs, builder: _Builder) -> None:

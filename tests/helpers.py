@@ -38,3 +38,44 @@ def assert_array_equal_typed(actual, expected, *, rtol=None, atol=0.0, check_dty
         wide = np.complex128 if e.dtype.kind == "c" else np.float64
         np.testing.assert_allclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol,
                                    equal_nan=True)
+
+
+def compiled(f):
+    """``f`` run through the compiler: ``fa.jit(f)`` once jit exists, until then staged with
+    ``make_ir`` and run with ``lowering.stablehlo.run_ir`` (same lowering, same executable)."""
+    jit = getattr(fa, "jit", None)
+    if jit is not None:
+        return jit(f)
+    from funcarray import tree
+    from funcarray.lowering.stablehlo import run_ir
+    from funcarray.transforms.staging import make_ir
+
+    def run(*args):
+        staged = make_ir(f)(*args)
+        leaves = tree.leaves((args, {}))
+        leaves = [fa.numpy.asarray(x) for x in leaves]
+        return tree.unflatten(staged.out_tree, run_ir(staged.closed, leaves))
+
+    return run
+
+
+def assert_compiled_matches_eager(f, *args, rtol=None, atol=0.0):
+    """Run ``f(*args)`` eagerly (NumPy kernels) and compiled (XLA); compare every output leaf:
+    same shape, dtype and weak_type, values equal within ``rtol`` (default: tied to the dtype,
+    exact for integers and bools; NaNs compare equal).
+
+    Returns the eager outputs, for further checks.
+    """
+    from funcarray import tree
+
+    want = f(*args)
+    got = compiled(f)(*args)
+    want_leaves, want_tree = tree.flatten(want)
+    got_leaves, got_tree = tree.flatten(got)
+    assert got_tree == want_tree, f"output structure {got_tree} != eager {want_tree}"
+    for k, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+        assert isinstance(g, fa.Array), f"output {k}: expected an Array, got {type(g)}"
+        assert g.weak_type == w.weak_type, (
+            f"output {k}: weak_type {g.weak_type} compiled, {w.weak_type} eager")
+        assert_array_equal_typed(g, np.asarray(w), rtol=rtol, atol=atol)
+    return want
