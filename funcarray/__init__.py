@@ -30,6 +30,13 @@ from funcarray._api import stop_gradient as stop_gradient  # noqa: E402
 from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
 from funcarray._api import vjp as vjp  # noqa: E402
 from funcarray._api import vmap as vmap  # noqa: E402
+from funcarray._compiled import default_backend as default_backend  # noqa: E402
+from funcarray._compiled import device_put as device_put  # noqa: E402
+from funcarray._compiled import devices as devices  # noqa: E402
+from funcarray._config import config as config  # noqa: E402
+from funcarray._jit import clear_caches as clear_caches  # noqa: E402
+from funcarray._jit import disable_jit as disable_jit  # noqa: E402
+from funcarray._jit import jit as jit  # noqa: E402
 from funcarray.array import Array as Array  # noqa: E402
 from funcarray.array import Device as Device  # noqa: E402
 from funcarray.numpy import asarray as asarray  # noqa: E402

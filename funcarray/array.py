@@ -81,7 +81,9 @@ class Array:
         15.0
     """
 
-    __slots__ = ("_value", "_weak", "__weakref__")
+    # ``_buf`` (set only by the compiled path, read with getattr) caches the value's XLA
+    # buffer, so an array passed to jitted functions again is not copied to the device again.
+    __slots__ = ("_value", "_weak", "_buf", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # arrays are unhashable, as in NumPy and JAX
 
@@ -124,10 +126,14 @@ class Array:
 
     @property
     def device(self) -> Device:
-        return _CPU0
+        buf = getattr(self, "_buf", None)
+        if buf is None:
+            return _CPU0
+        dev = next(iter(buf.devices()))
+        return Device(dev.platform, dev.id)
 
     def devices(self) -> set:
-        return {_CPU0}
+        return {self.device}
 
     def block_until_ready(self) -> Array:
         """Eager CPU arrays are always ready; kept for JAX compatibility."""

@@ -42,7 +42,8 @@ import numpy as np
 
 __all__ = [
     "SUPPORTED_JAXLIB_VERSION", "RuntimeVersionError", "CompileError", "ExecutionError",
-    "Executable", "backend", "devices", "default_device", "device_put", "compile", "execute",
+    "Executable", "backend", "devices", "default_device", "default_device_for", "device_put",
+    "compile", "execute", "execute_buffers",
     "to_numpy", "serialize", "deserialize",
 ]
 
@@ -115,6 +116,22 @@ def devices(platform: str | None = None) -> list:
 def default_device():
     """The first device of the default backend."""
     return devices()[0]
+
+
+_default_devices: dict = {}
+
+
+def default_device_for(platform: str | None):
+    """The first device of ``platform`` (None: jax's default backend), memoised."""
+    dev = _default_devices.get(platform)
+    if dev is None:
+        try:
+            dev = _default_devices[platform] = devices(platform)[0]
+        except RuntimeError as exc:
+            raise RuntimeError(f"funcarray: the platform {platform!r} is not available "
+                               f"({exc}). Choose another with funcarray.config.update("
+                               f"'platform', ...) or FUNCARRAY_PLATFORM.") from None
+    return dev
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,6 +276,16 @@ def _check_args(exe: Executable, args) -> None:
             raise ExecutionError(
                 f"argument {k} of {exe!r} is {_aval_str(got)}, but the executable was compiled "
                 f"for {_aval_str(expected)}; convert it (or compile again for this type)")
+
+
+def execute_buffers(exe: Executable, buffers) -> list:
+    """Run ``exe`` on device buffers the caller has already checked against
+    ``exe.in_avals`` (the jit dispatch cache guarantees it); returns device arrays."""
+    jax, _ = _jax()
+    try:
+        return exe.loaded.execute_sharded(buffers).consume_with_handlers(exe._handlers)
+    except jax.errors.JaxRuntimeError as exc:
+        raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
 
 
 def execute(exe: Executable, args) -> list:

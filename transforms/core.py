@@ -168,6 +168,11 @@ class Primitive:
         -3
     """
 
+    # Only higher-order primitives (jit, checkpoint, control flow) have one: under linearize
+    # it splits the primitive into the part computable now and the part to stage
+    # (``transforms/partial_eval.py``). A class attribute, not a slot: None for the others.
+    partial_eval_rule = None
+
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
@@ -352,11 +357,19 @@ class Tracer:
         return None
 
     def _concretization_error(self, what: str):
-        return ConcretizationError(
-            _CONCRETIZATION_MSG.format(
-                what=what, aval=self.aval, trace=type(self._trace).__name__
-            )
-        )
+        message = _CONCRETIZATION_MSG.format(
+            what=what, aval=self.aval, trace=type(self._trace).__name__)
+        detail = self._concretization_detail()
+        if detail:
+            message = f"{detail}\n{message}"
+        from funcarray._errors import user_location  # lazily: core is imported first
+
+        where = user_location()
+        return ConcretizationError(f"{message}\n  (at {where})" if where else message)
+
+    def _concretization_detail(self) -> str:
+        """Where the traced value came from (staging tracers name the arguments)."""
+        return ""
 
     def _concrete(self, what: str):
         value = self.to_concrete_value()

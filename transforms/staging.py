@@ -73,6 +73,9 @@ class StagingTracer(Tracer):
     def aval(self) -> ShapedArray:
         return self._var.aval
 
+    def _concretization_detail(self) -> str:
+        return self._trace.describe_origin(self._var)
+
 
 class StagingTrace(Trace):
     """Records the primitives applied to its tracers as IR equations.
@@ -82,7 +85,7 @@ class StagingTrace(Trace):
     """
 
     __slots__ = ("_in_binders", "_eqns", "_const_binders", "_consts", "_const_index",
-                 "fold_constants")
+                 "fold_constants", "arg_names", "fun_name")
 
     def __init__(self, parent: Trace | None, fold_constants: bool = False):
         super().__init__(parent)
@@ -95,6 +98,9 @@ class StagingTrace(Trace):
         self._const_binders: list = []
         self._consts: list = []  # keeps the values alive, so their ids stay unique
         self._const_index: dict = {}  # id(value) -> Var: one binder per closed-over value
+        # Set by jit for error messages: a name per argument binder, and the function's.
+        self.arg_names: list | None = None
+        self.fun_name: str = ""
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
         """A tracer for a new argument of the function being staged."""
@@ -103,10 +109,22 @@ class StagingTrace(Trace):
         return StagingTracer(self, var)
 
     def process_primitive(self, prim, args, params):
-        if self.fold_constants and not any(
-                isinstance(x, Tracer) and x._trace is self for x in args):
-            with set_current_trace(self.parent):
-                return prim.bind(*args, **params)
+        if self.fold_constants:
+            if not any(isinstance(x, Tracer) and x._trace is self for x in args):
+                with set_current_trace(self.parent):
+                    return prim.bind(*args, **params)
+            if prim.partial_eval_rule is not None:
+                # A higher-order primitive with some known operands: it runs its known part
+                # now and records only the rest (``transforms/partial_eval.py``).
+                return prim.partial_eval_rule(self, args, params)
+        return self.record(prim, args, params)
+
+    def is_known(self, x) -> bool:
+        """Whether ``x`` is a value this trace does not stage (known now, or to the parent)."""
+        return not (isinstance(x, Tracer) and x._trace is self)
+
+    def record(self, prim, args, params):
+        """Append an equation applying ``prim`` to ``args``; returns tracers of its outputs."""
         inputs = tuple(self._atom(x, prim) for x in args)
         out_avals = prim.abstract_eval(*(x.aval for x in inputs), **params)
         if prim.multiple_results:
@@ -116,6 +134,23 @@ class StagingTrace(Trace):
         out = Var(out_avals)
         self._eqns.append(Eqn(prim, inputs, params, (out,)))
         return StagingTracer(self, out)
+
+    def describe_origin(self, var: Var) -> str:
+        """Which arguments ``var`` depends on, in words (for ConcretizationError)."""
+        needed, deps = {var}, set()
+        for eqn in reversed(self._eqns):
+            if any(v in needed for v in eqn.outs):
+                needed.update(x for x in eqn.inputs if type(x) is Var)
+        for k, binder in enumerate(self._in_binders):
+            if binder in needed:
+                deps.add(k)
+        if not deps:
+            return ""
+        names = self.arg_names or [f"argument {k}" for k in range(len(self._in_binders))]
+        listed = ", ".join(names[k] for k in sorted(deps))
+        fun = f" of {self.fun_name}" if self.fun_name else ""
+        return (f"The traced value depends on {listed}{fun}; under jit only its shape "
+                f"and dtype are known.")
 
     def to_closed_ir(self, outs) -> ClosedIR:
         """The IR of everything staged so far, returning ``outs`` (a list of values)."""

@@ -1,0 +1,135 @@
+"""Running compiled IR on funcarray Arrays: devices, transfers and result wrapping.
+
+The bridge between the Array world (a NumPy value per array) and ``lowering/runtime.py`` (XLA
+buffers). ``execute_ir`` compiles an IR in call form (cached in ``lowering/cache.py``), moves
+the arguments to the device (reusing a buffer an Array already holds), runs it and wraps the
+outputs as Arrays. On the CPU an output's NumPy value is a zero-copy view of its XLA buffer,
+and the buffer stays attached, so feeding outputs back into a jitted function costs no copy.
+
+Devices: ``devices()``, ``default_backend()``, ``device_put(x, device)``. The platform is
+jax's default (GPU when jax's CUDA plugin finds one) unless the ``platform`` setting or the
+``FUNCARRAY_PLATFORM`` environment variable names another (``cpu``, ``cuda``, ``rocm``, ...).
+
+Example:
+    >>> import funcarray as fa
+    >>> fa.default_backend()
+    'cpu'
+    >>> fa.device_put(fa.numpy.ones(2)).device
+    CpuDevice(id=0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray.array import Array, Device
+
+__all__ = ["devices", "default_backend", "device_put", "execute_ir", "runtime_device"]
+
+
+def _runtime():
+    from funcarray.lowering import runtime
+
+    return runtime
+
+
+def _platform():
+    from funcarray._config import config
+
+    return config.platform or None
+
+
+def devices(backend: str | None = None) -> list:
+    """The devices of ``backend`` (default: the selected platform), as funcarray Devices.
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.devices()
+        [CpuDevice(id=0)]
+    """
+    return [Device(d.platform, d.id) for d in _runtime().devices(backend or _platform())]
+
+
+def default_backend() -> str:
+    """The platform jit compiles for: ``"cpu"``, ``"gpu"``, ``"tpu"``...
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.default_backend() in ("cpu", "gpu", "tpu")
+        True
+    """
+    return _runtime().default_device_for(_platform()).platform
+
+
+def runtime_device(device=None):
+    """The jaxlib device for a funcarray Device (None: the selected platform's first)."""
+    runtime = _runtime()
+    if device is None:
+        return runtime.default_device_for(_platform())
+    if isinstance(device, Device):
+        for d in runtime.devices(_backend_name(device.platform)):
+            if d.id == device.id:
+                return d
+        raise ValueError(f"device {device!r} does not exist; available: {devices()}")
+    if hasattr(device, "client"):  # already a jaxlib device
+        return device
+    raise TypeError(f"expected a funcarray Device (from funcarray.devices()), got "
+                    f"{type(device).__name__}")
+
+
+def _backend_name(platform: str) -> str:
+    return platform
+
+
+def _is_cpu(jdev) -> bool:
+    return jdev.platform == "cpu"
+
+
+def to_buffer(x, jdev):
+    """The XLA buffer of Array ``x`` on ``jdev``, copied there once and cached on ``x``."""
+    buf = getattr(x, "_buf", None)
+    if buf is not None and buf.devices() == {jdev}:
+        return buf
+    buf = _runtime().device_put(np.asarray(x._value), jdev)
+    try:
+        x._buf = buf
+    except AttributeError:  # not an Array (a NumPy value): nothing to cache on
+        pass
+    return buf
+
+
+def from_buffer(buf, weak_type: bool) -> Array:
+    """An Array for an XLA output buffer (its NumPy value is a view on the CPU)."""
+    out = Array(np.asarray(buf), weak_type)
+    out._buf = buf
+    return out
+
+
+def device_put(x, device=None) -> Array:
+    """``x`` (an Array, NumPy array or Python scalar) with its value placed on ``device``.
+
+    Example:
+        >>> import funcarray as fa
+        >>> x = fa.device_put([1.0, 2.0], fa.devices()[0])
+        >>> x, x.device
+        (Array([1., 2.], dtype=float32), CpuDevice(id=0))
+    """
+    from funcarray.numpy import asarray
+
+    x = asarray(x)
+    jdev = runtime_device(device)
+    buf = to_buffer(x, jdev)
+    if buf is x._buf and getattr(x, "_buf", None) is buf:
+        return x
+    return from_buffer(buf, x._weak)
+
+
+def execute_ir(ir, args, device=None) -> list:
+    """Compile ``ir`` (an IR in call form) for ``device`` and run it on concrete ``args``."""
+    from funcarray.lowering import cache
+
+    jdev = runtime_device(device)
+    exe = cache.compile_ir(ir, device=jdev)
+    bufs = [to_buffer(x, jdev) for x in args]
+    outs = _runtime().execute_buffers(exe, bufs)
+    return [from_buffer(b, x.aval.weak_type) for b, x in zip(outs, ir.outs)]

@@ -1,0 +1,87 @@
+"""funcarray's settings: one object, ``funcarray.config``, read by the compiled path.
+
+Each setting has a default, can be set from the environment when funcarray is imported
+(``FUNCARRAY_<NAME>`` in upper case), and changed at run time with ``config.update(name,
+value)`` (or as an attribute).
+
+Settings:
+    platform: the PJRT platform jit compiles for ("cpu", "cuda", "rocm", "tpu"...); empty:
+        jax's default (a GPU when one is found).
+    disable_jit: run jitted functions eagerly, line by line (see ``funcarray.disable_jit``).
+    explain_cache_misses: log (logger ``funcarray.jit``, level WARNING) why each jit cache
+        miss recompiled: which argument changed, from what to what.
+    compilation_cache_dir: a directory for the persistent executable cache (empty: off).
+    persistent_cache_min_compile_time_secs: only executables that took at least this long
+        to compile are written to the persistent cache.
+
+Example:
+    >>> from funcarray import config
+    >>> config.update("explain_cache_misses", True)
+    >>> config.explain_cache_misses
+    True
+    >>> config.update("explain_cache_misses", False)
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["Config", "config"]
+
+_DEFAULTS = {
+    "platform": "",
+    "disable_jit": False,
+    "explain_cache_misses": False,
+    "compilation_cache_dir": "",
+    "persistent_cache_min_compile_time_secs": 1.0,
+}
+
+
+def _parse(name: str, text: str):
+    kind = type(_DEFAULTS[name])
+    if kind is bool:
+        if text.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.strip().lower() in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(f"FUNCARRAY_{name.upper()}={text!r}: expected 1/0, true/false")
+    return kind(text)
+
+
+class Config:
+    """The settings object (``funcarray.config``); see the module docstring."""
+
+    def __init__(self):
+        for name, default in _DEFAULTS.items():
+            text = os.environ.get(f"FUNCARRAY_{name.upper()}")
+            object.__setattr__(self, name, default if text is None else _parse(name, text))
+
+    def update(self, name: str, value) -> None:
+        """Set ``name`` to ``value`` (checked against the setting's type)."""
+        setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        if name not in _DEFAULTS:
+            raise AttributeError(f"funcarray.config has no setting {name!r}; the settings "
+                                 f"are {sorted(_DEFAULTS)}")
+        kind = type(_DEFAULTS[name])
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind):
+            raise TypeError(f"funcarray.config.{name} takes a {kind.__name__}, got "
+                            f"{type(value).__name__} {value!r}")
+        object.__setattr__(self, name, value)
+        if name == "platform":
+            from funcarray.lowering import cache
+
+            cache.clear()
+
+    def values(self) -> dict:
+        """Every setting and its current value."""
+        return {name: getattr(self, name) for name in _DEFAULTS}
+
+    def __repr__(self):
+        return f"funcarray.config({self.values()})"
+
+
+config = Config()

@@ -1,0 +1,581 @@
+"""``funcarray.jit``: stage a function once per signature, compile it with XLA, call it fast.
+
+``jit(f)(*args)`` looks up its dispatch cache with a key made of the pytree structure of the
+arguments, each leaf's shape, dtype and weak_type, the static arguments and the device. On a
+miss it stages ``f`` to IR (``transforms/staging.py``), lowers it to StableHLO and compiles it;
+on a hit, outside every transform, it goes straight to the executable: the key guarantees the
+arguments have exactly the types it was compiled for (XLA would silently reinterpret the bits of
+a same-size wrong dtype), so nothing else is checked. Under a transform (``grad``, ``vmap``,
+another ``jit``) the call binds the ``jit`` primitive (``primitives/jit_call.py``) instead,
+whose rules transform the staged body and keep it compiled.
+
+Visible retracing: ``jit(f).cache_info()``, ``funcarray.config.explain_cache_misses`` (logs
+which argument changed, from what to what), ``funcarray.clear_caches()``.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> @fa.jit
+    ... def f(x, y):
+    ...     return fnp.sin(x) * y + 1.0
+    >>> f(fnp.zeros(3), 2.0)
+    Array([1., 1., 1.], dtype=float32)
+    >>> f.cache_info().misses
+    1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import time
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from funcarray import tree
+from funcarray._config import config
+from funcarray._errors import _mark, filtered
+from funcarray.array import Array
+from funcarray.primitives.jit_call import jit_p
+from funcarray.transforms.core import EVAL_TRACE, Tracer, current_trace, set_current_trace
+from funcarray.transforms.ir_transforms import closed_call
+from funcarray.transforms.staging import StagingTrace
+
+__all__ = ["jit", "Jitted", "Lowered", "Compiled", "CacheInfo", "disable_jit", "clear_caches"]
+
+logger = logging.getLogger("funcarray.jit")
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+class CacheInfo(NamedTuple):
+    """Hits and misses of one jitted function's dispatch cache (like functools')."""
+
+    hits: int
+    misses: int
+    maxsize: int | None
+    currsize: int
+
+
+class _Entry:
+    """One compiled signature: the body in call form, its consts, and (once run eagerly) the
+    executable."""
+
+    __slots__ = ("ir", "consts", "out_tree", "out_weak", "exe", "stage_s", "lower_s",
+                 "compile_s")
+
+    def __init__(self, ir, consts, out_tree):
+        self.ir = ir
+        self.consts = consts
+        self.out_tree = out_tree
+        self.out_weak = [x.aval.weak_type for x in ir.outs]
+        self.exe = None
+        self.stage_s = self.lower_s = self.compile_s = 0.0
+
+
+_all_jitted: weakref.WeakSet = weakref.WeakSet()
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, device=None, backend=None, keep_unused=False, inline=False):
+    """Compile ``fun`` with XLA: staged once per argument signature, then called fast.
+
+    Arguments (JAX's):
+        fun: a function of arrays (pytrees of arrays, Python scalars) returning a pytree of
+            arrays. It must be pure: it is run once per signature, on abstract values.
+        static_argnums, static_argnames: arguments passed to ``fun`` as Python values (not
+            traced): flags, shapes, sizes, anything Python control flow needs. They must be
+            hashable; each new value compiles again.
+        donate_argnums, donate_argnames: arguments whose buffers the caller gives up. Accepted
+            and checked; funcarray does not alias them yet (every call allocates its outputs),
+            so donating is always safe and never required.
+        device: a ``funcarray.Device`` (from ``funcarray.devices()``) to compile for.
+        backend: a platform name ("cpu", "gpu"...) to compile for, instead of ``device``.
+        keep_unused, inline: accepted for JAX compatibility; nested jits are always inlined
+            into the enclosing executable, and unused arguments are always kept.
+
+    Returns:
+        A ``Jitted`` callable with ``lower(*args)``, ``cache_info()`` and ``clear_cache()``.
+        Usable as a decorator with or without arguments (``@jit``, ``@partial(jit, ...)``).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> def power(x, n):
+        ...     for _ in range(n - 1):
+        ...         x = x * x
+        ...     return x
+        >>> fast = fa.jit(power, static_argnums=1)
+        >>> fast(fnp.array([1.0, 2.0]), 3)
+        Array([ 1., 16.], dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(
+            jit, static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames, device=device,
+            backend=backend, keep_unused=keep_unused, inline=inline)
+    if not callable(fun):
+        raise TypeError(f"jit: expected a function, got {type(fun).__name__} {fun!r}")
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  device, backend)
+
+
+def _as_tuple(value, what: str) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, (int, str)):
+        value = (value,)
+    value = tuple(value)
+    for v in value:
+        if what.endswith("argnums") and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"jit: {what} must be ints, got {v!r}")
+        if what.endswith("argnames") and not isinstance(v, str):
+            raise TypeError(f"jit: {what} must be strings, got {v!r}")
+    return value
+
+
+def _signature_params(fun):
+    try:
+        return list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):  # builtins, some callables
+        return None
+
+
+def _fill_argnums_and_names(fun, nums: tuple, names: tuple, what: str):
+    """JAX's rule: static_argnums and static_argnames complete each other through ``fun``'s
+    signature (a parameter named in one is static whichever way it is passed)."""
+    params = _signature_params(fun)
+    if params is None:
+        return nums, names
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    has_var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    has_var_pos = any(p.kind is p.VAR_POSITIONAL for p in params)
+    for name in names:
+        if name not in keyword and not has_var_kw:
+            raise ValueError(f"jit: {what}argnames names {name!r}, which is not a parameter of "
+                             f"{_fun_name(fun)} (its parameters: {[p.name for p in params]})")
+    for i in nums:
+        if not has_var_pos and not -len(positional) <= i < len(positional):
+            raise ValueError(f"jit: {what}argnums contains {i}, but {_fun_name(fun)} takes "
+                             f"{len(positional)} positional arguments")
+    nums_out = set(nums) | {positional.index(n) for n in names if n in positional}
+    names_out = set(names) | {positional[i] for i in nums
+                              if -len(positional) <= i < len(positional)
+                              and positional[i] in keyword}
+    return tuple(sorted(nums_out)), tuple(sorted(names_out))
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
+
+
+class Jitted:
+    """A jitted function: call it like the original. See ``funcarray.jit``."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                 device, backend):
+        self._fun = fun
+        nums = _as_tuple(static_argnums, "static_argnums")
+        names = _as_tuple(static_argnames, "static_argnames")
+        self._static_argnums, self._static_argnames = _fill_argnums_and_names(
+            fun, nums, names, "static_")
+        dnums = _as_tuple(donate_argnums, "donate_argnums")
+        dnames = _as_tuple(donate_argnames, "donate_argnames")
+        self._donate_argnums, self._donate_argnames = _fill_argnums_and_names(
+            fun, dnums, dnames, "donate_")
+        both = set(self._static_argnums) & set(self._donate_argnums)
+        if both:
+            raise ValueError(f"jit: arguments {sorted(both)} are both static and donated; a "
+                             f"static argument has no buffer to donate")
+        if device is not None and backend is not None:
+            raise ValueError("jit: pass device= or backend=, not both")
+        self._device = device
+        self._backend = backend
+        self._name = _fun_name(fun)
+        self._cache: dict = {}
+        self._hits = self._misses = 0
+        self._last_key = None
+        functools.update_wrapper(self, fun)
+        _all_jitted.add(self)
+
+    # --- the call ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._call(args, kwargs)
+        except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
+            raise filtered(exc) from exc.__cause__
+
+    def _call(self, args, kwargs):
+        if config.disable_jit:
+            return self._fun(*args, **kwargs)
+        key, leaves, statics = self._key(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._miss(key, leaves, statics)
+        else:
+            self._hits += 1
+        if current_trace() is EVAL_TRACE:
+            return self._run_eagerly(entry, leaves)
+        outs = jit_p.bind(*entry.consts, *_as_operands(leaves), ir=entry.ir, name=self._name,
+                          device=self._target_device())
+        return tree.unflatten(entry.out_tree, outs)
+
+    def _run_eagerly(self, entry, leaves):
+        from funcarray import _compiled
+        from funcarray.lowering import runtime
+
+        if entry.exe is None:
+            self._compile(entry)
+        jdev = entry.exe.device
+        bufs = [_compiled.to_buffer(x, jdev) for x in entry.consts]
+        bufs.extend(_compiled.to_buffer(_as_array(x), jdev) for x in leaves)
+        outs = runtime.execute_buffers(entry.exe, bufs)
+        return tree.unflatten(entry.out_tree, [
+            _compiled.from_buffer(b, w) for b, w in zip(outs, entry.out_weak)])
+
+    def _target_device(self):
+        if self._backend is not None:
+            from funcarray._compiled import devices
+
+            return devices(self._backend)[0]
+        return self._device
+
+    def _compile(self, entry) -> None:
+        from funcarray import _compiled
+        from funcarray.lowering import cache
+
+        jdev = _compiled.runtime_device(self._target_device())
+        start = time.perf_counter()
+        cache.lowered_text(entry.ir)
+        entry.lower_s = time.perf_counter() - start
+        start = time.perf_counter()
+        entry.exe = cache.compile_ir(entry.ir, device=jdev)
+        entry.compile_s = time.perf_counter() - start
+
+    # --- the dispatch key ---------------------------------------------------------------------
+    def _key(self, args, kwargs):
+        statics = []
+        dyn_args = args
+        if self._static_argnums:
+            n = len(args)
+            positions = {i % n for i in self._static_argnums if -n <= i < n}
+            statics = [(i, args[i]) for i in sorted(positions)]
+            dyn_args = tuple(a for i, a in enumerate(args) if i not in positions)
+        dyn_kwargs = kwargs
+        if self._static_argnames and kwargs:
+            statics.extend(sorted((k, v) for k, v in kwargs.items()
+                                  if k in self._static_argnames))
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
+        leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
+        sig = [in_tree]
+        for x in leaves:
+            t = type(x)
+            if t is Array:
+                v = x._value
+                sig.append((v.shape, v.dtype, x._weak))
+            elif isinstance(x, Tracer):
+                a = x.aval
+                sig.append((a.shape, a.dtype, a.weak_type))
+            elif t in _PY_SCALARS:
+                sig.append(t)
+            else:
+                sig.append(_leaf_signature(self._name, x, leaves.index(x)))
+        key = (tuple(sig), tuple(statics), self._device, self._backend)
+        try:
+            hash(key)
+        except TypeError:
+            raise _unhashable_static(self._name, statics) from None
+        return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
+
+    # --- a miss: stage the function ----------------------------------------------------------
+    def _miss(self, key, leaves, statics):
+        self._misses += 1
+        if config.explain_cache_misses:
+            _explain_miss(self._name, self._last_key, key, self._cache)
+        start = time.perf_counter()
+        entry, cacheable = self._stage(leaves, statics)
+        entry.stage_s = time.perf_counter() - start
+        if cacheable:
+            self._cache[key] = entry
+            self._last_key = key
+        return entry
+
+    def _stage(self, leaves, statics):
+        static_list, in_tree, _, _ = statics
+        operands = _as_operands(leaves)
+        out_trees = []
+        fun = self._fun
+
+        def flat_fun(*flat):
+            call_args, call_kwargs = tree.unflatten(in_tree, flat)
+            call_args = list(call_args)
+            for pos, value in static_list:
+                if isinstance(pos, int):
+                    call_args.insert(pos, value)
+                else:
+                    call_kwargs = {**call_kwargs, pos: value}
+            out = fun(*call_args, **call_kwargs)
+            out_leaves, out_tree = tree.flatten(out)
+            out_trees.append(out_tree)
+            return [_as_output(self._name, x) for x in out_leaves]
+
+        trace = StagingTrace(current_trace())
+        trace.fun_name = f"jit({self._name})"
+        static_positions = {pos for pos, _ in static_list if isinstance(pos, int)}
+        trace.arg_names = _argument_names(self._fun, in_tree, len(operands), static_positions)
+        tracers = [trace.new_arg(_aval_of(x)) for x in operands]
+        with set_current_trace(trace):
+            outs = flat_fun(*tracers)
+        closed = trace.to_closed_ir(outs)
+        call = closed_call(closed)
+        # Closed-over tracers of an enclosing transform are operands of this one call only:
+        # such an entry cannot be reused.
+        cacheable = not any(isinstance(c, Tracer) for c in call.consts)
+        return _Entry(call.ir, tuple(call.consts), out_trees[0]), cacheable
+
+    # --- introspection -------------------------------------------------------------------------
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Stage and lower for these arguments: ``.as_text()`` is the StableHLO module,
+        ``.compile()`` compiles it.
+
+        Example:
+            >>> import funcarray as fa
+            >>> import funcarray.numpy as fnp
+            >>> lowered = fa.jit(fnp.cos).lower(fnp.ones(2))
+            >>> "stablehlo.cosine" in lowered.as_text()
+            True
+            >>> lowered.compile()(fnp.zeros(2))
+            Array([1., 1.], dtype=float32)
+        """
+        with set_current_trace(EVAL_TRACE):
+            key, leaves, statics = self._key(args, kwargs)
+            entry = self._cache.get(key) or self._stage(leaves, statics)[0]
+        return Lowered(self, entry, key)
+
+    def cache_info(self) -> CacheInfo:
+        """Hits and misses of the dispatch cache (each miss staged and compiled ``fun``)."""
+        return CacheInfo(self._hits, self._misses, None, len(self._cache))
+
+    def clear_cache(self) -> None:
+        """Forget every compiled signature of this function."""
+        self._cache.clear()
+        self._hits = self._misses = 0
+        self._last_key = None
+
+    def __get__(self, obj, objtype=None):
+        # Jitting a method: bind like a function does.
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<jitted function {self._name}>"
+
+
+def _argument_names(fun, in_tree, count: int, static_positions=frozenset()) -> list:
+    """A readable name per flat argument: ``x``, ``params['w']``, ``args[2][0]``."""
+    params = _signature_params(fun) or []
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    try:
+        dummy = tree.unflatten(in_tree, list(range(count)))
+        paths, _, _ = tree.flatten_with_path(dummy)
+    except Exception:  # noqa: BLE001 (names are a nicety for error messages only)
+        return [f"argument {k}" for k in range(count)]
+    original = [i for i in range(count + len(static_positions)) if i not in static_positions]
+    names = []
+    for path in paths:
+        kind, first, *rest = path
+        if kind == 0:
+            first = original[first] if first < len(original) else first
+            base = positional[first] if first < len(positional) else f"args[{first}]"
+        else:
+            base = str(first)
+        names.append(base + "".join(f"[{p!r}]" for p in rest))
+    return names
+
+
+def _as_array(x):
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    from funcarray.numpy._util import asarray_arg
+
+    return asarray_arg("jit", x)
+
+
+def _as_operands(leaves) -> list:
+    return [x if type(x) is Array or isinstance(x, Tracer) else _as_array(x) for x in leaves]
+
+
+def _aval_of(x):
+    return x.aval
+
+
+def _leaf_signature(name, x, k):
+    if isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "__array__"):
+        arr = _as_array(x)
+        return (arr.shape, arr.dtype, arr.weak_type)
+    raise _mark(TypeError(
+        f"jit({name}): argument leaf {k} is a {type(x).__name__} ({x!r:.60}), not an array. "
+        f"Pass non-array arguments as static (static_argnums=... or static_argnames=...), or "
+        f"register the type as a pytree (funcarray.tree.register_pytree_node)."))
+
+
+def _as_output(name, x):
+    if isinstance(x, Tracer) or type(x) is Array:
+        return x
+    if isinstance(x, (*_PY_SCALARS, np.ndarray, np.generic)):
+        return _as_array(x)
+    raise _mark(TypeError(f"jit({name}): the function returned a {type(x).__name__} "
+                          f"({x!r:.60}); jitted functions must return arrays (pytrees of "
+                          f"arrays)"))
+
+
+def _unhashable_static(name, statics):
+    for pos, value in statics:
+        try:
+            hash(value)
+        except TypeError:
+            where = f"position {pos}" if isinstance(pos, int) else f"name {pos!r}"
+            return _mark(TypeError(
+                f"jit({name}): the static argument at {where} has unhashable type "
+                f"{type(value).__name__} ({value!r:.60}). Static arguments key the compile "
+                f"cache, so they must be hashable: pass a tuple instead of a list, or make "
+                f"the argument a traced (non-static) array."))
+    return _mark(TypeError(f"jit({name}): unhashable arguments"))
+
+
+def _describe_leaf(sig) -> str:
+    if isinstance(sig, type):
+        return f"Python {sig.__name__}"
+    shape, dtype, weak = sig
+    from funcarray.transforms.core import short_dtype_name
+
+    return f"{short_dtype_name(dtype)}[{','.join(map(str, shape))}]" + ("{weak}" if weak else "")
+
+
+def _explain_miss(name, last_key, key, cache) -> None:
+    if last_key is None:
+        logger.warning("jit(%s): compiling for the first time", name)
+        return
+    reasons = []
+    (old_sig, old_statics, *_), (new_sig, new_statics, *_) = last_key, key
+    if old_sig[0] != new_sig[0]:
+        reasons.append(f"the argument structure changed from {old_sig[0]} to {new_sig[0]}")
+    else:
+        for k, (a, b) in enumerate(zip(old_sig[1:], new_sig[1:])):
+            if a != b:
+                reasons.append(f"argument leaf {k} changed from {_describe_leaf(a)} to "
+                               f"{_describe_leaf(b)}")
+    if old_statics != new_statics:
+        old, new = dict(old_statics), dict(new_statics)
+        for pos in sorted(set(old) | set(new), key=str):
+            if old.get(pos) != new.get(pos):
+                reasons.append(f"static argument {pos} changed from {old.get(pos)!r} to "
+                               f"{new.get(pos)!r}")
+    if last_key[2:] != key[2:]:
+        reasons.append(f"the device changed from {last_key[2:]} to {key[2:]}")
+    logger.warning("jit(%s): recompiling (cache size %d) because %s", name, len(cache),
+                   "; ".join(reasons) or "of a change in the arguments")
+
+
+class Lowered:
+    """A jitted function lowered for one signature (``jit(f).lower(*args)``)."""
+
+    def __init__(self, jitted: Jitted, entry: _Entry, key):
+        self._jitted = jitted
+        self._entry = entry
+        self._key = key
+
+    @property
+    def ir(self):
+        """The staged body (funcarray IR, call form: consts first)."""
+        return self._entry.ir
+
+    def as_text(self) -> str:
+        """The StableHLO module (MLIR generic form) that XLA compiles."""
+        from funcarray.lowering import cache
+
+        return cache.lowered_text(self._entry.ir)
+
+    def compile(self) -> Compiled:
+        """Compile (or fetch from the cache) the executable."""
+        if self._entry.exe is None:
+            self._jitted._compile(self._entry)
+        return Compiled(self._jitted, self._entry)
+
+
+class Compiled:
+    """A compiled executable for one signature; callable with arguments of that signature."""
+
+    def __init__(self, jitted: Jitted, entry: _Entry):
+        self._jitted = jitted
+        self._entry = entry
+
+    def __call__(self, *args, **kwargs):
+        key, leaves, _ = self._jitted._key(args, kwargs)
+        operands = _as_operands(leaves)
+        want = [v.aval for v in self._entry.ir.in_binders[len(self._entry.consts):]]
+        if len(want) != len(operands) or any(
+                (x.shape, x.dtype) != (a.shape, a.dtype) for x, a in zip(operands, want)):
+            got = ", ".join(x.aval.str_short() for x in operands)
+            raise TypeError(f"Compiled {self._jitted._name}: called with ({got}), compiled for "
+                            f"({', '.join(a.str_short() for a in want)}); call the jitted "
+                            f"function instead to compile for new types")
+        return self._jitted._run_eagerly(self._entry, leaves)
+
+    def as_text(self) -> str:
+        """XLA's optimised HLO module, as text."""
+        return self._entry.exe.loaded.hlo_modules()[0].to_string()
+
+    def cost_analysis(self) -> dict:
+        """XLA's cost estimates (flops, bytes accessed...), as a dict."""
+        return dict(self._entry.exe.loaded.cost_analysis())
+
+    def memory_analysis(self):
+        """XLA's memory statistics (argument, output, temp sizes in bytes)."""
+        return self._entry.exe.loaded.get_compiled_memory_stats()
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Run jitted functions eagerly inside this block (``print`` and ``pdb`` see values).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> @fa.jit
+        ... def f(x):
+        ...     print("running with", type(x).__name__)
+        ...     return x + 1
+        >>> with fa.disable_jit():
+        ...     y = f(fnp.ones(2))
+        running with Array
+    """
+    previous = config.disable_jit
+    config.update("disable_jit", bool(disable))
+    try:
+        yield
+    finally:
+        config.update("disable_jit", previous)
+
+
+def clear_caches() -> None:
+    """Empty every compilation cache: each jitted function's, the lowering and executable
+    caches, and the memoised transformed bodies.
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.clear_caches()
+    """
+    from funcarray.lowering import cache
+    from funcarray.transforms import ir_transforms
+
+    for jitted in list(_all_jitted):
+        jitted.clear_cache()
+    cache.clear()
+    ir_transforms._memo.clear()
