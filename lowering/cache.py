@@ -2,8 +2,10 @@
 
 ``compile_ir(closed_ir)`` lowers an IR once (keyed by the IR's identity) and compiles each
 StableHLO text once per (text, input avals, device); compiling costs 50-200 ms, a cache hit
-a dictionary lookup. Both caches are bounded LRU maps. (An on-disk cache through
-``runtime.serialize``/``deserialize`` is a later step.)
+a dictionary lookup. Both caches are bounded LRU maps. The persistent cache (off by default;
+``funcarray.config.compilation_cache_dir`` turns it on) stores serialized executables on disk,
+one file per executable, named by a hash of the text, the signature, the compile options, the
+jaxlib version and the device kind; a corrupt or stale file is a miss.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -15,9 +17,13 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+import time
 from collections import OrderedDict
 
-__all__ = ["LRUCache", "lowered_text", "compile_ir", "clear", "info"]
+__all__ = ["LRUCache", "lowered_text", "compile_ir", "persistent_path", "clear", "info"]
 
 
 class LRUCache:
@@ -72,7 +78,12 @@ def lowered_text(ir) -> str:
 
 
 def compile_ir(ir, *, device=None):
-    """The ``runtime.Executable`` of ``ir`` (an IR or ClosedIR) on ``device``, cached."""
+    """The ``runtime.Executable`` of ``ir`` (an IR or ClosedIR) on ``device``, cached.
+
+    With ``funcarray.config.compilation_cache_dir`` set, a miss in memory looks on disk
+    first, and executables that took at least ``persistent_cache_min_compile_time_secs`` to
+    compile are written there (see ``persistent_path``).
+    """
     from funcarray.lowering import runtime
     from funcarray.transforms.ir import ClosedIR
 
@@ -84,9 +95,81 @@ def compile_ir(ir, *, device=None):
     exe = _executables.get(key)
     if exe is None:
         out_avals = [(x.aval.shape, x.aval.dtype) for x in ir.outs]
-        exe = runtime.compile(text, in_avals, out_avals, device)
+        exe = _compile_or_load(text, in_avals, out_avals, device)
         _executables.put(key, exe)
     return exe
+
+
+_disk_stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0}
+
+
+def _compile_or_load(text, in_avals, out_avals, device):
+    from funcarray._config import config
+    from funcarray.lowering import runtime
+
+    directory = config.compilation_cache_dir
+    path = persistent_path(directory, text, in_avals, out_avals, device) if directory else None
+    if path is not None:
+        exe = _load(path, device)
+        if exe is not None:
+            _disk_stats["hits"] += 1
+            return exe
+        _disk_stats["misses"] += 1
+    start = time.perf_counter()
+    exe = runtime.compile(text, in_avals, out_avals, device)
+    elapsed = time.perf_counter() - start
+    if path is not None and elapsed >= config.persistent_cache_min_compile_time_secs:
+        _store(path, exe)
+    return exe
+
+
+def persistent_path(directory: str, text: str, in_avals, out_avals, device) -> str:
+    """The file holding this executable in the persistent cache.
+
+    Its name hashes everything the executable depends on: the StableHLO text, the signature,
+    the compile options (funcarray always uses XLA's defaults), the jaxlib version and the
+    device's platform, platform version and kind.
+    """
+    import jaxlib
+
+    parts = [text, repr(in_avals), repr(list(out_avals)), "default-compile-options",
+             jaxlib.__version__, device.platform, device.client.platform_version,
+             device.device_kind]
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return os.path.join(directory, f"{digest}.fexe")
+
+
+def _load(path: str, device):
+    """The executable stored at ``path``, or None: a missing, corrupt or stale file is a
+    miss, never an error."""
+    from funcarray.lowering import runtime
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    try:
+        return runtime.deserialize(data, device)
+    except Exception:  # noqa: BLE001 (any unreadable entry is a miss; it is rewritten)
+        _disk_stats["errors"] += 1
+        return None
+
+
+def _store(path: str, exe) -> None:
+    """Write ``exe`` atomically (a reader never sees half a file); failures are ignored."""
+    from funcarray.lowering import runtime
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        data = runtime.serialize(exe)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        _disk_stats["writes"] += 1
+    except Exception:  # noqa: BLE001 (a cache that cannot be written is just not used)
+        _disk_stats["errors"] += 1
 
 
 def clear() -> None:
@@ -98,4 +181,5 @@ def clear() -> None:
 def info() -> dict:
     """Hit/miss counts and sizes of the executable cache."""
     return {"hits": _executables.hits, "misses": _executables.misses,
-            "size": len(_executables)}
+            "size": len(_executables),
+            **{f"disk_{k}": v for k, v in _disk_stats.items()}}

@@ -172,6 +172,8 @@ class Primitive:
     # it splits the primitive into the part computable now and the part to stage
     # (``transforms/partial_eval.py``). A class attribute, not a slot: None for the others.
     partial_eval_rule = None
+    # The same split on an equation of IR (``partial_eval_ir``): eqn -> (known, unknown).
+    partial_eval_eqn_rule = None
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
@@ -341,8 +343,10 @@ class Tracer:
     # The eager kernels read ``._value``: a tracer reaching one has escaped its transform.
     @property
     def _value(self):
+        made_in = getattr(self._trace, "fun_name", "")
         raise UnexpectedTracerError(
-            f"A traced value {self.aval} created by {type(self._trace).__name__} was used "
+            f"A traced value {self.aval} created by {type(self._trace).__name__}"
+            f"{f' while tracing {made_in}' if made_in else ''} was used "
             f"outside the transform that made it (it escaped, e.g. by being stored in a global "
             f"or a closure and used after the transformed function returned). Return values "
             f"out of the transformed function instead of saving them on the side."

@@ -57,18 +57,31 @@ class PartialEvalSplit:
 def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
     """Split ``ir`` given which of its inputs (``in_binders``) are unknown.
 
-    An equation is unknown when any of its operands is; everything else is known. With
+    An equation is unknown when any of its operands is; everything else is known, except that
+    a higher-order equation with both kinds of operands is itself split by its primitive's
+    ``partial_eval_eqn_rule(eqn, unknowns) -> (known_eqn, unknown_eqn)`` (either may be None;
+    the known one's extra outputs are the residuals the unknown one reads). With
     ``instantiate=True`` every output is computed by the unknown half (known ones are passed
     through as residuals), for callers that need all outputs staged.
     """
     unknown_vars = {v for v, u in zip(ir.in_binders, unknowns) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in ir.eqns:
-        if any(type(x) is not Lit and x in unknown_vars for x in eqn.inputs):
+        eqn_unknowns = [type(x) is not Lit and x in unknown_vars for x in eqn.inputs]
+        if not any(eqn_unknowns):
+            known_eqns.append(eqn)
+        elif all(eqn_unknowns) or eqn.prim.partial_eval_eqn_rule is None:
             unknown_vars.update(eqn.outs)
             unknown_eqns.append(eqn)
         else:
-            known_eqns.append(eqn)
+            # A higher-order equation with some known operands (a jit of a JVP, say): split
+            # it too, or its known outputs would turn everything downstream unknown.
+            known_eqn, unknown_eqn = eqn.prim.partial_eval_eqn_rule(eqn, eqn_unknowns)
+            if known_eqn is not None:
+                known_eqns.append(known_eqn)
+            if unknown_eqn is not None:
+                unknown_vars.update(unknown_eqn.outs)
+                unknown_eqns.append(unknown_eqn)
 
     def is_unknown(atom) -> bool:
         return type(atom) is not Lit and atom in unknown_vars

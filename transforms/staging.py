@@ -166,8 +166,11 @@ class StagingTrace(Trace):
             if x._trace is self:
                 return x._var
             if not self._encloses(x._trace):
+                made_in = getattr(x._trace, "fun_name", "")
+                trace_name = type(x._trace).__name__ + (
+                    f" while tracing {made_in}" if made_in else "")
                 raise UnexpectedTracerError(_ESCAPED_MSG.format(
-                    aval=x.aval, trace=type(x._trace).__name__, this=type(self).__name__,
+                    aval=x.aval, trace=trace_name, this=type(self).__name__,
                     where=_where(prim)))
             return self._const_var(x)
         if hasattr(x, "_value") and hasattr(x, "aval"):  # a concrete array

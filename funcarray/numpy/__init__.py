@@ -16,35 +16,31 @@ import numpy as _np
 from funcarray import dtypes as _dtypes
 from funcarray.array import Array as Array
 from funcarray.dtypes import (  # noqa: F401
-    bfloat16,
-    bool_,
-    complex64,
-    complex128,
     finfo,
-    float8_e4m3fn,
-    float8_e5m2,
-    float16,
-    float32,
-    float64,
     iinfo,
-    int8,
-    int16,
-    int32,
-    int64,
     issubdtype,
     promote_types,
     result_type,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
 )
 from funcarray.numpy._creation import *  # noqa: F403
 from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
+from funcarray.numpy._scalar_types import ScalarType as _ScalarType
 from funcarray.numpy._shape import *  # noqa: F403
+
+# Scalar types: dtypes that are also constructors (``fnp.float32(1.5)``), as in jax.numpy.
+bool_ = _ScalarType(_dtypes.bool_)
+int8, int16, int32, int64 = (_ScalarType(_dtypes.int8), _ScalarType(_dtypes.int16),
+                             _ScalarType(_dtypes.int32), _ScalarType(_dtypes.int64))
+uint8, uint16, uint32, uint64 = (_ScalarType(_dtypes.uint8), _ScalarType(_dtypes.uint16),
+                                 _ScalarType(_dtypes.uint32), _ScalarType(_dtypes.uint64))
+float16, float32, float64 = (_ScalarType(_dtypes.float16), _ScalarType(_dtypes.float32),
+                             _ScalarType(_dtypes.float64))
+bfloat16 = _ScalarType(_dtypes.bfloat16)
+float8_e4m3fn, float8_e5m2 = _ScalarType(_dtypes.float8_e4m3fn), _ScalarType(_dtypes.float8_e5m2)
+complex64, complex128 = _ScalarType(_dtypes.complex64), _ScalarType(_dtypes.complex128)
 
 ndarray = Array
 bool = bool_  # noqa: A001 (jax.numpy exports this name too)
@@ -120,7 +116,8 @@ def _install_api_boundaries():
     from funcarray._errors import api_boundary
     namespace = globals()
     for name, value in list(namespace.items()):
-        if (not name.startswith("_") and callable(value) and not isinstance(value, type)
+        if (not name.startswith("_") and callable(value)
+                and not isinstance(value, (type, _ScalarType))
                 and getattr(value, "__module__", "").startswith("funcarray.numpy")
                 and not hasattr(value, "__wrapped__")):
             namespace[name] = api_boundary(value)

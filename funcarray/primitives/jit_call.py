@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.transforms.core import Primitive, set_current_trace
+from funcarray.transforms.ir import Eqn, Var
 from funcarray.transforms.ir_transforms import batch_ir, jvp_ir, transpose_ir
 from funcarray.transforms.jvp import Zero
 from funcarray.transforms.partial_eval import partial_eval_ir
@@ -131,6 +132,23 @@ def _jit_partial_eval(trace, args, params):
 
 
 jit_p.partial_eval_rule = _jit_partial_eval
+
+
+def _jit_partial_eval_eqn(eqn, unknowns):
+    params = eqn.params
+    split = partial_eval_ir(params["ir"], unknowns)
+    n_known = len(split.known.outs) - split.num_residuals
+    residuals = [Var(x.aval) for x in split.known.outs[n_known:]]
+    known_outs = [v for v, u in zip(eqn.outs, split.out_unknowns) if not u]
+    unknown_outs = [v for v, u in zip(eqn.outs, split.out_unknowns) if u]
+    known = Eqn(jit_p, tuple(x for x, u in zip(eqn.inputs, unknowns) if not u),
+                {**params, "ir": split.known}, tuple(known_outs + residuals))
+    unknown = Eqn(jit_p, tuple(residuals) + tuple(x for x, u in zip(eqn.inputs, unknowns) if u),
+                  {**params, "ir": split.unknown}, tuple(unknown_outs))
+    return known, (unknown if unknown_outs else None)
+
+
+jit_p.partial_eval_eqn_rule = _jit_partial_eval_eqn
 
 
 @jit_p.def_lower

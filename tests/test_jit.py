@@ -1,0 +1,425 @@
+"""Tests of ``funcarray.jit``: dispatch, caching, static arguments, errors, introspection,
+devices, the persistent cache, and jit composed with the other transforms (against jax).
+
+Per-primitive "compiled equals eager" tests live with each family's lowering tests
+(``test_lowering_*.py``), through ``helpers.assert_compiled_matches_eager``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import assert_compiled_matches_eager
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcarray as fa
+import funcarray.numpy as fnp
+import funcarray.testing
+from funcarray.primitives.jit_call import jit_p
+from funcarray.transforms.core import ConcretizationError, UnexpectedTracerError
+
+
+def smooth(x, y):
+    """An elementwise function with broadcasting and a weak scalar."""
+    return fnp.sin(x) * y + fnp.exp(-x * x) / 2.0
+
+
+def smooth_jax(x, y):
+    return jnp.sin(x) * y + jnp.exp(-x * x) / 2.0
+
+
+# --------------------------------------------------------------------------------------------
+# Calling: values, pytrees, scalars, kwargs
+# --------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=1, max_size=5), st.floats(-2, 2))
+def test_jit_matches_eager(values, scale):
+    assert_compiled_matches_eager(smooth, fnp.array(values), scale)
+
+
+def test_pytrees_kwargs_and_python_scalars():
+    def f(params, x, *, shift=0.0):
+        return {"out": params["w"] * x + params["b"] + shift, "n": 3, "pair": (x, 1.5)}
+
+    params = {"w": fnp.array([1.0, 2.0]), "b": fnp.float32(0.5)}
+    jf = fa.jit(f)
+    got, want = jf(params, 2.0, shift=1.0), f(params, 2.0, shift=1.0)
+    fa.testing.assert_trees_allclose(got, want)
+    # Python scalars in and out keep JAX's weak types.
+    assert got["n"].weak_type and got["pair"][0].weak_type and got["pair"][1].weak_type
+    assert got["n"].dtype == np.int32
+
+
+def test_numpy_arguments_and_64_bit_values_stay_exact():
+    x = np.arange(5, dtype=np.int64) * (2**40)
+    out = fa.jit(lambda v: v + 1)(x)
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(out), x + 1)
+
+
+def test_zero_argument_function_and_identity_outputs():
+    assert float(fa.jit(lambda: fnp.float32(2.5) * 2)()) == 5.0
+    x = fnp.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(fa.jit(lambda a: a)(x)), np.arange(3.0))
+
+
+def test_outputs_feed_back_without_copies():
+    f = fa.jit(lambda a: a * 2.0)
+    y = f(fnp.ones(4))
+    assert getattr(y, "_buf", None) is not None  # the device buffer travels with the output
+    np.testing.assert_array_equal(np.asarray(f(f(y))), np.full(4, 8.0, np.float32))
+    assert not np.asarray(y).flags.writeable
+
+
+def test_decorator_forms_and_methods():
+    @fa.jit(static_argnames="n")
+    def power(x, n):
+        return x ** n
+
+    class Model:  # as in JAX, `self` must be static (or a registered pytree)
+        scale = 3.0
+
+        @fa.jit(static_argnums=0)
+        def apply(self, x):
+            return x * self.scale
+
+    assert float(power(fnp.float32(2.0), n=3)) == 8.0
+    assert float(Model().apply(fnp.float32(1.5))) == 4.5
+    assert power.__name__ == "power" and "power" in repr(power)
+
+
+# --------------------------------------------------------------------------------------------
+# Static arguments and the dispatch cache
+# --------------------------------------------------------------------------------------------
+
+
+def test_static_argnums_and_argnames_complete_each_other():
+    calls = []
+
+    def f(x, n, flag=False):
+        calls.append(n)
+        return x * n if flag else x + n
+
+    jf = fa.jit(f, static_argnums=(1, 2))
+    x = fnp.ones(2)
+    assert float(jf(x, 3)[0]) == 4.0
+    assert float(jf(x, n=3)[0]) == 4.0  # static by name too (same signature as above)
+    assert float(jf(x, 3, flag=True)[0]) == 3.0
+    assert float(jf(x, -2, True)[0]) == -2.0
+    assert calls == [3, 3, 3, -2]  # n=3 positional vs keyword are different signatures
+    assert jf.cache_info().misses == 4
+
+
+def test_cache_hits_and_misses_follow_the_signature():
+    jf = fa.jit(smooth)
+    x32 = fnp.ones(3)
+    jf(x32, 1.0)
+    jf(x32 + 1, 2.0)  # same types: hit
+    assert jf.cache_info()[:2] == (1, 1)
+    jf(x32, fnp.float32(1.0))  # strong instead of weak scalar: miss
+    jf(fnp.ones(4), 1.0)  # shape: miss
+    jf(fnp.ones(3, dtype=fnp.float64), 1.0)  # dtype: miss
+    info = jf.cache_info()
+    assert (info.hits, info.misses, info.currsize) == (1, 4, 4)
+    jf.clear_cache()
+    assert jf.cache_info() == (0, 0, None, 0)
+
+
+def test_clear_caches_empties_every_function():
+    f, g = fa.jit(fnp.sin), fa.jit(fnp.cos)
+    f(fnp.ones(2))
+    g(fnp.ones(2))
+    fa.clear_caches()
+    assert f.cache_info().currsize == g.cache_info().currsize == 0
+    np.testing.assert_allclose(np.asarray(f(fnp.zeros(2))), 0.0)
+
+
+def test_explain_cache_misses_names_the_argument(caplog):
+    jf = fa.jit(lambda x, y: x * y, static_argnums=1)
+    fa.config.update("explain_cache_misses", True)
+    try:
+        with caplog.at_level(logging.WARNING, logger="funcarray.jit"):
+            jf(fnp.ones(2), 2)
+            jf(fnp.ones(3), 2)
+            jf(fnp.ones(3), 5)
+    finally:
+        fa.config.update("explain_cache_misses", False)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "first time" in text
+    assert "argument leaf 0 changed from f32[2] to f32[3]" in text
+    assert "static argument 1 changed from 2 to 5" in text
+
+
+def test_disable_jit_runs_python_eagerly():
+    seen = []
+
+    @fa.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x + 1
+
+    with fa.disable_jit():
+        f(fnp.ones(2))
+        f(fnp.ones(2))
+    f(fnp.ones(2))
+    assert seen == ["Array", "Array", "DynamicJaxprTracer"[:0] + "StagingTracer"]
+    assert not fa.config.disable_jit
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------------------------
+
+
+def test_python_control_flow_on_traced_value_names_argument_line_and_fixes():
+    @fa.jit
+    def f(x, params):
+        if params["w"].sum() > 0:  # the offending line
+            return x
+        return -x
+
+    with pytest.raises(ConcretizationError) as info:
+        f(fnp.ones(2), {"w": fnp.ones(3)})
+    message = str(info.value)
+    assert "params['w']" in message and "jit(" in message
+    assert "static_argnums" in message and "funcarray.lax.cond" in message
+    assert "test_jit.py" in message and "the offending line" in message
+
+
+def test_escaped_tracer_names_the_function_it_was_traced_in():
+    leaked = []
+
+    @fa.jit
+    def leak(x):
+        leaked.append(x)
+        return x
+
+    leak(fnp.ones(2))
+    with pytest.raises(UnexpectedTracerError, match="while tracing jit.*leak"):
+        fnp.sin(leaked[0])
+    with pytest.raises(UnexpectedTracerError, match="escaped"):
+        fa.jit(lambda y: y + leaked[0])(fnp.ones(2))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"static_argnums": 5}, "static_argnums contains 5"),
+    ({"static_argnames": "nope"}, "not a parameter"),
+    ({"static_argnums": 0, "donate_argnums": 0}, "both static and donated"),
+    ({"static_argnums": "x"}, None),
+])
+def test_bad_jit_options(kwargs, match):
+    def f(x, y):
+        return x + y
+
+    if match is None:  # a string static_argnums is a name: must be static_argnames
+        with pytest.raises(TypeError, match="static_argnums must be ints"):
+            fa.jit(f, **kwargs)
+        return
+    with pytest.raises(ValueError, match=match):
+        fa.jit(f, **kwargs)
+
+
+def test_unhashable_static_and_non_array_arguments():
+    jf = fa.jit(lambda x, shape: x.reshape(shape), static_argnums=1)
+    with pytest.raises(TypeError, match="unhashable type list.*tuple instead"):
+        jf(fnp.ones(4), [2, 2])
+    assert jf(fnp.ones(4), (2, 2)).shape == (2, 2)
+    with pytest.raises(TypeError, match="argument leaf 1 is a str.*static"):
+        fa.jit(lambda x, s: x)(fnp.ones(2), "text")
+    with pytest.raises(TypeError, match="returned a str"):
+        fa.jit(lambda x: "text")(fnp.ones(2))
+    with pytest.raises(TypeError, match="expected a function"):
+        fa.jit(3)
+
+
+def test_user_errors_keep_the_users_frames_only():
+    @fa.jit
+    def f(x):
+        return x @ fnp.ones((3, 3))  # shapes do not match
+
+    with pytest.raises(ValueError, match="matmul: shapes \\(2,\\) and \\(3, 3\\)") as info:
+        f(fnp.ones(2))
+    files = [os.path.basename(str(tb.path)) for tb in info.traceback]
+    # The user's frames, and only the one funcarray frame that re-raises.
+    assert "test_jit.py" in files and files.count("_jit.py") == 1
+    assert not {"staging.py", "_linalg.py", "core.py"} & set(files)
+
+
+def test_jit_primitive_validates_operands_before_running():
+    closed = fa.make_ir(lambda x: x + 1)(fnp.ones(2, dtype=fnp.float32)).ir
+    with pytest.raises(TypeError, match="operands \\(i32\\[2\\]\\).*staged for \\(f32\\[2\\]\\)"):
+        jit_p.bind(fnp.ones(2, dtype=fnp.int32), ir=closed, name="f", device=None)
+
+
+# --------------------------------------------------------------------------------------------
+# lower / compile / introspection
+# --------------------------------------------------------------------------------------------
+
+
+def test_lower_and_compile():
+    jf = fa.jit(smooth)
+    lowered = jf.lower(fnp.ones(3), 2.0)
+    text = lowered.as_text()
+    assert "stablehlo.sine" in text and "func.func public @main" in text
+    compiled = lowered.compile()
+    assert "HloModule" in compiled.as_text()
+    assert compiled.cost_analysis()["flops"] > 0
+    assert compiled.memory_analysis().argument_size_in_bytes == 3 * 4 + 4
+    np.testing.assert_allclose(np.asarray(compiled(fnp.ones(3), 2.0)),
+                               np.asarray(smooth(fnp.ones(3), 2.0)), rtol=1e-6)
+    with pytest.raises(TypeError, match="compiled for"):
+        compiled(fnp.ones(4), 2.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Devices and settings
+# --------------------------------------------------------------------------------------------
+
+
+def test_devices_and_device_put():
+    devices = fa.devices()
+    assert devices and all(isinstance(d, fa.Device) for d in devices)
+    assert fa.default_backend() == devices[0].platform
+    x = fa.device_put(np.arange(3.0), devices[0])
+    assert x.device == devices[0] and x.dtype == np.float64
+    assert fa.jit(lambda a: a * 2, device=devices[0])(x).device == devices[0]
+    with pytest.raises(TypeError, match="funcarray Device"):
+        fa.device_put(x, "cpu:0")
+
+
+def test_config_checks_names_and_types():
+    with pytest.raises(AttributeError, match="no setting 'nope'"):
+        fa.config.update("nope", 1)
+    with pytest.raises(TypeError, match="takes a bool"):
+        fa.config.update("disable_jit", "yes")
+    assert "platform" in fa.config.values()
+
+
+_PERSISTENT_SCRIPT = textwrap.dedent("""
+    import funcarray as fa, funcarray.numpy as fnp
+    from funcarray.lowering import cache
+    y = fa.jit(lambda x: fnp.tanh(x) * 3.0 + 1.0)(fnp.ones(4))
+    assert abs(float(y[0]) - (3 * 0.7615941559557649 + 1)) < 1e-5, y
+    info = cache.info()
+    print(info["disk_hits"], info["disk_writes"], info["disk_errors"])
+""")
+
+
+def _run_with_cache(directory) -> list:
+    env = {**os.environ, "FUNCARRAY_COMPILATION_CACHE_DIR": str(directory),
+           "FUNCARRAY_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+    out = subprocess.run([sys.executable, "-c", _PERSISTENT_SCRIPT], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return [int(v) for v in out.split()]
+
+
+def test_persistent_cache_across_processes_and_corrupt_entries(tmp_path):
+    assert _run_with_cache(tmp_path) == [0, 1, 0]  # compiled and written
+    assert _run_with_cache(tmp_path) == [1, 0, 0]  # loaded from disk
+    (entry,) = tmp_path.glob("*.fexe")
+    entry.write_bytes(entry.read_bytes()[:40] + b"garbage")
+    assert _run_with_cache(tmp_path) == [0, 1, 1]  # corrupt: a miss, rewritten
+    assert _run_with_cache(tmp_path) == [1, 0, 0]
+
+
+# --------------------------------------------------------------------------------------------
+# jit composed with the other transforms, against jax
+# --------------------------------------------------------------------------------------------
+
+X = np.linspace(-1.5, 2.0, 5)
+Y = 0.7
+
+
+def loss(x, y):
+    return fnp.sum(smooth(x, y)) if hasattr(fnp, "sum") else None
+
+
+def loss_jax(x, y):
+    return jnp.sum(smooth_jax(x, y))
+
+
+def elementwise_loss(x):
+    """Elementwise only (plus broadcasting): every primitive here has a lowering rule."""
+    return smooth(x, Y)
+
+
+def elementwise_loss_jax(x):
+    return smooth_jax(x, Y)
+
+
+def _check(got, want, rtol=1e-12):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=1e-13)
+
+
+def test_jvp_of_jit_and_jit_of_jvp():
+    t = np.cos(X)
+    want = jax.jvp(elementwise_loss_jax, (X,), (t,))
+    for f in (lambda a, b: fa.jvp(fa.jit(elementwise_loss), (a,), (b,)),
+              fa.jit(lambda a, b: fa.jvp(elementwise_loss, (a,), (b,)))):
+        got = f(fnp.asarray(X), fnp.asarray(t))
+        _check(got[0], want[0])
+        _check(got[1], want[1])
+
+
+def test_vjp_through_jit_partial_evaluates():
+    out, f_vjp = fa.vjp(fa.jit(elementwise_loss), fnp.asarray(X))
+    assert type(out) is fa.Array  # the primal half ran now, compiled
+    want_out, jax_vjp = jax.vjp(elementwise_loss_jax, X)
+    _check(out, want_out)
+    _check(f_vjp(fnp.ones(5, dtype=fnp.float64))[0], jax_vjp(np.ones(5))[0])
+
+
+def test_vmap_of_jit_and_jit_of_vmap():
+    xs = np.stack([X, 2 * X, -X])
+    ys = np.array([0.5, 1.0, 2.0])
+    want = jax.vmap(smooth_jax)(xs, ys)
+    _check(fa.vmap(fa.jit(smooth))(fnp.asarray(xs), fnp.asarray(ys)), want)
+    _check(fa.jit(fa.vmap(smooth))(fnp.asarray(xs), fnp.asarray(ys)), want)
+    _check(fa.vmap(fa.jit(smooth), in_axes=(1, None))(fnp.asarray(xs.T), 0.5),
+           jax.vmap(smooth_jax, in_axes=(1, None))(xs.T, 0.5))
+
+
+def test_nested_jit_and_closures_over_outer_tracers():
+    inner = fa.jit(lambda a: fnp.sin(a) * 2.0)
+    outer = fa.jit(lambda a: inner(inner(a)) + inner(a))
+    _check(outer(fnp.asarray(X)), 2 * np.sin(2 * np.sin(X)) + 2 * np.sin(X))
+
+    def uses_closure(y):
+        return fa.jit(lambda a: a * y + fnp.cos(y))(fnp.asarray(X))
+
+    want = jax.jacfwd(lambda y: jax.jit(lambda a: a * y + jnp.cos(y))(X))(1.3)
+    _check(fa.jacfwd(uses_closure)(fnp.float64(1.3)), want)
+
+
+def test_grad_of_jit_is_compiled_and_matches_jax():
+    f = fa.jit(elementwise_loss)
+    g = fa.jit(fa.jacrev(f))
+    _check(g(fnp.asarray(X)), jax.jacrev(elementwise_loss_jax)(X))
+    _check(fa.jacfwd(fa.jacrev(f))(fnp.asarray(X)),
+           jax.jacfwd(jax.jacrev(elementwise_loss_jax))(X))
+
+
+def test_scalar_grad_and_hessian_through_jit():
+    def h(x):
+        return fnp.sin(x) * fnp.exp(x) / (1.0 + x * x)
+
+    def h_jax(x):
+        return jnp.sin(x) * jnp.exp(x) / (1.0 + x * x)
+
+    jh = fa.jit(h)
+    x0 = fnp.float64(0.3)
+    _check(fa.grad(jh)(x0), jax.grad(h_jax)(0.3))
+    _check(fa.grad(fa.grad(jh))(x0), jax.grad(jax.grad(h_jax))(0.3))
+    _check(fa.jit(fa.grad(fa.jit(fa.grad(jh))))(x0), jax.grad(jax.grad(h_jax))(0.3))
+    _check(fa.vmap(fa.grad(jh))(fnp.asarray(X)), jax.vmap(jax.grad(h_jax))(X))
