@@ -133,3 +133,96 @@ def execute_ir(ir, args, device=None) -> list:
     bufs = [to_buffer(x, jdev) for x in args]
     outs = _runtime().execute_buffers(exe, bufs)
     return [from_buffer(b, x.aval.weak_type) for b, x in zip(outs, ir.outs)]
+
+
+# --------------------------------------------------------------------------------------------
+# Eager execution through XLA: one cached single-op executable per (primitive, types, params)
+# --------------------------------------------------------------------------------------------
+
+
+class XlaEvalTrace:
+    """Eager mode through XLA instead of NumPy (the ``eager_backend = "xla"`` setting).
+
+    ``funcarray.config.update("eager_backend", "xla")`` switches the eager trace to this
+    class, so each primitive applied outside every transform compiles once (per primitive,
+    operand types and params) into a one-equation executable and runs it. On the CPU this
+    reproduces jit's numerics op by op; on an accelerator it is how eager ops run on the
+    device. Primitives without a lowering rule (and higher-order ones, which compile
+    themselves) run their eager kernel.
+    """
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        if prim.lower_rule is None or not prim.lower_rule or prim.partial_eval_rule:
+            return prim.impl(*args, **params)
+        from funcarray.numpy._util import asarray_arg
+
+        args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
+        if getattr(prim, "nargs", 1) > 1 and len({a.shape for a in args}) > 1:
+            args = _broadcast_operands(args)
+        ir = _single_op_ir(prim, tuple(a.aval for a in args), params)
+        outs = execute_ir(ir, args)
+        return outs if prim.multiple_results else outs[0]
+
+
+def _broadcast_operands(args) -> list:
+    """Eager elementwise kernels broadcast their operands (NumPy does); XLA's need one shape:
+    broadcast explicitly, as staging does."""
+    from funcarray.primitives.shape import broadcast_in_dim_p
+
+    shape = np.broadcast_shapes(*(a.shape for a in args))
+    out = []
+    for a in args:
+        if a.shape != shape:
+            dims = tuple(range(len(shape) - a.ndim, len(shape)))
+            a = broadcast_in_dim_p.bind(a, shape=shape, broadcast_dimensions=dims)
+        out.append(a)
+    return out
+
+
+_single_op_irs: dict = {}
+
+
+def _single_op_ir(prim, avals, params):
+    from funcarray.transforms.ir import IR, Eqn, Var
+
+    try:
+        key = (prim, avals, tuple(sorted(params.items())))
+        ir = _single_op_irs.get(key)
+    except TypeError:  # an unhashable param: build it every time
+        key, ir = None, None
+    if ir is None:
+        ins = tuple(Var(a) for a in avals)
+        out_avals = prim.abstract_eval(*avals, **params)
+        out_avals = out_avals if prim.multiple_results else [out_avals]
+        outs = tuple(Var(a) for a in out_avals)
+        ir = IR((), ins, (Eqn(prim, ins, dict(params), outs),), outs)
+        if key is not None:
+            _single_op_irs[key] = ir
+    return ir
+
+
+def set_eager_backend(name: str) -> None:
+    """Make the eager trace run NumPy kernels (``"numpy"``) or XLA executables (``"xla"``).
+
+    The eager trace object is the ContextVar's default, shared by every thread; switching its
+    class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
+    """
+    from funcarray.transforms.core import EVAL_TRACE, EvalTrace
+
+    if name not in ("numpy", "xla"):
+        raise ValueError(f"funcarray.config.eager_backend must be 'numpy' or 'xla', got "
+                         f"{name!r}")
+    EVAL_TRACE.__class__ = _XlaEvalTrace if name == "xla" else EvalTrace
+
+
+def _make_xla_eval_trace_class():
+    from funcarray.transforms.core import EvalTrace
+
+    return type("XlaEvalTrace", (EvalTrace,), {
+        "__slots__": (), "__doc__": XlaEvalTrace.__doc__,
+        "process_primitive": XlaEvalTrace.process_primitive})
+
+
+_XlaEvalTrace = _make_xla_eval_trace_class()

@@ -13,6 +13,8 @@ Settings:
     compilation_cache_dir: a directory for the persistent executable cache (empty: off).
     persistent_cache_min_compile_time_secs: only executables that took at least this long
         to compile are written to the persistent cache.
+    eager_backend: "numpy" (default: eager ops run NumPy kernels) or "xla" (each eager op
+        runs as a cached single-op XLA executable, reproducing jit's numerics op by op).
 
 Example:
     >>> from funcarray import config
@@ -34,6 +36,7 @@ _DEFAULTS = {
     "explain_cache_misses": False,
     "compilation_cache_dir": "",
     "persistent_cache_min_compile_time_secs": 1.0,
+    "eager_backend": "numpy",
 }
 
 
@@ -70,11 +73,15 @@ class Config:
         if not isinstance(value, kind):
             raise TypeError(f"funcarray.config.{name} takes a {kind.__name__}, got "
                             f"{type(value).__name__} {value!r}")
-        object.__setattr__(self, name, value)
-        if name == "platform":
-            from funcarray.lowering import cache
+        if name == "eager_backend":
+            from funcarray._compiled import set_eager_backend
 
-            cache.clear()
+            set_eager_backend(value)  # validates the value first
+        object.__setattr__(self, name, value)
+        if name == "platform":  # executables compiled for the old platform are stale
+            from funcarray._jit import clear_caches
+
+            clear_caches()
 
     def values(self) -> dict:
         """Every setting and its current value."""

@@ -423,3 +423,32 @@ def test_scalar_grad_and_hessian_through_jit():
     _check(fa.grad(fa.grad(jh))(x0), jax.grad(jax.grad(h_jax))(0.3))
     _check(fa.jit(fa.grad(fa.jit(fa.grad(jh))))(x0), jax.grad(jax.grad(h_jax))(0.3))
     _check(fa.vmap(fa.grad(jh))(fnp.asarray(X)), jax.vmap(jax.grad(h_jax))(X))
+
+
+def test_eager_backend_xla_runs_each_op_compiled():
+    from funcarray.transforms.core import EVAL_TRACE, EvalTrace
+
+    x = fnp.linspace(-2.0, 2.0, 7)
+    want = {"y": fnp.tanh(x) * 3.0 + fnp.exp(x[None, :] * fnp.ones((2, 1)))}
+    fa.config.update("eager_backend", "xla")
+    try:
+        assert type(EVAL_TRACE).__name__ == "XlaEvalTrace"
+        got = {"y": fnp.tanh(x) * 3.0 + fnp.exp(x[None, :] * fnp.ones((2, 1)))}
+        grad = fa.grad(lambda v: fnp.sin(v) * v)(fnp.float32(0.5))
+    finally:
+        fa.config.update("eager_backend", "numpy")
+    assert type(EVAL_TRACE) is EvalTrace
+    fa.testing.assert_trees_allclose(got, want)
+    np.testing.assert_allclose(float(grad), np.sin(0.5) + 0.5 * np.cos(0.5), rtol=1e-6)
+    with pytest.raises(ValueError, match="'numpy' or 'xla'"):
+        fa.config.update("eager_backend", "torch")
+
+
+def test_unknown_platform_is_a_clear_error():
+    fa.config.update("platform", "no_such_platform")
+    try:
+        with pytest.raises(RuntimeError, match="platform 'no_such_platform' is not available"):
+            fa.jit(fnp.sin)(fnp.ones(2))
+    finally:
+        fa.config.update("platform", "")
+    assert float(fa.jit(fnp.cos)(fnp.zeros(1))[0]) == 1.0
