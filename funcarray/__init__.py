@@ -34,6 +34,11 @@ from funcarray._compiled import default_backend as default_backend  # noqa: E402
 from funcarray._compiled import device_put as device_put  # noqa: E402
 from funcarray._compiled import devices as devices  # noqa: E402
 from funcarray._config import config as config  # noqa: E402
+from funcarray._custom import checkpoint as checkpoint  # noqa: E402
+from funcarray._custom import checkpoint_policies as checkpoint_policies  # noqa: E402
+from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
+from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
+from funcarray._custom import remat as remat  # noqa: E402
 from funcarray._jit import clear_caches as clear_caches  # noqa: E402
 from funcarray._jit import disable_jit as disable_jit  # noqa: E402
 from funcarray._jit import jit as jit  # noqa: E402

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.array import Array, Device
+from funcarray.array import Array, Device, device_array
 
 __all__ = ["devices", "default_backend", "device_put", "execute_ir", "runtime_device"]
 
@@ -87,22 +87,20 @@ def _is_cpu(jdev) -> bool:
 
 def to_buffer(x, jdev):
     """The XLA buffer of Array ``x`` on ``jdev``, copied there once and cached on ``x``."""
-    buf = getattr(x, "_buf", None)
-    if buf is not None and buf.devices() == {jdev}:
-        return buf
+    entry = getattr(x, "_buf", None)
+    if entry is not None and (entry[0] is jdev or entry[0] == jdev):
+        return entry[1]
     buf = _runtime().device_put(np.asarray(x._value), jdev)
     try:
-        x._buf = buf
+        x._buf = (jdev, buf)
     except AttributeError:  # not an Array (a NumPy value): nothing to cache on
         pass
     return buf
 
 
-def from_buffer(buf, weak_type: bool) -> Array:
-    """An Array for an XLA output buffer (its NumPy value is a view on the CPU)."""
-    out = Array(np.asarray(buf), weak_type)
-    out._buf = buf
-    return out
+def from_buffer(buf, aval, jdev) -> Array:
+    """An Array for an XLA output buffer of type ``aval`` on ``jdev`` (fetched lazily)."""
+    return device_array(jdev, buf, aval)
 
 
 def device_put(x, device=None) -> Array:
@@ -118,10 +116,10 @@ def device_put(x, device=None) -> Array:
 
     x = asarray(x)
     jdev = runtime_device(device)
-    buf = to_buffer(x, jdev)
-    if buf is x._buf and getattr(x, "_buf", None) is buf:
+    entry = getattr(x, "_buf", None)
+    if entry is not None and entry[0] == jdev:
         return x
-    return from_buffer(buf, x._weak)
+    return from_buffer(to_buffer(x, jdev), x.aval, jdev)
 
 
 def execute_ir(ir, args, device=None) -> list:
@@ -132,7 +130,7 @@ def execute_ir(ir, args, device=None) -> list:
     exe = cache.compile_ir(ir, device=jdev)
     bufs = [to_buffer(x, jdev) for x in args]
     outs = _runtime().execute_buffers(exe, bufs)
-    return [from_buffer(b, x.aval.weak_type) for b, x in zip(outs, ir.outs)]
+    return [device_array(jdev, b, x.aval) for b, x in zip(outs, ir.outs)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,10 +36,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from funcarray import tree
+from funcarray import _compiled, tree
 from funcarray._config import config
 from funcarray._errors import _mark, filtered
-from funcarray.array import Array
+from funcarray.array import Array, DeviceArray, device_array
+from funcarray.lowering import cache, runtime
 from funcarray.primitives.jit_call import jit_p
 from funcarray.transforms.core import EVAL_TRACE, Tracer, current_trace, set_current_trace
 from funcarray.transforms.ir_transforms import closed_call
@@ -65,14 +66,14 @@ class _Entry:
     """One compiled signature: the body in call form, its consts, and (once run eagerly) the
     executable."""
 
-    __slots__ = ("ir", "consts", "out_tree", "out_weak", "exe", "stage_s", "lower_s",
+    __slots__ = ("ir", "consts", "out_tree", "out_avals", "exe", "stage_s", "lower_s",
                  "compile_s")
 
     def __init__(self, ir, consts, out_tree):
         self.ir = ir
         self.consts = consts
         self.out_tree = out_tree
-        self.out_weak = [x.aval.weak_type for x in ir.outs]
+        self.out_avals = [x.aval for x in ir.outs]
         self.exe = None
         self.stage_s = self.lower_s = self.compile_s = 0.0
 
@@ -215,7 +216,10 @@ class Jitted:
         if config.disable_jit:
             return self._fun(*args, **kwargs)
         key, leaves, statics = self._key(args, kwargs)
-        entry = self._cache.get(key)
+        try:
+            entry = self._cache.get(key)
+        except TypeError:  # an unhashable static argument
+            raise _unhashable_static(self._name, statics[0]) from None
         if entry is None:
             entry = self._miss(key, leaves, statics)
         else:
@@ -227,17 +231,21 @@ class Jitted:
         return tree.unflatten(entry.out_tree, outs)
 
     def _run_eagerly(self, entry, leaves):
-        from funcarray import _compiled
-        from funcarray.lowering import runtime
-
-        if entry.exe is None:
+        exe = entry.exe
+        if exe is None:
             self._compile(entry)
-        jdev = entry.exe.device
-        bufs = [_compiled.to_buffer(x, jdev) for x in entry.consts]
-        bufs.extend(_compiled.to_buffer(_as_array(x), jdev) for x in leaves)
-        outs = runtime.execute_buffers(entry.exe, bufs)
+            exe = entry.exe
+        jdev = exe.device
+        bufs = []
+        for x in (*entry.consts, *leaves):
+            cached = getattr(x, "_buf", None)  # (device, buffer): see array.DeviceArray
+            if cached is not None and cached[0] is jdev:
+                bufs.append(cached[1])
+            else:
+                bufs.append(_compiled.to_buffer(_as_array(x), jdev))
+        outs = runtime.execute_buffers(exe, bufs)
         return tree.unflatten(entry.out_tree, [
-            _compiled.from_buffer(b, w) for b, w in zip(outs, entry.out_weak)])
+            device_array(jdev, b, a) for b, a in zip(outs, entry.out_avals)])
 
     def _target_device(self):
         if self._backend is not None:
@@ -247,8 +255,6 @@ class Jitted:
         return self._device
 
     def _compile(self, entry) -> None:
-        from funcarray import _compiled
-        from funcarray.lowering import cache
 
         jdev = _compiled.runtime_device(self._target_device())
         start = time.perf_counter()
@@ -279,6 +285,9 @@ class Jitted:
             if t is Array:
                 v = x._value
                 sig.append((v.shape, v.dtype, x._weak))
+            elif t is DeviceArray:
+                a = x._aval
+                sig.append((a.shape, a.dtype, a.weak_type))
             elif isinstance(x, Tracer):
                 a = x.aval
                 sig.append((a.shape, a.dtype, a.weak_type))
@@ -287,10 +296,6 @@ class Jitted:
             else:
                 sig.append(_leaf_signature(self._name, x, leaves.index(x)))
         key = (tuple(sig), tuple(statics), self._device, self._backend)
-        try:
-            hash(key)
-        except TypeError:
-            raise _unhashable_static(self._name, statics) from None
         return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
 
     # --- a miss: stage the function ----------------------------------------------------------
@@ -355,7 +360,12 @@ class Jitted:
         """
         with set_current_trace(EVAL_TRACE):
             key, leaves, statics = self._key(args, kwargs)
-            entry = self._cache.get(key) or self._stage(leaves, statics)[0]
+            try:
+                entry = self._cache.get(key) or self._stage(leaves, statics)[0]
+            except TypeError as exc:
+                if "unhashable" not in str(exc):
+                    raise
+                raise _unhashable_static(self._name, statics[0]) from None
         return Lowered(self, entry, key)
 
     def cache_info(self) -> CacheInfo:
@@ -400,7 +410,7 @@ def _argument_names(fun, in_tree, count: int, static_positions=frozenset()) -> l
 
 
 def _as_array(x):
-    if type(x) is Array or isinstance(x, Tracer):
+    if isinstance(x, (Array, Tracer)):
         return x
     from funcarray.numpy._util import asarray_arg
 
@@ -408,7 +418,7 @@ def _as_array(x):
 
 
 def _as_operands(leaves) -> list:
-    return [x if type(x) is Array or isinstance(x, Tracer) else _as_array(x) for x in leaves]
+    return [x if isinstance(x, (Array, Tracer)) else _as_array(x) for x in leaves]
 
 
 def _aval_of(x):
@@ -426,7 +436,7 @@ def _leaf_signature(name, x, k):
 
 
 def _as_output(name, x):
-    if isinstance(x, Tracer) or type(x) is Array:
+    if isinstance(x, (Array, Tracer)):
         return x
     if isinstance(x, (*_PY_SCALARS, np.ndarray, np.generic)):
         return _as_array(x)

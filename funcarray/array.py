@@ -24,7 +24,7 @@ import numpy as np
 
 from funcarray.transforms.core import ShapedArray
 
-__all__ = ["Array", "Device", "cpu_device"]
+__all__ = ["Array", "DeviceArray", "Device", "cpu_device", "device_array"]
 
 
 class Device:
@@ -82,7 +82,8 @@ class Array:
     """
 
     # ``_buf`` (set only by the compiled path, read with getattr) caches the value's XLA
-    # buffer, so an array passed to jitted functions again is not copied to the device again.
+    # buffer as (runtime device, buffer), so an array passed to jitted functions again is not
+    # copied to the device again.
     __slots__ = ("_value", "_weak", "_buf", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # arrays are unhashable, as in NumPy and JAX
@@ -126,11 +127,10 @@ class Array:
 
     @property
     def device(self) -> Device:
-        buf = getattr(self, "_buf", None)
-        if buf is None:
+        entry = getattr(self, "_buf", None)  # (runtime device, buffer), see DeviceArray
+        if entry is None:
             return _CPU0
-        dev = next(iter(buf.devices()))
-        return Device(dev.platform, dev.id)
+        return Device(entry[0].platform, entry[0].id)
 
     def devices(self) -> set:
         return {self.device}
@@ -240,6 +240,75 @@ class Array:
         if not self._value.shape:
             return format(self._value.item(), spec)
         return format(str(self), spec)
+
+
+_VALUE_SLOT = Array.__dict__["_value"]
+
+
+class DeviceArray(Array):
+    """An Array whose value lives in an XLA buffer (a jitted function's output).
+
+    Shape and dtype are known without touching the data; the NumPy value is fetched from the
+    device the first time something needs it (printing, an eager NumPy kernel, ``np.asarray``)
+    and kept. Passed back to a jitted function, the buffer is used as it is: a training loop
+    of jitted steps never copies its parameters to the host.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> y = fa.jit(lambda x: x * 2)(fnp.ones(2))
+        >>> isinstance(y, fa.Array), y.shape, y
+        (True, (2,), Array([2., 2.], dtype=float32))
+    """
+
+    __slots__ = ("_aval",)
+
+    @property
+    def _value(self):
+        try:
+            return _VALUE_SLOT.__get__(self, DeviceArray)
+        except AttributeError:
+            value = np.asarray(self._buf[1])
+            _VALUE_SLOT.__set__(self, value)
+            return value
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    @property
+    def shape(self) -> tuple:
+        return self._aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self._aval.size
+
+    @property
+    def nbytes(self) -> int:
+        return self._aval.size * self._aval.dtype.itemsize
+
+    def block_until_ready(self) -> DeviceArray:
+        """Wait until the computation producing this array has finished."""
+        self._buf[1].block_until_ready()
+        return self
+
+
+def device_array(device, buffer, aval: ShapedArray) -> DeviceArray:
+    """A DeviceArray for ``buffer`` (on runtime device ``device``) of type ``aval``."""
+    out = DeviceArray.__new__(DeviceArray)
+    out._weak = aval.weak_type
+    out._buf = (device, buffer)
+    out._aval = aval
+    return out
 
 
 def _rebuild(value, weak):

@@ -1,0 +1,581 @@
+"""Custom derivative rules (``custom_jvp``, ``custom_vjp``) and ``checkpoint``/``remat``.
+
+The signatures and semantics are JAX's. Outside every transform a decorated function simply
+runs (``print`` and ``pdb`` work inside it). Under a transform (grad, vmap, jit, ...) its body
+is staged to IR -- values it closes over become leading operands -- and bound as a
+higher-order primitive (``primitives/custom_derivatives.py``), whose rules make it compose
+with every transform in any order.
+
+The user's rules are Python callables, run when a transform needs them: a custom_jvp rule
+when the function is differentiated (with concrete primal values under an eager ``grad``);
+``fwd`` when reverse mode reaches the function and ``bwd`` in the backward pass. Their
+results are checked (structure, shapes, dtypes) with errors naming the function.
+
+Limits (as in JAX unless noted): a custom rule only sees the explicit arguments, so a value
+the function closes over must not be differentiated (error: pass it as an argument);
+``nondiff_argnums`` arguments are passed as they are (Python values: functions, flags) and
+are not differentiated; forward mode of a custom_vjp function is an error; a custom rule
+that closes over a ``vmap`` or ``jit`` tracer works inside that transform but not when the
+function is differentiated outside it (funcarray's traces are identified by identity, so a
+rule run later cannot meet the tracers of a finished trace); ``defvjp(symbolic_zeros=True)``
+is not supported. ``checkpoint`` supports ``policy=None`` / ``nothing_saveable`` (save only
+the inputs, recompute the rest in the backward pass) and ``everything_saveable`` (no
+rematerialisation); other JAX policies raise an error.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> @fa.custom_jvp
+    ... def log1pexp(x):
+    ...     return fnp.log1p(fnp.exp(x))
+    >>> @log1pexp.defjvp
+    ... def log1pexp_jvp(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return log1pexp(x), t * (1.0 - 1.0 / (1.0 + fnp.exp(x)))
+    >>> fa.grad(log1pexp)(fnp.array(100.0))
+    Array(1., dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from funcarray import tree as fa_tree
+from funcarray._errors import api_boundary
+from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.primitives.custom_derivatives import (
+    EVERYTHING_SAVEABLE,
+    checkpoint_p,
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+)
+from funcarray.transforms.core import EVAL_TRACE, current_trace
+from funcarray.transforms.ir_transforms import closed_call
+from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
+from funcarray.transforms.staging import StagingTrace
+
+__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_policies",
+           "SymbolicZero"]
+
+
+# --------------------------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------------------------
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _resolve_kwargs(fun, args, kwargs) -> tuple:
+    """Keyword arguments bound to positions through ``fun``'s signature (as JAX does)."""
+    if not kwargs:
+        return tuple(args)
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{_fun_name(fun)}: {exc}") from None
+    bound.apply_defaults()
+    if bound.kwargs:
+        raise TypeError(f"{_fun_name(fun)}: keyword-only arguments ({sorted(bound.kwargs)}) "
+                        f"are not supported by custom_jvp/custom_vjp/checkpoint; make them "
+                        f"positional")
+    return tuple(bound.args)
+
+
+def _check_argnums(what: str, name: str, argnums, nargs: int) -> tuple:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    out = []
+    for i in nums:
+        if not isinstance(i, int) or not -nargs <= i < nargs:
+            raise ValueError(f"{what} of '{name}': {i!r} is out of range for a call with "
+                             f"{nargs} positional arguments")
+        out.append(i % nargs)
+    return tuple(sorted(set(out)))
+
+
+def _split_args(args, positions):
+    static = [(i, args[i]) for i in positions]
+    dyn = tuple(a for i, a in enumerate(args) if i not in positions)
+    return static, dyn
+
+
+def _merge_args(static, dyn) -> list:
+    args = list(dyn)
+    for i, value in static:
+        args.insert(i, value)
+    return args
+
+
+def _as_leaves(what: str, leaves) -> list:
+    return [x if is_array(x) else asarray_arg(what, x) for x in leaves]
+
+
+def _stage_body(flat_fun, leaves):
+    """Stage ``flat_fun`` on ``leaves``' avals under the current trace (closure conversion:
+    the values it closes over become the leading operands). Returns the CallForm."""
+    trace = StagingTrace(current_trace())
+    args = [trace.new_arg(x.aval) for x in leaves]
+    from funcarray.transforms.core import set_current_trace
+
+    with set_current_trace(trace):
+        outs = flat_fun(*args)
+    return closed_call(trace.to_closed_ir(list(outs)))
+
+
+def _flat_body(fun, static, in_tree, name, store):
+    def flat(*xs):
+        out = fun(*_merge_args(static, fa_tree.unflatten(in_tree, list(xs))))
+        out_leaves, store["out_tree"] = fa_tree.flatten(out)
+        return _as_leaves(f"the output of {name}", out_leaves)
+    return flat
+
+
+def _same_type(x, aval) -> bool:
+    return tuple(x.shape) == tuple(aval.shape) and x.dtype == aval.dtype
+
+
+def _describe(leaves) -> str:
+    return "(" + ", ".join(getattr(x, "aval", None).str_short() if hasattr(x, "aval")
+                           else type(x).__name__ for x in leaves) + ")"
+
+
+# --------------------------------------------------------------------------------------------
+# custom_jvp
+# --------------------------------------------------------------------------------------------
+
+class SymbolicZero:
+    """A zero tangent passed to a custom_jvp rule defined with ``symbolic_zeros=True``.
+
+    It has the ``aval``, ``shape`` and ``dtype`` of the tangent it stands for;
+    ``instantiate()`` makes the zeros. A rule may return one as an output tangent.
+
+    Example:
+        >>> import numpy as np
+        >>> from funcarray.transforms.core import ShapedArray
+        >>> SymbolicZero(ShapedArray((2,), np.float32)).instantiate()
+        Array([0., 0.], dtype=float32)
+    """
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    def instantiate(self):
+        return instantiate(Zero(self.aval))
+
+    def __repr__(self):
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
+class custom_jvp:
+    """A function with a custom forward-mode derivative rule (JAX's ``jax.custom_jvp``).
+
+    ``f = custom_jvp(fun, nondiff_argnums=())``, then ``f.defjvp(rule)`` where
+    ``rule(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``: ``primals`` and
+    ``tangents`` are tuples of the differentiable arguments, the outputs pytrees shaped like
+    ``fun``'s output. Reverse mode (``grad``, ``vjp``) transposes the rule's linear part, so
+    one rule serves both modes. ``f.defjvps(*per_arg)`` defines it from one function per
+    argument, ``jvp_i(t_i, primal_out, *primals)`` (``None``: no dependence).
+
+    Zero tangents reach the rule as zeros, or as ``SymbolicZero`` objects with
+    ``defjvp(rule, symbolic_zeros=True)``. Arguments in ``nondiff_argnums`` are passed as
+    they are (Python values such as functions or flags).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> @fa.custom_jvp
+        ... def f(x):
+        ...     return fnp.sin(x)
+        >>> @f.defjvp
+        ... def f_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return f(x), 2.0 * t  # a deliberately "wrong" derivative
+        >>> fa.grad(f)(fnp.array(0.0))
+        Array(2., dtype=float32)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        if not callable(fun):
+            raise TypeError(f"custom_jvp: expected a function, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp, symbolic_zeros: bool = False):
+        """Set the jvp rule (usable as a decorator); returns ``jvp``."""
+        if not callable(jvp):
+            raise TypeError(f"custom_jvp.defjvp: expected a function, got {type(jvp).__name__}")
+        self.jvp = jvp
+        self.symbolic_zeros = bool(symbolic_zeros)
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set the rule from one tangent function per argument (``None``: zero)."""
+        if self.nondiff_argnums:
+            raise TypeError("custom_jvp.defjvps can't be used with nondiff_argnums; use defjvp")
+        fun = self.fun
+
+        def jvp(primals, tangents):
+            primal_out = fun(*primals)
+            contributions = [rule(t, primal_out, *primals)
+                             for rule, t in zip(jvps, tangents) if rule is not None]
+            if not contributions:
+                return primal_out, fa_tree.map(lambda x: x * 0, primal_out)
+            return primal_out, fa_tree.map(lambda *ts: functools.reduce(
+                lambda a, b: a + b, ts), *contributions)
+
+        self.defjvp(jvp)
+
+    def __call__(self, *args, **kwargs):
+        name = _fun_name(self.fun)
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
+        args = _resolve_kwargs(self.fun, args, kwargs)
+        if current_trace() is EVAL_TRACE:
+            return self.fun(*args)
+        positions = _check_argnums("nondiff_argnums", name, self.nondiff_argnums, len(args))
+        static, dyn = _split_args(args, positions)
+        leaves, in_tree = fa_tree.flatten(dyn)
+        leaves = _as_leaves(name, leaves)
+        store = {}
+        call = _stage_body(_flat_body(self.fun, static, in_tree, name, store), leaves)
+        rule = _UserJVPRule(self.jvp, name, [v for _, v in static], in_tree, store["out_tree"],
+                            [x.aval for x in call.ir.outs], len(call.consts),
+                            self.symbolic_zeros)
+        outs = custom_jvp_call_p.bind(*call.consts, *leaves, call=call.ir, jvp=rule,
+                                      num_consts=len(call.consts),
+                                      symbolic_zeros=self.symbolic_zeros)
+        return fa_tree.unflatten(store["out_tree"], outs)
+
+
+class _UserJVPRule:
+    """The flat jvp rule of one custom_jvp call: ``(primals, tangents) -> (primals_out,
+    tangents_out)`` over the primitive's operands (closed-over values first, ignored)."""
+
+    def __init__(self, jvp, name, nondiff, in_tree, out_tree, out_avals, num_consts,
+                 symbolic_zeros):
+        self.jvp = jvp
+        self.name = name
+        self.nondiff = nondiff
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.num_consts = num_consts
+        self.symbolic_zeros = symbolic_zeros
+
+    def __repr__(self):
+        return f"jvp({self.name})"
+
+    def __call__(self, primals, tangents):
+        primals, tangents = primals[self.num_consts:], tangents[self.num_consts:]
+        if self.symbolic_zeros:
+            tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+        else:
+            tangents = [instantiate(t) for t in tangents]
+        p_args = fa_tree.unflatten(self.in_tree, primals)
+        t_args = fa_tree.unflatten(self.in_tree, tangents)
+        result = self.jvp(*self.nondiff, tuple(p_args), tuple(t_args))
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError(f"The custom_jvp rule of '{self.name}' must return a pair "
+                            f"(primal_out, tangent_out), got {type(result).__name__}")
+        return self._primals_out(result[0]), self._tangents_out(result[1])
+
+    def _primals_out(self, primal_out) -> list:
+        leaves, tree = fa_tree.flatten(primal_out)
+        if tree != self.out_tree:
+            raise TypeError(f"The custom_jvp rule of '{self.name}' returned a primal output of "
+                            f"structure {tree}, but the function returns {self.out_tree}")
+        leaves = _as_leaves(f"the custom_jvp rule of {self.name}", leaves)
+        for i, (x, aval) in enumerate(zip(leaves, self.out_avals)):
+            if not _same_type(x, aval):
+                raise TypeError(
+                    f"The custom_jvp rule of '{self.name}' returned a primal output leaf {i} "
+                    f"of type {x.aval.str_short()}, but the function's output is "
+                    f"{aval.str_short()}; the rule's primal output must match the function's")
+        return leaves
+
+    def _tangents_out(self, tangent_out) -> list:
+        leaves, tree = fa_tree.flatten(tangent_out, is_leaf=lambda x: type(x) is SymbolicZero)
+        if tree != self.out_tree:
+            raise TypeError(f"The custom_jvp rule of '{self.name}' returned a tangent output "
+                            f"of structure {tree}, but the function returns {self.out_tree}")
+        out = []
+        for i, (t, aval) in enumerate(zip(leaves, self.out_avals)):
+            want = tangent_aval(aval)
+            if type(t) is SymbolicZero or not _inexact(aval.dtype):
+                out.append(Zero(want))
+                continue
+            t = asarray_arg(f"the custom_jvp rule of {self.name}", t) if not is_array(t) else t
+            if t.dtype != want.dtype and t.weak_type and tuple(t.shape) == want.shape:
+                t = t.astype(want.dtype)  # a Python scalar tangent adopts the output dtype
+            if not _same_type(t, want):
+                raise TypeError(
+                    f"The custom_jvp rule of '{self.name}' returned a tangent output leaf {i} "
+                    f"of type {t.aval.str_short()}, but its primal output is "
+                    f"{aval.str_short()}; tangents must have the primal's shape and dtype")
+            out.append(t)
+        return out
+
+
+def _inexact(dtype) -> bool:
+    from funcarray.dtypes import is_inexact
+
+    return is_inexact(dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# custom_vjp
+# --------------------------------------------------------------------------------------------
+
+class custom_vjp:
+    """A function with a custom reverse-mode derivative rule (JAX's ``jax.custom_vjp``).
+
+    ``f = custom_vjp(fun, nondiff_argnums=())``, then ``f.defvjp(fwd, bwd)``:
+    ``fwd(*args) -> (out, residuals)`` (residuals: a pytree of arrays) and
+    ``bwd(*nondiff_args, residuals, cotangent_out) -> tuple`` with one cotangent (pytree like
+    the argument, or ``None`` for zero) per differentiable argument. Integer arguments get no
+    cotangent. Forward mode (``jvp``, ``jacfwd``) of a custom_vjp function is an error.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> @fa.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> def fwd(x):
+        ...     return x, None
+        >>> def bwd(_, g):
+        ...     return (fnp.clip(g, -1.0, 1.0),)
+        >>> clip_gradient.defvjp(fwd, bwd)
+        >>> fa.grad(lambda x: 5.0 * clip_gradient(x))(fnp.array(2.0))
+        Array(1., dtype=float32)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        if not callable(fun):
+            raise TypeError(f"custom_vjp: expected a function, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd, symbolic_zeros: bool = False, optimize_remat: bool = False):
+        """Set the forward and backward rules."""
+        if symbolic_zeros:
+            raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported "
+                                      "by funcarray; bwd always receives instantiated zeros")
+        if not (callable(fwd) and callable(bwd)):
+            raise TypeError("custom_vjp.defvjp: fwd and bwd must be functions")
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        name = _fun_name(self.fun)
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
+        args = _resolve_kwargs(self.fun, args, kwargs)
+        if current_trace() is EVAL_TRACE:
+            return self.fun(*args)
+        positions = _check_argnums("nondiff_argnums", name, self.nondiff_argnums, len(args))
+        static, dyn = _split_args(args, positions)
+        leaves, in_tree = fa_tree.flatten(dyn)
+        leaves = _as_leaves(name, leaves)
+        store = {}
+        call = _stage_body(_flat_body(self.fun, static, in_tree, name, store), leaves)
+        rule = _UserVJPRule(self, name, static, dyn, in_tree, store["out_tree"],
+                            [x.aval for x in call.ir.outs], [x.aval for x in leaves],
+                            len(call.consts))
+        outs = custom_vjp_call_p.bind(*call.consts, *leaves, call=call.ir, rule=rule,
+                                      num_consts=len(call.consts))
+        return fa_tree.unflatten(store["out_tree"], outs)
+
+
+class _UserVJPRule:
+    """The flat ``fwd``/``bwd`` of one custom_vjp call, over the primitive's operands
+    (closed-over values first). ``fwd`` records the residuals' tree for ``bwd``."""
+
+    def __init__(self, owner, name, static, dyn, in_tree, out_tree, out_avals, in_avals,
+                 num_consts):
+        self.fwd_fun, self.bwd_fun = owner.fwd, owner.bwd
+        self.name = name
+        self.static = static
+        self.dyn_structures = [fa_tree.structure(a) for a in dyn]
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.out_avals = out_avals
+        self.in_avals = in_avals
+        self.num_consts = num_consts
+        self.res_tree = None
+
+    def __repr__(self):
+        return f"vjp({self.name})"
+
+    def fwd(self, operands):
+        args = fa_tree.unflatten(self.in_tree, operands[self.num_consts:])
+        result = self.fwd_fun(*_merge_args(self.static, args))
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError(f"The custom_vjp fwd rule of '{self.name}' must return a pair "
+                            f"(output, residuals), got {type(result).__name__}")
+        out, res = result
+        out_leaves, tree = fa_tree.flatten(out)
+        if tree != self.out_tree:
+            raise TypeError(f"The custom_vjp fwd rule of '{self.name}' returned an output of "
+                            f"structure {tree}, but the function returns {self.out_tree}")
+        out_leaves = _as_leaves(f"the fwd rule of {self.name}", out_leaves)
+        for i, (x, aval) in enumerate(zip(out_leaves, self.out_avals)):
+            if not _same_type(x, aval):
+                raise TypeError(
+                    f"The custom_vjp fwd rule of '{self.name}' returned an output leaf {i} of "
+                    f"type {x.aval.str_short()}, but the function's output is "
+                    f"{aval.str_short()}; fwd's output must match the function's")
+        res_leaves, self.res_tree = fa_tree.flatten(res)
+        return out_leaves, _as_leaves(f"the residuals of {self.name}", res_leaves)
+
+    def bwd(self, residuals, cts) -> list:
+        res = fa_tree.unflatten(self.res_tree, residuals)
+        ct = fa_tree.unflatten(self.out_tree, cts)
+        nondiff = [v for _, v in self.static]
+        result = self.bwd_fun(*nondiff, res, ct)
+        n = len(self.dyn_structures)
+        if not isinstance(result, (tuple, list)) or len(result) != n:
+            got = (f"a {type(result).__name__} of length {len(result)}"
+                   if isinstance(result, (tuple, list)) else type(result).__name__)
+            raise TypeError(
+                f"The custom_vjp bwd rule of '{self.name}' must return a tuple with one "
+                f"cotangent per differentiable argument ({n}), got {got}")
+        flat = [None] * self.num_consts
+        for k, (entry, structure) in enumerate(zip(result, self.dyn_structures)):
+            flat.extend(self._arg_cotangents(k, entry, structure))
+        in_avals = iter(self.in_avals)
+        return flat[:self.num_consts] + [
+            self._check_leaf(i, ct, next(in_avals)) for i, ct in
+            enumerate(flat[self.num_consts:])]
+
+    def _arg_cotangents(self, k, entry, structure) -> list:
+        if entry is None:
+            return [None] * structure.num_leaves
+        leaves, tree = fa_tree.flatten(entry, is_leaf=lambda x: x is None)
+        if tree != structure:
+            raise TypeError(
+                f"The custom_vjp bwd rule of '{self.name}' returned a cotangent of structure "
+                f"{tree} for argument {k}, whose structure is {structure}")
+        return leaves
+
+    def _check_leaf(self, i, ct, aval):
+        if ct is None or not _inexact(aval.dtype):
+            return None  # zero, or an integer argument (no cotangent)
+        ct = ct if is_array(ct) else asarray_arg(f"the bwd rule of {self.name}", ct)
+        if ct.dtype != aval.dtype and ct.weak_type and tuple(ct.shape) == aval.shape:
+            ct = ct.astype(aval.dtype)
+        if not _same_type(ct, aval):
+            raise TypeError(
+                f"The custom_vjp bwd rule of '{self.name}' returned a cotangent of type "
+                f"{ct.aval.str_short()} for argument leaf {i} of type {aval.str_short()}; "
+                f"cotangents must have their argument's shape and dtype")
+        return ct
+
+
+# --------------------------------------------------------------------------------------------
+# checkpoint / remat
+# --------------------------------------------------------------------------------------------
+
+class _Policy:
+    """A named checkpoint policy (only names are used: funcarray supports two)."""
+
+    def __init__(self, name: str, supported: bool):
+        self.__name__ = name
+        self.supported = supported
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(f"checkpoint policy {self.__name__} is a marker in funcarray")
+
+    def __repr__(self):
+        return f"checkpoint_policies.{self.__name__}"
+
+
+class _Policies:
+    """``checkpoint_policies``: JAX's policy names. ``nothing_saveable`` (the default) and
+    ``everything_saveable`` are supported; the others exist so that code naming them gets
+    a clear error rather than an AttributeError."""
+
+    def __init__(self):
+        for name in ("nothing_saveable", "everything_saveable"):
+            setattr(self, name, _Policy(name, True))
+        for name in ("dots_saveable", "checkpoint_dots", "dots_with_no_batch_dims_saveable",
+                     "checkpoint_dots_with_no_batch_dims", "save_anything_except_these_names",
+                     "save_any_names_but_these", "save_only_these_names",
+                     "save_from_both_policies", "offload_dot_with_no_batch_dims",
+                     "save_and_offload_only_these_names"):
+            setattr(self, name, _Policy(name, False))
+
+
+checkpoint_policies = _Policies()
+
+
+def _policy_param(policy):
+    if policy is None or policy is checkpoint_policies.nothing_saveable:
+        return None
+    if policy is checkpoint_policies.everything_saveable:
+        return EVERYTHING_SAVEABLE
+    raise NotImplementedError(
+        f"checkpoint: policy {policy!r} is not supported by funcarray; use None (or "
+        f"checkpoint_policies.nothing_saveable: save only the inputs, recompute everything "
+        f"else in the backward pass) or checkpoint_policies.everything_saveable")
+
+
+def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
+    """Rematerialisation: the backward pass recomputes ``fun``'s intermediates from its inputs
+    instead of saving them (JAX's ``jax.checkpoint``, alias ``remat``).
+
+    Arguments:
+        fun: a function of arrays (pytrees) returning a pytree of arrays.
+        prevent_cse: keep XLA from merging the recomputation with the forward computation
+            under ``jit`` (an optimization barrier on the checkpoint's inputs).
+        policy: ``None`` / ``checkpoint_policies.nothing_saveable`` (save only the inputs) or
+            ``checkpoint_policies.everything_saveable`` (save everything: no remat).
+        static_argnums: arguments passed to ``fun`` as Python values (not traced).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> f = fa.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
+        >>> fa.grad(lambda x: f(x).sum())(fnp.zeros(2))
+        Array([1., 1.], dtype=float32)
+    """
+    if not callable(fun):
+        raise TypeError(f"checkpoint: expected a function, got {type(fun).__name__}")
+    policy_name = _policy_param(policy)
+    name = _fun_name(fun)
+
+    @functools.wraps(fun)
+    def checkpointed(*args, **kwargs):
+        args = _resolve_kwargs(fun, args, kwargs)
+        if current_trace() is EVAL_TRACE:
+            return fun(*args)
+        positions = _check_argnums("checkpoint's static_argnums", name, static_argnums,
+                                   len(args)) if static_argnums != () else ()
+        static, dyn = _split_args(args, positions)
+        leaves, in_tree = fa_tree.flatten(dyn)
+        leaves = _as_leaves(name, leaves)
+        store = {}
+        call = _stage_body(_flat_body(fun, static, in_tree, name, store), leaves)
+        outs = checkpoint_p.bind(*call.consts, *leaves, call=call.ir, prevent_cse=prevent_cse,
+                                 policy=policy_name, name=name)
+        return fa_tree.unflatten(store["out_tree"], outs)
+
+    return api_boundary(checkpointed)
+
+
+remat = checkpoint
