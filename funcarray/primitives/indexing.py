@@ -50,6 +50,22 @@ their tangents are symbolic zeros and their cotangents None.
   dimension of the gather/scatter, a batch axis of the indices a batching dimension; a
   ``dynamic_slice``/``dynamic_update_slice`` with batched starts becomes a gather/scatter.
 
+Lowering rules (StableHLO): one op each (``dynamic_slice``, ``dynamic_update_slice``,
+``gather``, ``scatter`` with an update-computation region, ``sort`` with a comparator region),
+plus, where StableHLO's behaviour differs from the contract, a short commented sequence:
+
+* ``gather`` ``mode="fill"``: StableHLO clamps, so an in-bounds mask over the index vectors
+  (a bound past the index dtype's range holds for every value) selects the fill value.
+* scatters: ``"drop"``/``"promise_in_bounds"`` are XLA's own behaviour (windows that do not fit
+  are skipped); ``"clip"`` clamps the index vectors first. Boolean add/max are ``or``,
+  mul/min ``and``; complex min/max keep NumPy's NaN propagation. Two XLA defects are avoided:
+  a 0-d operand is scattered as shape (1,), and an empty index vector is given one explicit 0
+  component (XLA otherwise misplaces the updates).
+* ``sort``: the comparator orders floats as NumPy does (-0.0 made 0.0 and every NaN the same
+  positive NaN, then a TOTALORDER compare), complex by (real, imag), and the first
+  ``num_keys`` operands lexicographically. A 0-d sort returns its operands. With
+  ``is_stable=False`` the order of equal keys is unspecified (the kernel is always stable).
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> from funcarray.primitives.indexing import gather, GatherDimensionNumbers
@@ -68,6 +84,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
+from funcarray.lowering.stablehlo import compare, i64_array_attribute, tensor_type
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import wrap_kernel
 from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, iota_p, reshape_p
@@ -148,6 +165,8 @@ def _full_starts(indices, ndim, index_map, batching_dims, indices_batching_dims)
     batch_shape = indices.shape[:-1]
     nb = math.prod(batch_shape)
     starts = np.zeros((nb, ndim), np.int64)
+    if indices.dtype == np.uint64:  # past int64's range is out of bounds anyway: no wrapping
+        indices = np.minimum(indices, np.iinfo(np.int64).max)
     if index_map:
         starts[:, list(index_map)] = indices.reshape(nb, len(index_map))
     if batching_dims:
@@ -179,6 +198,115 @@ def gather_fill_value(dtype):
     if dtype.kind == "u":
         return dtypes.iinfo(dtype).max
     return dtypes.iinfo(dtype).min
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers for the lowering rules (StableHLO text through the LoweringContext). The region
+# helpers are private here; they would fit a shared ``lowering/regions.py`` as well.
+# --------------------------------------------------------------------------------------------
+
+def _scalar_aval(dtype) -> ShapedArray:
+    return ShapedArray((), np.dtype(dtype))
+
+
+def _emit_region_op(ctx, name, operands, results, attributes, block_avals, body) -> list:
+    """Emit ``name`` on ``operands`` with one single-block region, in MLIR's generic form.
+
+    The block takes arguments of ``block_avals``; ``body(*block_args)`` emits the region's ops
+    through ``ctx`` and returns the SSA names its ``stablehlo.return`` yields. ``attributes``
+    (name -> MLIR text) follow the region, as the generic form orders them. Returns the names
+    of the op's results (of avals ``results``).
+    """
+    names = [ctx.fresh(aval) for aval in results]
+    args = [ctx.fresh(aval) for aval in block_avals]
+    ctx.emit(f'{", ".join(names)} = "{name}"({", ".join(operands)}) ({{')
+    ctx.emit("^bb0(" + ", ".join(f"{a}: {tensor_type(ctx.type_of(a))}" for a in args) + "):")
+    returned = body(*args)
+    returned_types = ", ".join(tensor_type(ctx.type_of(r)) for r in returned)
+    ctx.emit(f'"stablehlo.return"({", ".join(returned)}) : ({returned_types}) -> ()')
+    attrs = ", ".join(f"{k} = {v}" for k, v in attributes.items())
+    in_types = ", ".join(tensor_type(ctx.type_of(x)) for x in operands)
+    out_types = ", ".join(tensor_type(aval) for aval in results)
+    if len(results) != 1:
+        out_types = f"({out_types})"
+    ctx.emit(f"}}) {{{attrs}}} : ({in_types}) -> {out_types}")
+    return names
+
+
+def _select_op(ctx, pred, on_true, on_false) -> str:
+    return ctx.op("stablehlo.select", pred, on_true, on_false,
+                  results=[ctx.type_of(on_true)])[0]
+
+
+def _same_type_op(ctx, name, *operands) -> str:
+    """An elementwise op whose result has its first operand's type (and/or/clamp/...)."""
+    return ctx.op(name, *operands, results=[ctx.type_of(operands[0])])[0]
+
+
+def _bool_reduce_and(ctx, x, dimension: int) -> str:
+    """``x`` (bool) reduced with logical and over ``dimension``."""
+    aval = ctx.type_of(x)
+    shape = tuple(n for d, n in enumerate(aval.shape) if d != dimension)
+    out = ShapedArray(shape, np.dtype(np.bool_))
+    true = ctx.constant(True, _scalar_aval(np.bool_))
+    return _emit_region_op(
+        ctx, "stablehlo.reduce", [x, true], [out],
+        {"dimensions": i64_array_attribute([dimension])},
+        [_scalar_aval(np.bool_)] * 2, lambda a, b: [_same_type_op(ctx, "stablehlo.and", a, b)])[0]
+
+
+def _index_bounds(indices_aval, upper) -> np.ndarray:
+    """Per-component upper bounds for index vectors, in the indices' dtype (a bound past the
+    dtype's range is every value of it)."""
+    info = np.iinfo(indices_aval.dtype)
+    return np.array([min(max(int(u), int(info.min)), int(info.max)) for u in upper],
+                    indices_aval.dtype)
+
+
+def _index_vector_constant(ctx, values, indices_aval) -> str:
+    """``values`` (one per index-vector component) broadcast to the indices' shape."""
+    k = indices_aval.shape[-1]
+    vector = ctx.constant(np.asarray(values, indices_aval.dtype),
+                          ShapedArray((k,), indices_aval.dtype))
+    return ctx.op("stablehlo.broadcast_in_dim", vector, results=[indices_aval],
+                  attributes={"broadcast_dimensions": i64_array_attribute(
+                      [indices_aval.ndim - 1])})[0]
+
+
+def _windows_in_bounds(ctx, indices, upper) -> str:
+    """Bool over the indices' batch positions: every component ``i`` of the index vector lies
+    in ``[0, upper[i]]``."""
+    aval = ctx.type_of(indices)
+    high = _index_vector_constant(ctx, _index_bounds(aval, upper), aval)
+    ok = compare(ctx, indices, high, "LE")
+    if np.dtype(aval.dtype).kind == "i":
+        zero = ctx.constant(0, aval)
+        ok = _same_type_op(ctx, "stablehlo.and", ok, compare(ctx, indices, zero, "GE"))
+    return _bool_reduce_and(ctx, ok, aval.ndim - 1)
+
+
+def _clamp_indices(ctx, indices, upper) -> str:
+    """The index vectors with component ``i`` clamped to ``[0, upper[i]]``."""
+    aval = ctx.type_of(indices)
+    low = ctx.constant(0, aval)
+    high = _index_vector_constant(ctx, _index_bounds(aval, upper), aval)
+    return _same_type_op(ctx, "stablehlo.clamp", low, indices, high)
+
+
+def _dims_attr(name, dims) -> str:
+    return f"{name} = [{', '.join(str(int(d)) for d in dims)}]"
+
+
+def _dimension_numbers_attr(kind: str, fields, index_vector_dim: int) -> str:
+    """``#stablehlo.gather<...>`` / ``#stablehlo.scatter<...>``: the non-empty fields in the
+    order StableHLO prints them, then ``index_vector_dim``."""
+    parts = [_dims_attr(name, dims) for name, dims in fields if dims]
+    parts.append(f"index_vector_dim = {int(index_vector_dim)}")
+    return f"#stablehlo.{kind}<{', '.join(parts)}>"
+
+
+def _bool_attr(value) -> str:
+    return "true" if value else "false"
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,6 +421,13 @@ dynamic_slice_p.kernel = _dynamic_slice_kernel
 dynamic_slice_p.impl = wrap_kernel(_dynamic_slice_kernel, keep_weak=True)
 
 
+# StableHLO clamps the starts exactly as the kernel does: one op each.
+@dynamic_slice_p.def_lower
+def _dynamic_slice_lower(ctx, x, *start_indices, slice_sizes):
+    return ctx.op("stablehlo.dynamic_slice", x, *start_indices,
+                  attributes={"slice_sizes": i64_array_attribute(slice_sizes)})
+
+
 @dynamic_slice_p.def_abstract_eval
 def _dynamic_slice_abstract_eval(x, *start_indices, slice_sizes):
     _check_starts("dynamic_slice", x, start_indices)
@@ -313,6 +448,10 @@ def _dynamic_update_slice_kernel(x, update, *start_indices):
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 dynamic_update_slice_p.kernel = _dynamic_update_slice_kernel
 dynamic_update_slice_p.impl = wrap_kernel(_dynamic_update_slice_kernel, keep_weak=True)
+
+
+dynamic_update_slice_p.lower_rule = lambda ctx, x, update, *starts: ctx.op(
+    "stablehlo.dynamic_update_slice", x, update, *starts)
 
 
 @dynamic_update_slice_p.def_abstract_eval
@@ -477,10 +616,17 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
         _fail(name, "collapsed_slice_dims and operand_batching_dims must be disjoint")
     if set(dn.start_index_map) & set(dn.operand_batching_dims):
         _fail(name, "start_index_map and operand_batching_dims must be disjoint")
-    for d in (*dn.collapsed_slice_dims, *dn.operand_batching_dims):
-        if slice_sizes[d] > 1:
-            _fail(name, f"slice_sizes[{d}]={slice_sizes[d]} must be 0 or 1 for a collapsed or "
-                        f"batching dimension")
+    # A dropped window dimension holds exactly one element, so every result element is read
+    # from the operand (as JAX requires); only an empty batching dimension has a 0 window.
+    for d in dn.collapsed_slice_dims:
+        if slice_sizes[d] != 1:
+            _fail(name, f"slice_sizes[{d}]={slice_sizes[d]} must be 1 for the collapsed "
+                        f"dimension {d} of the operand {operand.str_short()}")
+    for d in dn.operand_batching_dims:
+        if slice_sizes[d] != min(operand.shape[d], 1):
+            _fail(name, f"slice_sizes[{d}]={slice_sizes[d]} must be 1 (0 if the dimension is "
+                        f"empty) for the batching dimension {d} of the operand "
+                        f"{operand.str_short()}")
     if len(dn.operand_batching_dims) != len(dn.start_indices_batching_dims):
         _fail(name, "operand_batching_dims and start_indices_batching_dims need equal lengths")
     for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
@@ -503,6 +649,36 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
     batch = iter(batch_shape)
     shape = [next(batch) if n is None else n for n in shape]
     return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+@gather_p.def_lower
+def _gather_lower(ctx, operand, indices, *, dimension_numbers, slice_sizes, indices_are_sorted,
+                  unique_indices, mode, fill_value):
+    dn = dimension_numbers
+    indices_aval = ctx.type_of(indices)
+    attr = _dimension_numbers_attr("gather", (
+        ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
+        ("operand_batching_dims", dn.operand_batching_dims),
+        ("start_indices_batching_dims", dn.start_indices_batching_dims),
+        ("start_index_map", dn.start_index_map)), indices_aval.ndim - 1)
+    # StableHLO clamps each start so its window fits: "clip" (and "promise_in_bounds").
+    (out,) = ctx.op("stablehlo.gather", operand, indices, attributes={
+        "dimension_numbers": attr, "indices_are_sorted": _bool_attr(indices_are_sorted),
+        "slice_sizes": i64_array_attribute(slice_sizes)})
+    if mode != "fill" or not dn.start_index_map:
+        return [out]
+    # "fill": a window whose start does not fit takes the fill value instead.
+    operand_shape = ctx.type_of(operand).shape
+    upper = [operand_shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    in_bounds = _windows_in_bounds(ctx, indices, upper)
+    out_aval = ctx.avals_out[0]
+    batch_dims = [d for d in range(len(out_aval.shape)) if d not in dn.offset_dims]
+    mask = ctx.op("stablehlo.broadcast_in_dim", in_bounds,
+                  results=[ShapedArray(out_aval.shape, np.dtype(np.bool_))],
+                  attributes={"broadcast_dimensions": i64_array_attribute(batch_dims)})[0]
+    fill = gather_fill_value(out_aval.dtype) if fill_value is None else fill_value
+    fill = ctx.constant(np.asarray(fill).astype(out_aval.dtype), out_aval)
+    return [_select_op(ctx, mask, out, fill)]
 
 
 @gather_p.def_jvp
@@ -696,6 +872,86 @@ scatter_min_p = _scatter_primitive("scatter_min")
 scatter_max_p = _scatter_primitive("scatter_max")
 
 
+# --- scatter lowering ----------------------------------------------------------------------
+
+# The update computation of each scatter: how an update combines with the operand's element.
+# On booleans StableHLO has no arithmetic: add/max are "or", mul/min are "and" (as NumPy).
+_SCATTER_COMBINE = {
+    "scatter_add": ("stablehlo.add", "stablehlo.or"),
+    "scatter_mul": ("stablehlo.multiply", "stablehlo.and"),
+    "scatter_min": ("stablehlo.minimum", "stablehlo.and"),
+    "scatter_max": ("stablehlo.maximum", "stablehlo.or"),
+}
+
+
+def _scatter_into_scalar(ctx, lower, operand, indices, updates, **params) -> list:
+    """A scatter into a 0-d operand, as one into its reshape to shape (1,) (every update lands
+    on the one element): XLA's scatter simplifier rejects 0-d operands."""
+    aval = ctx.type_of(operand)
+    vector = ShapedArray((1,), aval.dtype)
+    operand = ctx.op("stablehlo.reshape", operand, results=[vector])[0]
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                 scatter_dims_to_operand_dims=())
+    (out,) = lower(ctx, operand, indices, updates, dimension_numbers=dn, **params)
+    return ctx.op("stablehlo.reshape", out)
+
+
+def _scatter_lowering(name):
+    def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+              unique_indices, mode):
+        dn = dimension_numbers
+        operand_aval, indices_aval = ctx.type_of(operand), ctx.type_of(indices)
+        if not operand_aval.shape:
+            return _scatter_into_scalar(ctx, lower, operand, indices, updates,
+                                        indices_are_sorted=indices_are_sorted,
+                                        unique_indices=unique_indices, mode=mode)
+        free = [d for d in range(operand_aval.ndim) if d not in dn.operand_batching_dims]
+        if not dn.scatter_dims_to_operand_dims and free:
+            # XLA mis-scatters with empty index vectors (updates land at their scatter
+            # position, not at 0): spell out the start 0 of one dimension instead.
+            indices_aval = ShapedArray((*indices_aval.shape[:-1], 1), indices_aval.dtype)
+            indices = ctx.constant(0, indices_aval)
+            dn = dn._replace(scatter_dims_to_operand_dims=(free[0],))
+        if mode == "clip" and dn.scatter_dims_to_operand_dims:
+            # StableHLO skips windows that do not fit ("drop"): clamp their starts first.
+            updates_shape = ctx.type_of(updates).shape
+            window = _operand_window(operand_aval.ndim, dn,
+                                     [updates_shape[d] for d in dn.update_window_dims])
+            upper = [operand_aval.shape[d] - window[d] for d in dn.scatter_dims_to_operand_dims]
+            indices = _clamp_indices(ctx, indices, upper)
+        attr = _dimension_numbers_attr("scatter", (
+            ("update_window_dims", dn.update_window_dims),
+            ("inserted_window_dims", dn.inserted_window_dims),
+            ("input_batching_dims", dn.operand_batching_dims),
+            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)),
+            indices_aval.ndim - 1)
+        element = _scalar_aval(operand_aval.dtype)
+
+        def combine(old, new):
+            if name == "scatter":  # replace
+                return [new]
+            arithmetic, logical = _SCATTER_COMBINE[name]
+            hlo = logical if element.dtype == np.bool_ else arithmetic
+            out = _same_type_op(ctx, hlo, old, new)
+            if element.dtype.kind == "c" and name in ("scatter_min", "scatter_max"):
+                # XLA's complex min/max compare lexicographically and drop NaNs; NumPy's
+                # (the contract) return the first operand holding a NaN.
+                out = _select_op(ctx, compare(ctx, new, new, "NE"), new, out)
+                out = _select_op(ctx, compare(ctx, old, old, "NE"), old, out)
+            return [out]
+
+        return _emit_region_op(
+            ctx, "stablehlo.scatter", [operand, indices, updates],
+            [ShapedArray(operand_aval.shape, operand_aval.dtype)],
+            {"indices_are_sorted": _bool_attr(indices_are_sorted),
+             "scatter_dimension_numbers": attr, "unique_indices": _bool_attr(unique_indices)},
+            [element, element], combine)
+
+    lower.__qualname__ = f"_{name}_lower"
+    return lower
+
+
 # --- scatter rules -------------------------------------------------------------------------
 
 def _scatter_batch_rule(prim):
@@ -728,6 +984,7 @@ def _scatter_batch_rule(prim):
 
 for _prim in (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p):
     _prim.batch_rule = _scatter_batch_rule(_prim)
+    _prim.lower_rule = _scatter_lowering(_prim.name)
 del _prim
 
 
@@ -966,6 +1223,60 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
     if shape and not 0 <= dimension < len(shape):
         _fail("sort", f"dimension {dimension} is out of range for shape {shape}")
     return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in operands]
+
+
+def _total_order_key(ctx, x) -> list:
+    """The scalar(s) whose TOTALORDER comparison gives the kernel's order of ``x``: floats with
+    -0.0 made 0.0 and every NaN the positive quiet NaN (so NaNs sort last and tie, as in
+    NumPy), complex as (real, imag)."""
+    aval = ctx.type_of(x)
+    if np.dtype(aval.dtype).kind == "c":
+        part = _scalar_aval(np.float32 if aval.dtype == np.complex64 else np.float64)
+        return [_total_order_key(ctx, ctx.op(hlo, x, results=[part])[0])[0]
+                for hlo in ("stablehlo.real", "stablehlo.imag")]
+    if not dtypes.is_inexact(aval.dtype):
+        return [x]
+    x = _select_op(ctx, compare(ctx, x, ctx.constant(0, aval), "EQ"), ctx.constant(0, aval), x)
+    return [_select_op(ctx, compare(ctx, x, x, "NE"), ctx.constant(np.nan, aval), x)]
+
+
+def _key_compare(ctx, x, y, direction: str) -> str:
+    """``compare`` in the order of ``_total_order_key`` (TOTALORDER for floats)."""
+    if not dtypes.is_inexact(ctx.type_of(x).dtype):
+        return compare(ctx, x, y, direction)
+    return ctx.op("stablehlo.compare", x, y, results=[_scalar_aval(np.bool_)], attributes={
+        "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+        "compare_type": "#stablehlo<comparison_type TOTALORDER>"})[0]
+
+
+def _lexicographic_less(ctx, lhs_keys, rhs_keys) -> str:
+    """``lhs < rhs`` comparing key by key: less on the first key that differs."""
+    pairs = [(a, b) for lhs, rhs in zip(lhs_keys, rhs_keys)
+             for a, b in zip(_total_order_key(ctx, lhs), _total_order_key(ctx, rhs))]
+    *firsts, (a, b) = pairs
+    less = _key_compare(ctx, a, b, "LT")
+    for a, b in reversed(firsts):
+        tie_then_less = _same_type_op(ctx, "stablehlo.and", _key_compare(ctx, a, b, "EQ"), less)
+        less = _same_type_op(ctx, "stablehlo.or", _key_compare(ctx, a, b, "LT"), tie_then_less)
+    return less
+
+
+@sort_p.def_lower
+def _sort_lower(ctx, *operands, dimension, is_stable, num_keys):
+    if not ctx.avals_out[0].shape:  # a 0-d array is sorted already (StableHLO needs rank >= 1)
+        return list(operands)
+    block_avals = [_scalar_aval(ctx.type_of(x).dtype) for x in operands for _ in range(2)]
+
+    def comparator(*args):
+        lhs, rhs = args[0::2][:num_keys], args[1::2][:num_keys]
+        return [_lexicographic_less(ctx, lhs, rhs)]
+
+    # With is_stable=False, XLA may order equal keys (and their other operands) differently
+    # from the kernel, which is always stable: that order is unspecified.
+    return _emit_region_op(ctx, "stablehlo.sort", list(operands), ctx.avals_out,
+                           {"dimension": f"{int(dimension)} : i64",
+                            "is_stable": _bool_attr(is_stable)},
+                           block_avals, comparator)
 
 
 def _take_along(x, order, dimension: int):
