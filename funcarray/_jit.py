@@ -66,11 +66,12 @@ class _Entry:
     """One compiled signature: the body in call form, its consts, and (once run eagerly) the
     executable."""
 
-    __slots__ = ("ir", "consts", "out_tree", "out_avals", "exe", "stage_s", "lower_s",
-                 "compile_s")
+    __slots__ = ("ir", "consts", "out_tree", "out_avals", "exe", "donated", "stage_s",
+                 "lower_s", "compile_s")
 
-    def __init__(self, ir, consts, out_tree):
+    def __init__(self, ir, consts, out_tree, donated=()):
         self.ir = ir
+        self.donated = donated  # executable parameter positions whose buffers are donated
         self.consts = consts
         self.out_tree = out_tree
         self.out_avals = [x.aval for x in ir.outs]
@@ -91,9 +92,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         static_argnums, static_argnames: arguments passed to ``fun`` as Python values (not
             traced): flags, shapes, sizes, anything Python control flow needs. They must be
             hashable; each new value compiles again.
-        donate_argnums, donate_argnames: arguments whose buffers the caller gives up. Accepted
-            and checked; funcarray does not alias them yet (every call allocates its outputs),
-            so donating is always safe and never required.
+        donate_argnums, donate_argnames: arguments whose device buffers the caller gives up,
+            so XLA may write outputs into them (a training step updating parameters in
+            place). Afterwards a donated array that only lived on the device (a jit output)
+            raises if used; an array with a host value keeps it (only its cached device copy
+            is dropped). Ignored when the jit is nested in another transform.
         device: a ``funcarray.Device`` (from ``funcarray.devices()``) to compile for.
         backend: a platform name ("cpu", "gpu"...) to compile for, instead of ``device``.
         keep_unused, inline: accepted for JAX compatibility; nested jits are always inlined
@@ -243,7 +246,14 @@ class Jitted:
                 bufs.append(cached[1])
             else:
                 bufs.append(_compiled.to_buffer(_as_array(x), jdev))
-        outs = runtime.execute_buffers(exe, bufs)
+        if entry.donated:
+            operands = (*entry.consts, *leaves)
+            donated = [operands[k] for k in entry.donated]
+            _prepare_donation(donated)
+            outs = runtime.execute_buffers(exe, bufs)
+            _finish_donation(donated)
+        else:
+            outs = runtime.execute_buffers(exe, bufs)
         return tree.unflatten(entry.out_tree, [
             device_array(jdev, b, a) for b, a in zip(outs, entry.out_avals)])
 
@@ -258,10 +268,10 @@ class Jitted:
 
         jdev = _compiled.runtime_device(self._target_device())
         start = time.perf_counter()
-        cache.lowered_text(entry.ir)
+        cache.lowered_text(entry.ir, entry.donated)
         entry.lower_s = time.perf_counter() - start
         start = time.perf_counter()
-        entry.exe = cache.compile_ir(entry.ir, device=jdev)
+        entry.exe = cache.compile_ir(entry.ir, device=jdev, donated=entry.donated)
         entry.compile_s = time.perf_counter() - start
 
     # --- the dispatch key ---------------------------------------------------------------------
@@ -342,7 +352,13 @@ class Jitted:
         # Closed-over tracers of an enclosing transform are operands of this one call only:
         # such an entry cannot be reused.
         cacheable = not any(isinstance(c, Tracer) for c in call.consts)
-        return _Entry(call.ir, tuple(call.consts), out_trees[0]), cacheable
+        donated = ()
+        if self._donate_argnums or self._donate_argnames:
+            npositional = len(statics[2]) + len(static_positions)
+            donated = tuple(len(call.consts) + k for k in _donated_leaves(
+                in_tree, len(operands), static_positions, npositional, self._donate_argnums,
+                self._donate_argnames))
+        return _Entry(call.ir, tuple(call.consts), out_trees[0], donated), cacheable
 
     # --- introspection -------------------------------------------------------------------------
     def lower(self, *args, **kwargs) -> Lowered:
@@ -384,6 +400,50 @@ class Jitted:
 
     def __repr__(self):
         return f"<jitted function {self._name}>"
+
+
+def _leaf_paths(in_tree, count: int, static_positions) -> list:
+    """Per flat argument: ``(original position or keyword name, rest of its pytree path)``."""
+    dummy = tree.unflatten(in_tree, list(range(count)))
+    paths, _, _ = tree.flatten_with_path(dummy)
+    original = [i for i in range(count + len(static_positions)) if i not in static_positions]
+    out = []
+    for kind, first, *rest in paths:
+        if kind == 0:
+            first = original[first] if first < len(original) else first
+        out.append((first, rest))
+    return out
+
+
+def _donated_leaves(in_tree, count, static_positions, npositional, argnums, argnames) -> list:
+    """Flat argument indices belonging to donated arguments (``npositional``: how many
+    positional arguments the call had, static ones included)."""
+    positions = {i % npositional for i in argnums if -npositional <= i < npositional}
+    return [k for k, (first, _) in enumerate(_leaf_paths(in_tree, count, static_positions))
+            if first in positions or first in argnames]
+
+
+def _prepare_donation(arrays) -> None:
+    """Before XLA may overwrite their buffers: a host value that is a view of a donated CPU
+    buffer must become a copy, or it would silently change under the user."""
+    from funcarray.array import _VALUE_SLOT
+
+    for x in arrays:
+        if type(x) is DeviceArray:
+            try:
+                value = _VALUE_SLOT.__get__(x, DeviceArray)
+            except AttributeError:
+                continue
+            _VALUE_SLOT.__set__(x, np.array(value, copy=True))
+
+
+def _finish_donation(arrays) -> None:
+    """After the call the donated device buffers are gone: forget them."""
+    for x in arrays:
+        if type(x) is Array and getattr(x, "_buf", None) is not None:
+            del x._buf  # the host value is intact; the next call copies it again
+        elif type(x) is DeviceArray:
+            x._donated = True
 
 
 def _argument_names(fun, in_tree, count: int, static_positions=frozenset()) -> list:
@@ -510,7 +570,7 @@ class Lowered:
         """The StableHLO module (MLIR generic form) that XLA compiles."""
         from funcarray.lowering import cache
 
-        return cache.lowered_text(self._entry.ir)
+        return cache.lowered_text(self._entry.ir, self._entry.donated)
 
     def compile(self) -> Compiled:
         """Compile (or fetch from the cache) the executable."""

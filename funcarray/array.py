@@ -261,13 +261,19 @@ class DeviceArray(Array):
         (True, (2,), Array([2., 2.], dtype=float32))
     """
 
-    __slots__ = ("_aval",)
+    __slots__ = ("_aval", "_donated")
 
     @property
     def _value(self):
         try:
             return _VALUE_SLOT.__get__(self, DeviceArray)
         except AttributeError:
+            if getattr(self, "_donated", False):
+                raise RuntimeError(
+                    f"This {self._aval.str_short()} array was donated to a jitted function "
+                    f"(donate_argnums/donate_argnames) and its buffer was reused for the "
+                    f"outputs, so it no longer has a value. Use the function's outputs, or do "
+                    f"not donate arrays you still need.") from None
             value = np.asarray(self._buf[1])
             _VALUE_SLOT.__set__(self, value)
             return value

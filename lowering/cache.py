@@ -64,32 +64,33 @@ _texts = LRUCache(1024)
 _executables = LRUCache(512)
 
 
-def lowered_text(ir) -> str:
-    """``stablehlo.lower_ir(ir)``, computed once per IR object."""
+def lowered_text(ir, donated: tuple = ()) -> str:
+    """``stablehlo.lower_ir(ir, donated=donated)``, computed once per IR object."""
     from funcarray.lowering.stablehlo import lower_ir
     from funcarray.transforms.ir import ClosedIR
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
-    entry = _texts.get(id(ir))
+    entry = _texts.get((id(ir), donated))
     if entry is None or entry[0] is not ir:
-        entry = (ir, lower_ir(ir))
-        _texts.put(id(ir), entry)
+        entry = (ir, lower_ir(ir, donated=donated))
+        _texts.put((id(ir), donated), entry)
     return entry[1]
 
 
-def compile_ir(ir, *, device=None):
+def compile_ir(ir, *, device=None, donated: tuple = ()):
     """The ``runtime.Executable`` of ``ir`` (an IR or ClosedIR) on ``device``, cached.
 
     With ``funcarray.config.compilation_cache_dir`` set, a miss in memory looks on disk
     first, and executables that took at least ``persistent_cache_min_compile_time_secs`` to
-    compile are written there (see ``persistent_path``).
+    compile are written there (see ``persistent_path``). ``donated`` lists the positions of
+    arguments whose buffers XLA may reuse for outputs (they are deleted by the call).
     """
     from funcarray.lowering import runtime
     from funcarray.transforms.ir import ClosedIR
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
     device = runtime.default_device() if device is None else device
-    text = lowered_text(ir)
+    text = lowered_text(ir, donated)
     in_avals = tuple((v.aval.shape, v.aval.dtype) for v in (*ir.const_binders, *ir.in_binders))
     key = (text, in_avals, device.platform, device.id)
     exe = _executables.get(key)

@@ -266,10 +266,12 @@ def _param_text(value) -> str:
     return " ".join(_param_str(value).split())
 
 
-def lower_ir(ir: IR | ClosedIR, *, name: str = "main") -> str:
+def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = ()) -> str:
     """StableHLO text (MLIR generic form) for ``ir``; ``name`` names the module.
 
-    ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR).
+    ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR). ``donated`` lists
+    parameters (positions among const binders then arguments) whose buffers the caller gives
+    up: they are marked ``jax.buffer_donor``, so XLA may write an output into them.
 
     The entry function is always ``@main`` (XLA requires it); its parameters are the const
     binders then the arguments. Raises the primitive's ``MissingRuleError`` (with the
@@ -285,7 +287,8 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main") -> str:
     for k, var in enumerate((*ir.const_binders, *ir.in_binders)):
         arg_names.append(f"%arg{k}")
         builder.types[arg_names[-1]] = var.aval
-        params.append(f"%arg{k}: {tensor_type(var.aval)}")
+        donor = " {jax.buffer_donor = true}" if k in donated else ""
+        params.append(f"%arg{k}: {tensor_type(var.aval)}{donor}")
     top = LoweringContext((), (), builder)
     results = _lower_body(top, ir, arg_names)
     out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)

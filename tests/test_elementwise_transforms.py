@@ -882,3 +882,13 @@ def test_grad_of_grad_and_vmap_of_grad_compose():
     assert_allclose(fa.grad(lambda v: fnp.sum(fa.grad(f)(v)))(fnp.asarray(x)), want[0])
     assert_allclose(fa.vmap(fa.grad(f))(fnp.asarray(xs)), want[1])
     assert_allclose(fa.grad(lambda v: fnp.sum(fa.vmap(f)(v)))(fnp.asarray(xs)), want[2])
+
+
+def test_logaddexp_gradient_at_a_tie_matches_jax():
+    import jax
+    import jax.numpy as jnp
+
+    for a, b in [(0.0, 0.0), (5.0, 5.0), (1.0, -2.0)]:
+        got = fa.grad(lambda x, y: fnp.logaddexp(x, y), argnums=(0, 1))(a, b)
+        want = jax.grad(lambda x, y: jnp.logaddexp(x, y), argnums=(0, 1))(a, b)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

@@ -452,3 +452,29 @@ def test_unknown_platform_is_a_clear_error():
     finally:
         fa.config.update("platform", "")
     assert float(fa.jit(fnp.cos)(fnp.zeros(1))[0]) == 1.0
+
+
+def test_donation_marks_buffers_and_invalidates_device_only_arrays():
+    step = fa.jit(lambda p, g: p - 0.5 * g, donate_argnums=0)
+    text = step.lower(fnp.ones(3), fnp.ones(3)).as_text()
+    assert "%arg0: tensor<3xf32> {jax.buffer_donor = true}" in text
+    assert "%arg1: tensor<3xf32>)" in text
+
+    params = fa.jit(lambda x: x * 2.0)(fnp.ones(3))  # lives on the device only
+    new = step(params, fnp.ones(3))
+    np.testing.assert_array_equal(np.asarray(new), [1.5, 1.5, 1.5])
+    with pytest.raises(RuntimeError, match="donated to a jitted function"):
+        np.asarray(params)
+
+    seen = fa.jit(lambda x: x + 1.0)(fnp.zeros(3))
+    host_view = np.asarray(seen)  # fetched before donating: must not change afterwards
+    step(seen, fnp.ones(3))
+    np.testing.assert_array_equal(host_view, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(seen), [1.0, 1.0, 1.0])
+
+    host = fnp.arange(3.0)  # an eager array keeps its value; reusable
+    np.testing.assert_array_equal(np.asarray(step(host, fnp.ones(3))), [-0.5, 0.5, 1.5])
+    np.testing.assert_array_equal(np.asarray(step(host, fnp.ones(3))), [-0.5, 0.5, 1.5])
+
+    by_name = fa.jit(lambda p, g: p - g, donate_argnames="p")
+    assert "{jax.buffer_donor = true}" in by_name.lower(p=fnp.ones(2), g=fnp.ones(2)).as_text()

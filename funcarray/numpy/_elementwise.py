@@ -791,7 +791,7 @@ def logaddexp(x, y, /):
     x, y = promote_args("logaddexp", x, y)
     _check_kinds("logaddexp", x, _NUMERIC - {"c"} | {"b"})
     x, y = _to_inexact(x), _to_inexact(y)
-    big = maximum(x, y)
+    big = where(greater_equal(x, y), x, y)  # not maximum: at a tie its gradient splits
     delta = subtract(x, y)
     # Equal infinities give delta = nan: the answer is then big itself.
     return where(isnan(delta), add(x, y), add(big, log1p(exp(negative(absolute(delta))))))

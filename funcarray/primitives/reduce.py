@@ -30,6 +30,15 @@ Contract (StableHLO semantics, which the eager kernels reproduce):
   weak_type as ``x``. They take numbers (not bool); ``cumlogsumexp`` takes real floats only.
   float16/bfloat16/float8 are accumulated in float32 and each output rounded once.
 
+Lowering (at the end of this file; region helpers in ``funcarray.lowering.regions``):
+reductions are one ``stablehlo.reduce`` whose body is the binary op, started from the identity
+above; argmax/argmin a variadic reduce over (value, iota index); scans a
+``stablehlo.reduce_window`` whose window spans the whole axis, padded with n - 1 identities
+before it (after it when ``reverse``), as jax lowers them on CPU. Low-precision floats are
+converted to float32 around the op, as the kernels compute. Complex max/min carry a "real
+data" flag beside each value so XLA's ``(-inf, 0)`` init, not an identity of the
+lexicographic order, never wins.
+
 Transformation rules (beside each primitive, at the end of this file):
 
 * jvp: ``reduce_sum`` and ``cumsum`` are linear. ``reduce_prod``'s tangent is
@@ -61,6 +70,8 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
+from funcarray.lowering import regions
+from funcarray.lowering.stablehlo import compare
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, wrap_kernel
 from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p, slice_p
@@ -598,3 +609,210 @@ _scan_jvp(cumprod_p, _mul_combine)
 _scan_jvp(cummax_p, _chooser_combine(ew.max_p))
 _scan_jvp(cummin_p, _chooser_combine(ew.min_p))
 _scan_jvp(cumlogsumexp_p, _logaddexp_combine)
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering: stablehlo.reduce for reductions, a variadic reduce over (value, index) for the
+# arg-reductions, stablehlo.reduce_window (a window of the whole axis) for scans, as jax does
+# on CPU. Each follows its kernel: low-precision floats are accumulated in float32.
+# --------------------------------------------------------------------------------------------
+
+def _aval(shape, dtype) -> ShapedArray:
+    return ShapedArray(tuple(shape), np.dtype(dtype))
+
+
+def _convert(ctx, x, dtype):
+    aval = ctx.type_of(x)
+    if aval.dtype == np.dtype(dtype):
+        return x
+    return ctx.op("stablehlo.convert", x, results=[_aval(aval.shape, dtype)])[0]
+
+
+def _work_dtype(dtype) -> np.dtype:
+    """The dtype the kernels compute in: float32 for low-precision floats."""
+    return dtypes.float32 if dtype in LOW_PRECISION_FLOATS else np.dtype(dtype)
+
+
+def _select(ctx, pred, on_true, on_false):
+    return ctx.op("stablehlo.select", pred, on_true, on_false,
+                  results=[ctx.type_of(on_true)])[0]
+
+
+def _logical(ctx, op, *xs):
+    return ctx.op(op, *xs, results=[ctx.type_of(xs[0])])[0]
+
+
+def _is_nan(ctx, x):
+    return compare(ctx, x, x, "NE")
+
+
+def _all_bits(dtype) -> np.ndarray:
+    return ~np.zeros((), dtype)  # -1, the unsigned maximum, or True
+
+
+def _bool_or_int_op(dtype, bool_op: str, other_op: str) -> str:
+    return bool_op if np.dtype(dtype) == dtypes.bool_ else other_op
+
+
+def _logaddexp_combine(ctx, lhs, rhs):
+    """``log(exp(a) + exp(b))`` without overflow, as NumPy's logaddexp: ``max + log1p(exp(-|a -
+    b|))``, and ``a + b`` when ``a - b`` is NaN (a NaN operand, or equal infinities)."""
+    (a,), (b,) = lhs, rhs
+    aval = ctx.type_of(a)
+
+    def op(name, *xs):
+        return ctx.op(name, *xs, results=[aval])[0]
+
+    delta = op("stablehlo.subtract", a, b)
+    softplus = op("stablehlo.log_plus_one",
+                  op("stablehlo.exponential", op("stablehlo.negate", op("stablehlo.abs", delta))))
+    finite = op("stablehlo.add", op("stablehlo.maximum", a, b), softplus)
+    return [_select(ctx, _is_nan(ctx, delta), op("stablehlo.add", a, b), finite)]
+
+
+# The binary op of each reduction/scan on a real (non-complex) work dtype, and its identity.
+_COMBINERS = {
+    "sum": (lambda dt: "stablehlo.add", lambda dt: np.zeros((), dt)),
+    "prod": (lambda dt: "stablehlo.multiply", lambda dt: np.ones((), dt)),
+    "max": (lambda dt: _bool_or_int_op(dt, "stablehlo.or", "stablehlo.maximum"), max_identity),
+    "min": (lambda dt: _bool_or_int_op(dt, "stablehlo.and", "stablehlo.minimum"),
+            min_identity),
+    "and": (lambda dt: "stablehlo.and", _all_bits),
+    "or": (lambda dt: "stablehlo.or", lambda dt: np.zeros((), dt)),
+    "xor": (lambda dt: "stablehlo.xor", lambda dt: np.zeros((), dt)),
+    "logsumexp": (lambda dt: _logaddexp_combine, max_identity),
+}
+
+
+def _complex_chooser(direction: str):
+    """max/min of complex numbers over (value, valid) pairs, as NumPy's maximum/minimum:
+    lexicographic order (real part, then imaginary part), a NaN in either part wins.
+
+    The ``valid`` flag is false only for the init value, which is then never chosen: XLA's
+    complex identity ``(-inf, 0)`` is no true identity of the lexicographic order, e.g.
+    ``max((-inf, -1), (-inf, 0))`` is the latter.
+    """
+    def combine(ctx, lhs, rhs):
+        (a, a_valid), (b, b_valid) = lhs, rhs
+        part = _aval((), dtypes.float32 if ctx.type_of(a).dtype == dtypes.complex64
+                     else dtypes.float64)
+        ar, ai, br, bi = (ctx.op(f"stablehlo.{p}", v, results=[part])[0]
+                          for v in (a, b) for p in ("real", "imag"))
+        a_nan = _logical(ctx, "stablehlo.or", _is_nan(ctx, ar), _is_nan(ctx, ai))
+        b_nan = _logical(ctx, "stablehlo.or", _is_nan(ctx, br), _is_nan(ctx, bi))
+        a_wins = _logical(ctx, "stablehlo.or", compare(ctx, ar, br, direction),
+                          _logical(ctx, "stablehlo.and", compare(ctx, ar, br, "EQ"),
+                                   compare(ctx, ai, bi, direction[0] + "E")))
+        not_b_nan = _logical(ctx, "stablehlo.not", b_nan)
+        pick_a = _logical(ctx, "stablehlo.or", a_nan,
+                          _logical(ctx, "stablehlo.and", not_b_nan, a_wins))
+        b_invalid = _logical(ctx, "stablehlo.not", b_valid)
+        pick_a = _logical(ctx, "stablehlo.or", b_invalid,
+                          _logical(ctx, "stablehlo.and", a_valid, pick_a))
+        return [_select(ctx, pick_a, a, b), _logical(ctx, "stablehlo.or", a_valid, b_valid)]
+
+    return combine
+
+
+def _lower_with(kind: str, emit):
+    """A lowering rule running ``emit(ctx, operands, inits, combine, **params) -> results`` in
+    the work dtype (float32 for low-precision floats: exact for max/min, the kernels' own
+    accumulation for sums and products), then converting back to the declared dtype."""
+    def rule(ctx, x, **params):
+        work = _work_dtype(ctx.avals_in[0].dtype)
+        x = _convert(ctx, x, work)
+        if dtypes.is_complex(work) and kind in ("max", "min"):
+            # Track which values are real data, so the init never wins (see _complex_chooser).
+            identity = (max_identity if kind == "max" else min_identity)(work)
+            valid = ctx.constant(True, _aval(ctx.type_of(x).shape, dtypes.bool_))
+            inits = [ctx.constant(identity, _aval((), work)),
+                     ctx.constant(False, _aval((), dtypes.bool_))]
+            combine = _complex_chooser("GT" if kind == "max" else "LT")
+            out = emit(ctx, [x, valid], inits, combine, **params)[0]
+        else:
+            hlo, identity = _COMBINERS[kind]
+            init = ctx.constant(identity(work), _aval((), work))
+            out = emit(ctx, [x], [init], hlo(work), **params)[0]
+        return [_convert(ctx, out, ctx.avals_out[0].dtype)]
+
+    rule.__qualname__ = f"lower_{kind}"
+    return rule
+
+
+def _emit_reduce(ctx, operands, inits, combine, *, axes):
+    return regions.reduce(ctx, operands, inits, axes, combine)
+
+
+def _emit_scan(ctx, operands, inits, combine, *, axis, reverse):
+    # Output k reduces a window of the whole axis ending at k (starting at k when reverse):
+    # pad n - 1 init values before (after) the axis.
+    shape = ctx.type_of(operands[0]).shape
+    n = shape[axis]
+    if n == 0:
+        return operands  # nothing to scan (a zero-size window is invalid)
+    window = [1] * len(shape)
+    window[axis] = n
+    padding = [(0, 0)] * len(shape)
+    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    return regions.reduce_window(ctx, operands, inits, combine, window_dimensions=window,
+                                 padding=padding)
+
+
+def _arg_chooser(direction: str, is_float: bool):
+    """The body of argmax (``direction="GT"``) or argmin (``"LT"``) over (value, index) pairs:
+    the better value wins, NaN beating every number; equal values (or two NaNs) keep the
+    smaller index. A total order, so XLA may combine in any order."""
+    def combine(ctx, lhs, rhs):
+        (a, a_index), (b, b_index) = lhs, rhs
+        better = compare(ctx, a, b, direction)
+        same = compare(ctx, a, b, "EQ")
+        if is_float:
+            a_nan, b_nan = _is_nan(ctx, a), _is_nan(ctx, b)
+            only_a_nan = _logical(ctx, "stablehlo.and", a_nan,
+                                  _logical(ctx, "stablehlo.not", b_nan))
+            better = _logical(ctx, "stablehlo.or", better, only_a_nan)
+            same = _logical(ctx, "stablehlo.or", same,
+                            _logical(ctx, "stablehlo.and", a_nan, b_nan))
+        first = _logical(ctx, "stablehlo.and", same, compare(ctx, a_index, b_index, "LT"))
+        pick_a = _logical(ctx, "stablehlo.or", better, first)
+        return [_select(ctx, pick_a, a, b), _select(ctx, pick_a, a_index, b_index)]
+
+    return combine
+
+
+def _arg_lower(kind: str):
+    def rule(ctx, x, *, axes, index_dtype):
+        (axis,) = axes
+        work = _work_dtype(ctx.avals_in[0].dtype)
+        if dtypes.is_integer(work) and dtypes.iinfo(work).bits < 8:
+            work = dtypes.int32  # XLA's CPU variadic reduce rejects sub-byte operands (int2)
+        x = _convert(ctx, x, work)
+        shape = ctx.type_of(x).shape
+        # Count in a dtype that holds every index, so the tie-break compares true indices;
+        # the kernel's astype(index_dtype) then wraps like stablehlo.convert.
+        fits = shape[axis] - 1 <= dtypes.iinfo(index_dtype).max
+        count_dtype = index_dtype if fits else dtypes.int64
+        indices = ctx.op("stablehlo.iota", results=[_aval(shape, count_dtype)],
+                         attributes={"iota_dimension": f"{axis} : i64"})[0]
+        identity = (max_identity if kind == "max" else min_identity)(work)
+        inits = [ctx.constant(identity, _aval((), work)),
+                 ctx.constant(0, _aval((), count_dtype))]
+        combine = _arg_chooser("GT" if kind == "max" else "LT", dtypes.is_float(work))
+        index = regions.reduce(ctx, [x, indices], inits, axes, combine)[1]
+        return [_convert(ctx, index, index_dtype)]
+
+    rule.__qualname__ = f"lower_arg{kind}"
+    return rule
+
+
+argmax_p.lower_rule = _arg_lower("max")
+argmin_p.lower_rule = _arg_lower("min")
+
+for _prim, _kind in ((reduce_sum_p, "sum"), (reduce_prod_p, "prod"), (reduce_max_p, "max"),
+                     (reduce_min_p, "min"), (reduce_and_p, "and"), (reduce_or_p, "or"),
+                     (reduce_xor_p, "xor")):
+    _prim.lower_rule = _lower_with(_kind, _emit_reduce)
+for _prim, _kind in ((cumsum_p, "sum"), (cumprod_p, "prod"), (cummax_p, "max"),
+                     (cummin_p, "min"), (cumlogsumexp_p, "logsumexp")):
+    _prim.lower_rule = _lower_with(_kind, _emit_scan)
+del _prim, _kind

@@ -1,0 +1,274 @@
+"""Activation functions of ``funcarray.nn``, with ``jax.nn``'s names, values and gradients.
+
+Each function is built from ``funcarray.numpy`` operations, so it runs eagerly and under every
+transform. Where the textbook formula misbehaves at an edge, the formula is arranged so that
+plain autodiff gives ``jax.nn``'s derivative: ``relu``'s gradient at 0 is 0, ``softplus``
+never overflows and has gradient ``sigmoid(x)`` everywhere, the branches of ``elu`` only see
+inputs where they are finite (so a ``where`` never mixes a NaN cotangent in).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray import numpy as fnp
+from funcarray._errors import op_type_error
+from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.primitives.elementwise import logistic_p
+
+__all__ = [
+    "relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "log_sigmoid", "softplus", "silu",
+    "swish", "gelu", "elu", "celu", "selu", "soft_sign",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _real_arg(op: str, x):
+    """``x`` as an Array of a real dtype (bools count as int32, as in ``jax.numpy``)."""
+    x = asarray_arg(op, x)
+    if dtypes.is_complex(x.dtype):
+        raise op_type_error(op, f"takes real arrays, got dtype {x.dtype}; apply it to the "
+                                f"real and imaginary parts separately if that is what you mean")
+    if x.dtype == np.bool_:
+        x = convert(x, dtypes.int32)
+    return x
+
+
+def _inexact_arg(op: str, x):
+    """``x`` as a real floating Array: integers compute in float32 (float64 for 64-bit ints)."""
+    x = _real_arg(op, x)
+    if not dtypes.is_inexact(x.dtype):
+        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    return x
+
+
+def relu(x):
+    """Rectified linear unit, ``max(x, 0)``; its gradient at 0 is 0 (as in ``jax.nn``).
+
+    NaN propagates, and integer arrays keep their dtype.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.relu(fnp.asarray([-2.0, 0.0, 3.0]))
+        Array([0., 0., 3.], dtype=float32)
+    """
+    x = _real_arg("relu", x)
+    # where(x <= 0, 0, x) rather than maximum(x, 0): maximum splits the gradient at a tie.
+    return fnp.where(x <= 0, 0, x)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``; its gradient is 0 at both kinks, as in ``jax.nn``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.relu6(fnp.asarray([-1.0, 3.0, 9.0]))
+        Array([0., 3., 6.], dtype=float32)
+    """
+    x = _inexact_arg("relu6", x)
+    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))
+
+
+def leaky_relu(x, negative_slope=1e-2):
+    """``x`` for ``x >= 0``, else ``negative_slope * x``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.leaky_relu(fnp.asarray([-2.0, 0.0, 3.0]), negative_slope=0.5)
+        Array([-1.,  0.,  3.], dtype=float32)
+    """
+    x = _inexact_arg("leaky_relu", x)
+    return fnp.where(x >= 0, x, negative_slope * x)
+
+
+def hard_tanh(x):
+    """``x`` clipped to ``[-1, 1]`` (gradient 1 on the closed interval, as in ``jax.nn``).
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.hard_tanh(fnp.asarray([-2.0, 0.5, 3.0]))
+        Array([-1. ,  0.5,  1. ], dtype=float32)
+    """
+    x = _real_arg("hard_tanh", x)
+    return fnp.where(x > 1, 1, fnp.where(x < -1, -1, x))
+
+
+def sigmoid(x):
+    """Logistic sigmoid ``1 / (1 + exp(-x))``, without overflow for large ``|x|``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.sigmoid(fnp.asarray([0.0, 100.0]))
+        Array([0.5, 1. ], dtype=float32)
+    """
+    return logistic_p.bind(_inexact_arg("sigmoid", x))
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, stable for large ``|x|``; its gradient is ``sigmoid(x)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.softplus(fnp.asarray([0.0, 100.0]))
+        Array([  0.6931472, 100.       ], dtype=float32)
+    """
+    x = _inexact_arg("softplus", x)
+    positive = x > 0
+    # Each branch is fed only inputs where exp cannot overflow, so neither branch produces an
+    # inf/NaN derivative that the where would multiply by zero (giving NaN).
+    x_pos = fnp.where(positive, x, 0)
+    x_neg = fnp.where(positive, 0, x)
+    return fnp.where(positive, x_pos + fnp.log1p(fnp.exp(-x_pos)), fnp.log1p(fnp.exp(x_neg)))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.log_sigmoid(fnp.asarray([-100.0, 0.0]))
+        Array([-100.       ,   -0.6931472], dtype=float32)
+    """
+    return -softplus(-_inexact_arg("log_sigmoid", x))
+
+
+def silu(x):
+    """SiLU (swish): ``x * sigmoid(x)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.silu(fnp.asarray([0.0, 1.0]))
+        Array([0.       , 0.7310586], dtype=float32)
+    """
+    x = _inexact_arg("silu", x)
+    return x * logistic_p.bind(x)
+
+
+def swish(x):
+    """Alias of :func:`silu`.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.swish(fnp.asarray([1.0]))
+        Array([0.7310586], dtype=float32)
+    """
+    return silu(x)
+
+
+def _erfc_series_part(x, terms: int):
+    """``erf(x)`` for ``|x| <= 2.5``: ``2/sqrt(pi) exp(-x^2) sum_k (2x^2)^k x / (2k+1)!!``.
+
+    Every term is positive, so the sum has no cancellation (unlike the Taylor series).
+    """
+    x2 = x * x
+    acc = fnp.ones_like(x)
+    for k in range(terms, 0, -1):
+        acc = 1 + acc * (x2 * (2 / (2 * k + 1)))
+    return (2 / math.sqrt(math.pi)) * fnp.exp(-x2) * x * acc
+
+
+def _erfc_continued_fraction(x, terms: int):
+    """``erfc(x)`` for ``x >= 2.5``: Laplace's continued fraction, accurate to the last bits
+    there (relative error, so tiny tails stay accurate)."""
+    t = x
+    for k in range(terms, 0, -1):
+        t = x + (k / 2) / t
+    return fnp.exp(-x * x) / (math.sqrt(math.pi) * t)
+
+
+_ERF_SWITCH = 2.5
+
+
+def _erfc(x):
+    """The complementary error function of a float64 array, from elementwise ops.
+
+    (No erf primitive exists yet.) The positive-term series is used for ``|x| <= 2.5`` and the
+    continued fraction beyond, each fed only inputs of its own range so its derivative stays
+    finite; 40 terms of each reach float64's precision, so ``1 - erf`` keeps float32's full
+    precision even where it cancels.
+    """
+    inner = fnp.abs(x) <= _ERF_SWITCH
+    x_small = fnp.where(inner, x, 0)
+    # Beyond 30, erfc underflows even in float64; the clamp keeps exp(-x^2)'s derivative at
+    # infinity 0 instead of inf * 0.
+    x_tail = fnp.where(inner, _ERF_SWITCH, fnp.minimum(fnp.abs(x), 30.0))
+    tail = _erfc_continued_fraction(x_tail, 40)
+    return fnp.where(inner, 1 - _erfc_series_part(x_small, 40),
+                     fnp.where(x > 0, tail, 2 - tail))
+
+
+def gelu(x, approximate: bool = True):
+    """Gaussian error linear unit, ``x * Phi(x)``.
+
+    ``approximate=True`` (the default, as in ``jax.nn``) uses the tanh approximation
+    ``x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``; ``approximate=False`` the exact
+    ``x/2 erfc(-x/sqrt(2))``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.gelu(fnp.asarray([-1.0, 0.0, 1.0]), approximate=False)
+        Array([-0.15865...,  0.        ,  0.84134...], dtype=float32)
+    """
+    if not isinstance(approximate, (bool, np.bool_)):
+        raise op_type_error("gelu", f"approximate must be True or False, got {approximate!r}")
+    x = _inexact_arg("gelu", x)
+    if approximate:
+        cdf = 0.5 * (1 + fnp.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        return x * cdf
+    # Evaluated in float64 and rounded once, so every dtype gets a correctly rounded-ish erfc.
+    work = convert(x, dtypes.float64, x.weak_type)
+    out = 0.5 * work * _erfc(-work * math.sqrt(0.5))
+    return convert(out, x.dtype, x.weak_type)
+
+
+def elu(x, alpha=1.0):
+    """Exponential linear unit: ``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.elu(fnp.asarray([-1.0, 2.0]))
+        Array([-0.63212055,  2.        ], dtype=float32)
+    """
+    x = _inexact_arg("elu", x)
+    positive = x > 0
+    return fnp.where(positive, x, alpha * fnp.expm1(fnp.where(positive, 0, x)))
+
+
+def celu(x, alpha=1.0):
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.celu(fnp.asarray([-1.0, 2.0]), alpha=2.0)
+        Array([-0.78693867,  2.        ], dtype=float32)
+    """
+    x = _inexact_arg("celu", x)
+    return fnp.maximum(x, 0) + alpha * fnp.expm1(fnp.minimum(x, 0) / alpha)
+
+
+def selu(x):
+    """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.selu(fnp.asarray([-1.0, 1.0]))
+        Array([-1.1113307,  1.050701 ], dtype=float32)
+    """
+    return _SELU_SCALE * elu(_inexact_arg("selu", x), _SELU_ALPHA)
+
+
+def soft_sign(x):
+    """``x / (|x| + 1)``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.soft_sign(fnp.asarray([-3.0, 1.0]))
+        Array([-0.75,  0.5 ], dtype=float32)
+    """
+    x = _inexact_arg("soft_sign", x)
+    return x / (fnp.abs(x) + 1)
