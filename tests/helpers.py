@@ -32,7 +32,11 @@ def assert_array_equal_typed(actual, expected, *, rtol=None, atol=0.0, check_dty
     if check_dtype:
         assert a.dtype == e.dtype, f"dtype {a.dtype} != expected {e.dtype}"
     rtol = rtol_for(e.dtype) if rtol is None else rtol
-    if e.dtype.kind in "biuOV" and e.dtype not in (dtypes.bfloat16,) and rtol == 0:
+    if e.dtype.kind == "V" or e.dtype == dtypes.bfloat16:
+        # ml_dtypes floats (kind 'V'): compare as float32 so NaNs count as equal.
+        np.testing.assert_allclose(a.astype(np.float32), e.astype(np.float32), rtol=rtol,
+                                   atol=atol, equal_nan=True)
+    elif e.dtype.kind in "biuO" and rtol == 0:
         np.testing.assert_array_equal(a, e)
     else:
         wide = np.complex128 if e.dtype.kind == "c" else np.float64

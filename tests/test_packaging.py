@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 _CHECK = textwrap.dedent("""
-    import importlib.util, sys
+    import importlib, importlib.util, sys
     import funcarray, funcarray.numpy as fnp
     import funcarray.transforms.core, funcarray.lowering
     assert "site-packages" in funcarray.__file__, funcarray.__file__
@@ -21,8 +21,20 @@ _CHECK = textwrap.dedent("""
     assert importlib.util.find_spec("transforms") is None, "top-level transforms installed"
     assert importlib.util.find_spec("lowering") is None, "top-level lowering installed"
     assert (fnp.arange(3) * 2).tolist() == [0, 2, 4]
+    for name in sys.argv[1:]:  # every subpackage of the source tree must be installed
+        importlib.import_module(name)
+        assert "site-packages" in sys.modules[name].__file__, name
     print("ok")
 """)
+
+
+def _subpackages() -> list:
+    """Dotted names of funcarray's subpackages in the source tree (folders with __init__)."""
+    names = []
+    for init in sorted((ROOT / "funcarray").rglob("__init__.py")):
+        parts = init.parent.relative_to(ROOT).parts
+        names.append(".".join(parts))
+    return names
 
 
 @pytest.mark.skipif(os.environ.get("FUNCARRAY_SKIP_SLOW") == "1", reason="slow install test")
@@ -42,7 +54,7 @@ def test_regular_install_in_fresh_venv(tmp_path):
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(build)],
                    check=True, cwd=tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), "-c", _CHECK], capture_output=True, text=True,
-                            cwd=tmp_path, env=env)
+    result = subprocess.run([str(python), "-c", _CHECK, *_subpackages()], capture_output=True,
+                            text=True, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
