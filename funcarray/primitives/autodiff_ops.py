@@ -15,6 +15,7 @@ stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.impl = lambda x: Array(x._value, x._weak)
 stop_gradient_p.abstract_eval = lambda x: ShapedArray(x.shape, x.dtype, x.weak_type)
 stop_gradient_p.batch_rule = vectorized_batch_rule(stop_gradient_p)
+stop_gradient_p.lower_rule = lambda ctx, x: [x]  # the identity: no op to emit
 
 
 @stop_gradient_p.def_jvp

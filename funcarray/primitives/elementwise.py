@@ -15,10 +15,22 @@ Contract (StableHLO semantics, which the eager kernels reproduce exactly):
 * Transcendental functions of float16/bfloat16/float8 are computed in float32 and rounded.
 * A result is weak-typed exactly when every operand is (JAX's rule), whatever its dtype:
   ``eq`` of two weak ints gives a weak bool.
+* ``integer_pow(x, y)`` multiplies by repeated squaring; a negative ``y`` is ``1 / x**-y``
+  with ``div``'s semantics (a bool operand takes no negative ``y``). ``conj`` of a real value
+  is the value. ``select_n`` with an int32 selector clips it to the cases.
+  ``bitcast_convert_type`` reinterprets bits (a last dimension is added or consumed when the
+  widths differ); as in JAX, bool, complex (and sub-byte) dtypes only "bitcast" to themselves.
+
+Lowering: most primitives are one StableHLO op (``hlo=`` in the family helpers). The rest
+are short sequences beside their primitive: ``exp2`` is ``power(2, x)``, ``square`` is
+``multiply(x, x)``, ``conj`` rebuilds ``complex(real, -imag)``, ``integer_pow`` emits the
+kernel's multiplications in the kernel's order, ``select_n`` is a chain of ``select`` s, and
+scalar ``select`` predicates and ``clamp`` bounds are broadcast first (XLA wants one shape).
 """
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from funcarray import dtypes
@@ -189,12 +201,14 @@ rsqrt_p = unary("rsqrt", lambda x: 1 / np.sqrt(x), hlo="stablehlo.rsqrt",
 cbrt_p = unary("cbrt", np.cbrt, hlo="stablehlo.cbrt", upcast_low_precision=True)
 logistic_p = unary("logistic", _logistic_kernel, hlo="stablehlo.logistic",
                    upcast_low_precision=True)
-square_p = unary("square", np.square)
+# x * x, not np.square, which turns bools into int8 (StableHLO multiplies booleans with and).
+square_p = unary("square", lambda x: np.multiply(x, x))
 abs_p = unary("abs", np.abs, hlo="stablehlo.abs", out_dtype=_real_dtype)
 not_p = unary("not", np.invert, hlo="stablehlo.not")
 real_p = unary("real", np.real, hlo="stablehlo.real", out_dtype=_real_dtype)
 imag_p = unary("imag", np.imag, hlo="stablehlo.imag", out_dtype=_real_dtype)
-conj_p = unary("conj", np.conjugate)
+# np.conjugate turns bools into int8; the conjugate of any real number is itself.
+conj_p = unary("conj", lambda x: np.conjugate(x) if x.dtype.kind == "c" else x)
 # np.bitwise_count counts the bits of |x| for signed ints; StableHLO counts the two's
 # complement bits, so count on the unsigned view.
 population_count_p = unary("population_count",
@@ -202,6 +216,30 @@ population_count_p = unary("population_count",
                                np.asarray(x).view(f"u{x.dtype.itemsize}")).astype(x.dtype),
                            hlo="stablehlo.popcnt")
 clz_p = unary("clz", _clz_kernel, hlo="stablehlo.count_leading_zeros")
+
+
+@exp2_p.def_lower
+def _exp2_lower(ctx, x):
+    # power(2, x), not exp(x * log 2): rounding x * log 2 costs up to 4 ulp in float32 for
+    # large |x|, while XLA's pow agrees with NumPy's exp2 (the eager kernel) to the last bit.
+    return ctx.op("stablehlo.power", ctx.constant(2, ctx.avals_in[0]), x)
+
+
+@square_p.def_lower
+def _square_lower(ctx, x):
+    return ctx.op("stablehlo.multiply", x, x)
+
+
+@conj_p.def_lower
+def _conj_lower(ctx, x):
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return [x]  # the conjugate of a real number is itself
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    re = ctx.op("stablehlo.real", x, results=[part])[0]
+    im = ctx.op("stablehlo.imag", x, results=[part])[0]
+    neg_im = ctx.op("stablehlo.negate", im, results=[part])[0]
+    return ctx.op("stablehlo.complex", re, neg_im)
 
 
 
@@ -238,6 +276,8 @@ round_p.kernel = _round_kernel
 round_p.abstract_eval = elementwise_abstract_eval("round")
 round_p.impl = lambda x, *, rounding_method: Array(
     _round_kernel(x._value, rounding_method=rounding_method), x._weak)
+round_p.lower_rule = lambda ctx, x, *, rounding_method: ctx.op(
+    "stablehlo.round_nearest_even" if rounding_method == 1 else "stablehlo.round_nearest_afz", x)
 
 # --------------------------------------------------------------------------------------------
 # Binary arithmetic, comparisons and logic
@@ -274,6 +314,45 @@ for _prim in (complex_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p):
     _weak_if_all_operands_weak(_prim)
 del _prim
 
+
+def _complex_max_or_min(ctx, x, y, direction: str) -> str:
+    """``max`` (``direction="GT"``) or ``min`` (``"LT"``) of complex values as the kernel
+    (NumPy) and the StableHLO spec order them: lexicographically by (real, imag), a NaN
+    operand (either part NaN) winning, ``x`` first. XLA's own complex maximum/minimum
+    disagree with both, so the comparison is spelled out."""
+    aval = ctx.type_of(x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    pred = ShapedArray(aval.shape, dtypes.bool_)
+
+    def op(name, *operands, result=pred):
+        return ctx.op(name, *operands, results=[result])[0]
+
+    rx, ix = op("stablehlo.real", x, result=part), op("stablehlo.imag", x, result=part)
+    ry, iy = op("stablehlo.real", y, result=part), op("stablehlo.imag", y, result=part)
+    real_wins = compare(ctx, rx, ry, direction)
+    imag_decides = op("stablehlo.and", compare(ctx, rx, ry, "EQ"),
+                      compare(ctx, ix, iy, direction[0] + "E"))
+    x_ordered_first = op("stablehlo.or", real_wins, imag_decides)
+    x_is_nan, y_is_nan = compare(ctx, x, x, "NE"), compare(ctx, y, y, "NE")
+    pick_x = op("stablehlo.or", x_is_nan,
+                op("stablehlo.and", op("stablehlo.not", y_is_nan), x_ordered_first))
+    return ctx.op("stablehlo.select", pick_x, x, y, results=[aval])[0]
+
+
+def _max_min_lowering(prim, direction: str):
+    real_rule = prim.lower_rule
+
+    def lower_max_min(ctx, x, y):
+        if dtypes.is_complex(ctx.avals_in[0].dtype):
+            return [_complex_max_or_min(ctx, x, y, direction)]
+        return real_rule(ctx, x, y)
+
+    prim.lower_rule = lower_max_min
+
+
+_max_min_lowering(max_p, "GT")
+_max_min_lowering(min_p, "LT")
+
 # --------------------------------------------------------------------------------------------
 # integer_pow: x ** y for a static Python int y, by repeated squaring (as XLA lowers it), so
 # the eager and compiled results agree to the last bit.
@@ -290,13 +369,50 @@ def _integer_pow_kernel(x, *, y):
         n >>= 1
         if n:
             base = base * base
-    return (np.ones_like(x) / acc).astype(x.dtype, copy=False) if y < 0 else acc
+    # StableHLO's divide: for integers 1 / 0 is -1 (signed) or the maximum (unsigned).
+    return _div_kernel(np.ones_like(x), acc) if y < 0 else acc
 
 
 integer_pow_p = Primitive("integer_pow")
 integer_pow_p.kernel = _integer_pow_kernel
-integer_pow_p.abstract_eval = elementwise_abstract_eval("integer_pow")
-integer_pow_p.impl = lambda x, *, y: Array(_integer_pow_kernel(x._value, y=y), x._weak)
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x, *, y):
+    if x.dtype == np.bool_ and y < 0:
+        # 1 / x has no bool value (and StableHLO cannot divide booleans).
+        raise TypeError(f"integer_pow: a bool operand cannot have a negative exponent, got "
+                        f"y={y} for {x.str_short()}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+@integer_pow_p.def_impl
+def _integer_pow_impl(x, *, y):
+    if y < 0:
+        _integer_pow_abstract_eval(x.aval, y=y)  # the kernel would return floats for bools
+    return Array(_integer_pow_kernel(x._value, y=y), x._weak)
+
+
+@integer_pow_p.def_lower
+def _integer_pow_lower(ctx, x, *, y):
+    # The same multiplications in the same order as the kernel, so both round alike.
+    aval = ctx.avals_out[0]
+    if y == 0:
+        return [ctx.constant(1, aval)]
+
+    def mul(a, b):
+        return ctx.op("stablehlo.multiply", a, b)[0]
+
+    base, n, acc = x, abs(y), None
+    while n:
+        if n & 1:
+            acc = base if acc is None else mul(acc, base)
+        n >>= 1
+        if n:
+            base = mul(base, base)
+    if y < 0:
+        return ctx.op("stablehlo.divide", ctx.constant(1, aval), acc)
+    return [acc]
 
 # --------------------------------------------------------------------------------------------
 # select_n(which, *cases): cases[which] elementwise. `which` is bool (two cases) or int32.
@@ -334,6 +450,34 @@ def _select_n_abstract_eval(which, *cases):
     return ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))
 
 
+@select_n_p.def_lower
+def _select_n_lower(ctx, which, *cases):
+    if len(cases) == 1:
+        return [cases[0]]
+    which = _broadcast_to_result(ctx, which)
+    if ctx.avals_in[0].dtype == np.bool_:
+        return ctx.op("stablehlo.select", which, cases[1], cases[0])
+    # An int32 selector picks case i where which == i, clipped to the cases as the kernel
+    # does: start from the last case and let each earlier case i take over where which <= i.
+    which_aval = ctx.type_of(which)
+    out = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        pick = compare(ctx, which, ctx.constant(i, which_aval), "LE")
+        out = ctx.op("stablehlo.select", pick, cases[i], out)[0]
+    return [out]
+
+
+def _broadcast_to_result(ctx, x):
+    """``x`` broadcast to the result's shape when it is a scalar standing for every element
+    (select's predicate, clamp's bounds): XLA's select and clamp want operands of one shape."""
+    aval, shape = ctx.type_of(x), ctx.avals_out[0].shape
+    if aval.shape == shape:
+        return x
+    out = ShapedArray(shape, aval.dtype)
+    return ctx.op("stablehlo.broadcast_in_dim", x, results=[out],
+                  attributes={"broadcast_dimensions": "array<i64>"})[0]
+
+
 # clamp(lo, x, hi) = min(max(x, lo), hi); lo and hi are scalars or have x's shape.
 clamp_p = Primitive("clamp")
 clamp_p.impl = lambda lo, x, hi: Array(np.minimum(np.maximum(x._value, lo._value), hi._value),
@@ -347,6 +491,14 @@ def _clamp_abstract_eval(lo, x, hi):
             raise TypeError(f"clamp: bounds must be scalars or {x.str_short()}, "
                             f"got {lo.str_short()} and {hi.str_short()}")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+@clamp_p.def_lower
+def _clamp_lower(ctx, lo, x, hi):
+    lo, hi = _broadcast_to_result(ctx, lo), _broadcast_to_result(ctx, hi)
+    if dtypes.is_complex(ctx.avals_in[1].dtype):  # XLA's complex clamp ignores the spec
+        return [_complex_max_or_min(ctx, _complex_max_or_min(ctx, x, lo, "GT"), hi, "LT")]
+    return ctx.op("stablehlo.clamp", lo, x, hi)
 
 
 # --------------------------------------------------------------------------------------------
@@ -411,7 +563,22 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type):
     return ctx.op("stablehlo.convert", x)
 
 
+# Sub-byte types (int4, float4_e2m1fn...) take a whole byte in NumPy but their bit width in
+# StableHLO, so the two engines would reinterpret different bits: not bitcast.
+_SUB_BYTE_TYPES = frozenset(
+    dt for dt in dtypes.supported_dtypes
+    if dt.kind == "V" and (ml_dtypes.iinfo(dt) if dtypes.is_integer(dt)
+                           else ml_dtypes.finfo(dt)).bits < 8)
+
+
 def _bitcast_shape(shape, src, dst):
+    if src == dst:
+        return tuple(shape)
+    for dt in (src, dst):
+        # As in JAX: booleans are one bit in StableHLO, and XLA does not bitcast complex values.
+        if dt == np.bool_ or dtypes.is_complex(dt) or dt in _SUB_BYTE_TYPES:
+            raise TypeError(f"bitcast_convert_type does not support {dt} unless the operand "
+                            f"and result dtypes match; got {src} to {dst}")
     if src.itemsize == dst.itemsize:
         return tuple(shape)
     if src.itemsize > dst.itemsize:
@@ -429,15 +596,24 @@ bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
 @bitcast_convert_type_p.def_impl
 def _bitcast_impl(x, *, new_dtype):
-    v = np.asarray(x._value, order="C")  # not ascontiguousarray: it makes 0-d arrays 1-d
+    v = np.asarray(x._value)
     out_shape = _bitcast_shape(v.shape, v.dtype, np.dtype(new_dtype))
-    return Array(v.view(new_dtype).reshape(out_shape), x._weak)
+    # View the flat row-major buffer: NumPy cannot change the itemsize of a 0-d view.
+    return Array(v.reshape(-1).view(new_dtype).reshape(out_shape), x._weak)
 
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x, *, new_dtype):
     return ShapedArray(_bitcast_shape(x.shape, x.dtype, np.dtype(new_dtype)), new_dtype,
                        x.weak_type)
+
+
+@bitcast_convert_type_p.def_lower
+def _bitcast_lower(ctx, x, *, new_dtype):
+    src, out = ctx.avals_in[0], ctx.avals_out[0]
+    if src.dtype == out.dtype:
+        return [x]
+    return ctx.op("stablehlo.bitcast_convert", x)
 
 
 # ============================================================================================

@@ -35,6 +35,13 @@ Transformation rules:
   batch axis is 0); a batch axis on one operand only stays a free dimension of that operand,
   and the result's batch axis is where that free dimension lands. Nothing is moved or copied.
 
+Lowering: one ``stablehlo.dot_general`` following the kernel's recipe: operands are converted
+to the accumulation dtype first (float16/bfloat16 instead multiply straight into a float32
+result, which is exact), and the sum is converted to the result dtype afterwards. Without an
+explicit ``precision``, float32/float64/complex dots ask for ``HIGHEST``: on GPUs XLA's
+``DEFAULT`` would round float32 operands to TensorFloat-32, which the eager kernel never does.
+An explicit ``precision`` is passed through as given.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> x = fnp.arange(6.0).reshape(2, 3)
@@ -281,6 +288,57 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision=None,
         lhs._value, rhs._value, dimension_numbers=dimension_numbers,
         preferred_element_type=preferred_element_type)
     return Array(out, out_aval.weak_type)
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering
+# --------------------------------------------------------------------------------------------
+
+# Operand dtypes whose products are exact in float32: a dot of them may return float32
+# directly (GPUs multiply them on tensor cores and accumulate in float32).
+_EXACT_IN_FLOAT32 = frozenset((dtypes.float16, dtypes.bfloat16))
+# Without an explicit precision these run at full precision: on GPUs XLA's DEFAULT rounds
+# float32 operands to TensorFloat-32, and the eager kernel never does.
+_FULL_PRECISION_DTYPES = frozenset(
+    (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128))
+
+
+def _dimension_numbers_attribute(dimension_numbers) -> str:
+    (lc, rc), (lb, rb) = dimension_numbers
+    fields = [(name, dims) for name, dims in (
+        ("lhs_batching_dimensions", lb), ("rhs_batching_dimensions", rb),
+        ("lhs_contracting_dimensions", lc), ("rhs_contracting_dimensions", rc)) if dims]
+    body = ", ".join(f"{name} = [{', '.join(str(int(d)) for d in dims)}]"
+                     for name, dims in fields)
+    return f"#stablehlo.dot<{body}>"
+
+
+def _precision_attribute(precision, operand_dtype) -> str:
+    if precision is None:
+        name = "HIGHEST" if operand_dtype in _FULL_PRECISION_DTYPES else "DEFAULT"
+        precision = (name, name)
+    return "[" + ", ".join(f"#stablehlo<precision {p}>" for p in precision) + "]"
+
+
+@dot_general_p.def_lower
+def _dot_general_lower(ctx, lhs, rhs, *, dimension_numbers, precision=None,
+                       preferred_element_type=None):
+    # The kernel's recipe: multiply and sum in accumulation_dtype, then convert the result.
+    operand, out = ctx.avals_in[0].dtype, ctx.avals_out[0]
+    acc = accumulation_dtype(operand, out.dtype)
+    if operand != acc and not (operand in _EXACT_IN_FLOAT32 and acc == dtypes.float32):
+        # Converting first makes integer wrap-around and float rounding those of ``acc``.
+        lhs, rhs = (ctx.op("stablehlo.convert", x,
+                           results=[ShapedArray(ctx.type_of(x).shape, acc)])[0]
+                    for x in (lhs, rhs))
+        operand = acc
+    attributes = {"dot_dimension_numbers": _dimension_numbers_attribute(dimension_numbers),
+                  "precision_config": _precision_attribute(precision, operand)}
+    if acc == out.dtype:
+        return ctx.op("stablehlo.dot_general", lhs, rhs, attributes=attributes)
+    product = ctx.op("stablehlo.dot_general", lhs, rhs, attributes=attributes,
+                     results=[ShapedArray(out.shape, acc)])[0]
+    return ctx.op("stablehlo.convert", product)
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):

@@ -39,6 +39,9 @@ rest. Batch rules keep or move the batch axis and adjust the parameters; unbatch
 ``concatenate`` and ``pad`` are broadcast, and a batched padding value is selected in after
 padding with zeros. ``iota`` has no operands, so no transform ever calls a rule for it.
 
+Lowering: each primitive is one StableHLO op of the same name and parameters (``rev`` is
+``reverse``; ``squeeze`` is a ``reshape``; ``slice`` with ``strides=None`` has unit strides).
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> x = fnp.arange(6).reshape(2, 3)
@@ -237,6 +240,8 @@ def _transpose_kernel(x, *, permutation):
 
 
 transpose_p = _shape_op("transpose", _transpose_kernel)
+transpose_p.lower_rule = lambda ctx, x, *, permutation: ctx.op(
+    "stablehlo.transpose", x, attributes={"permutation": i64_array_attribute(permutation)})
 
 
 @transpose_p.def_abstract_eval
@@ -269,6 +274,7 @@ def _squeeze_kernel(x, *, dimensions):
 
 
 squeeze_p = _shape_op("squeeze", _squeeze_kernel)
+squeeze_p.lower_rule = lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", x)
 
 
 @squeeze_p.def_abstract_eval
@@ -302,6 +308,8 @@ def _rev_kernel(x, *, dimensions):
 
 
 rev_p = _shape_op("rev", _rev_kernel)
+rev_p.lower_rule = lambda ctx, x, *, dimensions: ctx.op(
+    "stablehlo.reverse", x, attributes={"dimensions": i64_array_attribute(dimensions)})
 
 
 @rev_p.def_abstract_eval
@@ -334,6 +342,8 @@ def _concatenate_kernel(*xs, dimension):
 
 concatenate_p = Primitive("concatenate")
 concatenate_p.kernel = _concatenate_kernel
+concatenate_p.lower_rule = lambda ctx, *xs, dimension: ctx.op(
+    "stablehlo.concatenate", *xs, attributes={"dimension": f"{int(dimension)} : i64"})
 
 
 @concatenate_p.def_impl
@@ -407,6 +417,17 @@ def _pad_kernel(x, padding_value, *, padding_config):
 
 pad_p = Primitive("pad")
 pad_p.kernel = _pad_kernel
+
+
+@pad_p.def_lower
+def _pad_lower(ctx, x, padding_value, *, padding_config):
+    # StableHLO's pad takes negative low/high (cropping) and interior padding as they are.
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return ctx.op("stablehlo.pad", x, padding_value, attributes={
+        "edge_padding_low": i64_array_attribute(low),
+        "edge_padding_high": i64_array_attribute(high),
+        "interior_padding": i64_array_attribute(interior)})
+
 
 
 @pad_p.def_impl
@@ -501,6 +522,15 @@ def _slice_kernel(x, *, start_indices, limit_indices, strides):
 
 
 slice_p = _shape_op("slice", _slice_kernel)
+
+
+@slice_p.def_lower
+def _slice_lower(ctx, x, *, start_indices, limit_indices, strides):
+    return ctx.op("stablehlo.slice", x, attributes={
+        "start_indices": i64_array_attribute(start_indices),
+        "limit_indices": i64_array_attribute(limit_indices),
+        "strides": i64_array_attribute(strides or (1,) * len(start_indices))})
+
 
 
 @slice_p.def_abstract_eval
