@@ -23,7 +23,8 @@ import tempfile
 import time
 from collections import OrderedDict
 
-__all__ = ["LRUCache", "lowered_text", "compile_ir", "persistent_path", "clear", "info"]
+__all__ = ["LRUCache", "lowered_text", "compile_ir", "compile_count", "persistent_path", "clear",
+           "info"]
 
 
 class LRUCache:
@@ -102,6 +103,12 @@ def compile_ir(ir, *, device=None, donated: tuple = ()):
 
 
 _disk_stats = {"hits": 0, "misses": 0, "writes": 0, "errors": 0}
+_compiles = [0]  # XLA compilations so far (persistent-cache loads do not count)
+
+
+def compile_count() -> int:
+    """How many executables XLA has compiled in this process (for ``count_compiles``)."""
+    return _compiles[0]
 
 
 def _compile_or_load(text, in_avals, out_avals, device):
@@ -118,6 +125,7 @@ def _compile_or_load(text, in_avals, out_avals, device):
         _disk_stats["misses"] += 1
     start = time.perf_counter()
     exe = runtime.compile(text, in_avals, out_avals, device)
+    _compiles[0] += 1
     elapsed = time.perf_counter() - start
     if path is not None and elapsed >= config.persistent_cache_min_compile_time_secs:
         _store(path, exe)
