@@ -412,3 +412,115 @@ def write_json(path: str, rows: Sequence[Row], implementations: Sequence[str],
     with open(path, "w") as out:
         json.dump(payload, out, indent=2)
         out.write("\n")
+
+
+# --- additions for heavy and one-shot benchmarks (bench_transforms.py, bench_jit.py) --------
+def scaled(settings: Settings, *, max_repeats: int, max_warmup_calls: int) -> Settings:
+    """``settings`` with fewer samples, for operations that take tens of milliseconds or more.
+
+    A 300 ms call timed 31 times per library would make one row last minutes; the median of
+    fewer samples is still robust for calls that long (their loop overhead is negligible).
+    """
+    import dataclasses
+
+    return dataclasses.replace(settings, repeats=min(settings.repeats, max_repeats),
+                               warmup_calls=min(settings.warmup_calls, max_warmup_calls))
+
+
+def error_note(name: str, exc: BaseException) -> str:
+    """``"name: n/a (TypeName: first line of the message)"``: what a row shows instead of
+    crashing when an implementation cannot run the benchmark."""
+    # str(KeyError) quotes its message; its argument reads better.
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    lines = str(message).strip().splitlines()
+    return f"{name}: n/a ({type(exc).__name__}: {lines[0] if lines else ''})"
+
+
+def guarded(name: str, build: Callable[[], object], notes: list[str]) -> object | None:
+    """``build()``, or ``None`` plus an ``error_note`` in ``notes`` if it raises."""
+    try:
+        return build()
+    except Exception as exc:  # noqa: BLE001 (reported in the row instead of crashing)
+        notes.append(error_note(name, exc))
+        return None
+
+
+# A one-shot measurement: setup() -> state (not timed), then run(state) (timed).
+ColdCase = tuple[Callable[[], object], Callable[[object], object]]
+
+
+def time_cold(cases: dict[str, ColdCase | None], repeats: int
+              ) -> tuple[dict[str, Timing | None], list[str]]:
+    """Time operations that can only run once per state (a first call, a compilation).
+
+    Each sample calls ``setup()`` untimed (clear caches, make a fresh function), then times
+    one ``run(state)``. Samples are interleaved across implementations, as in ``measure``;
+    an implementation that raises is dropped with an ``error_note``.
+    """
+    live = {name: case for name, case in cases.items() if case is not None}
+    samples: dict[str, list[int]] = {name: [] for name in live}
+    notes: list[str] = []
+    for _ in range(repeats):
+        for name, (setup, run) in list(live.items()):
+            try:
+                state = setup()
+                with _GcPaused():
+                    start = time.perf_counter_ns()
+                    run(state)
+                    samples[name].append(time.perf_counter_ns() - start)
+            except Exception as exc:  # noqa: BLE001 (reported in the row instead of crashing)
+                notes.append(error_note(name, exc))
+                del live[name]
+                samples.pop(name)
+    result: dict[str, Timing | None] = dict.fromkeys(cases)
+    for name, values in samples.items():
+        quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else [0, 0, 0]
+        result[name] = Timing(float(statistics.median(values)), quartiles[2] - quartiles[0])
+    return result, notes
+
+
+def time_child_programs(programs: dict[str, str | None], runs: int
+                        ) -> tuple[dict[str, float | None], dict[str, float | None], list[str]]:
+    """Run each ``python -c CODE`` ``runs`` times (interleaved, after one unmeasured run).
+
+    Returns the median wall time of the whole child (start-up and imports included), the
+    median of the nanoseconds each child prints as the last line of its stdout (what it
+    timed itself, e.g. from after its imports), and notes on failures.
+    """
+    live = {name: code for name, code in programs.items() if code is not None}
+    notes: list[str] = []
+    for name, code in list(live.items()):
+        outcome = _run_child(code)
+        if isinstance(outcome, str):
+            notes.append(f"{name}: n/a (child failed: {outcome})")
+            del live[name]
+    walls: dict[str, list[int]] = {name: [] for name in live}
+    inners: dict[str, list[int]] = {name: [] for name in live}
+    for _ in range(runs):
+        for name, code in live.items():
+            outcome = _run_child(code)
+            if isinstance(outcome, tuple):
+                walls[name].append(outcome[0])
+                inners[name].append(outcome[1])
+    wall: dict[str, float | None] = dict.fromkeys(programs)
+    inner: dict[str, float | None] = dict.fromkeys(programs)
+    for name in live:
+        if walls[name]:
+            wall[name] = float(statistics.median(walls[name]))
+            inner[name] = float(statistics.median(inners[name]))
+    return wall, inner, notes
+
+
+def _run_child(code: str) -> tuple[int, int] | str:
+    """(wall ns, the ns the child printed last), or the reason it failed."""
+    start = time.perf_counter_ns()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, env=_STARTUP_ENV)
+    elapsed = time.perf_counter_ns() - start
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()
+        return f"exit {done.returncode}: {tail[-1] if tail else ''}"
+    try:
+        return elapsed, int(done.stdout.split()[-1])
+    except (IndexError, ValueError):
+        return f"printed no timing: {done.stdout[-200:]!r}"

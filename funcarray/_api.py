@@ -32,15 +32,41 @@ def _flatten_fun(fun, in_tree, has_aux=False):
 
     def flat_fun(*leaves):
         args = fa_tree.unflatten(in_tree, list(leaves))
-        out = fun(*args)
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError("has_aux=True needs the function to return a pair (out, aux)")
-            out, store["aux"] = out
-        out_leaves, store["out_tree"] = fa_tree.flatten(out)
-        return _as_array_leaves("transformed function output", out_leaves)
+        return _flat_outputs(fun(*args), store, has_aux, "transformed function output")
 
     return flat_fun, store
+
+
+def _flat_outputs(out, store, has_aux, name):
+    """The output leaves of a flattened function (aux leaves appended), recording the trees
+    and the number of declared outputs in ``store``."""
+    if has_aux:
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("has_aux=True needs the function to return a pair (out, aux)")
+        out, aux = out
+    out_leaves, store["out_tree"] = fa_tree.flatten(out)
+    out_leaves = _as_array_leaves(name, out_leaves)
+    store["n_out"] = len(out_leaves)
+    if has_aux:
+        # aux leaves leave the transform as extra outputs, so it unboxes them like any output
+        # (handing them back through `store` would leak the transform's tracers).
+        aux_leaves, store["aux_tree"] = fa_tree.flatten(aux)
+        out_leaves += _as_array_leaves("has_aux auxiliary output", aux_leaves)
+    return out_leaves
+
+
+def _split_aux(store, leaves):
+    """``(output leaves, aux pytree or None)`` from a flat function's results."""
+    n = store["n_out"]
+    if "aux_tree" not in store:
+        return list(leaves), None
+    return list(leaves[:n]), fa_tree.unflatten(store["aux_tree"], list(leaves[n:]))
+
+
+def _with_zero_aux_cotangents(f_vjp_flat, store, all_outs):
+    """``f_vjp`` over the declared outputs only: aux outputs get zero cotangents."""
+    zeros = [Zero(tangent_aval(x.aval)) for x in all_outs[store["n_out"]:]]
+    return lambda cts: f_vjp_flat(list(cts) + zeros)
 
 
 @api_boundary
@@ -77,9 +103,11 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
         flat_tangents.append(t if _differentiable(p) else Zero(expected))
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
     out_primals, out_tangents = jvp_flat(flat_fun, primal_leaves, flat_tangents)
+    out_primals, aux = _split_aux(store, out_primals)
+    out_tangents = out_tangents[:store["n_out"]]
     out_tree = store["out_tree"]
     result = (fa_tree.unflatten(out_tree, out_primals), fa_tree.unflatten(out_tree, out_tangents))
-    return (*result, store["aux"]) if has_aux else result
+    return (*result, aux) if has_aux else result
 
 
 def _differentiable(x) -> bool:
@@ -251,7 +279,9 @@ def vjp(fun, *primals, has_aux: bool = False):
     leaves, in_tree = fa_tree.flatten(primals)
     leaves = _as_array_leaves("vjp", leaves)
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    out_leaves, f_vjp_flat = vjp_flat(flat_fun, leaves)
+    all_outs, f_vjp_all = vjp_flat(flat_fun, leaves)
+    out_leaves, aux = _split_aux(store, all_outs)
+    f_vjp_flat = _with_zero_aux_cotangents(f_vjp_all, store, all_outs)
     out_tree = store["out_tree"]
 
     def f_vjp(cotangent):
@@ -263,7 +293,7 @@ def vjp(fun, *primals, has_aux: bool = False):
         return fa_tree.unflatten(in_tree, cts)
 
     out = fa_tree.unflatten(out_tree, out_leaves)
-    return (out, api_boundary(f_vjp), store["aux"]) if has_aux else (out, api_boundary(f_vjp))
+    return (out, api_boundary(f_vjp), aux) if has_aux else (out, api_boundary(f_vjp))
 
 
 @api_boundary
@@ -462,11 +492,7 @@ def _jacobian_inputs(name, fun, argnums, args, kwargs, has_aux, allow_int, holom
 
     def flat_f(*xs):
         rebuilt = fa_tree.unflatten(in_tree, list(xs))
-        out = f(rebuilt) if single else f(*rebuilt)
-        if has_aux:
-            out, box["aux"] = out
-        leaves, box["out_tree"] = fa_tree.flatten(out)
-        return _as_array_leaves(name, leaves)
+        return _flat_outputs(f(rebuilt) if single else f(*rebuilt), box, has_aux, name)
 
     return in_leaves, in_tree, flat_f, box
 
@@ -488,11 +514,11 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         basis, _ = _std_basis(in_leaves)
 
         def push(*tangents):
-            return jvp_flat(flat_f, in_leaves, list(tangents))[1]
+            return jvp_flat(flat_f, in_leaves, list(tangents))[1][:aux_box["n_out"]]
 
         columns = vmap(push, in_axes=0, out_axes=-1)(*basis)  # each: out.shape + (total,)
-        out_leaves = jvp_flat(flat_f, in_leaves, [Zero(tangent_aval(x.aval))
-                                                  for x in in_leaves])[0]
+        out_leaves, aux = _split_aux(aux_box, jvp_flat(
+            flat_f, in_leaves, [Zero(tangent_aval(x.aval)) for x in in_leaves])[0])
         blocks = []
         for out, col in zip(out_leaves, columns):
             row, start = [], 0
@@ -503,7 +529,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
                 start += n
             blocks.append(row)
         jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
-        return (jac, aux_box["aux"]) if has_aux else jac
+        return (jac, aux) if has_aux else jac
 
     return api_boundary(jac_fun)
 
@@ -524,7 +550,9 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         in_leaves, in_tree, flat_f, aux_box = _jacobian_inputs(
             "jacrev", fun, argnums, args, kwargs, has_aux, allow_int, holomorphic)
 
-        out_leaves, f_vjp = vjp_flat(flat_f, in_leaves)
+        all_outs, f_vjp_all = vjp_flat(flat_f, in_leaves)
+        out_leaves, aux = _split_aux(aux_box, all_outs)
+        f_vjp = _with_zero_aux_cotangents(f_vjp_all, aux_box, all_outs)
         basis, _ = _std_basis(out_leaves)
         rows = vmap(lambda *cts: f_vjp(list(cts)), in_axes=0, out_axes=0)(*basis)
         # rows[j]: (total_out, *in_j.shape); split the leading axis by output leaf.
@@ -535,7 +563,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                            for r, x in zip(rows, in_leaves)])
             start += n
         jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
-        return (jac, aux_box["aux"]) if has_aux else jac
+        return (jac, aux) if has_aux else jac
 
     return api_boundary(jac_fun)
 

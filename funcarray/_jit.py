@@ -205,7 +205,9 @@ class Jitted:
         self._cache: dict = {}
         self._hits = self._misses = 0
         self._last_key = None
-        functools.update_wrapper(self, fun)
+        # updated=(): copying fun's __dict__ would, for jit(jit(f)), overwrite this object's
+        # cache and options with the inner one's.
+        functools.update_wrapper(self, fun, updated=())
         _all_jitted.add(self)
 
     # --- the call ---------------------------------------------------------------------------
