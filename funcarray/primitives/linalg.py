@@ -160,7 +160,14 @@ def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
     # (batch, free, contract) @ (batch, contract, free): one np.matmul (BLAS for
     # float32/float64/complex; NumPy's integer loop wraps around like XLA) does all the work.
     lhs3, rhs3 = _as_batched_matrix(lhs, lhs_plan), _as_batched_matrix(rhs, rhs_plan)
-    out = np.matmul(lhs3[0], rhs3[0]) if lhs3.shape[0] == 1 else np.matmul(lhs3, rhs3)
+    if lhs3.shape[-1] == 1:
+        # Nothing to sum (outer products, e.g. per-example weight gradients under vmap): a
+        # broadcast multiply is ~2x faster than a batched matmul with k = 1.
+        out = lhs3 * rhs3
+    elif lhs3.shape[0] == 1:
+        out = np.matmul(lhs3[0], rhs3[0])
+    else:
+        out = np.matmul(lhs3, rhs3)
     if out.dtype != out_dtype:
         with np.errstate(over="ignore", invalid="ignore"):  # a narrow float may overflow
             out = out.astype(out_dtype)
