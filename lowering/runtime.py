@@ -281,11 +281,13 @@ def _check_args(exe: Executable, args) -> None:
 def execute_buffers(exe: Executable, buffers) -> list:
     """Run ``exe`` on device buffers the caller has already checked against
     ``exe.in_avals`` (the jit dispatch cache guarantees it); returns device arrays."""
-    jax, _ = _jax()
     try:
         return exe.loaded.execute_sharded(buffers).consume_with_handlers(exe._handlers)
-    except jax.errors.JaxRuntimeError as exc:
-        raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
+    except Exception as exc:  # noqa: BLE001 (jax is only looked up on this rare path)
+        jax, _ = _jax()
+        if isinstance(exc, jax.errors.JaxRuntimeError):
+            raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
+        raise
 
 
 def execute(exe: Executable, args) -> list:
