@@ -81,8 +81,14 @@ def _backend_name(platform: str) -> str:
     return platform
 
 
-def _is_cpu(jdev) -> bool:
-    return jdev.platform == "cpu"
+def _note_accelerator(jdev) -> None:
+    """With ``eager_backend = "auto"`` (the default), eager ops switch to XLA the first time
+    an array is placed on an accelerator, so device arrays stay on their device instead of
+    being fetched to the host by every NumPy kernel."""
+    from funcarray._config import config
+
+    if jdev.platform != "cpu" and config.eager_backend == "auto":
+        set_eager_backend("xla")
 
 
 def to_buffer(x, jdev):
@@ -91,6 +97,7 @@ def to_buffer(x, jdev):
     if entry is not None and (entry[0] is jdev or entry[0] == jdev):
         return entry[1]
     buf = _runtime().device_put(np.asarray(x._value), jdev)
+    _note_accelerator(jdev)
     try:
         x._buf = (jdev, buf)
     except AttributeError:  # not an Array (a NumPy value): nothing to cache on
@@ -202,16 +209,19 @@ def _single_op_ir(prim, avals, params):
 
 
 def set_eager_backend(name: str) -> None:
-    """Make the eager trace run NumPy kernels (``"numpy"``) or XLA executables (``"xla"``).
+    """Make the eager trace run NumPy kernels (``"numpy"``) or XLA executables (``"xla"``);
+    ``"auto"`` starts with NumPy and switches to XLA once an accelerator holds an array.
 
     The eager trace object is the ContextVar's default, shared by every thread; switching its
     class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
     """
     from funcarray.transforms.core import EVAL_TRACE, EvalTrace
 
-    if name not in ("numpy", "xla"):
-        raise ValueError(f"funcarray.config.eager_backend must be 'numpy' or 'xla', got "
-                         f"{name!r}")
+    if name not in ("numpy", "xla", "auto"):
+        raise ValueError(f"funcarray.config.eager_backend must be 'auto', 'numpy' or 'xla', "
+                         f"got {name!r}")
+    if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
+        name = "numpy"
     EVAL_TRACE.__class__ = _XlaEvalTrace if name == "xla" else EvalTrace
 
 

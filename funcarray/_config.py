@@ -13,8 +13,10 @@ Settings:
     compilation_cache_dir: a directory for the persistent executable cache (empty: off).
     persistent_cache_min_compile_time_secs: only executables that took at least this long
         to compile are written to the persistent cache.
-    eager_backend: "numpy" (default: eager ops run NumPy kernels) or "xla" (each eager op
-        runs as a cached single-op XLA executable, reproducing jit's numerics op by op).
+    eager_backend: "numpy" (eager ops run NumPy kernels), "xla" (each eager op runs as a
+        cached single-op XLA executable: on the CPU this reproduces jit's numerics op by op;
+        on an accelerator arrays stay on the device) or "auto" (the default: NumPy until an
+        array is placed on an accelerator, XLA from then on).
 
 Example:
     >>> from funcarray import config
@@ -36,7 +38,7 @@ _DEFAULTS = {
     "explain_cache_misses": False,
     "compilation_cache_dir": "",
     "persistent_cache_min_compile_time_secs": 1.0,
-    "eager_backend": "numpy",
+    "eager_backend": "auto",
 }
 
 

@@ -430,18 +430,42 @@ def test_eager_backend_xla_runs_each_op_compiled():
 
     x = fnp.linspace(-2.0, 2.0, 7)
     want = {"y": fnp.tanh(x) * 3.0 + fnp.exp(x[None, :] * fnp.ones((2, 1)))}
+    assert fa.config.eager_backend == "auto"
     fa.config.update("eager_backend", "xla")
     try:
         assert type(EVAL_TRACE).__name__ == "XlaEvalTrace"
         got = {"y": fnp.tanh(x) * 3.0 + fnp.exp(x[None, :] * fnp.ones((2, 1)))}
         grad = fa.grad(lambda v: fnp.sin(v) * v)(fnp.float32(0.5))
     finally:
-        fa.config.update("eager_backend", "numpy")
+        fa.config.update("eager_backend", "auto")
     assert type(EVAL_TRACE) is EvalTrace
     fa.testing.assert_trees_allclose(got, want)
     np.testing.assert_allclose(float(grad), np.sin(0.5) + 0.5 * np.cos(0.5), rtol=1e-6)
-    with pytest.raises(ValueError, match="'numpy' or 'xla'"):
+    with pytest.raises(ValueError, match="'auto', 'numpy' or 'xla'"):
         fa.config.update("eager_backend", "torch")
+
+
+def test_auto_eager_backend_switches_to_xla_once_an_accelerator_is_used():
+    from funcarray import _compiled
+    from funcarray.transforms.core import EVAL_TRACE, EvalTrace
+
+    class FakeAccelerator:
+        platform = "gpu"
+
+    _compiled._note_accelerator(runtime_cpu_device())  # the CPU: nothing changes
+    assert type(EVAL_TRACE) is EvalTrace
+    try:
+        _compiled._note_accelerator(FakeAccelerator())
+        assert type(EVAL_TRACE).__name__ == "XlaEvalTrace"
+    finally:
+        fa.config.update("eager_backend", "auto")
+    assert type(EVAL_TRACE) is EvalTrace
+
+
+def runtime_cpu_device():
+    from funcarray._compiled import runtime_device
+
+    return runtime_device(fa.devices("cpu")[0])
 
 
 def test_unknown_platform_is_a_clear_error():
