@@ -177,6 +177,12 @@ def _fill_argnums_and_names(fun, nums: tuple, names: tuple, what: str):
     return tuple(sorted(nums_out)), tuple(sorted(names_out))
 
 
+def _defined_at(fun) -> str:
+    """`` (defined at file:line)`` for Python functions, for error messages."""
+    code = getattr(getattr(fun, "__wrapped__", fun), "__code__", None)
+    return f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+
+
 def _fun_name(fun) -> str:
     return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
 
@@ -367,7 +373,7 @@ class Jitted:
             return [_as_output(self._name, x) for x in out_leaves]
 
         trace = StagingTrace(current_trace())
-        trace.fun_name = f"jit({self._name})"
+        trace.fun_name = f"jit({self._name}){_defined_at(fun)}"
         static_positions = {pos for pos, _ in static_list if isinstance(pos, int)}
         trace.arg_names = _argument_names(self._fun, in_tree, len(operands), static_positions)
         tracers = [trace.new_arg(_aval_of(x)) for x in operands]
