@@ -322,7 +322,7 @@ class Jitted:
             dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
         leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
         sig = [in_tree]
-        for x in leaves:
+        for k, x in enumerate(leaves):
             t = type(x)
             if t is Array:
                 v = x._value
@@ -336,7 +336,7 @@ class Jitted:
             elif t in _PY_SCALARS:
                 sig.append(t)
             else:
-                sig.append(_leaf_signature(self._name, x, leaves.index(x)))
+                sig.append(_leaf_signature(self._name, x, k))
         key = (tuple(sig), tuple(statics), self._device, self._backend)
         return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
 

@@ -502,3 +502,8 @@ def test_donation_marks_buffers_and_invalidates_device_only_arrays():
 
     by_name = fa.jit(lambda p, g: p - g, donate_argnames="p")
     assert "{jax.buffer_donor = true}" in by_name.lower(p=fnp.ones(2), g=fnp.ones(2)).as_text()
+
+
+def test_numpy_array_arguments_of_any_shape():
+    out = fa.jit(lambda x, y: x + y)(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+    np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), 2.0, np.float32))

@@ -1,0 +1,263 @@
+"""``save`` and ``load``: parameter pytrees to and from safetensors and ``.npz`` files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray import tree as _tree
+from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.io import _npz, _safetensors
+from funcarray.io._names import leaf_names, nest
+from funcarray.transforms.core import Tracer
+
+__all__ = ["save", "load", "load_metadata"]
+
+_FORMATS = {".safetensors": "safetensors", ".npz": "npz"}
+# How many mismatches one error lists before summarising the rest.
+_MAX_LISTED = 20
+
+
+def _format(op: str, path: str) -> str:
+    for suffix, name in _FORMATS.items():
+        if path.endswith(suffix):
+            return name
+    raise op_value_error(op, f"cannot tell the format of {path!r} from its name: use a "
+                             "'.safetensors' or '.npz' file name")
+
+
+def _to_numpy(op: str, name: str, leaf) -> np.ndarray:
+    if isinstance(leaf, Tracer):
+        raise op_type_error(op, f"key {name!r} is a traced value (save was called inside jit, "
+                                "grad or vmap); save concrete arrays, outside transformed "
+                                "functions")
+    if isinstance(leaf, np.ndarray | np.generic):
+        array = np.asarray(leaf)
+    else:
+        from funcarray import numpy as fnp  # late: funcarray.numpy imports much of the package
+        try:
+            array = np.asarray(fnp.asarray(leaf))
+        except TypeError:
+            raise op_type_error(op, f"key {name!r} is a {type(leaf).__name__}, not an array "
+                                    "or a number") from None
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    if array.dtype not in dtypes.supported_dtypes:
+        raise op_type_error(op, f"key {name!r} has dtype {array.dtype}, which funcarray does "
+                                "not support")
+    # (not np.ascontiguousarray, which turns a 0-d array into a 1-d one)
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
+def _atomic_write(path: str, write) -> None:
+    """Write through a temporary file in the same folder, then rename it over ``path``: a
+    crash or an error mid-write leaves the old file (or none), never a partial one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                     dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, _new_file_mode(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def _new_file_mode(path: str) -> int:
+    """Keep an existing file's permissions; a new file gets the usual ones (mkstemp's are
+    owner-only)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _check_metadata(op: str, metadata) -> dict | None:
+    if metadata is None:
+        return None
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise op_type_error(op, f"metadata must be a dict of str to str, got {metadata!r}")
+    return metadata
+
+
+@api_boundary
+def save(path, tree, *, metadata=None) -> None:
+    """Save a pytree of arrays to ``path``, a ``.safetensors`` or ``.npz`` file.
+
+    Each leaf is stored under its dotted path (``{"layers": [{"w": w}]}`` stores
+    ``"layers.0.w"``, the way PyTorch names a ``state_dict``), with its dtype and shape
+    (bfloat16 and float8 included). ``metadata`` is an optional dict of strings kept in the
+    file. The file is written to a temporary file first and renamed into place, so it is
+    never left half written. Safetensors has no code for complex128 (use ``.npz``); ``.npz``
+    has none for bfloat16 and float8, so those are stored there as their bits (``uint16`` /
+    ``uint8``) with a ``"__funcarray__"`` record of the real dtypes that ``load`` applies.
+
+    Example:
+        >>> import os, tempfile
+        >>> import funcarray.io as fio, funcarray.numpy as fnp
+        >>> path = os.path.join(tempfile.mkdtemp(), "params.safetensors")
+        >>> fio.save(path, {"dense": {"w": fnp.ones((2, 3)), "b": fnp.zeros(3)}})
+        >>> sorted(fio.load(path, flat=True))
+        ['dense.b', 'dense.w']
+    """
+    op = "funcarray.io.save"
+    path = os.fspath(path)
+    kind = _format(op, path)
+    metadata = _check_metadata(op, metadata)
+    names, leaves, _ = leaf_names(op, tree)
+    arrays = {name: _to_numpy(op, name, leaf) for name, leaf in zip(names, leaves, strict=True)}
+    if kind == "safetensors":
+        for name, array in arrays.items():  # fail before creating any file
+            _safetensors.code_of(op, name, array.dtype)
+        _atomic_write(path, lambda f: _safetensors.write(op, f, arrays, metadata))
+    else:
+        _atomic_write(path, lambda f: _npz.write(f, arrays, metadata))
+
+
+def _shape_dtype(op: str, name: str, leaf) -> tuple:
+    """The shape and dtype that ``like``'s leaf asks for (an array or a ShapeDtype-like)."""
+    if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+        return tuple(leaf.shape), np.dtype(leaf.dtype)
+    array = _to_numpy(op, name, leaf)
+    return array.shape, array.dtype
+
+
+class _Checkpoint:
+    """An open checkpoint: the names, shapes and dtypes it holds, and a way to read each."""
+
+    def __init__(self, op: str, path: str, file=None):
+        self.where = repr(path)
+        if file is not None:
+            entries, self.metadata = _safetensors.read_header(op, file, self.where)
+            self.specs = {e.name: (e.shape, e.dtype) for e in entries}
+            entries = {e.name: e for e in entries}
+            data_start = file.tell()
+            self.read = lambda name: _safetensors.read_tensor(op, file, entries[name],
+                                                              data_start, self.where)
+        else:
+            arrays, self.metadata = _npz.read(op, path, self.where)
+            for name, array in arrays.items():
+                if array.dtype.newbyteorder("=") not in dtypes.supported_dtypes:
+                    raise op_value_error(op, f"{self.where}: key {name!r} has dtype "
+                                             f"{array.dtype}, which funcarray does not support")
+            self.specs = {n: (a.shape, a.dtype.newbyteorder("=")) for n, a in arrays.items()}
+            self.read = arrays.__getitem__
+
+
+def _describe(spec: tuple) -> str:
+    shape, dtype = spec
+    return f"shape {shape} {dtype.name}"
+
+
+def _mismatches(checkpoint: _Checkpoint, names: list, wanted: list, strict: bool) -> list:
+    problems = []
+    for name, spec in zip(names, wanted, strict=True):
+        found = checkpoint.specs.get(name)
+        if found is None:
+            problems.append(f"key {name!r}: missing from the file (expected {_describe(spec)})")
+        elif found != spec:
+            problems.append(f"key {name!r}: expected {_describe(spec)}, found "
+                            f"{_describe(found)}")
+    if strict:
+        extra = [n for n in checkpoint.specs if n not in set(names)]
+        problems += [f"key {n!r} ({_describe(checkpoint.specs[n])}): in the file but not in "
+                     "`like` (pass strict=False to ignore extra keys)" for n in extra]
+    return problems
+
+
+def _raise_mismatches(op: str, checkpoint: _Checkpoint, problems: list):
+    listed = problems[:_MAX_LISTED]
+    if len(problems) > _MAX_LISTED:
+        listed.append(f"... and {len(problems) - _MAX_LISTED} more")
+    raise op_value_error(op, f"{checkpoint.where} does not match `like`:\n  " +
+                         "\n  ".join(listed))
+
+
+def _as_array(array: np.ndarray) -> Array:
+    # A fresh, native-order, C-contiguous buffer that nothing else references: the Array
+    # takes ownership of it without a copy.
+    if not array.dtype.isnative or not array.flags.c_contiguous:
+        array = array.astype(array.dtype.newbyteorder("="), order="C")
+    return Array(array)
+
+
+def _load(op: str, checkpoint: _Checkpoint, like, flat: bool, strict: bool):
+    if like is None:
+        arrays = {name: _as_array(checkpoint.read(name)) for name in checkpoint.specs}
+        return arrays if flat else nest(op, arrays)
+    names, leaves, treedef = leaf_names(op, like)
+    wanted = [_shape_dtype(op, n, leaf) for n, leaf in zip(names, leaves, strict=True)]
+    problems = _mismatches(checkpoint, names, wanted, strict)
+    if problems:
+        _raise_mismatches(op, checkpoint, problems)
+    return _tree.unflatten(treedef, [_as_array(checkpoint.read(n)) for n in names])
+
+
+@api_boundary
+def load(path, like=None, *, strict=True, flat=False):
+    """Load the arrays saved in ``path`` (a ``.safetensors`` or ``.npz`` file).
+
+    With ``like`` (a pytree of arrays, or of anything with ``shape`` and ``dtype``) the result
+    has ``like``'s structure; every leaf's dotted name must be in the file with ``like``'s
+    shape and dtype, and, when ``strict``, the file may hold no other keys. All mismatches are
+    reported at once, each naming the key, the expected and the found shape and dtype; cast
+    after loading to change dtypes. Without ``like`` the result is a nested dict rebuilt from
+    the dotted names, every level a dict with str keys (``"layers.0.w"`` gives
+    ``{"layers": {"0": {"w": ...}}}``); with ``flat=True`` it is the flat dict of names, in
+    file order. Leaves come back as funcarray Arrays.
+
+    The safetensors header is validated in full before any data is read: a truncated or
+    corrupt file raises a ValueError naming the key and its expected shape, never garbage.
+    ``.npz`` members holding pickled objects are refused.
+
+    Example:
+        >>> import os, tempfile
+        >>> import funcarray.io as fio, funcarray.numpy as fnp
+        >>> path = os.path.join(tempfile.mkdtemp(), "params.safetensors")
+        >>> params = {"layers": [{"w": fnp.ones((2, 2)), "b": fnp.zeros(2)}]}
+        >>> fio.save(path, params)
+        >>> fio.load(path)["layers"]["0"]["b"]
+        Array([0., 0.], dtype=float32)
+        >>> fio.load(path, like=params)["layers"][0]["w"].shape
+        (2, 2)
+    """
+    op = "funcarray.io.load"
+    path = os.fspath(path)
+    if _format(op, path) == "npz":
+        return _load(op, _Checkpoint(op, path), like, flat, strict)
+    with open(path, "rb") as file:
+        return _load(op, _Checkpoint(op, path, file), like, flat, strict)
+
+
+@api_boundary
+def load_metadata(path) -> dict:
+    """The metadata dict of strings saved with ``save(..., metadata=...)`` (or by another
+    safetensors writer, such as ``{"format": "pt"}``).
+
+    Example:
+        >>> import os, tempfile
+        >>> import funcarray.io as fio, funcarray.numpy as fnp
+        >>> path = os.path.join(tempfile.mkdtemp(), "params.safetensors")
+        >>> fio.save(path, {"w": fnp.ones(2)}, metadata={"step": "100"})
+        >>> fio.load_metadata(path)
+        {'step': '100'}
+    """
+    op = "funcarray.io.load_metadata"
+    path = os.fspath(path)
+    if _format(op, path) == "npz":
+        return dict(_npz.read(op, path, repr(path))[1])
+    with open(path, "rb") as file:
+        return dict(_safetensors.read_header(op, file, repr(path))[1])
