@@ -18,6 +18,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.
 from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
 from funcarray import dtypes as dtypes  # noqa: E402
 from funcarray import io as io  # noqa: E402
+from funcarray import lax as lax  # noqa: E402
 from funcarray import nn as nn  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import optim as optim  # noqa: E402

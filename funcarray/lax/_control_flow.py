@@ -1,0 +1,541 @@
+"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
+``map`` and ``select_n`` (JAX's ``jax.lax`` signatures).
+
+Outside every transform the user's functions run as plain Python on concrete values, so
+``print`` and ``pdb`` work inside a branch or a loop body. Under a transform (jit, grad,
+vmap...) they are staged to IR -- values they close over become leading operands -- and bound
+as the higher-order primitives of ``funcarray/primitives/control_flow.py``, whose rules make
+them compose with every transform.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray import tree as fa_tree
+from funcarray.array import Array
+from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.primitives.control_flow import (
+    cond_p,
+    convert_outputs,
+    join_calls,
+    scan_p,
+    while_p,
+)
+from funcarray.primitives.elementwise import clamp_p, convert_element_type_p, select_n_p
+from funcarray.transforms.core import (
+    EVAL_TRACE,
+    current_trace,
+    set_current_trace,
+    to_concrete_value,
+)
+from funcarray.transforms.ir_transforms import CallForm, closed_call
+from funcarray.transforms.staging import StagingTrace
+
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select_n"]
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+def _as_leaves(what: str, leaves) -> list:
+    return [x if is_array(x) else asarray_arg(what, x) for x in leaves]
+
+
+def _stage(flat_fun, avals) -> CallForm:
+    """Stage ``flat_fun(*tracers) -> leaves`` under the current trace (closure conversion:
+    what it closes over becomes the leading operands), in call form."""
+    trace = StagingTrace(current_trace())
+    args = [trace.new_arg(a) for a in avals]
+    with set_current_trace(trace):
+        outs = flat_fun(*args)
+    return closed_call(trace.to_closed_ir(list(outs)))
+
+
+def _paths(treedef) -> list:
+    dummy = fa_tree.unflatten(treedef, list(range(treedef.num_leaves)))
+    return ["".join(f"[{k!r}]" for k in path) for path in fa_tree.flatten_with_path(dummy)[0]]
+
+
+def _convert(x, aval):
+    return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
+
+
+def _check_callable(what: str, name: str, fun) -> None:
+    if not callable(fun):
+        raise TypeError(f"{what}: {name} must be a function, got {type(fun).__name__}")
+
+
+def _scalar(what: str, name: str, x):
+    x = x if is_array(x) else asarray_arg(what, x)
+    if x.shape != ():
+        raise TypeError(f"{what}: {name} must be a scalar, got an array of shape {x.shape}")
+    return x
+
+
+def _int32(x):
+    return x if x.dtype == np.int32 and not x.weak_type else _convert(
+        x, x.aval.update(dtype=np.dtype(np.int32), weak_type=False))
+
+
+def _arrays(what: str, tree):
+    """``tree`` with Python scalars as Arrays: eager results have the types jit gives."""
+    return fa_tree.map(lambda x: x if is_array(x) else asarray_arg(what, x), tree)
+
+
+def _eager() -> bool:
+    return current_trace() is EVAL_TRACE
+
+
+# --------------------------------------------------------------------------------------------
+# cond / switch
+# --------------------------------------------------------------------------------------------
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
+
+    Under a transform both branches are staged and must return the same pytree of types;
+    under ``vmap`` with a batched ``pred`` both run and each member's result is selected.
+    ``pred`` is a boolean or integer scalar (nonzero is true).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> f = lambda x: lax.cond(x > 0, fnp.sin, lambda x: -x, x)
+        >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
+        (Array(2., dtype=float32), Array(0.87758255, dtype=float32))
+    """
+    _check_callable("cond", "true_fun", true_fun)
+    _check_callable("cond", "false_fun", false_fun)
+    pred = _scalar("cond", "pred", pred)
+    kind = pred.dtype.kind
+    if kind not in "biu":
+        raise TypeError(f"cond: pred must be a boolean or integer scalar, got {pred.dtype}; "
+                        f"compare it with something (x > 0) to get a boolean")
+    if _eager():
+        return _arrays("cond", (true_fun if bool(np.asarray(pred._value)) else false_fun)(
+            *operands))
+    if kind != "b":
+        pred = pred != 0
+    return _staged_switch(_int32(pred), (false_fun, true_fun), operands, "cond",
+                          ("false_fun", "true_fun"))
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> branches = [lambda x: x + 1.0, lambda x: x * 10.0, fnp.negative]
+        >>> fa.vmap(lambda i, x: lax.switch(i, branches, x))(fnp.array([0, 1, 5]), fnp.ones(3))
+        Array([ 2., 10., -1.], dtype=float32)
+    """
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("switch: branches must be a non-empty sequence of functions")
+    for k, branch in enumerate(branches):
+        _check_callable("switch", f"branches[{k}]", branch)
+    index = _scalar("switch", "index", index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
+    if len(branches) == 1:
+        return _arrays("switch", branches[0](*operands))
+    last = len(branches) - 1
+    if _eager():
+        return _arrays("switch", branches[int(np.clip(np.asarray(index._value), 0, last))](
+            *operands))
+    index = clamp_p.bind(Array(np.int32(0)), _int32(index), Array(np.int32(last)))
+    return _staged_switch(index, branches, operands, "switch",
+                          tuple(f"branches[{k}]" for k in range(len(branches))))
+
+
+def _staged_switch(index, funs, operands, what, names):
+    leaves, in_tree = fa_tree.flatten(tuple(operands))
+    leaves = _as_leaves(what, leaves)
+    avals = [x.aval for x in leaves]
+    calls, trees = [], []
+    for fun, name in zip(funs, names):
+        store = {}
+
+        def flat(*xs, fun=fun, name=name, store=store):
+            out_leaves, store["tree"] = fa_tree.flatten(fun(*fa_tree.unflatten(in_tree, xs)))
+            return _as_leaves(f"{what}: the output of {name}", out_leaves)
+
+        calls.append(_stage(flat, avals))
+        trees.append(store["tree"])
+    for name, tree in zip(names[1:], trees[1:]):
+        if tree != trees[0]:
+            raise TypeError(f"{what}: {names[0]} and {name} must return the same pytree "
+                            f"structure, got {trees[0]} and {tree}")
+    targets = _unify_branch_types(what, names, [c.ir.out_avals for c in calls], trees[0])
+    calls = [CallForm((convert_outputs(c.ir, targets), c.consts)) for c in calls]
+    irs, consts = join_calls(calls)
+    outs = cond_p.bind(index, *consts, *leaves, branches=irs)
+    return fa_tree.unflatten(trees[0], outs)
+
+
+def _unify_branch_types(what, names, per_branch, treedef) -> list:
+    """One output type per leaf for all branches: shapes must agree, and dtypes too except
+    that a weakly typed output (a Python scalar) adopts the dtype of the others."""
+    paths = _paths(treedef)
+    targets = []
+    for i, avals in enumerate(zip(*per_branch)):
+        strong = [(k, a) for k, a in enumerate(avals) if not a.weak_type]
+        ref_k, ref = strong[0] if strong else (0, avals[0])
+        for k, a in enumerate(avals):
+            if a.shape != ref.shape or (a.dtype != ref.dtype and not a.weak_type) or (
+                    not strong and a.dtype != ref.dtype):
+                raise TypeError(
+                    f"{what}: {names[ref_k]} and {names[k]} must return the same types, but "
+                    f"output{paths[i]} is {ref.str_short()} in {names[ref_k]} and "
+                    f"{a.str_short()} in {names[k]}")
+        targets.append(ref.update(weak_type=not strong))
+    return targets
+
+
+# --------------------------------------------------------------------------------------------
+# Carries: the loop-carried values of while_loop and scan
+# --------------------------------------------------------------------------------------------
+
+def _carry_error(what, body_name, path, before, after):
+    return TypeError(
+        f"{what}: {body_name} must return a carry of the same type as its input, but carry"
+        f"{path} is {before} on input and {after} in {body_name}'s output. Make the body "
+        f"return values of the carry's shape and dtype (e.g. with .astype(...)).")
+
+
+def _fix_carry(what, body_name, carry, out_avals, carry_tree):
+    """Reconcile a staged body's carry outputs with the carry: returns ``(carry, targets)``,
+    the carry to restage with (None if it is fine) and the output types to convert to."""
+    paths = _paths(carry_tree)
+    new_carry, changed, targets = [], False, []
+    for path, x, out in zip(paths, carry, out_avals):
+        aval = x.aval
+        if out.shape != aval.shape or (out.dtype != aval.dtype and not aval.weak_type):
+            raise _carry_error(what, body_name, path, aval.str_short(), out.str_short())
+        if aval.weak_type and (out.dtype != aval.dtype or not out.weak_type):
+            # A Python-scalar initial value adopts the type the body gives it (as in JAX).
+            new_carry.append(_convert(x, out))
+            changed = True
+            targets.append(out)
+        else:
+            new_carry.append(x)
+            targets.append(aval)
+    return (new_carry if changed else None), targets
+
+
+def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
+    leaves, tree = fa_tree.flatten(after)
+    if tree != carry_tree:
+        raise TypeError(f"{what}: {body_name} must return a carry of the same pytree "
+                        f"structure as its input, got {tree} for {carry_tree}")
+    leaves = _as_leaves(what, leaves)
+    for path, x, y in zip(_paths(carry_tree), before, leaves):
+        if x.shape != y.shape or (x.dtype != y.dtype and not x.weak_type):
+            raise _carry_error(what, body_name, path, x.aval.str_short(), y.aval.str_short())
+
+
+# --------------------------------------------------------------------------------------------
+# while_loop / fori_loop
+# --------------------------------------------------------------------------------------------
+
+def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
+    """``val = init_val; while cond_fun(val): val = body_fun(val)``; returns ``val``.
+
+    ``cond_fun`` returns a boolean scalar; ``body_fun`` returns a value of the same pytree
+    structure, shapes and dtypes as ``init_val``. Under ``vmap`` with a batched predicate the
+    loop runs until every member is done (finished members keep their value). Forward-mode
+    differentiation works; reverse mode (``grad``) needs ``max_steps``, a bound on the
+    number of iterations.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.while_loop(lambda v: v[0] < 5, lambda v: (v[0] + 1, v[1] * 2.0), (0, 1.0))
+        (Array(5, dtype=int32, weak_type=True), Array(32., dtype=float32, weak_type=True))
+    """
+    _check_callable("while_loop", "cond_fun", cond_fun)
+    _check_callable("while_loop", "body_fun", body_fun)
+    if max_steps is not None:
+        raise NotImplementedError("while_loop: max_steps is not implemented yet")
+    leaves, carry_tree = fa_tree.flatten(init_val)
+    leaves = _as_leaves("while_loop", leaves)
+    if _eager():
+        val = init_val
+        while _eager_pred(cond_fun(val)):
+            new = body_fun(val)
+            _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
+            val = new
+        return _arrays("while_loop", val)
+    return fa_tree.unflatten(carry_tree, _staged_while(cond_fun, body_fun, leaves, carry_tree))
+
+
+def _eager_pred(pred) -> bool:
+    pred = pred if is_array(pred) else asarray_arg("while_loop", pred)
+    if pred.shape != () or pred.dtype != np.bool_:
+        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
+                        f"{pred.aval.str_short()}")
+    return bool(np.asarray(pred._value))
+
+
+def _staged_while(cond_fun, body_fun, leaves, carry_tree) -> list:
+    for _ in range(2):
+        avals = [x.aval for x in leaves]
+        store = {}
+
+        def body_flat(*xs):
+            out = body_fun(fa_tree.unflatten(carry_tree, xs))
+            out_leaves, store["tree"] = fa_tree.flatten(out)
+            return _as_leaves("while_loop: the output of body_fun", out_leaves)
+
+        body = _stage(body_flat, avals)
+        if store["tree"] != carry_tree:
+            raise TypeError(f"while_loop: body_fun must return a carry of the same pytree "
+                            f"structure as init_val, got {store['tree']} for {carry_tree}")
+        new_leaves, targets = _fix_carry("while_loop", "body_fun", leaves, body.ir.out_avals,
+                                         carry_tree)
+        if new_leaves is None:
+            break
+        leaves = new_leaves
+    body = CallForm((convert_outputs(body.ir, targets), body.consts))
+
+    def cond_flat(*xs):
+        pred = cond_fun(fa_tree.unflatten(carry_tree, xs))
+        pred = pred if is_array(pred) else asarray_arg("while_loop", pred)
+        if pred.shape != () or pred.dtype != np.bool_:
+            raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
+                            f"{pred.aval.str_short()}")
+        return [pred]
+
+    cond = _stage(cond_flat, [x.aval for x in leaves])
+    return while_p.bind(*cond.consts, *body.consts, *leaves, cond_ir=cond.ir, body_ir=body.ir,
+                        cond_nconsts=len(cond.consts), body_nconsts=len(body.consts))
+
+
+def _concrete_int(x):
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return int(x)
+    value = to_concrete_value(x)
+    return None if value is None else int(np.asarray(value))
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With concrete bounds (Python ints, or concrete arrays) the loop is a ``scan`` of
+    ``upper - lower`` steps, so it is reverse-differentiable; otherwise a ``while_loop``.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> power = lambda x: lax.fori_loop(0, 3, lambda i, v: v * x, 1.0)
+        >>> power(fnp.float32(2.0)), fa.grad(power)(fnp.float32(2.0))
+        (Array(8., dtype=float32), Array(12., dtype=float32))
+    """
+    _check_callable("fori_loop", "body_fun", body_fun)
+    lo = _scalar("fori_loop", "lower", lower)
+    hi = _scalar("fori_loop", "upper", upper)
+    if lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu":
+        raise TypeError(f"fori_loop: lower and upper must be integers, got {lo.dtype} and "
+                        f"{hi.dtype}")
+    dtype = dtypes.result_type(lo, hi)
+    lo = _convert(lo, lo.aval.update(dtype=dtype, weak_type=False))
+    hi = _convert(hi, hi.aval.update(dtype=dtype, weak_type=False))
+    if _eager():
+        val = init_val
+        for i in range(int(np.asarray(lo._value)), int(np.asarray(hi._value))):
+            val = body_fun(Array(np.asarray(i, dtype)), val)
+        return _arrays("fori_loop", val)
+    lo_int, hi_int = _concrete_int(lower), _concrete_int(upper)
+    if lo_int is not None and hi_int is not None:
+        def step(carry, _):
+            i, val = carry
+            return (i + 1, body_fun(i, val)), None
+        (_, val), _ = scan(step, (lo, init_val), None, length=builtins.max(hi_int - lo_int, 0))
+        return val
+
+    def body(carry):
+        i, hi_, val = carry
+        return i + 1, hi_, body_fun(i, val)
+    return while_loop(lambda c: c[0] < c[1], body, (lo, hi, init_val))[2]
+
+
+# --------------------------------------------------------------------------------------------
+# scan / map
+# --------------------------------------------------------------------------------------------
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
+    carry and the ``y`` s stacked.
+
+    ``xs`` is a pytree of arrays with one leading length (or None, with ``length``);
+    ``reverse`` scans from the last element to the first (the ys keep their positions).
+    ``unroll`` is accepted for compatibility and ignored.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.scan(lambda c, x: (c + x, c * x), 0.0, fnp.arange(1.0, 4.0))
+        (Array(6., dtype=float32), Array([0., 2., 9.], dtype=float32))
+    """
+    _check_callable("scan", "f", f)
+    x_leaves, xs_tree = fa_tree.flatten(xs)
+    x_leaves = _as_leaves("scan", x_leaves)
+    length = _scan_length(x_leaves, length)
+    carry_leaves, carry_tree = fa_tree.flatten(init)
+    carry_leaves = _as_leaves("scan", carry_leaves)
+    if _eager() and length > 0:
+        return _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length,
+                           bool(reverse))
+    slice_avals = [x.aval.update(shape=x.shape[1:]) for x in x_leaves]
+    for _ in range(2):
+        store = {}
+
+        def body_flat(*args, carry_tree=carry_tree):
+            n = carry_tree.num_leaves
+            carry = fa_tree.unflatten(carry_tree, args[:n])
+            x = fa_tree.unflatten(xs_tree, args[n:])
+            out = f(carry, x)
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(f"scan: f must return a pair (carry, y), got "
+                                f"{type(out).__name__}")
+            c_leaves, store["carry"] = fa_tree.flatten(out[0])
+            y_leaves, store["y"] = fa_tree.flatten(out[1])
+            return _as_leaves("scan: the output of f", [*c_leaves, *y_leaves])
+
+        body = _stage(body_flat, [x.aval for x in carry_leaves] + slice_avals)
+        if store["carry"] != carry_tree:
+            raise TypeError(f"scan: f must return a carry of the same pytree structure as "
+                            f"init, got {store['carry']} for {carry_tree}")
+        n = len(carry_leaves)
+        new_carry, targets = _fix_carry("scan", "f", carry_leaves, body.ir.out_avals[:n],
+                                        carry_tree)
+        if new_carry is None:
+            break
+        carry_leaves = new_carry
+    targets += body.ir.out_avals[n:]
+    body = CallForm((convert_outputs(body.ir, targets), body.consts))
+    outs = scan_p.bind(*body.consts, *carry_leaves, *x_leaves, body=body.ir, length=length,
+                       reverse=bool(reverse), num_consts=len(body.consts), num_carry=n)
+    return fa_tree.unflatten(carry_tree, outs[:n]), fa_tree.unflatten(store["y"], outs[n:])
+
+
+def _scan_length(x_leaves, length) -> int:
+    lengths = set()
+    for x in x_leaves:
+        if not x.shape:
+            raise TypeError(f"scan: every leaf of xs needs a leading axis to scan over, got "
+                            f"a scalar {x.aval.str_short()}")
+        lengths.add(x.shape[0])
+    if length is not None:
+        length = _concrete_int(length)
+        if length is None:
+            raise TypeError("scan: length must be a concrete integer")
+        if lengths - {length}:
+            raise ValueError(f"scan: length={length} but xs have leading axes of sizes "
+                             f"{sorted(lengths)}")
+        return length
+    if not lengths:
+        raise ValueError("scan: got no xs to scan over and no length; pass length=")
+    if len(lengths) > 1:
+        raise ValueError(f"scan: all xs must have the same leading axis size, got "
+                         f"{sorted(lengths)}")
+    return lengths.pop()
+
+
+def _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse):
+    import funcarray.numpy as fnp
+
+    carry, ys = init, []
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        x = fa_tree.unflatten(xs_tree, [x[i] for x in x_leaves])
+        out = f(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
+        _check_eager_carry("scan", "f", carry_leaves, out[0], carry_tree)
+        carry = out[0]
+        ys.append(out[1])
+    if reverse:
+        ys.reverse()
+    y_leaves = [fa_tree.flatten(y) for y in ys]
+    y_tree = y_leaves[0][1]
+    stacked = [fnp.stack(_as_leaves("scan", col)) for col in zip(*(ls for ls, _ in y_leaves))]
+    return _arrays("scan", carry), fa_tree.unflatten(y_tree, stacked)
+
+
+def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
+    """``f`` applied to each slice of ``xs`` along its leading axis, results stacked.
+
+    With ``batch_size``, slices are processed ``batch_size`` at a time with ``vmap``
+    (bounded memory, fewer loop iterations).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.map(lambda x: x.sum(), fnp.ones((3, 2)))
+        Array([2., 2., 2.], dtype=float32)
+    """
+    _check_callable("map", "f", f)
+    if batch_size is None:
+        return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
+    import funcarray.numpy as fnp
+    from funcarray._api import vmap
+
+    batch_size = int(batch_size)
+    if batch_size < 1:
+        raise ValueError(f"map: batch_size must be positive, got {batch_size}")
+    leaves, tree = fa_tree.flatten(xs)
+    leaves = _as_leaves("map", leaves)
+    n = _scan_length(leaves, None)
+    full, rest = divmod(n, batch_size)
+    parts = []
+    if full:
+        chunks = [x[:full * batch_size].reshape(full, batch_size, *x.shape[1:]) for x in leaves]
+        ys = scan(lambda c, x: (c, vmap(f)(x)), (), fa_tree.unflatten(tree, chunks))[1]
+        parts.append(fa_tree.map(lambda y: y.reshape(full * batch_size, *y.shape[2:]), ys))
+    if rest:
+        parts.append(vmap(f)(fa_tree.unflatten(tree, [x[full * batch_size:] for x in leaves])))
+    if len(parts) == 1:
+        return parts[0]
+    return fa_tree.map(lambda a, b: fnp.concatenate([a, b]), *parts)
+
+
+# --------------------------------------------------------------------------------------------
+# select_n
+# --------------------------------------------------------------------------------------------
+
+def select_n(which, *cases):
+    """``cases[which]`` elementwise: ``which`` is a boolean (two cases) or integer array,
+    a scalar or of the cases' shape; the cases share a shape and dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.select_n(fnp.array([0, 2, 1]), fnp.zeros(3), fnp.ones(3), fnp.full(3, 2.0))
+        Array([0., 2., 1.], dtype=float32)
+    """
+    if not cases:
+        raise ValueError("select_n: needs at least one case")
+    which = which if is_array(which) else asarray_arg("select_n", which)
+    cases = _as_leaves("select_n", cases)
+    if which.dtype != np.bool_:
+        if which.dtype.kind not in "iu":
+            raise TypeError(f"select_n: which must be boolean or integer, got {which.dtype}")
+        which = _int32(which)
+    first = cases[0]
+    for c in cases[1:]:
+        if c.shape != first.shape or c.dtype != first.dtype:
+            raise TypeError("select_n: cases must share a shape and dtype, got "
+                            + ", ".join(c.aval.str_short() for c in cases))
+    if which.shape not in ((), first.shape):
+        raise TypeError(f"select_n: which has shape {which.shape}; it must be a scalar or "
+                        f"have the cases' shape {first.shape}")
+    return select_n_p.bind(which, *cases)

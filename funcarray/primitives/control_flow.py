@@ -1,0 +1,1037 @@
+"""Control-flow primitives: ``cond``, ``while`` and ``scan``, with all their rules.
+
+Each is a higher-order primitive whose bodies are IRs in *call form* (no const binders: the
+values a body closes over are leading operands). The public functions are in
+``funcarray/lax/_control_flow.py``; they stage the user's Python functions and bind these.
+
+``cond(index, *operands, branches)``
+    ``branches[index](*operands)``. ``index`` is an int32 scalar in ``[0, len(branches))``
+    (the public ``switch`` clamps it); every branch takes all the operands (each ignores the
+    closed-over values of the others) and returns outputs of the same types.
+    jvp: the branches' JVPs, zero tangents instantiated where another branch has a nonzero
+    one. batch: with an unbatched index, the vectorised branches (outputs batched along axis
+    0 where any branch batches them); with a batched index, every branch runs and
+    ``select_n`` picks each member's result. partial eval: each branch split with the same
+    unknown operands, an output unknown in one branch is made unknown in all, and the known
+    cond returns every branch's residuals (zeros for the branches not taken). transpose: the
+    branches' transposes. Lowered to ``stablehlo.case``.
+
+``while(*cond_consts, *body_consts, *carry, cond_ir, body_ir, cond_nconsts, body_nconsts)``
+    ``while cond_ir(cond_consts, carry): carry = body_ir(body_consts, carry)``.
+    jvp: a loop over (primal, tangent) carries. batch: with a batched predicate the loop runs
+    while any member is active and finished members keep their carry (``select_n``).
+    partial eval: the known carries are computed by a known loop; the whole loop is staged
+    for the rest, and its transpose raises an error pointing at ``max_steps`` (a loop with
+    an unknown trip count has no reverse mode). Lowered to ``stablehlo.while``.
+
+``scan(*consts, *init, *xs, body, length, reverse, num_consts, num_carry)``
+    ``body(consts, carry, x) -> (carry, y)`` over the leading axis of every ``xs`` (length
+    ``length``, last to first when ``reverse``); returns the final carry and the stacked ys.
+    jvp: the scan of the body's JVP. batch: carries batched along axis 0, xs and ys along
+    axis 1. partial eval: the known scan also returns the per-iteration residuals, stacked
+    (residuals that are consts or xs of the body are passed through unstacked); transpose: a
+    scan of the body's transpose in the opposite direction, accumulating the consts'
+    cotangents in its carry. Lowered to ``stablehlo.while`` with ``dynamic_slice`` /
+    ``dynamic_update_slice`` on the stacked xs and ys.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> print(fa.make_ir(lambda p, x: lax.cond(p, fnp.sin, fnp.cos, x))(True, fnp.ones(2)))
+    { lambda ; a:bool[] b:f32[2]. let
+        c:i32[] = convert_element_type[ new_dtype=int32 weak_type=False ] a
+        d:f32[2] = cond[
+          branches=(
+            { lambda ; a:f32[2]. let
+                b:f32[2] = cos a
+              in (b) }
+            { lambda ; a:f32[2]. let
+                b:f32[2] = sin a
+              in (b) }
+          )
+        ] c b
+      in (d) }
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray.array import Array
+from funcarray.lowering.cache import LRUCache
+from funcarray.lowering.regions import Region, region_op
+from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
+from funcarray.primitives.elementwise import convert_element_type_p, select_n_p
+from funcarray.primitives.reduce import reduce_or_p
+from funcarray.primitives.shape import broadcast_in_dim_p
+from funcarray.transforms import support
+from funcarray.transforms.core import Primitive, ShapedArray, set_current_trace
+from funcarray.transforms.ir import IR, Eqn, Lit, Var, dce, eval_ir
+from funcarray.transforms.ir_transforms import batch_ir, jvp_ir, stage_call, transpose_ir
+from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
+from funcarray.transforms.partial_eval import PartialEvalSplit, partial_eval_ir
+from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import move_batch_axes, move_to_front, vmap_flat
+
+__all__ = ["cond_p", "while_p", "scan_p", "join_calls", "convert_outputs",
+           "WHILE_REVERSE_MODE_ERROR"]
+
+WHILE_REVERSE_MODE_ERROR = (
+    "Reverse-mode differentiation (grad, vjp, jacrev) does not work through "
+    "funcarray.lax.while_loop: its trip count is unknown, so the values of every iteration "
+    "cannot be saved for the backward pass. Pass max_steps=N to while_loop (a bound on the "
+    "number of iterations; the loop becomes a differentiable scan of N masked steps), or use "
+    "fori_loop with static bounds or scan. Forward mode (jvp, jacfwd) works without a bound.")
+
+# (kind, ids of the IRs, signature) -> (IRs, result): the IRs are kept alive so ids stay unique.
+_memo = LRUCache(1024)
+
+
+def _memoized(kind: str, irs, signature, build):
+    irs = tuple(irs)
+    key = (kind, tuple(map(id, irs)), signature)
+    entry = _memo.get(key)
+    if entry is None or any(a is not b for a, b in zip(entry[0], irs)):
+        entry = (irs, build())
+        _memo.put(key, entry)
+    return entry[1]
+
+
+# --------------------------------------------------------------------------------------------
+# IR plumbing shared by the three primitives
+# --------------------------------------------------------------------------------------------
+
+def _fresh(avals) -> tuple:
+    return tuple(Var(a) for a in avals)
+
+
+def join_calls(calls) -> tuple:
+    """``(irs, consts)``: CallForms with different consts as IRs of one signature.
+
+    Each IR takes every call's consts (in order) then the common arguments, and ignores the
+    consts of the others: the branches of a cond must all accept the same operands.
+    """
+    consts = tuple(c for call in calls for c in call.consts)
+    irs = []
+    for k, call in enumerate(calls):
+        binders = []
+        for j, other in enumerate(calls):
+            n = len(other.consts)
+            binders.extend(call.ir.in_binders[:n] if j == k
+                           else _fresh(v.aval for v in other.ir.in_binders[:n]))
+        binders.extend(call.ir.in_binders[len(call.consts):])
+        irs.append(IR((), tuple(binders), call.ir.eqns, call.ir.outs))
+    return tuple(irs), consts
+
+
+def convert_outputs(ir: IR, targets) -> IR:
+    """``ir`` with each output converted to the aval in ``targets`` (dtype and weak type)
+    where it differs."""
+    eqns, outs = list(ir.eqns), []
+    for x, target in zip(ir.outs, targets):
+        if x.aval == target:
+            outs.append(x)
+            continue
+        var = Var(target)
+        eqns.append(Eqn(convert_element_type_p, (x,),
+                        dict(new_dtype=target.dtype, weak_type=target.weak_type), (var,)))
+        outs.append(var)
+    return IR(ir.const_binders, ir.in_binders, tuple(eqns), tuple(outs))
+
+
+def _zeros_atom(aval) -> tuple:
+    """``(atom, eqns)`` computing zeros of ``aval`` inside an IR."""
+    scalar = ShapedArray((), aval.dtype, aval.weak_type)
+    lit = Lit(Array(np.zeros((), aval.dtype), aval.weak_type), scalar)
+    if not aval.shape:
+        return lit, []
+    out = Var(aval)
+    return out, [Eqn(broadcast_in_dim_p, (lit,),
+                     dict(shape=tuple(aval.shape), broadcast_dimensions=()), (out,))]
+
+
+def _check_operands(what: str, avals, binders) -> None:
+    if len(avals) != len(binders) or any(
+            a.shape != v.aval.shape or a.dtype != v.aval.dtype for a, v in zip(avals, binders)):
+        got = ", ".join(a.str_short() for a in avals)
+        want = ", ".join(v.aval.str_short() for v in binders)
+        raise TypeError(f"{what}: called with operands ({got}) but it was staged for ({want})")
+
+
+def _batched_aval(aval, dim, size):
+    if dim is None:
+        return aval
+    return aval.update(shape=aval.shape[:dim] + (size,) + aval.shape[dim:])
+
+
+def _axis_size(vals, dims) -> int:
+    return next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _nonzero(tangents) -> tuple:
+    return tuple(type(t) is not Zero for t in tangents)
+
+
+def _split_forced(split: PartialEvalSplit, force) -> PartialEvalSplit:
+    """``split`` with the outputs in ``force`` computed by the unknown half too (the known
+    half passes them through as extra residuals)."""
+    forced = [f and not u for f, u in zip(force, split.out_unknowns)]
+    if not any(forced):
+        return split
+    known, unknown, n_res = split.known, split.unknown, split.num_residuals
+    n_known = len(known.outs) - n_res
+    kept, extra, known_iter = [], [], iter(known.outs[:n_known])
+    for u, f in zip(split.out_unknowns, forced):
+        if not u:
+            (extra if f else kept).append(next(known_iter))
+    new_known = IR(known.const_binders, known.in_binders, known.eqns,
+                   tuple(kept) + known.outs[n_known:] + tuple(extra))
+    extra_vars = _fresh(x.aval for x in extra)
+    outs, unknown_iter, extra_iter = [], iter(unknown.outs), iter(extra_vars)
+    for u, f in zip(split.out_unknowns, forced):
+        if u:
+            outs.append(next(unknown_iter))
+        elif f:
+            outs.append(next(extra_iter))
+    new_unknown = IR((), unknown.in_binders[:n_res] + extra_vars + unknown.in_binders[n_res:],
+                     unknown.eqns, tuple(outs))
+    return PartialEvalSplit(new_known, new_unknown,
+                            [u or f for u, f in zip(split.out_unknowns, forced)],
+                            n_res + len(extra))
+
+
+def _known_outputs_only(split: PartialEvalSplit) -> IR:
+    known = split.known
+    n_known = len(known.outs) - split.num_residuals
+    return dce(IR(known.const_binders, known.in_binders, known.eqns, known.outs[:n_known]))
+
+
+# --------------------------------------------------------------------------------------------
+# cond
+# --------------------------------------------------------------------------------------------
+
+cond_p = Primitive("cond", multiple_results=True)
+
+
+@cond_p.def_impl
+def _cond_impl(index, *operands, branches):
+    k = int(np.clip(np.asarray(index._value), 0, len(branches) - 1))
+    return eval_ir(branches[k], (), operands)
+
+
+@cond_p.def_abstract_eval
+def _cond_abstract_eval(index, *operands, branches):
+    if index.shape != () or index.dtype != np.int32:
+        raise TypeError(f"cond: the branch index must be an int32 scalar, got "
+                        f"{index.str_short()}")
+    if not branches:
+        raise TypeError("cond: needs at least one branch")
+    for k, branch in enumerate(branches):
+        _check_operands(f"cond branch {k}", operands, branch.in_binders)
+    first = branches[0].out_avals
+    for k, branch in enumerate(branches[1:], 1):
+        avals = branch.out_avals
+        if len(avals) != len(first) or any(
+                a.shape != b.shape or a.dtype != b.dtype for a, b in zip(avals, first)):
+            raise TypeError(
+                f"cond: branch {k} returns ({', '.join(a.str_short() for a in avals)}) but "
+                f"branch 0 returns ({', '.join(a.str_short() for a in first)})")
+    return [a.update(weak_type=all(b.out_avals[i].weak_type for b in branches))
+            for i, a in enumerate(first)]
+
+
+@cond_p.def_jvp
+def _cond_jvp(primals, tangents, *, branches):
+    index, operands = primals[0], primals[1:]
+    irs, consts, out_nonzero = _cond_jvp_branches(branches, _nonzero(tangents[1:]))
+    nonzero_tangents = [t for t in tangents[1:] if type(t) is not Zero]
+    outs = cond_p.bind(index, *consts, *operands, *nonzero_tangents, branches=irs)
+    n = len(branches[0].outs)
+    touts = iter(outs[n:])
+    return outs[:n], [next(touts) if nz else Zero(tangent_aval(x.aval))
+                      for x, nz in zip(branches[0].outs, out_nonzero)]
+
+
+def _cond_jvp_branches(branches, nonzero):
+    def build():
+        jvps = [jvp_ir(branch, nonzero) for branch in branches]
+        out_nonzero = tuple(any(col) for col in zip(*(nz for _, nz in jvps)))
+        calls = [_instantiate_tangents(call, nz, out_nonzero, branch.out_avals)
+                 for (call, nz), branch in zip(jvps, branches)]
+        irs, consts = join_calls(calls)
+        return irs, consts, out_nonzero
+    return _memoized("cond_jvp", branches, nonzero, build)
+
+
+def _instantiate_tangents(call, have, want, out_avals):
+    """A JVP body (primal outputs, then the nonzero tangents ``have``) returning the tangents
+    ``want`` instead (zeros where it had none)."""
+    if tuple(have) == tuple(want):
+        return call
+    n = len(out_avals)
+    arg_avals = [v.aval for v in call.ir.in_binders[len(call.consts):]]
+
+    def fun(*args):
+        outs = eval_ir(call.ir, (), [*call.consts, *args])
+        touts, result = iter(outs[n:]), list(outs[:n])
+        for h, w, aval in zip(have, want, out_avals):
+            t = next(touts) if h else None
+            if w:
+                result.append(t if h else support.ops.zeros(tangent_aval(aval)))
+        return result
+
+    return stage_call(fun, arg_avals)
+
+
+@cond_p.def_batch
+def _cond_batch(vals, dims, *, branches):
+    index, operands = vals[0], vals[1:]
+    size = _axis_size(vals, dims)
+    if dims[0] is None:
+        irs, consts, out_dims = _cond_batch_branches(branches, tuple(dims[1:]), size)
+        return cond_p.bind(index, *consts, *operands, branches=irs), list(out_dims)
+    # A batched predicate: every member may take another branch. Run them all and select.
+    index = move_to_front(index, dims[0], size)
+    per_branch = []
+    for branch in branches:
+        outs, odims = vmap_flat(lambda *xs, b=branch: eval_ir(b, (), xs), list(operands),
+                                list(dims[1:]), size)
+        per_branch.append(move_batch_axes(outs, odims, [0] * len(outs), size))
+    outs = []
+    for cases in zip(*per_branch):
+        which = broadcast_in_dim_p.bind(index, shape=tuple(cases[0].shape),
+                                        broadcast_dimensions=(0,))
+        outs.append(select_n_p.bind(which, *cases))
+    return outs, [0] * len(outs)
+
+
+def _cond_batch_branches(branches, dims, size):
+    def build():
+        per = [batch_ir(branch, dims, size)[1] for branch in branches]
+        want = tuple(0 if any(d is not None for d in col) else None for col in zip(*per))
+        in_avals = [_batched_aval(v.aval, d, size)
+                    for v, d in zip(branches[0].in_binders, dims)]
+        calls = []
+        for branch in branches:
+            def fun(*args, branch=branch):
+                outs, odims = vmap_flat(lambda *xs: eval_ir(branch, (), xs), list(args),
+                                        list(dims), size)
+                return move_batch_axes(outs, odims, want, size)
+            calls.append(stage_call(fun, in_avals))
+        irs, consts = join_calls(calls)
+        return irs, consts, want
+    return _memoized("cond_batch", branches, (dims, size), build)
+
+
+@cond_p.def_transpose
+def _cond_transpose(cts, index, *operands, branches):
+    linear = tuple(is_undefined(x) for x in operands)
+    ct_nonzero = _nonzero(cts)
+    irs, consts = _memoized("cond_transpose", branches, (linear, ct_nonzero), lambda: join_calls(
+        [transpose_ir(branch, linear, ct_nonzero) for branch in branches]))
+    known = [x for x in operands if not is_undefined(x)]
+    nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
+    outs = iter(cond_p.bind(index, *consts, *known, *nonzero_cts, branches=irs))
+    return [None] + [next(outs) if lin else None for lin in linear]
+
+
+def _cond_split(branches, unknowns):
+    """The known and unknown conds for operands with ``unknowns``: ``(known_irs,
+    unknown_irs, out_unknowns, residual_avals)``."""
+    def build():
+        splits = [partial_eval_ir(branch, unknowns) for branch in branches]
+        out_uk = [any(col) for col in zip(*(s.out_unknowns for s in splits))]
+        splits = [_split_forced(s, out_uk) for s in splits]
+        res_avals = [[x.aval for x in s.known.outs[len(s.known.outs) - s.num_residuals:]]
+                     for s in splits]
+        all_res = [a for avals in res_avals for a in avals]
+        known_irs, unknown_irs = [], []
+        for k, s in enumerate(splits):
+            n_known = len(s.known.outs) - s.num_residuals
+            eqns, res_atoms = list(s.known.eqns), []
+            for j, avals in enumerate(res_avals):
+                if j == k:
+                    res_atoms.extend(s.known.outs[n_known:])
+                    continue
+                for aval in avals:
+                    atom, zero_eqns = _zeros_atom(aval)
+                    eqns.extend(zero_eqns)
+                    res_atoms.append(atom)
+            known_irs.append(IR((), s.known.in_binders, tuple(eqns),
+                                s.known.outs[:n_known] + tuple(res_atoms)))
+            binders = []
+            for j, avals in enumerate(res_avals):
+                binders.extend(s.unknown.in_binders[:s.num_residuals] if j == k
+                               else _fresh(avals))
+            unknown_irs.append(IR((), tuple(binders) + s.unknown.in_binders[s.num_residuals:],
+                                  s.unknown.eqns, s.unknown.outs))
+        return tuple(known_irs), tuple(unknown_irs), out_uk, all_res
+    return _memoized("cond_split", branches, tuple(unknowns), build)
+
+
+def _cond_partial_eval(trace, args, params):
+    unknowns = [not trace.is_known(x) for x in args]
+    if unknowns[0]:
+        return trace.record(cond_p, list(args), params)
+    known_irs, unknown_irs, out_uk, res_avals = _cond_split(params["branches"],
+                                                            tuple(unknowns[1:]))
+    operands = args[1:]
+    known_ops = [x for x, u in zip(operands, unknowns[1:]) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = cond_p.bind(args[0], *known_ops, branches=known_irs)
+    n_known = len(known_outs) - len(res_avals)
+    staged = iter(())
+    if any(out_uk):
+        unknown_ops = [x for x, u in zip(operands, unknowns[1:]) if u]
+        staged = iter(trace.record(cond_p, [args[0], *known_outs[n_known:], *unknown_ops],
+                                   dict(branches=unknown_irs)))
+    known_iter = iter(known_outs[:n_known])
+    return [next(staged) if u else next(known_iter) for u in out_uk]
+
+
+def _cond_partial_eval_eqn(eqn, unknowns):
+    if unknowns[0]:
+        return None, eqn
+    known_irs, unknown_irs, out_uk, res_avals = _cond_split(eqn.params["branches"],
+                                                            tuple(unknowns[1:]))
+    operands = eqn.inputs[1:]
+    res_vars = _fresh(res_avals)
+    known = Eqn(cond_p, (eqn.inputs[0], *(x for x, u in zip(operands, unknowns[1:]) if not u)),
+                dict(branches=known_irs),
+                tuple(v for v, u in zip(eqn.outs, out_uk) if not u) + res_vars)
+    if not any(out_uk):
+        return known, None
+    unknown = Eqn(cond_p, (eqn.inputs[0], *res_vars,
+                           *(x for x, u in zip(operands, unknowns[1:]) if u)),
+                  dict(branches=unknown_irs), tuple(v for v, u in zip(eqn.outs, out_uk) if u))
+    return known, unknown
+
+
+cond_p.partial_eval_rule = _cond_partial_eval
+cond_p.partial_eval_eqn_rule = _cond_partial_eval_eqn
+
+
+@cond_p.def_lower
+def _cond_lower(ctx, index, *operands, branches):
+    # stablehlo.case regions take no arguments: they capture the operands from outside.
+    regions = [Region((), lambda rctx, b=branch: lower_inline(rctx, b, *operands),
+                      ctx.avals_out) for branch in branches]
+    return region_op(ctx, "stablehlo.case", [index], regions)
+
+
+# --------------------------------------------------------------------------------------------
+# while
+# --------------------------------------------------------------------------------------------
+
+while_p = Primitive("while", multiple_results=True)
+
+
+def _while_parts(args, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    return list(args[:nc]), list(args[nc:nc + nb]), list(args[nc + nb:])
+
+
+@while_p.def_impl
+def _while_impl(*args, cond_ir, body_ir, cond_nconsts, body_nconsts):
+    cconsts, bconsts, carry = _while_parts(args, cond_nconsts, body_nconsts)
+    while bool(np.asarray(eval_ir(cond_ir, (), [*cconsts, *carry])[0]._value)):
+        carry = eval_ir(body_ir, (), [*bconsts, *carry])
+    return carry
+
+
+@while_p.def_abstract_eval
+def _while_abstract_eval(*avals, cond_ir, body_ir, cond_nconsts, body_nconsts):
+    cconsts, bconsts, carry = _while_parts(avals, cond_nconsts, body_nconsts)
+    _check_operands("while_loop cond", [*cconsts, *carry], cond_ir.in_binders)
+    _check_operands("while_loop body", [*bconsts, *carry], body_ir.in_binders)
+    pred = cond_ir.out_avals
+    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+        raise TypeError(f"while_loop: cond must return one bool scalar, got "
+                        f"({', '.join(a.str_short() for a in pred)})")
+    outs = body_ir.out_avals
+    if len(outs) != len(carry) or any(
+            a.shape != b.shape or a.dtype != b.dtype for a, b in zip(outs, carry)):
+        raise TypeError(f"while_loop: body returns ({', '.join(a.str_short() for a in outs)}) "
+                        f"for a carry of ({', '.join(a.str_short() for a in carry)})")
+    return list(carry)
+
+
+def _with_unused_inputs(ir: IR, avals) -> IR:
+    return IR(ir.const_binders, ir.in_binders + _fresh(avals), ir.eqns, ir.outs)
+
+
+@while_p.def_jvp
+def _while_jvp(primals, tangents, *, cond_ir, body_ir, cond_nconsts, body_nconsts):
+    cconsts, bconsts, carry = _while_parts(primals, cond_nconsts, body_nconsts)
+    _, bconst_t, carry_t = _while_parts(tangents, cond_nconsts, body_nconsts)
+    body, carry_nz = _while_jvp_body(body_ir, _nonzero(bconst_t), _nonzero(carry_t))
+    tangent_avals = [tangent_aval(x.aval) for x, nz in zip(carry, carry_nz) if nz]
+    cond = _memoized("while_jvp_cond", [cond_ir], tuple(carry_nz),
+                     lambda: _with_unused_inputs(cond_ir, tangent_avals))
+    bconst_t = [t for t in bconst_t if type(t) is not Zero]
+    carry_t = [instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz]
+    outs = while_p.bind(*cconsts, *body.consts, *bconsts, *bconst_t, *carry, *carry_t,
+                        cond_ir=cond, body_ir=body.ir, cond_nconsts=cond_nconsts,
+                        body_nconsts=len(body.consts) + len(bconsts) + len(bconst_t))
+    n = len(carry)
+    touts = iter(outs[n:])
+    return outs[:n], [next(touts) if nz else Zero(tangent_aval(x.aval))
+                      for x, nz in zip(carry, carry_nz)]
+
+
+def _carry_fixpoint(step, carry_flags):
+    """Smallest flags containing ``carry_flags`` that ``step(flags)`` (the body's output
+    flags for the carry) does not add to."""
+    flags = tuple(carry_flags)
+    while True:
+        new = tuple(a or b for a, b in zip(flags, step(flags)))
+        if new == flags:
+            return flags
+        flags = new
+
+
+def _while_jvp_body(body_ir, bconst_nz, carry_nz):
+    def build():
+        nc = len(bconst_nz)
+        nz = _carry_fixpoint(lambda f: jvp_ir(body_ir, bconst_nz + f)[1], carry_nz)
+        call, out_nz = jvp_ir(body_ir, bconst_nz + nz)
+        in_avals = [v.aval for v in body_ir.in_binders]
+        consts_avals, carry_avals = in_avals[:nc], in_avals[nc:]
+        n_ct, n = sum(bconst_nz), len(carry_avals)
+        avals = (consts_avals + [tangent_aval(a) for a, z in zip(consts_avals, bconst_nz) if z]
+                 + carry_avals + [tangent_aval(a) for a, z in zip(carry_avals, nz) if z])
+
+        def fun(*args):
+            consts, consts_t = args[:nc], args[nc:nc + n_ct]
+            carry, carry_t = args[nc + n_ct:nc + n_ct + n], args[nc + n_ct + n:]
+            outs = eval_ir(call.ir, (), [*call.consts, *consts, *carry, *consts_t, *carry_t])
+            touts, result = iter(outs[n:]), list(outs[:n])
+            for have, want, aval in zip(out_nz, nz, carry_avals):
+                t = next(touts) if have else None
+                if want:
+                    result.append(t if have else support.ops.zeros(tangent_aval(aval)))
+            return result
+
+        return stage_call(fun, avals), nz
+    return _memoized("while_jvp", [body_ir], (bconst_nz, carry_nz), build)
+
+
+@while_p.def_batch
+def _while_batch(vals, dims, *, cond_ir, body_ir, cond_nconsts, body_nconsts):
+    size = _axis_size(vals, dims)
+    cconsts, bconsts, carry = _while_parts(vals, cond_nconsts, body_nconsts)
+    cdims, bdims, carry_dims = (tuple(d) for d in _while_parts(dims, cond_nconsts,
+                                                               body_nconsts))
+    cond, body, carry_batched, pred_batched = _while_batch_irs(
+        cond_ir, body_ir, cdims, bdims, tuple(d is not None for d in carry_dims), size)
+    carry = [move_to_front(x, d, size) if b else x
+             for x, d, b in zip(carry, carry_dims, carry_batched)]
+    body_consts = [*cconsts, *bconsts] if pred_batched else bconsts
+    outs = while_p.bind(*cond.consts, *cconsts, *body.consts, *body_consts, *carry,
+                        cond_ir=cond.ir, body_ir=body.ir,
+                        cond_nconsts=len(cond.consts) + len(cconsts),
+                        body_nconsts=len(body.consts) + len(body_consts))
+    return outs, [0 if b else None for b in carry_batched]
+
+
+def _while_batch_irs(cond_ir, body_ir, cdims, bdims, carry_batched, size):
+    def build():
+        def step(flags):
+            dims = bdims + tuple(0 if f else None for f in flags)
+            return tuple(d is not None for d in batch_ir(body_ir, dims, size)[1])
+        flags = _carry_fixpoint(step, carry_batched)
+        carry_dims = tuple(0 if f else None for f in flags)
+        pred_dim = batch_ir(cond_ir, cdims + carry_dims, size)[1][0]
+        if pred_dim is not None:  # a batched predicate: every carry is batched
+            carry_dims = (0,) * len(flags)
+        nb = len(bdims)
+        cond_avals = [_batched_aval(v.aval, d, size)
+                      for v, d in zip(cond_ir.in_binders, cdims + carry_dims)]
+        body_avals = [_batched_aval(v.aval, d, size)
+                      for v, d in zip(body_ir.in_binders, bdims + carry_dims)]
+
+        def run(ir, args, dims, want):
+            outs, odims = vmap_flat(lambda *xs: eval_ir(ir, (), xs), list(args), list(dims),
+                                    size)
+            return move_batch_axes(outs, odims, list(want), size)
+
+        if pred_dim is None:
+            cond = batch_ir(cond_ir, cdims + carry_dims, size)[0]
+            body = stage_call(lambda *args: run(body_ir, args, bdims + carry_dims, carry_dims),
+                              body_avals)
+            return cond, body, tuple(d is not None for d in carry_dims), False
+        nc = len(cdims)
+
+        def any_active(*args):
+            (pred,) = run(cond_ir, args, cdims + carry_dims, (0,))
+            return [reduce_or_p.bind(pred, axes=(0,))]
+
+        def masked_body(*args):
+            cconsts, bconsts, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+            (pred,) = run(cond_ir, [*cconsts, *carry], cdims + carry_dims, (0,))
+            new = run(body_ir, [*bconsts, *carry], bdims + carry_dims, carry_dims)
+            # Finished members keep their carry while the others go on.
+            return [select_n_p.bind(broadcast_in_dim_p.bind(
+                        pred, shape=tuple(x.shape), broadcast_dimensions=(0,)), old, x)
+                    for old, x in zip(carry, new)]
+
+        cond = stage_call(any_active, cond_avals)
+        body = stage_call(masked_body, cond_avals[:nc] + body_avals)
+        return cond, body, (True,) * len(flags), True
+    return _memoized("while_batch", [cond_ir, body_ir], (cdims, bdims, carry_batched, size),
+                     build)
+
+
+def _while_split(cond_ir, body_ir, cond_nconsts, body_nconsts, unknowns):
+    """``(known_cond, known_body, carry_unknowns)`` or None when the loop cannot be split
+    (its predicate depends on an unknown value)."""
+    def build():
+        cuk, buk, carry_uk = _while_parts(unknowns, cond_nconsts, body_nconsts)
+        if any(cuk):
+            return None
+        flags = _carry_fixpoint(
+            lambda f: tuple(partial_eval_ir(body_ir, [*buk, *f]).out_unknowns), carry_uk)
+        cond_split = partial_eval_ir(cond_ir, [*cuk, *flags])
+        if cond_split.out_unknowns[0]:
+            return None
+        split = _split_forced(partial_eval_ir(body_ir, [*buk, *flags]), flags)
+        return _known_outputs_only(cond_split), _known_outputs_only(split), flags
+    return _memoized("while_split", [cond_ir, body_ir], tuple(unknowns), build)
+
+
+def _while_known_params(params, known_cond, known_body, unknowns):
+    cuk, buk, _ = _while_parts(unknowns, params["cond_nconsts"], params["body_nconsts"])
+    return dict(cond_ir=known_cond, body_ir=known_body, cond_nconsts=len(cuk),
+                body_nconsts=sum(not u for u in buk))
+
+
+def _while_partial_eval(trace, args, params):
+    unknowns = tuple(not trace.is_known(x) for x in args)
+    split = _while_split(params["cond_ir"], params["body_ir"], params["cond_nconsts"],
+                         params["body_nconsts"], unknowns)
+    if split is None:
+        return trace.record(while_p, list(args), params)
+    known_cond, known_body, carry_uk = split
+    n_carry = len(carry_uk)
+    known_args = [x for x, u in zip(args, unknowns[:-n_carry] + carry_uk) if not u]
+    with set_current_trace(trace.parent):
+        known = iter(while_p.bind(*known_args, **_while_known_params(
+            params, known_cond, known_body, unknowns)))
+    # The unknown carries need every iteration: the whole loop is staged (its transpose is
+    # the error pointing at max_steps; forward evaluation of the linear map still works).
+    staged = trace.record(while_p, list(args), params)
+    return [s if u else next(known) for s, u in zip(staged, carry_uk)]
+
+
+def _while_partial_eval_eqn(eqn, unknowns):
+    params = eqn.params
+    split = _while_split(params["cond_ir"], params["body_ir"], params["cond_nconsts"],
+                         params["body_nconsts"], tuple(unknowns))
+    if split is None:
+        return None, eqn
+    known_cond, known_body, carry_uk = split
+    n_carry = len(carry_uk)
+    flags = list(unknowns[:-n_carry]) + list(carry_uk)
+    known_outs = tuple(v for v, u in zip(eqn.outs, carry_uk) if not u)
+    known = Eqn(while_p, tuple(x for x, u in zip(eqn.inputs, flags) if not u),
+                _while_known_params(params, known_cond, known_body, unknowns), known_outs)
+    # The unknown equation recomputes the known carries; their values are unused.
+    outs = tuple(Var(v.aval) if not u else v for v, u in zip(eqn.outs, carry_uk))
+    return known, Eqn(while_p, eqn.inputs, params, outs)
+
+
+while_p.partial_eval_rule = _while_partial_eval
+while_p.partial_eval_eqn_rule = _while_partial_eval_eqn
+
+
+@while_p.def_transpose
+def _while_transpose(cts, *args, **params):
+    raise TypeError(WHILE_REVERSE_MODE_ERROR)
+
+
+@while_p.def_lower
+def _while_lower(ctx, *operands, cond_ir, body_ir, cond_nconsts, body_nconsts):
+    avals = tuple(ctx.type_of(x) for x in operands)
+    nc, nb = cond_nconsts, body_nconsts
+
+    def cond(rctx, *args):
+        return lower_inline(rctx, cond_ir, *args[:nc], *args[nc + nb:])
+
+    def body(rctx, *args):
+        return [*args[:nc + nb], *lower_inline(rctx, body_ir, *args[nc:])]
+
+    pred = (ShapedArray((), np.bool_),)
+    results = region_op(ctx, "stablehlo.while", operands,
+                        [Region(avals, cond, pred), Region(avals, body, avals)], results=avals)
+    return results[nc + nb:]
+
+
+# --------------------------------------------------------------------------------------------
+# scan
+# --------------------------------------------------------------------------------------------
+
+scan_p = Primitive("scan", multiple_results=True)
+
+
+def _scan_parts(args, num_consts, num_carry):
+    return (list(args[:num_consts]), list(args[num_consts:num_consts + num_carry]),
+            list(args[num_consts + num_carry:]))
+
+
+@scan_p.def_impl
+def _scan_impl(*args, body, length, reverse, num_consts, num_carry):
+    consts, carry, xs = _scan_parts(args, num_consts, num_carry)
+    steps = []
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = eval_ir(body, (), [*consts, *carry,
+                                  *(Array(np.asarray(x._value)[i], x._weak) for x in xs)])
+        carry = outs[:num_carry]
+        steps.append([np.asarray(y._value) for y in outs[num_carry:]])
+    if reverse:
+        steps.reverse()
+    ys = []
+    for j, aval in enumerate(body.out_avals[num_carry:]):
+        stacked = (np.stack([s[j] for s in steps]) if steps
+                   else np.zeros((0, *aval.shape), aval.dtype))
+        ys.append(Array(stacked.astype(aval.dtype, copy=False), aval.weak_type))
+    return [*carry, *ys]
+
+
+@scan_p.def_abstract_eval
+def _scan_abstract_eval(*avals, body, length, reverse, num_consts, num_carry):
+    consts, carry, xs = _scan_parts(avals, num_consts, num_carry)
+    for x in xs:
+        if not x.shape or x.shape[0] != length:
+            raise TypeError(f"scan: every xs must have a leading axis of length {length}, "
+                            f"got {x.str_short()}")
+    slices = [x.update(shape=x.shape[1:]) for x in xs]
+    _check_operands("scan body", [*consts, *carry, *slices], body.in_binders)
+    outs = body.out_avals
+    if len(outs) < num_carry or any(
+            a.shape != b.shape or a.dtype != b.dtype for a, b in zip(outs, carry)):
+        raise TypeError(f"scan: body returns ({', '.join(a.str_short() for a in outs)}) for "
+                        f"a carry of ({', '.join(a.str_short() for a in carry)})")
+    return [*carry, *(y.update(shape=(length, *y.shape)) for y in outs[num_carry:])]
+
+
+@scan_p.def_jvp
+def _scan_jvp(primals, tangents, *, body, length, reverse, num_consts, num_carry):
+    consts, carry, xs = _scan_parts(primals, num_consts, num_carry)
+    consts_t, carry_t, xs_t = _scan_parts(tangents, num_consts, num_carry)
+    call, carry_nz, ys_nz = _scan_jvp_body(body, num_consts, num_carry, _nonzero(consts_t),
+                                           _nonzero(carry_t), _nonzero(xs_t))
+    consts_t = [t for t in consts_t if type(t) is not Zero]
+    carry_t = [instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz]
+    xs_t = [t for t in xs_t if type(t) is not Zero]
+    outs = scan_p.bind(*call.consts, *consts, *consts_t, *carry, *carry_t, *xs, *xs_t,
+                       body=call.ir, length=length, reverse=reverse,
+                       num_consts=len(call.consts) + len(consts) + len(consts_t),
+                       num_carry=len(carry) + len(carry_t))
+    n_carry_t = len(carry_t)
+    carry_out = outs[:num_carry]
+    carry_t_out = iter(outs[num_carry:num_carry + n_carry_t])
+    rest = outs[num_carry + n_carry_t:]
+    n_ys = len(ys_nz)
+    ys, ys_t = rest[:n_ys], iter(rest[n_ys:])
+    primals_out = [*carry_out, *ys]
+    tangents_out = [next(carry_t_out) if nz else Zero(tangent_aval(x.aval))
+                    for x, nz in zip(carry_out, carry_nz)]
+    tangents_out += [next(ys_t) if nz else Zero(tangent_aval(y.aval)) for y, nz in zip(ys, ys_nz)]
+    return primals_out, tangents_out
+
+
+def _scan_jvp_body(body, num_consts, num_carry, consts_nz, carry_nz, xs_nz):
+    def build():
+        def step(flags):
+            return jvp_ir(body, consts_nz + flags + xs_nz)[1][:num_carry]
+        nz = _carry_fixpoint(step, carry_nz)
+        call, out_nz = jvp_ir(body, consts_nz + nz + xs_nz)
+        in_avals = [v.aval for v in body.in_binders]
+        c_av, k_av, x_av = _scan_parts(in_avals, num_consts, num_carry)
+        out_avals = body.out_avals
+        ys_nz = tuple(out_nz[num_carry:])
+
+        def tangents_of(avals, flags):
+            return [tangent_aval(a) for a, f in zip(avals, flags) if f]
+
+        groups = [c_av, tangents_of(c_av, consts_nz), k_av, tangents_of(k_av, nz),
+                  x_av, tangents_of(x_av, xs_nz)]
+        sizes = [len(g) for g in groups]
+
+        def fun(*args):
+            parts, start = [], 0
+            for size in sizes:
+                parts.append(args[start:start + size])
+                start += size
+            c, ct, k, kt, x, xt = parts
+            outs = eval_ir(call.ir, (), [*call.consts, *c, *k, *x, *ct, *kt, *xt])
+            n = len(out_avals)
+            touts = iter(outs[n:])
+            carry_t, ys_t = [], []
+            for i, (have, aval) in enumerate(zip(out_nz, out_avals)):
+                t = next(touts) if have else None
+                if i < num_carry:
+                    if nz[i]:
+                        carry_t.append(t if have else support.ops.zeros(tangent_aval(aval)))
+                elif have:
+                    ys_t.append(t)
+            return [*outs[:num_carry], *carry_t, *outs[num_carry:n], *ys_t]
+
+        return stage_call(fun, [a for g in groups for a in g]), nz, ys_nz
+    return _memoized("scan_jvp", [body], (num_consts, num_carry, consts_nz, carry_nz, xs_nz),
+                     build)
+
+
+@scan_p.def_batch
+def _scan_batch(vals, dims, *, body, length, reverse, num_consts, num_carry):
+    size = _axis_size(vals, dims)
+    consts, carry, xs = _scan_parts(vals, num_consts, num_carry)
+    cdims, kdims, xdims = _scan_parts(dims, num_consts, num_carry)
+    # xs carry their batch axis at 1 (axis 0 is scanned over); their slices at 0.
+    xs = [x if d is None else support.ops.moveaxis(x, d, 1) for x, d in zip(xs, xdims)]
+    slice_dims = tuple(None if d is None else 0 for d in xdims)
+    call, carry_batched, ys_batched = _scan_batch_body(
+        body, num_carry, tuple(cdims), tuple(d is not None for d in kdims), slice_dims, size)
+    carry = [move_to_front(x, d, size) if b else x
+             for x, d, b in zip(carry, kdims, carry_batched)]
+    outs = scan_p.bind(*call.consts, *consts, *carry, *xs, body=call.ir, length=length,
+                       reverse=reverse, num_consts=len(call.consts) + num_consts,
+                       num_carry=num_carry)
+    out_dims = [0 if b else None for b in carry_batched] + [1 if b else None
+                                                            for b in ys_batched]
+    return outs, out_dims
+
+
+def _scan_batch_body(body, num_carry, cdims, carry_batched, slice_dims, size):
+    def build():
+        def dims_for(flags):
+            return cdims + tuple(0 if f else None for f in flags) + slice_dims
+
+        def step(flags):
+            return tuple(d is not None for d in batch_ir(body, dims_for(flags), size)[1]
+                         [:num_carry])
+        flags = _carry_fixpoint(step, carry_batched)
+        dims = dims_for(flags)
+        out_dims = batch_ir(body, dims, size)[1]
+        ys_batched = tuple(d is not None for d in out_dims[num_carry:])
+        want = [0 if f else None for f in flags] + [0 if b else None for b in ys_batched]
+        avals = [_batched_aval(v.aval, d, size) for v, d in zip(body.in_binders, dims)]
+
+        def fun(*args):
+            outs, odims = vmap_flat(lambda *xs: eval_ir(body, (), xs), list(args), list(dims),
+                                    size)
+            return move_batch_axes(outs, odims, want, size)
+
+        return stage_call(fun, avals), flags, ys_batched
+    return _memoized("scan_batch", [body], (num_carry, cdims, carry_batched, slice_dims, size),
+                     build)
+
+
+def _scan_split(body, num_consts, num_carry, unknowns):
+    """Split a scan for operands with ``unknowns``. Returns a dict describing the known scan
+    (body, operand mask, residual handling) and the unknown scan."""
+    def build():
+        cuk, kuk, xuk = _scan_parts(unknowns, num_consts, num_carry)
+        flags = _carry_fixpoint(
+            lambda f: tuple(partial_eval_ir(body, [*cuk, *f, *xuk]).out_unknowns[:num_carry]),
+            tuple(kuk))
+        n_ys = len(body.outs) - num_carry
+        split = _split_forced(partial_eval_ir(body, [*cuk, *flags, *xuk]),
+                              list(flags) + [False] * n_ys)
+        known, unknown, n_res = split.known, split.unknown, split.num_residuals
+        n_known = len(known.outs) - n_res
+        residuals = known.outs[n_known:]
+        const_pos = {v: j for j, v in enumerate(body.in_binders[:num_consts])}
+        xs_pos = {v: j for j, v in enumerate(body.in_binders[num_consts + num_carry:])}
+        # Residuals that are consts or xs of the body are the scan's own operands: pass
+        # them through instead of stacking a copy per iteration.
+        res_const = [i for i, r in enumerate(residuals) if r in const_pos]
+        res_xs = [i for i, r in enumerate(residuals) if r in xs_pos and i not in res_const]
+        res_stacked = [i for i in range(n_res) if i not in res_const and i not in res_xs]
+        known_body = dce(IR((), known.in_binders, known.eqns,
+                            known.outs[:n_known] + tuple(residuals[i] for i in res_stacked)))
+        res_binders = unknown.in_binders[:n_res]
+        unknown_ins = unknown.in_binders[n_res:]
+        n_uc, n_uk = sum(cuk), sum(flags)
+        unknown_body = IR((), tuple(res_binders[i] for i in res_const) + unknown_ins[:n_uc]
+                          + unknown_ins[n_uc:n_uc + n_uk]
+                          + tuple(res_binders[i] for i in res_stacked)
+                          + tuple(res_binders[i] for i in res_xs) + unknown_ins[n_uc + n_uk:],
+                          unknown.eqns, unknown.outs)
+        known_carry = tuple(not f for f in flags)
+        return dict(
+            flags=flags, out_unknowns=split.out_unknowns, known_body=known_body,
+            known_num_consts=num_consts - sum(cuk), known_num_carry=sum(known_carry),
+            stacked_avals=[residuals[i].aval for i in res_stacked],
+            const_operands=[const_pos[residuals[i]] for i in res_const],
+            xs_operands=[xs_pos[residuals[i]] for i in res_xs],
+            unknown_body=unknown_body, unknown_num_consts=len(res_const) + n_uc,
+            unknown_num_carry=n_uk)
+    return _memoized("scan_split", [body], (num_consts, num_carry, tuple(unknowns)), build)
+
+
+def _scan_split_operands(args, unknowns, info, num_consts, num_carry):
+    """The known scan's operands, and a function of its stacked residuals giving the unknown
+    scan's operands."""
+    consts, carry, xs = _scan_parts(args, num_consts, num_carry)
+    cuk, _, xuk = _scan_parts(unknowns, num_consts, num_carry)
+    flags = info["flags"]
+    known_ops = ([x for x, u in zip(consts, cuk) if not u]
+                 + [x for x, f in zip(carry, flags) if not f]
+                 + [x for x, u in zip(xs, xuk) if not u])
+
+    def unknown_ops(stacked):
+        return ([consts[j] for j in info["const_operands"]]
+                + [x for x, u in zip(consts, cuk) if u]
+                + [x for x, f in zip(carry, flags) if f]
+                + list(stacked) + [xs[j] for j in info["xs_operands"]]
+                + [x for x, u in zip(xs, xuk) if u])
+    return known_ops, unknown_ops
+
+
+def _scan_partial_eval(trace, args, params):
+    nc, nk = params["num_consts"], params["num_carry"]
+    unknowns = tuple(not trace.is_known(x) for x in args)
+    info = _scan_split(params["body"], nc, nk, unknowns)
+    known_ops, unknown_ops = _scan_split_operands(args, unknowns, info, nc, nk)
+    with set_current_trace(trace.parent):
+        known_outs = scan_p.bind(*known_ops, body=info["known_body"], length=params["length"],
+                                 reverse=params["reverse"],
+                                 num_consts=info["known_num_consts"],
+                                 num_carry=info["known_num_carry"])
+    n_stacked = len(info["stacked_avals"])
+    known_iter = iter(known_outs[:len(known_outs) - n_stacked])
+    stacked = known_outs[len(known_outs) - n_stacked:]
+    staged = iter(trace.record(scan_p, unknown_ops(stacked), dict(
+        params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
+        num_carry=info["unknown_num_carry"])))
+    return [next(staged) if u else next(known_iter) for u in info["out_unknowns"]]
+
+
+def _scan_partial_eval_eqn(eqn, unknowns):
+    params = eqn.params
+    nc, nk, length = params["num_consts"], params["num_carry"], params["length"]
+    info = _scan_split(params["body"], nc, nk, tuple(unknowns))
+    known_ops, unknown_ops = _scan_split_operands(eqn.inputs, unknowns, info, nc, nk)
+    stacked = _fresh(a.update(shape=(length, *a.shape)) for a in info["stacked_avals"])
+    out_uk = info["out_unknowns"]
+    known = Eqn(scan_p, tuple(known_ops), dict(
+        params, body=info["known_body"], num_consts=info["known_num_consts"],
+        num_carry=info["known_num_carry"]),
+        tuple(v for v, u in zip(eqn.outs, out_uk) if not u) + stacked)
+    if not any(out_uk):
+        return known, None
+    unknown = Eqn(scan_p, tuple(unknown_ops(stacked)), dict(
+        params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
+        num_carry=info["unknown_num_carry"]), tuple(v for v, u in zip(eqn.outs, out_uk) if u))
+    return known, unknown
+
+
+scan_p.partial_eval_rule = _scan_partial_eval
+scan_p.partial_eval_eqn_rule = _scan_partial_eval_eqn
+
+
+@scan_p.def_transpose
+def _scan_transpose(cts, *args, body, length, reverse, num_consts, num_carry):
+    consts, carry, xs = _scan_parts(args, num_consts, num_carry)
+    consts_lin = tuple(is_undefined(x) for x in consts)
+    xs_lin = tuple(is_undefined(x) for x in xs)
+    ct_carry = [instantiate(ct) for ct in cts[:num_carry]]
+    ct_ys = cts[num_carry:]
+    ys_nz = _nonzero(ct_ys)
+    call = _scan_transpose_body(body, num_consts, num_carry, consts_lin, xs_lin, ys_nz)
+    known_consts = [x for x in consts if not is_undefined(x)]
+    known_xs = [x for x in xs if not is_undefined(x)]
+    acc = [support.ops.zeros(tangent_aval(x.aval)) for x in consts if is_undefined(x)]
+    outs = scan_p.bind(*call.consts, *known_consts, *acc, *ct_carry,
+                       *(ct for ct in ct_ys if type(ct) is not Zero), *known_xs,
+                       body=call.ir, length=length, reverse=not reverse,
+                       num_consts=len(call.consts) + len(known_consts),
+                       num_carry=len(acc) + num_carry)
+    ct_consts = iter(outs[:len(acc)])
+    ct_init = outs[len(acc):len(acc) + num_carry]
+    ct_xs = iter(outs[len(acc) + num_carry:])
+    return ([next(ct_consts) if lin else None for lin in consts_lin]
+            + [ct if is_undefined(x) else None for x, ct in zip(carry, ct_init)]
+            + [next(ct_xs) if lin else None for lin in xs_lin])
+
+
+def _scan_transpose_body(body, num_consts, num_carry, consts_lin, xs_lin, ys_nz):
+    def build():
+        # Every carry is treated as linear: a known carry of a linear scan only shifts it.
+        linear = consts_lin + (True,) * num_carry + xs_lin
+        tcall = transpose_ir(body, linear, (True,) * num_carry + ys_nz)
+        c_av, k_av, x_av = _scan_parts([v.aval for v in body.in_binders], num_consts,
+                                       num_carry)
+        y_av = body.out_avals[num_carry:]
+        known_c = [a for a, lin in zip(c_av, consts_lin) if not lin]
+        lin_c = [tangent_aval(a) for a, lin in zip(c_av, consts_lin) if lin]
+        known_x = [a for a, lin in zip(x_av, xs_lin) if not lin]
+        ct_y = [tangent_aval(a) for a, nz in zip(y_av, ys_nz) if nz]
+        groups = [known_c, lin_c, [tangent_aval(a) for a in k_av], ct_y, known_x]
+        sizes = [len(g) for g in groups]
+
+        def fun(*args):
+            parts, start = [], 0
+            for size in sizes:
+                parts.append(args[start:start + size])
+                start += size
+            kc, acc, ct_carry, cty, kx = parts
+            outs = eval_ir(tcall.ir, (), [*tcall.consts, *kc, *kx, *ct_carry, *cty])
+            n_lc = len(acc)
+            return ([support.ops.add(a, c) for a, c in zip(acc, outs[:n_lc])]
+                    + list(outs[n_lc:]))
+
+        return stage_call(fun, [a for g in groups for a in g])
+    return _memoized("scan_transpose", [body],
+                     (num_consts, num_carry, consts_lin, xs_lin, ys_nz), build)
+
+
+@scan_p.def_lower
+def _scan_lower(ctx, *operands, body, length, reverse, num_consts, num_carry):
+    consts, carry, xs = _scan_parts(operands, num_consts, num_carry)
+    i32 = ShapedArray((), np.int32)
+    ys_avals = ctx.avals_out[num_carry:]
+    ys_init = [ctx.constant(0, aval) for aval in ys_avals]
+    if length == 0:  # no iteration (and no slice of the empty xs to type)
+        return [*carry, *ys_init]
+    state = [ctx.constant(0, i32), *consts, *carry, *xs, *ys_init]
+    avals = tuple(ctx.type_of(x) for x in state)
+    nc, nk, nx = len(consts), len(carry), len(xs)
+
+    def cond(rctx, i, *rest):
+        return [compare(rctx, i, rctx.constant(length, i32), "LT")]
+
+    def step(rctx, i, *rest):
+        c, k = rest[:nc], rest[nc:nc + nk]
+        x, ys = rest[nc + nk:nc + nk + nx], rest[nc + nk + nx:]
+        idx = i
+        if reverse:
+            idx = rctx.op("stablehlo.subtract", rctx.constant(length - 1, i32), i,
+                          results=[i32])[0]
+        slices = []
+        for xv in x:
+            aval = rctx.type_of(xv)
+            zeros = [rctx.constant(0, i32) for _ in aval.shape[1:]]
+            one = ShapedArray((1, *aval.shape[1:]), aval.dtype)
+            piece = rctx.op("stablehlo.dynamic_slice", xv, idx, *zeros, results=[one],
+                            attributes={"slice_sizes": i64_array_attribute(one.shape)})[0]
+            slices.append(rctx.op("stablehlo.reshape", piece, results=[
+                ShapedArray(aval.shape[1:], aval.dtype)])[0])
+        outs = lower_inline(rctx, body, *c, *k, *slices)
+        new_ys = []
+        for acc, y in zip(ys, outs[nk:]):
+            yaval = rctx.type_of(y)
+            y1 = rctx.op("stablehlo.reshape", y, results=[
+                ShapedArray((1, *yaval.shape), yaval.dtype)])[0]
+            zeros = [rctx.constant(0, i32) for _ in yaval.shape]
+            new_ys.append(rctx.op("stablehlo.dynamic_update_slice", acc, y1, idx, *zeros,
+                                  results=[rctx.type_of(acc)])[0])
+        i_next = rctx.op("stablehlo.add", i, rctx.constant(1, i32), results=[i32])[0]
+        return [i_next, *c, *outs[:nk], *x, *new_ys]
+
+    pred = (ShapedArray((), np.bool_),)
+    results = region_op(ctx, "stablehlo.while", state,
+                        [Region(avals, cond, pred), Region(avals, step, avals)], results=avals)
+    return results[1 + nc:1 + nc + nk] + results[1 + nc + nk + nx:]

@@ -1,0 +1,464 @@
+"""funcarray.lax control flow: cond, switch, while_loop, fori_loop, scan, map, select_n.
+
+Each construct is compared with a Python reference and with jax.lax, eagerly and under jit,
+under grad (finite differences and jax.grad), vmap (batched and unbatched predicates and
+operands) and their compositions.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray import lax
+from funcarray.testing import assert_allclose, check_grads, check_vmap
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape):
+    return fnp.asarray(RNG.standard_normal(shape))  # float64
+
+
+def close(a, b, tol=1e-10):
+    assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+# --------------------------------------------------------------------------------------------
+# cond / switch
+# --------------------------------------------------------------------------------------------
+
+def f_cond(x, y):
+    return lax.cond(x.sum() > 0, lambda a, b: fnp.sin(a) * b, lambda a, b: a - fnp.cos(b), x, y)
+
+
+def j_cond(x, y):
+    return jax.lax.cond(x.sum() > 0, lambda a, b: jnp.sin(a) * b, lambda a, b: a - jnp.cos(b),
+                        x, y)
+
+
+def py_cond(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    return np.sin(x) * y if x.sum() > 0 else x - np.cos(y)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_eager_jit_grad_vs_jax(sign):
+    x, y = fnp.abs(rand(3)) * sign, rand(3)
+    for fn in (f_cond, fa.jit(f_cond)):
+        close(fn(x, y), py_cond(x, y))
+    loss = lambda x, y: (f_cond(x, y) ** 2).sum()  # noqa: E731
+    jloss = lambda x, y: (j_cond(x, y) ** 2).sum()  # noqa: E731
+    want = jax.grad(jloss, (0, 1))(np.asarray(x), np.asarray(y))
+    for g in (fa.grad(loss, (0, 1)), fa.jit(fa.grad(loss, (0, 1))), fa.grad(fa.jit(loss), (0, 1))):
+        got = g(x, y)
+        close(got[0], want[0])
+        close(got[1], want[1])
+    check_grads(f_cond, (x, y), order=2)
+    check_grads(fa.jit(f_cond), (x, y), order=1)
+
+
+def test_cond_closure_and_pytrees():
+    w = rand(3)
+
+    def f(x, p):
+        out = lax.cond(p, lambda d: {"a": d["x"] * w, "b": 2.0},
+                       lambda d: {"a": d["x"] + w, "b": d["s"]}, {"x": x, "s": x.sum()})
+        return out["a"].sum() * out["b"]
+
+    x = rand(3)
+    for p in (True, False):
+        ref = f(x, p)
+        close(fa.jit(f)(x, p), ref, 1e-6)
+        jw = np.asarray(w)
+        jf = lambda x: (lambda o: o["a"].sum() * o["b"])(jax.lax.cond(  # noqa: E731
+            p, lambda d: {"a": d["x"] * jw, "b": 2.0},
+            lambda d: {"a": d["x"] + jw, "b": d["s"]}, {"x": x, "s": x.sum()}))
+        close(fa.grad(f)(x, p), jax.grad(jf)(np.asarray(x)))
+        close(fa.jit(fa.grad(f))(x, p), jax.grad(jf)(np.asarray(x)))
+    # The closed-over value is differentiated too.
+    g = fa.grad(lambda w_: lax.cond(True, lambda: (w_ * w_).sum(), lambda: w_.sum()))(w)
+    close(g, 2 * np.asarray(w))
+
+
+def test_cond_vmap_batched_and_unbatched_predicate():
+    xs, ys = rand(5, 3), rand(5, 3)
+    want = np.stack([py_cond(a, b) for a, b in zip(xs, ys)])
+    close(fa.vmap(f_cond)(xs, ys), want)
+    close(fa.jit(fa.vmap(f_cond))(xs, ys), want)
+    check_vmap(f_cond, (xs, ys), in_axes=(0, 0))
+    check_vmap(f_cond, (xs[0], ys), in_axes=(None, 0))  # unbatched predicate
+    check_vmap(f_cond, (xs.T, ys), in_axes=(1, 0))
+    # vmap of grad and grad of vmap, against jax.
+    jl = lambda x, y: (j_cond(x, y) ** 2).sum()  # noqa: E731
+    fl = lambda x, y: (f_cond(x, y) ** 2).sum()  # noqa: E731
+    want = jax.vmap(jax.grad(jl))(np.asarray(xs), np.asarray(ys))
+    close(fa.vmap(fa.grad(fl))(xs, ys), want)
+    close(fa.jit(fa.vmap(fa.grad(fl)))(xs, ys), want)
+    want = jax.grad(lambda x, y: jax.vmap(jl)(x, y).sum())(np.asarray(xs), np.asarray(ys))
+    close(fa.grad(lambda x, y: fa.vmap(fl)(x, y).sum())(xs, ys), want)
+
+
+def test_cond_integer_outputs_and_jvp_instantiation():
+    # One branch's output does not depend on the input: its tangent is instantiated as zeros.
+    def f(x):
+        out, n = lax.cond(x > 1.0, lambda v: (v * 3.0, 1), lambda v: (fnp.ones_like(v), 2), x)
+        return out * n
+
+    for v in (0.5, 2.0):
+        x = fnp.array(v)
+        jf = lambda x: (lambda o: o[0] * o[1])(jax.lax.cond(  # noqa: E731
+            x > 1.0, lambda v: (v * 3.0, 1), lambda v: (jnp.ones_like(v), 2), x))
+        close(fa.grad(f)(x), jax.grad(jf)(v))
+        close(fa.jit(fa.grad(f))(x), jax.grad(jf)(v))
+        close(fa.jvp(f, (x,), (fnp.array(1.0),))[1], jax.jvp(jf, (v,), (1.0,))[1])
+        close(fa.jit(fa.hessian(f))(x), jax.hessian(jf)(v))
+    check_vmap(f, (fnp.array([0.5, 1.5, 3.0]),))
+
+
+def test_cond_pred_types():
+    assert lax.cond(3, lambda: 1, lambda: 2) == 1  # nonzero integer: true
+    close(fa.jit(lambda p: lax.cond(p, lambda: 1.0, lambda: 2.0))(0), 2.0)
+    with pytest.raises(TypeError, match="boolean or integer"):
+        lax.cond(1.0, lambda: 1, lambda: 2)
+    with pytest.raises(TypeError, match="scalar"):
+        lax.cond(fnp.ones(2) > 0, lambda: 1, lambda: 2)
+
+
+def test_cond_branch_type_errors():
+    x = fnp.ones(3)
+    with pytest.raises(TypeError, match=r"output\[1\] is f32\[2\] in false_fun and f32\[3\] in tr"):
+        fa.jit(lambda x: lax.cond(True, lambda v: (v, v), lambda v: (v, v[:2]), x))(x)
+    with pytest.raises(TypeError, match="same pytree structure"):
+        fa.jit(lambda x: lax.cond(True, lambda v: (v, v), lambda v: v, x))(x)
+    with pytest.raises(TypeError, match=r"is f32\[3\] in false_fun and i32\[3\] in true_fun"):
+        fa.jit(lambda x: lax.cond(True, lambda v: v.astype("int32"), lambda v: v, x))(x)
+    # A Python scalar output adopts the other branch's dtype (weak typing).
+    out = fa.jit(lambda x: lax.cond(x > 0, lambda v: v, lambda v: 0.0, x))(fnp.float64(-1.0))
+    assert out.dtype == np.float64 and not out.weak_type
+
+
+def test_switch_clamps_and_matches_jax():
+    branches = [lambda x: x + 1.0, lambda x: fnp.sin(x) * 10.0, lambda x: -(x ** 2)]
+    jbranches = [lambda x: x + 1.0, lambda x: jnp.sin(x) * 10.0, lambda x: -(x ** 2)]
+    x = rand(4)
+    for i in (-3, 0, 1, 2, 7):
+        want = jax.lax.switch(i, jbranches, np.asarray(x))
+        close(lax.switch(i, branches, x), want)
+        close(fa.jit(lambda i, x: lax.switch(i, branches, x))(i, x), want)
+        close(fa.grad(lambda x: lax.switch(i, branches, x).sum())(x),
+              jax.grad(lambda x: jax.lax.switch(i, jbranches, x).sum())(np.asarray(x)))
+    idx = fnp.array([-1, 0, 1, 2, 9])
+    xs = rand(5)
+    want = jax.vmap(lambda i, x: jax.lax.switch(i, jbranches, x))(np.asarray(idx), np.asarray(xs))
+    close(fa.vmap(lambda i, x: lax.switch(i, branches, x))(idx, xs), want)
+    want = jax.vmap(jax.grad(lambda x, i: jax.lax.switch(i, jbranches, x)))(
+        np.asarray(xs), np.asarray(idx))
+    close(fa.jit(fa.vmap(fa.grad(lambda x, i: lax.switch(i, branches, x))))(xs, idx), want)
+    assert lax.switch(5, [lambda: 3]) == 3
+    with pytest.raises(TypeError, match="integer"):
+        lax.switch(1.0, branches, x)
+
+
+def test_cond_eager_runs_python():
+    seen = []
+
+    def true_fun(x):
+        seen.append(float(x))  # concrete value: Python works inside the branch
+        return x * 2
+
+    assert float(lax.cond(True, true_fun, lambda x: x, fnp.array(3.0))) == 6.0
+    assert seen == [3.0]
+
+
+def test_cond_lowering_is_case():
+    text = fa.jit(f_cond).lower(rand(3), rand(3)).as_text()
+    assert "stablehlo.case" in text
+
+
+# --------------------------------------------------------------------------------------------
+# while_loop / fori_loop
+# --------------------------------------------------------------------------------------------
+
+def f_while(x, n):
+    def body(c):
+        i, v = c
+        return i + 1, fnp.sin(v) + x
+
+    return lax.while_loop(lambda c: c[0] < n, body, (0, x))[1]
+
+
+def j_while(x, n):
+    def body(c):
+        i, v = c
+        return i + 1, jnp.sin(v) + x
+
+    return jax.lax.while_loop(lambda c: c[0] < n, body, (0, x))[1]
+
+
+def py_while(x, n):
+    x = np.asarray(x)
+    v = x
+    for _ in range(int(n)):
+        v = np.sin(v) + x
+    return v
+
+
+def test_while_eager_jit_jvp_vs_jax():
+    x = rand(3)
+    for n in (0, 1, 4):
+        close(f_while(x, n), py_while(x, n))
+        close(fa.jit(f_while)(x, n), py_while(x, n))
+        t = rand(3)
+        want = jax.jvp(lambda x: j_while(x, n), (np.asarray(x),), (np.asarray(t),))
+        for fn in (lambda x, t: fa.jvp(lambda x: f_while(x, n), (x,), (t,)),
+                   fa.jit(lambda x, t: fa.jvp(lambda x: f_while(x, n), (x,), (t,)))):
+            got = fn(x, t)
+            close(got[0], want[0])
+            close(got[1], want[1])
+        close(fa.jacfwd(lambda x: f_while(x, n))(x),
+              jax.jacfwd(lambda x: j_while(x, n))(np.asarray(x)))
+    check_grads(lambda x: f_while(x, 3), (x,), order=2, modes=("fwd",))
+
+
+def test_while_vmap_batched_predicate_runs_until_all_done():
+    xs, ns = rand(4, 2), fnp.array([0, 3, 1, 5])
+    want = np.stack([py_while(x, n) for x, n in zip(xs, ns)])
+    close(fa.vmap(f_while)(xs, ns), want)
+    close(fa.jit(fa.vmap(f_while))(xs, ns), want)
+    close(fa.vmap(f_while, (0, None))(xs, 3), np.stack([py_while(x, 3) for x in xs]))
+    close(fa.vmap(f_while, (None, 0))(xs[0], ns), np.stack([py_while(xs[0], n) for n in ns]))
+    # vmap of jvp and jvp of vmap
+    ts = rand(4, 2)
+    want = jax.vmap(lambda x, n, t: jax.jvp(lambda x: j_while(x, n), (x,), (t,))[1])(
+        np.asarray(xs), np.asarray(ns), np.asarray(ts))
+    close(fa.vmap(lambda x, n, t: fa.jvp(lambda x: f_while(x, n), (x,), (t,))[1])(xs, ns, ts),
+          want)
+    close(fa.jvp(lambda x: fa.vmap(f_while)(x, ns), (xs,), (ts,))[1], want)
+
+
+def test_while_reverse_mode_error_points_at_max_steps():
+    with pytest.raises(TypeError, match="max_steps"):
+        fa.grad(lambda x: f_while(x, 3).sum())(rand(3))
+    with pytest.raises(TypeError, match="max_steps"):
+        fa.jit(fa.grad(lambda x: f_while(x, 3).sum()))(rand(3))
+    # The primal value is still computed under linearize (forward-only use works).
+    y, f_jvp = fa.linearize(lambda x: f_while(x, 2), rand(3))
+    assert y.shape == (3,)
+
+
+def test_while_carry_type_errors_and_weak_promotion():
+    with pytest.raises(TypeError, match=r"carry\[1\] is f32\[3\] on input and f32\[2\]"):
+        fa.jit(lambda x: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1][:2]),
+                                        (0, x)))(fnp.ones(3))
+    with pytest.raises(TypeError, match=r"f32\[3\] on input and i32\[3\]"):
+        lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1].astype("int32")),
+                       (0, fnp.ones(3)))
+    with pytest.raises(TypeError, match="boolean scalar"):
+        fa.jit(lambda x: lax.while_loop(lambda c: c, lambda c: c + 1, x))(1)
+    # A Python-scalar init adopts the body's float64 type under jit.
+    out = fa.jit(lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v + x, 0.0))(
+        fnp.float64(3.0))
+    assert out.dtype == np.float64
+    close(out, 12.0)
+
+
+def test_fori_loop_static_and_dynamic_bounds():
+    def f(x, lo=0, hi=4):
+        return lax.fori_loop(lo, hi, lambda i, v: v * fnp.cos(v) + i, x)
+
+    def jf(x, lo=0, hi=4):
+        return jax.lax.fori_loop(lo, hi, lambda i, v: v * jnp.cos(v) + i, x)
+
+    x = rand(3)
+    want = jf(np.asarray(x))
+    close(f(x), want)
+    close(fa.jit(f)(x), want)
+    gwant = jax.grad(lambda x: jf(x).sum())(np.asarray(x))
+    close(fa.grad(lambda x: f(x).sum())(x), gwant)
+    close(fa.jit(fa.grad(lambda x: f(x).sum()))(x), gwant)
+    check_grads(f, (x,), order=2)
+    check_vmap(f, (rand(2, 3),))
+    # Traced bounds: a while loop (forward mode only).
+    close(fa.jit(f)(x, 1, 3), jf(np.asarray(x), 1, 3))
+    xb, his = rand(3, 3), [0, 2, 5]
+    close(fa.vmap(lambda x, hi: f(x, 0, hi))(xb, fnp.array(his)),
+          np.stack([jf(np.asarray(v), 0, h) for v, h in zip(xb, his)]))
+
+
+# --------------------------------------------------------------------------------------------
+# scan / map
+# --------------------------------------------------------------------------------------------
+
+def f_scan(c0, xs, w, reverse=False):
+    def step(c, x):
+        h = fnp.tanh(c * w + x["a"]) + x["b"]
+        return h, (h * 2.0, h.sum())
+
+    return lax.scan(step, c0, xs, reverse=reverse)
+
+
+def j_scan(c0, xs, w, reverse=False):
+    def step(c, x):
+        h = jnp.tanh(c * w + x["a"]) + x["b"]
+        return h, (h * 2.0, h.sum())
+
+    return jax.lax.scan(step, c0, xs, reverse=reverse)
+
+
+def scan_args():
+    return rand(3), {"a": rand(5, 3), "b": rand(5, 3)}, rand(3)
+
+
+def to_np(tree):
+    return jax.tree_util.tree_map(np.asarray, fa.tree.map(np.asarray, tree))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_eager_jit_vs_jax_and_python(reverse):
+    c0, xs, w = scan_args()
+    want = j_scan(*to_np((c0, xs, w)), reverse=reverse)
+    for fn in (f_scan, fa.jit(f_scan, static_argnums=3)):
+        got = fn(c0, xs, w, reverse)
+        for a, b in zip(fa.tree.leaves(got), jax.tree_util.tree_leaves(want)):
+            close(a, b)
+    # A plain Python loop as a second reference.
+    c, hs = np.asarray(c0), []
+    order = range(4, -1, -1) if reverse else range(5)
+    for i in order:
+        c = np.tanh(c * np.asarray(w) + np.asarray(xs["a"][i])) + np.asarray(xs["b"][i])
+        hs.append(c * 2.0)
+    close(f_scan(c0, xs, w, reverse)[1][0], np.stack(hs[::-1] if reverse else hs))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_grad_vs_jax(reverse):
+    c0, xs, w = scan_args()
+
+    def loss(c0, xs, w):
+        c, (hs, sums) = f_scan(c0, xs, w, reverse)
+        return (c ** 2).sum() + (hs * fnp.sin(hs)).sum() + sums.sum()
+
+    def jloss(c0, xs, w):
+        c, (hs, sums) = j_scan(c0, xs, w, reverse)
+        return (c ** 2).sum() + (hs * jnp.sin(hs)).sum() + sums.sum()
+
+    want = jax.grad(jloss, (0, 1, 2))(*to_np((c0, xs, w)))
+    for g in (fa.grad(loss, (0, 1, 2)), fa.jit(fa.grad(loss, (0, 1, 2))),
+              fa.grad(fa.jit(loss), (0, 1, 2))):
+        for a, b in zip(fa.tree.leaves(g(c0, xs, w)), jax.tree_util.tree_leaves(want)):
+            close(a, b)
+    check_grads(lambda c0, xs, w: f_scan(c0, xs, w, reverse), (c0, xs, w), order=2)
+
+
+def test_scan_vmap():
+    c0, xs, w = scan_args()
+    bc0, bxs = rand(4, 3), {"a": rand(4, 5, 3), "b": rand(5, 4, 3)}
+    f = lambda c0, a, b, w: f_scan(c0, {"a": a, "b": b}, w)  # noqa: E731
+    check_vmap(f, (bc0, bxs["a"], bxs["b"], w), in_axes=(0, 0, 1, None))
+    check_vmap(f, (c0, bxs["a"], xs["b"], w), in_axes=(None, 0, None, None))
+    check_vmap(f, (c0, xs["a"], xs["b"], rand(2, 3)), in_axes=(None, None, None, 0))
+    jf = lambda c0, a, b, w: j_scan(c0, {"a": a, "b": b}, w)  # noqa: E731
+    args = (bc0, bxs["a"], bxs["b"], w)
+    want = jax.vmap(jf, (0, 0, 1, None))(*to_np(args))
+    got = fa.jit(fa.vmap(f, (0, 0, 1, None)))(*args)
+    for a, b in zip(fa.tree.leaves(got), jax.tree_util.tree_leaves(want)):
+        close(a, b)
+    # vmap of grad (per-example gradients through a scan)
+    gl = lambda c0, a, b, w: f(c0, a, b, w)[0].sum()  # noqa: E731
+    jgl = lambda c0, a, b, w: jf(c0, a, b, w)[0].sum()  # noqa: E731
+    want = jax.vmap(jax.grad(jgl, 3), (0, 0, 1, None))(*to_np(args))
+    close(fa.vmap(fa.grad(gl, 3), (0, 0, 1, None))(*args), want)
+
+
+def test_scan_errors_and_length():
+    with pytest.raises(TypeError, match=r"carry is f32\[3,3\] on input and f32\[2,3\]"):
+        fa.jit(lambda x: lax.scan(lambda c, x: (c[:2], x), x, x))(fnp.ones((3, 3)))
+    with pytest.raises(ValueError, match="same leading axis"):
+        lax.scan(lambda c, x: (c, x), 0.0, (fnp.ones(2), fnp.ones(3)))
+    with pytest.raises(ValueError, match="length"):
+        lax.scan(lambda c, x: (c, x), 0.0, None)
+    c, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=4)
+    assert int(c) == 4 and ys.tolist() == [0, 1, 2, 3]
+    c, ys = fa.jit(lambda x: lax.scan(lambda c, x: (c + x, c), 0.0, x))(fnp.ones(0))
+    assert ys.shape == (0,) and float(c) == 0.0
+
+
+def test_map_and_batch_size():
+    xs = rand(7, 3)
+    want = np.stack([np.sin(np.asarray(x)).sum() for x in xs])
+    for bs in (None, 1, 3, 7, 10):
+        close(lax.map(lambda x: fnp.sin(x).sum(), xs, batch_size=bs), want)
+        close(fa.jit(lambda xs: lax.map(lambda x: fnp.sin(x).sum(), xs, batch_size=bs))(xs),
+              want)
+    close(fa.grad(lambda xs: lax.map(lambda x: fnp.sin(x).sum(), xs).sum())(xs),
+          np.cos(np.asarray(xs)))
+
+
+def test_nested_loops_and_cond_in_scan():
+    def f(x):
+        def outer(i, v):
+            def inner(c, xi):
+                c = lax.cond(xi > 0, lambda c: c * xi, lambda c: c - xi, c)
+                return c, c
+            c, _ = lax.scan(inner, v, x)
+            return c + i
+        return lax.fori_loop(0, 3, outer, x.sum())
+
+    def jf(x):
+        def outer(i, v):
+            def inner(c, xi):
+                c = jax.lax.cond(xi > 0, lambda c: c * xi, lambda c: c - xi, c)
+                return c, c
+            c, _ = jax.lax.scan(inner, v, x)
+            return c + i
+        return jax.lax.fori_loop(0, 3, outer, x.sum())
+
+    x = rand(4) * 0.5
+    close(f(x), jf(np.asarray(x)))
+    close(fa.jit(f)(x), jf(np.asarray(x)))
+    close(fa.grad(f)(x), jax.grad(jf)(np.asarray(x)))
+    close(fa.jit(fa.grad(f))(x), jax.grad(jf)(np.asarray(x)))
+    xb = rand(2, 4) * 0.5
+    close(fa.vmap(fa.grad(f))(xb), jax.vmap(jax.grad(jf))(np.asarray(xb)))
+
+
+def test_rnn_with_scan_grad_and_vmap():
+    """An Elman RNN over a sequence: loss differentiated and vmapped over a batch."""
+    params = {"wx": rand(2, 4) * 0.5, "wh": rand(4, 4) * 0.5, "b": rand(4), "wo": rand(4)}
+    seqs = rand(3, 6, 2)
+
+    def rnn_loss(params, seq, xp=fnp, scan=lax.scan):
+        def cell(h, x):
+            h = xp.tanh(x @ params["wx"] + h @ params["wh"] + params["b"])
+            return h, h @ params["wo"]
+        _, outs = scan(cell, xp.zeros(4, dtype=seq.dtype), seq)
+        return (outs ** 2).mean()
+
+    def jloss(params, seq):
+        return rnn_loss(params, seq, jnp, jax.lax.scan)
+
+    jparams = to_np(params)
+    for seq in seqs:
+        close(rnn_loss(params, seq), jloss(jparams, np.asarray(seq)))
+    want = jax.vmap(jax.grad(jloss), (None, 0))(jparams, np.asarray(seqs))
+    for g in (fa.vmap(fa.grad(rnn_loss), (None, 0)), fa.jit(fa.vmap(fa.grad(rnn_loss), (None, 0)))):
+        got = g(params, seqs)
+        for k in params:
+            close(got[k], want[k])
+    check_grads(lambda p: rnn_loss(p, seqs[0]), (params,), order=1)
+
+
+def test_select_n_and_stop_gradient():
+    cases = [rand(4), rand(4), rand(4)]
+    which = fnp.array([0, 2, 1, 5])
+    want = jax.lax.select_n(np.asarray(which).clip(0, 2).astype(np.int32),
+                            *[np.asarray(c) for c in cases])
+    close(lax.select_n(which, *cases), want)
+    close(lax.select_n(fnp.array([True, False, True, False]), *cases[:2]),
+          np.where([True, False, True, False], np.asarray(cases[1]), np.asarray(cases[0])))
+    with pytest.raises(TypeError, match="share a shape"):
+        lax.select_n(True, fnp.ones(2), fnp.ones(3))
+    assert float(fa.grad(lambda x: x * lax.stop_gradient(x))(fnp.array(3.0))) == 3.0
