@@ -1,10 +1,14 @@
-"""Transform-law checkers: finite differences, the transpose identity, vmap versus a loop.
+"""Transform-law checkers: finite differences, the transpose identity, vmap versus a loop,
+jit versus eager.
 
-Each checker returns None on success and raises an AssertionError that shows what was
-compared, the two results, and the largest difference with its index.
+Each checker returns None on success and raises an AssertionError that shows the input, the
+two results that should agree, and the largest difference with its index. Tolerances are tied
+to the dtype (the least precise float among the values compared).
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 
@@ -12,7 +16,7 @@ from funcarray import dtypes
 from funcarray import tree as fa_tree
 
 __all__ = ["assert_allclose", "assert_trees_allclose", "check_grads", "check_jvp_vjp",
-           "check_vmap"]
+           "check_vmap", "check_jit", "check_transforms", "count_compiles", "tolerance"]
 
 # Default (rtol, atol) by dtype for comparing results of one computation done two ways.
 _TOLERANCE = {
@@ -20,154 +24,452 @@ _TOLERANCE = {
     dtypes.float32: (1e-4, 1e-5), dtypes.float64: (1e-9, 1e-11),
     dtypes.complex64: (1e-4, 1e-5), dtypes.complex128: (1e-9, 1e-11),
 }
+# Narrow ml_dtypes floats (float8, float6, float4) compare as loosely as their few bits allow.
+_NARROW_FLOAT_TOLERANCE = (2.5e-1, 2.5e-1)
+
+# Finite-difference step and (rtol, atol) by working precision. Central differences have error
+# ~eps**2 (truncation) + machine_eps / eps (rounding), so the step balances the two.
+_FD_SETTINGS = {
+    "double": (1e-6, 1e-5, 1e-5),
+    "single": (1e-2, 5e-2, 5e-2),
+    "half": (1e-1, 2e-1, 2e-1),
+}
 
 
-def _tolerance(dtype, rtol, atol):
-    default = _TOLERANCE.get(np.dtype(dtype), (0.0, 0.0))
-    return (default[0] if rtol is None else rtol), (default[1] if atol is None else atol)
+# --------------------------------------------------------------------------------------------
+# Tolerances and formatting
+# --------------------------------------------------------------------------------------------
+
+def _dtype_of(x) -> np.dtype:
+    dtype = getattr(x, "dtype", None)
+    return np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
 
 
-def assert_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = ""):
-    """Values close within a tolerance tied to the dtype (exact for ints and bools); shapes
-    must match. NaNs compare equal.
+def tolerance(*dtype_list, rtol=None, atol=None) -> tuple[float, float]:
+    """The default ``(rtol, atol)`` for comparing values of the given dtypes: the loosest one
+    among them (exact for ints and bools); an explicit ``rtol``/``atol`` wins.
+
+    Example:
+        >>> tolerance("float32", "float64")
+        (0.0001, 1e-05)
+        >>> tolerance("int32")
+        (0.0, 0.0)
+    """
+    default_rtol = default_atol = 0.0
+    for dtype in dtype_list:
+        dtype = np.dtype(dtype)
+        if dtype in dtypes.float8_types:
+            pair = _NARROW_FLOAT_TOLERANCE
+        else:
+            pair = _TOLERANCE.get(dtype, (0.0, 0.0))
+        default_rtol, default_atol = max(default_rtol, pair[0]), max(default_atol, pair[1])
+    return (default_rtol if rtol is None else rtol), (default_atol if atol is None else atol)
+
+
+def _format_value(x) -> str:
+    """A compact, dtype-labelled rendering of one leaf (large arrays are summarised)."""
+    if not hasattr(x, "dtype") and not isinstance(x, (bool, int, float, complex, np.generic)):
+        return repr(x)
+    value = np.asarray(x)
+    head = f"{_short(value.dtype)}{list(value.shape)}"
+    if value.dtype.kind == "V" or value.dtype in dtypes.float8_types or \
+            value.dtype == dtypes.bfloat16:
+        value = value.astype(np.float32)  # ml_dtypes print poorly inside array2string
+    body = np.array2string(value, threshold=24, edgeitems=3, precision=6,
+                           max_line_width=96, separator=", ")
+    return f"{head} {body}" if "\n" not in body else f"{head}\n{_indent(body, 6)}"
+
+
+def _short(dtype) -> str:
+    from funcarray.transforms.core import short_dtype_name
+    return short_dtype_name(dtype)
+
+
+def _indent(text: str, spaces: int) -> str:
+    pad = " " * spaces
+    return "\n".join(pad + line for line in text.splitlines())
+
+
+def _path_str(path) -> str:
+    return "".join(f"[{k!r}]" for k in path) or "(root)"
+
+
+def _format_tree(tree, title: str) -> str:
+    """``title`` then one line per leaf, labelled by its path in the tree."""
+    paths, leaves, _ = fa_tree.flatten_with_path(tree)
+    if paths == [()]:
+        return f"  {title}: {_format_value(leaves[0])}"
+    lines = [f"  {title}:"]
+    for path, leaf in zip(paths, leaves):
+        lines.append(f"    {_path_str(path)}: {_format_value(leaf)}")
+    if not leaves:
+        lines.append("    (no leaves)")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------------------------
+
+def _wide(value: np.ndarray) -> np.ndarray:
+    kind = np.complex128 if value.dtype.kind == "c" else np.float64
+    return value.astype(kind)
+
+
+def _leaf_mismatch(actual, expected, *, rtol, atol, check_dtype, names) -> str | None:
+    """Why two leaves differ (shape, dtype or values), or None when they are close."""
+    a, e = np.asarray(actual), np.asarray(expected)
+    if a.shape != e.shape:
+        return f"shapes differ: {names[0]} {a.shape} vs {names[1]} {e.shape}"
+    if check_dtype and a.dtype != e.dtype:
+        return f"dtypes differ: {names[0]} {a.dtype} vs {names[1]} {e.dtype}"
+    rtol, atol = tolerance(a.dtype, e.dtype, rtol=rtol, atol=atol)
+    if not (dtypes.is_inexact(a.dtype) or dtypes.is_inexact(e.dtype)):
+        close = np.asarray(a == e)  # ints and bools: exact, without a lossy float conversion
+        a64, e64 = a, e
+        diff = np.where(close, 0, np.abs(a64.astype(np.float64) - e64.astype(np.float64)))
+    else:
+        a64, e64 = _wide(a), _wide(e)
+        close = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.where(close, 0.0, np.abs(a64 - e64))
+        diff = np.where(np.isnan(diff), np.inf, diff)  # a NaN on one side only: rank it first
+    if close.all():
+        return None
+    idx = np.unravel_index(np.argmax(diff), diff.shape) if diff.ndim else ()
+    idx = tuple(int(i) for i in idx)
+    return (f"{int((~close).sum())} of {close.size} elements differ (rtol={rtol:g}, "
+            f"atol={atol:g}); largest difference {diff[idx]:.6g} at index {idx}: "
+            f"{names[0]} {a64[idx].item()!r} vs {names[1]} {e64[idx].item()!r}")
+
+
+def _compare_trees(actual, expected, *, rtol=None, atol=None, check_dtype=False,
+                   title="values are not close", names=("actual", "expected"), inputs=None,
+                   err_msg=""):
+    """Raise an AssertionError describing the first leaf where two trees differ."""
+    a_paths, a_leaves, a_tree = fa_tree.flatten_with_path(actual)
+    e_leaves, e_tree = fa_tree.flatten(expected)
+    problem = None
+    if a_tree != e_tree:
+        problem = f"tree structures differ: {names[0]} {a_tree} vs {names[1]} {e_tree}"
+    else:
+        for path, a, e in zip(a_paths, a_leaves, e_leaves):
+            why = _leaf_mismatch(a, e, rtol=rtol, atol=atol, check_dtype=check_dtype,
+                                 names=names)
+            if why is not None:
+                where = f"leaf {_path_str(path)}: " if a_paths != [()] else ""
+                problem = where + why
+                break
+    if problem is None:
+        return
+    parts = [f"{err_msg}{title}", f"  {problem}"]
+    if inputs is not None:
+        parts.append(_format_tree(inputs, "input"))
+    parts.append(_format_tree(actual, names[0]))
+    parts.append(_format_tree(expected, names[1]))
+    raise AssertionError("\n".join(parts))
+
+
+def _is_single_leaf(x) -> bool:
+    leaves = fa_tree.leaves(x)
+    return len(leaves) == 1 and leaves[0] is x
+
+
+def assert_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
+                    check_dtype: bool = False):
+    """Values close within a tolerance tied to the dtypes (the looser of the two; exact for
+    ints and bools); shapes must match, and dtypes too with ``check_dtype=True``. NaNs
+    compare equal. The error shows both values and the largest difference with its index.
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> assert_allclose(fnp.ones(2), [1.0, 1.0])
+        >>> assert_allclose(fnp.ones(2), [1.0, 1.5])
+        Traceback (most recent call last):
+        AssertionError: values are not close
+          1 of 2 ...; largest difference 0.5 at index (1,): actual 1.0 vs expected 1.5
+        ...
     """
-    a, e = np.asarray(actual), np.asarray(expected)
-    if a.shape != e.shape:
-        raise AssertionError(f"{err_msg}shapes differ: {a.shape} vs {e.shape}")
-    rtol, atol = _tolerance(a.dtype, rtol, atol)
-    wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64
-    a64, e64 = a.astype(wide), e.astype(wide)
-    close = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=True)
-    if not close.all():
-        diff = np.where(close, 0, np.abs(a64 - e64))
-        idx = np.unravel_index(np.argmax(diff), diff.shape) if diff.ndim else ()
-        raise AssertionError(
-            f"{err_msg}not close (rtol={rtol}, atol={atol}): {int((~close).sum())} of "
-            f"{close.size} elements differ; largest difference {diff[idx]} at index {idx}: "
-            f"{a64[idx]} vs {e64[idx]}\nactual:\n{a}\nexpected:\n{e}")
+    # One side a single array and the other a nested list: compare them as arrays.
+    if _is_single_leaf(actual) and not _is_single_leaf(expected):
+        expected = np.asarray(expected)
+    elif _is_single_leaf(expected) and not _is_single_leaf(actual):
+        actual = np.asarray(actual)
+    elif fa_tree.structure(actual) != fa_tree.structure(expected):
+        # Two nestings of the same numbers (a tuple and a list): array-likes, as in NumPy.
+        actual, expected = np.asarray(actual), np.asarray(expected)
+    _compare_trees(actual, expected, rtol=rtol, atol=atol, check_dtype=check_dtype,
+                   err_msg=err_msg)
 
 
-def assert_trees_allclose(actual, expected, *, rtol=None, atol=None):
-    """``assert_allclose`` leaf by leaf, after checking the two trees' structures match.
+def assert_trees_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
+                          check_dtype: bool = False):
+    """``assert_allclose`` leaf by leaf, after checking the two trees' structures match; the
+    error names the leaf by its path.
 
     Example:
+        >>> import numpy as np
         >>> import funcarray.numpy as fnp
         >>> assert_trees_allclose({"a": fnp.ones(1)}, {"a": np.ones(1)})
     """
-    a_leaves, a_tree = fa_tree.flatten(actual)
-    e_leaves, e_tree = fa_tree.flatten(expected)
-    if a_tree != e_tree:
-        raise AssertionError(f"tree structures differ: {a_tree} vs {e_tree}")
-    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
-        assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=f"leaf {i}: ")
+    _compare_trees(actual, expected, rtol=rtol, atol=atol, check_dtype=check_dtype,
+                   err_msg=err_msg)
 
 
-def _random_like(rng, x):
+# --------------------------------------------------------------------------------------------
+# Differentiation checks
+# --------------------------------------------------------------------------------------------
+
+def _is_inexact_leaf(x) -> bool:
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, (float, complex)):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtypes.is_inexact(dtype)
+
+
+def _upcast_dtype(dtype) -> np.dtype:
+    return dtypes.complex128 if dtypes.is_complex(dtype) else dtypes.float64
+
+
+class _Restricted:
+    """``f`` seen as a function of its floating argument leaves to its floating output leaves.
+
+    Integer and other leaves are held fixed (they have no derivative), so the checkers can
+    differentiate any ``f(*args)`` with pytree arguments and results.
+    """
+
+    def __init__(self, f, args, upcast: bool):
+        import funcarray.numpy as fnp
+        leaves, self.tree = fa_tree.flatten(tuple(args))
+        self.leaves = list(leaves)
+        self.positions = [i for i, x in enumerate(leaves) if _is_inexact_leaf(x)]
+        primals = []
+        for i in self.positions:
+            x = fnp.asarray(leaves[i])
+            if upcast:
+                x = fnp.asarray(x, dtype=_upcast_dtype(x.dtype))
+            primals.append(x)
+        self.primals = primals
+        self.f = f
+
+    def full_args(self, xs):
+        full = list(self.leaves)
+        for p, x in zip(self.positions, xs):
+            full[p] = x
+        return fa_tree.unflatten(self.tree, full)
+
+    def __call__(self, *xs):
+        outs = fa_tree.leaves(self.f(*self.full_args(xs)))
+        return [o for o in outs if _is_inexact_leaf(o)]
+
+
+def _random_like(rng, x) -> np.ndarray:
     x = np.asarray(x)
+    shape = x.shape
     if np.iscomplexobj(x):
-        return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
-    return rng.standard_normal(x.shape).astype(x.dtype)
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return rng.standard_normal(shape)
 
 
-def _inner(xs, ys) -> float:
-    # The unconjugated pairing: transposes are linear (no conjugation), as in JAX.
-    total = 0.0
+def _precision(dtype_list) -> str:
+    """The working precision of a derivative check: that of its least precise float."""
+    bits = min((dtypes.finfo(dt).bits for dt in dtype_list if dtypes.is_inexact(dt)),
+               default=64)
+    return "double" if bits >= 64 else "single" if bits >= 32 else "half"
+
+
+def _fd_settings(flat, xs, eps, rtol, atol):
+    outs = flat(*xs)
+    precision = _precision([_dtype_of(x) for x in xs] + [_dtype_of(o) for o in outs])
+    d_eps, d_rtol, d_atol = _FD_SETTINGS[precision]
+    return (outs, d_eps if eps is None else eps, d_rtol if rtol is None else rtol,
+            d_atol if atol is None else atol)
+
+
+def _numerical_jvp(flat, xs, tangents, eps):
+    import funcarray.numpy as fnp
+
+    def shifted(sign):
+        return [fnp.asarray((_wide(np.asarray(x)) + sign * eps * _wide(t)).astype(t.dtype))
+                for x, t in zip(xs, tangents)]
+    plus, minus = flat(*shifted(1)), flat(*shifted(-1))
+    return [(_wide(np.asarray(p)) - _wide(np.asarray(m))) / (2 * eps)
+            for p, m in zip(plus, minus)]
+
+
+def _inner_and_scale(xs, ys) -> tuple[float, float]:
+    # The unconjugated pairing: transposes are linear (no conjugation), as in JAX. The scale
+    # (sum of |products|) sets the tolerance, so cancellation in the sum cannot hide an error.
+    total = scale = 0.0
     for x, y in zip(xs, ys):
-        total += np.real(np.sum(np.asarray(x, np.complex128) * np.asarray(y, np.complex128)))
-    return total
+        prod = np.asarray(x, np.complex128) * np.asarray(y, np.complex128)
+        total += float(np.real(np.sum(prod)))
+        scale += float(np.sum(np.abs(prod)))
+    return total, scale
 
 
-def _flat_fun(f, args):
-    leaves, tree = fa_tree.flatten(tuple(args))
+def _check_inner_products(lhs, rhs, scale, rtol, atol, *, title, names, inputs, details):
+    difference = abs(lhs - rhs)
+    if difference <= rtol * scale + atol or (np.isnan(lhs) and np.isnan(rhs)):
+        return
+    parts = [title,
+             f"  largest difference {difference:.6g} at index (): {names[0]} {lhs!r} vs "
+             f"{names[1]} {rhs!r} (rtol={rtol:g} of scale {scale:.6g}, atol={atol:g})",
+             _format_tree(inputs, "input")]
+    parts.extend(_format_tree(tree, name) for name, tree in details)
+    raise AssertionError("\n".join(parts))
 
-    def flat(*xs):
-        return fa_tree.leaves(f(*fa_tree.unflatten(tree, list(xs))))
-    return flat, leaves
+
+def _check_fwd(flat, xs, tangents, eps, rtol, atol, inputs, label):
+    import funcarray as fa
+    import funcarray.numpy as fnp
+    _, out_t = fa.jvp(flat, tuple(xs), tuple(fnp.asarray(t) for t in tangents))
+    expected = _numerical_jvp(flat, xs, tangents, eps)
+    _compare_trees(
+        list(out_t), expected, rtol=rtol, atol=atol, inputs=inputs,
+        names=("jvp", "finite differences"),
+        title=f"check_grads{label}: jvp differs from central finite differences (eps={eps:g}) "
+              f"in a random direction")
+
+
+def _check_rev(flat, xs, outs, tangents, cotangents, eps, rtol, atol, inputs, label):
+    import funcarray as fa
+    import funcarray.numpy as fnp
+    _, f_vjp = fa.vjp(flat, *xs)
+    in_cts = f_vjp([fnp.asarray(c) for c in cotangents])
+    fd = _numerical_jvp(flat, xs, tangents, eps)
+    lhs, scale_l = _inner_and_scale(in_cts, tangents)
+    rhs, scale_r = _inner_and_scale(cotangents, fd)
+    _check_inner_products(
+        lhs, rhs, max(scale_l, scale_r), rtol, atol, inputs=inputs,
+        names=("<vjp(u), v>", "<u, finite-difference J v>"),
+        title=f"check_grads{label}: vjp disagrees with central finite differences "
+              f"(eps={eps:g}): <vjp(u), v> != <u, J v> for random u, v",
+        details=[("vjp(u)", list(in_cts)), ("finite-difference J v", fd)])
+
+
+def _check_grads_flat(flat, xs, order, modes, eps, rtol, atol, seed, inputs, label):
+    import funcarray as fa
+    import funcarray.numpy as fnp
+    rng = np.random.default_rng(seed)
+    outs, eps_, rtol_, atol_ = _fd_settings(flat, xs, eps, rtol, atol)
+    # Directions are rounded to the values' dtypes, so jvp/vjp and the differences see the
+    # same ones.
+    tangents = [_random_like(rng, x).astype(_dtype_of(x)) for x in xs]
+    cotangents = [_random_like(rng, o).astype(_dtype_of(o)) for o in outs]
+    if "fwd" in modes:
+        _check_fwd(flat, xs, tangents, eps_, rtol_, atol_, inputs, label)
+    if "rev" in modes:
+        _check_rev(flat, xs, outs, tangents, cotangents, eps_, rtol_, atol_, inputs, label)
+    if order <= 1:
+        return
+    fixed_t = tuple(fnp.asarray(t) for t in tangents)
+    fixed_ct = [fnp.asarray(c) for c in cotangents]
+    if "fwd" in modes:
+        def jvp_in_fixed_direction(*ys):
+            return list(fa.jvp(flat, ys, fixed_t)[1])
+        _check_grads_flat(jvp_in_fixed_direction, xs, order - 1, modes, eps, rtol, atol,
+                          seed + 1, inputs, label + " of the jvp")
+    if "rev" in modes:
+        def vjp_of_fixed_cotangent(*ys):
+            return list(fa.vjp(flat, *ys)[1](fixed_ct))
+        _check_grads_flat(vjp_of_fixed_cotangent, xs, order - 1, modes, eps, rtol, atol,
+                          seed + 2, inputs, label + " of the vjp")
+
+
+def check_grads(f, args, order: int = 2, modes=("fwd", "rev"), *, eps=None, rtol=None,
+                atol=None, seed: int = 0, upcast: bool = True):
+    """Check ``f``'s derivatives up to ``order`` against central finite differences taken in
+    random directions.
+
+    ``"fwd"`` compares ``jvp`` with the finite difference; ``"rev"`` compares ``vjp`` with it
+    through ``<vjp(u), v> == <u, J v>`` (use ``modes=("rev",)`` for a ``custom_vjp`` function,
+    which has no forward mode). ``order=2`` repeats the checks on the jvp (in a fixed random
+    direction) and on the vjp (of a fixed random cotangent), and so on. Floating argument
+    leaves are differentiated (others are held fixed), and are first promoted to float64 (or
+    complex128) so that the differences are accurate; ``upcast=False`` keeps their dtypes,
+    with looser tolerances. ``args`` and the result may be pytrees.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> check_grads(fnp.sin, (fnp.arange(3.0),))
+        >>> check_grads(lambda x: fnp.sum(x ** 3), (fnp.arange(3.0),), order=3)
+    """
+    if order < 1:
+        raise ValueError(f"check_grads: order must be at least 1, got {order}")
+    bad = set(modes) - {"fwd", "rev"}
+    if bad or not modes:
+        raise ValueError(f"check_grads: modes must be a non-empty subset of ('fwd', 'rev'), "
+                         f"got {modes!r}")
+    restricted = _Restricted(f, args, upcast)
+    if not restricted.primals:
+        raise ValueError("check_grads: no floating-point argument to differentiate among "
+                         f"{len(restricted.leaves)} argument leaves")
+    inputs = restricted.full_args(restricted.primals)
+    _check_grads_flat(restricted, restricted.primals, order, tuple(modes), eps, rtol, atol,
+                      seed, inputs, "")
 
 
 def check_jvp_vjp(f, args, *, seed: int = 0, rtol=None, atol=None):
-    """The transpose identity ``<u, J v> == <J^T u, v>`` for random ``u``, ``v``.
+    """The transpose identity ``<u, J v> == <J^T u, v>`` (jvp against vjp) for random ``u``,
+    ``v``, in the arguments' own dtypes.
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> check_jvp_vjp(fnp.sin, (fnp.arange(3.0),))
     """
     import funcarray as fa
+    import funcarray.numpy as fnp
     rng = np.random.default_rng(seed)
-    flat, leaves = _flat_fun(f, args)
-    leaves = [fa.numpy.asarray(x) for x in leaves]
-    tangents = [fa.numpy.asarray(_random_like(rng, x)) for x in leaves]
-    outs, out_tangents = fa.jvp(flat, tuple(leaves), tuple(tangents))
-    cotangents = [fa.numpy.asarray(_random_like(rng, o)) for o in outs]
-    _, f_vjp = fa.vjp(flat, *leaves)
+    restricted = _Restricted(f, args, upcast=False)
+    xs = restricted.primals
+    tangents = [_random_like(rng, x) for x in xs]
+    ts = tuple(fnp.asarray(t.astype(x.dtype)) for x, t in zip(xs, tangents))
+    outs, out_tangents = fa.jvp(restricted, tuple(xs), ts)
+    cotangents = [fnp.asarray(_random_like(rng, o).astype(_dtype_of(o))) for o in outs]
+    _, f_vjp = fa.vjp(restricted, *xs)
     in_cts = f_vjp(list(cotangents))
-    lhs, rhs = _inner(cotangents, out_tangents), _inner(in_cts, tangents)
-    inexact = [np.asarray(o).dtype for o in outs if dtypes.is_inexact(np.asarray(o).dtype)]
-    dtype = inexact[0] if inexact else np.float64
-    rtol, atol = _tolerance(dtype, rtol, atol)
-    if not np.isclose(lhs, rhs, rtol=rtol * 10, atol=atol * 10 * max(1, abs(lhs))):
-        raise AssertionError(
-            f"transpose identity violated: <u, J v> = {lhs} but <J^T u, v> = {rhs} "
-            f"(difference {abs(lhs - rhs)}) for args {args}")
+    lhs, scale_l = _inner_and_scale(cotangents, out_tangents)
+    rhs, scale_r = _inner_and_scale(in_cts, ts)
+    rtol, atol = tolerance(*[_dtype_of(o) for o in outs], *[x.dtype for x in xs],
+                           rtol=rtol, atol=atol)
+    # Both sides accumulate rounding over every element: allow ten roundings' worth.
+    _check_inner_products(
+        lhs, rhs, max(scale_l, scale_r), 10 * rtol, 10 * atol,
+        inputs=restricted.full_args(xs), names=("<u, J v>", "<J^T u, v>"),
+        title="check_jvp_vjp: transpose identity violated, <u, J v> != <J^T u, v> for random "
+              "u, v (jvp and vjp disagree)",
+        details=[("J v (jvp)", list(out_tangents)), ("J^T u (vjp)", list(in_cts))])
 
 
-def _numerical_jvp(flat, leaves, tangents, eps):
-    plus = [np.asarray(x) + eps * t for x, t in zip(leaves, tangents)]
-    minus = [np.asarray(x) - eps * t for x, t in zip(leaves, tangents)]
-    import funcarray as fa
-    f_plus = flat(*[fa.numpy.asarray(p) for p in plus])
-    f_minus = flat(*[fa.numpy.asarray(m) for m in minus])
-    return [(np.asarray(p, np.complex128 if np.iscomplexobj(p) else np.float64) -
-             np.asarray(m)) / (2 * eps) for p, m in zip(f_plus, f_minus)]
+# --------------------------------------------------------------------------------------------
+# vmap and jit
+# --------------------------------------------------------------------------------------------
 
-
-def check_grads(f, args, order: int = 1, modes=("fwd", "rev"), *, eps=None, rtol=None,
-                atol=None, seed: int = 0):
-    """Check ``f``'s derivatives against central finite differences in random directions.
-
-    ``fwd`` compares ``jvp`` with the finite difference; ``rev`` checks the transpose identity
-    between ``vjp`` and ``jvp``. ``order=2`` repeats the checks on the derivative function.
-    Use float64 arguments for tight tolerances.
-
-    Example:
-        >>> import numpy as np
-        >>> import funcarray.numpy as fnp
-        >>> check_grads(fnp.sin, (fnp.asarray(np.arange(3.0)),), order=1)
-    """
-    import funcarray as fa
-    rng = np.random.default_rng(seed)
-    flat, leaves = _flat_fun(f, args)
-    leaves = [fa.numpy.asarray(x) for x in leaves]
-    dtype = np.asarray(leaves[0]).dtype
-    double = dtype in (np.float64, np.complex128)
-    eps = eps if eps is not None else (1e-6 if double else 1e-2)
-    default_rtol = 1e-5 if double else 5e-2
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_rtol if atol is None else atol
-    tangents = [_random_like(rng, x) for x in leaves]
-    if "fwd" in modes:
-        _, out_t = fa.jvp(flat, tuple(leaves), tuple(fa.numpy.asarray(t) for t in tangents))
-        expected = _numerical_jvp(flat, leaves, tangents, eps)
-        for i, (a, e) in enumerate(zip(out_t, expected)):
-            assert_allclose(a, e, rtol=rtol, atol=atol,
-                            err_msg=f"jvp vs finite differences, output {i}: ")
-    if "rev" in modes:
-        check_jvp_vjp(flat, leaves, seed=seed, rtol=rtol, atol=atol)
-    if order > 1:
-        fixed = [fa.numpy.asarray(t) for t in tangents]
-
-        def derivative(*xs):
-            return fa.jvp(flat, tuple(xs), tuple(fixed))[1]
-        check_grads(derivative, leaves, order - 1, modes, eps=eps, rtol=rtol, atol=atol,
-                    seed=seed + 1)
+def _axis_size(args, axes) -> int:
+    sizes = set()
+    for arg, ax in zip(args, axes):
+        if ax is None:
+            continue
+        for leaf in fa_tree.leaves(arg):
+            shape = np.shape(leaf) if not hasattr(leaf, "shape") else leaf.shape
+            if not -len(shape) <= ax < len(shape):
+                raise ValueError(f"check_vmap: in_axes {ax} is out of range for an argument "
+                                 f"of shape {tuple(shape)}")
+            sizes.add(shape[ax])
+    if len(sizes) != 1:
+        raise ValueError(f"check_vmap: the mapped axes must have one size, got sizes "
+                         f"{sorted(sizes)} for in_axes {axes}")
+    return sizes.pop()
 
 
 def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
     """``vmap(f)`` equals applying ``f`` to each slice in a Python loop and stacking.
+
+    ``in_axes`` is one int/None for every argument or one per argument (an argument may be a
+    pytree: its leaves are all mapped along that axis); ``out_axes`` is an int.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -175,14 +477,130 @@ def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
     """
     import funcarray as fa
     import funcarray.numpy as fnp
+    args = tuple(args)
+    axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+    if len(axes) != len(args):
+        raise ValueError(f"check_vmap: in_axes has {len(axes)} entries for {len(args)} "
+                         f"arguments")
+    size = _axis_size(args, axes)
     batched = fa.vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
-    axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
-    sizes = {a.shape[ax] for a, ax in zip(args, axes) if ax is not None}
-    (size,) = sizes
     results = []
     for i in range(size):
-        sliced = [a if ax is None else fnp.take(a, i, axis=ax) for a, ax in zip(args, axes)]
+        sliced = [arg if ax is None else
+                  fa_tree.map(lambda leaf, ax=ax: fnp.take(leaf, i, axis=ax), arg)
+                  for arg, ax in zip(args, axes)]
         results.append(f(*sliced))
-    out_axes_leaves = out_axes
-    expected = fa_tree.map(lambda *xs: fnp.stack(xs, axis=out_axes_leaves), *results)
-    assert_trees_allclose(batched, expected, rtol=rtol, atol=atol)
+    looped = fa_tree.map(lambda *xs: fnp.stack(xs, axis=out_axes), *results)
+    _compare_trees(batched, looped, rtol=rtol, atol=atol, check_dtype=True, inputs=args,
+                   names=("vmap", "loop"),
+                   title=f"check_vmap: vmap(f, in_axes={in_axes!r}, out_axes={out_axes!r}) "
+                         f"differs from a Python loop over the {size} batch members")
+
+
+def check_jit(f, args, *, static_argnums=(), rtol=None, atol=None):
+    """``jit(f)(*args)`` equals the eager ``f(*args)``: same tree, shapes, dtypes, and values
+    within the dtype's tolerance (XLA may round transcendental functions differently).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> check_jit(lambda x: fnp.tanh(x) * 2, (fnp.linspace(-1.0, 1.0, 5),))
+    """
+    import funcarray as fa
+    args = tuple(args)
+    compiled = fa.jit(f, static_argnums=static_argnums)(*args)
+    eager = f(*args)
+    _compare_trees(compiled, eager, rtol=rtol, atol=atol, check_dtype=True, inputs=args,
+                   names=("jit", "eager"), title="check_jit: jit(f) differs from eager f")
+
+
+def _perturbed_batch(args, size: int, seed: int):
+    """A batch of ``size`` variants of ``args`` stacked on axis 0: floats are scaled by
+    ``1 + 0.01 * noise`` (signs and zeros stay, so a function's domain usually does too)."""
+    import funcarray.numpy as fnp
+    rng = np.random.default_rng(seed)
+
+    def stack(leaf):
+        if not hasattr(leaf, "dtype") and not isinstance(leaf, (int, float, complex)):
+            return leaf
+        value = np.asarray(leaf)
+        members = [value]
+        for _ in range(size - 1):
+            if dtypes.is_inexact(value.dtype):
+                noise = 1 + 0.01 * rng.standard_normal(value.shape)
+                members.append((_wide(value) * noise).astype(value.dtype))
+            else:
+                members.append(value)
+        return fnp.asarray(np.stack(members))
+    return tuple(fa_tree.map(stack, arg) for arg in args)
+
+
+def check_transforms(f, args, *, order: int = 2, modes=("fwd", "rev"), batched_args=None,
+                     in_axes=0, rtol=None, atol=None, seed: int = 0):
+    """All the checks at once: ``check_jit``, ``check_vmap`` (on ``batched_args``, by default
+    three slightly perturbed copies of ``args`` stacked on axis 0), and, when some argument is
+    floating-point, ``check_grads`` (``order``, ``modes``) and ``check_jvp_vjp`` (when
+    ``"fwd"`` is among ``modes``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> check_transforms(lambda x, y: fnp.sin(x) * y, (fnp.arange(3.0), fnp.ones(3)))
+    """
+    args = tuple(args)
+    check_jit(f, args, rtol=rtol, atol=atol)
+    if batched_args is None:
+        batched_args, in_axes = _perturbed_batch(args, 3, seed), 0
+    check_vmap(f, batched_args, in_axes=in_axes, rtol=rtol, atol=atol)
+    if any(_is_inexact_leaf(x) for x in fa_tree.leaves(args)):
+        check_grads(f, args, order=order, modes=modes, seed=seed)
+        if "fwd" in modes:
+            check_jvp_vjp(f, args, seed=seed, rtol=rtol, atol=atol)
+
+
+# --------------------------------------------------------------------------------------------
+# Compilation counting
+# --------------------------------------------------------------------------------------------
+
+class CompileCounter:
+    """What ``count_compiles`` yields: ``count`` is the number of XLA compilations so far
+    inside the ``with`` block (final once the block exits)."""
+
+    def __init__(self, at_most):
+        from funcarray.lowering import cache
+        self._cache = cache
+        self.at_most = at_most
+        self._start = cache.compile_count()
+        self._end = None
+
+    @property
+    def count(self) -> int:
+        end = self._end if self._end is not None else self._cache.compile_count()
+        return end - self._start
+
+    def __repr__(self):
+        return f"CompileCounter(count={self.count}, at_most={self.at_most})"
+
+
+@contextlib.contextmanager
+def count_compiles(at_most: int | None = None):
+    """Count the executables XLA compiles inside the block; with ``at_most``, fail when the
+    block compiled more (a retracing bug: a changing static argument, a Python scalar that
+    should be an array, ...). Cache hits, in memory or on disk, do not count.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> f = fa.jit(lambda x: fnp.cosh(x) * 3.25 - 0.125)
+        >>> with count_compiles(at_most=1) as counter:
+        ...     for _ in range(5):
+        ...         _ = f(fnp.ones(7))
+        >>> counter.count
+        1
+    """
+    counter = CompileCounter(at_most)
+    try:
+        yield counter
+    finally:
+        counter._end = counter._cache.compile_count()
+    if at_most is not None and counter.count > at_most:
+        raise AssertionError(f"count_compiles: the block compiled {counter.count} executables, "
+                             f"expected at most {at_most}")
