@@ -515,6 +515,9 @@ def _array_signature(x):
     return None
 
 
+_sorted_names: dict = {}  # a dict's key tuple (insertion order) -> its keys sorted
+
+
 def _fast_signature(args):
     """``(key, leaves)`` for positional arguments that are Arrays or flat dicts (string keys),
     lists and tuples of Arrays, the common cases, without general pytree flattening (optree
@@ -522,30 +525,33 @@ def _fast_signature(args):
     order (dict keys sorted), so the entry's flat signature applies."""
     key, leaves = [], []
     for x in args:
-        sig = _array_signature(x)
-        if sig is not None:
-            key.append(sig)
-            leaves.append(x)
-            continue
         t = type(x)
         if t is dict:
-            try:
-                names = sorted(x)
-            except TypeError:
-                return None
-            items = [x[k] for k in names]
-            key.append(("dict", tuple(names)))
+            names = tuple(x)
+            ordered = _sorted_names.get(names)
+            if ordered is None:
+                try:
+                    ordered = _sorted_names[names] = tuple(sorted(names))
+                except TypeError:
+                    return None
+            items = [x[k] for k in ordered]
+            key.append(ordered)
         elif t is list or t is tuple:
             items = x
             key.append((t, len(x)))
         else:
-            return None
+            items = (x,)
         for item in items:
-            sig = _array_signature(item)
-            if sig is None:
+            t = type(item)
+            if t is DeviceArray:
+                a = item._aval
+                key.append((a.shape, a.dtype, a.weak_type))
+            elif t is Array:
+                v = item._value
+                key.append((v.shape, v.dtype, item._weak))
+            else:
                 return None
-            key.append(sig)
-            leaves.append(item)
+        leaves.extend(items)
     return tuple(key), leaves
 
 
