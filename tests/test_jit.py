@@ -507,3 +507,17 @@ def test_donation_marks_buffers_and_invalidates_device_only_arrays():
 def test_numpy_array_arguments_of_any_shape():
     out = fa.jit(lambda x, y: x + y)(np.ones((2, 3), np.float32), np.ones(3, np.float32))
     np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), 2.0, np.float32))
+
+
+def test_fast_path_for_containers_keeps_pytree_semantics():
+    f = fa.jit(lambda p, xs, y: p["b"] * 10.0 + p["a"] + xs[0] - y)
+    a, b, one = fnp.full(2, 5.0), fnp.ones(2), fnp.ones(2)
+    want = np.full(2, 15.0, np.float32)
+    for args in [({"a": a, "b": b}, [one], one), ({"b": b, "a": a}, [one], one),
+                 ({"a": a, "b": b}, [one], one)]:
+        np.testing.assert_array_equal(np.asarray(f(*args)), want)
+    assert f.cache_info()[:2] == (2, 1)  # key order does not matter (leaves are sorted)
+    np.testing.assert_array_equal(np.asarray(f({"a": a, "b": b}, (one,), one)), want)
+    assert f.cache_info().misses == 2  # a tuple is another structure than a list
+    with pytest.raises(TypeError, match="argument leaf 1 is a str"):
+        f({"a": a, "b": "x"}, [one], one)
