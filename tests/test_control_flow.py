@@ -1,4 +1,5 @@
-"""funcarray.lax control flow: cond, switch, while_loop, fori_loop, scan, map, select_n.
+"""funcarray.lax control flow: cond, switch, while_loop (also bounded by max_steps), fori_loop,
+scan, map, associative_scan, select_n.
 
 Each construct is compared with a Python reference and with jax.lax, eagerly and under jit,
 under grad (finite differences and jax.grad), vmap (batched and unbatched predicates and
@@ -265,6 +266,111 @@ def test_while_carry_type_errors_and_weak_promotion():
     close(out, 12.0)
 
 
+# while_loop(..., max_steps=N): a bounded loop, differentiable in reverse mode too.
+
+def f_bounded(x, w, n, max_steps=4, lib=None):
+    """Iterate ``v = sin(v) * w + x`` while ``i < n`` and ``|v|.sum() < 8`` (both stop it),
+    at most ``max_steps`` times; ``lib=jax`` builds the equivalent jax scan of conds."""
+    xp = fnp if lib is None else jnp
+
+    def keep_going(c):
+        return (c[0] < n) & (xp.abs(c[1]).sum() < 8.0)
+
+    def body(c):
+        return c[0] + 1, xp.sin(c[1]) * w + x
+
+    if lib is None:
+        return lax.while_loop(keep_going, body, (0, x), max_steps=max_steps)[1]
+    step = lambda c, _: (jax.lax.cond(keep_going(c), body, lambda c: c, c), None)  # noqa: E731
+    return jax.lax.scan(step, (0, x), None, length=max_steps)[0][1]
+
+
+def py_bounded(x, w, n, max_steps=4):
+    x, w, v = np.asarray(x), np.asarray(w), np.asarray(x)
+    for i in range(max_steps):
+        if not (i < n and np.abs(v).sum() < 8.0):
+            break
+        v = np.sin(v) * w + x
+    return v
+
+
+@pytest.mark.parametrize("n", [0, 2, 9])  # 9: the bound stops the loop
+def test_bounded_while_eager_jit_grad_vs_python_and_jax(n):
+    x, w = rand(3), rand(3)
+    want = py_bounded(x, w, n)
+    jwant = jax.lax.while_loop(  # jax's unbounded loop with the bound in its predicate
+        lambda c: (c[0] < min(n, 4)) & (jnp.abs(c[1]).sum() < 8.0),
+        lambda c: (c[0] + 1, jnp.sin(c[1]) * np.asarray(w) + np.asarray(x)),
+        (0, np.asarray(x)))[1]
+    close(want, jwant)
+    close(f_bounded(x, w, n), want)
+    close(fa.jit(f_bounded)(x, w, n), want)
+    loss = lambda x, w: (f_bounded(x, w, n) ** 2).sum()  # noqa: E731
+    jloss = lambda x, w: (f_bounded(x, w, n, lib=jax) ** 2).sum()  # noqa: E731
+    gwant = jax.grad(jloss, (0, 1))(np.asarray(x), np.asarray(w))
+    for g in (fa.grad(loss, (0, 1)), fa.jit(fa.grad(loss, (0, 1))),
+              fa.grad(fa.jit(loss), (0, 1))):
+        got = g(x, w)
+        close(got[0], gwant[0])
+        close(got[1], gwant[1])
+    check_grads(lambda x, w: f_bounded(x, w, n), (x, w), order=2)
+
+
+def test_bounded_while_vmap_batched_predicate():
+    xs, ws, ns = rand(5, 3), rand(5, 3), fnp.array([0, 1, 3, 4, 7])
+    want = np.stack([py_bounded(x, w, n) for x, w, n in zip(xs, ws, ns)])
+    close(fa.vmap(f_bounded)(xs, ws, ns), want)
+    close(fa.jit(fa.vmap(f_bounded))(xs, ws, ns), want)
+    check_vmap(f_bounded, (xs, ws[0], ns), in_axes=(0, None, 0))
+    check_vmap(f_bounded, (xs.T, ws, 3), in_axes=(1, 0, None))
+    # Per-example gradients through the bounded loop, against jax's scan of conds.
+    jl = lambda x, w, n: (f_bounded(x, w, n, lib=jax) ** 2).sum()  # noqa: E731
+    fl = lambda x, w, n: (f_bounded(x, w, n) ** 2).sum()  # noqa: E731
+    want = jax.vmap(jax.grad(jl, 1))(np.asarray(xs), np.asarray(ws), np.asarray(ns))
+    close(fa.vmap(fa.grad(fl, 1))(xs, ws, ns), want)
+    close(fa.jit(fa.vmap(fa.grad(fl, 1)))(xs, ws, ns), want)
+
+
+def test_bounded_while_stops_at_max_steps_and_runs_python_eagerly():
+    calls = []
+
+    def body(v):
+        calls.append(float(v))  # eager: concrete values, and the loop stops early
+        return v * 2.0
+
+    assert float(lax.while_loop(lambda v: v < 10.0, body, fnp.float32(1.0), max_steps=100)) \
+        == 16.0
+    assert calls == [1.0, 2.0, 4.0, 8.0]
+    # cond_fun is still true after max_steps: the loop stops there, eagerly and compiled.
+    f = lambda v: lax.while_loop(lambda v: v < 1e6, lambda v: v * 2.0, v,  # noqa: E731
+                                 max_steps=3)
+    assert float(f(fnp.float32(1.0))) == 8.0
+    assert float(fa.jit(f)(fnp.float32(1.0))) == 8.0
+    assert float(fa.grad(f)(fnp.float32(1.0))) == 8.0
+    assert float(lax.while_loop(lambda v: True, lambda v: v + 1, 0, max_steps=0)) == 0
+    assert "stablehlo.case" in fa.jit(f).lower(fnp.float32(1.0)).as_text()
+
+
+def test_bounded_while_types_and_errors():
+    # A Python-scalar init adopts the body's float64 type, as without max_steps.
+    f = lambda x: lax.while_loop(lambda v: v < 10.0, lambda v: v + x, 0.0,  # noqa: E731
+                                 max_steps=20)
+    out = fa.jit(f)(fnp.float64(3.0))
+    assert out.dtype == np.float64
+    close(out, 12.0)
+    close(fa.grad(f)(fnp.float64(3.0)), 4.0)
+    with pytest.raises(TypeError, match=r"carry\[1\] is f32\[3\] on input and f32\[2\]"):
+        fa.jit(lambda x: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1][:2]),
+                                        (0, x), max_steps=3))(fnp.ones(3))
+    with pytest.raises(TypeError, match="boolean scalar"):
+        fa.jit(lambda x: lax.while_loop(lambda c: c, lambda c: c + 1, x, max_steps=3))(1)
+    for bad in (-1, 2.5, True, fnp.ones(2, dtype="int32")):
+        with pytest.raises(TypeError, match="max_steps must be a concrete non-negative"):
+            lax.while_loop(lambda v: v < 3, lambda v: v + 1, 0, max_steps=bad)
+    with pytest.raises(TypeError, match="max_steps must be a concrete"):
+        fa.jit(lambda n: lax.while_loop(lambda v: v < 3, lambda v: v + 1, 0, max_steps=n))(3)
+
+
 def test_fori_loop_static_and_dynamic_bounds():
     def f(x, lo=0, hi=4):
         return lax.fori_loop(lo, hi, lambda i, v: v * fnp.cos(v) + i, x)
@@ -353,6 +459,26 @@ def test_scan_grad_vs_jax(reverse):
     check_grads(lambda c0, xs, w: f_scan(c0, xs, w, reverse), (c0, xs, w), order=2)
 
 
+def test_scan_grad_reads_residuals_from_ys():
+    """A residual that is also a y of the scan is not stacked a second time."""
+    def f(c, xs, lib=lax, xp=fnp):
+        def step(c, x):
+            h = c * x
+            return xp.sin(h * h), h  # h: a y, and a residual of h * h
+        c, hs = lib.scan(step, c, xs)
+        return c + (hs ** 3).sum()
+
+    c, xs = fnp.float64(0.7), rand(5)
+    want = jax.grad(lambda c, xs: f(c, xs, jax.lax, jnp), (0, 1))(0.7, np.asarray(xs))
+    for g in (fa.grad(f, (0, 1)), fa.jit(fa.grad(f, (0, 1))), fa.grad(fa.jit(f), (0, 1))):
+        got = g(c, xs)
+        close(got[0], want[0])
+        close(got[1], want[1])
+    forward = next(e for e in fa.make_ir(fa.grad(f))(c, xs).closed.ir.eqns
+                   if e.prim.name == "scan")
+    assert len(forward.outs) == 3  # the carry, the ys h, and one stacked residual (cos)
+
+
 def test_scan_vmap():
     c0, xs, w = scan_args()
     bc0, bxs = rand(4, 3), {"a": rand(4, 5, 3), "b": rand(5, 4, 3)}
@@ -380,8 +506,12 @@ def test_scan_errors_and_length():
         lax.scan(lambda c, x: (c, x), 0.0, (fnp.ones(2), fnp.ones(3)))
     with pytest.raises(ValueError, match="length"):
         lax.scan(lambda c, x: (c, x), 0.0, None)
+    with pytest.raises(TypeError, match="ys of one pytree structure"):
+        lax.scan(lambda c, x: (c, (x,) if x > 0 else x), 1.0, fnp.array([1.0, -1.0]))
     c, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=4)
     assert int(c) == 4 and ys.tolist() == [0, 1, 2, 3]
+    assert ys.dtype == np.int32 and ys.weak_type  # as jit gives: stacked weak ints
+    assert fa.jit(lambda: lax.scan(lambda c, _: (c + 1, c), 0, None, length=4)[1])().weak_type
     c, ys = fa.jit(lambda x: lax.scan(lambda c, x: (c + x, c), 0.0, x))(fnp.ones(0))
     assert ys.shape == (0,) and float(c) == 0.0
 
@@ -449,6 +579,102 @@ def test_rnn_with_scan_grad_and_vmap():
         for k in params:
             close(got[k], want[k])
     check_grads(lambda p: rnn_loss(p, seqs[0]), (params,), order=1)
+
+
+# --------------------------------------------------------------------------------------------
+# associative_scan
+# --------------------------------------------------------------------------------------------
+
+def compose_affine(f, g, xp=fnp):
+    """``g after f`` for affine maps ``v -> m @ v + b`` stored as ``{"m": [..., 2, 2], "b":
+    [..., 2]}``: associative but not commutative, so the order of arguments is checked."""
+    m = xp.einsum("...ij,...jk->...ik", g["m"], f["m"])
+    b = xp.einsum("...ij,...j->...i", g["m"], f["b"]) + g["b"]
+    return {"m": m, "b": b}
+
+
+def py_associative_scan(fn, xs, reverse=False):
+    """The sequential reference on a list of elements."""
+    order = list(reversed(xs)) if reverse else list(xs)
+    out = [order[0]]
+    for x in order[1:]:
+        out.append(fn(out[-1], x))
+    return list(reversed(out)) if reverse else out
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 8, 13])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_associative_scan_pytree_vs_jax_and_python(n, reverse):
+    elems = {"m": rand(n, 2, 2), "b": rand(n, 2)}
+    got = lax.associative_scan(compose_affine, elems, reverse=reverse)
+    want = jax.jit(lambda e: jax.lax.associative_scan(lambda f, g: compose_affine(f, g, jnp),
+                                                      e, reverse=reverse))(to_np(elems))
+    close(got["m"], want["m"])
+    close(got["b"], want["b"])
+    close(fa.jit(lambda e: lax.associative_scan(compose_affine, e, reverse))(elems)["b"],
+          want["b"])
+    if n:
+        items = [{"m": np.asarray(elems["m"][i]), "b": np.asarray(elems["b"][i])}
+                 for i in range(n)]
+        ref = py_associative_scan(lambda f, g: compose_affine(f, g, np), items, reverse)
+        close(got["b"], np.stack([r["b"] for r in ref]))
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_associative_scan_axis_and_dtypes(axis):
+    x = fnp.asarray(RNG.integers(-5, 5, (4, 7, 3)).astype(np.int32))
+    for fn, jfn in ((fnp.add, jnp.add), (fnp.maximum, jnp.maximum)):
+        for reverse in (False, True):
+            got = lax.associative_scan(fn, x, reverse=reverse, axis=axis)
+            # (jax's reverse scan rejects a negative axis: give it the positive one)
+            want = jax.lax.associative_scan(jfn, np.asarray(x), reverse=reverse, axis=axis % 3)
+            assert got.dtype == want.dtype == np.int32
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    f32 = fnp.asarray(RNG.standard_normal((6, 5)).astype(np.float32))
+    close(lax.associative_scan(fnp.add, f32, axis=axis % 2), np.cumsum(np.asarray(f32),
+                                                                       axis=axis % 2), 1e-5)
+
+
+def test_associative_scan_transforms():
+    x, w = rand(6), rand(6)  # 6 -> 3 -> 1: even and odd lengths
+    # A linear recurrence h_i = a_i * h_{i-1} + b_i as an associative scan over (a, b) pairs.
+    combine = lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1])  # noqa: E731
+
+    def f(x, w, lib=lax, xp=fnp):
+        return lib.associative_scan(combine, (xp.tanh(w), xp.sin(x)))[1]
+
+    def jf(x, w):
+        return f(x, w, jax.lax, jnp)
+
+    check_grads(f, (x, w), order=2)
+    # (jax oracles are jitted: eager jax compiles every op of the scan, which is slow)
+    gwant = jax.jit(jax.grad(lambda x, w: (jf(x, w) ** 2).sum(), (0, 1)))(np.asarray(x),
+                                                                           np.asarray(w))
+    for g in (fa.grad(lambda x, w: (f(x, w) ** 2).sum(), (0, 1)),
+              fa.jit(fa.grad(lambda x, w: (f(x, w) ** 2).sum(), (0, 1)))):
+        got = g(x, w)
+        close(got[0], gwant[0])
+        close(got[1], gwant[1])
+    xb = rand(3, 6)
+    check_vmap(f, (xb, w), in_axes=(0, None))
+    check_vmap(f, (xb.T, xb), in_axes=(1, 0))
+    close(fa.vmap(f, (0, None))(xb, w),
+          jax.jit(jax.vmap(jf, (0, None)))(np.asarray(xb), np.asarray(w)))
+
+
+def test_associative_scan_errors():
+    with pytest.raises(TypeError, match="needs an axis"):
+        lax.associative_scan(fnp.add, fnp.float32(1.0))
+    with pytest.raises(ValueError, match="same length along axis 0, got lengths"):
+        lax.associative_scan(lambda a, b: a, (fnp.ones(3), fnp.ones(4)))
+    with pytest.raises(ValueError, match="out of bounds"):
+        lax.associative_scan(fnp.add, fnp.ones(3), axis=1)
+    with pytest.raises(TypeError, match="keeping their shape and dtype"):
+        lax.associative_scan(lambda a, b: (a + b).sum(), fnp.ones(4))
+    with pytest.raises(TypeError, match="keeping their shape and dtype"):
+        lax.associative_scan(lambda a, b: a / b, fnp.ones(4, dtype="int32"))
+    with pytest.raises(TypeError, match="structure of elems"):
+        lax.associative_scan(lambda a, b: a[0], (fnp.ones(4), fnp.ones(4)))
 
 
 def test_select_n_and_stop_gradient():

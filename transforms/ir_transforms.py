@@ -41,19 +41,39 @@ from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.transpose import backward_pass
 from funcarray.transforms.vmap import vmap_flat
 
-__all__ = ["CallForm", "closed_call", "jvp_ir", "batch_ir", "transpose_ir", "stage_call"]
+__all__ = ["CallForm", "closed_call", "jvp_ir", "batch_ir", "transpose_ir", "stage_call",
+           "memoized", "check_operands"]
 
-# (kind, id(ir), signature) -> (ir, result): the IR is kept alive so its id stays unique.
-_memo = LRUCache(2048)
+# (kind, ids of the IRs, signature) -> (IRs, result): the IRs are kept alive with the entry,
+# so their ids stay unique while it exists (IRs hash by identity, without weak references).
+_memo = LRUCache(4096)
 
 
-def _memoized(kind: str, ir: IR, signature, build):
-    key = (kind, id(ir), signature)
+def memoized(kind: str, irs, signature, build):
+    """``build()``, computed once per (``kind``, IR objects, hashable ``signature``).
+
+    ``irs`` is one IR or a sequence of them (the bodies a derived IR is made from). Every
+    higher-order primitive's rules use this one cache, which ``funcarray.clear_caches``
+    empties.
+    """
+    irs = (irs,) if isinstance(irs, IR) else tuple(irs)
+    key = (kind, tuple(map(id, irs)), signature)
     entry = _memo.get(key)
-    if entry is None or entry[0] is not ir:
-        entry = (ir, build())
+    if entry is None or any(a is not b for a, b in zip(entry[0], irs)):
+        entry = (irs, build())
         _memo.put(key, entry)
     return entry[1]
+
+
+def check_operands(what: str, avals, binders) -> None:
+    """Raise a TypeError unless ``avals`` match ``binders`` (an IR's inputs) in shape and
+    dtype: checked before running a body, since XLA would reinterpret a wrong dtype's bits."""
+    if len(avals) != len(binders) or any(
+            a.shape != v.aval.shape or a.dtype != v.aval.dtype for a, v in zip(avals, binders)):
+        got = ", ".join(a.str_short() for a in avals)
+        want = ", ".join(v.aval.str_short() for v in binders)
+        raise TypeError(f"{what}: called with operands ({got}) but its body was staged for "
+                        f"({want})")
 
 
 class CallForm(tuple):
@@ -102,7 +122,7 @@ def jvp_ir(ir: IR, nonzero: tuple):
     """``(CallForm, out_nonzero)``: the JVP of ``ir`` taking primals then the tangents of
     the inputs with ``nonzero[i]``; returns primal outputs then the nonzero output tangents
     (``out_nonzero`` says which outputs have one)."""
-    return _memoized("jvp", ir, nonzero, lambda: _build_jvp(ir, nonzero))
+    return memoized("jvp", ir, nonzero, lambda: _build_jvp(ir, nonzero))
 
 
 def _build_jvp(ir: IR, nonzero: tuple):
@@ -127,7 +147,7 @@ def _build_jvp(ir: IR, nonzero: tuple):
 
 def batch_ir(ir: IR, dims: tuple, axis_size: int):
     """``(CallForm, out_dims)``: ``ir`` vectorised over inputs batched along ``dims``."""
-    return _memoized("batch", ir, (dims, axis_size), lambda: _build_batch(ir, dims, axis_size))
+    return memoized("batch", ir, (dims, axis_size), lambda: _build_batch(ir, dims, axis_size))
 
 
 def _build_batch(ir: IR, dims: tuple, axis_size: int):
@@ -151,7 +171,7 @@ def _build_batch(ir: IR, dims: tuple, axis_size: int):
 def transpose_ir(ir: IR, linear: tuple, ct_nonzero: tuple) -> CallForm:
     """The transpose of ``ir`` in its ``linear`` inputs: takes the known (non-linear) inputs
     then the nonzero output cotangents; returns one cotangent per linear input."""
-    return _memoized("transpose", ir, (linear, ct_nonzero),
+    return memoized("transpose", ir, (linear, ct_nonzero),
                      lambda: _build_transpose(ir, linear, ct_nonzero))
 
 

@@ -1,5 +1,5 @@
 """Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
-``map`` and ``select_n`` (JAX's ``jax.lax`` signatures).
+``map``, ``associative_scan`` and ``select_n`` (JAX's ``jax.lax`` signatures).
 
 Outside every transform the user's functions run as plain Python on concrete values, so
 ``print`` and ``pdb`` work inside a branch or a loop body. Under a transform (jit, grad,
@@ -16,8 +16,10 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.numpy._shape import _concatenate, _insert_axis, _reshape, _rev, _slice_axis
+from funcarray.numpy._util import asarray_arg, canonicalize_axis, is_array
 from funcarray.primitives.control_flow import (
     cond_p,
     convert_outputs,
@@ -35,7 +37,8 @@ from funcarray.transforms.core import (
 from funcarray.transforms.ir_transforms import CallForm, closed_call
 from funcarray.transforms.staging import StagingTrace
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "select_n"]
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
+           "select_n"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,9 +240,11 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
         raise TypeError(f"{what}: {body_name} must return a carry of the same pytree "
                         f"structure as its input, got {tree} for {carry_tree}")
     leaves = _as_leaves(what, leaves)
-    for path, x, y in zip(_paths(carry_tree), before, leaves):
+    for i, (x, y) in enumerate(zip(before, leaves)):
         if x.shape != y.shape or (x.dtype != y.dtype and not x.weak_type):
-            raise _carry_error(what, body_name, path, x.aval.str_short(), y.aval.str_short())
+            # (paths are built only here: this check runs at every eager iteration)
+            raise _carry_error(what, body_name, _paths(carry_tree)[i], x.aval.str_short(),
+                               y.aval.str_short())
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,34 +260,84 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
     differentiation works; reverse mode (``grad``) needs ``max_steps``, a bound on the
     number of iterations.
 
+    ``max_steps=N`` (beyond JAX) bounds the loop: it stops after at most ``N`` iterations,
+    even if ``cond_fun`` is still true then (like a ``fori_loop`` of ``N`` steps that skips
+    the body once ``cond_fun`` is false). Under a transform such a loop is a ``scan`` of
+    ``N`` steps whose body is a ``cond`` (the user's body runs only while ``cond_fun`` holds),
+    so it is differentiable in reverse mode too (``grad`` through an unbounded loop raises
+    an error pointing here); compiled, it runs ``N`` steps, the finished ones doing nothing
+    but evaluate ``cond_fun``. Outside every transform it is a Python loop that stops as soon
+    as ``cond_fun`` is false.
+
     Example:
+        >>> import funcarray as fa
         >>> import funcarray.numpy as fnp
         >>> from funcarray import lax
         >>> lax.while_loop(lambda v: v[0] < 5, lambda v: (v[0] + 1, v[1] * 2.0), (0, 1.0))
         (Array(5, dtype=int32, weak_type=True), Array(32., dtype=float32, weak_type=True))
+        >>> halve = lambda x: lax.while_loop(lambda v: v > 1.0, lambda v: v * 0.5, x,
+        ...                                  max_steps=10)
+        >>> halve(fnp.float32(5.0)), fa.grad(halve)(fnp.float32(5.0))
+        (Array(0.625, dtype=float32), Array(0.125, dtype=float32))
     """
     _check_callable("while_loop", "cond_fun", cond_fun)
     _check_callable("while_loop", "body_fun", body_fun)
     if max_steps is not None:
-        raise NotImplementedError("while_loop: max_steps is not implemented yet")
+        max_steps = _max_steps(max_steps)
     leaves, carry_tree = fa_tree.flatten(init_val)
     leaves = _as_leaves("while_loop", leaves)
     if _eager():
-        val = init_val
-        while _eager_pred(cond_fun(val)):
+        val, steps = init_val, 0
+        while (max_steps is None or steps < max_steps) and _eager_pred(cond_fun(val)):
             new = body_fun(val)
             _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
-            val = new
+            val, steps = new, steps + 1
         return _arrays("while_loop", val)
+    if max_steps is not None:
+        return _bounded_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps)
     return fa_tree.unflatten(carry_tree, _staged_while(cond_fun, body_fun, leaves, carry_tree))
 
 
-def _eager_pred(pred) -> bool:
+def _max_steps(max_steps) -> int:
+    steps = None
+    if isinstance(max_steps, (int, np.integer)) and not isinstance(max_steps, bool):
+        steps = int(max_steps)
+    elif is_array(max_steps) and max_steps.shape == () and max_steps.dtype.kind in "iu":
+        steps = _concrete_int(max_steps)  # None when traced
+    if steps is None or steps < 0:
+        raise TypeError(f"while_loop: max_steps must be a concrete non-negative integer (a "
+                        f"bound on the number of iterations), got {max_steps!r}")
+    return steps
+
+
+def _bounded_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps):
+    """The loop as a scan of ``max_steps`` steps, each ``cond(cond_fun(val), body_fun,
+    identity)``: once ``cond_fun`` is false the value no longer changes, so neither does
+    the predicate, and every later step keeps it."""
+    def checked_body(val):
+        out = body_fun(val)
+        # Checked here so that a wrong carry is reported as while_loop's, not cond's.
+        _check_eager_carry("while_loop", "body_fun", fa_tree.leaves(val), out, carry_tree)
+        return out
+
+    def step(val, _):
+        pred = _checked_pred(cond_fun(val))
+        return cond(pred, checked_body, lambda v: v, val), None
+
+    init = fa_tree.unflatten(carry_tree, leaves)
+    return scan(step, init, None, length=max_steps)[0]
+
+
+def _checked_pred(pred):
     pred = pred if is_array(pred) else asarray_arg("while_loop", pred)
     if pred.shape != () or pred.dtype != np.bool_:
         raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
                         f"{pred.aval.str_short()}")
-    return bool(np.asarray(pred._value))
+    return pred
+
+
+def _eager_pred(pred) -> bool:
+    return bool(np.asarray(_checked_pred(pred)._value))
 
 
 def _staged_while(cond_fun, body_fun, leaves, carry_tree) -> list:
@@ -307,12 +362,7 @@ def _staged_while(cond_fun, body_fun, leaves, carry_tree) -> list:
     body = CallForm((convert_outputs(body.ir, targets), body.consts))
 
     def cond_flat(*xs):
-        pred = cond_fun(fa_tree.unflatten(carry_tree, xs))
-        pred = pred if is_array(pred) else asarray_arg("while_loop", pred)
-        if pred.shape != () or pred.dtype != np.bool_:
-            raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
-                            f"{pred.aval.str_short()}")
-        return [pred]
+        return [_checked_pred(cond_fun(fa_tree.unflatten(carry_tree, xs)))]
 
     cond = _stage(cond_flat, [x.aval for x in leaves])
     return while_p.bind(*cond.consts, *body.consts, *leaves, cond_ir=cond.ir, body_ir=body.ir,
@@ -452,23 +502,38 @@ def _scan_length(x_leaves, length) -> int:
 
 
 def _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse):
-    import funcarray.numpy as fnp
-
-    carry, ys = init, []
+    # Outside every transform the values are concrete: the slices of xs are taken, and the
+    # ys stacked, on the NumPy values directly (a primitive per slice would cost more than
+    # a small loop body).
+    values = [np.asarray(x._value) for x in x_leaves]
+    carry, ys, y_tree = init, [], None
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        x = fa_tree.unflatten(xs_tree, [x[i] for x in x_leaves])
+        x = fa_tree.unflatten(xs_tree, [Array(np.asarray(v[i]), leaf.weak_type)
+                                        for v, leaf in zip(values, x_leaves)])
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
         _check_eager_carry("scan", "f", carry_leaves, out[0], carry_tree)
         carry = out[0]
-        ys.append(out[1])
+        y_leaves, tree = fa_tree.flatten(out[1])
+        if y_tree is not None and tree != y_tree:
+            raise TypeError(f"scan: f must return ys of one pytree structure at every step, "
+                            f"got {y_tree} then {tree}")
+        y_tree = tree
+        ys.append(_as_leaves("scan: the output of f", y_leaves))
     if reverse:
         ys.reverse()
-    y_leaves = [fa_tree.flatten(y) for y in ys]
-    y_tree = y_leaves[0][1]
-    stacked = [fnp.stack(_as_leaves("scan", col)) for col in zip(*(ls for ls, _ in y_leaves))]
-    return _arrays("scan", carry), fa_tree.unflatten(y_tree, stacked)
+    return _arrays("scan", carry), fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
+
+
+def _stack(arrays):
+    first = arrays[0]
+    if all(a.shape == first.shape and a.dtype == first.dtype for a in arrays):
+        return Array(np.stack([np.asarray(a._value) for a in arrays]),
+                     all(a.weak_type for a in arrays))
+    import funcarray.numpy as fnp
+
+    return fnp.stack(arrays)  # the ys' types differ between steps: promote them
 
 
 def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
@@ -506,6 +571,121 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     if len(parts) == 1:
         return parts[0]
     return fa_tree.map(lambda a, b: fnp.concatenate([a, b]), *parts)
+
+
+# --------------------------------------------------------------------------------------------
+# associative_scan
+# --------------------------------------------------------------------------------------------
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """All prefix combinations of ``elems`` along ``axis`` under the associative ``fn``:
+    ``out[0] = x[0]``, ``out[i] = fn(out[i - 1], x[i])`` (with ``reverse``,
+    ``out[i] = fn(out[i + 1], x[i])``), computed as a parallel prefix scan.
+
+    ``elems`` is a pytree of arrays sharing their length along ``axis``; ``fn(a, b)`` takes
+    two pytrees of that structure holding *slices* along ``axis`` (of equal length) and
+    returns their combinations elementwise, with the same structure, shapes and dtypes.
+    ``fn`` is called O(log n) times on ever shorter slices (the result differs from a
+    sequential loop only by rounding when ``fn`` is associative). It is built from slices,
+    concatenations and ``fn``, so it works under every transform.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.associative_scan(fnp.add, fnp.arange(1.0, 6.0))
+        Array([ 1.,  3.,  6., 10., 15.], dtype=float32)
+        >>> lax.associative_scan(fnp.maximum, fnp.array([[3, 1], [2, 5]]), reverse=True, axis=1)
+        Array([[3, 1],
+               [5, 5]], dtype=int32)
+    """
+    _check_callable("associative_scan", "fn", fn)
+    leaves, tree = fa_tree.flatten(elems)
+    if not leaves:
+        raise op_value_error("associative_scan", "elems must contain at least one array")
+    leaves = _as_leaves("associative_scan", leaves)
+    axis = _scan_axis(leaves, axis)
+    if reverse:
+        leaves = [_rev(x, (axis,)) for x in leaves]
+    out = _prefix_scan(_combiner(fn, tree, leaves, axis), leaves, axis)
+    if reverse:
+        out = [_rev(x, (axis,)) for x in out]
+    return fa_tree.unflatten(tree, out)
+
+
+def _scan_axis(leaves, axis) -> int:
+    for x in leaves:
+        if x.ndim == 0:
+            raise op_type_error("associative_scan", f"every leaf of elems needs an axis to "
+                                f"scan along, got a scalar {x.aval.str_short()}")
+    axis = canonicalize_axis("associative_scan", axis, leaves[0].ndim)
+    lengths = []
+    for x in leaves:
+        ax = canonicalize_axis("associative_scan", axis, x.ndim)
+        lengths.append(x.shape[ax])
+    if len(set(lengths)) > 1:
+        raise op_value_error("associative_scan", f"every leaf of elems must have the same "
+                             f"length along axis {axis}, got lengths {lengths}")
+    return axis
+
+
+def _combiner(fn, tree, leaves, axis):
+    """``fn`` on lists of leaves, checking that it keeps the structure and types."""
+    paths = _paths(tree)
+
+    def combine(a, b):
+        out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
+                                                  fa_tree.unflatten(tree, b)))
+        if out_tree != tree:
+            raise op_type_error("associative_scan", f"fn must return a pytree of the "
+                                f"structure of elems, {tree}, got {out_tree}")
+        out_leaves = _as_leaves("associative_scan", out_leaves)
+        for path, x, y in zip(paths, a, out_leaves):
+            if x.shape != y.shape or x.dtype != y.dtype:
+                raise op_type_error(
+                    "associative_scan", f"fn must combine slices elementwise, keeping their "
+                    f"shape and dtype, but given {x.aval.str_short()} slices it returned "
+                    f"{y.aval.str_short()} for output{path}")
+        return out_leaves
+    return combine
+
+
+def _prefix_scan(combine, xs, axis):
+    """The inclusive prefix combinations of the leaves ``xs`` along ``axis``.
+
+    Pair neighbours (x0.x1, x2.x3, ...), scan the pairs recursively -- that gives the
+    prefixes at the odd positions -- then extend each to the next even position, and
+    interleave. Each level halves the length: O(log n) calls of ``combine``.
+    """
+    n = xs[0].shape[axis]
+    if n < 2:
+        return xs
+    half = n // 2
+    pairs = combine([_slice_axis(x, axis, 0, 2 * half, 2) for x in xs],
+                    [_slice_axis(x, axis, 1, n, 2) for x in xs])
+    odd = _prefix_scan(combine, pairs, axis)  # prefixes ending at 1, 3, 5, ...
+    n_rest = (n - 1) // 2  # even positions 2, 4, ... each follows an odd prefix
+    firsts = [_slice_axis(x, axis, 0, 1) for x in xs]
+    if n_rest:
+        rest = combine([_slice_axis(o, axis, 0, n_rest) for o in odd],
+                       [_slice_axis(x, axis, 2, n, 2) for x in xs])
+        even = [_concatenate([f, r], axis) for f, r in zip(firsts, rest)]
+    else:
+        even = firsts
+    return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+
+def _interleave(even, odd, axis):
+    """``even[0], odd[0], even[1], odd[1], ...`` along ``axis`` (``even`` may be one
+    longer)."""
+    m = odd.shape[axis]
+    pairs = _concatenate([_insert_axis(_slice_axis(even, axis, 0, m), axis + 1),
+                          _insert_axis(odd, axis + 1)], axis + 1)
+    shape = list(odd.shape)
+    shape[axis] = 2 * m
+    out = _reshape(pairs, tuple(shape))
+    if even.shape[axis] > m:
+        out = _concatenate([out, _slice_axis(even, axis, m, m + 1)], axis)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

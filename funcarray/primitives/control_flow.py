@@ -848,7 +848,15 @@ def _scan_split(body, num_consts, num_carry, unknowns):
         # them through instead of stacking a copy per iteration.
         res_const = [i for i, r in enumerate(residuals) if r in const_pos]
         res_xs = [i for i, r in enumerate(residuals) if r in xs_pos and i not in res_const]
-        res_stacked = [i for i in range(n_res) if i not in res_const and i not in res_xs]
+        # Residuals that are ys of the known scan (an RNN's hidden states) are stacked by
+        # it already: the unknown scan reads those ys instead of a second stacked copy.
+        n_kc = sum(not f for f in flags)
+        ys_pos = {v: n_kc + j for j, v in enumerate(known.outs[n_kc:n_known])
+                  if isinstance(v, Var)}
+        res_ys = [i for i, r in enumerate(residuals) if isinstance(r, Var) and r in ys_pos
+                  and i not in res_const and i not in res_xs]
+        res_stacked = [i for i in range(n_res)
+                       if i not in res_const and i not in res_xs and i not in res_ys]
         known_body = dce(IR((), known.in_binders, known.eqns,
                             known.outs[:n_known] + tuple(residuals[i] for i in res_stacked)))
         res_binders = unknown.in_binders[:n_res]
@@ -856,7 +864,7 @@ def _scan_split(body, num_consts, num_carry, unknowns):
         n_uc, n_uk = sum(cuk), sum(flags)
         unknown_body = IR((), tuple(res_binders[i] for i in res_const) + unknown_ins[:n_uc]
                           + unknown_ins[n_uc:n_uc + n_uk]
-                          + tuple(res_binders[i] for i in res_stacked)
+                          + tuple(res_binders[i] for i in res_stacked + res_ys)
                           + tuple(res_binders[i] for i in res_xs) + unknown_ins[n_uc + n_uk:],
                           unknown.eqns, unknown.outs)
         known_carry = tuple(not f for f in flags)
@@ -864,6 +872,7 @@ def _scan_split(body, num_consts, num_carry, unknowns):
             flags=flags, out_unknowns=split.out_unknowns, known_body=known_body,
             known_num_consts=num_consts - sum(cuk), known_num_carry=sum(known_carry),
             stacked_avals=[residuals[i].aval for i in res_stacked],
+            ys_outputs=[ys_pos[residuals[i]] for i in res_ys],
             const_operands=[const_pos[residuals[i]] for i in res_const],
             xs_operands=[xs_pos[residuals[i]] for i in res_xs],
             unknown_body=unknown_body, unknown_num_consts=len(res_const) + n_uc,
@@ -902,7 +911,8 @@ def _scan_partial_eval(trace, args, params):
                                  num_carry=info["known_num_carry"])
     n_stacked = len(info["stacked_avals"])
     known_iter = iter(known_outs[:len(known_outs) - n_stacked])
-    stacked = known_outs[len(known_outs) - n_stacked:]
+    stacked = (list(known_outs[len(known_outs) - n_stacked:])
+               + [known_outs[k] for k in info["ys_outputs"]])
     staged = iter(trace.record(scan_p, unknown_ops(stacked), dict(
         params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
         num_carry=info["unknown_num_carry"])))
@@ -916,12 +926,13 @@ def _scan_partial_eval_eqn(eqn, unknowns):
     known_ops, unknown_ops = _scan_split_operands(eqn.inputs, unknowns, info, nc, nk)
     stacked = _fresh(a.update(shape=(length, *a.shape)) for a in info["stacked_avals"])
     out_uk = info["out_unknowns"]
+    known_outs = tuple(v for v, u in zip(eqn.outs, out_uk) if not u)
     known = Eqn(scan_p, tuple(known_ops), dict(
         params, body=info["known_body"], num_consts=info["known_num_consts"],
-        num_carry=info["known_num_carry"]),
-        tuple(v for v, u in zip(eqn.outs, out_uk) if not u) + stacked)
+        num_carry=info["known_num_carry"]), known_outs + stacked)
     if not any(out_uk):
         return known, None
+    stacked += tuple(known_outs[k] for k in info["ys_outputs"])
     unknown = Eqn(scan_p, tuple(unknown_ops(stacked)), dict(
         params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
         num_carry=info["unknown_num_carry"]), tuple(v for v, u in zip(eqn.outs, out_uk) if u))

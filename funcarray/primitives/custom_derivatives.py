@@ -57,7 +57,6 @@ Example:
 
 from __future__ import annotations
 
-from funcarray.lowering.cache import LRUCache
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.transforms.core import (
     Primitive,
@@ -66,7 +65,14 @@ from funcarray.transforms.core import (
     set_current_trace,
 )
 from funcarray.transforms.ir import IR, dce, eval_ir
-from funcarray.transforms.ir_transforms import batch_ir, jvp_ir, stage_call, transpose_ir
+from funcarray.transforms.ir_transforms import (
+    batch_ir,
+    check_operands,
+    jvp_ir,
+    memoized,
+    stage_call,
+    transpose_ir,
+)
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
 from funcarray.transforms.partial_eval import partial_eval_ir
 from funcarray.transforms.staging import StagingTrace
@@ -81,18 +87,6 @@ FORWARD_MODE_ERROR = (
     "function '{name}'. A custom_vjp function has a reverse-mode rule only: use grad, vjp or "
     "jacrev, or define the function with custom_jvp instead.")
 
-# (kind, id(ir), signature) -> (ir, result): IRs derived from a body, memoised like
-# ``ir_transforms``' (the IR is kept alive so its id stays unique).
-_memo = LRUCache(1024)
-
-
-def _memoized(kind: str, ir: IR, signature, build):
-    key = (kind, id(ir), signature)
-    entry = _memo.get(key)
-    if entry is None or entry[0] is not ir:
-        entry = (ir, build())
-        _memo.put(key, entry)
-    return entry[1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -100,13 +94,7 @@ def _memoized(kind: str, ir: IR, signature, build):
 # --------------------------------------------------------------------------------------------
 
 def _check_operands(what: str, avals, ir: IR) -> None:
-    expected = [v.aval for v in ir.in_binders]
-    if len(avals) != len(expected) or any(
-            a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
-        got = ", ".join(a.str_short() for a in avals)
-        want = ", ".join(a.str_short() for a in expected)
-        raise TypeError(f"{what}: called with operands ({got}) but its body was staged for "
-                        f"({want})")
+    check_operands(what, avals, ir.in_binders)
 
 
 def _body_abstract_eval(what):
@@ -145,7 +133,7 @@ def _batch_body(ir: IR, axis_size: int):
         avals = [v.aval.update(shape=(axis_size, *v.aval.shape)) for v in ir.in_binders]
         return stage_call(fun, avals)
 
-    return _memoized("batch_front", ir, axis_size, build)
+    return memoized("batch_front", ir, axis_size, build)
 
 
 def _unbatched(aval):
@@ -409,7 +397,7 @@ EVERYTHING_SAVEABLE = "everything_saveable"
 
 def _outputs_ir(ir: IR, keep) -> IR:
     """``ir`` returning only the outputs with ``keep[i]`` (equations not needed dropped)."""
-    return _memoized("outputs", ir, tuple(keep), lambda: dce(IR(
+    return memoized("outputs", ir, tuple(keep), lambda: dce(IR(
         ir.const_binders, ir.in_binders, ir.eqns,
         tuple(x for x, k in zip(ir.outs, keep) if k))))
 
@@ -464,7 +452,7 @@ def _known_half(call: IR, unknowns: tuple, split) -> IR:
         n_known = len(split.known.outs) - split.num_residuals
         known = split.known
         return dce(IR(known.const_binders, known.in_binders, known.eqns, known.outs[:n_known]))
-    return _memoized("known_half", call, unknowns, build)
+    return memoized("known_half", call, unknowns, build)
 
 
 checkpoint_p.partial_eval_rule = _checkpoint_partial_eval

@@ -36,7 +36,7 @@ from __future__ import annotations
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.transforms.core import Primitive, set_current_trace
 from funcarray.transforms.ir import Eqn, Var
-from funcarray.transforms.ir_transforms import batch_ir, jvp_ir, transpose_ir
+from funcarray.transforms.ir_transforms import batch_ir, check_operands, jvp_ir, transpose_ir
 from funcarray.transforms.jvp import Zero
 from funcarray.transforms.partial_eval import partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
@@ -67,13 +67,7 @@ def _jit_abstract_eval(*avals, ir, name, device):
 
 
 def _check_operands(name, avals, ir) -> None:
-    expected = [v.aval for v in ir.in_binders]
-    if len(avals) != len(expected) or any(
-            a.shape != e.shape or a.dtype != e.dtype for a, e in zip(avals, expected)):
-        got = ", ".join(a.str_short() for a in avals)
-        want = ", ".join(a.str_short() for a in expected)
-        raise TypeError(f"jit '{name}': called with operands ({got}) but its body was staged "
-                        f"for ({want})")
+    check_operands(f"jit '{name}'", avals, ir.in_binders)
 
 
 @jit_p.def_jvp
