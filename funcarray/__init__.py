@@ -23,6 +23,7 @@ from funcarray import nn as nn  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import optim as optim  # noqa: E402
 from funcarray import random as random  # noqa: E402
+from funcarray import scipy as scipy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402
 from funcarray._api import grad as grad  # noqa: E402

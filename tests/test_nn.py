@@ -126,6 +126,17 @@ def test_gelu_exact_float64_matches_the_error_function():
                   atol=1e-300)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_gelu_exact_compiles_to_the_erfc_primitive(dtype):
+    x = fnp.asarray(np.linspace(-12, 12, 97), dtype=dtype)
+    assert_compiled_matches_eager(lambda v: nn.gelu(v, approximate=False), x)
+    second = fa.grad(fa.grad(lambda v: nn.gelu(v, approximate=False)))
+    # d2/dx2 [x Phi(x)] = (2 - x^2) pdf(x)
+    v = np.array(0.7)
+    np.testing.assert_allclose(float(second(fnp.asarray(v))),
+                               (2 - v * v) * np.exp(-v * v / 2) / np.sqrt(2 * np.pi), rtol=1e-12)
+
+
 def test_gelu_needs_a_boolean_approximate():
     with pytest.raises(TypeError, match="gelu: approximate must be True or False"):
         nn.gelu(fnp.ones(2), approximate="tanh")

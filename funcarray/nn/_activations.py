@@ -18,6 +18,7 @@ from funcarray import numpy as fnp
 from funcarray._errors import op_type_error
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.elementwise import logistic_p
+from funcarray.primitives.special import erfc_p
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "log_sigmoid", "softplus", "silu",
@@ -160,48 +161,6 @@ def swish(x):
     return silu(x)
 
 
-def _erfc_series_part(x, terms: int):
-    """``erf(x)`` for ``|x| <= 2.5``: ``2/sqrt(pi) exp(-x^2) sum_k (2x^2)^k x / (2k+1)!!``.
-
-    Every term is positive, so the sum has no cancellation (unlike the Taylor series).
-    """
-    x2 = x * x
-    acc = fnp.ones_like(x)
-    for k in range(terms, 0, -1):
-        acc = 1 + acc * (x2 * (2 / (2 * k + 1)))
-    return (2 / math.sqrt(math.pi)) * fnp.exp(-x2) * x * acc
-
-
-def _erfc_continued_fraction(x, terms: int):
-    """``erfc(x)`` for ``x >= 2.5``: Laplace's continued fraction, accurate to the last bits
-    there (relative error, so tiny tails stay accurate)."""
-    t = x
-    for k in range(terms, 0, -1):
-        t = x + (k / 2) / t
-    return fnp.exp(-x * x) / (math.sqrt(math.pi) * t)
-
-
-_ERF_SWITCH = 2.5
-
-
-def _erfc(x):
-    """The complementary error function of a float64 array, from elementwise ops.
-
-    (No erf primitive exists yet.) The positive-term series is used for ``|x| <= 2.5`` and the
-    continued fraction beyond, each fed only inputs of its own range so its derivative stays
-    finite; 40 terms of each reach float64's precision, so ``1 - erf`` keeps float32's full
-    precision even where it cancels.
-    """
-    inner = fnp.abs(x) <= _ERF_SWITCH
-    x_small = fnp.where(inner, x, 0)
-    # Beyond 30, erfc underflows even in float64; the clamp keeps exp(-x^2)'s derivative at
-    # infinity 0 instead of inf * 0.
-    x_tail = fnp.where(inner, _ERF_SWITCH, fnp.minimum(fnp.abs(x), 30.0))
-    tail = _erfc_continued_fraction(x_tail, 40)
-    return fnp.where(inner, 1 - _erfc_series_part(x_small, 40),
-                     fnp.where(x > 0, tail, 2 - tail))
-
-
 def gelu(x, approximate: bool = True):
     """Gaussian error linear unit, ``x * Phi(x)``.
 
@@ -222,7 +181,7 @@ def gelu(x, approximate: bool = True):
         return x * cdf
     # Evaluated in float64 and rounded once, so every dtype gets a correctly rounded-ish erfc.
     work = convert(x, dtypes.float64, x.weak_type)
-    out = 0.5 * work * _erfc(-work * math.sqrt(0.5))
+    out = 0.5 * work * erfc_p.bind(-work * math.sqrt(0.5))
     return convert(out, x.dtype, x.weak_type)
 
 

@@ -149,11 +149,21 @@ def _as_batched_matrix(x, plan):
     return x.reshape(shape)
 
 
+# dimension_numbers of ``a @ b`` for 1-d/2-d ``a`` (by a.ndim) and 1-d/2-d ``b``.
+_PLAIN_MATMUL = {1: (((0,), (0,)), ((), ())), 2: (((1,), (0,)), ((), ()))}
+
+
 def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
                         preferred_element_type=None):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
     acc = accumulation_dtype(lhs.dtype, out_dtype)
+    if (acc == out_dtype == lhs.dtype and lhs.ndim <= 2 and rhs.ndim <= 2
+            and dimension_numbers == _PLAIN_MATMUL.get(lhs.ndim)):
+        # The common eager case, a vector or matrix times a vector or matrix (a @ b): NumPy's
+        # matmul has exactly dot_general's semantics here; skip the general plan (~2x faster
+        # for small operands, as in an RNN step).
+        return np.matmul(lhs, rhs)
     if lhs.dtype != acc:
         lhs, rhs = lhs.astype(acc), rhs.astype(acc)
     lhs_plan, rhs_plan, out_shape = _kernel_plan(lhs.shape, rhs.shape, dimension_numbers)
@@ -282,19 +292,27 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision=None,
     # Validate eagerly too (a NumPy error from inside the kernel would not name the operands),
     # through a cache: eager loops repeat the same shapes, and the checks cost more than a
     # small matmul.
-    kwargs = dict(dimension_numbers=dimension_numbers, precision=precision,
-                  preferred_element_type=preferred_element_type)
+    lv, rv = lhs._value, rhs._value
+    key = (lv.shape, lv.dtype, lhs._weak, rv.shape, rv.dtype, rhs._weak, dimension_numbers,
+           precision, preferred_element_type)
     try:
-        hash((dimension_numbers, precision))
+        weak = _validated.get(key)
     except TypeError:  # malformed parameters (lists): the uncached rule explains what is wrong
-        rule = _dot_general_abstract_eval
-    else:
-        rule = _cached_abstract_eval
-    out_aval = rule(lhs.aval, rhs.aval, **kwargs)
+        weak = _dot_general_abstract_eval(
+            lhs.aval, rhs.aval, dimension_numbers=dimension_numbers, precision=precision,
+            preferred_element_type=preferred_element_type).weak_type
+    if weak is None:
+        weak = _validated[key] = _cached_abstract_eval(
+            lhs.aval, rhs.aval, dimension_numbers=dimension_numbers, precision=precision,
+            preferred_element_type=preferred_element_type).weak_type
     out = _dot_general_kernel(
-        lhs._value, rhs._value, dimension_numbers=dimension_numbers,
+        lv, rv, dimension_numbers=dimension_numbers,
         preferred_element_type=preferred_element_type)
-    return Array(out, out_aval.weak_type)
+    return Array(out, weak)
+
+
+# Operand signatures and params the eager impl has validated -> the result's weak_type.
+_validated: dict = {}
 
 
 # --------------------------------------------------------------------------------------------

@@ -111,7 +111,14 @@ def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     expanded = [1] * len(shape)
     for operand_dim in order:
         expanded[broadcast_dimensions[operand_dim]] = x.shape[order.index(operand_dim)]
-    return np.broadcast_to(x.reshape(expanded), shape)
+    # Materialised, not a stride-0 view: later kernels (BLAS matmul above all) are several
+    # times slower on broadcast views, so `fnp.zeros((n, n)) @ x` would be a trap.
+    return _contiguous(np.broadcast_to(x.reshape(expanded), shape))
+
+
+def _contiguous(view: np.ndarray) -> np.ndarray:
+    # (np.ascontiguousarray would turn a 0-d array into a 1-d one.)
+    return view if view.flags.c_contiguous else view.copy()
 
 
 broadcast_in_dim_p = _shape_op("broadcast_in_dim", _broadcast_in_dim_kernel)
@@ -211,7 +218,7 @@ def _iota_kernel(*, dtype, shape, dimension):
     ramp = np.arange(shape[dimension], dtype=dtype)
     view = [1] * len(shape)
     view[dimension] = shape[dimension]
-    return np.broadcast_to(ramp.reshape(view), shape)
+    return _contiguous(np.broadcast_to(ramp.reshape(view), shape))  # see broadcast_in_dim
 
 
 iota_p = Primitive("iota")

@@ -5,12 +5,11 @@ Defaults follow JAX's 32-bit mode (float32, int32, uint32). ``uniform``, ``randi
 ``bits`` give JAX's bits exactly; the other samplers apply the same transformations to them and
 agree with JAX to within float rounding.
 
-Rejection loops (``gamma`` and friends, ``poisson``) are written as masked Python loops, since
-funcarray has no ``while_loop`` yet. On concrete arrays they stop when every element is done,
-exactly like JAX's ``while_loop``. Under a trace (``jit``, ``vmap``, ``grad``) the number of
-rounds cannot depend on the values, so they run a fixed number of rounds, chosen so that an
-unfinished element is astronomically rare (below 1e-9 per element); such an element is NaN for
-``gamma`` (and ``beta``, ``dirichlet``) and keeps its last candidate for ``poisson``.
+Rejection loops (``gamma`` and friends, ``poisson``) run until every element is done, exactly
+like JAX's ``while_loop``: on concrete arrays as a Python loop, under a trace (``jit``,
+``vmap``, ``grad``) as ``funcarray.lax.while_loop``, so that XLA compiles one loop body instead
+of an unrolled copy per round. ``gamma`` is differentiable in its shape parameter along the
+sample path (the loop itself only decides which normal draw is accepted).
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, broadcast_shapes, canonicalize_axis, convert
 from funcarray.primitives import elementwise as ew
-from funcarray.random import _special
+from funcarray.primitives.special import erf_inv_p, erf_p, lgamma_p
 from funcarray.random._prng import _random_bits, _split, canonical_shape, check_key
 
 __all__ = ["uniform", "normal", "randint", "bernoulli", "categorical", "choice", "permutation",
@@ -89,12 +88,26 @@ def _is_concrete(x) -> bool:
 _SAFETY_ROUNDS = 100_000
 
 
-def _loop_done(pending, round_number: int, traced_rounds: int) -> bool:
-    """Whether a masked rejection loop stops before round ``round_number``: when no element is
-    pending (``pending`` concrete), or after ``traced_rounds`` rounds under a trace."""
-    if _is_concrete(pending):
-        return not bool(fnp.any(pending))
-    return round_number >= traced_rounds
+def _rejection_loop(pending, body, state):
+    """``while pending(state): state = body(state)``, ``pending`` giving a bool scalar.
+
+    On concrete values this is a Python loop (as in JAX, it stops when nothing is pending).
+    Once a value is traced it continues as ``funcarray.lax.while_loop``, whose compiled form
+    is one loop body, however many rounds the values need.
+    """
+    from funcarray import tree
+    from funcarray.lax import while_loop
+
+    for _ in range(_SAFETY_ROUNDS):
+        if not all(_is_concrete(x) for x in tree.leaves(state)):
+            return while_loop(pending, body, state)
+        going = pending(state)
+        if not _is_concrete(going):
+            return while_loop(pending, body, state)
+        if not bool(going):
+            return state
+        state = body(state)
+    raise RuntimeError("funcarray.random: a rejection loop did not finish; please report this")
 
 
 def _rem(x, y):
@@ -155,7 +168,7 @@ def _dekker_split(x):
 def _normal_real(keys, shape, dtype):
     below_one = -1.0 + float(dtypes.finfo(dtype).epsneg)  # nextafter(-1, 0)
     u = _uniform(keys, shape, dtype, below_one, 1.0)
-    return _param("normal", math.sqrt(2), dtype) * _special.erf_inv(u)
+    return _param("normal", math.sqrt(2), dtype) * erf_inv_p.bind(u)
 
 
 def _normal(keys, shape, dtype):
@@ -418,8 +431,8 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     upper = _param("truncated_normal", upper, dtype)
     shape = _result_shape("truncated_normal", shape, lower, upper)
     sqrt2 = _param("truncated_normal", math.sqrt(2), dtype)
-    a, b = _special.erf(lower / sqrt2), _special.erf(upper / sqrt2)
-    out = sqrt2 * _special.erf_inv(_uniform(key, shape, dtype, a, b))
+    a, b = erf_p.bind(lower / sqrt2), erf_p.bind(upper / sqrt2)
+    out = sqrt2 * erf_inv_p.bind(_uniform(key, shape, dtype, a, b))
     # Rounding (or u == a) could land on a bound: clamp into the open interval.
     from funcarray._api import stop_gradient
     low = fnp.nextafter(stop_gradient(lower), _param("truncated_normal", math.inf, dtype))
@@ -433,33 +446,29 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
 
 # Rounds run under a trace. A normal draw is retried while v = 1 + c x <= 0, which happens with
 # probability below 0.0072 (at alpha = 1); a candidate is accepted with probability above 0.95.
-_GAMMA_PROPOSAL_TRIES = 5
-_GAMMA_ROUNDS = 8
-
-
 def _where_keys(mask, new, old):
     return fnp.where(mask[..., None], new, old)
 
 
 def _gamma_candidate(keys, c, active, dtype):
-    """One Marsaglia-Tsang proposal per key: ``(x, v)`` with ``v = 1 + c x > 0``, redrawing x
-    (each time from a fresh split of the key) while ``v <= 0``."""
-    x, v = fnp.zeros_like(c), fnp.full_like(c, -1.0)
-    retry = active
-    for round_number in range(_SAFETY_ROUNDS):
-        if _loop_done(retry, round_number, _GAMMA_PROPOSAL_TRIES):
-            break
+    """One Marsaglia-Tsang proposal per key: a normal draw ``x`` with ``1 + c x > 0``, redrawn
+    (each time from a fresh split of the key) while ``1 + c x <= 0``."""
+    def body(state):
+        keys, x, retry = state
         pair = _split(keys, (2,))
         draw = _normal(pair[..., 1, :], (), dtype)
         keys = _where_keys(retry, pair[..., 0, :], keys)
         x = fnp.where(retry, draw, x)
-        v = fnp.where(retry, 1.0 + draw * c, v)
-        retry = retry & (v <= 0)
-    return x, v
+        return keys, x, retry & (1.0 + x * c <= 0)
+
+    init = (keys, fnp.zeros(c.shape, dtype), active)
+    return _rejection_loop(lambda state: fnp.any(state[2]), body, init)[1]
 
 
 def _gamma_one(keys, alpha, log_space: bool):
     """Marsaglia-Tsang gamma samples, one per key (``keys``: (n, 2), ``alpha``: (n,))."""
+    from funcarray._api import stop_gradient
+
     dtype = alpha.dtype
     # alpha < 1 samples Gamma(alpha + 1) * U**(1 / alpha).
     boosted = alpha >= 1.0
@@ -468,31 +477,38 @@ def _gamma_one(keys, alpha, log_space: bool):
     c = (1.0 / 3.0) / fnp.sqrt(d)
     pair = _split(keys, (2,))
     keys, boost_keys = pair[..., 0, :], pair[..., 1, :]
-    # Start from a state the acceptance test rejects: X = 0, V = 1, U = 2.
-    big_x, big_v = fnp.zeros_like(alpha), fnp.ones_like(alpha)
-    u = fnp.full_like(alpha, 2.0)
-    active = fnp.ones(alpha.shape, dtypes.bool_)
-    for round_number in range(_SAFETY_ROUNDS):
-        if _loop_done(active, round_number, _GAMMA_ROUNDS):
-            break
+    # The loop only chooses the accepted normal draw x; the sample d (1 + c x)^3 is computed
+    # from it afterwards, so its derivative in alpha flows outside the loop.
+    d_loop, c_loop = stop_gradient(d), stop_gradient(c)
+
+    def body(state):
+        keys, x, u, active = state
         triple = _split(keys, (3,))
-        x, v = _gamma_candidate(triple[..., 1, :], c, active, dtype)
+        draw = _gamma_candidate(triple[..., 1, :], c_loop, active, dtype)
         new_u = _uniform(triple[..., 2, :], (), dtype)
         keys = _where_keys(active, triple[..., 0, :], keys)
-        big_x = fnp.where(active, x * x, big_x)
-        big_v = fnp.where(active, v * v * v, big_v)
+        x = fnp.where(active, draw, x)
         u = fnp.where(active, new_u, u)
+        big_x, big_v = x * x, _cube(1.0 + x * c_loop)
         squeeze_rejects = u >= 1.0 - 0.0331 * (big_x * big_x)
-        log_rejects = fnp.log(u) >= big_x * 0.5 + d * (1.0 - big_v + fnp.log(big_v))
-        # (v <= 0 only when the proposal ran out of rounds: draw again.)
-        active = active & ((squeeze_rejects & log_rejects) | (big_v <= 0))
-    big_v = fnp.where(active, math.nan, big_v)  # out of rounds (see the module docstring)
+        log_rejects = fnp.log(u) >= big_x * 0.5 + d_loop * (1.0 - big_v + fnp.log(big_v))
+        return keys, x, u, active & ((squeeze_rejects & log_rejects) | (big_v <= 0))
+
+    # Start from a state the acceptance test rejects: X = 0, U = 2.
+    init = (keys, fnp.zeros(alpha.shape, dtype), fnp.full(alpha.shape, 2.0, dtype),
+            fnp.ones(alpha.shape, dtypes.bool_))
+    x = _rejection_loop(lambda state: fnp.any(state[3]), body, init)[1]
+    big_v = _cube(1.0 + x * c)
     if log_space:
         log_u = -_draw_exponential(boost_keys, (), dtype)
         log_boost = fnp.where(boosted | (log_u == 0), 0.0, log_u * (1.0 / alpha))
         return fnp.log(d) + fnp.log(big_v) + log_boost
     boost = fnp.where(boosted, 1.0, (1.0 - _uniform(boost_keys, (), dtype)) ** (1.0 / alpha))
     return d * big_v * boost
+
+
+def _cube(v):
+    return v * v * v
 
 
 def _gamma(key, a, shape, dtype, log_space):
@@ -803,23 +819,16 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
 # Poisson
 # --------------------------------------------------------------------------------------------
 
-# Rounds run under a trace. Knuth's method (lam < 10) needs k + 1 rounds for a sample k, and
-# P(k >= 44 | lam < 10) < 1e-13; the rejection method accepts with probability above 0.85.
-_KNUTH_ROUNDS = 45
-_REJECTION_ROUNDS = 20
-
-
 def _poisson_knuth(key, lam, shape):
-    k = fnp.zeros(shape, dtypes.int32)
-    log_prod = fnp.zeros(shape, dtypes.float32)
-    for round_number in range(_SAFETY_ROUNDS):
-        going = log_prod > -lam
-        if _loop_done(going, round_number, _KNUTH_ROUNDS):
-            break
+    """Knuth's method: count uniforms until their product drops below exp(-lam)."""
+    def body(state):
+        key, k, log_prod = state
         pair = _split(key, (2,))
-        key = pair[0]
-        k = fnp.where(going, k + 1, k)
-        log_prod = log_prod + fnp.log(_uniform(pair[1], shape, dtypes.float32))
+        k = fnp.where(log_prod > -lam, k + 1, k)
+        return pair[0], k, log_prod + fnp.log(_uniform(pair[1], shape, dtypes.float32))
+
+    init = (key, fnp.zeros(shape, dtypes.int32), fnp.zeros(shape, dtypes.float32))
+    k = _rejection_loop(lambda state: fnp.any(state[2] > -lam), body, init)[1]
     return k - 1
 
 
@@ -831,26 +840,23 @@ def _poisson_rejection(key, lam, shape):
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
-    k_out = fnp.full(shape, -1.0, dtypes.float32)
-    accepted = fnp.zeros(shape, dtypes.bool_)
-    for round_number in range(_SAFETY_ROUNDS):
-        if _loop_done(~accepted, round_number, _REJECTION_ROUNDS):
-            break
-        running = ~fnp.all(accepted)  # JAX's loop condition: the loop runs while any waits
+
+    def body(state):
+        key, k_out, accepted = state
         triple = _split(key, (3,))
-        key = triple[0]
         u = _uniform(triple[1], shape, dtypes.float32) - 0.5
         v = _uniform(triple[2], shape, dtypes.float32)
         u_shifted = 0.5 - fnp.abs(u)
         k = fnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = fnp.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        t = -lam + k * log_lam - _special.lgamma(k + 1)
+        t = -lam + k * log_lam - lgamma_p.bind(k + 1)
         accept1 = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
-        accept = (accept1 | (~reject & (s <= t))) & running
-        k_out = fnp.where(accept, k, k_out)
-        accepted = accepted | accept
-    return k_out
+        accept = accept1 | (~reject & (s <= t))
+        return triple[0], fnp.where(accept, k, k_out), accepted | accept
+
+    init = (key, fnp.full(shape, -1.0, dtypes.float32), fnp.zeros(shape, dtypes.bool_))
+    return _rejection_loop(lambda state: ~fnp.all(state[2]), body, init)[1]
 
 
 @api_boundary

@@ -1,0 +1,351 @@
+"""Special-function primitives: ``erf``, ``erfc``, ``erf_inv``, ``lgamma``, ``digamma``.
+
+Contract (the CHLO ops of the same names, which the eager kernels reproduce):
+
+* One float operand (float16, bfloat16, float32, float64); the result has its shape and dtype.
+  float16/bfloat16 are computed in float32 and rounded, as XLA does.
+* ``erf(+-inf) = +-1``, ``erfc(-inf) = 2``, ``erfc(inf) = 0``.
+* ``erf_inv`` is defined on [-1, 1]: ``erf_inv(+-1) = +-inf``, NaN outside.
+* ``lgamma(x) = log|Gamma(x)|``: ``+inf`` at the poles (0, -1, -2, ...) and at ``+-inf``.
+* ``digamma(x) = Gamma'(x) / Gamma(x)``: NaN at the poles and at ``-inf``; ``+inf`` at ``inf``.
+
+The kernels follow XLA's algorithms where the result depends on them: Giles' polynomials for
+``erf_inv`` (float32 evaluated with fused multiply-adds, as XLA's CPU code is, so that
+``funcarray.random.normal`` matches ``jax.random.normal`` bit for bit), and the Lanczos
+approximation (g = 7, 9 terms) with the reflection formula for ``lgamma`` and ``digamma``,
+evaluated in the compute dtype. ``erf`` and ``erfc`` are computed in float64 (a positive-term
+series for small arguments, Laplace's continued fraction beyond) and rounded: XLA's own
+approximations are accurate to a few ulps, so both agree within float tolerance.
+
+Derivatives: ``erf' = 2/sqrt(pi) exp(-x^2)``, ``erfc' = -erf'``,
+``erf_inv' = sqrt(pi)/2 exp(erf_inv(x)^2)``, ``lgamma' = digamma``, and
+``digamma' = polygamma(1, x)``, the trigamma function, which is composed from elementwise
+operations (recurrence up to x >= 8.5, then its asymptotic series; reflection below 1/2), so
+that it is differentiable and lowers like any other function.
+
+Lowering: each primitive is its CHLO op (``chlo.erf``, ``chlo.erfc``, ``chlo.erf_inv``,
+``chlo.lgamma``, ``chlo.digamma``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray.primitives._define import elementwise_abstract_eval, unary
+from funcarray.transforms.jvp import defjvp, defjvp_with_output
+
+__all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p"]
+
+_FLOATS = frozenset(np.dtype(d) for d in (dtypes.float16, dtypes.bfloat16, dtypes.float32,
+                                          dtypes.float64))
+
+
+# --------------------------------------------------------------------------------------------
+# erf and erfc: float64 series and continued fraction
+# --------------------------------------------------------------------------------------------
+
+# Below this magnitude the series is used, beyond it the continued fraction: at 1.5 the
+# series needs ~40 terms and the fraction ~116 levels for float64 precision, and computing
+# erfc = 1 - erf below 1.5 loses at most 5 bits of float64 (erfc(1.5) = 0.034).
+_ERF_SWITCH = 1.5
+_ERF_SERIES_TERMS = 45
+_ERFC_FRACTION_DEPTH = 116
+
+
+def _erf_series(a):
+    """``erf(a)`` for ``0 <= a < 1.5``: ``2/sqrt(pi) exp(-a^2) sum_n (2a^2)^n a / (2n+1)!!``.
+
+    Every term is positive, so the sum has no cancellation (unlike the Taylor series). The
+    number of terms is the fewest that reach float64 precision at the largest ``a``.
+    """
+    two_a2 = 2.0 * a * a
+    bound, terms, largest = 1.0, 0, float(two_a2.max(initial=0.0))
+    while bound > 1e-17 and terms < _ERF_SERIES_TERMS:
+        terms += 1
+        bound *= largest / (2 * terms + 1)
+    acc = np.ones_like(a)
+    for n in range(terms, 0, -1):
+        acc = 1.0 + acc * (two_a2 / (2 * n + 1))
+    return (2 / math.sqrt(math.pi)) * np.exp(-a * a) * a * acc
+
+
+def _erfc_fraction(a):
+    """``erfc(a)`` for ``a >= 1.5``: Laplace's continued fraction, evaluated bottom-up.
+
+    ``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))``; the error is
+    relative, so the tiny tail values stay accurate. It converges faster for larger ``a``:
+    ``110 (1.5 / a)^2 + 6`` levels reach float64 precision (checked against libm's erfc).
+    """
+    smallest = float(a.min(initial=np.inf))
+    depth = _ERFC_FRACTION_DEPTH if not smallest >= _ERF_SWITCH else min(
+        _ERFC_FRACTION_DEPTH, math.ceil(110 * (_ERF_SWITCH / smallest) ** 2) + 6)
+    t = a
+    for k in range(depth, 0, -1):
+        t = a + (k / 2) / t
+    return np.exp(-a * a) / (math.sqrt(math.pi) * t)
+
+
+def _erf_parts(x):
+    """``(x, small, erf(|x|), erfc(|x|))`` in float64, where ``erf(|x|)`` is filled in for the
+    small elements and ``erfc(|x|)`` for the others: each approximation runs only on the
+    elements of its own range."""
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    small = a < _ERF_SWITCH
+    erf_abs = np.zeros_like(a)
+    erfc_abs = np.zeros_like(a)
+    erf_abs[small] = _erf_series(a[small])
+    erfc_abs[~small] = _erfc_fraction(a[~small])
+    return x, small, erf_abs, erfc_abs
+
+
+def _erf_kernel(x):
+    dt = x.dtype
+    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    magnitude = np.where(small, erf_abs, 1.0 - erfc_abs)
+    out = np.where(np.isnan(x64), x64, np.copysign(magnitude, x64))
+    return np.asarray(out).astype(dt)
+
+
+def _erfc_kernel(x):
+    dt = x.dtype
+    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    out = np.where(small, 1.0 - np.copysign(erf_abs, x64),
+                   np.where(x64 > 0, erfc_abs, 2.0 - erfc_abs))
+    out = np.where(np.isnan(x64), x64, out)
+    return np.asarray(out).astype(dt)
+
+
+# --------------------------------------------------------------------------------------------
+# erf_inv: Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011)
+# --------------------------------------------------------------------------------------------
+
+_ERFINV32_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                     0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV32_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+# Double precision: three ranges of w = -log(1 - x^2).
+_ERFINV64_CENTRAL = (
+    -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+    1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+    6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+    2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+    1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+    4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+    0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+    0.24015818242558961693, 1.6536545626831027356)
+_ERFINV64_MIDDLE = (
+    2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+    1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+    2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+    6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+    0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+    -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+    3.0838856104922207635)
+_ERFINV64_TAIL = (
+    -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+    -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+    2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+    -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+    7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
+    1.0103004648645343977, 4.8499064014085844221)
+
+
+def _pad(coefficients, degree):
+    """Leading zeros, so that polynomials of lower degree share one Horner loop."""
+    return (0.0,) * (degree - len(coefficients)) + tuple(coefficients)
+
+
+def _piecewise_horner(w, pieces, fused):
+    """Horner's rule with the coefficients chosen per element: ``pieces`` is a list of
+    ``(mask, coefficients)`` (later masks win), all of one degree. ``fused``: each
+    ``p * w + c`` is rounded once (computed in float64), like XLA's FMA instructions."""
+    dt = w.dtype
+    p = None
+    for i in range(len(pieces[0][1])):
+        c = np.full(w.shape, pieces[0][1][i], dt)
+        for mask, coefficients in pieces[1:]:
+            c = np.where(mask, dt.type(coefficients[i]), c)
+        if p is None:
+            p = c
+        elif fused:
+            p = (p.astype(np.float64) * w.astype(np.float64) + c.astype(np.float64)).astype(dt)
+        else:
+            p = p * w + c
+    return p
+
+
+def _erf_inv_kernel(x):
+    x = np.asarray(x)
+    dt = x.dtype
+    w = -np.log1p(-x * x)
+    if dt == np.float64:
+        central, middle = w < 6.25, w < 16.0
+        sqrt_w = np.sqrt(np.maximum(w, 0.0))
+        w = np.where(central, w - 3.125, np.where(middle, sqrt_w - 3.25, sqrt_w - 5.0))
+        degree = len(_ERFINV64_CENTRAL)
+        p = _piecewise_horner(w, [(None, _pad(_ERFINV64_TAIL, degree)),
+                                  (middle, _pad(_ERFINV64_MIDDLE, degree)),
+                                  (central, _ERFINV64_CENTRAL)], fused=False)
+    else:
+        central = w < dt.type(5.0)
+        w = np.where(central, w - dt.type(2.5), np.sqrt(np.maximum(w, dt.type(0))) - dt.type(3))
+        p = _piecewise_horner(w, [(None, _ERFINV32_TAIL), (central, _ERFINV32_CENTRAL)],
+                              fused=True)
+    out = np.where(np.abs(x) == 1, x * dt.type(np.inf), p * x)
+    return np.asarray(out, dt)
+
+
+# --------------------------------------------------------------------------------------------
+# lgamma and digamma: Lanczos' approximation (g = 7, 9 terms), reflection below 1/2
+# --------------------------------------------------------------------------------------------
+
+_LANCZOS_G = 7.0
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS_COEFFICIENTS = (
+    676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+    771.3234287776530788486528258894, -176.61502916214059906584551354,
+    12.507343278686904814458936853, -0.13857109526572011689554707,
+    9.984369578019570859563e-6, 1.50563273514931155834e-7)
+
+
+def _lanczos_setup(x):
+    """The shared start of lgamma and digamma: ``reflect`` marks x < 1/2, computed from
+    1 - x; ``z`` is the shifted argument and ``log_t = log(z + g + 1/2)``."""
+    dt = x.dtype
+    reflect = x < dt.type(0.5)
+    z = np.where(reflect, -x, x - dt.type(1))
+    shift = _LANCZOS_G + 0.5
+    # log(g + 1/2) + log1p(z / (g + 1/2)) is accurate where log(t) of the sum is not.
+    log_t = dt.type(math.log(shift)) + np.log1p(z / dt.type(shift))
+    return reflect, z, z + dt.type(shift), log_t
+
+
+def _lgamma_kernel(x):
+    x = np.asarray(x)
+    dt = x.dtype
+    reflect, z, t, log_t = _lanczos_setup(x)
+    series = np.full(x.shape, _LANCZOS_BASE, dt)
+    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
+        series = series + dt.type(c) / (z + dt.type(i + 1))
+    # (z + 1/2) log t - t written as (z + 1/2 - t / log t) log t, which cannot overflow.
+    log_y = (np.log(series) + (z + dt.type(0.5) - t / log_t) * log_t
+             + dt.type(0.5 * math.log(2 * math.pi)))
+    # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the argument of
+    # sin reduced to [0, 1/2] first so that it stays exact for large |x|.
+    abs_x = np.abs(x)
+    frac = abs_x - np.floor(abs_x)
+    reduced = np.where(frac > dt.type(0.5), dt.type(1) - frac, frac)
+    log_sin = np.log(np.sin(dt.type(math.pi) * reduced))
+    reflection = np.where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
+                          -log_sin)
+    out = np.where(reflect, reflection, log_y)
+    return np.asarray(np.where(np.isinf(x), dt.type(np.inf), out), dt)
+
+
+def _digamma_kernel(x):
+    x = np.asarray(x)
+    dt = x.dtype
+    reflect, z, t, log_t = _lanczos_setup(x)
+    numerator = np.zeros(x.shape, dt)
+    denominator = np.full(x.shape, _LANCZOS_BASE, dt)
+    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
+        shifted = z + dt.type(i + 1)
+        numerator = numerator - dt.type(c) / (shifted * shifted)
+        denominator = denominator + dt.type(c) / shifted
+    y = log_t + numerator / denominator - dt.type(_LANCZOS_G) / t
+    # Reflection: digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted by an integer
+    # (cot has period 1) so that pi x stays small.
+    reduced = x + np.abs(np.floor(x + dt.type(0.5)))
+    pi = dt.type(math.pi)
+    reflection = y - pi * np.cos(pi * reduced) / np.sin(pi * reduced)
+    out = np.where(reflect, reflection, y)
+    pole = (x <= 0) & (x == np.floor(x))
+    return np.asarray(np.where(pole, dt.type(np.nan), out), dt)
+
+
+# --------------------------------------------------------------------------------------------
+# Primitives
+# --------------------------------------------------------------------------------------------
+
+def _float_only(prim):
+    """Replace ``prim``'s abstract eval by one that also requires a float operand."""
+    check_shapes = elementwise_abstract_eval(prim.name)
+
+    def abstract_eval(x):
+        if x.dtype not in _FLOATS:
+            raise TypeError(
+                f"Primitive '{prim.name}' needs a float operand (float16, bfloat16, float32 or "
+                f"float64), got {x.str_short()}. Convert it first (funcarray.scipy.special "
+                "does this for you).")
+        return check_shapes(x)
+
+    prim.abstract_eval = abstract_eval
+    return prim
+
+
+def _special(name, kernel):
+    return _float_only(unary(name, kernel, hlo=f"chlo.{name}", upcast_low_precision=True))
+
+
+erf_p = _special("erf", _erf_kernel)
+erfc_p = _special("erfc", _erfc_kernel)
+erf_inv_p = _special("erf_inv", _erf_inv_kernel)
+lgamma_p = _special("lgamma", _lgamma_kernel)
+digamma_p = _special("digamma", _digamma_kernel)
+
+
+# --- derivatives ----------------------------------------------------------------------------
+
+def _gaussian(x):
+    """``2/sqrt(pi) exp(-x^2)``, the derivative of erf."""
+    from funcarray import numpy as fnp
+
+    return (2 / math.sqrt(math.pi)) * fnp.exp(-(x * x))
+
+
+# Trigamma's asymptotic series sum_k B_2k / z^(2k+1) after 1/z + 1/(2 z^2), from B_2 to B_14:
+# accurate to float64 precision once z >= 8.5, reached by 8 steps of the recurrence.
+_TRIGAMMA_RECURRENCE_STEPS = 8
+_TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def _trigamma(x):
+    """``polygamma(1, x)``, composed from ``funcarray.numpy`` operations (so it works under
+    every transform): ``psi1(x) = sum_{k<n} 1/(x+k)^2 + psi1(x+n)`` with the asymptotic series
+    at ``x + n``, and ``psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)`` below 1/2."""
+    from funcarray import numpy as fnp
+
+    reflect = x < 0.5
+    y = fnp.where(reflect, 1 - x, x)
+    total = fnp.zeros_like(y)
+    for k in range(_TRIGAMMA_RECURRENCE_STEPS):
+        total = total + 1 / ((y + k) * (y + k))
+    inv = 1 / (y + _TRIGAMMA_RECURRENCE_STEPS)
+    inv2 = inv * inv
+    series = fnp.full_like(y, _TRIGAMMA_SERIES[-1])
+    for c in reversed(_TRIGAMMA_SERIES[:-1]):
+        series = series * inv2 + c
+    total = total + inv + inv2 / 2 + inv * inv2 * series
+    # Inputs that are not reflected go through sin at a harmless point (1/2), so that the
+    # unused branch has no infinities whose derivatives could leak NaNs.
+    sin_pi_x = fnp.sin(math.pi * fnp.where(reflect, x, 0.5))
+    return fnp.where(reflect, math.pi ** 2 / (sin_pi_x * sin_pi_x) - total, total)
+
+
+defjvp(erf_p, lambda t, x: t * _gaussian(x))
+defjvp(erfc_p, lambda t, x: -(t * _gaussian(x)))
+defjvp_with_output(
+    erf_inv_p, lambda t, out, x: t * ((math.sqrt(math.pi) / 2) * _exp_square(out)))
+defjvp(lgamma_p, lambda t, x: t * digamma_p.bind(x))
+defjvp(digamma_p, lambda t, x: t * _trigamma(x))
+
+
+def _exp_square(x):
+    from funcarray import numpy as fnp
+
+    return fnp.exp(x * x)

@@ -1,0 +1,12 @@
+"""``funcarray.scipy``: SciPy-style functions (JAX's ``jax.scipy``), for now ``special``.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.scipy import special
+    >>> special.erf(fnp.asarray([0.0]))
+    Array([0.], dtype=float32)
+"""
+
+from funcarray.scipy import special as special
+
+__all__ = ["special"]

@@ -1,0 +1,92 @@
+"""Special functions with ``jax.scipy.special``'s names: ``erf``, ``erfc``, ``erfinv``,
+``gammaln``, ``digamma``.
+
+Integer and bool inputs are computed as floats (int64 as float64, others as float32), as in
+JAX; complex inputs are rejected. Each function is one primitive (see
+``funcarray.primitives.special``), so it is differentiable, batches and compiles.
+"""
+
+from __future__ import annotations
+
+from funcarray import dtypes
+from funcarray._errors import api_boundary, op_type_error
+from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.primitives.special import digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p
+
+__all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma"]
+
+
+def _real_float_arg(name, x):
+    """``x`` as a real float array: ints/bools converted, complex rejected."""
+    x = asarray_arg(name, x)
+    if dtypes.is_inexact(x.dtype) and x.dtype.kind == "c":
+        raise op_type_error(name, f"complex inputs are not supported, got {x.dtype}; "
+                                  "pass the real part (fnp.real) if that is what you mean")
+    if not dtypes.is_inexact(x.dtype):
+        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    return x
+
+
+@api_boundary
+def erf(x):
+    """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.special import erf
+        >>> erf(fnp.asarray([-1.0, 0.0, 0.5, fnp.inf]))
+        Array([-0.8427008,  0.       ,  0.5204999,  1.       ], dtype=float32)
+    """
+    return erf_p.bind(_real_float_arg("erf", x))
+
+
+@api_boundary
+def erfc(x):
+    """The complementary error function ``1 - erf(x)``, accurate where it is tiny.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.special import erfc
+        >>> erfc(fnp.asarray([-1.0, 0.0, 5.0]))
+        Array([1.8427008e+00, 1.0000000e+00, 1.5374598e-12], dtype=float32)
+    """
+    return erfc_p.bind(_real_float_arg("erfc", x))
+
+
+@api_boundary
+def erfinv(x):
+    """The inverse error function on [-1, 1] (``+-inf`` at ``+-1``, NaN outside).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.special import erfinv
+        >>> erfinv(fnp.asarray([0.0, 0.5, 1.0]))
+        Array([0.        , 0.47693628,        inf], dtype=float32)
+    """
+    return erf_inv_p.bind(_real_float_arg("erfinv", x))
+
+
+@api_boundary
+def gammaln(x):
+    """``log|Gamma(x)|``; ``inf`` at the poles 0, -1, -2, ...
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.special import gammaln
+        >>> gammaln(fnp.asarray([0.5, 3.0, 10.0]))
+        Array([ 0.57236516,  0.69314754, 12.80183   ], dtype=float32)
+    """
+    return lgamma_p.bind(_real_float_arg("gammaln", x))
+
+
+@api_boundary
+def digamma(x):
+    """The digamma function ``Gamma'(x) / Gamma(x)``; NaN at the poles 0, -1, -2, ...
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.special import digamma
+        >>> digamma(fnp.asarray([1.0, 2.0, 0.5]))
+        Array([-0.5772154 ,  0.42278463, -1.96351   ], dtype=float32)
+    """
+    return digamma_p.bind(_real_float_arg("digamma", x))
