@@ -59,7 +59,6 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.array import Array
-from funcarray.lowering.cache import LRUCache
 from funcarray.lowering.regions import Region, region_op
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
 from funcarray.primitives.elementwise import convert_element_type_p, select_n_p
@@ -69,6 +68,8 @@ from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray, set_current_trace
 from funcarray.transforms.ir import IR, Eqn, Lit, Var, dce, eval_ir
 from funcarray.transforms.ir_transforms import batch_ir, jvp_ir, stage_call, transpose_ir
+from funcarray.transforms.ir_transforms import check_operands as _check_operands
+from funcarray.transforms.ir_transforms import memoized as _memoized
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
 from funcarray.transforms.partial_eval import PartialEvalSplit, partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
@@ -84,18 +85,6 @@ WHILE_REVERSE_MODE_ERROR = (
     "number of iterations; the loop becomes a differentiable scan of N masked steps), or use "
     "fori_loop with static bounds or scan. Forward mode (jvp, jacfwd) works without a bound.")
 
-# (kind, ids of the IRs, signature) -> (IRs, result): the IRs are kept alive so ids stay unique.
-_memo = LRUCache(1024)
-
-
-def _memoized(kind: str, irs, signature, build):
-    irs = tuple(irs)
-    key = (kind, tuple(map(id, irs)), signature)
-    entry = _memo.get(key)
-    if entry is None or any(a is not b for a, b in zip(entry[0], irs)):
-        entry = (irs, build())
-        _memo.put(key, entry)
-    return entry[1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,14 +138,6 @@ def _zeros_atom(aval) -> tuple:
     out = Var(aval)
     return out, [Eqn(broadcast_in_dim_p, (lit,),
                      dict(shape=tuple(aval.shape), broadcast_dimensions=()), (out,))]
-
-
-def _check_operands(what: str, avals, binders) -> None:
-    if len(avals) != len(binders) or any(
-            a.shape != v.aval.shape or a.dtype != v.aval.dtype for a, v in zip(avals, binders)):
-        got = ", ".join(a.str_short() for a in avals)
-        want = ", ".join(v.aval.str_short() for v in binders)
-        raise TypeError(f"{what}: called with operands ({got}) but it was staged for ({want})")
 
 
 def _batched_aval(aval, dim, size):
