@@ -507,15 +507,31 @@ def _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length, re
     # a small loop body).
     values = [np.asarray(x._value) for x in x_leaves]
     carry, ys, y_tree = init, [], None
+    # The common case, a single array as carry and as xs (an RNN): checked and sliced without
+    # pytree round trips, which would cost more than the loop body's own ops.
+    one_x = xs_tree.num_nodes == 1 and len(values) == 1
+    one_carry = carry_tree.num_nodes == 1 and len(carry_leaves) == 1
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        x = fa_tree.unflatten(xs_tree, [Array(np.asarray(v[i]), leaf.weak_type)
-                                        for v, leaf in zip(values, x_leaves)])
+        if one_x:
+            x = Array(values[0][i], x_leaves[0].weak_type)
+        else:
+            x = fa_tree.unflatten(xs_tree, [Array(np.asarray(v[i]), leaf.weak_type)
+                                            for v, leaf in zip(values, x_leaves)])
         out = f(carry, x)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError(f"scan: f must return a pair (carry, y), got {type(out).__name__}")
-        _check_eager_carry("scan", "f", carry_leaves, out[0], carry_tree)
-        carry = out[0]
-        y_leaves, tree = fa_tree.flatten(out[1])
+        new = out[0]
+        if not (one_carry and isinstance(new, Array) and new.shape == carry_leaves[0].shape
+                and new.dtype == carry_leaves[0].dtype):
+            _check_eager_carry("scan", "f", carry_leaves, new, carry_tree)
+        carry = new
+        y = out[1]
+        if isinstance(y, Array) and (y_tree is None or y_tree.num_nodes == 1):
+            if y_tree is None:
+                y_tree = fa_tree.structure(y)
+            ys.append((y,))
+            continue
+        y_leaves, tree = fa_tree.flatten(y)
         if y_tree is not None and tree != y_tree:
             raise TypeError(f"scan: f must return ys of one pytree structure at every step, "
                             f"got {y_tree} then {tree}")
