@@ -61,10 +61,15 @@ def test_softplus_transforms(x):
 @FEW
 @given(st.data())
 def test_scaled_softplus_vmaps_over_any_axis(data):
-    shapes = data.draw(ft.mutually_broadcastable_shapes(2, min_dims=1, max_dims=3))
-    x = data.draw(ft.arrays("float32", shapes.input_shapes[0], elements=moderate))
-    w = data.draw(ft.arrays("float32", shapes.input_shapes[1], elements=moderate))
-    axis = data.draw(ft.axes(x.ndim))
+    # Shapes that broadcast *per example*; the batch axis is then inserted into x's shape
+    # (mapping an axis of an already-broadcastable shape could break its broadcasting).
+    shapes = data.draw(ft.mutually_broadcastable_shapes(2, min_dims=0, max_dims=2))
+    x_shape, w_shape = shapes.input_shapes
+    axis = data.draw(st.integers(0, len(x_shape)))
+    batch = data.draw(st.integers(1, 3))
+    x = data.draw(ft.arrays("float32", x_shape[:axis] + (batch,) + x_shape[axis:],
+                            elements=moderate))
+    w = data.draw(ft.arrays("float32", w_shape, elements=moderate))
     ft.check_vmap(lambda x, w: softplus(x) * w, (x, w), in_axes=(axis, None))
 
 
