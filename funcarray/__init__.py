@@ -17,13 +17,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.
 
 from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
 from funcarray import dtypes as dtypes  # noqa: E402
-from funcarray import io as io  # noqa: E402
-from funcarray import lax as lax  # noqa: E402
-from funcarray import nn as nn  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
-from funcarray import optim as optim  # noqa: E402
-from funcarray import random as random  # noqa: E402
-from funcarray import scipy as scipy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402
 from funcarray._api import grad as grad  # noqa: E402
@@ -55,3 +49,22 @@ from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the
 from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402
 
 __version__ = "0.1.0"
+
+
+# Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that
+# `import funcarray` costs little more than `import numpy`.
+_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy"})
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        module = importlib.import_module(f"funcarray.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'funcarray' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBPACKAGES)

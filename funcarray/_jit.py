@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
-import logging
 import time
 import weakref
 from typing import NamedTuple
@@ -48,7 +46,12 @@ from funcarray.transforms.staging import StagingTrace
 
 __all__ = ["jit", "Jitted", "Lowered", "Compiled", "CacheInfo", "disable_jit", "clear_caches"]
 
-logger = logging.getLogger("funcarray.jit")
+
+def _logger():
+    """The ``funcarray.jit`` logger (logging is imported only when a miss is explained)."""
+    import logging
+
+    return logging.getLogger("funcarray.jit")
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -145,6 +148,8 @@ def _as_tuple(value, what: str) -> tuple:
 
 
 def _signature_params(fun):
+    import inspect
+
     try:
         return list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):  # builtins, some callables
@@ -616,7 +621,7 @@ def _describe_leaf(sig) -> str:
 
 def _explain_miss(name, last_key, key, cache) -> None:
     if last_key is None:
-        logger.warning("jit(%s): compiling for the first time", name)
+        _logger().warning("jit(%s): compiling for the first time", name)
         return
     reasons = []
     (old_sig, old_statics, *_), (new_sig, new_statics, *_) = last_key, key
@@ -635,7 +640,7 @@ def _explain_miss(name, last_key, key, cache) -> None:
                                f"{new.get(pos)!r}")
     if last_key[2:] != key[2:]:
         reasons.append(f"the device changed from {last_key[2:]} to {key[2:]}")
-    logger.warning("jit(%s): recompiling (cache size %d) because %s", name, len(cache),
+    _logger().warning("jit(%s): recompiling (cache size %d) because %s", name, len(cache),
                    "; ".join(reasons) or "of a change in the arguments")
 
 

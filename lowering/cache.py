@@ -17,9 +17,7 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 import time
 from collections import OrderedDict
 
@@ -139,6 +137,8 @@ def persistent_path(directory: str, text: str, in_avals, out_avals, device) -> s
     the compile options (funcarray always uses XLA's defaults), the jaxlib version and the
     device's platform, platform version and kind.
     """
+    import hashlib
+
     import jaxlib
 
     parts = [text, repr(in_avals), repr(list(out_avals)), "default-compile-options",
@@ -167,6 +167,8 @@ def _load(path: str, device):
 
 def _store(path: str, exe) -> None:
     """Write ``exe`` atomically (a reader never sees half a file); failures are ignored."""
+    import tempfile
+
     from funcarray.lowering import runtime
 
     try:
