@@ -22,20 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcarray._config import config
 from funcarray.array import Array, Device, device_array
+from funcarray.lowering import cache, runtime
+from funcarray.numpy._util import asarray_arg
+from funcarray.primitives.shape import broadcast_in_dim_p
+from funcarray.transforms.core import EVAL_TRACE, EvalTrace
+from funcarray.transforms.ir import IR, Eqn, Var
 
 __all__ = ["devices", "default_backend", "device_put", "execute_ir", "runtime_device"]
 
 
-def _runtime():
-    from funcarray.lowering import runtime
-
-    return runtime
-
-
 def _platform():
-    from funcarray._config import config
-
     return config.platform or None
 
 
@@ -47,7 +45,7 @@ def devices(backend: str | None = None) -> list:
         >>> fa.devices()
         [CpuDevice(id=0)]
     """
-    return [Device(d.platform, d.id) for d in _runtime().devices(backend or _platform())]
+    return [Device(d.platform, d.id) for d in runtime.devices(backend or _platform())]
 
 
 def default_backend() -> str:
@@ -58,12 +56,11 @@ def default_backend() -> str:
         >>> fa.default_backend() in ("cpu", "gpu", "tpu")
         True
     """
-    return _runtime().default_device_for(_platform()).platform
+    return runtime.default_device_for(_platform()).platform
 
 
 def runtime_device(device=None):
     """The jaxlib device for a funcarray Device (None: the selected platform's first)."""
-    runtime = _runtime()
     if device is None:
         return runtime.default_device_for(_platform())
     if isinstance(device, Device):
@@ -85,8 +82,6 @@ def _note_accelerator(jdev) -> None:
     """With ``eager_backend = "auto"`` (the default), eager ops switch to XLA the first time
     an array is placed on an accelerator, so device arrays stay on their device instead of
     being fetched to the host by every NumPy kernel."""
-    from funcarray._config import config
-
     if jdev.platform != "cpu" and config.eager_backend == "auto":
         set_eager_backend("xla")
 
@@ -96,7 +91,7 @@ def to_buffer(x, jdev):
     entry = getattr(x, "_buf", None)
     if entry is not None and (entry[0] is jdev or entry[0] == jdev):
         return entry[1]
-    buf = _runtime().device_put(np.asarray(x._value), jdev)
+    buf = runtime.device_put(np.asarray(x._value), jdev)
     _note_accelerator(jdev)
     try:
         x._buf = (jdev, buf)
@@ -131,12 +126,10 @@ def device_put(x, device=None) -> Array:
 
 def execute_ir(ir, args, device=None) -> list:
     """Compile ``ir`` (an IR in call form) for ``device`` and run it on concrete ``args``."""
-    from funcarray.lowering import cache
-
     jdev = runtime_device(device)
     exe = cache.compile_ir(ir, device=jdev)
     bufs = [to_buffer(x, jdev) for x in args]
-    outs = _runtime().execute_buffers(exe, bufs)
+    outs = runtime.execute_buffers(exe, bufs)
     return [device_array(jdev, b, x.aval) for b, x in zip(outs, ir.outs)]
 
 
@@ -159,10 +152,8 @@ class XlaEvalTrace:
     __slots__ = ()
 
     def process_primitive(self, prim, args, params):
-        if prim.lower_rule is None or not prim.lower_rule or prim.partial_eval_rule:
+        if not prim.lower_rule or prim.partial_eval_rule:
             return prim.impl(*args, **params)
-        from funcarray.numpy._util import asarray_arg
-
         args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
         if getattr(prim, "nargs", 1) > 1 and len({a.shape for a in args}) > 1:
             args = _broadcast_operands(args)
@@ -174,8 +165,6 @@ class XlaEvalTrace:
 def _broadcast_operands(args) -> list:
     """Eager elementwise kernels broadcast their operands (NumPy does); XLA's need one shape:
     broadcast explicitly, as staging does."""
-    from funcarray.primitives.shape import broadcast_in_dim_p
-
     shape = np.broadcast_shapes(*(a.shape for a in args))
     out = []
     for a in args:
@@ -190,8 +179,6 @@ _single_op_irs: dict = {}
 
 
 def _single_op_ir(prim, avals, params):
-    from funcarray.transforms.ir import IR, Eqn, Var
-
     try:
         key = (prim, avals, tuple(sorted(params.items())))
         ir = _single_op_irs.get(key)
@@ -215,8 +202,6 @@ def set_eager_backend(name: str) -> None:
     The eager trace object is the ContextVar's default, shared by every thread; switching its
     class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
     """
-    from funcarray.transforms.core import EVAL_TRACE, EvalTrace
-
     if name not in ("numpy", "xla", "auto"):
         raise ValueError(f"funcarray.config.eager_backend must be 'auto', 'numpy' or 'xla', "
                          f"got {name!r}")
@@ -226,8 +211,6 @@ def set_eager_backend(name: str) -> None:
 
 
 def _make_xla_eval_trace_class():
-    from funcarray.transforms.core import EvalTrace
-
     return type("XlaEvalTrace", (EvalTrace,), {
         "__slots__": (), "__doc__": XlaEvalTrace.__doc__,
         "process_primitive": XlaEvalTrace.process_primitive})

@@ -123,6 +123,19 @@ def _stage_body(flat_fun, leaves):
     return closed_call(trace.to_closed_ir(list(outs)))
 
 
+def _stage_call_site(fun, nondiff_argnums, name, args):
+    """Split a custom_jvp/custom_vjp call's arguments (static ``nondiff_argnums`` and dynamic
+    pytrees) and stage ``fun`` on them: ``(static, dyn, leaves, in_tree, store, call)``, where
+    ``store`` receives the output tree and ``call`` is the body in call form."""
+    positions = _check_argnums("nondiff_argnums", name, nondiff_argnums, len(args))
+    static, dyn = _split_args(args, positions)
+    leaves, in_tree = fa_tree.flatten(dyn)
+    leaves = _as_leaves(name, leaves)
+    store = {}
+    call = _stage_body(_flat_body(fun, static, in_tree, name, store), leaves)
+    return static, dyn, leaves, in_tree, store, call
+
+
 def _flat_body(fun, static, in_tree, name, store):
     def flat(*xs):
         out = fun(*_merge_args(static, fa_tree.unflatten(in_tree, list(xs))))
@@ -246,12 +259,8 @@ class custom_jvp:
         args = _resolve_kwargs(self.fun, args, kwargs)
         if current_trace() is EVAL_TRACE:
             return self.fun(*args)
-        positions = _check_argnums("nondiff_argnums", name, self.nondiff_argnums, len(args))
-        static, dyn = _split_args(args, positions)
-        leaves, in_tree = fa_tree.flatten(dyn)
-        leaves = _as_leaves(name, leaves)
-        store = {}
-        call = _stage_body(_flat_body(self.fun, static, in_tree, name, store), leaves)
+        static, dyn, leaves, in_tree, store, call = _stage_call_site(
+            self.fun, self.nondiff_argnums, name, args)
         rule = _UserJVPRule(self.jvp, name, [v for _, v in static], in_tree, store["out_tree"],
                             [x.aval for x in call.ir.outs], len(call.consts),
                             self.symbolic_zeros)
@@ -388,12 +397,8 @@ class custom_vjp:
         args = _resolve_kwargs(self.fun, args, kwargs)
         if current_trace() is EVAL_TRACE:
             return self.fun(*args)
-        positions = _check_argnums("nondiff_argnums", name, self.nondiff_argnums, len(args))
-        static, dyn = _split_args(args, positions)
-        leaves, in_tree = fa_tree.flatten(dyn)
-        leaves = _as_leaves(name, leaves)
-        store = {}
-        call = _stage_body(_flat_body(self.fun, static, in_tree, name, store), leaves)
+        static, dyn, leaves, in_tree, store, call = _stage_call_site(
+            self.fun, self.nondiff_argnums, name, args)
         rule = _UserVJPRule(self, name, static, dyn, in_tree, store["out_tree"],
                             [x.aval for x in call.ir.outs], [x.aval for x in leaves],
                             len(call.consts))

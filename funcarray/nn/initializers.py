@@ -112,11 +112,7 @@ def uniform(scale=1e-2, dtype=dtypes.float32):
         >>> callable(init)
         True
     """
-    def init(key, shape, dtype=dtype):
-        dtype = _float_dtype("uniform", dtype)
-        values = _random().uniform(key, _shape_tuple("uniform", shape), dtype)
-        return values * fnp.asarray(scale, dtype)
-    return init
+    return _scaled_draw("uniform", scale, dtype)
 
 
 def normal(stddev=1e-2, dtype=dtypes.float32):
@@ -128,10 +124,15 @@ def normal(stddev=1e-2, dtype=dtypes.float32):
         >>> callable(init)
         True
     """
-    def init(key, shape, dtype=dtype):
-        dtype = _float_dtype("normal", dtype)
-        values = _random().normal(key, _shape_tuple("normal", shape), dtype)
-        return values * fnp.asarray(stddev, dtype)
+    return _scaled_draw("normal", stddev, dtype)
+
+
+def _scaled_draw(sampler: str, scale, default_dtype):
+    """An initializer: ``funcarray.random.<sampler>(key, shape, dtype) * scale``."""
+    def init(key, shape, dtype=default_dtype):
+        dtype = _float_dtype(sampler, dtype)
+        values = getattr(_random(), sampler)(key, _shape_tuple(sampler, shape), dtype)
+        return values * fnp.asarray(scale, dtype)
     return init
 
 
