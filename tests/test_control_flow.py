@@ -440,6 +440,58 @@ def test_scan_eager_jit_vs_jax_and_python(reverse):
 
 
 @pytest.mark.parametrize("reverse", [False, True])
+def test_eager_scan_of_single_arrays_vs_python_and_jit(reverse):
+    """The eager loop for one carry array and one xs array (an RNN) against a Python loop
+    and jit, with ys that are arrays, then pytrees, and 1-d xs (scalar slices)."""
+    w, h0, xs = rand(3, 3), rand(3), rand(6, 3)
+
+    def rnn(h, x):
+        h = fnp.tanh(x @ w + h @ w)
+        return h, h
+
+    def rnn_tree(h, x):
+        h, y = rnn(h, x)
+        return h, {"h": y, "s": y.sum()}
+
+    order = range(5, -1, -1) if reverse else range(6)
+    h, hs = np.asarray(h0), [None] * 6
+    for i in order:
+        h = np.tanh(np.asarray(xs[i]) @ np.asarray(w) + h @ np.asarray(w))
+        hs[i] = h
+    for step in (rnn, rnn_tree):
+        for fn in (lax.scan, fa.jit(lax.scan, static_argnums=(0, 3, 4))):
+            c, ys = fn(step, h0, xs, None, reverse)
+            close(c, h)
+            close(ys if step is rnn else ys["h"], np.stack(hs))
+            if step is rnn_tree:
+                close(ys["s"], np.stack(hs).sum(1))
+    c, ys = lax.scan(lambda c, x: (c + x, c * x), fnp.float64(0.5), xs[:, 0], reverse=reverse)
+    ref_c, ref_ys = 0.5, [None] * 6
+    for i in order:
+        ref_ys[i] = ref_c * float(xs[i, 0])
+        ref_c += float(xs[i, 0])
+    close(c, ref_c)
+    close(ys, np.array(ref_ys))
+
+
+def test_eager_scan_of_single_arrays_checks_every_step():
+    xs = fnp.arange(4.0)
+    with pytest.raises(TypeError, match=r"carry is f32\[\] on input and f32\[2\]"):
+        lax.scan(lambda c, x: (c + fnp.ones(2) if x > 1 else c, x), fnp.float32(0.0), xs)
+    with pytest.raises(TypeError, match="ys of one pytree structure"):
+        lax.scan(lambda c, x: (c, x if x < 2 else (x,)), fnp.float32(0.0), xs)
+    with pytest.raises(TypeError, match="must return a pair"):
+        lax.scan(lambda c, x: c, fnp.float32(0.0), xs)
+    # ys whose dtype changes between steps are promoted when stacked, as fnp.stack does
+    _, ys = lax.scan(lambda c, x: (c, x if x < 2 else x.astype(fnp.float64)),
+                     fnp.float32(0.0), xs)
+    assert ys.dtype == np.float64 and ys.tolist() == [0.0, 1.0, 2.0, 3.0]
+    # a list pair is accepted, as in the general loop
+    c, ys = lax.scan(lambda c, x: [c + x, x * 2], fnp.float32(0.0), xs)
+    assert float(c) == 6.0 and ys.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
 def test_scan_grad_vs_jax(reverse):
     c0, xs, w = scan_args()
 

@@ -445,6 +445,28 @@ def test_eager_backend_xla_runs_each_op_compiled():
         fa.config.update("eager_backend", "torch")
 
 
+def test_eager_fast_paths_defer_to_the_xla_eager_backend():
+    """`a @ b`, `a + b` and `tanh(a)` call NumPy kernels directly only with the NumPy eager
+    backend: with "xla" each still runs as a compiled single-op executable."""
+    from funcarray.transforms.core import running_numpy_kernels
+
+    a, b = fnp.ones((3, 5)) * 0.5, fnp.ones((5, 3)) * 0.25  # shapes no other test compiles
+    assert running_numpy_kernels()
+    fa.config.update("eager_backend", "xla")
+    try:
+        assert not running_numpy_kernels()
+        with fa.testing.count_compiles() as counter:
+            out = fnp.tanh(a @ b + a @ b)
+    finally:
+        fa.config.update("eager_backend", "auto")
+    assert counter.count == 3  # dot_general, add, tanh
+    fa.testing.assert_allclose(out, np.tanh(np.full((3, 3), 1.25)))
+    seen = []
+    fa.vmap(lambda x: seen.append(running_numpy_kernels()) or x)(a)
+    fa.grad(lambda x: seen.append(running_numpy_kernels()) or x)(1.0)
+    assert seen == [False, False]
+
+
 def test_auto_eager_backend_switches_to_xla_once_an_accelerator_is_used():
     from funcarray import _compiled
     from funcarray.transforms.core import EVAL_TRACE, EvalTrace

@@ -163,6 +163,37 @@ def test_dot_general_preferred_element_type(dtype, preferred):
                                     preferred_element_type=preferred)
 
 
+@pytest.mark.parametrize("shapes", [
+    ((5, 1, 4), (1, 3, 1)), ((3,), (5, 3)), ((1, 7), (6, 1)), ((), (4, 5)), ((4, 5), ()),
+    ((7, 2, 1), (7, 1, 3)), ((1, 1, 9), (2, 5, 1)),
+])
+def test_parallel_multiply_equals_a_broadcast_multiply(shapes, monkeypatch):
+    """The threaded outer-product kernel, forced on for small arrays and split three ways
+    (uneven slices, operands broadcast along the split axis), against NumPy's `*`."""
+    from funcarray.primitives import _threads
+
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(_threads, "_cores", lambda: 3)
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in shapes)
+    got = _threads.parallel_multiply(a, b)
+    np.testing.assert_array_equal(got, a * b)
+    assert got.dtype == (a * b).dtype and got.shape == np.broadcast_shapes(*shapes)
+
+
+def test_outer_product_dot_generals_split_over_threads(monkeypatch):
+    # per-example weight gradients: batch dims paired, nothing contracted
+    from funcarray.primitives import _threads
+
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1)
+    rng = np.random.default_rng(1)
+    x, d = rng.standard_normal((6, 5)), rng.standard_normal((6, 4))
+    got = dot_general(fnp.asarray(x), fnp.asarray(d), (((), ()), ((0,), (0,))))
+    np.testing.assert_array_equal(got, np.einsum("bi,bj->bij", x, d))
+    got = dot_general(fnp.asarray(x[0]), fnp.asarray(d[0]), (((), ()), ((), ())))
+    np.testing.assert_array_equal(got, np.outer(x[0], d[0]))
+
+
 def test_dot_general_integers_wrap_like_xla():
     lhs = np.full((3, 300), 100, np.int8)
     rhs = np.full((300, 2), 7, np.int8)

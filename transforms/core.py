@@ -38,6 +38,7 @@ __all__ = [
     "ConcretizationError",
     "current_trace",
     "set_current_trace",
+    "running_numpy_kernels",
     "short_dtype_name",
 ]
 
@@ -261,6 +262,16 @@ _current_trace: ContextVar[Trace] = ContextVar("funcarray_current_trace", defaul
 def current_trace() -> Trace:
     """The trace that ``bind`` will hand the next primitive to."""
     return _current_trace.get()
+
+
+def running_numpy_kernels() -> bool:
+    """True when a primitive bound now would run its NumPy kernel: outside every transform,
+    with the default eager backend (``funcarray._compiled`` swaps EVAL_TRACE's class for the
+    XLA one). Hot eager paths (an RNN step's ``@``, ``+`` and ``tanh``) check this and call
+    ``prim.impl`` themselves, skipping ``bind``'s dispatch: the same kernel, ~0.3 us less.
+    """
+    trace = _current_trace.get()
+    return trace is EVAL_TRACE and trace.__class__ is EvalTrace
 
 
 class set_current_trace:

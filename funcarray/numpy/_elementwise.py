@@ -27,6 +27,7 @@ from funcarray.numpy._util import (
 )
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.elementwise import select_n_p
+from funcarray.transforms.core import running_numpy_kernels
 
 # Which dtype kinds each family accepts: b=bool, i=int, u=uint, f=float, c=complex.
 _NUMERIC = frozenset("iufc")
@@ -83,7 +84,8 @@ def _doc(fn, name, summary, example):
 # --------------------------------------------------------------------------------------------
 
 # The factories below make most of this module's functions. Each function begins with a fast
-# path for the common eager case (an Array of an accepted dtype) and catches its own errors to
+# path for the common eager case (an Array of an accepted dtype; outside every transform its
+# primitive's impl is called directly, as bind would) and catches its own errors to
 # filter their tracebacks (what `_errors.api_boundary` does for hand-written functions), so no
 # wrapper call sits on the hot path.
 
@@ -98,7 +100,7 @@ def _unary_inexact(name, prim, summary, example):
     """A math function of floats/complex; ints and bools are converted to float first."""
     def fn(x, /):
         if type(x) is Array and x._value.dtype in _INEXACT_DTYPES:
-            return prim.bind(x)
+            return prim.impl(x) if running_numpy_kernels() else prim.bind(x)
         try:
             x = asarray_arg(name, x)
             if not dtypes.is_inexact(x.dtype):
@@ -112,10 +114,9 @@ def _unary_inexact(name, prim, summary, example):
 def _unary_same(name, prim, kinds, summary, example):
     """A function that keeps the dtype (neg, abs, sign...) on the accepted dtype kinds."""
     accepted = _dtypes_of_kinds(kinds)
-
     def fn(x, /):
         if type(x) is Array and x._value.dtype in accepted:
-            return prim.bind(x)
+            return prim.impl(x) if running_numpy_kernels() else prim.bind(x)
         try:
             x = asarray_arg(name, x)
             _check_kinds(name, x, kinds)
@@ -128,8 +129,13 @@ def _unary_same(name, prim, kinds, summary, example):
 def _binary(name, prim, kinds, summary, example):
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
-
     def fn(x, y, /):
+        if type(x) is Array and type(y) is Array:
+            xv, yv = x._value, y._value
+            # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
+            if (xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted
+                    and running_numpy_kernels()):
+                return prim.impl(x, y)
         try:
             x, y = promote_binary(name, x, y)
             if x.dtype not in accepted:

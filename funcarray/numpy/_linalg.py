@@ -28,10 +28,10 @@ from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
 from funcarray.numpy._util import asarray_arg, broadcast_to_shape, canonicalize_axis, convert
 from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
 from funcarray.primitives.linalg import (
-    _PLAIN_MATMUL,
     PRECISION_NAMES,
     can_accumulate_in,
     dot_general_p,
+    plain_matmul,
 )
 from funcarray.primitives.reduce import reduce_or_p, reduce_sum_p
 from funcarray.primitives.shape import (
@@ -175,10 +175,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         # Fast path for the eager common case: two strong arrays of one dtype, 1-d or 2-d,
         # aligned (nothing to promote or broadcast).
         av, bv = a._value, b._value
-        if (av.dtype == bv.dtype and not (a._weak or b._weak) and 0 < av.ndim <= 2
-                and 0 < bv.ndim <= 2 and av.shape[-1] == bv.shape[0]):
-            return dot_general_p.bind(a, b, dimension_numbers=_PLAIN_MATMUL[av.ndim],
-                                      precision=None, preferred_element_type=None)
+        a_shape, b_shape = av.shape, bv.shape
+        if (av.dtype is bv.dtype and not (a._weak or b._weak) and 0 < len(a_shape) <= 2
+                and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]):
+            return plain_matmul(a, b)
     prod = _Product("matmul", (a, b), precision, preferred_element_type)
     a, b = prod.operands
     if a.ndim == 0 or b.ndim == 0:
