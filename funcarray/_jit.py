@@ -37,6 +37,7 @@ import numpy as np
 from funcarray import _compiled, tree
 from funcarray._config import config
 from funcarray._errors import _mark, filtered
+from funcarray._jit_fast import MISS, FastPath, leaf_type
 from funcarray.array import Array, DeviceArray, device_array
 from funcarray.lowering import cache, runtime
 from funcarray.primitives.jit_call import jit_p
@@ -216,9 +217,9 @@ class Jitted:
         self._backend = backend
         self._name = _fun_name(fun)
         self._cache: dict = {}
-        # Fast-path cache: signature of positional Array arguments -> entry; only for
-        # functions without static arguments (their values would be part of the key).
-        self._fast: dict | None = None if self._static_argnums else {}
+        # The dispatch fast path (``_jit_fast``); only for functions without static arguments
+        # (their values would be part of the key).
+        self._fast: FastPath | None = None if self._static_argnums else FastPath()
         self._hits = self._misses = 0
         self._last_key = None
         # updated=(): copying fun's __dict__ would, for jit(jit(f)), overwrite this object's
@@ -230,16 +231,19 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         # The fast path: positional Array arguments only, outside every transform, a
         # signature seen before. Its key needs no pytree flattening.
-        if not kwargs and self._fast is not None and current_trace() is EVAL_TRACE:
-            fast = _fast_signature(args)
-            if fast is not None:
-                entry = self._fast.get(fast[0])
-                if entry is not None and not config.disable_jit:
-                    self._hits += 1
-                    try:
-                        return self._run_eagerly(entry, fast[1])
-                    except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
-                        raise filtered(exc) from exc.__cause__
+        fast = self._fast
+        if (fast is not None and not kwargs and current_trace() is EVAL_TRACE
+                and not config.disable_jit):
+            try:
+                last = fast.last  # FastPath.call, with its first step inlined
+                out = MISS if last is None else last(args)
+                if out is MISS:
+                    out = fast.call_by_signature(args)
+            except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
+                raise filtered(exc) from exc.__cause__
+            if out is not MISS:
+                self._hits += 1
+                return out
         try:
             return self._call(args, kwargs)
         except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
@@ -260,9 +264,7 @@ class Jitted:
         if current_trace() is EVAL_TRACE:
             out = self._run_eagerly(entry, leaves)
             if self._fast is not None and not kwargs and entry.exe is not None:
-                fast = _fast_signature(args)
-                if fast is not None:
-                    self._fast[fast[0]] = entry
+                self._fast.remember(args, entry, self._run_eagerly)
             return out
         outs = jit_p.bind(*entry.consts, *_as_operands(leaves), ir=entry.ir, name=self._name,
                           device=self._target_device())
@@ -329,12 +331,8 @@ class Jitted:
         sig = [in_tree]
         for k, x in enumerate(leaves):
             t = type(x)
-            if t is Array:
-                v = x._value
-                sig.append((v.shape, v.dtype, x._weak))
-            elif t is DeviceArray:
-                a = x._aval
-                sig.append((a.shape, a.dtype, a.weak_type))
+            if t is Array or t is DeviceArray:
+                sig.append(leaf_type(x))
             elif isinstance(x, Tracer):
                 a = x.aval
                 sig.append((a.shape, a.dtype, a.weak_type))
@@ -518,46 +516,6 @@ def _array_signature(x):
         v = x._value
         return (v.shape, v.dtype, x._weak)
     return None
-
-
-_sorted_names: dict = {}  # a dict's key tuple (insertion order) -> its keys sorted
-
-
-def _fast_signature(args):
-    """``(key, leaves)`` for positional arguments that are Arrays or flat dicts (string keys),
-    lists and tuples of Arrays, the common cases, without general pytree flattening (optree
-    takes ~5 us for a dict of 8 arrays); None for anything else. ``leaves`` are in pytree
-    order (dict keys sorted), so the entry's flat signature applies."""
-    key, leaves = [], []
-    for x in args:
-        t = type(x)
-        if t is dict:
-            names = tuple(x)
-            ordered = _sorted_names.get(names)
-            if ordered is None:
-                try:
-                    ordered = _sorted_names[names] = tuple(sorted(names))
-                except TypeError:
-                    return None
-            items = [x[k] for k in ordered]
-            key.append(ordered)
-        elif t is list or t is tuple:
-            items = x
-            key.append((t, len(x)))
-        else:
-            items = (x,)
-        for item in items:
-            t = type(item)
-            if t is DeviceArray:
-                a = item._aval
-                key.append((a.shape, a.dtype, a.weak_type))
-            elif t is Array:
-                v = item._value
-                key.append((v.shape, v.dtype, item._weak))
-            else:
-                return None
-        leaves.extend(items)
-    return tuple(key), leaves
 
 
 def _as_array(x):

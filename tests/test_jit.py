@@ -543,3 +543,42 @@ def test_fast_path_for_containers_keeps_pytree_semantics():
     assert f.cache_info().misses == 2  # a tuple is another structure than a list
     with pytest.raises(TypeError, match="argument leaf 1 is a str"):
         f({"a": a, "b": "x"}, [one], one)
+
+
+def test_fast_path_guard_tells_every_signature_apart():
+    """Calls alternating between signatures that differ only in dtype of the same size
+    (jaxlib would reinterpret the bits), weak_type, shape, dict key order, container type or
+    host vs device arrays: each result is right and each signature compiles once."""
+    f = fa.jit(lambda x, p: x * 3 + p["w"] - p["b"])
+    i32, f32 = fnp.arange(4, dtype=fnp.int32), fnp.arange(4.0, dtype=fnp.float32)
+    weak = fa.Array(np.arange(4.0, dtype=np.float32), True)
+    on_device = fa.jit(lambda x: x + 0.0)(f32)  # a DeviceArray, same type as f32
+    variants = {
+        "int32": (i32, {"w": i32, "b": i32 * 0}),
+        "float32": (f32, {"w": f32, "b": f32 * 0}),
+        "weak": (weak, {"w": weak, "b": weak * 0}),
+        "shape": (fnp.ones(3), {"w": fnp.ones(3), "b": fnp.zeros(3)}),
+        "key order": (f32, {"b": f32 * 0, "w": f32}),
+        "device": (on_device, {"w": on_device, "b": on_device * 0}),
+    }
+    rng = np.random.default_rng(0)
+    for name in rng.choice(list(variants), 60):
+        x, p = variants[name]
+        got = f(x, p)
+        want = np.asarray(x) * 3 + np.asarray(p["w"]) - np.asarray(p["b"])
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert got.dtype == want.dtype, name
+        assert got.weak_type == (name == "weak"), name
+    # key order and host/device are the same signature as float32
+    assert f.cache_info().misses == 4
+    assert f.cache_info().hits == 60 - 4
+
+
+def test_fast_path_with_constants_and_several_outputs():
+    w = fnp.arange(3.0)
+    f = fa.jit(lambda x: {"sum": x + w, "prod": [x * w, x - w]})
+    for scale in (1.0, 2.0, 3.0):
+        out = f(fnp.ones(3) * scale)
+        np.testing.assert_array_equal(np.asarray(out["sum"]), scale + np.arange(3.0))
+        np.testing.assert_array_equal(np.asarray(out["prod"][1]), scale - np.arange(3.0))
+    assert f.cache_info()[:2] == (2, 1)

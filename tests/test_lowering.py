@@ -129,6 +129,14 @@ def test_execute_accepts_numpy_and_device_arrays(add_exe):
     np.testing.assert_array_equal(runtime.to_numpy(out), [2, 4, 6])
 
 
+def test_execute_buffers_and_buffer_executor_agree(add_exe):
+    a, b = (runtime.device_put(np.array(v, np.float32)) for v in ([1, 2, 3], [10, 20, 30]))
+    (direct,) = runtime.execute_buffers(add_exe, [a, b])
+    (bound,) = runtime.buffer_executor(add_exe)([a, b])
+    np.testing.assert_array_equal(runtime.to_numpy(direct), [11, 22, 33])
+    np.testing.assert_array_equal(runtime.to_numpy(bound), [11, 22, 33])
+
+
 @pytest.mark.parametrize("bad, message", [
     (np.array([1, 2, 3], np.int32), r"argument 1 .* is int32\[3\].*compiled for float32\[3\]"),
     (np.zeros(4, np.float32), r"argument 1 .* is float32\[4\].*compiled for float32\[3\]"),
