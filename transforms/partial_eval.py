@@ -60,7 +60,8 @@ def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
     An equation is unknown when any of its operands is; everything else is known, except that
     a higher-order equation with both kinds of operands is itself split by its primitive's
     ``partial_eval_eqn_rule(eqn, unknowns) -> (known_eqn, unknown_eqn)`` (either may be None;
-    the known one's extra outputs are the residuals the unknown one reads). With
+    the known one's extra outputs are the residuals the unknown one reads; ``known_eqn`` may
+    be a tuple of equations run in order). With
     ``instantiate=True`` every output is computed by the unknown half (known ones are passed
     through as residuals), for callers that need all outputs staged.
     """
@@ -77,7 +78,9 @@ def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
             # A higher-order equation with some known operands (a jit of a JVP, say): split
             # it too, or its known outputs would turn everything downstream unknown.
             known_eqn, unknown_eqn = eqn.prim.partial_eval_eqn_rule(eqn, eqn_unknowns)
-            if known_eqn is not None:
+            if type(known_eqn) is tuple:  # several known equations, in order
+                known_eqns.extend(known_eqn)
+            elif known_eqn is not None:
                 known_eqns.append(known_eqn)
             if unknown_eqn is not None:
                 unknown_vars.update(unknown_eqn.outs)

@@ -29,7 +29,8 @@ values a body closes over are leading operands). The public functions are in
     ``length``, last to first when ``reverse``); returns the final carry and the stacked ys.
     jvp: the scan of the body's JVP. batch: carries batched along axis 0, xs and ys along
     axis 1. partial eval: the known scan also returns the per-iteration residuals, stacked
-    (residuals that are consts or xs of the body are passed through unstacked); transpose: a
+    (residuals that are consts or xs of the body are passed through unstacked, and those
+    computed from consts alone are computed once before the loop); transpose: a
     scan of the body's transpose in the opposite direction, accumulating the consts'
     cotangents in its carry. Lowered to ``stablehlo.while`` with ``dynamic_slice`` /
     ``dynamic_update_slice`` on the stacked xs and ys.
@@ -62,6 +63,7 @@ from funcarray.array import Array
 from funcarray.lowering.regions import Region, region_op
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
 from funcarray.primitives.elementwise import convert_element_type_p, select_n_p
+from funcarray.primitives.jit_call import jit_p
 from funcarray.primitives.reduce import reduce_or_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms import support
@@ -836,15 +838,24 @@ def _scan_split(body, num_consts, num_carry, unknowns):
                   if isinstance(v, Var)}
         res_ys = [i for i, r in enumerate(residuals) if isinstance(r, Var) and r in ys_pos
                   and i not in res_const and i not in res_xs]
-        res_stacked = [i for i in range(n_res)
-                       if i not in res_const and i not in res_xs and i not in res_ys]
+        res_rest = [i for i in range(n_res)
+                    if i not in res_const and i not in res_xs and i not in res_ys]
+        # Residuals computed from the consts alone (``w.T`` of a closed-over weight) are the
+        # same at every iteration: computed once before the loop by ``invariant_ir`` and
+        # passed to the unknown scan as consts, instead of stacked ``length`` times.
+        n_kconsts = num_consts - sum(cuk)
+        invariant = _const_only_vars(known, n_kconsts)
+        res_inv = [i for i in res_rest if residuals[i] in invariant]
+        res_stacked = [i for i in res_rest if residuals[i] not in invariant]
+        invariant_ir = dce(IR((), known.in_binders[:n_kconsts], known.eqns,
+                              tuple(residuals[i] for i in res_inv))) if res_inv else None
         known_body = dce(IR((), known.in_binders, known.eqns,
                             known.outs[:n_known] + tuple(residuals[i] for i in res_stacked)))
         res_binders = unknown.in_binders[:n_res]
         unknown_ins = unknown.in_binders[n_res:]
         n_uc, n_uk = sum(cuk), sum(flags)
-        unknown_body = IR((), tuple(res_binders[i] for i in res_const) + unknown_ins[:n_uc]
-                          + unknown_ins[n_uc:n_uc + n_uk]
+        unknown_body = IR((), tuple(res_binders[i] for i in res_const + res_inv)
+                          + unknown_ins[:n_uc] + unknown_ins[n_uc:n_uc + n_uk]
                           + tuple(res_binders[i] for i in res_stacked + res_ys)
                           + tuple(res_binders[i] for i in res_xs) + unknown_ins[n_uc + n_uk:],
                           unknown.eqns, unknown.outs)
@@ -855,15 +866,25 @@ def _scan_split(body, num_consts, num_carry, unknowns):
             stacked_avals=[residuals[i].aval for i in res_stacked],
             ys_outputs=[ys_pos[residuals[i]] for i in res_ys],
             const_operands=[const_pos[residuals[i]] for i in res_const],
-            xs_operands=[xs_pos[residuals[i]] for i in res_xs],
-            unknown_body=unknown_body, unknown_num_consts=len(res_const) + n_uc,
+            xs_operands=[xs_pos[residuals[i]] for i in res_xs], invariant_ir=invariant_ir,
+            unknown_body=unknown_body, unknown_num_consts=len(res_const) + len(res_inv) + n_uc,
             unknown_num_carry=n_uk)
     return _memoized("scan_split", [body], (num_consts, num_carry, tuple(unknowns)), build)
 
 
+def _const_only_vars(ir: IR, num_consts: int) -> set:
+    """The variables of a scan body computed from its first ``num_consts`` binders (and
+    literals) alone: loop-invariant values."""
+    invariant = set(ir.in_binders[:num_consts])
+    for eqn in ir.eqns:
+        if all(type(x) is Lit or x in invariant for x in eqn.inputs):
+            invariant.update(eqn.outs)
+    return invariant
+
+
 def _scan_split_operands(args, unknowns, info, num_consts, num_carry):
-    """The known scan's operands, and a function of its stacked residuals giving the unknown
-    scan's operands."""
+    """The known scan's operands, and a function of its stacked residuals and the
+    loop-invariant residuals giving the unknown scan's operands."""
     consts, carry, xs = _scan_parts(args, num_consts, num_carry)
     cuk, _, xuk = _scan_parts(unknowns, num_consts, num_carry)
     flags = info["flags"]
@@ -871,8 +892,8 @@ def _scan_split_operands(args, unknowns, info, num_consts, num_carry):
                  + [x for x, f in zip(carry, flags) if not f]
                  + [x for x, u in zip(xs, xuk) if not u])
 
-    def unknown_ops(stacked):
-        return ([consts[j] for j in info["const_operands"]]
+    def unknown_ops(stacked, invariants):
+        return ([consts[j] for j in info["const_operands"]] + list(invariants)
                 + [x for x, u in zip(consts, cuk) if u]
                 + [x for x, f in zip(carry, flags) if f]
                 + list(stacked) + [xs[j] for j in info["xs_operands"]]
@@ -885,7 +906,11 @@ def _scan_partial_eval(trace, args, params):
     unknowns = tuple(not trace.is_known(x) for x in args)
     info = _scan_split(params["body"], nc, nk, unknowns)
     known_ops, unknown_ops = _scan_split_operands(args, unknowns, info, nc, nk)
+    invariants = ()
     with set_current_trace(trace.parent):
+        if info["invariant_ir"] is not None:
+            invariants = eval_ir(info["invariant_ir"], [],
+                                 known_ops[:info["known_num_consts"]])
         known_outs = scan_p.bind(*known_ops, body=info["known_body"], length=params["length"],
                                  reverse=params["reverse"],
                                  num_consts=info["known_num_consts"],
@@ -894,7 +919,7 @@ def _scan_partial_eval(trace, args, params):
     known_iter = iter(known_outs[:len(known_outs) - n_stacked])
     stacked = (list(known_outs[len(known_outs) - n_stacked:])
                + [known_outs[k] for k in info["ys_outputs"]])
-    staged = iter(trace.record(scan_p, unknown_ops(stacked), dict(
+    staged = iter(trace.record(scan_p, unknown_ops(stacked, invariants), dict(
         params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
         num_carry=info["unknown_num_carry"])))
     return [next(staged) if u else next(known_iter) for u in info["out_unknowns"]]
@@ -914,7 +939,13 @@ def _scan_partial_eval_eqn(eqn, unknowns):
     if not any(out_uk):
         return known, None
     stacked += tuple(known_outs[k] for k in info["ys_outputs"])
-    unknown = Eqn(scan_p, tuple(unknown_ops(stacked)), dict(
+    invariant_ir, invariants = info["invariant_ir"], ()
+    if invariant_ir is not None:  # computed before the loop, by a call equation
+        invariants = tuple(Var(x.aval) for x in invariant_ir.outs)
+        known = (Eqn(jit_p, tuple(known_ops[:info["known_num_consts"]]),
+                     {"ir": invariant_ir, "name": "scan_invariants", "device": None},
+                     invariants), known)
+    unknown = Eqn(scan_p, tuple(unknown_ops(stacked, invariants)), dict(
         params, body=info["unknown_body"], num_consts=info["unknown_num_consts"],
         num_carry=info["unknown_num_carry"]), tuple(v for v, u in zip(eqn.outs, out_uk) if u))
     return known, unknown
