@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import optree
 
 from funcarray import tree as fa_tree
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.array import Array
+from funcarray.numpy._util import asarray_arg, convert, is_array
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat
 from funcarray.transforms.jvp import Zero, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
@@ -400,8 +402,8 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
         else:
             out, f_vjp = vjp(f, *diff_args)
         _check_scalar_output("grad", out, holomorphic)
-        from funcarray.numpy import ones_like
-        grads = f_vjp(ones_like(out))
+        # The seed keeps the output's weak_type, so a weak input's gradient stays weak (JAX).
+        grads = f_vjp(Array(np.ones((), out.dtype), bool(out.weak_type)))
         grads = grads[0] if single else grads
         return ((out, aux), grads) if has_aux else (out, grads)
 
@@ -457,8 +459,9 @@ def _std_basis(leaves):
     eye = fnp.eye(total, dtype=dtype)
     parts, start = [], 0
     for x, n in zip(leaves, sizes):
-        block = eye[:, start:start + n].reshape((total, *x.shape)).astype(x.dtype)
-        parts.append(block)
+        block = eye[:, start:start + n].reshape((total, *x.shape))
+        # in each leaf's dtype and weak_type, so weak inputs get weak Jacobians (JAX)
+        parts.append(convert(block, x.dtype, x.weak_type))
         start += n
     return parts, total
 
@@ -514,11 +517,13 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         basis, _ = _std_basis(in_leaves)
 
         def push(*tangents):
-            return jvp_flat(flat_f, in_leaves, list(tangents))[1][:aux_box["n_out"]]
+            outs, tans = jvp_flat(flat_f, in_leaves, list(tangents))
+            return outs, tans[:aux_box["n_out"]]
 
-        columns = vmap(push, in_axes=0, out_axes=-1)(*basis)  # each: out.shape + (total,)
-        out_leaves, aux = _split_aux(aux_box, jvp_flat(
-            flat_f, in_leaves, [Zero(tangent_aval(x.aval)) for x in in_leaves])[0])
+        # One pass: the primal outputs do not depend on the tangents (out_axes None), the
+        # columns are the tangents, each out.shape + (total,).
+        all_outs, columns = vmap(push, in_axes=0, out_axes=(None, -1))(*basis)
+        out_leaves, aux = _split_aux(aux_box, all_outs)
         blocks = []
         for out, col in zip(out_leaves, columns):
             row, start = [], 0

@@ -370,7 +370,7 @@ class custom_vjp:
         ...     return (fnp.clip(g, -1.0, 1.0),)
         >>> clip_gradient.defvjp(fwd, bwd)
         >>> fa.grad(lambda x: 5.0 * clip_gradient(x))(fnp.array(2.0))
-        Array(1., dtype=float32)
+        Array(1., dtype=float32, weak_type=True)
     """
 
     def __init__(self, fun, nondiff_argnums=()):

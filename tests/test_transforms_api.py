@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.numpy._util import is_array
 from funcarray.testing import assert_allclose, assert_trees_allclose, check_vmap
 
 
@@ -118,6 +119,32 @@ def test_jacobians_and_hessian_match_jax():
     def scalar(lib):
         return lambda x: (lib.sin(x) * x * x).sum()
     assert_allclose(fa.hessian(scalar(fnp))(fnp.asarray(x)), jax.hessian(scalar(jnp))(x))
+
+
+@pytest.mark.parametrize("name", ["grad", "jacfwd", "jacrev", "hessian"])
+def test_derivatives_of_weak_scalars_stay_weak_like_jax(name):
+    f = lambda x: x * x * 3.0  # noqa: E731
+    for x in (2.0, np.float32(2.0), fnp.array(2.0)):
+        got = getattr(fa, name)(f)(x)
+        want = getattr(jax, name)(f)(jnp.array(2.0) if is_array(x) else x)
+        # (the oracle runs with 64-bit floats enabled: a Python float is float64 there)
+        assert got.weak_type == want.weak_type, x
+        assert got.dtype == np.float32 and float(got) == float(want)
+
+
+def test_jacfwd_runs_the_function_once():
+    calls = []
+
+    def f(x):
+        calls.append(None)
+        return fnp.sin(x) * x, x.sum()
+
+    jac, aux = fa.jacfwd(f, has_aux=True)(fnp.arange(3.0))
+    assert len(calls) == 1
+    want, want_aux = jax.jacfwd(lambda x: (jnp.sin(x) * x, x.sum()), has_aux=True)(
+        np.arange(3.0, dtype=np.float32))
+    assert_allclose(jac, want)
+    assert_allclose(aux, want_aux)
 
 
 def test_jacobian_pytree_structure_matches_jax():

@@ -111,7 +111,7 @@ def cond(pred, true_fun, false_fun, *operands):
         >>> from funcarray import lax
         >>> f = lambda x: lax.cond(x > 0, fnp.sin, lambda x: -x, x)
         >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
-        (Array(2., dtype=float32), Array(0.87758255, dtype=float32))
+        (Array(2., dtype=float32), Array(0.87758255, dtype=float32, weak_type=True))
     """
     _check_callable("cond", "true_fun", true_fun)
     _check_callable("cond", "false_fun", false_fun)
