@@ -685,12 +685,14 @@ def disable_jit(disable: bool = True):
 
 def clear_caches() -> None:
     """Empty every compilation cache: each jitted function's, the lowering and executable
-    caches, and the memoised transformed bodies.
+    caches, the memoised transformed bodies and eager ``cond``'s branch types.
 
     Example:
         >>> import funcarray as fa
         >>> fa.clear_caches()
     """
+    import sys
+
     from funcarray.lowering import cache
     from funcarray.transforms import ir_transforms
 
@@ -698,3 +700,6 @@ def clear_caches() -> None:
         jitted.clear_cache()
     cache.clear()
     ir_transforms._memo.clear()
+    branches = sys.modules.get("funcarray.lax._branches")  # loaded lazily with funcarray.lax
+    if branches is not None:
+        branches._EAGER_TYPES.clear()

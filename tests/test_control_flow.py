@@ -174,6 +174,48 @@ def test_cond_eager_runs_python():
     assert seen == [3.0]
 
 
+def test_eager_cond_and_switch_check_and_type_like_jit():
+    """Eagerly only the chosen branch runs on values, yet the result has the types jit gives
+    and the branch errors jit raises appear even when the faulty branch is not chosen."""
+    x = fnp.ones(2)
+    for pred in (True, False):
+        f = lambda x, p=pred: lax.cond(p, lambda x: x.sum(), lambda x: 0, x)  # noqa: E731
+        eager, jitted = f(x), fa.jit(f)(x)
+        assert (eager.dtype, eager.weak_type) == (jitted.dtype, jitted.weak_type) == (
+            np.float32, False)
+        assert float(eager) == float(jitted)
+    for pred in (True, False):
+        with pytest.raises(TypeError, match=r"same types.*f32\[1\].*f32\[2\]"):
+            lax.cond(pred, lambda x: x * 2.0, lambda x: x[:1], x)
+        with pytest.raises(TypeError, match="same pytree structure"):
+            lax.cond(pred, lambda x: (x, x), lambda x: x, x)
+    with pytest.raises(TypeError, match="same types"):
+        lax.switch(0, [lambda x: x, lambda x: x, lambda x: x.sum()], x)
+    out = lax.switch(2, [lambda x: x.sum(), lambda x: 1, lambda x: 2], x)
+    assert out.dtype == np.float32 and not out.weak_type and float(out) == 2.0
+
+
+def test_eager_cond_stages_other_branches_once_and_allows_python_on_values():
+    traced = []
+
+    def other(x):
+        traced.append(type(x).__name__)
+        return x - 1.0
+
+    for i in range(5):
+        out = lax.cond(True, lambda x: x * 2.0, other, fnp.full(3, float(i)))
+        np.testing.assert_array_equal(np.asarray(out), np.full(3, 2.0 * i))
+    assert len(traced) == 1  # staged (on a tracer) for the first call only: cached
+    lax.cond(True, lambda x: x * 2.0, other, fnp.ones(4))  # new operand type: staged again
+    assert len(traced) == 2 and traced[0] != "Array"
+
+    def needs_values(x):  # Python control flow on values: fine eagerly, cannot be staged
+        return x if float(x.sum()) > 0 else -x
+
+    assert float(lax.cond(True, lambda x: x, needs_values, fnp.float32(3.0))) == 3.0
+    assert float(lax.cond(False, lambda x: x, needs_values, fnp.float32(-3.0))) == 3.0
+
+
 def test_cond_lowering_is_case():
     text = fa.jit(f_cond).lower(rand(3), rand(3)).as_text()
     assert "stablehlo.case" in text

@@ -1,5 +1,6 @@
-"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``,
-``map``, ``associative_scan`` and ``select_n`` (JAX's ``jax.lax`` signatures).
+"""Structured control flow: ``while_loop``, ``fori_loop``, ``scan``, ``map``,
+``associative_scan`` and ``select_n`` (JAX's ``jax.lax`` signatures; ``cond`` and ``switch``
+are in ``_branches.py``).
 
 Outside every transform the user's functions run as plain Python on concrete values, so
 ``print`` and ``pdb`` work inside a branch or a loop body. Under a transform (jit, grad,
@@ -18,189 +19,26 @@ from funcarray import dtypes
 from funcarray import tree as fa_tree
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
+from funcarray.lax._branches import cond
+from funcarray.lax._common import (
+    _arrays,
+    _as_leaves,
+    _check_callable,
+    _convert,
+    _eager,
+    _int32,
+    _paths,
+    _scalar,
+    _stage,
+)
 from funcarray.numpy._shape import _concatenate, _insert_axis, _reshape, _rev, _slice_axis
 from funcarray.numpy._util import asarray_arg, canonicalize_axis, is_array
-from funcarray.primitives.control_flow import (
-    cond_p,
-    convert_outputs,
-    join_calls,
-    scan_p,
-    while_p,
-)
-from funcarray.primitives.elementwise import clamp_p, convert_element_type_p, select_n_p
-from funcarray.transforms.core import (
-    EVAL_TRACE,
-    current_trace,
-    set_current_trace,
-    to_concrete_value,
-)
-from funcarray.transforms.ir_transforms import CallForm, closed_call
-from funcarray.transforms.staging import StagingTrace
+from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
+from funcarray.primitives.elementwise import select_n_p
+from funcarray.transforms.core import to_concrete_value
+from funcarray.transforms.ir_transforms import CallForm
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
-           "select_n"]
-
-
-# --------------------------------------------------------------------------------------------
-# Helpers
-# --------------------------------------------------------------------------------------------
-
-def _as_leaves(what: str, leaves) -> list:
-    return [x if is_array(x) else asarray_arg(what, x) for x in leaves]
-
-
-def _stage(flat_fun, avals) -> CallForm:
-    """Stage ``flat_fun(*tracers) -> leaves`` under the current trace (closure conversion:
-    what it closes over becomes the leading operands), in call form."""
-    trace = StagingTrace(current_trace())
-    args = [trace.new_arg(a) for a in avals]
-    with set_current_trace(trace):
-        outs = flat_fun(*args)
-    return closed_call(trace.to_closed_ir(list(outs)))
-
-
-def _paths(treedef) -> list:
-    dummy = fa_tree.unflatten(treedef, list(range(treedef.num_leaves)))
-    return ["".join(f"[{k!r}]" for k in path) for path in fa_tree.flatten_with_path(dummy)[0]]
-
-
-def _convert(x, aval):
-    return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
-
-
-def _check_callable(what: str, name: str, fun) -> None:
-    if not callable(fun):
-        raise TypeError(f"{what}: {name} must be a function, got {type(fun).__name__}")
-
-
-def _scalar(what: str, name: str, x):
-    x = x if is_array(x) else asarray_arg(what, x)
-    if x.shape != ():
-        raise TypeError(f"{what}: {name} must be a scalar, got an array of shape {x.shape}")
-    return x
-
-
-def _int32(x):
-    return x if x.dtype == np.int32 and not x.weak_type else _convert(
-        x, x.aval.update(dtype=np.dtype(np.int32), weak_type=False))
-
-
-def _arrays(what: str, tree):
-    """``tree`` with Python scalars as Arrays: eager results have the types jit gives."""
-    return fa_tree.map(lambda x: x if is_array(x) else asarray_arg(what, x), tree)
-
-
-def _eager() -> bool:
-    return current_trace() is EVAL_TRACE
-
-
-# --------------------------------------------------------------------------------------------
-# cond / switch
-# --------------------------------------------------------------------------------------------
-
-def cond(pred, true_fun, false_fun, *operands):
-    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
-
-    Under a transform both branches are staged and must return the same pytree of types;
-    under ``vmap`` with a batched ``pred`` both run and each member's result is selected.
-    ``pred`` is a boolean or integer scalar (nonzero is true).
-
-    Example:
-        >>> import funcarray as fa
-        >>> import funcarray.numpy as fnp
-        >>> from funcarray import lax
-        >>> f = lambda x: lax.cond(x > 0, fnp.sin, lambda x: -x, x)
-        >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
-        (Array(2., dtype=float32), Array(0.87758255, dtype=float32, weak_type=True))
-    """
-    _check_callable("cond", "true_fun", true_fun)
-    _check_callable("cond", "false_fun", false_fun)
-    pred = _scalar("cond", "pred", pred)
-    kind = pred.dtype.kind
-    if kind not in "biu":
-        raise TypeError(f"cond: pred must be a boolean or integer scalar, got {pred.dtype}; "
-                        f"compare it with something (x > 0) to get a boolean")
-    if _eager():
-        return _arrays("cond", (true_fun if bool(np.asarray(pred._value)) else false_fun)(
-            *operands))
-    if kind != "b":
-        pred = pred != 0
-    return _staged_switch(_int32(pred), (false_fun, true_fun), operands, "cond",
-                          ("false_fun", "true_fun"))
-
-
-def switch(index, branches, *operands):
-    """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
-
-    Example:
-        >>> import funcarray as fa
-        >>> import funcarray.numpy as fnp
-        >>> from funcarray import lax
-        >>> branches = [lambda x: x + 1.0, lambda x: x * 10.0, fnp.negative]
-        >>> fa.vmap(lambda i, x: lax.switch(i, branches, x))(fnp.array([0, 1, 5]), fnp.ones(3))
-        Array([ 2., 10., -1.], dtype=float32)
-    """
-    branches = tuple(branches)
-    if not branches:
-        raise ValueError("switch: branches must be a non-empty sequence of functions")
-    for k, branch in enumerate(branches):
-        _check_callable("switch", f"branches[{k}]", branch)
-    index = _scalar("switch", "index", index)
-    if index.dtype.kind not in "iu":
-        raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
-    if len(branches) == 1:
-        return _arrays("switch", branches[0](*operands))
-    last = len(branches) - 1
-    if _eager():
-        return _arrays("switch", branches[int(np.clip(np.asarray(index._value), 0, last))](
-            *operands))
-    index = clamp_p.bind(Array(np.int32(0)), _int32(index), Array(np.int32(last)))
-    return _staged_switch(index, branches, operands, "switch",
-                          tuple(f"branches[{k}]" for k in range(len(branches))))
-
-
-def _staged_switch(index, funs, operands, what, names):
-    leaves, in_tree = fa_tree.flatten(tuple(operands))
-    leaves = _as_leaves(what, leaves)
-    avals = [x.aval for x in leaves]
-    calls, trees = [], []
-    for fun, name in zip(funs, names):
-        store = {}
-
-        def flat(*xs, fun=fun, name=name, store=store):
-            out_leaves, store["tree"] = fa_tree.flatten(fun(*fa_tree.unflatten(in_tree, xs)))
-            return _as_leaves(f"{what}: the output of {name}", out_leaves)
-
-        calls.append(_stage(flat, avals))
-        trees.append(store["tree"])
-    for name, tree in zip(names[1:], trees[1:]):
-        if tree != trees[0]:
-            raise TypeError(f"{what}: {names[0]} and {name} must return the same pytree "
-                            f"structure, got {trees[0]} and {tree}")
-    targets = _unify_branch_types(what, names, [c.ir.out_avals for c in calls], trees[0])
-    calls = [CallForm((convert_outputs(c.ir, targets), c.consts)) for c in calls]
-    irs, consts = join_calls(calls)
-    outs = cond_p.bind(index, *consts, *leaves, branches=irs)
-    return fa_tree.unflatten(trees[0], outs)
-
-
-def _unify_branch_types(what, names, per_branch, treedef) -> list:
-    """One output type per leaf for all branches: shapes must agree, and dtypes too except
-    that a weakly typed output (a Python scalar) adopts the dtype of the others."""
-    paths = _paths(treedef)
-    targets = []
-    for i, avals in enumerate(zip(*per_branch)):
-        strong = [(k, a) for k, a in enumerate(avals) if not a.weak_type]
-        ref_k, ref = strong[0] if strong else (0, avals[0])
-        for k, a in enumerate(avals):
-            if a.shape != ref.shape or (a.dtype != ref.dtype and not a.weak_type) or (
-                    not strong and a.dtype != ref.dtype):
-                raise TypeError(
-                    f"{what}: {names[ref_k]} and {names[k]} must return the same types, but "
-                    f"output{paths[i]} is {ref.str_short()} in {names[ref_k]} and "
-                    f"{a.str_short()} in {names[k]}")
-        targets.append(ref.update(weak_type=not strong))
-    return targets
+__all__ = ["while_loop", "fori_loop", "scan", "map", "associative_scan", "select_n"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,241 @@
+"""``cond`` and ``switch`` (JAX's ``jax.lax`` signatures).
+
+Under a transform every branch is staged to IR and bound as the ``cond`` primitive. Outside
+every transform the chosen branch runs as plain Python on concrete values (``print`` and
+``pdb`` work there), and the others are staged abstractly only to check them and to give the
+result the types jit would (``_eager_switch``).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.cond(False, lambda x: x.sum(), lambda x: 0, fnp.ones(2))  # as jit: float32
+    Array(0., dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray import tree as fa_tree
+from funcarray.array import Array
+from funcarray.lax._common import (
+    _arrays,
+    _as_leaves,
+    _check_callable,
+    _convert,
+    _eager,
+    _int32,
+    _paths,
+    _scalar,
+    _stage,
+)
+from funcarray.numpy._util import is_array
+from funcarray.primitives.control_flow import cond_p, convert_outputs, join_calls
+from funcarray.primitives.elementwise import clamp_p
+from funcarray.transforms.core import ConcretizationError
+from funcarray.transforms.ir_transforms import CallForm
+
+__all__ = ["cond", "switch"]
+
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
+
+    Under a transform both branches are staged and must return the same pytree of types;
+    under ``vmap`` with a batched ``pred`` both run and each member's result is selected.
+    ``pred`` is a boolean or integer scalar (nonzero is true).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> f = lambda x: lax.cond(x > 0, fnp.sin, lambda x: -x, x)
+        >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
+        (Array(2., dtype=float32), Array(0.87758255, dtype=float32, weak_type=True))
+    """
+    _check_callable("cond", "true_fun", true_fun)
+    _check_callable("cond", "false_fun", false_fun)
+    pred = _scalar("cond", "pred", pred)
+    kind = pred.dtype.kind
+    if kind not in "biu":
+        raise TypeError(f"cond: pred must be a boolean or integer scalar, got {pred.dtype}; "
+                        f"compare it with something (x > 0) to get a boolean")
+    if _eager():
+        return _eager_switch(int(bool(np.asarray(pred._value))), (false_fun, true_fun),
+                             operands, "cond", ("false_fun", "true_fun"))
+    if kind != "b":
+        pred = pred != 0
+    return _staged_switch(_int32(pred), (false_fun, true_fun), operands, "cond",
+                          ("false_fun", "true_fun"))
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> branches = [lambda x: x + 1.0, lambda x: x * 10.0, fnp.negative]
+        >>> fa.vmap(lambda i, x: lax.switch(i, branches, x))(fnp.array([0, 1, 5]), fnp.ones(3))
+        Array([ 2., 10., -1.], dtype=float32)
+    """
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("switch: branches must be a non-empty sequence of functions")
+    for k, branch in enumerate(branches):
+        _check_callable("switch", f"branches[{k}]", branch)
+    index = _scalar("switch", "index", index)
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
+    if len(branches) == 1:
+        return _arrays("switch", branches[0](*operands))
+    last = len(branches) - 1
+    if _eager():
+        return _eager_switch(int(np.clip(np.asarray(index._value), 0, last)), branches,
+                             operands, "switch",
+                             tuple(f"branches[{k}]" for k in range(len(branches))))
+    index = clamp_p.bind(Array(np.int32(0)), _int32(index), Array(np.int32(last)))
+    return _staged_switch(index, branches, operands, "switch",
+                          tuple(f"branches[{k}]" for k in range(len(branches))))
+
+
+def _staged_switch(index, funs, operands, what, names):
+    leaves, in_tree = fa_tree.flatten(tuple(operands))
+    leaves = _as_leaves(what, leaves)
+    avals = [x.aval for x in leaves]
+    staged = [_stage_branch(fun, name, in_tree, avals, what) for fun, name in zip(funs, names)]
+    calls, trees = [c for c, _ in staged], [t for _, t in staged]
+    _check_same_trees(what, names, trees)
+    targets = _unify_branch_types(what, names, [c.ir.out_avals for c in calls], trees[0])
+    calls = [CallForm((convert_outputs(c.ir, targets), c.consts)) for c in calls]
+    irs, consts = join_calls(calls)
+    outs = cond_p.bind(index, *consts, *leaves, branches=irs)
+    return fa_tree.unflatten(trees[0], outs)
+
+
+def _unify_branch_types(what, names, per_branch, treedef) -> list:
+    """One output type per leaf for all branches: shapes must agree, and dtypes too except
+    that a weakly typed output (a Python scalar) adopts the dtype of the others."""
+    paths = _paths(treedef)
+    targets = []
+    for i, avals in enumerate(zip(*per_branch)):
+        strong = [(k, a) for k, a in enumerate(avals) if not a.weak_type]
+        ref_k, ref = strong[0] if strong else (0, avals[0])
+        for k, a in enumerate(avals):
+            if a.shape != ref.shape or (a.dtype != ref.dtype and not a.weak_type) or (
+                    not strong and a.dtype != ref.dtype):
+                raise TypeError(
+                    f"{what}: {names[ref_k]} and {names[k]} must return the same types, but "
+                    f"output{paths[i]} is {ref.str_short()} in {names[ref_k]} and "
+                    f"{a.str_short()} in {names[k]}")
+        targets.append(ref.update(weak_type=not strong))
+    return targets
+
+
+def _stage_branch(fun, name, in_tree, avals, what):
+    """``fun`` staged on operands of types ``avals``: ``(call form, output tree)``."""
+    store = {}
+
+    def flat(*xs):
+        out_leaves, store["tree"] = fa_tree.flatten(fun(*fa_tree.unflatten(in_tree, xs)))
+        return _as_leaves(f"{what}: the output of {name}", out_leaves)
+
+    call = _stage(flat, avals)
+    return call, store["tree"]
+
+
+def _check_same_trees(what, names, trees) -> None:
+    for name, tree in zip(names[1:], trees[1:]):
+        if tree != trees[0]:
+            raise TypeError(f"{what}: {names[0]} and {name} must return the same pytree "
+                            f"structure, got {trees[0]} and {tree}")
+
+
+# --------------------------------------------------------------------------------------------
+# Eager cond / switch: the chosen branch runs on concrete values, the others are checked
+# --------------------------------------------------------------------------------------------
+
+# (branch functions, operand types, chosen branch) -> (chosen output types, unified targets)
+_EAGER_TYPES: dict = {}
+_EAGER_TYPES_MAX = 1024
+
+
+def _eager_switch(index, funs, operands, what, names):
+    """``funs[index](*operands)`` as plain Python (print and pdb work), returning what the
+    staged cond would: the other branches are staged on abstract values to check that every
+    branch returns the same tree and types (the errors jit raises) and to unify the output
+    types (a weak output adopts the dtype of the others). The staging is cached per branch
+    code, closure types and operand types, so a cond in an eager loop stages once. A branch
+    that needs concrete values (Python control flow on them) cannot be staged: then only the
+    chosen branch runs, unchecked."""
+    out_leaves, out_tree = fa_tree.flatten(funs[index](*operands))
+    out_leaves = _as_leaves(f"{what}: the output of {names[index]}", out_leaves)
+    targets = _eager_targets(index, funs, operands, what, names, out_tree,
+                             [x.aval for x in out_leaves])
+    if targets is not None:
+        out_leaves = [x if x.aval == t else _convert(x, t) for x, t in zip(out_leaves, targets)]
+    return fa_tree.unflatten(out_tree, out_leaves)
+
+
+def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
+    leaves, in_tree = fa_tree.flatten(tuple(operands))
+    leaves = _as_leaves(what, leaves)
+    avals = [x.aval for x in leaves]
+    try:
+        key = (tuple(map(_function_key, funs)), in_tree, tuple(avals), index)
+        cached = _EAGER_TYPES.get(key)
+    except TypeError:  # something unhashable in a closure: check without caching
+        key, cached = None, None
+    chosen = (out_tree, out_avals)
+    if cached is not None and cached[0] == chosen:
+        return cached[1]
+    trees, per_branch = [], []
+    for k, (fun, name) in enumerate(zip(funs, names)):
+        if k == index:
+            trees.append(out_tree)
+            per_branch.append(out_avals)
+            continue
+        try:
+            call, tree = _stage_branch(fun, name, in_tree, avals, what)
+        except ConcretizationError:
+            return None
+        trees.append(tree)
+        per_branch.append(call.ir.out_avals)
+    ordered = [index] + [k for k in range(len(funs)) if k != index]  # errors name the chosen
+    _check_same_trees(what, [names[k] for k in ordered], [trees[k] for k in ordered])
+    targets = _unify_branch_types(what, names, per_branch, out_tree)
+    if key is not None:
+        if len(_EAGER_TYPES) >= _EAGER_TYPES_MAX:
+            _EAGER_TYPES.clear()
+        _EAGER_TYPES[key] = (chosen, targets)
+    return targets
+
+
+def _function_key(fun):
+    """What a branch's output types can depend on besides its operands: its code and the
+    types of the values it closes over (array values do not matter, only their types)."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return fun  # a builtin or callable object: itself (hashable or not: see the caller)
+    cells = []
+    for cell in fun.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell (a name assigned after the function was made)
+            value = None
+        cells.append(_value_key(value))
+    return code, tuple(cells), _value_key(fun.__defaults__)
+
+
+def _value_key(value):
+    if is_array(value):
+        return value.aval
+    if type(value) is tuple:
+        return tuple, tuple(map(_value_key, value))
+    if isinstance(value, (bool, int, float, complex, str, type(None))):
+        return type(value), value
+    # Anything else (functions, modules, mutable containers such as a list used as a log) by
+    # identity: a container mutated in place to hold arrays of other types is not noticed.
+    return id(value)
