@@ -17,6 +17,8 @@ Settings:
         cached single-op XLA executable: on the CPU this reproduces jit's numerics op by op;
         on an accelerator arrays stay on the device) or "auto" (the default: NumPy until an
         array is placed on an accelerator, XLA from then on).
+    eager_buffer_pool_bytes: how much memory eager kernels may keep for recycling large
+        outputs (per-example gradients: ``primitives/_buffers.py``); 0 turns it off.
 
 Example:
     >>> from funcarray import config
@@ -39,6 +41,7 @@ _DEFAULTS = {
     "compilation_cache_dir": "",
     "persistent_cache_min_compile_time_secs": 1.0,
     "eager_backend": "auto",
+    "eager_buffer_pool_bytes": 1 << 30,
 }
 
 
@@ -75,6 +78,9 @@ class Config:
         if not isinstance(value, kind):
             raise TypeError(f"funcarray.config.{name} takes a {kind.__name__}, got "
                             f"{type(value).__name__} {value!r}")
+        if name == "eager_buffer_pool_bytes" and value < 0:
+            raise ValueError(f"funcarray.config.eager_buffer_pool_bytes must be >= 0, got "
+                             f"{value}")
         if name == "eager_backend":
             from funcarray._compiled import set_eager_backend
 

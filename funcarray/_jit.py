@@ -40,6 +40,7 @@ from funcarray._errors import _mark, filtered
 from funcarray._jit_fast import MISS, FastPath, leaf_type
 from funcarray.array import Array, DeviceArray, device_array
 from funcarray.lowering import cache, runtime
+from funcarray.primitives import _buffers
 from funcarray.primitives.jit_call import jit_p
 from funcarray.transforms.core import EVAL_TRACE, Tracer, current_trace, set_current_trace
 from funcarray.transforms.ir_transforms import closed_call
@@ -685,7 +686,8 @@ def disable_jit(disable: bool = True):
 
 def clear_caches() -> None:
     """Empty every compilation cache: each jitted function's, the lowering and executable
-    caches, the memoised transformed bodies and eager ``cond``'s branch types.
+    caches, the memoised transformed bodies and eager ``cond``'s branch types; and let the
+    recycled eager output buffers go.
 
     Example:
         >>> import funcarray as fa
@@ -703,3 +705,4 @@ def clear_caches() -> None:
     branches = sys.modules.get("funcarray.lax._branches")  # loaded lazily with funcarray.lax
     if branches is not None:
         branches._EAGER_TYPES.clear()
+    _buffers.release()

@@ -194,6 +194,62 @@ def test_outer_product_dot_generals_split_over_threads(monkeypatch):
     np.testing.assert_array_equal(got, np.outer(x[0], d[0]))
 
 
+@pytest.fixture
+def small_recycling(monkeypatch):
+    """Recycle outputs from 1 KiB on, in a fresh pool (restored afterwards)."""
+    from funcarray.primitives import _buffers
+
+    monkeypatch.setattr(_buffers, "RECYCLE_MIN_BYTES", 1024)
+    monkeypatch.setattr(_buffers, "_pool", [])
+    return _buffers
+
+
+def _address(x) -> int:
+    return np.asarray(x).__array_interface__["data"][0]
+
+
+def test_large_outputs_reuse_memory_only_once_every_view_is_gone(small_recycling):
+    x, d = fnp.ones((8, 40)), fnp.arange(8.0 * 30).reshape(8, 30)
+    dn = (((), ()), ((0,), (0,)))  # per-example outer products: 8 x 40 x 30 floats
+    want = np.einsum("bi,bj->bij", np.ones((8, 40)), np.arange(8.0 * 30).reshape(8, 30))
+    first = dot_general(x, d, dn)
+    kept_address = _address(first)
+    second = dot_general(x, d, dn)  # `first` is alive: a new buffer
+    assert _address(second) != kept_address
+    row = first[3]  # a view keeps the buffer in use after `first` is dropped
+    del first
+    third = dot_general(x * 2.0, d, dn)
+    assert _address(third) not in (kept_address, _address(second))
+    np.testing.assert_array_equal(row, want[3])  # never overwritten
+    np.testing.assert_array_equal(third, 2 * want)
+    del row, third
+    fourth = dot_general(x * 3.0, d, dn)  # now free: recycled
+    pooled = [_address(b) for b in small_recycling._pool]
+    assert kept_address in pooled and _address(fourth) == kept_address
+    np.testing.assert_array_equal(fourth, 3 * want)
+    np.testing.assert_array_equal(second, want)
+
+
+def test_recycling_is_bounded_and_can_be_turned_off(small_recycling):
+    x, d = fnp.ones((8, 40)), fnp.ones((8, 30))
+    dn = (((), ()), ((0,), (0,)))
+    nbytes = 8 * 40 * 30 * 4
+    fa.config.update("eager_buffer_pool_bytes", 2 * nbytes)
+    try:
+        outs = [dot_general(x, d, dn) for _ in range(4)]  # all alive: 2 pooled, 2 plain
+        assert small_recycling.pooled_bytes() == 2 * nbytes
+        del outs
+        fa.config.update("eager_buffer_pool_bytes", 0)
+        a = dot_general(x, d, dn)
+        assert _address(a) not in [_address(b) for b in small_recycling._pool]
+        with pytest.raises(ValueError, match=">= 0"):
+            fa.config.update("eager_buffer_pool_bytes", -1)
+    finally:
+        fa.config.update("eager_buffer_pool_bytes", 1 << 30)
+    fa.clear_caches()
+    assert small_recycling.pooled_bytes() == 0
+
+
 def test_dot_general_integers_wrap_like_xla():
     lhs = np.full((3, 300), 100, np.int8)
     rhs = np.full((300, 2), 7, np.int8)
