@@ -680,3 +680,22 @@ def test_matmul_operator():
     b = np.arange(3, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(fnp.asarray(a) @ fnp.asarray(b)), a @ b)
     np.testing.assert_allclose(np.asarray(a @ fnp.asarray(b)), a @ b)
+
+
+@pytest.mark.parametrize("dtype", [d for d in dtypes.supported_dtypes if d.itemsize <= 8])
+@given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([4096, 5000, 3 * 4096 + 7]))
+def test_large_bool_select_is_bit_exact_like_np_where(dtype, seed, n):
+    """select_n with a boolean selector on large arrays takes a branchless bit-pattern path:
+    it must pick exactly the same bits as np.where (NaN payloads, -0.0, inf included)."""
+    rng = np.random.default_rng(seed)
+    bits = np.dtype(f"u{dtype.itemsize}")
+    raw = rng.integers(0, np.iinfo(bits).max, size=(2, n), dtype=bits, endpoint=True)
+    on_false, on_true = (r.view(dtype) if dtype != np.bool_ else (r & 1).astype(bool)
+                         for r in raw)
+    mask = rng.random(n) < rng.random()
+    got = ew.select_n_p.bind(Array(mask), Array(on_false), Array(on_true))
+    want = np.where(mask, on_true, on_false)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(got).view(bits) if dtype != np.bool_
+                                  else np.asarray(got), want.view(bits)
+                                  if dtype != np.bool_ else want)
