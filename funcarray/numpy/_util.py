@@ -159,7 +159,7 @@ _ABSORBS_INT = _ABSORBS_FLOAT | frozenset(
 
 def _scalar_operand(op: str, scalar, dtype) -> Array:
     try:
-        return Array(np.asarray(scalar, dtype), True)
+        return Array(dtype.type(scalar), True)  # a NumPy scalar: ~3x cheaper than a 0-d array
     except OverflowError:
         raise op_value_error(
             op, f"the Python int {scalar} is out of range for {dtype}; convert the array to "
