@@ -10,6 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.numpy as fnp
@@ -193,6 +195,37 @@ def test_eager_cond_and_switch_check_and_type_like_jit():
         lax.switch(0, [lambda x: x, lambda x: x, lambda x: x.sum()], x)
     out = lax.switch(2, [lambda x: x.sum(), lambda x: 1, lambda x: 2], x)
     assert out.dtype == np.float32 and not out.weak_type and float(out) == 2.0
+
+
+_BRANCH_OUTPUTS = {
+    "weak int": lambda x: 3,
+    "weak float": lambda x: 2.5,
+    "f32 scalar": lambda x: x.sum(),
+    "f64 scalar": lambda x: x.sum().astype(fnp.float64),
+    "i32 scalar": lambda x: fnp.int32(7),
+    "f32 vector": lambda x: x * 2.0,
+    "pair": lambda x: (x.sum(), 1.0),
+}
+
+
+@given(st.sampled_from(sorted(_BRANCH_OUTPUTS)), st.sampled_from(sorted(_BRANCH_OUTPUTS)),
+       st.booleans())
+def test_eager_cond_agrees_with_jit_on_every_branch_type_pair(false_kind, true_kind, pred):
+    """For any two branch output types, eager cond returns what jit returns (dtype,
+    weak_type, value) or raises the same kind of error."""
+    f = lambda p, x: lax.cond(p, _BRANCH_OUTPUTS[true_kind],  # noqa: E731
+                              _BRANCH_OUTPUTS[false_kind], x)
+    x = fnp.arange(3.0)
+    outcomes = []
+    for fn in (f, fa.jit(f)):
+        try:
+            out = fn(pred, x)
+        except TypeError as exc:
+            outcomes.append(("error", "same types" in str(exc) or "same pytree" in str(exc)))
+            continue
+        outcomes.append([(np.asarray(o).tolist(), o.dtype, o.weak_type)
+                         for o in fa.tree.leaves(out)])
+    assert outcomes[0] == outcomes[1], (false_kind, true_kind, pred)
 
 
 def test_eager_cond_stages_other_branches_once_and_allows_python_on_values():
