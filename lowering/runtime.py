@@ -47,7 +47,10 @@ __all__ = [
     "to_numpy", "serialize", "deserialize",
 ]
 
-SUPPORTED_JAXLIB_VERSION = "0.10.2"
+SUPPORTED_JAXLIB_VERSION = "0.10.2"  # the pinned one (pyproject.toml), CI's
+# Also run against (the NVIDIA device image ships jaxlib 0.11.2 on Python 3.12, and jaxlib
+# wheels are too large to bring another): the calls that differ are marked "0.11".
+COMPATIBLE_JAXLIB_VERSIONS = (SUPPORTED_JAXLIB_VERSION, "0.11.2")
 
 
 class RuntimeVersionError(ImportError):
@@ -84,17 +87,19 @@ def _jax():
         import jax.extend.backend
         from jax._src.lib import xla_client
 
-        _modules.update(jax=jax, xc=xla_client)
+        # jaxlib 0.10's result handlers need _skip_checks=True; 0.11 dropped the argument.
+        _modules.update(jax=jax, xc=xla_client,
+                        legacy_handlers=jaxlib.__version__.startswith("0.10."))
     return _modules["jax"], _modules["xc"]
 
 
 def _check_version(version: str) -> None:
-    if version != SUPPORTED_JAXLIB_VERSION:
+    if version not in COMPATIBLE_JAXLIB_VERSIONS:
         raise RuntimeVersionError(
-            f"funcarray's runtime supports jaxlib {SUPPORTED_JAXLIB_VERSION} only (it uses "
-            f"jaxlib's private compile/execute API, which changes between releases), but "
-            f"jaxlib {version} is installed. Install the supported version: pip install "
-            f"'jax=={SUPPORTED_JAXLIB_VERSION}' 'jaxlib=={SUPPORTED_JAXLIB_VERSION}'")
+            f"funcarray's runtime supports jaxlib {' and '.join(COMPATIBLE_JAXLIB_VERSIONS)} "
+            f"only (it uses jaxlib's private compile/execute API, which changes between "
+            f"releases), but jaxlib {version} is installed. Install the supported version: pip "
+            f"install 'jax=={SUPPORTED_JAXLIB_VERSION}' 'jaxlib=={SUPPORTED_JAXLIB_VERSION}'")
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,9 +216,12 @@ class Executable:
 def _make_executable(loaded, in_avals, out_avals, device, text="") -> Executable:
     jax, xc = _jax()
     sharding = jax.sharding.SingleDeviceSharding(device)
-    # _skip_checks=True is required: without it jaxlib reports "Wrong number of shards: 0".
-    handlers = [xc.array_result_handler(_as_aval(*a), sharding, True, _skip_checks=True)
-                for a in out_avals]
+    if _modules["legacy_handlers"]:
+        # _skip_checks=True is required there, or jaxlib reports "Wrong number of shards: 0".
+        handlers = [xc.array_result_handler(_as_aval(*a), sharding, True, _skip_checks=True)
+                    for a in out_avals]
+    else:  # 0.11 dropped the argument
+        handlers = [xc.array_result_handler(_as_aval(*a), sharding, True) for a in out_avals]
     return Executable(loaded, in_avals, out_avals, device, text, handlers)
 
 

@@ -104,9 +104,13 @@ def test_device_put_copies_the_host_buffer():
 
 
 def test_device_put_unsupported_dtype_is_a_clear_error():
-    x = np.zeros(2, ml_dtypes.float6_e2m3fn)
-    with pytest.raises(TypeError, match="device_put: cannot copy a float6_e2m3fn"):
-        runtime.device_put(x)
+    x = np.arange(2).astype(ml_dtypes.float6_e2m3fn)
+    try:
+        buf = runtime.device_put(x)
+    except TypeError as exc:  # jaxlib 0.10: not a device dtype
+        assert "device_put: cannot copy a float6_e2m3fn[2]" in str(exc)
+    else:  # jaxlib 0.11 added it: the values must arrive intact
+        np.testing.assert_array_equal(runtime.to_numpy(buf).astype(np.float32), [0.0, 1.0])
 
 
 ADD_F32 = """module @m {
@@ -175,7 +179,10 @@ def test_serialize_round_trip(add_exe):
 def test_deserialize_rejects_foreign_bytes(add_exe):
     with pytest.raises(ValueError, match="not written by runtime.serialize"):
         runtime.deserialize(b"garbage")
-    blob = runtime.serialize(add_exe).replace(b'"jaxlib": "0.10.2"', b'"jaxlib": "0.10.1"')
+    import jaxlib
+
+    installed = f'"jaxlib": "{jaxlib.__version__}"'.encode()
+    blob = runtime.serialize(add_exe).replace(installed, b'"jaxlib": "0.10.1"')
     with pytest.raises(ValueError, match="compiled for jaxlib '0.10.1'"):
         runtime.deserialize(blob)
 
