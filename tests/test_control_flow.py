@@ -242,6 +242,20 @@ def test_eager_cond_stages_other_branches_once_and_allows_python_on_values():
     lax.cond(True, lambda x: x * 2.0, other, fnp.ones(4))  # new operand type: staged again
     assert len(traced) == 2 and traced[0] != "Array"
 
+    class Model:  # branches that are bound methods: the instance is part of the cache key
+        def __init__(self, w):
+            self.w = w
+
+        def scaled(self, x):
+            return x * self.w
+
+    def run(model):  # one call site: the same branch code objects for both models
+        return lax.cond(False, model.scaled, lambda x: x, fnp.ones(2))
+
+    assert run(Model(fnp.float32(2.0))).dtype == np.float32
+    with pytest.raises(TypeError, match="same types"):
+        run(Model(fnp.float64(2.0)))
+
     def needs_values(x):  # Python control flow on values: fine eagerly, cannot be staged
         return x if float(x.sum()) > 0 else -x
 

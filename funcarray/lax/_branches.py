@@ -167,7 +167,8 @@ def _eager_switch(index, funs, operands, what, names):
     staged cond would: the other branches are staged on abstract values to check that every
     branch returns the same tree and types (the errors jit raises) and to unify the output
     types (a weak output adopts the dtype of the others). The staging is cached per branch
-    code, closure types and operand types, so a cond in an eager loop stages once. A branch
+    code, closure value types, bound instance and operand types, so a cond in an eager loop
+    stages once (a global or an object's attribute changed in place is not noticed). A branch
     that needs concrete values (Python control flow on them) cannot be staged: then only the
     chosen branch runs, unchecked."""
     out_leaves, out_tree = fa_tree.flatten(funs[index](*operands))
@@ -226,7 +227,9 @@ def _function_key(fun):
         except ValueError:  # an empty cell (a name assigned after the function was made)
             value = None
         cells.append(_value_key(value))
-    return code, tuple(cells), _value_key(fun.__defaults__)
+    # (a bound method's instance by identity: its attributes may decide the types)
+    return (code, tuple(cells), _value_key(fun.__defaults__),
+            _value_key(getattr(fun, "__self__", None)))
 
 
 def _value_key(value):
