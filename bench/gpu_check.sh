@@ -8,7 +8,11 @@
 # the repository root:
 #     echo /.whl/ >> .git/info/exclude
 #     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
-#         --implementation cp --platform manylinux_2_17_x86_64 -d .whl optree==0.20.0
+#         --implementation cp --platform manylinux_2_28_x86_64 \
+#         --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+#         -d .whl optree==0.20.0
+# (checked here: it fetches a 0.5 MB wheel, and the offline installs below work in a Python
+# 3.12 environment with jax 0.11.2 and setuptools, as on the device image)
 # then call the device tool's run with carry [".whl"] and the command
 #     bash bench/gpu_check.sh
 # (about 5 minutes). Results land in $OUT: the test log and the benchmark's JSON and text.
