@@ -125,10 +125,12 @@ def call_overhead_ns(settings: Settings) -> float:
 
 @dataclass(frozen=True)
 class Timing:
-    """Nanoseconds per call: the median sample and the spread (interquartile range)."""
+    """Nanoseconds per call: the median sample, the spread (interquartile range) and the
+    fastest sample (noise on a shared machine only ever adds time)."""
 
     median_ns: float
     iqr_ns: float
+    best_ns: float
 
     @property
     def relative_spread(self) -> float:
@@ -155,7 +157,8 @@ def measure(fns: dict[str, Callable[[], object] | None], settings: Settings
         quartiles = statistics.quantiles(per_call, n=4) if len(per_call) > 1 else [0, 0, 0]
         # Clamp: a no-op-like callable could otherwise come out negative by noise.
         median = max(statistics.median(per_call) - overhead, 1.0)
-        result[name] = Timing(median, quartiles[2] - quartiles[0])
+        best = max(min(per_call) - overhead, 1.0)
+        result[name] = Timing(median, quartiles[2] - quartiles[0], best)
     return result
 
 
@@ -173,11 +176,22 @@ def medians(timings: dict[str, Timing | None]) -> dict[str, float | None]:
             for name, timing in timings.items()}
 
 
-def noise_notes(timings: dict[str, Timing | None], threshold: float = 0.25) -> list[str]:
-    """Notes for the implementations whose samples spread widely (IQR > threshold * median)."""
-    return [f"{name} is noisy: interquartile range {timing.relative_spread:.0%} of the median"
-            for name, timing in timings.items()
-            if timing is not None and timing.relative_spread > threshold]
+def noise_notes(timings: dict[str, Timing | None], threshold: float = 0.25,
+                goals: Sequence[Goal] = ()) -> list[str]:
+    """Notes for the implementations whose samples spread widely (IQR > threshold * median);
+    when any does, also the ratios of the fastest samples for ``goals`` (information: the
+    verdicts use the medians)."""
+    notes = [f"{name} is noisy: interquartile range {timing.relative_spread:.0%} of the median"
+             for name, timing in timings.items()
+             if timing is not None and timing.relative_spread > threshold]
+    subject = timings.get(SUBJECT)
+    if notes and subject is not None:
+        for goal in goals:
+            ref = timings.get(goal.reference)
+            if ref is not None:
+                notes.append(f"fastest samples: {SUBJECT}/{goal.reference} "
+                             f"{subject.best_ns / ref.best_ns:.2f}x")
+    return notes
 
 
 def time_startup(programs: dict[str, str | None], settings: Settings
@@ -475,7 +489,8 @@ def time_cold(cases: dict[str, ColdCase | None], repeats: int
     result: dict[str, Timing | None] = dict.fromkeys(cases)
     for name, values in samples.items():
         quartiles = statistics.quantiles(values, n=4) if len(values) > 1 else [0, 0, 0]
-        result[name] = Timing(float(statistics.median(values)), quartiles[2] - quartiles[0])
+        result[name] = Timing(float(statistics.median(values)), quartiles[2] - quartiles[0],
+                              float(min(values)))
     return result, notes
 
 

@@ -179,7 +179,7 @@ def bench_steady(libs, settings: Settings) -> list[Row]:
                                                               expected, impl, notes), notes)
         timings = measure(calls, settings)
         rows.append(Row(f"jit run, {label}", medians(timings), RUN_GOALS,
-                        notes + noise_notes(timings)))
+                        notes + noise_notes(timings, goals=RUN_GOALS)))
     return rows
 
 
@@ -212,7 +212,7 @@ def bench_eager(libs, settings: Settings) -> Row:
         calls[impl] = None if result is None else call
     timings = measure(calls, settings)
     return Row("eager forward (no jit)", medians(timings), EAGER_GOALS,
-               notes + noise_notes(timings))
+               notes + noise_notes(timings, goals=EAGER_GOALS))
 
 
 # --- report -----------------------------------------------------------------------------------

@@ -168,7 +168,7 @@ def bench_case(case: Case, backends: dict[str, Backend | None], settings: Settin
              for name, backend in backends.items()}
     notes = check_results(calls)  # also the first call: jax compiles here, outside the timing
     timings = measure(calls, settings)
-    notes += noise_notes(timings)
+    notes += noise_notes(timings, goals=case.goals)
     return Row(f"{case.name} ({case.size:,})", medians(timings), case.goals, notes)
 
 

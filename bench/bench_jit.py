@@ -140,7 +140,7 @@ def _checked_row(name, calls, expected, goals, settings, notes) -> Row:
             result = None
         live[impl] = None if result is None else call
     timings = measure(live, settings)
-    return Row(name, medians(timings), goals, notes + noise_notes(timings))
+    return Row(name, medians(timings), goals, notes + noise_notes(timings, goals=goals))
 
 
 # --- first call, stage by stage ---------------------------------------------------------------
@@ -251,7 +251,8 @@ def bench_steady(libs, settings: Settings) -> list[Row]:
                         notes.append(f"{impl}: n/a (its result differs from NumPy's)")
                     calls[impl] = None
         timings = measure(calls, settings)
-        rows.append(Row(name, medians(timings), STEADY_GOALS, notes + noise_notes(timings)))
+        rows.append(Row(name, medians(timings), STEADY_GOALS,
+                        notes + noise_notes(timings, goals=STEADY_GOALS)))
     return rows
 
 

@@ -251,7 +251,7 @@ def bench_row(name: str, calls: dict[str, Callable | None], expected, goals, set
               notes: list[str]) -> Row:
     live = {impl: check(impl, call, expected, notes) for impl, call in calls.items()}
     timings = measure(live, settings)
-    return Row(name, medians(timings), goals, notes + noise_notes(timings))
+    return Row(name, medians(timings), goals, notes + noise_notes(timings, goals=goals))
 
 
 # --- the rows ---------------------------------------------------------------------------------
@@ -276,7 +276,8 @@ def bench_train_step(libs, settings: Settings) -> Row:
     steps["numpy"] = lambda: numpy_train_step(params, x, y)
     timings = measure(steps, settings)
     name = f"MLP step {'-'.join(map(str, SIZES))}, batch {BATCH}"
-    return Row(name, medians(timings), STEP_GOALS, notes + noise_notes(timings))
+    return Row(name, medians(timings), STEP_GOALS,
+               notes + noise_notes(timings, goals=STEP_GOALS))
 
 
 def _grad_and_step_calls(lib, params, x, y):
