@@ -236,7 +236,7 @@ class Jitted:
         if (fast is not None and not kwargs and current_trace() is EVAL_TRACE
                 and not config.disable_jit):
             try:
-                last = fast.last  # FastPath.call, with its first step inlined
+                last = fast.last  # the guard of the signature called last
                 out = MISS if last is None else last(args)
                 if out is MISS:
                     out = fast.call_by_signature(args)

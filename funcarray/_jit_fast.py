@@ -32,7 +32,7 @@ from funcarray.lowering import runtime
 
 __all__ = ["FastPath", "MISS", "fast_signature", "leaf_type"]
 
-MISS = object()  # FastPath.call's "not handled here" (None is a valid jitted output)
+MISS = object()  # the fast path's "not handled here" (None is a valid jitted output)
 
 _sorted_names: dict = {}  # dict keys in the order given -> in pytree (sorted) order
 
@@ -76,20 +76,13 @@ class FastPath:
     def __init__(self):
         self.table: dict = {}  # fast_signature key -> _FastEntry
         # The guarded call of the signature used last (``_FastEntry.call_if_same_types``):
-        # Jitted.__call__ tries it first, itself, before calling ``call`` (one call less).
+        # Jitted.__call__ tries it itself (one call less on the hottest path), then
+        # ``call_by_signature``.
         self.last = None
 
-    def call(self, args):
-        """The outputs for ``args``, or ``MISS`` when the fast path cannot handle them."""
-        last = self.last
-        if last is not None:
-            out = last(args)
-            if out is not MISS:
-                return out
-        return self.call_by_signature(args)
-
     def call_by_signature(self, args):
-        """``call`` through the signature table (``self.last`` did not match)."""
+        """The outputs for ``args`` through the signature table (when ``self.last`` did not
+        match), or ``MISS`` when the fast path cannot handle them."""
         fast = fast_signature(args)
         if fast is None:
             return MISS

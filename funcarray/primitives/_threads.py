@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -51,10 +52,13 @@ def parallel_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a * b`` with NumPy broadcasting; a large result is computed in slices of its first
     long axis, one per core (identical values: each element is one product either way)."""
     shape = np.broadcast_shapes(a.shape, b.shape)
+    size = math.prod(shape)
+    dtype = np.result_type(a, b)
+    if size < PARALLEL_MIN_ELEMENTS and size * dtype.itemsize < _buffers.RECYCLE_MIN_BYTES:
+        return a * b  # small: nothing to split or recycle
+    out = _buffers.empty(shape, dtype)
     workers = _cores()
-    size = int(np.prod(shape, dtype=np.int64))
     axis = next((i for i, n in enumerate(shape) if n >= workers), None)
-    out = _buffers.empty(shape, np.result_type(a, b))
     if workers < 2 or size < PARALLEL_MIN_ELEMENTS or axis is None:
         return np.multiply(a, b, out=out)
     n = shape[axis]

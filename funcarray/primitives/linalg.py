@@ -154,13 +154,19 @@ def _as_batched_matrix(x, plan):
 _PLAIN_MATMUL = {1: (((0,), (0,)), ((), ())), 2: (((1,), (0,)), ((), ()))}
 
 
+# Operand dtypes whose products NumPy computes in the operand dtype itself, as dot_general
+# does (float16/bfloat16/float8 and int4 accumulate wider: they take the general path).
+_NATIVE_MATMUL_DTYPES = frozenset(
+    d for d in dtypes.supported_dtypes if accumulation_dtype(d, d) == d)
+
+
 def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
                         preferred_element_type=None):
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
     acc = accumulation_dtype(lhs.dtype, out_dtype)
-    if (acc == out_dtype == lhs.dtype and lhs.ndim <= 2 and rhs.ndim <= 2
-            and dimension_numbers == _PLAIN_MATMUL.get(lhs.ndim)):
+    if (out_dtype == lhs.dtype and lhs.dtype in _NATIVE_MATMUL_DTYPES and lhs.ndim <= 2
+            and rhs.ndim <= 2 and dimension_numbers == _PLAIN_MATMUL.get(lhs.ndim)):
         # The common eager case, a vector or matrix times a vector or matrix (a @ b): NumPy's
         # dot has exactly dot_general's semantics here; skip the general plan (~2x faster
         # for small operands, as in an RNN step). (np.dot, not np.matmul: same BLAS call,
@@ -189,12 +195,6 @@ def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
 
 dot_general_p = Primitive("dot_general")
 dot_general_p.kernel = _dot_general_kernel
-
-# Operand dtypes whose ``a @ b`` NumPy computes in the operand dtype itself, as the kernel
-# does (float16/bfloat16/float8 and int4 need a wider accumulator: the general path).
-_NATIVE_MATMUL_DTYPES = frozenset(
-    d for d in dtypes.supported_dtypes if accumulation_dtype(d, d) == d)
-
 
 def plain_matmul(a, b):
     """``a @ b`` for two strong Arrays of one dtype, each 1-d or 2-d, with aligned inner
