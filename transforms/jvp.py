@@ -52,7 +52,9 @@ class Zero:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Tangents of float/complex values share their dtype; integer and bool values have
     no tangent space (their tangents are always symbolic zeros, like JAX's float0)."""
-    return ShapedArray(aval.shape, aval.dtype, False)
+    if not aval.weak_type:
+        return aval  # (avals are never mutated, so sharing one is safe)
+    return ShapedArray.trusted(aval.shape, aval.dtype, False)
 
 
 def zeros_like_aval(aval: ShapedArray):
@@ -83,6 +85,24 @@ class JVPTracer(Tracer):
     def aval(self) -> ShapedArray:
         return self.primal.aval
 
+    # Read straight from the primal: user code and funcarray.numpy's promotion ask for these
+    # on every operand, and going through ``aval`` would build a ShapedArray each time.
+    @property
+    def shape(self):
+        return self.primal.shape
+
+    @property
+    def dtype(self):
+        return self.primal.dtype
+
+    @property
+    def ndim(self):
+        return self.primal.ndim
+
+    @property
+    def weak_type(self):
+        return self.primal.weak_type
+
     def to_concrete_value(self):
         return to_concrete_value(self.primal)
 
@@ -101,16 +121,24 @@ class JVPTrace(Trace):
         return x, Zero(tangent_aval(x.aval))
 
     def process_primitive(self, prim, args, params):
+        # (``_split`` inlined, and the Zero tangents of non-tracer operands made only when
+        # the rule runs: this is the per-primitive path of every grad.)
         primals, tangents = [], []
         all_zero = True
         for a in args:
-            p, t = self._split(a)
-            primals.append(p)
+            if type(a) is JVPTracer and a._trace is self:
+                primals.append(a.primal)
+                t = a.tangent
+                all_zero = all_zero and type(t) is Zero
+            else:
+                primals.append(a)
+                t = None
             tangents.append(t)
-            all_zero = all_zero and type(t) is Zero
         with set_current_trace(self.parent):
             if all_zero:  # nothing to differentiate: compute the primal one level down
                 return prim.bind(*primals, **params)
+            tangents = [Zero(tangent_aval(p.aval)) if t is None else t
+                        for p, t in zip(primals, tangents)]
             primal_out, tangent_out = prim.jvp_rule(primals, tangents, **params)
         if prim.multiple_results:
             return [self._wrap(p, t) for p, t in zip(primal_out, tangent_out)]

@@ -110,7 +110,10 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         if self.fold_constants:
-            if not any(isinstance(x, Tracer) and x._trace is self for x in args):
+            for x in args:  # (a loop, not any(...): this runs for every primal op of a grad)
+                if type(x) is StagingTracer and x._trace is self:
+                    break
+            else:
                 with set_current_trace(self.parent):
                     return prim.bind(*args, **params)
             if prim.partial_eval_rule is not None:
@@ -125,7 +128,8 @@ class StagingTrace(Trace):
 
     def record(self, prim, args, params):
         """Append an equation applying ``prim`` to ``args``; returns tracers of its outputs."""
-        inputs = tuple(self._atom(x, prim) for x in args)
+        inputs = tuple([x._var if type(x) is StagingTracer and x._trace is self
+                        else self._atom(x, prim) for x in args])
         out_avals = prim.abstract_eval(*(x.aval for x in inputs), **params)
         if prim.multiple_results:
             outs = tuple(Var(aval) for aval in out_avals)

@@ -188,6 +188,11 @@ def promote_binary(op: str, x, y):
         vy = y._value
         if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
             return _scalar_operand(op, x, vy.dtype), y
+    elif isinstance(x, Tracer) and is_array(y) or isinstance(y, Tracer) and is_array(x):
+        # Under a transform (grad's forward pass): operands that already agree need no
+        # conversion or broadcast (a weak one meeting a strong one still does).
+        if x.shape == y.shape and x.dtype == y.dtype and x.weak_type == y.weak_type:
+            return x, y
     return _promote(op, (x, y), eager_broadcast=True)
 
 

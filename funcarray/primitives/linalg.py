@@ -287,7 +287,6 @@ def _check_precision(precision):
             f"got {precision!r}")
 
 
-@dot_general_p.def_abstract_eval
 def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision=None,
                                preferred_element_type=None):
     dn = dimension_numbers
@@ -307,6 +306,17 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision=None,
 
 
 _cached_abstract_eval = functools.lru_cache(maxsize=1024)(_dot_general_abstract_eval)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval_cached(lhs, rhs, **params):
+    # The checks cost ~20 us, more than the rest of staging a product under grad; operand
+    # types repeat, so they run once per signature. Unhashable parameters (lists) cannot be
+    # looked up: the uncached rule then says what is wrong with them.
+    try:
+        return _cached_abstract_eval(lhs, rhs, **params)
+    except TypeError:
+        return _dot_general_abstract_eval(lhs, rhs, **params)
 
 
 @dot_general_p.def_impl

@@ -104,16 +104,25 @@ def _check_dimensions(name: str, x: ShapedArray, dimensions) -> None:
 
 def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
-    # Order the operand dims like the result dims they map to (StableHLO allows any order),
-    # put them where they belong (size-1 dims elsewhere), then let NumPy broadcast.
-    order = np.argsort(broadcast_dimensions).tolist()
-    x = np.transpose(x, order)
-    expanded = [1] * len(shape)
-    for operand_dim in order:
-        expanded[broadcast_dimensions[operand_dim]] = x.shape[order.index(operand_dim)]
-    # Materialised, not a stride-0 view: later kernels (BLAS matmul above all) are several
-    # times slower on broadcast views, so `fnp.zeros((n, n)) @ x` would be a trap.
-    return _contiguous(np.broadcast_to(x.reshape(expanded), shape))
+    if list(broadcast_dimensions) != sorted(broadcast_dimensions):
+        # Order the operand dims like the result dims they map to (StableHLO allows any
+        # order; funcarray.numpy never makes such equations, transposes can).
+        order = sorted(range(x.ndim), key=broadcast_dimensions.__getitem__)
+        x = x.transpose(order)
+        broadcast_dimensions = tuple(broadcast_dimensions[d] for d in order)
+    # Put the operand dims where they belong (size-1 dims elsewhere) and let NumPy
+    # broadcast, into a fresh array: materialised, not a stride-0 view, because later
+    # kernels (BLAS matmul above all) are several times slower on broadcast views, so
+    # `fnp.zeros((n, n)) @ x` would be a trap. (np.copyto: no Python-level wrapper, unlike
+    # np.broadcast_to, which cost more than the copy for the small arrays of a grad.)
+    if x.ndim and x.ndim != len(shape):
+        expanded = [1] * len(shape)
+        for size, out_dim in zip(x.shape, broadcast_dimensions):
+            expanded[out_dim] = size
+        x = x.reshape(expanded)
+    out = np.empty(shape, x.dtype)
+    np.copyto(out, x, casting="no")
+    return out
 
 
 def _contiguous(view: np.ndarray) -> np.ndarray:
