@@ -699,6 +699,57 @@ def test_select_n_transpose_clips_like_the_forward_pass():
 
 
 # --------------------------------------------------------------------------------------------
+# chooser_share: the split of max/min's tangent (ReLU's derivative), one primitive
+# --------------------------------------------------------------------------------------------
+
+# Few distinct values, so that ties, NaN and signed zeros are common.
+TIE_VALUES = st.sampled_from([-1.0, -0.0, 0.0, 0.5, 1.0, np.inf, np.nan])
+SHARE_DTYPES = [np.float16, jnp.bfloat16, np.float32, np.float64, np.complex64]
+
+
+def _jax_share(x, out, y):
+    """JAX's max/min jvp weight, written as jax.lax writes it: select and divide."""
+    one, two, zero = (jnp.full(out.shape, v, out.dtype) for v in (1, 2, 0))
+    return lax.div(lax.select(lax.eq(x, out), one, zero), lax.select(lax.eq(y, out), two, one))
+
+
+@settings(max_examples=40)
+@given(data=st.data(), dtype=st.sampled_from(SHARE_DTYPES), choose=st.sampled_from(["max", "min"]))
+def test_chooser_share_matches_jax_eagerly_and_under_jit(data, dtype, choose):
+    shape = data.draw(shapes, label="shape")
+    size = int(np.prod(shape))
+    x, y = (np.asarray(data.draw(st.lists(TIE_VALUES, min_size=size, max_size=size)),
+                       dtype).reshape(shape) for _ in range(2))
+    with np.errstate(invalid="ignore"):  # NaN operands
+        out = (np.maximum if choose == "max" else np.minimum)(x, y)
+    expected = np.asarray(_jax_share(jnp.asarray(x), jnp.asarray(out), jnp.asarray(y)))
+    args = _as_fa(x, out, y)
+    eager = ew.chooser_share_p.bind(*args)
+    assert eager.dtype == np.dtype(dtype) and not eager.weak_type
+    np.testing.assert_array_equal(np.asarray(eager), expected)
+    np.testing.assert_array_equal(np.asarray(fa.jit(ew.chooser_share_p.bind)(*args)), expected)
+
+
+@settings(max_examples=20)
+@given(data=st.data())
+def test_chooser_share_vmap(data):
+    shape = data.draw(shapes, label="shape")
+    in_axes = data.draw(in_axes_for([len(shape)] * 3), label="in_axes")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    # Values from {0, 1, 2}: ties between x, out and y in every batch member.
+    args = _batched(rng, lambda i: rng.integers(0, 3, shape).astype(np.float32), in_axes)
+    check_vmap(ew.chooser_share_p.bind, _as_fa(*args), in_axes=in_axes)
+
+
+def test_chooser_share_has_zero_derivative_and_relu_stages_one_equation():
+    x = fnp.asarray([-1.0, 0.0, 2.0])
+    assert_allclose(fa.grad(lambda v: ew.chooser_share_p.bind(v, v, v).sum())(x), [0.0] * 3)
+    ir = fa.make_ir(fa.grad(lambda v: fnp.maximum(v, 0.0).sum()))(x)
+    names = [eqn.prim.name for eqn in ir.ir.eqns]
+    assert names.count("chooser_share") == 1 and "select_n" not in names and "div" not in names
+
+
+# --------------------------------------------------------------------------------------------
 # clamp
 # --------------------------------------------------------------------------------------------
 

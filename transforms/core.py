@@ -271,6 +271,8 @@ def to_concrete_value(x):
         return x.to_concrete_value()
     return getattr(x, "_value", None)
 _current_trace: ContextVar[Trace] = ContextVar("funcarray_current_trace", default=EVAL_TRACE)
+# The same variable, for the few hot paths that set it without ``set_current_trace``.
+CURRENT_TRACE = _current_trace
 
 
 def current_trace() -> Trace:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from funcarray.transforms import support
 from funcarray.transforms.core import (
+    CURRENT_TRACE,
     ShapedArray,
     Trace,
     Tracer,
@@ -134,12 +135,16 @@ class JVPTrace(Trace):
                 primals.append(a)
                 t = None
             tangents.append(t)
-        with set_current_trace(self.parent):
+        # (set_current_trace written out: a ``with`` costs three Python calls per primitive)
+        token = CURRENT_TRACE.set(self.parent)
+        try:
             if all_zero:  # nothing to differentiate: compute the primal one level down
                 return prim.bind(*primals, **params)
             tangents = [Zero(tangent_aval(p.aval)) if t is None else t
                         for p, t in zip(primals, tangents)]
             primal_out, tangent_out = prim.jvp_rule(primals, tangents, **params)
+        finally:
+            CURRENT_TRACE.reset(token)
         if prim.multiple_results:
             return [self._wrap(p, t) for p, t in zip(primal_out, tangent_out)]
         return self._wrap(primal_out, tangent_out)

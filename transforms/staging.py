@@ -39,6 +39,7 @@ import functools
 from dataclasses import dataclass
 
 from funcarray.transforms.core import (
+    CURRENT_TRACE,
     ShapedArray,
     Trace,
     Tracer,
@@ -114,8 +115,11 @@ class StagingTrace(Trace):
                 if type(x) is StagingTracer and x._trace is self:
                     break
             else:
-                with set_current_trace(self.parent):
+                token = CURRENT_TRACE.set(self.parent)  # (set_current_trace, written out)
+                try:
                     return prim.bind(*args, **params)
+                finally:
+                    CURRENT_TRACE.reset(token)
             if prim.partial_eval_rule is not None:
                 # A higher-order primitive with some known operands: it runs its known part
                 # now and records only the rest (``transforms/partial_eval.py``).

@@ -205,10 +205,15 @@ def promote_args(op: str, *args):
 def _promote(op: str, args, eager_broadcast: bool):
     args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
             for a in args]
-    try:
-        dtype, weak = dtypes.result_type(*args, return_weak_type=True)
-    except TypeError as exc:
-        raise op_type_error(op, str(exc)) from None
+    if len(args) == 2 and is_array(args[0]) and is_array(args[1]) and (
+            args[0].dtype == args[1].dtype):
+        # Two arrays of one dtype (a bias added under grad): no lattice walk needed.
+        dtype, weak = args[0].dtype, args[0].weak_type and args[1].weak_type
+    else:
+        try:
+            dtype, weak = dtypes.result_type(*args, return_weak_type=True)
+        except TypeError as exc:
+            raise op_type_error(op, str(exc)) from None
     arrays = []
     all_concrete = True
     for a in args:

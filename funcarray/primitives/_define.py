@@ -15,6 +15,8 @@ them so that they take and return ``Array`` s.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from funcarray import dtypes
@@ -23,7 +25,8 @@ from funcarray.lowering.stablehlo import elementwise_lowering
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import vectorized_batch_rule
 
-__all__ = ["unary", "binary", "elementwise_abstract_eval", "wrap_kernel", "LOW_PRECISION_FLOATS"]
+__all__ = ["unary", "binary", "elementwise_abstract_eval", "memoized_abstract_eval",
+           "wrap_kernel", "LOW_PRECISION_FLOATS"]
 
 # XLA computes transcendental functions of these types in float32 and rounds the result;
 # the eager kernels do the same, so eager and jit agree.
@@ -50,16 +53,18 @@ def elementwise_abstract_eval(name: str, out_dtype=None):
 
     def abstract_eval(*avals, **params):
         first = avals[0]
+        shape, dt, weak = first.shape, first.dtype, first.weak_type
         for a in avals[1:]:
-            if a.shape != first.shape or a.dtype != first.dtype:
+            if a.shape != shape or a.dtype != dt:
                 raise TypeError(
                     f"Primitive '{name}' needs operands of one shape and dtype, got "
                     + ", ".join(a.str_short() for a in avals)
                     + ". Broadcast and promote first (funcarray.numpy does this for you)."
                 )
-        dt = first.dtype if out_dtype is None else out_dtype(first.dtype)
-        weak = all(a.weak_type for a in avals) if out_dtype is None else False
-        return ShapedArray(first.shape, dt, weak)
+            weak = weak and a.weak_type
+        if out_dtype is not None:
+            dt, weak = out_dtype(dt), False
+        return ShapedArray.trusted(shape, dt, weak)
 
     return abstract_eval
 
@@ -113,6 +118,31 @@ def binary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
             return Array(kernel(x._value, y._value))
     prim.impl = impl
     return prim
+
+
+def memoized_abstract_eval(rule, maxsize: int = 2048):
+    """``rule(*avals, **params)`` computed once per signature, for shape rules whose checks
+    cost more than staging the rest of the equation (``dot_general``, ``broadcast_in_dim``):
+    a grad stages the same few signatures over and over. Avals and params are hashable by
+    contract; a call with unhashable params (a list where a tuple belongs) runs ``rule``
+    uncached, which raises its explanatory error.
+
+    Example:
+        >>> from funcarray.primitives.shape import broadcast_in_dim_p
+        >>> broadcast_in_dim_p.abstract_eval(ShapedArray((3,), "float32"), shape=(2, 3),
+        ...                                  broadcast_dimensions=(1,))
+        ShapedArray(f32[2,3])
+    """
+    cached = functools.lru_cache(maxsize=maxsize)(rule)
+
+    def abstract_eval(*avals, **params):
+        try:
+            return cached(*avals, **params)
+        except TypeError:  # unhashable params, or the rule's own error: run it uncached
+            return rule(*avals, **params)
+
+    abstract_eval.uncached = rule
+    return abstract_eval
 
 
 def wrap_kernel(kernel, *, multiple_results: bool = False, keep_weak: bool = False):

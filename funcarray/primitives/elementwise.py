@@ -840,21 +840,45 @@ def _pow_jvp_exponent(t, out, x, y):
 defjvp_with_output(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 
 
-def _balanced_eq(x, out, y):
-    """1 where ``x`` gave the result, 0 where it did not, 1/2 where ``x`` and ``y`` both did
-    (a tie): the tangent is split equally between the operands, as in JAX."""
-    one = _const(out, 1)
-    took_x = _select(eq_p.bind(x, out), _const(out, 0), one)
-    return _div(took_x, _select(eq_p.bind(y, out), one, _const(out, 2)))
+# chooser_share(x, out, y): the share of the tangent of ``out = max(x, y)`` (or min) that
+# comes from ``x``: 1 where ``x`` gave the result, 0 where it did not, 1/2 where ``x`` and
+# ``y`` both did (a tie), so the tangent is split equally, as in JAX (whose rule computes the
+# same numbers as eq/select/div on constants). One primitive instead of those nine: ReLU's
+# derivative costs one eager kernel and one IR equation, not nine arrays of the input's size.
+def _chooser_share_kernel(x, out, y):
+    x, out, y = np.asarray(x), np.asarray(out), np.asarray(y)
+    took_x = np.equal(x, out)
+    share = np.array(took_x, dtype=out.dtype)  # (an ndarray even when 0-d)
+    tie = np.logical_and(took_x, np.equal(y, out))
+    if tie.any():
+        share[tie] = 0.5
+    return share
+
+
+chooser_share_p = Primitive("chooser_share")
+chooser_share_p.kernel = _chooser_share_kernel
+chooser_share_p.impl = lambda x, out, y: Array(_chooser_share_kernel(x._value, out._value,
+                                                                      y._value))
+chooser_share_p.abstract_eval = elementwise_abstract_eval("chooser_share", out_dtype=lambda d: d)
+chooser_share_p.batch_rule = vectorized_batch_rule(chooser_share_p)
+
+
+@chooser_share_p.def_lower
+def _chooser_share_lower(ctx, x, out, y):
+    aval = ctx.avals_out[0]
+    one, half, zero = (ctx.constant(v, aval) for v in (1, 0.5, 0))
+    from_x = ctx.op("stablehlo.select", compare(ctx, y, out, "EQ"), half, one)[0]
+    return ctx.op("stablehlo.select", compare(ctx, x, out, "EQ"), from_x, zero)
 
 
 def _defjvp_chooser(prim):
-    defjvp_with_output(prim, lambda t, out, x, y: _mul(t, _balanced_eq(x, out, y)),
-                       lambda t, out, x, y: _mul(t, _balanced_eq(y, out, x)))
+    defjvp_with_output(prim, lambda t, out, x, y: _mul(t, chooser_share_p.bind(x, out, y)),
+                       lambda t, out, x, y: _mul(t, chooser_share_p.bind(y, out, x)))
 
 
 _defjvp_chooser(max_p)
 _defjvp_chooser(min_p)
+_defjvp_zero(chooser_share_p)  # piecewise constant
 
 
 def _atan2_denominator(x, y):

@@ -60,7 +60,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
-from funcarray.primitives._define import LOW_PRECISION_FLOATS
+from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract_eval
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import transpose_p
@@ -152,6 +152,11 @@ def _as_batched_matrix(x, plan):
 
 # dimension_numbers of ``a @ b`` for 1-d/2-d ``a`` (by a.ndim) and 1-d/2-d ``b``.
 _PLAIN_MATMUL = {1: (((0,), (0,)), ((), ())), 2: (((1,), (0,)), ((), ()))}
+# dimension_numbers of a product of two matrices -> (transpose lhs?, transpose rhs?).
+_MATRIX_PRODUCTS = {(((1,), (0,)), ((), ())): (False, False),
+                    (((0,), (0,)), ((), ())): (True, False),
+                    (((1,), (1,)), ((), ())): (False, True),
+                    (((0,), (1,)), ((), ())): (True, True)}
 
 
 # Operand dtypes whose products NumPy computes in the operand dtype itself, as dot_general
@@ -165,13 +170,19 @@ def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
     acc = accumulation_dtype(lhs.dtype, out_dtype)
-    if (out_dtype == lhs.dtype and lhs.dtype in _NATIVE_MATMUL_DTYPES and lhs.ndim <= 2
-            and rhs.ndim <= 2 and dimension_numbers == _PLAIN_MATMUL.get(lhs.ndim)):
-        # The common eager case, a vector or matrix times a vector or matrix (a @ b): NumPy's
-        # dot has exactly dot_general's semantics here; skip the general plan (~2x faster
-        # for small operands, as in an RNN step). (np.dot, not np.matmul: same BLAS call,
-        # ~0.4 us less dispatch for a vector-matrix product.)
-        return np.dot(lhs, rhs)
+    if out_dtype == lhs.dtype and lhs.dtype in _NATIVE_MATMUL_DTYPES:
+        if lhs.ndim <= 2 and rhs.ndim <= 2 and dimension_numbers == _PLAIN_MATMUL.get(
+                lhs.ndim):
+            # The common eager case, a vector or matrix times a vector or matrix (a @ b):
+            # NumPy's dot has exactly dot_general's semantics here; skip the general plan
+            # (~2x faster for small operands, as in an RNN step). (np.dot, not np.matmul:
+            # same BLAS call, ~0.4 us less dispatch for a vector-matrix product.)
+            return np.dot(lhs, rhs)
+        transposes = _MATRIX_PRODUCTS.get(dimension_numbers)
+        if transposes is not None and lhs.ndim == 2 and rhs.ndim == 2:
+            # a.T @ b, a @ b.T, a.T @ b.T: the gradients of a matrix product. Transposed
+            # views go to BLAS as they are (it takes a transpose flag), no plan needed.
+            return np.dot(lhs.T if transposes[0] else lhs, rhs.T if transposes[1] else rhs)
     if lhs.dtype != acc:
         lhs, rhs = lhs.astype(acc), rhs.astype(acc)
     lhs_plan, rhs_plan, out_shape = _kernel_plan(lhs.shape, rhs.shape, dimension_numbers)
@@ -305,18 +316,8 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision=None,
     return ShapedArray(shape, dtype, weak)
 
 
-_cached_abstract_eval = functools.lru_cache(maxsize=1024)(_dot_general_abstract_eval)
-
-
-@dot_general_p.def_abstract_eval
-def _dot_general_abstract_eval_cached(lhs, rhs, **params):
-    # The checks cost ~20 us, more than the rest of staging a product under grad; operand
-    # types repeat, so they run once per signature. Unhashable parameters (lists) cannot be
-    # looked up: the uncached rule then says what is wrong with them.
-    try:
-        return _cached_abstract_eval(lhs, rhs, **params)
-    except TypeError:
-        return _dot_general_abstract_eval(lhs, rhs, **params)
+# The checks cost ~20 us, more than the rest of staging a product under grad.
+dot_general_p.abstract_eval = memoized_abstract_eval(_dot_general_abstract_eval)
 
 
 @dot_general_p.def_impl
@@ -335,7 +336,7 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision=None,
             lhs.aval, rhs.aval, dimension_numbers=dimension_numbers, precision=precision,
             preferred_element_type=preferred_element_type).weak_type
     if weak is None:
-        weak = _validated[key] = _cached_abstract_eval(
+        weak = _validated[key] = dot_general_p.abstract_eval(
             lhs.aval, rhs.aval, dimension_numbers=dimension_numbers, precision=precision,
             preferred_element_type=preferred_element_type).weak_type
     out = _dot_general_kernel(
@@ -448,6 +449,33 @@ def _in_common_dtype(ct, other):
     return to_common(ct), to_common(other)
 
 
+@functools.lru_cache(maxsize=1024)
+def _cotangent_plan(own, other_dims, ndim, other_ndim, precision):
+    """How ``_operand_cotangent`` computes its product, from the dimension numbers alone
+    (cached: a grad transposes the same few products over and over): ``(other_first,
+    dimension_numbers, precision, permutation)``, permutation None when there is none."""
+    contracting, batch, _ = own
+    other_contracting, other_batch, other_free_in_ct = other_dims
+    other_free = free_dims(other_ndim, other_contracting, other_batch)
+    ct_batch = tuple(range(len(batch)))
+    # The other operand's leftover dimensions are its contracting ones in increasing order;
+    # each stands for the operand dimension it was contracted with.
+    leftover = tuple(contracting[i] for i in _ranks(other_contracting))
+    own_free = free_dims(ndim, contracting, batch)
+    # Two equally good operand orders; pick the one whose result needs no transpose (common:
+    # both gradients of a matrix product), else the first.
+    ct_first = (batch + own_free + leftover, False,
+                ((other_free_in_ct, other_free), (ct_batch, other_batch)), precision)
+    other_first = (batch + leftover + own_free, True,
+                   ((other_free, other_free_in_ct), (other_batch, ct_batch)),
+                   None if precision is None else precision[::-1])
+    identity = tuple(range(ndim))
+    dims_as_own, swap, dimension_numbers, prec = (
+        other_first if ct_first[0] != identity and other_first[0] == identity else ct_first)
+    permutation = None if dims_as_own == identity else _ranks(dims_as_own)
+    return swap, dimension_numbers, prec, permutation
+
+
 def _operand_cotangent(ct, other, aval, own, other_dims, precision):
     """The cotangent of one operand of ``dot_general`` (its ``aval``), given the output
     cotangent ``ct`` and the other operand.
@@ -458,30 +486,13 @@ def _operand_cotangent(ct, other, aval, own, other_dims, precision):
     operand's free dimensions, batch dimensions paired; what remains are the operand's batch,
     free and contracting dimensions, which a transpose puts back in the operand's order.
     """
-    contracting, batch, _ = own
-    other_contracting, other_batch, other_free_in_ct = other_dims
-    other_free = free_dims(other.ndim, other_contracting, other_batch)
-    ct_batch = tuple(range(len(batch)))
-    # The other operand's leftover dimensions are its contracting ones in increasing order;
-    # each stands for the operand dimension it was contracted with.
-    leftover = tuple(contracting[i] for i in _ranks(other_contracting))
-    own_free = free_dims(aval.ndim, contracting, batch)
-    # Two equally good operand orders; pick the one whose result needs no transpose (common:
-    # both gradients of a matrix product), else the first.
-    ct_first = (batch + own_free + leftover,
-                (ct, other), ((other_free_in_ct, other_free), (ct_batch, other_batch)),
-                precision)
-    other_first = (batch + leftover + own_free,
-                   (other, ct), ((other_free, other_free_in_ct), (other_batch, ct_batch)),
-                   None if precision is None else precision[::-1])
-    identity = tuple(range(aval.ndim))
-    dims_as_own, (x, y), dimension_numbers, prec = (
-        other_first if ct_first[0] != identity and other_first[0] == identity else ct_first)
-    x, y = _in_common_dtype(x, y)
+    other_first, dimension_numbers, prec, permutation = _cotangent_plan(
+        own, other_dims, aval.ndim, other.ndim, precision)
+    x, y = _in_common_dtype(*((other, ct) if other_first else (ct, other)))
     out = dot_general_p.bind(x, y, dimension_numbers=dimension_numbers, precision=prec,
                              preferred_element_type=None)
-    if dims_as_own != identity:
-        out = transpose_p.bind(out, permutation=_ranks(dims_as_own))
+    if permutation is not None:
+        out = transpose_p.bind(out, permutation=permutation)
     if out.dtype != aval.dtype or out.weak_type:
         out = convert_element_type_p.bind(out, new_dtype=aval.dtype, weak_type=False)
     return out

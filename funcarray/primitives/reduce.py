@@ -130,6 +130,29 @@ def _reduced_shape(shape, axes) -> tuple:
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def _remembering(check):
+    """``check(shape, dtype, *, axes)`` that runs once per signature: grads and eager loops
+    reduce the same shapes over and over, and the checks cost as much as a small reduction.
+    The key holds the axes' types too (``np.int64(0) == 0``, but only ints are accepted);
+    anything that is not a tuple of hashable values is always checked, so it gets the error.
+    """
+    passed = set()
+
+    def remembering_check(shape, dtype, *, axes):
+        try:
+            key = (shape, dtype, axes, *map(type, axes))
+            if key in passed:
+                return
+        except TypeError:
+            return check(shape, dtype, axes=axes)
+        check(shape, dtype, axes=axes)
+        if len(passed) > 4096:  # bounded: shapes that keep changing must not grow it forever
+            passed.clear()
+        passed.add(key)
+
+    return remembering_check
+
+
 def _validating_impl(kernel, check, keep_weak):
     """The eager rule: validate the parameters like abstract_eval, then run the kernel."""
     def checked(x, **params):
@@ -264,6 +287,8 @@ def reducer(name: str, kernel, *, accepts=_NUMBER, keep_weak: bool = True,
     def check(shape, dtype, *, axes):
         _check_axes(name, shape, dtype, axes)
         _check_dtype(name, shape, dtype, accepts)
+
+    check = _remembering(check)
 
     prim = Primitive(name)
     prim.kernel = kernel

@@ -58,7 +58,7 @@ import numpy as np
 
 from funcarray.array import Array
 from funcarray.lowering.stablehlo import i64_array_attribute
-from funcarray.primitives._define import wrap_kernel
+from funcarray.primitives._define import memoized_abstract_eval, wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import deflinear
 from funcarray.transforms.transpose import is_undefined
@@ -155,6 +155,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+broadcast_in_dim_p.abstract_eval = memoized_abstract_eval(broadcast_in_dim_p.abstract_eval)
 deflinear(broadcast_in_dim_p)
 
 
