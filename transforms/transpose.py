@@ -50,10 +50,14 @@ def backward_pass(ir: IR, consts, cotangents_out) -> list:
     known = dict(zip(ir.const_binders, consts))
     linear = set(ir.in_binders)
     linear_eqns = []
+    # (Loops written out, without generators or helper calls: this runs once per equation
+    # of every eager grad. ``x in linear`` is False for a Lit, which hashes by identity.)
     for eqn in ir.eqns:
-        if any(type(x) is not Lit and x in linear for x in eqn.inputs):
-            linear.update(eqn.outs)
-            linear_eqns.append(eqn)
+        for x in eqn.inputs:
+            if x in linear:
+                linear.update(eqn.outs)
+                linear_eqns.append(eqn)
+                break
         else:  # a known value: compute it now, forwards
             out = eqn.prim.bind(*(_read(known, x) for x in eqn.inputs), **eqn.params)
             known.update(zip(eqn.outs, out if eqn.prim.multiple_results else [out]))
@@ -66,23 +70,25 @@ def backward_pass(ir: IR, consts, cotangents_out) -> list:
         cts[var] = support.ops.add(cts[var], ct) if var in cts else ct
 
     for var, ct in zip(ir.outs, cotangents_out):
-        if type(var) is not Lit and var in linear:
+        if var in linear:
             add_ct(var, ct)
 
     for eqn in reversed(linear_eqns):
-        outs_ct = [cts.pop(v, None) for v in eqn.outs]
-        if all(ct is None for ct in outs_ct):
-            continue
-        invals = [UndefPrimal(x.aval) if type(x) is not Lit and x in linear else _read(known, x)
-                  for x in eqn.inputs]
         if eqn.prim.multiple_results:
+            outs_ct = [cts.pop(v, None) for v in eqn.outs]
+            if all(ct is None for ct in outs_ct):
+                continue
             ct_arg = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outs, outs_ct)]
         else:
-            ct_arg = outs_ct[0]
+            ct_arg = cts.pop(eqn.outs[0], None)
+            if ct_arg is None:
+                continue
+        invals = [UndefPrimal(x.aval) if x in linear else
+                  x.value if type(x) is Lit else known[x] for x in eqn.inputs]
         cts_in = eqn.prim.transpose_rule(ct_arg, *invals, **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in):
-            if type(x) is not Lit and x in linear:
-                add_ct(x, ct)
+            if ct is not None and x in linear and type(ct) is not Zero:
+                cts[x] = support.ops.add(cts[x], ct) if x in cts else ct
 
     return [instantiate(cts.get(v, Zero(v.aval))) for v in ir.in_binders]
 
