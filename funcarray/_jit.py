@@ -42,7 +42,13 @@ from funcarray.array import Array, DeviceArray, device_array
 from funcarray.lowering import cache, runtime
 from funcarray.primitives import _buffers
 from funcarray.primitives.jit_call import jit_p
-from funcarray.transforms.core import EVAL_TRACE, Tracer, current_trace, set_current_trace
+from funcarray.transforms.core import (
+    CURRENT_TRACE,
+    EVAL_TRACE,
+    Tracer,
+    current_trace,
+    set_current_trace,
+)
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.staging import StagingTrace
 
@@ -110,7 +116,8 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
             into the enclosing executable, and unused arguments are always kept.
 
     Returns:
-        A ``Jitted`` callable with ``lower(*args)``, ``cache_info()`` and ``clear_cache()``.
+        A function like ``fun``, with ``lower(*args)``, ``cache_info()`` and
+        ``clear_cache()`` attributes.
         Usable as a decorator with or without arguments (``@jit``, ``@partial(jit, ...)``).
 
     Example:
@@ -131,8 +138,53 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
             backend=backend, keep_unused=keep_unused, inline=inline)
     if not callable(fun):
         raise TypeError(f"jit: expected a function, got {type(fun).__name__} {fun!r}")
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  device, backend)
+    return _dispatcher(Jitted(fun, static_argnums, static_argnames, donate_argnums,
+                              donate_argnames, device, backend))
+
+
+def _dispatcher(state: Jitted):
+    """The function ``jit`` returns: the fast path inline, ``state`` for everything else.
+
+    A plain function, not a class instance with ``__call__``: calling an instance costs a
+    type-slot lookup and an extra frame (~0.7 us, a tenth of a whole small jitted call), and
+    functions bind as methods on their own. ``lower``, ``cache_info`` and ``clear_cache`` are
+    attributes of the function, as on JAX's jitted functions.
+    """
+    fast, call = state._fast, state._call
+    if fast is None:  # static arguments: every call builds the general key
+        def jitted(*args, **kwargs):
+            try:
+                return call(args, kwargs)
+            except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
+                raise filtered(exc) from exc.__cause__
+    else:
+        def jitted(*args, **kwargs):
+            # The fast path: positional Array arguments only, outside every transform, a
+            # signature seen before. Its key needs no pytree flattening.
+            if not kwargs and CURRENT_TRACE.get() is EVAL_TRACE and not config.disable_jit:
+                try:
+                    last = fast.last  # the guard of the signature called last
+                    out = MISS if last is None else last(args)
+                    if out is MISS:
+                        out = fast.call_by_signature(args)
+                except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
+                    raise filtered(exc) from exc.__cause__
+                if out is not MISS:
+                    state._hits += 1
+                    return out
+            try:
+                return call(args, kwargs)
+            except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
+                raise filtered(exc) from exc.__cause__
+
+    # updated=(): copying fun's __dict__ would, for jit(jit(f)), overwrite this function's
+    # lower/cache_info/clear_cache with the inner one's.
+    functools.update_wrapper(jitted, state._fun, updated=())
+    jitted.lower = state.lower
+    jitted.cache_info = state.cache_info
+    jitted.clear_cache = state.clear_cache
+    jitted._jit_state = state  # for introspection and tests
+    return jitted
 
 
 def _as_tuple(value, what: str) -> tuple:
@@ -195,7 +247,9 @@ def _fun_name(fun) -> str:
 
 
 class Jitted:
-    """A jitted function: call it like the original. See ``funcarray.jit``."""
+    """A jitted function's state: options, compiled entries, the fast path's tables and the
+    general call path. ``jit`` returns ``_dispatcher(state)``, a function; see
+    ``funcarray.jit``."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  device, backend):
@@ -223,33 +277,9 @@ class Jitted:
         self._fast: FastPath | None = None if self._static_argnums else FastPath()
         self._hits = self._misses = 0
         self._last_key = None
-        # updated=(): copying fun's __dict__ would, for jit(jit(f)), overwrite this object's
-        # cache and options with the inner one's.
-        functools.update_wrapper(self, fun, updated=())
         _all_jitted.add(self)
 
-    # --- the call ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        # The fast path: positional Array arguments only, outside every transform, a
-        # signature seen before. Its key needs no pytree flattening.
-        fast = self._fast
-        if (fast is not None and not kwargs and current_trace() is EVAL_TRACE
-                and not config.disable_jit):
-            try:
-                last = fast.last  # the guard of the signature called last
-                out = MISS if last is None else last(args)
-                if out is MISS:
-                    out = fast.call_by_signature(args)
-            except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
-                raise filtered(exc) from exc.__cause__
-            if out is not MISS:
-                self._hits += 1
-                return out
-        try:
-            return self._call(args, kwargs)
-        except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
-            raise filtered(exc) from exc.__cause__
-
+    # --- the call (the fast path is in ``_dispatcher``) --------------------------------------
     def _call(self, args, kwargs):
         if config.disable_jit:
             return self._fun(*args, **kwargs)
@@ -431,10 +461,6 @@ class Jitted:
             self._fast.clear()
         self._hits = self._misses = 0
         self._last_key = None
-
-    def __get__(self, obj, objtype=None):
-        # Jitting a method: bind like a function does.
-        return self if obj is None else functools.partial(self, obj)
 
     def __repr__(self):
         return f"<jitted function {self._name}>"

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import json
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -43,7 +44,8 @@ import numpy as np
 __all__ = [
     "SUPPORTED_JAXLIB_VERSION", "RuntimeVersionError", "CompileError", "ExecutionError",
     "Executable", "backend", "devices", "default_device", "default_device_for", "device_put",
-    "compile", "execute", "execute_buffers", "buffer_executor",
+    "compile", "execute", "execute_buffers", "buffer_executor", "execute_steps",
+    "raise_execution_error",
     "to_numpy", "serialize", "deserialize",
 ]
 
@@ -292,7 +294,7 @@ def execute_buffers(exe: Executable, buffers) -> list:
     try:
         return exe.loaded.execute_sharded(buffers).consume_with_handlers(exe._handlers)
     except Exception as exc:  # noqa: BLE001 (jax is only looked up on this rare path)
-        _raise_execution_error(exe, exc)
+        raise_execution_error(exe, exc)
 
 
 def buffer_executor(exe: Executable):
@@ -304,12 +306,24 @@ def buffer_executor(exe: Executable):
         try:
             return execute_sharded(buffers).consume_with_handlers(handlers)
         except Exception as exc:  # noqa: BLE001 (jax is only looked up on this rare path)
-            _raise_execution_error(exe, exc)
+            raise_execution_error(exe, exc)
 
     return run
 
 
-def _raise_execution_error(exe: Executable, exc: Exception):
+def execute_steps(exe: Executable):
+    """``(start, finish)``: ``finish(start(buffers))`` runs ``exe`` on device buffers checked
+    against ``exe.in_avals`` and returns the output buffers. Both are C callables (jaxlib's
+    bound method and an ``operator.methodcaller``): jit's dispatch guard calls them inline,
+    where even ``buffer_executor``'s Python frame is a measurable share of a call. Their
+    exceptions are jaxlib's own: pass them to ``raise_execution_error``."""
+    return exe.loaded.execute_sharded, operator.methodcaller(
+        "consume_with_handlers", exe._handlers)
+
+
+def raise_execution_error(exe: Executable, exc: Exception):
+    """Re-raise ``exc``, raised while running ``exe``: XLA's runtime errors as
+    ``ExecutionError`` naming the executable, anything else as it is."""
     jax, _ = _jax()
     if isinstance(exc, jax.errors.JaxRuntimeError):
         raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None

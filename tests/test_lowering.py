@@ -133,12 +133,23 @@ def test_execute_accepts_numpy_and_device_arrays(add_exe):
     np.testing.assert_array_equal(runtime.to_numpy(out), [2, 4, 6])
 
 
-def test_execute_buffers_and_buffer_executor_agree(add_exe):
+def test_execute_buffers_buffer_executor_and_execute_steps_agree(add_exe):
     a, b = (runtime.device_put(np.array(v, np.float32)) for v in ([1, 2, 3], [10, 20, 30]))
     (direct,) = runtime.execute_buffers(add_exe, [a, b])
     (bound,) = runtime.buffer_executor(add_exe)([a, b])
-    np.testing.assert_array_equal(runtime.to_numpy(direct), [11, 22, 33])
-    np.testing.assert_array_equal(runtime.to_numpy(bound), [11, 22, 33])
+    start, finish = runtime.execute_steps(add_exe)
+    (stepped,) = finish(start([a, b]))
+    for out in (direct, bound, stepped):
+        np.testing.assert_array_equal(runtime.to_numpy(out), [11, 22, 33])
+
+
+def test_raise_execution_error_names_the_executable(add_exe):
+    import jax
+
+    with pytest.raises(runtime.ExecutionError, match="XLA failed while running"):
+        runtime.raise_execution_error(add_exe, jax.errors.JaxRuntimeError("boom"))
+    with pytest.raises(KeyError):  # not an XLA error: raised as it is
+        runtime.raise_execution_error(add_exe, KeyError("k"))
 
 
 @pytest.mark.parametrize("bad, message", [
