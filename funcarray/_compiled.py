@@ -27,7 +27,7 @@ from funcarray.array import Array, Device, device_array
 from funcarray.lowering import cache, runtime
 from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import EVAL_TRACE, EvalTrace
+from funcarray.transforms.core import EVAL_TRACE, EvalTrace, canonical_aval
 from funcarray.transforms.ir import IR, Eqn, Var
 
 __all__ = ["devices", "default_backend", "device_put", "execute_ir", "runtime_device"]
@@ -102,7 +102,7 @@ def to_buffer(x, jdev):
 
 def from_buffer(buf, aval, jdev) -> Array:
     """An Array for an XLA output buffer of type ``aval`` on ``jdev`` (fetched lazily)."""
-    return device_array(jdev, buf, aval)
+    return device_array(jdev, buf, canonical_aval(aval))
 
 
 def device_put(x, device=None) -> Array:

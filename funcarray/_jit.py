@@ -46,6 +46,7 @@ from funcarray.transforms.core import (
     CURRENT_TRACE,
     EVAL_TRACE,
     Tracer,
+    canonical_aval,
     current_trace,
     set_current_trace,
 )
@@ -85,7 +86,7 @@ class _Entry:
         self.donated = donated  # executable parameter positions whose buffers are donated
         self.consts = consts
         self.out_tree = out_tree
-        self.out_avals = [x.aval for x in ir.outs]
+        self.out_avals = [canonical_aval(x.aval) for x in ir.outs]
         # The output is one array (not a pytree of them): returned without unflattening.
         self.single_output = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
         self.exe = None

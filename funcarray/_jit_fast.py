@@ -31,6 +31,7 @@ from operator import itemgetter
 from funcarray import _compiled, tree
 from funcarray.array import Array, DeviceArray, device_array
 from funcarray.lowering import runtime
+from funcarray.transforms.core import ShapedArray, canonical_aval
 
 __all__ = ["FastPath", "MISS", "fast_signature", "leaf_type"]
 
@@ -171,6 +172,13 @@ def leaf_type(x) -> tuple:
     return v.shape, v.dtype, x._weak
 
 
+def _leaf_spec(x) -> tuple:
+    """What a guard checks a leaf against: its ``leaf_type`` and the canonical aval of that
+    type (a DeviceArray made by jit or device_put carries it: one identity check)."""
+    shape, dtype, weak = leaf_type(x)
+    return shape, dtype, weak, canonical_aval(ShapedArray(shape, dtype, weak))
+
+
 def _values_getter(names: tuple):
     """``getter(d)`` -> the values of dict ``d`` under ``names``, in that order (KeyError when
     one is missing); C-level (``operator.itemgetter``), ~5x cheaper than a comprehension."""
@@ -191,7 +199,7 @@ def _make_guard(args, jdev, to_buffer, run, inline):
         start, finish, exe, out_aval = inline
         out_weak = out_aval.weak_type
     if len(args) == 1 and type(args[0]) in _LEAF_TYPES:
-        return _single_array_guard(leaf_type(args[0]), jdev, to_buffer, run, inline)
+        return _single_array_guard(_leaf_spec(args[0]), jdev, to_buffer, run, inline)
     specs = []
     for x in args:
         t = type(x)
@@ -200,11 +208,11 @@ def _make_guard(args, jdev, to_buffer, run, inline):
             # another order matches too.
             ordered = _sorted_names[tuple(x)]
             specs.append((dict, len(x), _values_getter(ordered),
-                          [leaf_type(x[k]) for k in ordered]))
+                          [_leaf_spec(x[k]) for k in ordered]))
         elif t is list or t is tuple:
-            specs.append((t, len(x), None, [leaf_type(v) for v in x]))
+            specs.append((t, len(x), None, [_leaf_spec(v) for v in x]))
         else:
-            specs.append((None, None, None, [leaf_type(x)]))
+            specs.append((None, None, None, [_leaf_spec(x)]))
     n_args = len(args)
 
     def guard(args):
@@ -225,15 +233,16 @@ def _make_guard(args, jdev, to_buffer, run, inline):
                     return MISS
             # (the leaf check is written out here and in _single_array_guard, not called:
             # a call per leaf would cost more than the check)
-            for item, (shape, dtype, weak) in zip(items, types):
+            for item, (shape, dtype, weak, aval) in zip(items, types):
                 t = type(item)
-                if t is Array:
+                if t is DeviceArray:
+                    a = item._aval
+                    if a is not aval and (a.shape != shape or a.dtype is not dtype
+                                          or a.weak_type != weak):
+                        return MISS
+                elif t is Array:
                     v = item._value
                     if v.shape != shape or v.dtype is not dtype or item._weak != weak:
-                        return MISS
-                elif t is DeviceArray:
-                    a = item._aval
-                    if a.shape != shape or a.dtype is not dtype or a.weak_type != weak:
                         return MISS
                 else:
                     return MISS
@@ -260,7 +269,7 @@ def _make_guard(args, jdev, to_buffer, run, inline):
 
 def _single_array_guard(expected, jdev, to_buffer, run, inline):
     """``_make_guard`` for the commonest call, ``f(x)`` with one array (no loops)."""
-    shape, dtype, weak = expected
+    shape, dtype, weak, aval = expected
     if inline is not None:
         start, finish, exe, out_aval = inline
         out_weak = out_aval.weak_type
@@ -270,13 +279,14 @@ def _single_array_guard(expected, jdev, to_buffer, run, inline):
             return MISS
         x = args[0]
         t = type(x)
-        if t is Array:
+        if t is DeviceArray:
+            a = x._aval
+            if a is not aval and (a.shape != shape or a.dtype is not dtype
+                                  or a.weak_type != weak):
+                return MISS
+        elif t is Array:
             v = x._value
             if v.shape != shape or v.dtype is not dtype or x._weak != weak:
-                return MISS
-        elif t is DeviceArray:
-            a = x._aval
-            if a.shape != shape or a.dtype is not dtype or a.weak_type != weak:
                 return MISS
         else:
             return MISS

@@ -128,6 +128,23 @@ class ShapedArray:
         return f"ShapedArray({self.str_short()}{weak})"
 
 
+_CANONICAL_AVALS: dict = {}
+
+
+def canonical_aval(aval: ShapedArray) -> ShapedArray:
+    """The one shared ShapedArray equal to ``aval``. Device arrays made by jit and
+    ``device_put`` carry canonical avals, so jit's dispatch guard can recognise an argument's
+    type by identity (one check instead of three comparisons per leaf); an aval that is not
+    canonical is still compared by value, so this is only ever a shortcut. Bounded: the
+    table is emptied when it reaches 4096 types."""
+    found = _CANONICAL_AVALS.get(aval)
+    if found is None:
+        if len(_CANONICAL_AVALS) >= 4096:
+            _CANONICAL_AVALS.clear()
+        found = _CANONICAL_AVALS[aval] = aval
+    return found
+
+
 # --------------------------------------------------------------------------------------------
 # Primitives
 # --------------------------------------------------------------------------------------------
