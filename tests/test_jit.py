@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 import funcarray.testing
+from funcarray.array import device_array
 from funcarray.primitives.jit_call import jit_p
-from funcarray.transforms.core import ConcretizationError, UnexpectedTracerError
+from funcarray.transforms.core import ConcretizationError, ShapedArray, UnexpectedTracerError
 
 
 def smooth(x, y):
@@ -553,6 +554,12 @@ def test_fast_path_guard_tells_every_signature_apart():
     i32, f32 = fnp.arange(4, dtype=fnp.int32), fnp.arange(4.0, dtype=fnp.float32)
     weak = fa.Array(np.arange(4.0, dtype=np.float32), True)
     on_device = fa.jit(lambda x: x + 0.0)(f32)  # a DeviceArray, same type as f32
+    i32_on_device = fa.device_put(i32)
+    # Same type as f32 but with an aval of its own (not the canonical one the guard expects):
+    # recognised by value.
+    own_aval = device_array(on_device._buf[0], on_device._buf[1],
+                            ShapedArray((4,), np.float32, False))
+    assert own_aval._aval is not on_device._aval
     variants = {
         "int32": (i32, {"w": i32, "b": i32 * 0}),
         "float32": (f32, {"w": f32, "b": f32 * 0}),
@@ -560,6 +567,8 @@ def test_fast_path_guard_tells_every_signature_apart():
         "shape": (fnp.ones(3), {"w": fnp.ones(3), "b": fnp.zeros(3)}),
         "key order": (f32, {"b": f32 * 0, "w": f32}),
         "device": (on_device, {"w": on_device, "b": on_device * 0}),
+        "int32 device": (i32_on_device, {"w": i32_on_device, "b": i32 * 0}),
+        "device, own aval": (own_aval, {"w": own_aval, "b": on_device * 0}),
     }
     rng = np.random.default_rng(0)
     for name in rng.choice(list(variants), 60):
@@ -569,7 +578,7 @@ def test_fast_path_guard_tells_every_signature_apart():
         np.testing.assert_array_equal(np.asarray(got), want)
         assert got.dtype == want.dtype, name
         assert got.weak_type == (name == "weak"), name
-    # key order and host/device are the same signature as float32
+    # key order and host/device are the same signature as float32 (int32 as int32)
     assert f.cache_info().misses == 4
     assert f.cache_info().hits == 60 - 4
 
