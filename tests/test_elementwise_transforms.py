@@ -741,6 +741,12 @@ def test_chooser_share_vmap(data):
     check_vmap(ew.chooser_share_p.bind, _as_fa(*args), in_axes=in_axes)
 
 
+def test_chooser_share_rejects_integers():
+    i = fnp.arange(3)
+    with pytest.raises(TypeError, match="chooser_share.*float or complex.*i32"):
+        ew.chooser_share_p.bind(i, i, i)
+
+
 def test_chooser_share_has_zero_derivative_and_relu_stages_one_equation():
     x = fnp.asarray([-1.0, 0.0, 2.0])
     assert_allclose(fa.grad(lambda v: ew.chooser_share_p.bind(v, v, v).sum())(x), [0.0] * 3)

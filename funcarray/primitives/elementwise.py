@@ -847,19 +847,36 @@ defjvp_with_output(pow_p, _pow_jvp_base, _pow_jvp_exponent)
 # derivative costs one eager kernel and one IR equation, not nine arrays of the input's size.
 def _chooser_share_kernel(x, out, y):
     x, out, y = np.asarray(x), np.asarray(out), np.asarray(y)
-    took_x = np.equal(x, out)
-    share = np.array(took_x, dtype=out.dtype)  # (an ndarray even when 0-d)
-    tie = np.logical_and(took_x, np.equal(y, out))
-    if tie.any():
-        share[tie] = 0.5
+    share = np.empty(out.shape, out.dtype)
+    np.equal(x, out, out=share)  # 1 where x gave the result (written as out's dtype)
+    # A tie is x == out and y == out, i.e. x == out and x == y (== is transitive; NaN equals
+    # nothing): halve the share where x == y (0 stays 0). Exact ties are rare (ReLU: x == 0),
+    # so this is usually one comparison and an any().
+    same = np.equal(x, y)
+    if same.any():
+        np.multiply(share, 0.5, out=share, where=same)
     return share
 
 
 chooser_share_p = Primitive("chooser_share")
 chooser_share_p.kernel = _chooser_share_kernel
-chooser_share_p.impl = lambda x, out, y: Array(_chooser_share_kernel(x._value, out._value,
-                                                                      y._value))
-chooser_share_p.abstract_eval = elementwise_abstract_eval("chooser_share", out_dtype=lambda d: d)
+
+
+@chooser_share_p.def_impl
+def _chooser_share_impl(x, out, y):
+    _chooser_share_abstract_eval(x.aval, out.aval, y.aval)  # eager errors name the primitive
+    return Array(_chooser_share_kernel(x._value, out._value, y._value))
+_chooser_share_types = elementwise_abstract_eval("chooser_share", out_dtype=lambda d: d)
+
+
+@chooser_share_p.def_abstract_eval
+def _chooser_share_abstract_eval(x, out, y):
+    if not dtypes.is_inexact(x.dtype):  # a tangent weight: integers have no tangents
+        raise TypeError(f"Primitive 'chooser_share' takes float or complex operands, got "
+                        f"{x.str_short()}")
+    return _chooser_share_types(x, out, y)
+
+
 chooser_share_p.batch_rule = vectorized_batch_rule(chooser_share_p)
 
 
