@@ -277,7 +277,31 @@ def bench_train_step(libs, settings: Settings) -> Row:
     timings = measure(steps, settings)
     name = f"MLP step {'-'.join(map(str, SIZES))}, batch {BATCH}"
     return Row(name, medians(timings), STEP_GOALS,
-               notes + noise_notes(timings, goals=STEP_GOALS))
+               notes + noise_notes(timings, goals=STEP_GOALS) + [_page_fault_note(steps)])
+
+
+def _page_fault_note(steps: dict) -> str:
+    """Minor page faults per step of each library, measured after the timing.
+
+    Whether the C allocator hands a step fresh pages (glibc returns freed arrays of a few
+    hundred KB to the kernel, then faults them in again) or recycles its heap depends on the
+    process's allocation history, and in a VM each fault is expensive: the same NumPy step
+    measured 4-6 ms with few faults and 9-12 ms with many. The ratio moves with it (a step
+    with more temporaries pays more faults), so the report says which regime it ran in.
+    """
+    import resource
+
+    counts = {}
+    for impl, step in steps.items():
+        if step is None:
+            continue
+        step()
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for _ in range(5):
+            step()
+        counts[impl] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5
+    listed = ", ".join(f"{impl} {n:.0f}" for impl, n in counts.items())
+    return f"minor page faults per step (allocator regime, see _page_fault_note): {listed}"
 
 
 def _grad_and_step_calls(lib, params, x, y):
