@@ -147,7 +147,9 @@ class JVPTrace(Trace):
             CURRENT_TRACE.reset(token)
         if prim.multiple_results:
             return [self._wrap(p, t) for p, t in zip(primal_out, tangent_out)]
-        return self._wrap(primal_out, tangent_out)
+        if type(tangent_out) is Zero:  # (_wrap, written out)
+            return primal_out
+        return JVPTracer(self, primal_out, tangent_out)
 
     def _wrap(self, primal, tangent):
         # A value with a zero tangent is just its primal: returning it unboxed keeps

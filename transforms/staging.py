@@ -134,7 +134,7 @@ class StagingTrace(Trace):
         """Append an equation applying ``prim`` to ``args``; returns tracers of its outputs."""
         inputs = tuple([x._var if type(x) is StagingTracer and x._trace is self
                         else self._atom(x, prim) for x in args])
-        out_avals = prim.abstract_eval(*(x.aval for x in inputs), **params)
+        out_avals = prim.abstract_eval(*[x.aval for x in inputs], **params)
         if prim.multiple_results:
             outs = tuple(Var(aval) for aval in out_avals)
             self._eqns.append(Eqn(prim, inputs, params, outs))
