@@ -816,6 +816,20 @@ def test_primitives_reject_bad_axes(bad):
             prim.abstract_eval(x.aval, axes=bad)
 
 
+def test_remembered_axes_checks_still_reject_equal_values_of_other_types():
+    # A checked signature is remembered, keyed by the axes' types too: (0,) == (0.0,) and
+    # (np.int64(0),) in Python, but only ints are valid axes.
+    x = fa.Array(np.ones((2, 3), np.float32))
+    for prim in (red.reduce_sum_p, red.reduce_max_p):
+        prim.bind(x, axes=(0,))
+        prim.bind(x, axes=(0,))  # remembered
+        for bad in ((0.0,), (np.int64(0),), [0]):
+            with pytest.raises(TypeError, match="needs axes as a sorted tuple"):
+                prim.bind(x, axes=bad)
+            with pytest.raises(TypeError, match="needs axes as a sorted tuple"):
+                prim.abstract_eval(x.aval, axes=bad)
+
+
 def test_primitives_reject_bad_dtypes_and_params():
     b = fa.Array(np.ones(3, bool))
     with pytest.raises(TypeError, match=r"'reduce_sum' does not accept bool\[3\]; it takes"):

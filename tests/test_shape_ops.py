@@ -793,6 +793,19 @@ def test_primitive_shape_rule_errors(prim, avals, params, match):
         prim.abstract_eval(*avals, **params)
 
 
+def test_memoized_shape_rule_still_explains_bad_params():
+    # broadcast_in_dim's rule runs once per signature; a repeated signature gets the same
+    # (shared) result, and params that cannot be looked up still get the rule's error.
+    good = dict(shape=(4, 2, 3), broadcast_dimensions=(1, 2))
+    first = sp.broadcast_in_dim_p.abstract_eval(F23, **good)
+    assert sp.broadcast_in_dim_p.abstract_eval(F23, **good) is first
+    assert first == ShapedArray((4, 2, 3), np.float32)
+    with pytest.raises(TypeError, match=r"broadcast_in_dim: shape must be a tuple of ints"):
+        sp.broadcast_in_dim_p.abstract_eval(F23, shape=[4, 2, 3], broadcast_dimensions=(1, 2))
+    with pytest.raises(TypeError, match=r"broadcast_in_dim.*f32\[2,3\]"):
+        sp.broadcast_in_dim_p.abstract_eval(F23, shape=(4, 2, 4), broadcast_dimensions=(1, 2))
+
+
 # --------------------------------------------------------------------------------------------
 # Error messages of the public functions
 # --------------------------------------------------------------------------------------------
