@@ -152,6 +152,8 @@ def _dispatcher(state: Jitted):
     attributes of the function, as on JAX's jitted functions.
     """
     fast, call = state._fast, state._call
+    # (The general call's try/except is written out in both functions below, not shared: a
+    # helper would be one more funcarray frame in the user's tracebacks.)
     if fast is None:  # static arguments: every call builds the general key
         def jitted(*args, **kwargs):
             try:

@@ -50,8 +50,8 @@ def backward_pass(ir: IR, consts, cotangents_out) -> list:
     known = dict(zip(ir.const_binders, consts))
     linear = set(ir.in_binders)
     linear_eqns = []
-    # (Loops written out, without generators or helper calls: this runs once per equation
-    # of every eager grad. ``x in linear`` is False for a Lit, which hashes by identity.)
+    # (Loops written out, without generators: this runs once per equation of every eager
+    # grad. ``x in linear`` is False for a Lit, which hashes by identity.)
     for eqn in ir.eqns:
         for x in eqn.inputs:
             if x in linear:
@@ -87,8 +87,8 @@ def backward_pass(ir: IR, consts, cotangents_out) -> list:
                   x.value if type(x) is Lit else known[x] for x in eqn.inputs]
         cts_in = eqn.prim.transpose_rule(ct_arg, *invals, **eqn.params)
         for x, ct in zip(eqn.inputs, cts_in):
-            if ct is not None and x in linear and type(ct) is not Zero:
-                cts[x] = support.ops.add(cts[x], ct) if x in cts else ct
+            if x in linear:
+                add_ct(x, ct)
 
     return [instantiate(cts.get(v, Zero(v.aval))) for v in ir.in_binders]
 

@@ -141,7 +141,6 @@ def memoized_abstract_eval(rule, maxsize: int = 2048):
         except TypeError:  # unhashable params, or the rule's own error: run it uncached
             return rule(*avals, **params)
 
-    abstract_eval.uncached = rule
     return abstract_eval
 
 

@@ -864,8 +864,12 @@ chooser_share_p.kernel = _chooser_share_kernel
 
 @chooser_share_p.def_impl
 def _chooser_share_impl(x, out, y):
-    _chooser_share_abstract_eval(x.aval, out.aval, y.aval)  # eager errors name the primitive
-    return Array(_chooser_share_kernel(x._value, out._value, y._value))
+    xv, ov, yv = x._value, out._value, y._value
+    if not (xv.shape == ov.shape == yv.shape and xv.dtype == ov.dtype == yv.dtype
+            and dtypes.is_inexact(xv.dtype)):
+        _chooser_share_abstract_eval(x.aval, out.aval, y.aval)  # raises, naming the primitive
+    return Array(_chooser_share_kernel(xv, ov, yv))
+
 _chooser_share_types = elementwise_abstract_eval("chooser_share", out_dtype=lambda d: d)
 
 
