@@ -72,6 +72,8 @@ _BASIC_TYPES = {
     "int2": "i2", "int4": "i4", "uint2": "ui2", "uint4": "ui4",
 }
 # ml_dtypes' narrow floats: float8_e4m3fn -> f8E4M3FN, float4_e2m1fn -> f4E2M1FN, ...
+# except these, which lowering refuses (see mlir_element_type).
+_NO_XLA_SUPPORT = frozenset({"float6_e2m3fn", "float6_e3m2fn"})
 _NARROW_FLOAT = re.compile(r"float(\d+)_(e\d+m\d+\w*)")
 
 
@@ -87,6 +89,17 @@ def mlir_element_type(dtype) -> str:
     known = _BASIC_TYPES.get(name)
     if known is not None:
         return known
+    if name in _NO_XLA_SUPPORT:
+        # Checked here, where every type of a module is spelled, because XLA aborts the
+        # whole process on a float6 constant (jaxlib 0.10 and 0.11) and has no float6
+        # arithmetic on CPU: a Python error is the only safe outcome.
+        from funcarray._errors import op_type_error  # (lazily: _errors imports lowering)
+
+        raise op_type_error(
+            "jit", f"XLA cannot run {name} values (it has no {name} arithmetic, and its "
+                   f"compiler crashes on {name} constants). Convert to a type XLA computes "
+                   f"in before the jitted function, e.g. x.astype(funcarray.numpy.float32), "
+                   f"or run this part without jit: eager funcarray computes in {name}.")
     match = _NARROW_FLOAT.fullmatch(name)
     if match and hasattr(ml_dtypes, name):
         return f"f{match.group(1)}{match.group(2).upper()}"

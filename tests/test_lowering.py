@@ -17,6 +17,7 @@ from helpers import rtol_for
 from hypothesis import given
 from hypothesis import strategies as st
 
+import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.array import Array
@@ -111,6 +112,20 @@ def test_device_put_unsupported_dtype_is_a_clear_error():
         assert "device_put: cannot copy a float6_e2m3fn[2]" in str(exc)
     else:  # jaxlib 0.11 added it: the values must arrive intact
         np.testing.assert_array_equal(runtime.to_numpy(buf).astype(np.float32), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("dtype", ["float6_e2m3fn", "float6_e3m2fn"])
+@pytest.mark.parametrize("body", [lambda x: x + 3, lambda x: x, lambda x: x * x],
+                         ids=["constant", "identity", "arithmetic"])
+def test_jit_of_float6_is_a_clear_error_not_a_crash(dtype, body):
+    # XLA aborts the process on a float6 constant (jaxlib 0.10 and 0.11) and cannot add float6
+    # values on CPU: lowering refuses the type before XLA sees it, naming the fix.
+    x = fnp.asarray(np.array([1.0, 2.0]).astype(getattr(ml_dtypes, dtype)))
+    with pytest.raises(TypeError, match=f"jit: XLA cannot run {dtype} values.*astype"):
+        fa.jit(body)(x)
+    np.testing.assert_array_equal(np.asarray(body(x)).astype(np.float32),  # eager works
+                                  np.asarray(body(x.astype(np.float32))).astype(dtype)
+                                  .astype(np.float32))
 
 
 ADD_F32 = """module @m {

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 
 from funcarray.transforms.core import (
     CURRENT_TRACE,
+    EVAL_TRACE,
+    EvalTrace,
     ShapedArray,
     Trace,
     Tracer,
@@ -115,7 +117,15 @@ class StagingTrace(Trace):
                 if type(x) is StagingTracer and x._trace is self:
                     break
             else:
-                token = CURRENT_TRACE.set(self.parent)  # (set_current_trace, written out)
+                parent = self.parent
+                if (parent is EVAL_TRACE and parent.__class__ is EvalTrace
+                        and prim.partial_eval_rule is None):
+                    # Eager linearize (grad's forward pass): the primal op's kernel, called
+                    # as the eager trace would call it, without switching traces and binding
+                    # again (~0.6 us less per primal op). A first-order kernel binds nothing,
+                    # so which trace is current while it runs does not matter.
+                    return prim.impl(*args, **params)
+                token = CURRENT_TRACE.set(parent)  # (set_current_trace, written out)
                 try:
                     return prim.bind(*args, **params)
                 finally:

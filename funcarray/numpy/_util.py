@@ -188,6 +188,17 @@ def promote_binary(op: str, x, y):
         vy = y._value
         if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
             return _scalar_operand(op, x, vy.dtype), y
+    elif ty is float or ty is int:
+        if isinstance(x, Tracer) and not x.weak_type and x.dtype in (
+                _ABSORBS_FLOAT if ty is float else _ABSORBS_INT):
+            # A strong tracer and a Python scalar under a transform (``maximum(h, 0.0)``,
+            # ``x - 1.0`` in grad's forward pass): the scalar takes the tracer's dtype, with
+            # no walk of the promotion lattice.
+            return x, broadcast_to_shape(_scalar_to_array(op, y, x.dtype), x.shape)
+    elif tx is float or tx is int:
+        if isinstance(y, Tracer) and not y.weak_type and y.dtype in (
+                _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
+            return broadcast_to_shape(_scalar_to_array(op, x, y.dtype), y.shape), y
     elif isinstance(x, Tracer) and is_array(y) or isinstance(y, Tracer) and is_array(x):
         # Under a transform (grad's forward pass): operands that already agree need no
         # conversion or broadcast (a weak one meeting a strong one still does).
