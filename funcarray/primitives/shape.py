@@ -54,6 +54,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from funcarray.array import Array
@@ -104,25 +106,44 @@ def _check_dimensions(name: str, x: ShapedArray, dimensions) -> None:
 
 def _broadcast_in_dim_kernel(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
-    if list(broadcast_dimensions) != sorted(broadcast_dimensions):
-        # Order the operand dims like the result dims they map to (StableHLO allows any
-        # order; funcarray.numpy never makes such equations, transposes can).
-        order = sorted(range(x.ndim), key=broadcast_dimensions.__getitem__)
+    try:
+        order, expanded = _broadcast_plan(x.shape, shape, broadcast_dimensions)
+    except TypeError:  # unhashable params (a list): the shape rule says what is wrong
+        broadcast_in_dim_p.abstract_eval(ShapedArray(x.shape, x.dtype), shape=shape,
+                                         broadcast_dimensions=broadcast_dimensions)
+        raise
+    if order is not None:
         x = x.transpose(order)
-        broadcast_dimensions = tuple(broadcast_dimensions[d] for d in order)
-    # Put the operand dims where they belong (size-1 dims elsewhere) and let NumPy
-    # broadcast, into a fresh array: materialised, not a stride-0 view, because later
-    # kernels (BLAS matmul above all) are several times slower on broadcast views, so
+    if expanded is not None:
+        x = x.reshape(expanded)
+    # Into a fresh array: materialised, not a stride-0 view, because later kernels (BLAS
+    # matmul above all) are several times slower on broadcast views, so
     # `fnp.zeros((n, n)) @ x` would be a trap. (np.copyto: no Python-level wrapper, unlike
     # np.broadcast_to, which cost more than the copy for the small arrays of a grad.)
-    if x.ndim and x.ndim != len(shape):
-        expanded = [1] * len(shape)
-        for size, out_dim in zip(x.shape, broadcast_dimensions):
-            expanded[out_dim] = size
-        x = x.reshape(expanded)
     out = np.empty(shape, x.dtype)
     np.copyto(out, x, casting="no")
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_plan(operand_shape: tuple, shape: tuple, broadcast_dimensions: tuple) -> tuple:
+    """``(order, expanded)`` for the kernel, computed once per signature (a grad broadcasts
+    the same few shapes every step): ``order`` transposes the operand's dims into the order
+    of the result dims they map to (StableHLO allows any order; funcarray.numpy never makes
+    such equations, transposes can), ``expanded`` reshapes it with size-1 dims in between so
+    that NumPy's broadcasting puts each dim where it belongs (None: nothing to do)."""
+    order = None
+    if list(broadcast_dimensions) != sorted(broadcast_dimensions):
+        order = tuple(sorted(range(len(operand_shape)), key=broadcast_dimensions.__getitem__))
+        operand_shape = tuple(operand_shape[d] for d in order)
+        broadcast_dimensions = tuple(broadcast_dimensions[d] for d in order)
+    expanded = None
+    if operand_shape and len(operand_shape) != len(shape):
+        expanded = [1] * len(shape)
+        for size, out_dim in zip(operand_shape, broadcast_dimensions):
+            expanded[out_dim] = size
+        expanded = tuple(expanded)
+    return order, expanded
 
 
 def _contiguous(view: np.ndarray) -> np.ndarray:
@@ -161,25 +182,38 @@ deflinear(broadcast_in_dim_p)
 
 @broadcast_in_dim_p.def_transpose
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
-    # Every copy made by the broadcast sends its cotangent back to the one element it copied:
-    # sum over the new dimensions and over the operand's stretched size-1 dimensions (a
-    # dimension of size 1 needs no sum: reshaping drops it).
     from funcarray.primitives.reduce import reduce_sum_p  # reduce's rules may import shape
     operand_shape = x.aval.shape
+    summed, kept_shape, permutation = _broadcast_transpose_plan(
+        operand_shape, shape, broadcast_dimensions)
+    if summed:
+        ct = reduce_sum_p.bind(ct, axes=summed)
+    if permutation is not None:
+        ct = _reshape(ct, kept_shape)
+        ct = transpose_p.bind(ct, permutation=permutation)
+    return [_reshape(ct, operand_shape)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_transpose_plan(operand_shape: tuple, shape: tuple,
+                              broadcast_dimensions: tuple) -> tuple:
+    """``(summed, kept_shape, permutation)``: the transpose's steps, once per signature.
+
+    Every copy made by the broadcast sends its cotangent back to the one element it copied:
+    sum over the new dimensions and over the operand's stretched size-1 dimensions (a
+    dimension of size 1 needs no sum: reshaping drops it). The operand's other dimensions are
+    left in increasing result order; StableHLO allows broadcast_dimensions in any order, so
+    ``permutation`` (None when the order is already right) puts them back in operand order.
+    """
     stretched = {d for i, d in enumerate(broadcast_dimensions)
                  if operand_shape[i] == 1 and shape[d] != 1}
     summed = tuple(d for d in range(len(shape))
                    if shape[d] != 1 and (d not in broadcast_dimensions or d in stretched))
-    if summed:
-        ct = reduce_sum_p.bind(ct, axes=summed)
-    # The operand's other dimensions are left in increasing result order; StableHLO allows
-    # broadcast_dimensions in any order, so put them back in operand order.
     kept = [d for d in broadcast_dimensions if d not in stretched]
     permutation = tuple(sorted(kept).index(d) for d in kept)
-    if permutation != tuple(range(len(kept))):
-        ct = _reshape(ct, tuple(shape[d] for d in sorted(kept)))
-        ct = transpose_p.bind(ct, permutation=permutation)
-    return [_reshape(ct, operand_shape)]
+    if permutation == tuple(range(len(kept))):
+        return summed, None, None
+    return summed, tuple(shape[d] for d in sorted(kept)), permutation
 
 
 @broadcast_in_dim_p.def_batch
