@@ -19,6 +19,7 @@ Usage:
 
 from __future__ import annotations
 
+import argparse
 import functools
 import inspect
 import sys
@@ -280,6 +281,41 @@ def bench_train_step(libs, settings: Settings) -> Row:
                notes + noise_notes(timings, goals=STEP_GOALS) + [_page_fault_note(steps)])
 
 
+# glibc settings under which freed arrays stay in the process's heap: no step faults its
+# temporaries back in (see _page_fault_note). Both libraries run under them in one child.
+NO_FAULT_ENV = {"MALLOC_MMAP_THRESHOLD_": "268435456", "MALLOC_TRIM_THRESHOLD_": "536870912"}
+
+
+def bench_train_step_without_faults(settings: Settings) -> Row:
+    """The MLP step row again, in a child process whose allocator never returns memory to
+    the kernel: the comparison without page-fault costs, whatever regime this process is in.
+    (jax is left out: its figures would not change the verdict, and it adds a minute.)"""
+    import json
+    import os
+    import subprocess
+
+    name = "MLP step, no page faults (glibc keeps freed memory)"
+    command = [sys.executable, __file__, "--step-row-only"] + (
+        ["--quick"] if settings.quick else [])
+    done = subprocess.run(command, capture_output=True, text=True, check=False,
+                          env={**os.environ, **NO_FAULT_ENV})
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines()
+        return Row(name, {"funcarray": None, "numpy": None}, STEP_GOALS,
+                   [f"child failed: {tail[-1] if tail else done.returncode}"])
+    record = json.loads(done.stdout.strip().splitlines()[-1])
+    return Row(name, record["times_ns"], STEP_GOALS, record["notes"])
+
+
+def _step_row_only(settings: Settings) -> int:
+    """The child of ``bench_train_step_without_faults``: prints the row as one JSON line."""
+    import json
+
+    row = bench_train_step({"funcarray": funcarray_lib(), "jax": None}, settings)
+    print(json.dumps({"times_ns": row.times_ns, "notes": row.notes}))
+    return 0
+
+
 def _page_fault_note(steps: dict) -> str:
     """Minor page faults per step of each library, measured after the timing.
 
@@ -432,17 +468,21 @@ def _version(module: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser(__doc__.splitlines()[0]).parse_args(argv)
+    parser = make_parser(__doc__.splitlines()[0])
+    parser.add_argument("--step-row-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
     settings = Settings.from_args(args)
     # These calls take milliseconds to seconds: fewer samples suffice (see _harness.scaled).
     heavy = scaled(settings, max_repeats=11, max_warmup_calls=1)
+    if args.step_row_only:
+        return _step_row_only(heavy)
     info = machine_info()  # before timing, so the load average is not our own
     libs = load_libs()
     header = header_lines(info, settings, heavy, libs)
     implementations = ("funcarray", "numpy", "jax") + (("torch",) if libs["torch"] else ())
     libs = {impl: libs[impl] for impl in implementations if impl != "numpy"}
 
-    rows = [bench_train_step(libs, heavy)]
+    rows = [bench_train_step(libs, heavy), bench_train_step_without_faults(settings)]
     rows += bench_first_step(libs, settings)
     rows.append(bench_per_example(libs, heavy))
     rows.append(bench_hessian(libs, heavy))
