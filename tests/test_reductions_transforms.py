@@ -309,6 +309,91 @@ def test_extremum_of_nan_has_a_nan_tangent_like_jax():
     assert np.isnan(np.asarray(got)) and np.isnan(np.asarray(expected))
 
 
+# extremum_tangent: reduce_max/min's tangent as one equation linear in the tangent
+def _jax_extremum_tangent(t, x, out, axes):
+    """JAX's reduce_max/min jvp (lax's _reduce_chooser_jvp_rule): sum(t * hits) / counts."""
+    hits = (x == jnp.expand_dims(out, axes)).astype(t.dtype)
+    return jnp.sum(t * hits, axis=axes) / jnp.sum(hits, axis=axes)
+
+
+@given(reduce_cases(max_rank=3), st.sampled_from(["max", "min"]),
+       st.sampled_from([np.float32, np.float64]), st.integers(0, 2**16))
+def test_extremum_tangent_matches_jax_eagerly_and_under_jit(case, choose, dtype, seed):
+    shape, axes = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, shape).astype(dtype)  # few values: ties in most groups
+    if x.size:
+        x.reshape(-1)[rng.integers(0, x.size)] = np.nan if seed % 4 == 0 else x.reshape(-1)[0]
+    with np.errstate(invalid="ignore"):
+        out = (np.max if choose == "max" else np.min)(x, axis=axes)
+    t = rng.standard_normal(shape).astype(dtype)
+    expected = np.asarray(_jax_extremum_tangent(jnp.asarray(t), jnp.asarray(x),
+                                                jnp.asarray(out), axes))
+    args = [fnp.asarray(v) for v in (t, x, out)]
+    eager = red.extremum_tangent_p.bind(*args, axes=axes)
+    assert eager.dtype == np.dtype(dtype) and eager.shape == expected.shape
+    assert_allclose(eager, expected)  # (NaNs compare equal)
+    jitted = fa.jit(lambda *a: red.extremum_tangent_p.bind(*a, axes=axes))(*args)
+    assert_allclose(jitted, expected)
+
+
+@given(reduce_cases(max_rank=3), st.integers(0, 2**16))
+def test_extremum_tangent_transpose_identity_and_zero_derivative(case, seed):
+    shape, axes = case
+    rng = np.random.default_rng(seed)
+    x = fnp.asarray(rng.integers(0, 3, shape).astype(np.float64))
+    out = red.reduce_max_p.bind(x, axes=axes)
+    t = fnp.asarray(rng.standard_normal(shape))
+    linear = lambda v: red.extremum_tangent_p.bind(v, x, out, axes=axes)  # noqa: E731
+    check_jvp_vjp(linear, (t,), seed=seed)
+    # The positions of the extremum are piecewise constant in x: no derivative through them.
+    in_x = fa.grad(lambda v: fnp.sum(red.extremum_tangent_p.bind(t, v, out, axes=axes)))(x)
+    assert_allclose(in_x, np.zeros(shape))
+
+
+@given(st.data(), reduce_cases(max_rank=2), st.integers(0, 2**16))
+def test_extremum_tangent_batch_rule_matches_a_loop(data, case, seed):
+    shape, axes = case
+    rng = np.random.default_rng(seed)
+    in_axes = data.draw(st.sampled_from([(0, 0), (0, None), (None, 0), (-1, 0), (0, -1)]),
+                        label="in_axes")
+    size = 3
+    t, x = (fnp.asarray(rng.integers(0, 3, (size, *shape)).astype(np.float64)
+                        if axis is not None else rng.integers(0, 3, shape).astype(np.float64))
+            for axis in in_axes)
+    t, x = (v if axis in (None, 0) else fnp.asarray(np.moveaxis(np.asarray(v), 0, axis))
+            for v, axis in zip((t, x), in_axes))
+
+    def tangent_of_max(t, x):  # the extremum is batched exactly when x is
+        return red.extremum_tangent_p.bind(t, x, red.reduce_max_p.bind(x, axes=axes), axes=axes)
+
+    check_vmap(tangent_of_max, (t, x), in_axes=in_axes)
+
+
+def test_max_under_stop_gradient_stages_one_equation_and_no_backward_work():
+    x = fnp.asarray(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, -1.0]]))
+
+    def log_softmax_sum(z):
+        z = z - fa.stop_gradient(fnp.max(z, axis=-1, keepdims=True))
+        return fnp.sum(z - fnp.log(fnp.sum(fnp.exp(z), axis=-1, keepdims=True)))
+
+    got = fa.grad(log_softmax_sum)(x)
+    expected = jax.grad(lambda z: jnp.sum(jax.nn.log_softmax(z)))(np.asarray(x))
+    assert_allclose(got, np.asarray(expected))
+    # The linearized function: max's tangent is one extremum_tangent equation, whose output
+    # stop_gradient discards, so the backward pass never transposes it.
+    from funcarray.transforms.autodiff import linearize_flat
+    _, linear, _ = linearize_flat(lambda z: [log_softmax_sum(z)], [x])
+    names = [eqn.prim.name for eqn in linear.ir.eqns]
+    assert names.count("extremum_tangent") == 1 and "eq" not in names, names
+
+
+def test_extremum_tangent_rejects_mismatched_operands():
+    x = fnp.ones((2, 3))
+    with pytest.raises(TypeError, match="extremum_tangent: .*f32\\[2,3\\].*axes=\\(1,\\)"):
+        red.extremum_tangent_p.bind(x, x, fnp.ones(3), axes=(1,))
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 @pytest.mark.parametrize("name", ["reduce_sum", "reduce_prod", "reduce_max"])
 def test_tangents_keep_low_precision_dtypes(name, dtype):

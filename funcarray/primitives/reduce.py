@@ -66,17 +66,21 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.lowering import regions
-from funcarray.lowering.stablehlo import compare
+from funcarray.lowering.stablehlo import compare, lower_inline
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, wrap_kernel
 from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p, slice_p
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, defjvp_with_output, deflinear, tangent_aval
+from funcarray.transforms.staging import stage_flat
+from funcarray.transforms.vmap import bdim_at_front
 
 __all__ = [
     "reducer", "reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p",
@@ -478,16 +482,89 @@ def _cumsum_transpose(ct, x, *, axis, reverse):
 def _chooser_tangent(t, out, x, *, axes):
     """The mean of ``t`` over the positions where ``x`` equals its extremum ``out`` (JAX's
     convention: ties share the tangent equally; a NaN extremum gives a NaN tangent)."""
-    spread = broadcast_in_dim_p.bind(out, shape=tuple(x.shape),
-                                     broadcast_dimensions=_kept_dims(x.ndim, axes))
-    hits = ew.convert_element_type_p.bind(ew.eq_p.bind(x, spread), new_dtype=t.dtype,
-                                          weak_type=False)
-    counts = reduce_sum_p.bind(hits, axes=axes)
+    hits, counts = _extremum_hits(x, out, axes, t.dtype)
     return ew.div_p.bind(reduce_sum_p.bind(ew.mul_p.bind(t, hits), axes=axes), counts)
 
 
-defjvp_with_output(reduce_max_p, _chooser_tangent)
-defjvp_with_output(reduce_min_p, _chooser_tangent)
+def _extremum_hits(x, out, axes, dtype):
+    """``(hits, counts)``: 1 where ``x`` equals its extremum ``out`` (as ``dtype``), and the
+    number of such positions per reduced group."""
+    spread = broadcast_in_dim_p.bind(out, shape=tuple(x.shape),
+                                     broadcast_dimensions=_kept_dims(x.ndim, axes))
+    hits = ew.convert_element_type_p.bind(ew.eq_p.bind(x, spread), new_dtype=dtype,
+                                          weak_type=False)
+    return hits, reduce_sum_p.bind(hits, axes=axes)
+
+
+# extremum_tangent(t, x, out): reduce_max/min's tangent as one equation, linear in ``t``
+# (``x`` and ``out`` are residuals). Under grad the forward pass records just this equation:
+# the positions of the extremum are found only if a cotangent reaches it in the backward
+# pass, so ``stop_gradient(fnp.max(z))`` (every stable softmax) costs one record instead of
+# four eager ops and three staged ones. Its value, transpose and lowering are
+# _chooser_tangent's formula (JAX's numbers).
+extremum_tangent_p = Primitive("extremum_tangent")
+
+
+@extremum_tangent_p.def_impl
+def _extremum_tangent_impl(t, x, out, *, axes):
+    # (eager forward mode only, off grad's hot path: checked every time)
+    extremum_tangent_p.abstract_eval(t.aval, x.aval, out.aval, axes=axes)
+    return _chooser_tangent(t, out, x, axes=axes)
+
+
+@extremum_tangent_p.def_abstract_eval
+def _extremum_tangent_abstract_eval(t, x, out, *, axes):
+    reduced = _reduced_shape(x.shape, axes)
+    if not dtypes.is_inexact(t.dtype) or t.shape != x.shape or out.shape != reduced or (
+            out.dtype != x.dtype):
+        raise TypeError(f"extremum_tangent: expected a float tangent shaped like the operand "
+                        f"{x.str_short()} and its extremum over axes={axes} (shape {reduced}), "
+                        f"got tangent {t.str_short()} and extremum {out.str_short()}")
+    return ShapedArray(reduced, t.dtype)
+
+
+@extremum_tangent_p.def_transpose
+def _extremum_tangent_transpose(ct, t, x, out, *, axes):
+    # The transpose of t -> sum(t * hits) / counts: each hit gets ct / counts.
+    hits, counts = _extremum_hits(x, out, axes, ct.dtype)
+    shared = broadcast_in_dim_p.bind(ew.div_p.bind(ct, counts), shape=tuple(x.shape),
+                                     broadcast_dimensions=_kept_dims(len(x.shape), axes))
+    return [ew.mul_p.bind(shared, hits), None, None]
+
+
+@extremum_tangent_p.def_jvp
+def _extremum_tangent_jvp(primals, tangents, *, axes):
+    # Linear in t; the positions (hits, counts) are piecewise constant in x: zero derivative.
+    t, x, out = primals
+    primal_out = extremum_tangent_p.bind(t, x, out, axes=axes)
+    if type(tangents[0]) is Zero:
+        return primal_out, Zero(tangent_aval(primal_out.aval))
+    return primal_out, extremum_tangent_p.bind(tangents[0], x, out, axes=axes)
+
+
+@extremum_tangent_p.def_batch
+def _extremum_tangent_batch(vals, dims, *, axes):
+    t, x, out = bdim_at_front(vals, dims)
+    return extremum_tangent_p.bind(t, x, out, axes=tuple(a + 1 for a in axes)), 0
+
+
+@extremum_tangent_p.def_lower
+def _extremum_tangent_lower(ctx, t, x, out, *, axes):
+    # The formula's own equations, staged once per signature and inlined.
+    return lower_inline(ctx, _extremum_tangent_ir(ctx.avals_in, axes), t, x, out)
+
+
+@functools.lru_cache(maxsize=256)
+def _extremum_tangent_ir(avals, axes):
+    return stage_flat(lambda t, x, out: [_chooser_tangent(t, out, x, axes=axes)], list(avals))
+
+
+def _extremum_jvp(t, out, x, *, axes):
+    return extremum_tangent_p.bind(t, x, out, axes=axes)
+
+
+defjvp_with_output(reduce_max_p, _extremum_jvp)
+defjvp_with_output(reduce_min_p, _extremum_jvp)
 
 
 # --- combine steps that carry tangents: elems are [primal, tangent] pairs -----------------------

@@ -243,6 +243,9 @@ def _reshape_abstract_eval(x, *, new_sizes):
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
+# (memoized: keepdims reductions and broadcast transposes reshape under every grad, and the
+# element-count check costs ~10 us)
+reshape_p.abstract_eval = memoized_abstract_eval(reshape_p.abstract_eval)
 deflinear(reshape_p)
 
 
