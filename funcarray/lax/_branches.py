@@ -14,6 +14,9 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import weakref
+
 import numpy as np
 
 from funcarray import tree as fa_tree
@@ -241,4 +244,34 @@ def _value_key(value):
         return type(value), value
     # Anything else (functions, modules, mutable containers such as a list used as a log) by
     # identity: a container mutated in place to hold arrays of other types is not noticed.
-    return id(value)
+    return _ByIdentity(value)
+
+
+class _ByIdentity:
+    """A key part equal only to keys of the very same object. ``id(value)`` alone is not
+    enough: once an object is freed, a new one (another model instance whose weights have
+    another dtype) may get its address, and would hit the old entry's output types. The
+    object is held weakly when it can be (the cache keeps no model alive), else strongly (a
+    list: then its address cannot be reused while the entry exists)."""
+
+    __slots__ = ("_id", "_ref")
+
+    def __init__(self, value):
+        self._id = id(value)
+        try:
+            self._ref = weakref.ref(value)
+        except TypeError:  # lists, dicts and other objects without weak references
+            self._ref = functools.partial(_same, value)
+
+    def __hash__(self):
+        return self._id
+
+    def __eq__(self, other):
+        if type(other) is not _ByIdentity or other._id != self._id:
+            return False
+        mine = self._ref()
+        return mine is not None and mine is other._ref()
+
+
+def _same(value):
+    return value
