@@ -25,7 +25,13 @@ from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._creation import full
 from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
-from funcarray.numpy._util import asarray_arg, broadcast_to_shape, canonicalize_axis, convert
+from funcarray.numpy._util import (
+    asarray_arg,
+    broadcast_to_shape,
+    canonicalize_axis,
+    convert,
+    is_array,
+)
 from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
 from funcarray.primitives.linalg import (
     PRECISION_NAMES,
@@ -177,6 +183,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         av, bv = a._value, b._value
         a_shape, b_shape = av.shape, bv.shape
         if (av.dtype is bv.dtype and not (a._weak or b._weak) and 0 < len(a_shape) <= 2
+                and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]):
+            return plain_matmul(a, b)
+    elif precision is None and preferred_element_type is None and is_array(a) and (
+            is_array(b)):
+        # The same case under a transform (grad's forward pass: `h @ w` on tracers): the
+        # dot_general the general path would bind, without promoting anything.
+        a_shape, b_shape = a.shape, b.shape
+        if (a.dtype == b.dtype and not (a.weak_type or b.weak_type) and 0 < len(a_shape) <= 2
                 and 0 < len(b_shape) <= 2 and a_shape[-1] == b_shape[0]):
             return plain_matmul(a, b)
     prod = _Product("matmul", (a, b), precision, preferred_element_type)

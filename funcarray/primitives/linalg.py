@@ -208,17 +208,19 @@ dot_general_p = Primitive("dot_general")
 dot_general_p.kernel = _dot_general_kernel
 
 def plain_matmul(a, b):
-    """``a @ b`` for two strong Arrays of one dtype, each 1-d or 2-d, with aligned inner
-    dimensions (the caller checked all of that): the eager hot path of ``matmul``.
+    """``a @ b`` for two strong Arrays or tracers of one dtype, each 1-d or 2-d, with aligned
+    inner dimensions (the caller checked all of that): the hot path of ``matmul``.
 
-    Outside every transform it runs the kernel's ``np.dot`` directly, skipping ``bind``, the
-    validation cache and the kernel's plan (~2 us of a ~5 us vector-matrix product in an RNN
-    step); otherwise, and for dtypes that need a wider accumulator, it binds ``dot_general``.
+    For Arrays outside every transform it runs the kernel's ``np.dot`` directly, skipping
+    ``bind``, the validation cache and the kernel's plan (~2 us of a ~5 us vector-matrix
+    product in an RNN step); otherwise, and for dtypes that need a wider accumulator, it binds
+    ``dot_general``.
     """
-    av = a._value
-    if av.dtype in _NATIVE_MATMUL_DTYPES and running_numpy_kernels():
-        return Array(np.dot(av, b._value), False)
-    return dot_general_p.bind(a, b, dimension_numbers=_PLAIN_MATMUL[av.ndim], precision=None,
+    if type(a) is Array and type(b) is Array:
+        av = a._value
+        if av.dtype in _NATIVE_MATMUL_DTYPES and running_numpy_kernels():
+            return Array(np.dot(av, b._value), False)
+    return dot_general_p.bind(a, b, dimension_numbers=_PLAIN_MATMUL[a.ndim], precision=None,
                               preferred_element_type=None)
 
 
