@@ -200,10 +200,15 @@ def promote_binary(op: str, x, y):
                 _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
             return broadcast_to_shape(_scalar_to_array(op, x, y.dtype), y.shape), y
     elif isinstance(x, Tracer) and is_array(y) or isinstance(y, Tracer) and is_array(x):
-        # Under a transform (grad's forward pass): operands that already agree need no
-        # conversion or broadcast (a weak one meeting a strong one still does).
-        if x.shape == y.shape and x.dtype == y.dtype and x.weak_type == y.weak_type:
-            return x, y
+        # Under a transform (grad's forward pass): operands of one dtype and weak type need no
+        # conversion, only a broadcast when their shapes differ (a bias added to a batch).
+        # (A weak one meeting a strong one takes the general path.)
+        if x.dtype == y.dtype and x.weak_type == y.weak_type:
+            x_shape, y_shape = x.shape, y.shape
+            if x_shape == y_shape:
+                return x, y
+            shape = broadcast_shapes(op, x_shape, y_shape)
+            return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     return _promote(op, (x, y), eager_broadcast=True)
 
 
