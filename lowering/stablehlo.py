@@ -99,7 +99,8 @@ def mlir_element_type(dtype) -> str:
             "jit", f"XLA cannot run {name} values (it has no {name} arithmetic, and its "
                    f"compiler crashes on {name} constants). Convert to a type XLA computes "
                    f"in before the jitted function, e.g. x.astype(funcarray.numpy.float32), "
-                   f"or run this part without jit: eager funcarray computes in {name}.")
+                   f"or run this part without jit (with eager_backend='numpy' when eager ops "
+                   f"run through XLA): NumPy eager kernels compute in {name}.")
     match = _NARROW_FLOAT.fullmatch(name)
     if match and hasattr(ml_dtypes, name):
         return f"f{match.group(1)}{match.group(2).upper()}"
