@@ -528,7 +528,7 @@ def _extremum_tangent_transpose(ct, t, x, out, *, axes):
     # The transpose of t -> sum(t * hits) / counts: each hit gets ct / counts.
     hits, counts = _extremum_hits(x, out, axes, ct.dtype)
     shared = broadcast_in_dim_p.bind(ew.div_p.bind(ct, counts), shape=tuple(x.shape),
-                                     broadcast_dimensions=_kept_dims(len(x.shape), axes))
+                                     broadcast_dimensions=_kept_dims(x.ndim, axes))
     return [ew.mul_p.bind(shared, hits), None, None]
 
 
