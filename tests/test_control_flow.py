@@ -141,6 +141,29 @@ def test_cond_branch_type_errors():
     # A Python scalar output adopts the other branch's dtype (weak typing).
     out = fa.jit(lambda x: lax.cond(x > 0, lambda v: v, lambda v: 0.0, x))(fnp.float64(-1.0))
     assert out.dtype == np.float64 and not out.weak_type
+    out = lax.cond(False, lambda: fnp.complex64(1j), lambda: 2)
+    assert out.dtype == np.complex64 and complex(out) == 2
+
+
+@pytest.mark.parametrize("weak, strong", [
+    (lambda: 2.7, lambda: fnp.int32(0)),  # would truncate to 2
+    (lambda: 300, lambda: fnp.uint8(0)),  # would wrap to 44
+    (lambda: -2.7, lambda: fnp.uint8(0)),
+    (lambda: 1j, lambda: fnp.float32(0)),  # would drop the imaginary part
+])
+@pytest.mark.parametrize("jit", [False, True])
+def test_cond_refuses_python_scalars_that_would_change_kind(weak, strong, jit):
+    """As in JAX, a weakly typed branch output only adopts another branch's dtype when no
+    value can change: a float or int into a float dtype, anything into complex."""
+    for pred in (True, False):
+        f = lambda p: lax.cond(p, weak, strong)  # noqa: E731
+        with pytest.raises(TypeError, match="Python scalar only adopts a float or complex"):
+            (fa.jit(f) if jit else f)(pred)
+        g = lambda i: lax.switch(i, [strong, weak])  # noqa: E731
+        with pytest.raises(TypeError, match="same types"):
+            (fa.jit(g) if jit else g)(int(pred))
+        with pytest.raises(TypeError, match="equal output types"):
+            jax.lax.cond(pred, weak, lambda: np.asarray(strong()))  # the oracle agrees
 
 
 def test_switch_clamps_and_matches_jax():

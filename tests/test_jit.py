@@ -403,6 +403,53 @@ def test_nested_jit_and_closures_over_outer_tracers():
     _check(fa.jacfwd(uses_closure)(fnp.float64(1.3)), want)
 
 
+_BROADCASTING_BINARY_OPS = {
+    "add": (lambda a, b: a + b, np.add), "mul": (lambda a, b: a * b, np.multiply),
+    "sub": (lambda a, b: a - b, np.subtract), "eq": (lambda a, b: a == b, np.equal),
+    "maximum": (fnp.maximum, np.maximum), "ge": (lambda a, b: a >= b, np.greater_equal),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(_BROADCASTING_BINARY_OPS)),
+       st.sampled_from([(3,), (2, 3), (1, 3), ()]),
+       st.sampled_from(["python float", "python int", "0-d array", "row", "same shape"]),
+       st.booleans())
+def test_closed_over_concrete_arrays_broadcast_inside_staged_bodies(op, c_shape, other, flip):
+    """A concrete array closed over by a staged function meets a scalar or an array of
+    another shape *before* any tracer is involved (``x + c * 2.0``, a precomputed mask
+    ``c == 0``): the staged equation must be broadcast explicitly, as eagerly NumPy does it
+    implicitly (this used to fail with "needs operands of one shape")."""
+    fa_op, np_op = _BROADCASTING_BINARY_OPS[op]
+    c_value = np.arange(1.0, 1.0 + np.prod(c_shape, dtype=int), dtype=np.float32).reshape(
+        c_shape)
+    partner = {"python float": 2.0, "python int": 2, "0-d array": np.float32(2.0),
+               "row": np.array([2.0, 0.0, 5.0], np.float32),
+               "same shape": np.full(c_shape, 2.0, np.float32)}[other]
+    c = fnp.asarray(c_value)
+    fa_partner = partner if type(partner) in (float, int) else fnp.asarray(partner)
+
+    def constant_part():
+        return fa_op(fa_partner, c) if flip else fa_op(c, fa_partner)
+
+    want = np_op(partner, c_value) if flip else np_op(c_value, partner)
+    x = fnp.ones(np.shape(want), np.float32)
+    np.testing.assert_array_equal(np.asarray(constant_part()), want)  # eager: the oracle
+    staged = fa.jit(lambda x: (x, constant_part()))(x)[1]
+    np.testing.assert_array_equal(np.asarray(staged), want)
+    assert staged.dtype == np.asarray(want).dtype
+    if want.dtype == np.float32:  # the same constant inside grad(scan) and vmap(cond)
+        def body(h, _):
+            return h * constant_part(), None
+
+        got = fa.grad(lambda x: fa.lax.scan(body, x, None, length=2)[0].sum())(x)
+        np.testing.assert_allclose(np.asarray(got), np.broadcast_to(want * want, x.shape))
+        pick = fa.vmap(lambda p, x: fa.lax.cond(p, lambda x: x + constant_part(),
+                                                  lambda x: x, x))
+        got = pick(fnp.array([True, False]), fnp.stack([x, x]))
+        np.testing.assert_allclose(np.asarray(got), np.stack([1.0 + want, np.ones_like(want)]))
+
+
 def test_grad_of_jit_is_compiled_and_matches_jax():
     f = fa.jit(elementwise_loss)
     g = fa.jit(fa.jacrev(f))

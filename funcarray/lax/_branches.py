@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from funcarray import dtypes
 from funcarray import tree as fa_tree
 from funcarray.array import Array
 from funcarray.lax._common import (
@@ -120,21 +121,38 @@ def _staged_switch(index, funs, operands, what, names):
 
 def _unify_branch_types(what, names, per_branch, treedef) -> list:
     """One output type per leaf for all branches: shapes must agree, and dtypes too except
-    that a weakly typed output (a Python scalar) adopts the dtype of the others."""
+    that a weakly typed output (a Python scalar) adopts the inexact dtype of the others when
+    promotion would give that dtype (``0`` or ``2.5`` next to a float32 output). A weak float
+    next to an integer output, or a weak int next to a narrower integer one, is an error, as
+    in JAX: converting it would truncate (2.7 -> 2) or wrap (300 -> 44) a value that is only
+    known at run time."""
     paths = _paths(treedef)
     targets = []
     for i, avals in enumerate(zip(*per_branch)):
         strong = [(k, a) for k, a in enumerate(avals) if not a.weak_type]
         ref_k, ref = strong[0] if strong else (0, avals[0])
         for k, a in enumerate(avals):
-            if a.shape != ref.shape or (a.dtype != ref.dtype and not a.weak_type) or (
-                    not strong and a.dtype != ref.dtype):
+            if a.shape != ref.shape or (a.dtype != ref.dtype and not (
+                    strong and a.weak_type and _weak_adopts(a.dtype, ref.dtype))):
+                hint = ""
+                if a.shape == ref.shape and a.weak_type:
+                    hint = (f"; a Python scalar only adopts a float or complex dtype. Return "
+                            f"an array of the dtype you mean instead, e.g. "
+                            f"fnp.asarray(value, {np.dtype(ref.dtype).name!r})")
                 raise TypeError(
                     f"{what}: {names[ref_k]} and {names[k]} must return the same types, but "
                     f"output{paths[i]} is {ref.str_short()} in {names[ref_k]} and "
-                    f"{a.str_short()} in {names[k]}")
+                    f"{a.str_short()} in {names[k]}{hint}")
         targets.append(ref.update(weak_type=not strong))
     return targets
+
+
+def _weak_adopts(weak_dtype, strong_dtype) -> bool:
+    """Whether a weakly typed value of ``weak_dtype`` converts to ``strong_dtype`` without
+    changing kind: int or float into a float or complex dtype, complex into complex."""
+    if dtypes.is_complex(strong_dtype):
+        return True
+    return dtypes.is_float(strong_dtype) and not dtypes.is_complex(weak_dtype)
 
 
 def _stage_branch(fun, name, in_tree, avals, what):

@@ -139,10 +139,11 @@ def _binary(name, prim, kinds, summary, example):
                     and running_numpy_kernels()):
                 return prim.impl(x, y)
         try:
-            x, y = promote_binary(name, x, y)
+            eager = running_numpy_kernels()
+            x, y = promote_binary(name, x, y, eager)
             if x.dtype not in accepted:
                 _check_kinds(name, x, kinds)
-            if type(x) is Array and type(y) is Array and running_numpy_kernels():
+            if eager and type(x) is Array and type(y) is Array:
                 return prim.impl(x, y)  # what bind would run (x * 2.0: one dispatch less)
             return prim.bind(x, y)
         except Exception as exc:

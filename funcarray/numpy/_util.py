@@ -15,7 +15,7 @@ from funcarray._errors import axis_error, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import Tracer
+from funcarray.transforms.core import Tracer, running_numpy_kernels
 
 _SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
                     complex: dtypes.default_complex, bool: dtypes.bool_}
@@ -166,12 +166,15 @@ def _scalar_operand(op: str, scalar, dtype) -> Array:
                 f"a wider dtype first (x.astype(...))") from None
 
 
-def promote_binary(op: str, x, y):
+def promote_binary(op: str, x, y, eager: bool | None = None):
     """``promote_args`` for two operands, with fast paths for the common eager cases.
 
-    Eager kernels broadcast like NumPy, so when every operand is a concrete Array the
-    explicit ``broadcast_in_dim`` is skipped (shapes are still validated); under a trace the
-    operands are broadcast explicitly, since primitives are strict about shapes.
+    NumPy kernels broadcast like NumPy, so when every operand is a concrete Array and a bind
+    would run the NumPy kernel (``running_numpy_kernels``) the explicit ``broadcast_in_dim``
+    is skipped (shapes are still validated). Anywhere else the operands are broadcast
+    explicitly, since primitives are strict about shapes: under a transform even concrete
+    operands can reach an equation (``fa.jit(lambda x: x + c * 2.0)`` with a closed-over
+    ``c`` stages ``c * 2.0``), and the XLA eager backend runs the primitive as it is.
     """
     tx, ty = type(x), type(y)
     if tx is Array:
@@ -183,11 +186,17 @@ def promote_binary(op: str, x, y):
         elif (ty is float and vx.dtype in _ABSORBS_FLOAT) or (
                 ty is int and vx.dtype in _ABSORBS_INT):
             if not x._weak:
-                return x, _scalar_operand(op, y, vx.dtype)
+                scalar = _scalar_operand(op, y, vx.dtype)
+                if vx.shape and not (running_numpy_kernels() if eager is None else eager):
+                    scalar = broadcast_to_shape(scalar, vx.shape)
+                return x, scalar
     elif ty is Array and (tx is float or tx is int):
         vy = y._value
         if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
-            return _scalar_operand(op, x, vy.dtype), y
+            scalar = _scalar_operand(op, x, vy.dtype)
+            if vy.shape and not (running_numpy_kernels() if eager is None else eager):
+                scalar = broadcast_to_shape(scalar, vy.shape)
+            return scalar, y
     elif ty is float or ty is int:
         if isinstance(x, Tracer) and not x.weak_type and x.dtype in (
                 _ABSORBS_FLOAT if ty is float else _ABSORBS_INT):
@@ -209,7 +218,9 @@ def promote_binary(op: str, x, y):
                 return x, y
             shape = broadcast_shapes(op, x_shape, y_shape)
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
-    return _promote(op, (x, y), eager_broadcast=True)
+    if eager is None:
+        eager = running_numpy_kernels()
+    return _promote(op, (x, y), eager_broadcast=eager)
 
 
 def promote_args(op: str, *args):
