@@ -348,13 +348,20 @@ def _split_args(args, argnums):
     return with_args, tuple(args[i] for i in argnums)
 
 
+_PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
+                         float: np.dtype(np.float32), complex: np.dtype(np.complex64)}
+
+
 def _check_grad_inputs(name, diff_args, allow_int, holomorphic):
     from funcarray import dtypes
     for leaf in fa_tree.leaves(diff_args):
-        dt = getattr(leaf, "dtype", None)
-        if dt is None:
-            continue
-        dt = dtypes.canonicalize_dtype(dt) if not isinstance(leaf, (int, float)) else dt
+        if type(leaf) in _PYTHON_SCALAR_DTYPES:  # a Python int is an int32 input, as in JAX
+            dt = _PYTHON_SCALAR_DTYPES[type(leaf)]
+        else:
+            dt = getattr(leaf, "dtype", None)
+            if dt is None:
+                continue
+            dt = dtypes.canonicalize_dtype(dt)
         if not dtypes.is_inexact(dt) and not allow_int:
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (floating dtypes), but got "

@@ -76,6 +76,22 @@ def test_grad_errors_are_clear():
         fa.grad(lambda x: x.sum(), argnums=3)(fnp.ones(3))
 
 
+@pytest.mark.parametrize("call", [
+    lambda grad: grad(lambda x: x * 2.0)(3),
+    lambda grad: grad(lambda p: p[0] * p[1])((2.0, 3)),
+    lambda grad: grad(lambda w, n: (w * n).sum(), argnums=1)(np.ones(2), 4),
+    lambda grad: grad(lambda b: b * 2.0)(True),
+])
+def test_grad_refuses_python_int_inputs_like_jax(call):
+    """A Python int (or bool) is an integer input: no gradient, as in JAX (it used to get a
+    silent zero, although d(2x)/dx at x=3 is 2)."""
+    with pytest.raises(TypeError, match="real- or complex-valued inputs"):
+        call(fa.grad)
+    with pytest.raises(TypeError, match="real- or complex-valued inputs"):
+        call(jax.grad)
+    assert float(fa.grad(lambda x: x * 2.0)(3.0)) == 2.0
+
+
 def test_grad_runs_eagerly_with_python_control_flow():
     seen = []
 

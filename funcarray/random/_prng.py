@@ -173,11 +173,12 @@ def _seed_array(seed):
     if isinstance(seed, bool) or (is_array(seed) and seed.dtype == np.bool_):
         raise op_type_error("key", "the seed must be an integer, got a bool")
     if isinstance(seed, int):
-        # Python ints are taken as 64-bit seeds (what jax.random.key does with x64 enabled).
+        # A Python int seed is used modulo 2**32, as JAX does in its default (32-bit) mode:
+        # ``PRNGKey(-1)`` and ``PRNGKey(2**40 + 7)`` give JAX's keys. (Python ints are int32
+        # everywhere else in funcarray too; pass an int64 array for a 64-bit seed.)
         if not _INT64_RANGE[0] <= seed < _INT64_RANGE[1]:
             raise op_value_error("key", f"the seed {seed} does not fit in 64 bits")
-        dtype = dtypes.int64 if seed < 2 ** 63 else dtypes.uint64
-        return Array(np.asarray(seed, dtype))
+        return Array(np.asarray(seed % 2 ** 32, _UINT32))
     if isinstance(seed, float):
         raise op_type_error("key", f"the seed must be an integer, got the float {seed}")
     seed = asarray_arg("key", seed)
@@ -194,20 +195,24 @@ def _seed_array(seed):
 def key(seed):
     """A PRNG key made from an integer seed: a ``uint32`` array of shape ``(2,)``.
 
-    A 64-bit seed (any Python int, or an int64/uint64 array) gives ``[high 32 bits, low 32
-    bits]``; a seed of 32 bits or fewer gives ``[0, seed as uint32]``. The result equals
-    ``jax.random.key_data(jax.random.key(seed))`` (with ``jax_enable_x64``; JAX's default 32-bit
-    mode first truncates Python ints to 32 bits, so negative or huge seeds differ there).
+    A Python int or an array of 32 bits or fewer gives ``[0, seed as uint32]`` (a Python int
+    modulo 2**32): ``jax.random.key_data(jax.random.key(seed))`` in JAX's default mode, also
+    for negative and huge Python ints. An int64/uint64 array gives ``[high 32 bits, low 32
+    bits]``, what JAX gives for it with ``jax_enable_x64`` (the only JAX mode with 64-bit
+    integers).
 
     Unlike JAX, keys are not a special dtype: a key *is* its uint32 data (JAX's legacy
     ``PRNGKey`` representation), so ``key`` and ``PRNGKey`` are the same function and batches of
     keys are ordinary ``(n, 2)`` arrays that ``vmap`` maps over.
 
     Example:
+        >>> import funcarray.numpy as fnp
         >>> import funcarray.random as fr
         >>> fr.key(42)
         Array([ 0, 42], dtype=uint32)
         >>> fr.key(2**32 + 5)
+        Array([0, 5], dtype=uint32)
+        >>> fr.key(fnp.asarray(2**32 + 5, fnp.int64))
         Array([1, 5], dtype=uint32)
     """
     seed = _seed_array(seed)
