@@ -885,3 +885,30 @@ def test_select_n_and_stop_gradient():
     with pytest.raises(TypeError, match="share a shape"):
         lax.select_n(True, fnp.ones(2), fnp.ones(3))
     assert float(fa.grad(lambda x: x * lax.stop_gradient(x))(fnp.array(3.0))) == 3.0
+
+
+_SEES_ARRAYS = {
+    "cond": lambda seen: lax.cond(True, lambda x: seen(x) + 1, lambda x: x, 1.5),
+    "switch": lambda seen: lax.switch(1, [lambda x: x, lambda x: seen(x) * 2], 1.5),
+    "switch, one branch": lambda seen: lax.switch(0, [lambda x: seen(x) * 2], 1.5),
+    "while_loop": lambda seen: lax.while_loop(lambda c: c < 3, lambda c: seen(c) + 1, 0.0),
+    "fori_loop": lambda seen: lax.fori_loop(0, 2, lambda i, c: seen(c) + i, 0.5),
+    "scan": lambda seen: lax.scan(lambda c, x: (seen(c) + x, x), 0.0, fnp.arange(3.0))[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SEES_ARRAYS))
+def test_eager_control_flow_hands_python_scalars_to_the_user_as_arrays(name):
+    """Eagerly as under jit, branch and body functions get arrays for Python-scalar operands
+    and carries (``c.astype``, ``x.shape`` work), and the results agree."""
+    types = []
+
+    def seen(x):
+        types.append((type(x).__name__, x.astype(fnp.float32).shape))
+        return x
+
+    eager = _SEES_ARRAYS[name](seen)
+    assert types and all(t == ("Array", ()) for t in types), types
+    jitted = fa.jit(lambda: _SEES_ARRAYS[name](lambda x: x))()
+    assert (eager.dtype, eager.weak_type, float(eager)) == (
+        jitted.dtype, jitted.weak_type, float(jitted))

@@ -94,7 +94,7 @@ def switch(index, branches, *operands):
     if index.dtype.kind not in "iu":
         raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
     if len(branches) == 1:
-        return _arrays("switch", branches[0](*operands))
+        return _arrays("switch", branches[0](*_arrays("switch", operands)))
     last = len(branches) - 1
     if _eager():
         return _eager_switch(int(np.clip(np.asarray(index._value), 0, last)), branches,
@@ -187,11 +187,12 @@ def _eager_switch(index, funs, operands, what, names):
     """``funs[index](*operands)`` as plain Python (print and pdb work), returning what the
     staged cond would: the other branches are staged on abstract values to check that every
     branch returns the same tree and types (the errors jit raises) and to unify the output
-    types (a weak output adopts the dtype of the others). The staging is cached per branch
+    types (a weak output may adopt the dtype of the others). The staging is cached per branch
     code, closure value types, bound instance and operand types, so a cond in an eager loop
     stages once (a global or an object's attribute changed in place is not noticed). A branch
     that needs concrete values (Python control flow on them) cannot be staged: then only the
     chosen branch runs, unchecked."""
+    operands = _arrays(what, operands)  # Python scalars as the arrays jit's branches get
     out_leaves, out_tree = fa_tree.flatten(funs[index](*operands))
     out_leaves = _as_leaves(f"{what}: the output of {names[index]}", out_leaves)
     targets = _eager_targets(index, funs, operands, what, names, out_tree,

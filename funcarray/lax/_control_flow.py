@@ -125,7 +125,8 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
     leaves, carry_tree = fa_tree.flatten(init_val)
     leaves = _as_leaves("while_loop", leaves)
     if _eager():
-        val, steps = init_val, 0
+        # (the carry as arrays, as the body sees it under jit: 0.0 has .astype and .shape)
+        val, steps = fa_tree.unflatten(carry_tree, leaves), 0
         while (max_steps is None or steps < max_steps) and _eager_pred(cond_fun(val)):
             new = body_fun(val)
             _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
@@ -238,7 +239,7 @@ def fori_loop(lower, upper, body_fun, init_val):
     lo = _convert(lo, lo.aval.update(dtype=dtype, weak_type=False))
     hi = _convert(hi, hi.aval.update(dtype=dtype, weak_type=False))
     if _eager():
-        val = init_val
+        val = _arrays("fori_loop", init_val)
         for i in range(int(np.asarray(lo._value)), int(np.asarray(hi._value))):
             val = body_fun(Array(np.asarray(i, dtype)), val)
         return _arrays("fori_loop", val)
