@@ -185,6 +185,37 @@ def test_custom_jvp_nondiff_argnums_matches_jax():
     assert_allclose(fa.jit(fa.grad(lambda x: fa_app(fnp.sin, x).sum()))(fnp.asarray(x)), want)
 
 
+@pytest.mark.parametrize("call", ["positional", "keyword", "default"])
+def test_parameter_defaults_reach_the_rules_like_jax(call):
+    """Arguments left to their defaults are filled in before the rules run (JAX binds the
+    signature): the rules always see every argument."""
+    def make(lib):
+        @lib.custom_jvp
+        def f(x, y=3.0):
+            return x * y
+
+        f.defjvp(lambda p, t: (p[0] * p[1], t[0] * p[1] + t[1] * p[0]))
+
+        @lib.custom_vjp
+        def g(x, y=3.0):
+            return x * y
+
+        g.defvjp(lambda x, y=3.0: (x * y, (x, y)), lambda r, ct: (ct * r[1], ct * r[0]))
+        h = lib.checkpoint(lambda x, y=3.0: lib.numpy.sin(x) * y)
+        return f, g, h
+
+    def calls(fun):
+        return {"positional": lambda x: fun(x, 2.0), "keyword": lambda x: fun(x, y=2.0),
+                "default": lambda x: fun(x)}[call]
+
+    for mine, theirs in zip(make(fa), make(jax)):
+        for x in (1.5, -0.5):
+            got = fa.grad(calls(mine))(x)
+            want = jax.grad(calls(theirs))(x)
+            assert_allclose(got, want, rtol=1e-6)
+            assert_allclose(calls(mine)(x), calls(theirs)(x), rtol=1e-6)
+
+
 def test_custom_jvp_symbolic_zeros():
     seen = []
 
