@@ -101,6 +101,9 @@ def _positional_count(fun) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
+_SLOT = object()  # a placeholder leaf: where an argument of custom_vjp has an array
+
+
 def _check_argnums(what: str, name: str, argnums, nargs: int) -> tuple:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     out = []
@@ -490,10 +493,28 @@ class _UserVJPRule:
         if entry is None:
             return [None] * structure.num_leaves
         leaves, tree = fa_tree.flatten(entry, is_leaf=lambda x: x is None)
-        if tree != structure:
+        if tree == structure:
+            return leaves
+        # As in JAX, a None may also stand for a whole subtree of zeros, or mirror a None
+        # (empty subtree) of the argument: match the cotangent against the argument's tree.
+        slots = fa_tree.unflatten(structure, [_SLOT] * structure.num_leaves)
+        leaves = []
+
+        def collect(ct, slot):
+            if ct is None:
+                leaves.extend([None] * len(fa_tree.leaves(slot)))
+            elif slot is _SLOT:
+                leaves.append(ct)
+            else:
+                raise ValueError("a cotangent leaf where the argument has a subtree")
+            return ct
+
+        try:
+            fa_tree.map(collect, entry, slots, is_leaf=lambda x: x is None)
+        except ValueError:
             raise TypeError(
                 f"The custom_vjp bwd rule of '{self.name}' returned a cotangent of structure "
-                f"{tree} for argument {k}, whose structure is {structure}")
+                f"{tree} for argument {k}, whose structure is {structure}") from None
         return leaves
 
     def _check_leaf(self, i, ct, aval):

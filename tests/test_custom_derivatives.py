@@ -438,6 +438,34 @@ def test_custom_vjp_pytrees_nondiff_and_none_cotangents():
     assert_allclose(got["a"], np.zeros(3))
 
 
+@pytest.mark.parametrize("cotangent", ["mirrors a None argument", "None for a subtree"])
+def test_custom_vjp_none_cotangents_match_the_argument_tree_like_jax(cotangent):
+    """A None in the bwd output may mirror an argument's None (an empty subtree) or stand for
+    a whole subtree of zero cotangents, as in JAX."""
+    def make(custom_vjp):
+        @custom_vjp
+        def f(p):
+            return p["a"]["x"] * 2.0 + p["c"]
+
+        def bwd(_, g):
+            if cotangent == "mirrors a None argument":
+                return ({"a": {"x": g * 2.0, "y": None}, "b": None, "c": g},)
+            return ({"a": None, "b": None, "c": g},)
+
+        f.defvjp(lambda p: (f(p), None), bwd)
+        return f
+
+    p = {"a": {"x": np.ones(2), "y": np.ones(1)}, "b": None, "c": np.full(2, 3.0)}
+    got = fa.grad(lambda p: make(fa.custom_vjp)(p).sum())(fa.tree.map(fnp.asarray, p))
+    want = jax.grad(lambda p: make(jax.custom_vjp)(p).sum())(p)
+    assert fa.tree.structure(got) == fa.tree.structure(want)
+    fa.tree.map(assert_allclose, got, want)
+    with pytest.raises(TypeError, match="returned a cotangent of structure"):
+        bad = fa.custom_vjp(lambda p: p["c"] * 2.0)
+        bad.defvjp(lambda p: (bad(p), None), lambda _, g: ({"a": g, "b": None, "c": g},))
+        fa.grad(lambda p: bad(p).sum())(fa.tree.map(fnp.asarray, p))
+
+
 def test_custom_vjp_integer_input_gets_no_cotangent():
     @fa.custom_vjp
     def f(x, k):
