@@ -703,6 +703,9 @@ def test_scan_errors_and_length():
         lax.scan(lambda c, x: (c, x), 0.0, (fnp.ones(2), fnp.ones(3)))
     with pytest.raises(ValueError, match="length"):
         lax.scan(lambda c, x: (c, x), 0.0, None)
+    for run in (lambda f: f(), lambda f: fa.jit(f)()):  # was [] eagerly, a parse error in jit
+        with pytest.raises(ValueError, match="length must be non-negative, got length=-1"):
+            run(lambda: lax.scan(lambda c, x: (c, c), 0.0, None, length=-1))
     with pytest.raises(TypeError, match="ys of one pytree structure"):
         lax.scan(lambda c, x: (c, (x,) if x > 0 else x), 1.0, fnp.array([1.0, -1.0]))
     c, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=4)

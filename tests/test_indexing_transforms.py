@@ -315,6 +315,21 @@ def test_scatter_mul_grad_in_updates_needs_unique_indices():
         fa.jvp(f, (fnp.ones(2, np.float64),), (fnp.ones(2, np.float64),))
 
 
+def test_at_multiply_with_one_traced_position_is_differentiable_like_jax():
+    """A scalar index selects one position, unique by itself, even when it is traced (the
+    loop counter of fori_loop under grad): JAX differentiates it, so must funcarray."""
+    def make(np_, lax):
+        def f(x):
+            body = lambda i, c: c.at[i].multiply(x * c[i])  # noqa: E731
+            return lax.fori_loop(0, 4, body, np_.arange(1.0, 5.0)).sum()
+        return f
+
+    for x in (2.0, -0.5):
+        assert_allclose(fa.grad(make(fnp, fa.lax))(x), jax.grad(make(jnp, jax.lax))(x))
+    with pytest.raises(NotImplementedError, match="unique_indices=True"):  # two positions
+        fa.grad(lambda x: fnp.ones(3).at[fnp.array([0, 0])].multiply(x).sum())(2.0)
+
+
 @pytest.mark.parametrize("kind", ["scatter", "scatter_add", "scatter_mul", "scatter_min",
                                   "scatter_max"])
 @given(case=scatter_cases(), data=st.data())

@@ -328,6 +328,8 @@ def _scan_length(x_leaves, length) -> int:
         length = _concrete_int(length)
         if length is None:
             raise TypeError("scan: length must be a concrete integer")
+        if length < 0:
+            raise ValueError(f"scan: length must be non-negative, got length={length}")
         if lengths - {length}:
             raise ValueError(f"scan: length={length} but xs have leading axes of sizes "
                              f"{sorted(lengths)}")

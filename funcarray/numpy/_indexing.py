@@ -551,10 +551,13 @@ def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indi
     dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                  scatter_dims_to_operand_dims=(0,))
     # The caller's promises carry over: flat positions are unique (sorted) exactly when the
-    # index entries are. They let scatter_mul differentiate with respect to the values.
+    # index entries are. One position (a scalar index, even a traced one: x.at[i] in a loop)
+    # is unique and sorted by itself. They let scatter_mul differentiate with respect to the
+    # values.
+    single = positions.size == 1
     out = _SCATTERS[kind].bind(flat_x, indices, values, dimension_numbers=dn,
-                               indices_are_sorted=bool(indices_are_sorted),
-                               unique_indices=bool(unique_indices), mode="drop")
+                               indices_are_sorted=bool(indices_are_sorted) or single,
+                               unique_indices=bool(unique_indices) or single, mode="drop")
     return _reshape(out, x.shape)
 
 
