@@ -30,7 +30,9 @@ from funcarray._api import stop_gradient as stop_gradient  # noqa: E402
 from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
 from funcarray._api import vjp as vjp  # noqa: E402
 from funcarray._api import vmap as vmap  # noqa: E402
+from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
 from funcarray._compiled import default_backend as default_backend  # noqa: E402
+from funcarray._compiled import device_get as device_get  # noqa: E402
 from funcarray._compiled import device_put as device_put  # noqa: E402
 from funcarray._compiled import devices as devices  # noqa: E402
 from funcarray._config import config as config  # noqa: E402
@@ -39,6 +41,8 @@ from funcarray._custom import checkpoint_policies as checkpoint_policies  # noqa
 from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
 from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
 from funcarray._custom import remat as remat  # noqa: E402
+from funcarray._eval_shape import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
+from funcarray._eval_shape import eval_shape as eval_shape  # noqa: E402
 from funcarray._jit import clear_caches as clear_caches  # noqa: E402
 from funcarray._jit import disable_jit as disable_jit  # noqa: E402
 from funcarray._jit import jit as jit  # noqa: E402

@@ -30,7 +30,8 @@ from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import EVAL_TRACE, EvalTrace, canonical_aval
 from funcarray.transforms.ir import IR, Eqn, Var
 
-__all__ = ["devices", "default_backend", "device_put", "execute_ir", "runtime_device"]
+__all__ = ["block_until_ready", "devices", "default_backend", "device_get", "device_put",
+           "execute_ir", "runtime_device"]
 
 
 def _platform():
@@ -105,23 +106,62 @@ def from_buffer(buf, aval, jdev) -> Array:
     return device_array(jdev, buf, canonical_aval(aval))
 
 
-def device_put(x, device=None) -> Array:
-    """``x`` (an Array, NumPy array or Python scalar) with its value placed on ``device``.
+def device_put(x, device=None):
+    """``x`` with every array placed on ``device`` (the default device when None): an Array,
+    NumPy array or Python scalar, or a pytree of them (lists and dicts are containers, as in
+    JAX). An Array already on ``device`` is returned as it is.
 
     Example:
         >>> import funcarray as fa
-        >>> x = fa.device_put([1.0, 2.0], fa.devices()[0])
+        >>> x = fa.device_put(fa.numpy.array([1.0, 2.0]), fa.devices()[0])
         >>> x, x.device
         (Array([1., 2.], dtype=float32), CpuDevice(id=0))
+        >>> fa.device_put({"w": 1.0, "b": None})
+        {'w': Array(1., dtype=float32, weak_type=True), 'b': None}
     """
+    from funcarray import tree
     from funcarray.numpy import asarray
 
-    x = asarray(x)
     jdev = runtime_device(device)
-    entry = getattr(x, "_buf", None)
-    if entry is not None and entry[0] == jdev:
-        return x
-    return from_buffer(to_buffer(x, jdev), x.aval, jdev)
+
+    def put(leaf):
+        leaf = asarray(leaf)
+        entry = getattr(leaf, "_buf", None)
+        if entry is not None and entry[0] == jdev:
+            return leaf
+        return from_buffer(to_buffer(leaf, jdev), leaf.aval, jdev)
+
+    return tree.map(put, x)
+
+
+def device_get(x):
+    """``x`` with every Array fetched to the host as a NumPy array (a pytree of them; other
+    leaves are returned as they are), like ``jax.device_get``.
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.device_get({"w": fa.numpy.ones(2), "step": 3})
+        {'w': array([1., 1.], dtype=float32), 'step': 3}
+    """
+    from funcarray import tree
+
+    return tree.map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+
+
+def block_until_ready(x):
+    """Wait until every Array in the pytree ``x`` is computed, and return ``x``, like
+    ``jax.block_until_ready`` (timing code calls it before reading the clock).
+
+    Example:
+        >>> import funcarray as fa
+        >>> out = fa.block_until_ready(fa.jit(lambda x: x * 2)(fa.numpy.ones(2)))
+    """
+    from funcarray import tree
+
+    for leaf in tree.leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x
 
 
 def execute_ir(ir, args, device=None) -> list:

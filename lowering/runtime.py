@@ -158,7 +158,9 @@ def device_put(value, device=None):
     """
     jax, xc = _jax()
     device = default_device() if device is None else device
-    value = np.ascontiguousarray(value)
+    value = np.asarray(value)
+    if not value.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d value 1-d)
+        value = np.ascontiguousarray(value)
     sharding = jax.sharding.SingleDeviceSharding(device)
     try:
         return xc.batched_device_put(

@@ -299,6 +299,31 @@ def test_devices_and_device_put():
         fa.device_put(x, "cpu:0")
 
 
+def test_device_put_get_and_block_until_ready_take_pytrees_like_jax():
+    tree = {"w": np.ones((2, 3), np.float32), "b": 0.5, "n": None, "layers": [np.arange(3)]}
+    put, jput = fa.device_put(tree), jax.device_put(tree)
+    assert fa.tree.structure(put) == fa.tree.structure(jput)
+    for mine, theirs in zip(fa.tree.leaves(put), fa.tree.leaves(jput)):
+        assert mine.device == fa.devices()[0]
+        assert (mine.shape, mine.weak_type) == (theirs.shape, theirs.weak_type)
+        np.testing.assert_array_equal(np.asarray(mine), np.asarray(theirs))
+    assert fa.block_until_ready(put) is put
+    got = fa.device_get({"out": fa.jit(lambda t: t["w"] * t["b"])(put), "step": 3})
+    assert got["step"] == 3 and type(got["out"]) is np.ndarray
+    np.testing.assert_array_equal(got["out"], np.full((2, 3), 0.5, np.float32))
+
+
+@pytest.mark.parametrize("value", [fnp.asarray(1.5), fnp.float32(2.0), fnp.ones(3).sum(),
+                                   fnp.asarray(True)])
+def test_zero_dimensional_arrays_keep_their_shape_on_the_device(value):
+    """A 0-d Array whose value is a NumPy scalar went to the device as a 1-element vector
+    (np.ascontiguousarray makes 0-d values 1-d), under an aval that says 0-d."""
+    x = fa.device_put(value)
+    assert x._buf[1].shape == () and np.asarray(x).shape == () and x.shape == ()
+    assert fa.jit(lambda a: a.reshape(1))(value).shape == (1,)
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(value))
+
+
 def test_config_checks_names_and_types():
     with pytest.raises(AttributeError, match="no setting 'nope'"):
         fa.config.update("nope", 1)

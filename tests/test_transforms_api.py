@@ -278,3 +278,47 @@ def test_vmap_of_jvp():
     x = np.array([[0.1, 0.2], [0.3, 0.4]])
     ours = fa.vmap(lambda r: fa.jvp(fnp.sin, (r,), (fnp.ones_like(r),))[1])(fnp.asarray(x))
     assert_allclose(ours, np.cos(x))
+
+
+def _mlp_init_like(np_, x, sizes=(5, 3)):
+    """A model function whose output tree mixes arrays, weak scalars and dtypes."""
+    h = np_.tanh(x @ np_.ones((x.shape[-1], sizes[0]), np_.float32))
+    return {"h": h, "logits": h @ np_.ones((sizes[0], sizes[1]), np_.float32),
+            "count": x.shape[0] * 1.0, "mask": h > 0, "ids": np_.argmax(h, axis=-1)}
+
+
+@pytest.mark.parametrize("make_input", [
+    lambda lib: lib.ShapeDtypeStruct((4, 7), np.float32),
+    lambda lib: jax.ShapeDtypeStruct((2, 7), np.float32),
+    lambda lib: np.ones((3, 7), np.float32),
+])
+def test_eval_shape_matches_jax_without_computing(make_input):
+    got = fa.eval_shape(lambda x: _mlp_init_like(fnp, x), make_input(fa))
+    with jax.enable_x64(False):  # JAX's default types (conftest enables x64)
+        want = jax.eval_shape(lambda x: _mlp_init_like(jnp, x), make_input(jax))
+    assert fa.tree.structure(got) == fa.tree.structure(want)
+    for g, w in zip(fa.tree.leaves(got), fa.tree.leaves(want)):
+        assert isinstance(g, fa.ShapeDtypeStruct)
+        assert (g.shape, g.dtype, g.weak_type) == (w.shape, w.dtype, w.weak_type), (g, w)
+
+    calls = []
+
+    def side_effect(x):
+        calls.append(type(x).__name__)
+        return fnp.sin(x)
+
+    assert fa.eval_shape(side_effect, fa.ShapeDtypeStruct((2,), np.float16)) == \
+        fa.ShapeDtypeStruct((2,), np.float16)
+    assert calls == ["StagingTracer"]  # traced once, on an abstract value
+
+
+def test_eval_shape_errors_and_struct_validation():
+    with pytest.raises(TypeError, match="shape must be a sequence of ints"):
+        fa.ShapeDtypeStruct((2.5,), np.float32)
+    with pytest.raises(ValueError, match="must not be negative"):
+        fa.ShapeDtypeStruct((-1,), np.float32)
+    with pytest.raises(TypeError, match="Argument leaf 0 is not an array"):
+        fa.eval_shape(lambda s: s, "not an array")
+    with pytest.raises(ValueError, match=r"add: shapes \(2,\) and \(3,\) cannot be broadcast"):
+        fa.eval_shape(lambda a, b: a + b, fa.ShapeDtypeStruct((2,), np.float32),
+                      fa.ShapeDtypeStruct((3,), np.float32))
