@@ -484,6 +484,20 @@ def test_bounded_while_types_and_errors():
         fa.jit(lambda n: lax.while_loop(lambda v: v < 3, lambda v: v + 1, 0, max_steps=n))(3)
 
 
+@pytest.mark.parametrize("unroll", [2, True, False])
+def test_fori_loop_accepts_unroll_like_jax(unroll):
+    body = lambda i, v: v * 0.5 + i  # noqa: E731
+    want = jax.lax.fori_loop(0, 5, body, 1.0, unroll=unroll)
+    for run in (lambda f: f(), lambda f: fa.jit(f)()):
+        close(run(lambda: lax.fori_loop(0, 5, body, 1.0, unroll=unroll)), want)
+        close(fa.grad(lambda x: lax.fori_loop(0, 5, lambda i, v: v * x, 1.0, unroll=unroll))(
+            2.0), 80.0)
+    with pytest.raises(ValueError, match="unroll= needs loop bounds known before tracing"):
+        fa.jit(lambda n: lax.fori_loop(0, n, body, 1.0, unroll=unroll))(3)
+    with pytest.raises(TypeError, match="unroll must be an int or a bool"):
+        lax.fori_loop(0, 5, body, 1.0, unroll=1.5)
+
+
 def test_fori_loop_static_and_dynamic_bounds():
     def f(x, lo=0, hi=4):
         return lax.fori_loop(lo, hi, lambda i, v: v * fnp.cos(v) + i, x)

@@ -215,11 +215,13 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete bounds (Python ints, or concrete arrays) the loop is a ``scan`` of
     ``upper - lower`` steps, so it is reverse-differentiable; otherwise a ``while_loop``.
+    ``unroll`` (an int or bool) is accepted for JAX compatibility and passed to ``scan``, which
+    ignores it; as in JAX it needs concrete bounds.
 
     Example:
         >>> import funcarray as fa
@@ -238,6 +240,8 @@ def fori_loop(lower, upper, body_fun, init_val):
     dtype = dtypes.result_type(lo, hi)
     lo = _convert(lo, lo.aval.update(dtype=dtype, weak_type=False))
     hi = _convert(hi, hi.aval.update(dtype=dtype, weak_type=False))
+    if unroll is not None and not isinstance(unroll, (bool, int)):
+        raise TypeError(f"fori_loop: unroll must be an int or a bool, got {unroll!r}")
     if _eager():
         val = _arrays("fori_loop", init_val)
         for i in range(int(np.asarray(lo._value)), int(np.asarray(hi._value))):
@@ -248,8 +252,13 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(carry, _):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
-        (_, val), _ = scan(step, (lo, init_val), None, length=builtins.max(hi_int - lo_int, 0))
+        (_, val), _ = scan(step, (lo, init_val), None, length=builtins.max(hi_int - lo_int, 0),
+                           unroll=1 if unroll is None else unroll)
         return val
+    if unroll is not None:
+        raise ValueError("fori_loop: unroll= needs loop bounds known before tracing (Python "
+                         "ints or concrete arrays); these are traced. Drop unroll= or make "
+                         "the bounds static (static_argnums).")
 
     def body(carry):
         i, hi_, val = carry
