@@ -9,6 +9,7 @@ import inspect
 import numpy as np
 import optree
 
+from funcarray import dtypes
 from funcarray import tree as fa_tree
 from funcarray._errors import api_boundary
 from funcarray.array import Array
@@ -390,6 +391,14 @@ def _check_scalar_output(name, out, holomorphic):
         raise TypeError(f"{name} requires a floating-point output, but got {out.dtype}")
 
 
+def _weak_like(g, primal):
+    """Gradient ``g`` with ``primal``'s weak type when ``primal`` is weakly typed."""
+    if getattr(primal, "weak_type", type(primal) in (int, float, complex)) and not (
+            g.weak_type) and dtypes.is_inexact(g.dtype):
+        return convert(g, g.dtype, True)
+    return g
+
+
 def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                    allow_int: bool = False):
     """``fun``'s value and its gradient with respect to ``argnums`` (JAX's signature).
@@ -409,8 +418,11 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
         else:
             out, f_vjp = vjp(f, *diff_args)
         _check_scalar_output("grad", out, holomorphic)
-        # The seed keeps the output's weak_type, so a weak input's gradient stays weak (JAX).
+        # The seed keeps the output's weak_type, and a weak input (a Python float) gets a
+        # weak gradient whatever its path through strong constants, as in JAX: so
+        # `bf16_params * grad(f)(3.0)` stays bfloat16.
         grads = f_vjp(Array(np.ones((), out.dtype), bool(out.weak_type)))
+        grads = fa_tree.map(_weak_like, grads, diff_args)
         grads = grads[0] if single else grads
         return ((out, aux), grads) if has_aux else (out, grads)
 

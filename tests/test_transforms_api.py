@@ -322,3 +322,24 @@ def test_eval_shape_errors_and_struct_validation():
     with pytest.raises(ValueError, match=r"add: shapes \(2,\) and \(3,\) cannot be broadcast"):
         fa.eval_shape(lambda a, b: a + b, fa.ShapeDtypeStruct((2,), np.float32),
                       fa.ShapeDtypeStruct((3,), np.float32))
+
+
+@pytest.mark.parametrize("name, fun", [
+    ("square", lambda np_: lambda x: x ** 2),
+    ("strong constant", lambda np_: lambda x: x * np_.float32(2)),
+    ("strong reduction", lambda np_: lambda x: np_.sin(x) * np_.ones(3, np_.float32).sum()),
+])
+@pytest.mark.parametrize("arg", [3.0, "f32 array"])
+def test_cotangents_take_the_weak_type_of_their_primal_like_jax(name, fun, arg):
+    """A Python-float argument gets a weakly typed gradient (it then adopts the dtype of
+    what it meets, e.g. bfloat16 parameters); a strong argument a strong one."""
+    fa_arg, jax_arg = (arg, arg) if arg == 3.0 else (fnp.float32(3.0), jnp.float32(3.0))
+    with jax.enable_x64(False):
+        want = jax.grad(fun(jnp))(jax_arg)
+        want_pair = jax.grad(lambda p: fun(jnp)(p[0]) * p[1], argnums=0)((jax_arg, 2.0))
+    got = fa.grad(fun(fnp))(fa_arg)
+    got_pair = fa.grad(lambda p: fun(fnp)(p[0]) * p[1], argnums=0)((fa_arg, 2.0))
+    for g, w in ((got, want), *zip(got_pair, want_pair)):
+        assert (g.dtype, g.weak_type) == (w.dtype, w.weak_type), name
+        assert_allclose(g, np.asarray(w), rtol=1e-6)
+    assert (fnp.ones(2, fnp.bfloat16) * got).dtype == (arg == 3.0 and fnp.bfloat16 or np.float32)
