@@ -33,7 +33,7 @@ Example:
     ...     (x,), (t,) = primals, tangents
     ...     return log1pexp(x), t * (1.0 - 1.0 / (1.0 + fnp.exp(x)))
     >>> fa.grad(log1pexp)(fnp.array(100.0))
-    Array(1., dtype=float32)
+    Array(1., dtype=float32, weak_type=True)
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ class custom_jvp:
         ...     (x,), (t,) = primals, tangents
         ...     return f(x), 2.0 * t  # a deliberately "wrong" derivative
         >>> fa.grad(f)(fnp.array(0.0))
-        Array(2., dtype=float32)
+        Array(2., dtype=float32, weak_type=True)
     """
 
     def __init__(self, fun, nondiff_argnums=()):

@@ -198,6 +198,27 @@ def test_python_control_flow_on_traced_value_names_argument_line_and_fixes():
     assert "test_jit.py" in message and "the offending line" in message
 
 
+@pytest.mark.parametrize("make", [fnp.zeros, fnp.ones, lambda n: fnp.full(n, 2.0),
+                                  lambda n: fa.random.normal(fa.random.key(0), n)])
+def test_traced_shape_is_a_concretization_error_not_an_empty_shape(make):
+    """A traced 0-d value used as a shape used to iterate as an empty sequence: `zeros(n)`
+    under jit silently had shape ()."""
+    with pytest.raises(ConcretizationError, match="static_argnums"):
+        fa.jit(lambda n: make(n))(3)
+    assert fa.jit(lambda n: make(n), static_argnums=0)(3).shape == (3,)
+
+
+@pytest.mark.parametrize("transform", [fa.jit, fa.grad, fa.vmap])
+def test_iterating_a_zero_dimensional_tracer_raises_like_eager(transform):
+    x = fnp.arange(3.0) if transform is fa.vmap else fnp.asarray(2.0)
+    with pytest.raises(TypeError, match="iteration over a 0-d"):
+        transform(lambda x: sum(x, start=x * 0.0))(x)
+    with pytest.raises(TypeError, match="iteration over a 0-d"):
+        sum(fnp.asarray(2.0))
+    rows = fa.jit(lambda m: fnp.stack([r * 2 for r in m]))(fnp.ones((3, 2)))
+    np.testing.assert_array_equal(np.asarray(rows), np.full((3, 2), 2.0))
+
+
 def test_escaped_tracer_names_the_function_it_was_traced_in():
     leaked = []
 

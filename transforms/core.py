@@ -384,6 +384,13 @@ class Tracer:
             raise TypeError("len() of unsized object (a 0-d traced array)")
         return self.aval.shape[0]
 
+    def __iter__(self):
+        # Without this, Python iterates through __getitem__ until an IndexError, so a 0-d
+        # tracer looked like an empty sequence (`fnp.zeros(n)` with a traced n made shape ()).
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
     # The eager kernels read ``._value``: a tracer reaching one has escaped its transform.
     @property
     def _value(self):

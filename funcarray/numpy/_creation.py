@@ -15,7 +15,8 @@ import numpy as np
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, broadcast_to_shape, convert, is_array
+from funcarray.numpy._shape import _int_tuple
+from funcarray.numpy._util import asarray_arg, broadcast_to_shape, convert
 from funcarray.primitives.shape import iota_p
 
 __all__ = [
@@ -24,22 +25,14 @@ __all__ = [
 ]
 
 
-def _shape_tuple(op: str, shape) -> tuple:
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        shape = tuple(int(operator_index(d)) for d in shape)
-    except TypeError:
-        raise op_type_error(op, f"shape must be an int or a tuple of ints, got {shape!r}") from None
+def shape_tuple(op: str, shape) -> tuple:
+    """``shape`` (an int or a sequence of non-negative ints) as a tuple of ints: the one
+    check of every function that takes a shape. A traced value raises the concretization
+    error that names static_argnums (``fnp.zeros(n)`` under jit with a traced ``n``)."""
+    shape = _int_tuple(op, shape, "shape")
     if any(d < 0 for d in shape):
         raise op_value_error(op, f"negative dimensions are not allowed, got shape {shape}")
     return shape
-
-
-def operator_index(d):
-    if is_array(d) and d.ndim == 0 and not isinstance(d, Array):
-        raise TypeError("traced shape")
-    return d.__index__()
 
 
 def array(object, dtype=None, copy: bool = True, ndmin: int = 0):
@@ -80,7 +73,7 @@ def full(shape, fill_value, dtype=None):
         >>> fnp.full((2,), 7)
         Array([7, 7], dtype=int32, weak_type=True)
     """
-    shape = _shape_tuple("full", shape)
+    shape = shape_tuple("full", shape)
     dtype = None if dtype is None else dtypes.canonicalize_dtype(dtype)
     value = asarray_arg("full", fill_value, dtype)
     return broadcast_to_shape(value, shape)

@@ -13,7 +13,6 @@ shape ``batch + shape``: the samplers use them to draw per-element streams in on
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from funcarray import dtypes
 from funcarray import numpy as fnp
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
+from funcarray.numpy._creation import shape_tuple as canonical_shape
 from funcarray.numpy._util import asarray_arg, convert, is_array
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
@@ -146,20 +146,6 @@ def check_key(op: str, key, *, batched: bool = False):
             op, f"takes a single key of shape (2,), got a batch of keys of shape {key.shape}; "
                 f"map over the batch with funcarray.vmap")
     return key
-
-
-def canonical_shape(op: str, shape) -> tuple:
-    """``shape`` (an int or a sequence of non-negative ints) as a tuple of ints."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    try:
-        shape = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise op_type_error(
-            op, f"shape must be a tuple of non-negative ints, got {shape!r}") from None
-    if any(d < 0 for d in shape):
-        raise op_value_error(op, f"shape must not have negative dimensions, got {shape}")
-    return shape
 
 
 # --------------------------------------------------------------------------------------------
