@@ -154,16 +154,39 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
         >>> leaves(Pair(1, 2))
         [1, 2]
     """
+    # FlattenedEntry: the children are anonymous, as in JAX (tree_util's key paths show
+    # FlattenedIndexKey). optree's default would guess names from the type (a dataclass's
+    # declared fields, say), which need not be what flatten_func returns.
     optree.register_pytree_node(
         nodetype, flatten_func, lambda aux, children: unflatten_func(aux, children),
-        namespace=NAMESPACE)
+        path_entry_type=optree.FlattenedEntry, namespace=NAMESPACE)
     return nodetype
 
 
-def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
-    """Register a dataclass: its ``data_fields`` are children, ``meta_fields`` static.
+class _FieldEntry(optree.GetAttrEntry):
+    """Path entry of a ``register_dataclass`` child: the entry stays the child's index (so
+    ``flatten_with_path`` is unchanged) and ``name`` looks up its field."""
 
-    By default every field is a data field. Usable as a decorator.
+    __slots__ = ()
+    fields: tuple = ()  # set on the per-class subclass that register_dataclass makes
+
+    @property
+    def name(self):
+        return self.fields[self.entry]
+
+    def __repr__(self):
+        return f"{type(self).__name__}(field={self.name!r}, type={self.type!r})"
+
+
+def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register a dataclass: its ``data_fields`` are children, its ``meta_fields`` static
+    (part of the tree structure, so ``jit`` retraces when one changes), as in JAX.
+
+    With neither list, a field made with ``dataclasses.field(metadata=dict(static=True))`` is
+    meta and every other ``init`` field data. Where JAX wants both lists once one is given,
+    the other is inferred here as the remaining ``init`` fields. ``drop_fields`` are left out
+    of the tree (the constructor must default them). A class that is not a dataclass needs
+    both lists. Usable as a decorator, bare or as ``register_dataclass(data_fields=...)``.
 
     Example:
         >>> import dataclasses
@@ -172,23 +195,66 @@ def register_dataclass(cls=None, *, data_fields=None, meta_fields=None):
         ... class Params:
         ...     w: float
         ...     b: float
+        ...     act: str = dataclasses.field(default="relu", metadata=dict(static=True))
         >>> leaves(Params(1.0, 2.0))
         [1.0, 2.0]
+        >>> map(lambda x: x * 10, Params(1.0, 2.0, "tanh"))
+        Params(w=10.0, b=20.0, act='tanh')
     """
-    def register(klass):
-        fields = [f.name for f in dataclasses.fields(klass)]
-        data = list(fields if data_fields is None else data_fields)
-        meta = list([] if meta_fields is None else meta_fields)
-        if data_fields is not None and meta_fields is None:
-            meta = [f for f in fields if f not in data]
+    if nodetype is None:
+        # The decorator-factory form: register_dataclass(data_fields=[...]) over a class.
+        return lambda klass: register_dataclass(klass, data_fields, meta_fields, drop_fields)
+    data, meta = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
 
-        def flatten_func(obj):
-            return [getattr(obj, n) for n in data], tuple(getattr(obj, n) for n in meta)
+    def flatten_func(obj):
+        return [getattr(obj, n) for n in data], tuple(getattr(obj, n) for n in meta)
 
-        def unflatten_func(aux, children):
-            return klass(**dict(zip(data, children)), **dict(zip(meta, aux)))
+    def unflatten_func(aux, children):
+        return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
 
-        optree.register_pytree_node(klass, flatten_func, unflatten_func, namespace=NAMESPACE)
-        return klass
+    # Each class gets its own entry type holding its data fields, so tree_util's key paths
+    # name the children (GetAttrKey) even when static fields come first.
+    entry_type = type(f"{nodetype.__name__}FieldEntry", (_FieldEntry,),
+                      {"__slots__": (), "fields": data})
+    optree.register_pytree_node(nodetype, flatten_func, unflatten_func,
+                                path_entry_type=entry_type, namespace=NAMESPACE)
+    return nodetype
 
-    return register if cls is None else register(cls)
+
+def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
+    """``(data, meta)`` field-name tuples for ``register_dataclass``, validated as JAX does."""
+    is_dataclass = isinstance(nodetype, type) and dataclasses.is_dataclass(nodetype)
+    if not is_dataclass:
+        if data_fields is None or meta_fields is None:
+            raise TypeError("register_dataclass: data_fields and meta_fields are both "
+                            f"required when nodetype is not a dataclass. Got {nodetype=}, "
+                            f"{data_fields=}, {meta_fields=}.")
+        data, meta = tuple(data_fields), tuple(meta_fields)
+    else:
+        # Copies as tuples: the closures must not see later edits to the caller's lists.
+        init = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        if data_fields is None and meta_fields is None:
+            data = tuple(f.name for f in init if not f.metadata.get("static", False))
+            meta = tuple(f.name for f in init if f.metadata.get("static", False))
+        elif meta_fields is None:
+            data = tuple(data_fields)
+            meta = tuple(f.name for f in init if f.name not in data)
+        elif data_fields is None:
+            meta = tuple(meta_fields)
+            data = tuple(f.name for f in init if f.name not in meta)
+        else:
+            data, meta = tuple(data_fields), tuple(meta_fields)
+        expected, given = {f.name for f in init}, {*data, *meta}
+        if given != expected:
+            msg = ("data_fields and meta_fields must include all dataclass fields with "
+                   "``init=True`` and only them.")
+            if missing := expected - given:
+                msg += (f" Missing fields: {missing}. Add them to drop_fields to suppress "
+                        "this error.")
+            if unexpected := given - expected:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data) & set(meta):
+        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: "
+                         f"{overlap}.")
+    return data, meta
