@@ -289,6 +289,22 @@ def test_public_zero_derivative(name):
         assert ct.dtype == np.float64 and not np.asarray(ct).any()
 
 
+@pytest.mark.parametrize("transform", [lambda f: f, fa.jit])
+def test_remainder_derivative_where_the_remainder_is_exactly_zero(transform):
+    """d(x % y)/dx is 1 and d(x % y)/dy is -floor(x / y) everywhere, also at multiples of y
+    (where the signed-zero fix used to select a constant: derivative 0)."""
+    x = np.array([0.0, -0.0, 4.0, -4.5, 3.0, 0.5, -7.0, 2.0])
+    y = np.array([1.0, 3.0, 2.0, 1.5, -1.5, 1.0, -3.5, 0.25])
+    for argnums in (0, 1):
+        got = transform(fa.grad(lambda a, b: fnp.remainder(a, b).sum(), argnums=argnums))(
+            fnp.asarray(x), fnp.asarray(y))
+        want = jax.grad(lambda a, b: jnp.remainder(a, b).sum(), argnums=argnums)(x, y)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    out = np.asarray(transform(fnp.remainder)(fnp.asarray(x), fnp.asarray(y)))
+    np.testing.assert_array_equal(out, np.remainder(x, y))
+    assert (np.signbit(out) == np.signbit(np.remainder(x, y))).all()  # NumPy's signed zeros
+
+
 @pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "rint", "round", "sign",
                                   "floor_divide"])
 def test_public_zero_derivative_against_jax(name):

@@ -26,6 +26,7 @@ from funcarray.numpy._util import (
     to_inexact_dtype,
 )
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import running_numpy_kernels
 
@@ -261,9 +262,14 @@ def _float_divmod(x, y):
     mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
     one = _constant_like(x, 1)
     div = ew.round_p.bind(select_n_p.bind(fix, div, ew.sub_p.bind(div, one)), rounding_method=1)
-    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0.
-    mod = select_n_p.bind(ew.eq_p.bind(mod, zero), mod,
-                          select_n_p.bind(y_negative, zero, _constant_like(x, -0.0)))
+    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0. The value
+    # is chosen without a tangent and the mod's tangent is added back as `- (value - mod)`
+    # (+0.0 in value, and `z - (+0.0)` keeps z's sign), so d(x % y)/dx is 1 everywhere,
+    # also where x % y == 0 (a select of the constant zero would make it 0 there).
+    value = stop_gradient_p.bind(mod)
+    signed = select_n_p.bind(ew.eq_p.bind(value, zero), value,
+                             select_n_p.bind(y_negative, zero, _constant_like(x, -0.0)))
+    mod = ew.sub_p.bind(signed, ew.sub_p.bind(value, mod))
     div = select_n_p.bind(ew.eq_p.bind(div, zero), div,
                           ew.mul_p.bind(ew.div_p.bind(x, y), zero))
     return div, mod
