@@ -187,11 +187,20 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
                 f"vmap: in_axes is a tuple of {len(in_axes)} entries but the function got "
                 f"{len(args)} positional arguments; give one entry per argument")
         leaves, in_tree = fa_tree.flatten(args)
-        leaves = _as_array_leaves("vmap", leaves)
         dims = _broadcast_prefix("in_axes", in_axes, args, "positional arguments")
+        # Unmapped Python scalars reach `fun` as they are, as in JAX: `n` in
+        # vmap(f, in_axes=(0, None))(x, n) can be a shape, a range() bound or a static arg.
+        passed = {k: x for k, (x, d) in enumerate(zip(leaves, dims))
+                  if d is None and type(x) in _PYTHON_SCALAR_DTYPES}
+        positions = [k for k in range(len(leaves)) if k not in passed]
+        if passed:
+            leaves, dims = [leaves[k] for k in positions], [dims[k] for k in positions]
+        leaves = _as_array_leaves("vmap", leaves)
         dims = [_normalize_axis("in_axes", d, x.ndim) for d, x in zip(dims, leaves)]
-        size = _batch_size(fun, args, leaves, dims, axis_size)
+        size = _batch_size(fun, args, leaves, dims, axis_size, positions)
         flat_fun, store = _flatten_fun(fun, in_tree)
+        if passed:
+            flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
 
         def run(leaves_chunk, size_chunk):
             vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk)
@@ -224,7 +233,8 @@ def _normalize_axis(what, axis, ndim):
     return axis % ndim
 
 
-def _batch_size(fun, args, leaves, dims, axis_size):
+def _batch_size(fun, args, leaves, dims, axis_size, positions):
+    """The one size of the mapped axes (``positions``: each leaf's place in ``args``)."""
     sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None}
     if axis_size is not None:
         sizes.add(axis_size)
@@ -233,13 +243,22 @@ def _batch_size(fun, args, leaves, dims, axis_size):
                          "axis_size= to say how many times to map")
     if len(sizes) > 1:
         names = _leaf_owner(args, _arg_names(fun, len(args)))
-        lines = [f"  argument {names[i]!r} of shape {tuple(x.shape)} mapped over axis {d}: "
+        lines = [f"  argument {names[k]!r} of shape {tuple(x.shape)} mapped over axis {d}: "
                  f"size {x.shape[d]}"
-                 for i, (x, d) in enumerate(zip(leaves, dims)) if d is not None]
+                 for k, x, d in zip(positions, leaves, dims) if d is not None]
         if axis_size is not None:
             lines.append(f"  axis_size={axis_size}")
         raise ValueError("vmap got inconsistent sizes for the mapped axis:\n" + "\n".join(lines))
     return sizes.pop()
+
+
+def _with_passed_leaves(flat_fun, passed: dict, total: int):
+    """``flat_fun`` taking only the mapped leaves: the ``passed`` ones (position -> value)
+    are put back in place before the call."""
+    def with_passed(*mapped):
+        mapped = iter(mapped)
+        return flat_fun(*[passed[k] if k in passed else next(mapped) for k in range(total)])
+    return with_passed
 
 
 def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):

@@ -343,3 +343,26 @@ def test_cotangents_take_the_weak_type_of_their_primal_like_jax(name, fun, arg):
         assert (g.dtype, g.weak_type) == (w.dtype, w.weak_type), name
         assert_allclose(g, np.asarray(w), rtol=1e-6)
     assert (fnp.ones(2, fnp.bfloat16) * got).dtype == (arg == 3.0 and fnp.bfloat16 or np.float32)
+
+
+_UNMAPPED_PYTHON_VALUES = {
+    "zeros(n)": (lambda np_: lambda y, n: np_.zeros(n) + y.sum(), 3),
+    "reshape(shape)": (lambda np_: lambda y, s: y.reshape(s), (3, 1)),
+    "range(n)": (lambda np_: lambda y, n: sum(y[i] for i in range(n)), 2),
+    "float scale": (lambda np_: lambda y, c: y * c, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNMAPPED_PYTHON_VALUES))
+@pytest.mark.parametrize("chunk_size", [None, 3])
+def test_vmap_passes_unmapped_python_values_through_like_jax(name, chunk_size):
+    """An in_axes=None Python scalar (or tuple of them) reaches the function as it is: a
+    shape, a range bound or a static argument, as in JAX (it used to become an Array)."""
+    make, value = _UNMAPPED_PYTHON_VALUES[name]
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    got = fa.vmap(make(fnp), in_axes=(0, None), chunk_size=chunk_size)(fnp.asarray(x), value)
+    want = jax.vmap(make(jnp), in_axes=(0, None))(x, value)
+    assert got.shape == want.shape
+    assert_allclose(got, np.asarray(want))
+    static = fa.jit(lambda y, n: y ** n, static_argnums=1)
+    assert_allclose(fa.vmap(static, in_axes=(0, None))(fnp.asarray(x), 2), x ** 2)
