@@ -14,6 +14,7 @@ from helpers import assert_array_equal_typed
 from hypothesis import assume, given
 from jax import lax
 
+import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.primitives import indexing as ix
@@ -127,6 +128,35 @@ def test_getitem_matches_numpy(shape, dtype, data):
         return
     got = fnp.asarray(n)[idx]
     assert_array_equal_typed(got, expected, rtol=0)
+
+
+_I = np.array([0, 1])
+
+
+@pytest.mark.parametrize("idx", [
+    (slice(None), _I, Ellipsis, _I),   # a zero-width Ellipsis between two array indices
+    (_I, Ellipsis, _I),
+    (_I, slice(None), Ellipsis, _I),
+    (slice(None), _I, Ellipsis, 1),
+    (slice(None), _I, _I, Ellipsis),   # adjacent, Ellipsis after them
+    (Ellipsis, _I, _I),
+    (_I, Ellipsis, None, _I),
+])
+def test_zero_width_ellipsis_still_separates_advanced_indices(idx):
+    """NumPy: advanced indices separated by a slice, None *or an Ellipsis* (even one covering
+    no dimension) put their broadcast dimensions first; funcarray put them in place."""
+    x = np.arange(60.0).reshape(3, 4, 5)
+    fa_idx = tuple(fnp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx)
+    want = x[idx]
+    got = fnp.asarray(x)[fa_idx]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+    staged = fa.jit(lambda a: a[fa_idx])(fnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(staged), want)
+    updated = x.copy()
+    updated[idx] = -np.arange(want.size).reshape(want.shape)
+    got = fnp.asarray(x).at[fa_idx].set(fnp.asarray(-np.arange(want.size).reshape(want.shape)))
+    np.testing.assert_array_equal(np.asarray(got), updated)
 
 
 @given(shape=shapes, data=st.data())

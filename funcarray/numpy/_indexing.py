@@ -116,11 +116,14 @@ class _Entry:
     integer Array/tracer of any rank).
     """
 
-    __slots__ = ("kind", "value")
+    __slots__ = ("kind", "value", "after_gap")
 
     def __init__(self, kind, value=None):
         self.kind = kind
         self.value = value
+        # True when an explicit Ellipsis that covers no dimension comes right before: it
+        # still separates advanced indices (x[:, i, ..., j] puts the index dims first).
+        self.after_gap = False
 
     @property
     def advanced(self):
@@ -199,8 +202,15 @@ def _parse_index(op, shape, idx):
     if n_ellipsis == 0:
         tagged.append(("ellipsis", None))
     new_shape, entries, dim = [], [], 0
-    for tag, value in tagged:
+    gap = False
+    for k, (tag, value) in enumerate(tagged):
+        if gap:
+            gap = False
+            mark = len(entries)  # the next entry, whatever adds it, follows the gap
+        else:
+            mark = None
         if tag == "ellipsis":
+            gap = len(shape) == used and n_ellipsis and k < len(tagged) - 1
             for _ in range(len(shape) - used):
                 entries.append(_Entry("slice", slice(None).indices(shape[dim])))
                 new_shape.append(shape[dim])
@@ -217,6 +227,8 @@ def _parse_index(op, shape, idx):
             new_shape.append(size)
             entries.append(_static_entry(op, tag, value, size, dim))
             dim += 1
+        if mark is not None and mark < len(entries):
+            entries[mark].after_gap = True
     return tuple(new_shape), entries
 
 
@@ -314,7 +326,8 @@ def _output_layout(entries, advanced):
     positions = [i for i, e in enumerate(entries) if advanced(e)]
     if not positions:
         return [slots[e.kind] for e in entries if e.kind in slots]
-    adjacent = positions[-1] - positions[0] + 1 == len(positions)
+    adjacent = positions[-1] - positions[0] + 1 == len(positions) and not any(
+        entries[p].after_gap for p in positions[1:])
     rest = [slots[e.kind] for e in entries if not advanced(e)]
     if not adjacent:
         return ["adv", *rest]
