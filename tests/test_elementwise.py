@@ -30,6 +30,7 @@ from op_table import (
     tolerance,
 )
 
+import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.array import Array
@@ -699,3 +700,20 @@ def test_large_bool_select_is_bit_exact_like_np_where(dtype, seed, n):
     np.testing.assert_array_equal(np.asarray(got).view(bits) if dtype != np.bool_
                                   else np.asarray(got), want.view(bits)
                                   if dtype != np.bool_ else want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["floor_divide", "remainder"])
+def test_floor_divide_and_remainder_specials_match_numpy(name, dtype):
+    """Division by zero and by infinity, signed zeros, inf and nan operands: NumPy's values
+    and zero signs, eagerly and under jit (1.0 // 0.0 used to be nan, -1.0 % inf nan)."""
+    x = np.array([1.0, -1.0, 0.3, 0.0, -0.0, 5.0, -1.0, 1.0, np.inf, -2.5, -0.0, 6.0],
+                 dtype)
+    y = np.array([0.0, 0.0, 0.0, 0.0, 0.0, np.inf, np.inf, -np.inf, 2.0, 1.0, 3.0, -3.0],
+                 dtype)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(x, y)
+    for run in (getattr(fnp, name), fa.jit(getattr(fnp, name))):
+        got = np.asarray(run(fnp.asarray(x), fnp.asarray(y)))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -289,6 +289,21 @@ def test_public_zero_derivative(name):
         assert ct.dtype == np.float64 and not np.asarray(ct).any()
 
 
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_sinc_derivatives_of_every_order_at_zero_match_jax(order):
+    """sinc is a where(x == 0, 1, ...) in value, but its derivatives at 0 are not 0 from the
+    second order on (-pi**2/3, 0, pi**4/5): JAX gets them from a custom Maclaurin rule."""
+    f, jf = fnp.sinc, jnp.sinc
+    for _ in range(order):
+        f, jf = fa.grad(f), jax.grad(jf)
+    xs = np.array([0.0, 0.25, -1.5])
+    want = [float(jf(float(x))) for x in xs]
+    for run in (f, fa.jit(f)):
+        assert_allclose(np.array([float(run(float(x))) for x in xs]), want, rtol=1e-4,
+                        atol=1e-5)
+    assert_allclose(fa.vmap(f)(fnp.asarray(xs.astype(np.float32))), want, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("transform", [lambda f: f, fa.jit])
 def test_remainder_derivative_where_the_remainder_is_exactly_zero(transform):
     """d(x % y)/dx is 1 and d(x % y)/dy is -floor(x / y) everywhere, also at multiples of y

@@ -9,6 +9,7 @@ array computes in float32 (float64 for 64-bit integers).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -254,22 +255,23 @@ divide = true_divide
 def _float_divmod(x, y):
     # Python's floored division for floats, built from rem (fmod), as jax.numpy does.
     mod = ew.rem_p.bind(x, y)
-    div = ew.div_p.bind(ew.sub_p.bind(x, mod), y)
     zero = _constant_like(x, 0)
+    # (x - mod) / y, except x / y where y == 0: 1.0 // 0.0 is inf, not nan (mod is nan there)
+    div = ew.div_p.bind(select_n_p.bind(ew.eq_p.bind(y, zero), ew.sub_p.bind(x, mod), x), y)
     y_negative = ew.lt_p.bind(y, zero)
     fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
                         ew.ne_p.bind(y_negative, ew.lt_p.bind(mod, zero)))
     mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
     one = _constant_like(x, 1)
     div = ew.round_p.bind(select_n_p.bind(fix, div, ew.sub_p.bind(div, one)), rounding_method=1)
-    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0. The value
-    # is chosen without a tangent and the mod's tangent is added back as `- (value - mod)`
-    # (+0.0 in value, and `z - (+0.0)` keeps z's sign), so d(x % y)/dx is 1 everywhere,
-    # also where x % y == 0 (a select of the constant zero would make it 0 there).
+    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0. Where
+    # mod == 0 the signed zero is a constant with mod's tangent added back as
+    # `- (value - mod)` (+0.0 in value, and `z - (+0.0)` keeps z's sign), so d(x % y)/dx is 1
+    # there too (a plain select of the constant would make it 0).
     value = stop_gradient_p.bind(mod)
-    signed = select_n_p.bind(ew.eq_p.bind(value, zero), value,
-                             select_n_p.bind(y_negative, zero, _constant_like(x, -0.0)))
-    mod = ew.sub_p.bind(signed, ew.sub_p.bind(value, mod))
+    signed_zero = select_n_p.bind(y_negative, zero, _constant_like(x, -0.0))
+    mod = select_n_p.bind(ew.eq_p.bind(value, zero), mod,
+                          ew.sub_p.bind(signed_zero, ew.sub_p.bind(value, mod)))
     div = select_n_p.bind(ew.eq_p.bind(div, zero), div,
                           ew.mul_p.bind(ew.div_p.bind(x, y), zero))
     return div, mod
@@ -841,9 +843,29 @@ def sinc(x, /):
     if not dtypes.is_inexact(x.dtype):
         x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
     is_zero = equal(x, 0)
-    safe = where(is_zero, 1, x)
-    pix = multiply(safe, math.pi)
-    return where(is_zero, 1, true_divide(sin(pix), pix))
+    pix = multiply(x, math.pi)
+    safe = where(is_zero, 1, pix)
+    # At 0 the value comes from the Maclaurin series of sin(t)/t at t = pi x, whose custom
+    # derivative is the next term: every order of derivative is right there
+    # (grad(grad(sinc))(0) is -pi**2/3, as in JAX), where a constant 1 made them all 0.
+    return where(is_zero, _sinc_maclaurin()(0, pix), true_divide(sin(safe), safe))
+
+
+@functools.cache
+def _sinc_maclaurin():
+    """``maclaurin(k, t)``: the k-th derivative of sin(t)/t at t = 0, shaped like ``t``, with
+    ``maclaurin(k + 1, t) * dt`` as its tangent. (Made on first use: ``custom_jvp`` lives
+    above funcarray.numpy in the import graph.)"""
+    from funcarray._custom import custom_jvp
+
+    def maclaurin(k, t):
+        # (t * 0: t's shape and dtype; only its value where t == 0 is used)
+        return add(multiply(t, 0.0), 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1))
+
+    maclaurin = custom_jvp(maclaurin, nondiff_argnums=(0,))
+    maclaurin.defjvp(lambda k, primals, tangents: (
+        maclaurin(k, primals[0]), multiply(maclaurin(k + 1, primals[0]), tangents[0])))
+    return maclaurin
 
 
 def heaviside(x1, x2, /):
