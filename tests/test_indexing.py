@@ -684,3 +684,28 @@ def test_unique_matches_numpy():
     assert index.dtype == np.int32
     with pytest.raises(TypeError, match="unique: needs a concrete array"):
         make_ir(fnp.unique)(fnp.asarray(n))
+
+
+@pytest.mark.parametrize("idx", [10, -10, (1, 7), (-5, 0), (slice(None), 9)])
+@pytest.mark.parametrize("mode", ["clip", "drop", "fill", "promise_in_bounds"])
+def test_at_static_out_of_bounds_ints_follow_an_explicit_mode_like_jax(idx, mode):
+    """With mode= given, a static int out of bounds is handled like a traced one (clamped,
+    dropped or filled) instead of raising NumPy's IndexError."""
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    if isinstance(idx, int):
+        x = x.ravel()[:4]
+    fx, jx = fnp.asarray(x), jnp.asarray(x)
+    if mode != "promise_in_bounds":  # (out of bounds is undefined behaviour there)
+        for method, args in (("set", (9.0,)), ("add", (5.0,)), ("max", (100.0,))):
+            want = getattr(jx.at[idx], method)(*args, mode=mode)
+            got = getattr(fx.at[idx], method)(*args, mode=mode)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        if mode != "drop":
+            kwargs = {"fill_value": -1.0} if mode == "fill" else {}
+            want = jx.at[idx].get(mode=mode, **kwargs)
+            np.testing.assert_array_equal(np.asarray(fx.at[idx].get(mode=mode, **kwargs)),
+                                          np.asarray(want))
+    with pytest.raises(IndexError, match="out of bounds.*pass mode="):
+        fx.at[idx].set(9.0)
+    with pytest.raises(IndexError, match="out of bounds"):
+        fx[idx]

@@ -182,7 +182,7 @@ def _concrete_mask(op, mask):
     return np.asarray(mask)
 
 
-def _parse_index(op, shape, idx):
+def _parse_index(op, shape, idx, strict: bool = True):
     """Normalise ``idx`` for an array of ``shape``.
 
     Returns ``(new_shape, entries)``: ``new_shape`` is ``shape`` with size-1 dimensions added
@@ -225,18 +225,21 @@ def _parse_index(op, shape, idx):
         else:
             size = shape[dim]
             new_shape.append(size)
-            entries.append(_static_entry(op, tag, value, size, dim))
+            entries.append(_static_entry(op, tag, value, size, dim, strict))
             dim += 1
         if mark is not None and mark < len(entries):
             entries[mark].after_gap = True
     return tuple(new_shape), entries
 
 
-def _static_entry(op, tag, value, size, dim):
+def _static_entry(op, tag, value, size, dim, strict=True):
     if tag == "int":
         if not -size <= value < size:
+            if not strict:  # an explicit mode= decides, as for a traced index (JAX)
+                return _Entry("dyn", Array(np.asarray(value, _static_index_dtype(value))))
             raise index_error(op, f"index {value} is out of bounds for axis {dim} with size "
-                                  f"{size}")
+                                  f"{size}; pass mode='clip', 'drop' or 'fill' to "
+                                  f"x.at[...] to clamp or skip it instead")
         return _Entry("int", value % size)
     if tag == "slice":
         for part in (value.start, value.stop, value.step):
@@ -392,10 +395,17 @@ def _gather_mode(op, mode) -> str:
                              f"'promise_in_bounds', got {mode!r}")
 
 
-def _rewriting_take(op, x, idx, mode=None, fill_value=None):
+def _static_index_dtype(value: int):
+    return dtypes.int32 if -2**31 <= value < 2**31 else dtypes.int64
+
+
+def _rewriting_take(op, x, idx, mode=None, fill_value=None, strict=None):
+    """``x[idx]`` in gather ``mode``. ``strict``: a static int out of bounds is an
+    IndexError (NumPy), else it follows the mode; by default strict unless a mode is given."""
     x = asarray_arg(op, x)
+    strict = mode is None if strict is None else strict
     mode = _gather_mode(op, mode)
-    new_shape, entries = _parse_index(op, x.shape, idx)
+    new_shape, entries = _parse_index(op, x.shape, idx, strict)
     x = _reshape(x, new_shape)
     if mode == "fill":
         # Scalars then follow the arrays' out-of-bounds rule: a 0-d advanced index.
@@ -531,25 +541,26 @@ def _gather_flat(flat, positions, mode="clip", fill_value=None):
                          mode=mode, fill_value=fill_value)
 
 
-def _flat_positions(op, x, idx, mode):
+def _flat_positions(op, x, idx, mode, strict):
     """The flat position in ``x`` of every element ``x[idx]`` selects, in that layout.
     Out-of-bounds picks become ``x.size`` (dropped by the scatter) in drop mode."""
     index_dtype = dtypes.int64 if x.size >= 2**31 - 1 else dtypes.int32
     iota = _reshape(iota_p.bind(dtype=index_dtype, shape=(x.size,), dimension=0), x.shape)
     gather_mode = "fill" if mode == "drop" else "clip"
-    return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size)
+    return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size, strict=strict)
 
 
 def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indices=False,
                     indices_are_sorted=False):
     x = asarray_arg(op, x)
+    strict = mode is None  # a static int out of bounds raises unless a mode is asked for
     mode = _scatter_mode(op, mode)
     if kind != "apply":
         values = convert(asarray_arg(op, values), x.dtype, x.weak_type)
-    new_shape, entries = _parse_index(op, x.shape, idx)
+    new_shape, entries = _parse_index(op, x.shape, idx, strict)
     if new_shape == x.shape and _static_box(entries) is not None:
         return _update_box(op, x, entries, values, kind, fn)
-    positions = _flat_positions(op, x, idx, mode)
+    positions = _flat_positions(op, x, idx, mode, strict)
     if positions.size == 0:  # nothing selected: only check that the values would fit
         if kind != "apply":
             _broadcast_value(op, values, positions.shape)
