@@ -717,3 +717,11 @@ def test_floor_divide_and_remainder_specials_match_numpy(name, dtype):
         got = np.asarray(run(fnp.asarray(x), fnp.asarray(y)))
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("kwargs", [{"min": 0.0, "max": 1.0}, {"max": 1.0}, {"min": 0.0}])
+def test_clip_takes_min_and_max_as_keywords_like_jax(kwargs):
+    x = np.array([-2.0, 0.5, 3.0], np.float32)
+    want = np.asarray(jnp.clip(jnp.asarray(x), **kwargs))
+    np.testing.assert_array_equal(np.asarray(fnp.clip(fnp.asarray(x), **kwargs)), want)
+    np.testing.assert_array_equal(np.asarray(fnp.asarray(x).clip(**kwargs)), want)

@@ -1073,13 +1073,15 @@ def where(condition, x=None, y=None, /):
     return select_n_p.bind(condition, y, x)
 
 
-def clip(arr, min=None, max=None, /):  # noqa: A002 (JAX's names)
-    """Limit values to ``[min, max]`` (either bound may be None).
+def clip(arr, /, min=None, max=None):  # noqa: A002 (JAX's names)
+    """Limit values to ``[min, max]`` (either bound may be None; keywords, as in JAX).
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.clip(fnp.arange(5), 1, 3)
         Array([1, 1, 2, 3, 3], dtype=int32)
+        >>> fnp.clip(fnp.array([-2.0, 0.5, 3.0]), max=1.0)
+        Array([-2. ,  0.5,  1. ], dtype=float32)
     """
     arr = asarray_arg("clip", arr)
     for operand in (arr, min, max):
