@@ -904,3 +904,34 @@ def test_results_are_read_only_and_inputs_unchanged():
         with pytest.raises(ValueError):
             view[...] = 0
     np.testing.assert_array_equal(np.asarray(a), x)
+
+
+@settings(max_examples=40, deadline=None)
+@given(start_shape=st.sampled_from([(), (2,), (3, 1)]),
+       stop_shape=st.sampled_from([(), (2,), (1, 2)]), num=st.integers(0, 6),
+       endpoint=st.booleans(), axis_pick=st.integers(-3, 2),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32]))
+def test_linspace_array_endpoints_axis_and_integer_rounding_match_numpy(
+        start_shape, stop_shape, num, endpoint, axis_pick, dtype):
+    rng = np.random.default_rng(num)
+    start = rng.normal(size=start_shape) * 4
+    stop = rng.normal(size=stop_shape) * 4
+    try:
+        ndim = len(np.broadcast_shapes(start_shape, stop_shape)) + 1
+    except ValueError:
+        return
+    axis = axis_pick % ndim if axis_pick >= ndim else axis_pick
+    if not -ndim <= axis < ndim:
+        return
+    want, want_step = np.linspace(start.astype(np.float32), stop.astype(np.float32), num,
+                                  endpoint=endpoint, retstep=True, dtype=dtype, axis=axis)
+    got, step = fnp.linspace(fnp.asarray(start.astype(np.float32)),
+                             fnp.asarray(stop.astype(np.float32)), num, endpoint=endpoint,
+                             retstep=True, dtype=dtype, axis=axis)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    if np.issubdtype(dtype, np.integer):  # floor of float32 values: exact but for ties
+        assert np.abs(np.asarray(got).astype(np.int64) - want).max(initial=0) <= 1
+    else:
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, atol=2e-6)
+        np.testing.assert_allclose(np.asarray(step), np.asarray(want_step, dtype), rtol=2e-6,
+                                   atol=2e-6)

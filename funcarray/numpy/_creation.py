@@ -9,6 +9,7 @@ Defaults follow JAX: Python floats give float32, Python ints int32.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._shape import _int_tuple
-from funcarray.numpy._util import asarray_arg, broadcast_to_shape, convert
+from funcarray.numpy._util import asarray_arg, broadcast_to_shape, canonicalize_axis, convert
 from funcarray.primitives.shape import iota_p
 
 __all__ = [
@@ -211,31 +212,46 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
              dtype=None, axis: int = 0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive by default).
 
+    ``start`` and ``stop`` may be arrays (broadcast together): the samples run along the new
+    ``axis`` of the result. Integer dtypes round toward minus infinity (NumPy 2, JAX).
+
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.linspace(0, 1, 5)
         Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+        >>> fnp.linspace(fnp.zeros(2), fnp.array([1.0, 3.0]), 3, axis=-1)
+        Array([[0. , 0.5, 1. ],
+               [0. , 1.5, 3. ]], dtype=float32)
     """
-    from funcarray.numpy._elementwise import add, multiply, subtract, where
-    num = int(num)
+    from funcarray.numpy._elementwise import add, floor, multiply, subtract, where
+    from funcarray.numpy._shape import broadcast_arrays, expand_dims
+
+    num = int(operator.index(num))
     if num < 0:
         raise op_value_error("linspace", f"num must be non-negative, got {num}")
-    if axis != 0:
-        raise op_value_error("linspace", "only axis=0 is supported")
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
     compute = dtype if dtypes.is_inexact(dtype) else dtypes.float32
-    start = convert(asarray_arg("linspace", start), compute)
-    stop = convert(asarray_arg("linspace", stop), compute)
+    start, stop = broadcast_arrays(convert(asarray_arg("linspace", start), compute),
+                                   convert(asarray_arg("linspace", stop), compute))
+    axis = canonicalize_axis("linspace", axis, start.ndim + 1)
+    start, stop = expand_dims(start, axis), expand_dims(stop, axis)
     div = (num - 1) if endpoint else num
     step = subtract(stop, start) * (1.0 / div) if div > 0 else subtract(stop, start) * 0.0
-    ramp = iota_p.bind(dtype=compute, shape=(num,), dimension=0)
+    ramp_shape = tuple(num if d == axis else 1 for d in range(start.ndim))
+    ramp = iota_p.bind(dtype=compute, shape=ramp_shape, dimension=axis)
     out = add(start, multiply(ramp, step))
     if endpoint and num > 1:
         # Make the last value exactly `stop`, as NumPy does.
-        last = iota_p.bind(dtype=dtypes.int32, shape=(num,), dimension=0) == num - 1
+        last = iota_p.bind(dtype=dtypes.int32, shape=ramp_shape, dimension=axis) == num - 1
         out = where(last, stop, out)
+    if not dtypes.is_inexact(dtype):
+        out = floor(out)
     out = convert(out, dtype)
-    return (out, convert(step, dtype)) if retstep else out
+    if retstep:
+        if div <= 0:  # no step between fewer than two samples: NumPy says nan
+            step = step * float("nan")
+        return out, convert(step.reshape(step.shape[:axis] + step.shape[axis + 1:]), dtype)
+    return out
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
