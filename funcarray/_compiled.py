@@ -27,7 +27,7 @@ from funcarray.array import Array, Device, device_array
 from funcarray.lowering import cache, runtime
 from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import EVAL_TRACE, EvalTrace, canonical_aval
+from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer, canonical_aval
 from funcarray.transforms.ir import IR, Eqn, Var
 
 __all__ = ["block_until_ready", "devices", "default_backend", "device_get", "device_put",
@@ -159,7 +159,7 @@ def block_until_ready(x):
     from funcarray import tree
 
     for leaf in tree.leaves(x):
-        if isinstance(leaf, Array):
+        if isinstance(leaf, Array) and not isinstance(leaf, Tracer):
             leaf.block_until_ready()
     return x
 

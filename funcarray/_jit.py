@@ -549,7 +549,7 @@ def _array_signature(x):
 
 
 def _as_array(x):
-    if isinstance(x, (Array, Tracer)):
+    if isinstance(x, (Tracer, Array)):
         return x
     from funcarray.numpy._util import asarray_arg
 
@@ -557,7 +557,7 @@ def _as_array(x):
 
 
 def _as_operands(leaves) -> list:
-    return [x if isinstance(x, (Array, Tracer)) else _as_array(x) for x in leaves]
+    return [x if isinstance(x, (Tracer, Array)) else _as_array(x) for x in leaves]
 
 
 def _aval_of(x):
@@ -575,7 +575,7 @@ def _leaf_signature(name, x, k):
 
 
 def _as_output(name, x):
-    if isinstance(x, (Array, Tracer)):
+    if isinstance(x, (Tracer, Array)):
         return x
     if isinstance(x, (*_PY_SCALARS, np.ndarray, np.generic)):
         return _as_array(x)

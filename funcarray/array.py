@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.transforms.core import ShapedArray
+from funcarray.transforms.core import ShapedArray, Tracer
 
 _trusted_aval = ShapedArray.trusted
 
@@ -68,8 +68,22 @@ _SETITEM_MSG = (
 )
 
 
-class Array:
+class _ArrayMeta(type):
+    """Makes ``isinstance(x, Array)`` true for tracers too, as ``isinstance(x, jax.Array)`` is
+    under jit, grad and vmap: JAX code that branches on it takes the same path eagerly and
+    when traced. (Only ``Array`` itself: a tracer is not a ``DeviceArray``.) Exact Arrays
+    never get here: ``isinstance`` answers those before calling this."""
+
+    def __instancecheck__(cls, obj):
+        return type.__instancecheck__(cls, obj) or (cls is Array and isinstance(obj, Tracer))
+
+
+class Array(metaclass=_ArrayMeta):
     """An immutable n-dimensional array with a concrete value.
+
+    ``isinstance(x, Array)`` is also true for the traced values a transform passes to a
+    function (as for ``jax.Array``); ``isinstance(x, funcarray.transforms.core.Tracer)`` tells
+    a traced value apart.
 
     Create Arrays with ``funcarray.numpy`` (``fnp.array``, ``fnp.zeros``, ...); the constructor
     is internal and takes ownership of the NumPy value it is given without copying.

@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.array import DeviceArray
 from funcarray.numpy._util import is_array
 from funcarray.testing import assert_allclose, assert_trees_allclose, check_vmap
+from funcarray.transforms.core import Tracer
 
 
 def mlp_loss(lib, params, x, y):
@@ -366,3 +368,18 @@ def test_vmap_passes_unmapped_python_values_through_like_jax(name, chunk_size):
     assert_allclose(got, np.asarray(want))
     static = fa.jit(lambda y, n: y ** n, static_argnums=1)
     assert_allclose(fa.vmap(static, in_axes=(0, None))(fnp.asarray(x), 2), x ** 2)
+
+
+@pytest.mark.parametrize("transform", [fa.jit, fa.vmap, fa.grad,
+                                       lambda f: lambda x: fa.jvp(f, (x,), (x,))[1]])
+def test_isinstance_array_holds_for_traced_values_like_jax(transform):
+    """JAX code branching on isinstance(x, jax.Array) takes the same path eagerly and under
+    every transform; funcarray's tracers used to fail isinstance(x, fa.Array)."""
+    def f(x):
+        assert isinstance(x, fa.Array) and not isinstance(x, DeviceArray)
+        return (x * 2.0).sum() if isinstance(x, fa.Array) else x
+    x = fnp.arange(3.0)
+    assert_allclose(transform(f)(x), transform(lambda x: (x * 2.0).sum())(x))
+    assert isinstance(fnp.ones(2), fa.Array) and isinstance(fa.jit(f)(x), fa.Array)
+    assert not isinstance(2.0, fa.Array) and not isinstance(np.ones(2), fa.Array)
+    assert not isinstance(fa.jit(lambda x: x)(x), Tracer)

@@ -12,7 +12,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import axis_error, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.array import Array, DeviceArray
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import Tracer, running_numpy_kernels
@@ -24,7 +24,10 @@ _INT32 = np.iinfo(np.int32)
 
 def is_array(x) -> bool:
     """True for funcarray Arrays and tracers (anything ``bind`` accepts as an operand)."""
-    return type(x) is Array or isinstance(x, (Array, Tracer))
+    # (Exact types and Tracer first: Array's isinstance check is a Python-level call for
+    # anything but an exact Array, see array._ArrayMeta.)
+    t = type(x)
+    return t is Array or t is DeviceArray or isinstance(x, (Tracer, Array))
 
 
 def _scalar_to_array(op: str, x, dtype=None) -> Array:
