@@ -383,3 +383,11 @@ def test_isinstance_array_holds_for_traced_values_like_jax(transform):
     assert isinstance(fnp.ones(2), fa.Array) and isinstance(fa.jit(f)(x), fa.Array)
     assert not isinstance(2.0, fa.Array) and not isinstance(np.ones(2), fa.Array)
     assert not isinstance(fa.jit(lambda x: x)(x), Tracer)
+
+
+def test_tracers_know_their_nbytes_and_itemsize():
+    x = fnp.ones((2, 3), fnp.float16)
+    for transform in (fa.jit, fa.vmap):
+        out = transform(lambda a: a * 0 + a.nbytes * 100 + a.itemsize)(x)
+        per = (3 * 2) if transform is fa.vmap else (6 * 2)
+        np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), per * 100 + 2))

@@ -379,6 +379,14 @@ class Tracer:
     def weak_type(self):
         return self.aval.weak_type
 
+    @property
+    def itemsize(self) -> int:
+        return self.aval.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:  # (what the array it stands for would take, as on jax tracers)
+        return self.aval.size * self.aval.dtype.itemsize
+
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object (a 0-d traced array)")
