@@ -12,12 +12,14 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray._errors import filtered
-from funcarray.array import Array
+from funcarray.array import Array, DeviceArray
 from funcarray.transforms.core import Tracer
 
 # Right-hand operands that an operator accepts; anything else returns NotImplemented so that
 # Python can try the other operand's method (and then raise its usual TypeError).
-_OPERAND_TYPES = (Array, Tracer, int, float, complex, bool, np.ndarray, np.generic)
+# (Array last: its isinstance check is a Python-level call for anything but an exact Array,
+# see array._ArrayMeta; exact Arrays and DeviceArrays are answered by the type checks.)
+_OPERAND_TYPES = (float, int, Tracer, np.generic, np.ndarray, complex, DeviceArray, Array)
 
 
 # Each operator calls the namespace function's unwrapped body and filters the traceback of a
