@@ -602,6 +602,23 @@ def test_expm1_log1p_logistic_stay_accurate():
     assert_allclose(fa.grad(fnp.tanh)(fnp.asarray(np.float32(8.0))), 4.5014e-7, rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("transform", [lambda f: f, fa.jit], ids=["eager", "jit"])
+def test_logistic_of_complex_numbers_and_its_jvp_match_jax(dtype, transform):
+    # The eager kernel took exp(-|x|) (|x| the modulus): 0.64+0j for logistic(0.5+0.3j).
+    rng = np.random.default_rng(8)
+    z = (rng.uniform(-6, 6, (3, 4)) + 1j * rng.uniform(-3, 3, (3, 4))).astype(dtype)
+    t = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    out, tangent = transform(lambda z, t: fa.jvp(ew.logistic_p.bind, (z,), (t,)))(*_as_fa(z, t))
+    with jax.disable_jit():
+        want, want_tangent = jax.jvp(lax.logistic, (z,), (t,))
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    assert out.dtype == tangent.dtype == dtype
+    assert_allclose(out, want, rtol=tol, atol=tol)
+    assert_allclose(tangent, want_tangent, rtol=tol, atol=tol)
+    _compare_vjp_with_jax(ew.logistic_p.bind, lax.logistic, (z,), rng, rtol=tol, atol=tol)
+
+
 def test_weak_typed_inputs_get_strong_tangents_of_their_dtype():
     g = fa.grad(fnp.sin)(1.0)  # a Python float is a weak float32
     assert g.dtype == np.float32

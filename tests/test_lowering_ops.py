@@ -1,8 +1,9 @@
 """Compiled versus eager results for the lowering rules written beside the elementwise, shape,
-linalg and autodiff primitives (``exp2``, ``square``, ``conj``, ``round``, ``integer_pow``,
-``select_n``, ``clamp``, complex ``max``/``min``, ``bitcast_convert_type``, ``transpose``,
-``squeeze``, ``rev``, ``concatenate``, ``pad``, ``slice``, ``dot_general``,
-``stop_gradient``).
+linalg and autodiff primitives (``exp2``, ``sign`` of unsigned integers, ``square``, ``conj``,
+``round``, ``integer_pow``, ``select_n``, ``clamp``, complex ``max``/``min``,
+``bitcast_convert_type``, ``transpose``, ``squeeze``, ``rev``, ``concatenate``, ``pad``,
+``slice``, ``dot_general``, ``stop_gradient``), and for the eager kernel of complex
+``logistic``.
 
 The eager NumPy kernels are the oracle: both engines follow StableHLO semantics, so
 ``assert_compiled_matches_eager`` demands equal shapes, dtypes and weak types, and values
@@ -15,7 +16,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import assert_compiled_matches_eager, rtol_for
+from helpers import assert_array_equal_typed, assert_compiled_matches_eager, rtol_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,6 +106,39 @@ def test_exp2(shape, dtype, seed):
         x = Array(np.maximum(x._value, np.asarray(-126, dtype)))
     rtol = 4 * rtol_for(dtype)
     assert_compiled_matches_eager(lambda x: (fnp.exp2(x), ew.exp2_p.bind(x)), x, rtol=rtol)
+
+
+UNSIGNED = [dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64]
+
+
+@pytest.mark.parametrize("dtype", UNSIGNED, ids=str)
+def test_sign_of_unsigned_integers(dtype):
+    # StableHLO's sign takes no unsigned operand: the rule lowers it to x != 0 (it used to
+    # emit stablehlo.sign, which XLA refused to compile).
+    info = np.iinfo(dtype)
+    x = Array(np.array([0, 1, 2, 7, info.max // 2, info.max - 1, info.max], dtype))
+    want = np.sign(x._value)
+    out = assert_compiled_matches_eager(
+        lambda x: (ew.sign_p.bind(x), fnp.sign(x), fa.lax.sign(x)), x)
+    for o in out:
+        assert_array_equal_typed(o, want)
+    for f in (ew.sign_p.bind, fnp.sign, fa.lax.sign):
+        assert_array_equal_typed(fa.jit(f)(x), want)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=str)
+def test_logistic_of_complex_numbers(dtype):
+    # The eager kernel took exp(-|x|), |x| the modulus for complex x: 0.64+0j for 0.5+0.3j.
+    rng = np.random.default_rng(0)
+    z = rng.uniform(-30, 30, 64) + 1j * rng.uniform(-4, 4, 64)
+    z = np.concatenate([[0, 0.5 + 0.3j, 1j, -1 + 2j, 2 - 3j, 40 - 1j, -40 + 1j], z]).astype(dtype)
+    want = (1 / (1 + np.exp(-z.astype(np.complex128)))).astype(dtype)
+    out = assert_compiled_matches_eager(ew.logistic_p.bind, Array(z), rtol=4 * rtol_for(dtype))
+    assert_array_equal_typed(out, want, rtol=4 * rtol_for(dtype))
+    # The real path keeps evaluating where exp cannot overflow.
+    x = Array(np.array([-800.0, -40.0, 0.0, 40.0, 800.0]))
+    assert_array_equal_typed(ew.logistic_p.bind(x), 1 / (1 + np.exp(-np.array(
+        [-np.inf, -40.0, 0.0, 40.0, np.inf]))))
 
 
 @given(shape=shapes, dtype=st.sampled_from(FLOATS), seed=seeds)

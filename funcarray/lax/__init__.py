@@ -1,4 +1,12 @@
-"""``funcarray.lax``: structured control flow and lax-style helpers (JAX's ``jax.lax``).
+"""``funcarray.lax``: structured control flow and jax.lax's operations (JAX's ``jax.lax``).
+
+The control flow (``cond``, ``scan``, ``while_loop``...) is in ``_branches.py`` and
+``_control_flow.py``. The operations are thin validated wrappers over funcarray's primitives,
+with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_common.py``):
+``_ops_unary.py`` (``neg``, ``exp``..., conversions), ``_ops_binary.py`` (``add``, ``eq``,
+``select``...), ``_ops_shape.py`` (``reshape``, ``pad``, ``iota``...), ``_ops_slicing.py``
+(``slice``, ``dynamic_slice``, ``gather``, ``scatter``...), ``_ops_reduce.py``
+(``reduce_sum``, ``cumsum``, ``sort``...) and ``_ops_dot.py`` (``dot_general``...).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -8,6 +16,14 @@ Example:
 """
 
 from funcarray._api import stop_gradient as stop_gradient
+from funcarray.lax import (
+    _ops_binary,
+    _ops_dot,
+    _ops_reduce,
+    _ops_shape,
+    _ops_slicing,
+    _ops_unary,
+)
 from funcarray.lax._branches import cond as cond
 from funcarray.lax._branches import switch as switch
 from funcarray.lax._control_flow import associative_scan as associative_scan
@@ -17,5 +33,23 @@ from funcarray.lax._control_flow import scan as scan
 from funcarray.lax._control_flow import select_n as select_n
 from funcarray.lax._control_flow import while_loop as while_loop
 
+# The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
+_OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot)
+
+
+def _export_ops():
+    """Re-export the op modules' public names; functions are wrapped so that user-facing
+    errors show the user's frames only (the unwrapped ones in the modules keep their
+    doctests)."""
+    from funcarray._errors import api_boundary
+    namespace = globals()
+    for module in _OP_MODULES:
+        for name in module.__all__:
+            value = getattr(module, name)
+            namespace[name] = value if isinstance(value, type) else api_boundary(value)
+
+
+_export_ops()
+
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
-           "select_n", "stop_gradient"]
+           "select_n", "stop_gradient", *(name for m in _OP_MODULES for name in m.__all__)]

@@ -438,9 +438,6 @@ def sign(x, /):
     """
     x = asarray_arg("sign", x)
     _check_kinds("sign", x, _NUMERIC)
-    if _kind(x.dtype) == "u":
-        zero = _constant_like(x, 0)
-        return convert(ew.ne_p.bind(x, zero), x.dtype, x.weak_type)
     return ew.sign_p.bind(x)
 
 

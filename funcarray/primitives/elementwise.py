@@ -22,10 +22,12 @@ Contract (StableHLO semantics, which the eager kernels reproduce exactly):
   widths differ); as in JAX, bool, complex (and sub-byte) dtypes only "bitcast" to themselves.
 
 Lowering: most primitives are one StableHLO op (``hlo=`` in the family helpers). The rest
-are short sequences beside their primitive: ``exp2`` is ``power(2, x)``, ``square`` is
-``multiply(x, x)``, ``conj`` rebuilds ``complex(real, -imag)``, ``integer_pow`` emits the
-kernel's multiplications in the kernel's order, ``select_n`` is a chain of ``select`` s, and
-scalar ``select`` predicates and ``clamp`` bounds are broadcast first (XLA wants one shape).
+are short sequences beside their primitive: ``exp2`` is ``power(2, x)``, ``sign`` of an
+unsigned integer is ``select(x != 0, 1, 0)`` (StableHLO's ``sign`` takes signed types only),
+``square`` is ``multiply(x, x)``, ``conj`` rebuilds ``complex(real, -imag)``, ``integer_pow``
+emits the kernel's multiplications in the kernel's order, ``select_n`` is a chain of
+``select`` s, and scalar ``select`` predicates and ``clamp`` bounds are broadcast first (XLA
+wants one shape).
 """
 
 from __future__ import annotations
@@ -156,9 +158,16 @@ def _round_kernel(x, *, rounding_method):
 
 
 def _logistic_kernel(x):
-    # Evaluate on the side where exp cannot overflow.
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    # Evaluate on the side where exp cannot overflow: 1 / (1 + exp(-x)) where Re(x) >= 0,
+    # else its equal exp(x) / (1 + exp(x)). (For complex x, |x| is the modulus, not the
+    # distance to the imaginary axis: exp(-|x|) would drop the imaginary part.)
+    if x.dtype.kind == "c":
+        nonneg = x.real >= 0
+        e = np.exp(np.where(nonneg, -x, x))
+    else:
+        nonneg = x >= 0
+        e = np.exp(-np.abs(x))
+    return np.where(nonneg, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def _complex_kernel(re, im):
@@ -223,6 +232,16 @@ def _exp2_lower(ctx, x):
     # power(2, x), not exp(x * log 2): rounding x * log 2 costs up to 4 ulp in float32 for
     # large |x|, while XLA's pow agrees with NumPy's exp2 (the eager kernel) to the last bit.
     return ctx.op("stablehlo.power", ctx.constant(2, ctx.avals_in[0]), x)
+
+
+@sign_p.def_lower
+def _sign_lower(ctx, x):
+    aval = ctx.avals_in[0]
+    if not (dtypes.is_integer(aval.dtype) and dtypes.iinfo(aval.dtype).min == 0):
+        return ctx.op("stablehlo.sign", x)
+    # StableHLO's sign takes no unsigned operand: the sign of an unsigned x is x != 0.
+    one, zero = ctx.constant(1, aval), ctx.constant(0, aval)
+    return ctx.op("stablehlo.select", compare(ctx, x, zero, "NE"), one, zero)
 
 
 @square_p.def_lower

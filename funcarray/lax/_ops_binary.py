@@ -1,0 +1,236 @@
+"""``jax.lax``'s elementwise operations of two or more operands: arithmetic, bit operations,
+comparisons, ``clamp`` and ``select``.
+
+They neither promote dtypes nor broadcast ranks, as in jax.lax: operands share one dtype (a
+weak-typed Python scalar of the same kind takes the array's dtype) and their shapes have one
+rank (dimensions equal or 1) or are scalars. A mismatch is a ``TypeError`` that names the
+``funcarray.numpy`` function that promotes and broadcasts.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.mul(fnp.array([1, 2], fnp.int8), 3)
+    Array([3, 6], dtype=int8)
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error
+from funcarray.lax._ops_common import (
+    _BIU,
+    _F,
+    _FC,
+    _IU,
+    _IUFC,
+    _broadcast_operands,
+    _check_kinds,
+    _doc,
+    _kind,
+    _operand,
+    _same_dtype_operands,
+    _short,
+)
+from funcarray.numpy._util import convert
+from funcarray.primitives import elementwise as ew
+
+__all__ = [
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
+    "shift_right_arithmetic", "eq", "ne", "lt", "le", "gt", "ge", "clamp", "select",
+]
+
+
+def _operand_pair(op: str, x, y, kinds: str, equivalent: str | None):
+    """The operands of a binary op: one dtype of ``kinds``, broadcast to one shape (jax.lax's
+    rules; ``equivalent`` names the ``funcarray.numpy`` function that promotes)."""
+    x, y = _same_dtype_operands(op, (x, y), equivalent=equivalent)
+    _check_kinds(op, x, kinds, 0)
+    return _broadcast_operands(op, (x, y), equivalent=equivalent)
+
+
+def _binary(name, prim, kinds, summary, example, *, equivalent=None):
+    op = f"lax.{name}"
+
+    def fn(x, y):
+        return prim.bind(*_operand_pair(op, x, y, kinds, equivalent))
+
+    return _doc(fn, name, summary, example)
+
+
+add = _binary("add", ew.add_p, _IUFC, "Elementwise ``x + y`` (one dtype, no promotion).",
+              ("lax.add(fnp.array([1.0, 2.0]), 1.0)", "Array([2., 3.], dtype=float32)"),
+              equivalent="add")
+sub = _binary("sub", ew.sub_p, _IUFC, "Elementwise ``x - y`` (one dtype, no promotion).",
+              ("lax.sub(fnp.array([1, 2]), fnp.array([1, 1]))", "Array([0, 1], dtype=int32)"),
+              equivalent="subtract")
+mul = _binary("mul", ew.mul_p, _IUFC, "Elementwise ``x * y`` (one dtype, no promotion).",
+              ("lax.mul(fnp.array([1.0, 2.0]), 3.0)", "Array([3., 6.], dtype=float32)"),
+              equivalent="multiply")
+div = _binary("div", ew.div_p, _IUFC, "Elementwise ``x / y``; integer division rounds toward "
+              "zero (not NumPy's floor division).",
+              ("lax.div(fnp.array([7, -7]), fnp.array([2, 2]))", "Array([ 3, -3], dtype=int32)"),
+              equivalent="divide")
+rem = _binary("rem", ew.rem_p, "iuf", "Elementwise remainder with the sign of the dividend "
+              "(C's ``fmod``, not NumPy's ``mod``).",
+              ("lax.rem(fnp.array([5, -5]), fnp.array([3, 3]))", "Array([ 2, -2], dtype=int32)"),
+              equivalent="remainder")
+max = _binary("max", ew.max_p, "biufc", "Elementwise maximum (NaN propagates).",  # noqa: A001
+              ("lax.max(fnp.array([1.0, 5.0]), 2.0)", "Array([2., 5.], dtype=float32)"),
+              equivalent="maximum")
+min = _binary("min", ew.min_p, "biufc", "Elementwise minimum (NaN propagates).",  # noqa: A001
+              ("lax.min(fnp.array([1.0, 5.0]), 2.0)", "Array([1., 2.], dtype=float32)"),
+              equivalent="minimum")
+atan2 = _binary("atan2", ew.atan2_p, _FC, "Elementwise arctangent of ``x / y`` with the "
+                "quadrant of ``(y, x)``.", ("lax.atan2(fnp.array([1.0]), fnp.array([1.0]))",
+                                            "Array([0.7853982], dtype=float32)"),
+                equivalent="arctan2")
+bitwise_and = _binary("bitwise_and", ew.and_p, _BIU, "Elementwise bitwise (logical for bool) "
+                      "and.", ("lax.bitwise_and(fnp.array([6]), fnp.array([3]))",
+                               "Array([2], dtype=int32)"), equivalent="bitwise_and")
+bitwise_or = _binary("bitwise_or", ew.or_p, _BIU, "Elementwise bitwise (logical for bool) or.",
+                     ("lax.bitwise_or(fnp.array([6]), fnp.array([3]))",
+                      "Array([7], dtype=int32)"), equivalent="bitwise_or")
+bitwise_xor = _binary("bitwise_xor", ew.xor_p, _BIU, "Elementwise bitwise (logical for bool) "
+                      "exclusive or.", ("lax.bitwise_xor(fnp.array([6]), fnp.array([3]))",
+                                        "Array([5], dtype=int32)"), equivalent="bitwise_xor")
+shift_left = _binary("shift_left", ew.shift_left_p, _IU, "Elementwise ``x << y``; a shift by "
+                     "a negative amount or by the bit width or more gives 0.",
+                     ("lax.shift_left(fnp.array([1]), fnp.array([3]))",
+                      "Array([8], dtype=int32)"), equivalent="left_shift")
+shift_right_logical = _binary(
+    "shift_right_logical", ew.shift_right_logical_p, _IU, "Elementwise logical right shift "
+    "(zeros shifted in, whatever the sign).",
+    ("lax.shift_right_logical(fnp.array([-8]), fnp.array([28]))", "Array([15], dtype=int32)"),
+    equivalent="right_shift")
+shift_right_arithmetic = _binary(
+    "shift_right_arithmetic", ew.shift_right_arithmetic_p, _IU, "Elementwise arithmetic right "
+    "shift (the sign bit shifted in).",
+    ("lax.shift_right_arithmetic(fnp.array([-8]), fnp.array([2]))", "Array([-2], dtype=int32)"),
+    equivalent="right_shift")
+eq = _binary("eq", ew.eq_p, "biufc", "Elementwise ``x == y`` (bool result).",
+             ("lax.eq(fnp.array([1, 2]), fnp.array([1, 3]))", "Array([ True, False], dtype=bool)"),
+             equivalent="equal")
+ne = _binary("ne", ew.ne_p, "biufc", "Elementwise ``x != y`` (bool result).",
+             ("lax.ne(fnp.array([1, 2]), fnp.array([1, 3]))", "Array([False,  True], dtype=bool)"),
+             equivalent="not_equal")
+lt = _binary("lt", ew.lt_p, "biuf", "Elementwise ``x < y`` (bool result).",
+             ("lax.lt(fnp.array([1, 2]), fnp.array([2, 2]))", "Array([ True, False], dtype=bool)"),
+             equivalent="less")
+le = _binary("le", ew.le_p, "biuf", "Elementwise ``x <= y`` (bool result).",
+             ("lax.le(fnp.array([1, 2]), fnp.array([2, 2]))", "Array([ True,  True], dtype=bool)"),
+             equivalent="less_equal")
+gt = _binary("gt", ew.gt_p, "biuf", "Elementwise ``x > y`` (bool result).",
+             ("lax.gt(fnp.array([1, 2]), fnp.array([2, 1]))", "Array([False,  True], dtype=bool)"),
+             equivalent="greater")
+ge = _binary("ge", ew.ge_p, "biuf", "Elementwise ``x >= y`` (bool result).",
+             ("lax.ge(fnp.array([1, 2]), fnp.array([2, 1]))", "Array([False,  True], dtype=bool)"),
+             equivalent="greater_equal")
+
+
+def nextafter(x1, x2):
+    """Elementwise next representable float after ``x1`` in the direction of ``x2``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.nextafter(fnp.array([0.0]), fnp.array([1.0]))
+        Array([1.e-45], dtype=float32)
+    """
+    return ew.nextafter_p.bind(*_operand_pair("lax.nextafter", x1, x2, _F, "nextafter"))
+
+
+def complex(x, y):  # noqa: A001 (jax's name)
+    """Elementwise ``x + 1j * y`` from two float32 (complex64 result) or float64 (complex128)
+    arrays of one dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.complex(fnp.array([1.0]), fnp.array([2.0]))
+        Array([1.+2.j], dtype=complex64)
+    """
+    op = "lax.complex"
+    x, y = _same_dtype_operands(op, (x, y))
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        raise op_type_error(op, f"takes float32 or float64 operands, got dtype {x.dtype} "
+                                f"({_short(x)}); convert with lax.convert_element_type first")
+    x, y = _broadcast_operands(op, (x, y))
+    return ew.complex_p.bind(x, y)
+
+
+def pow(x, y):  # noqa: A001 (jax's name)
+    """Elementwise ``x ** y`` for a float or complex ``x``; ``y`` has ``x``'s dtype or is an
+    integer array (converted to ``x``'s dtype, as jax.lax lowers it).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.pow(fnp.array([2.0, 4.0]), fnp.array([3, -1]))
+        Array([8.  , 0.25], dtype=float32)
+    """
+    op = "lax.pow"
+    y_array = None if type(y) in (float, builtins.complex) else _operand(op, y, "y")
+    if y_array is not None and _kind(y_array.dtype) in "iu":
+        x, y = _operand(op, x, "x"), y_array
+    else:
+        x, y = _same_dtype_operands(op, (x, y), equivalent="power")
+    _check_kinds(op, x, _FC, 0)
+    if _kind(y.dtype) in "iu":
+        y = convert(y, x.dtype, y.weak_type)
+    elif y.dtype != x.dtype:
+        raise op_type_error(op, f"y must have x's dtype or an integer dtype, got {_short(x)} "
+                                f"and {_short(y)}")
+    x, y = _broadcast_operands(op, (x, y), equivalent="power")
+    return ew.pow_p.bind(x, y)
+
+
+def clamp(min, x, max):  # noqa: A002 (jax's parameter names)
+    """Elementwise ``min(max(x, min), max)``; the bounds are scalars or have ``x``'s shape,
+    and every operand has ``x``'s dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.clamp(0.0, fnp.array([-1.0, 0.5, 2.0]), 1.0)
+        Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    op = "lax.clamp"
+    lo, x, hi = _same_dtype_operands(op, (min, x, max), equivalent="clip", anchor=1)
+    for name, bound in (("min", lo), ("max", hi)):
+        if bound.shape not in ((), x.shape):
+            raise op_type_error(
+                op, f"requires {name}.shape == operand.shape or {name}.shape == (), got "
+                    f"{name}.shape={tuple(bound.shape)}, operand.shape={tuple(x.shape)}")
+    return ew.clamp_p.bind(lo, x, hi)
+
+
+def select(pred, on_true, on_false):
+    """Elementwise ``on_true if pred else on_false``. ``pred`` is a boolean scalar or has the
+    cases' shape; the cases share a shape and dtype (no broadcasting, as in jax.lax).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.select(fnp.array([True, False]), fnp.array([1, 2]), fnp.array([3, 4]))
+        Array([1, 4], dtype=int32)
+    """
+    op = "lax.select"
+    pred = _operand(op, pred, "pred")
+    on_true, on_false = _same_dtype_operands(op, (on_true, on_false), equivalent="where")
+    if on_true.shape != on_false.shape:
+        raise op_type_error(op, f"cases must have the same shapes, got {_short(on_true)} and "
+                                f"{_short(on_false)}")
+    if _kind(pred.dtype) not in "biu":
+        raise op_type_error(op, f"pred must be boolean (or integer), got {_short(pred)}")
+    if pred.shape not in ((), on_true.shape):
+        raise op_type_error(op, f"pred must be a scalar or have the cases' shape "
+                                f"{tuple(on_true.shape)}, got {_short(pred)}")
+    if pred.dtype != np.bool_:
+        pred = convert(pred, dtypes.int32)
+    return ew.select_n_p.bind(pred, on_false, on_true)
+

@@ -1,0 +1,162 @@
+"""``jax.lax``'s products: ``dot_general``, ``dot`` and ``batch_matmul``.
+
+Operands of different dtypes are computed in the higher one by XLA's order of types
+(jax.lax's rule, not NumPy promotion); ``preferred_element_type`` sets the result dtype.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.dot(fnp.array([1, 2], fnp.int8), fnp.array([3, 4], fnp.int8),
+    ...         preferred_element_type=fnp.int32)
+    Array(11, dtype=int32)
+"""
+
+from __future__ import annotations
+
+import enum
+
+import ml_dtypes
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.lax._ops_common import (
+    _checked_bind,
+    _dtype_arg,
+    _int_tuple,
+    _kind,
+    _operand,
+    _short,
+)
+from funcarray.numpy._linalg import _canonicalize_precision
+from funcarray.numpy._util import convert
+from funcarray.primitives.linalg import can_accumulate_in, dot_general_p
+
+__all__ = ["dot", "dot_general", "batch_matmul", "Precision"]
+
+
+class Precision(enum.Enum):
+    """``dot``'s precision hint for accelerators (jax.lax's enum; the CPU always computes at
+    full precision)."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+def _dot_rank(dt) -> tuple:
+    """XLA's order of operand types (jax's ``dot_general`` dtype rule): the higher type of
+    two different operand dtypes is the result dtype."""
+    dt = np.dtype(dt)
+    complex_ = dtypes.is_complex(dt)
+    c = np.dtype(np.float32 if dt == dtypes.complex64 else np.float64) if complex_ else dt
+    if dtypes.is_float(c):
+        info = ml_dtypes.finfo(c)
+        return (complex_, info.maxexp, info.nmant, info.bits, True)
+    bits = 1 if c == np.bool_ else ml_dtypes.iinfo(c).bits
+    return (complex_, -1, -1, bits, _kind(c) != "u")
+
+
+def _dot_general(op: str, lhs, rhs, dimension_numbers, precision, preferred_element_type):
+    lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+        dn = ((_int_tuple(op, "lhs_contracting", lc), _int_tuple(op, "rhs_contracting", rc)),
+              (_int_tuple(op, "lhs_batch", lb), _int_tuple(op, "rhs_batch", rb)))
+    except (TypeError, ValueError):
+        raise op_type_error(op, f"dimension_numbers must be ((lhs_contracting, "
+                                f"rhs_contracting), (lhs_batch, rhs_batch)), got "
+                                f"{dimension_numbers!r}") from None
+    for side, x, dims in (("lhs", lhs, dn[0][0] + dn[1][0]), ("rhs", rhs, dn[0][1] + dn[1][1])):
+        if any(not 0 <= d < x.ndim for d in dims):
+            raise op_value_error(op, f"{side} dimension numbers {dims} must be non-negative and "
+                                     f"less than the rank of {side} {_short(x)}")
+    precision = _canonicalize_precision(op, precision)
+    if lhs.dtype != rhs.dtype:
+        left, right = _dot_rank(lhs.dtype), _dot_rank(rhs.dtype)
+        if left == right:
+            raise op_type_error(op, f"argument type error: {lhs.dtype}, {rhs.dtype}")
+        result = lhs.dtype if left > right else rhs.dtype
+        weak = lhs.weak_type and rhs.weak_type
+        lhs, rhs = convert(lhs, result, weak), convert(rhs, result, weak)
+    result = lhs.dtype
+    convert_to = None
+    if preferred_element_type is not None:
+        preferred = _dtype_arg(op, preferred_element_type, "preferred_element_type")
+        if (_kind(result) != "f" and preferred != result
+                and _dot_rank(preferred)[3] < _dot_rank(result)[3]):
+            raise op_type_error(op, f"preferred_element_type must not be narrower than the "
+                                    f"original type, got {preferred} for result type {result}")
+        if preferred == result:
+            preferred = None
+        elif not can_accumulate_in(result, preferred):
+            # A float dot asked for an integer (or a complex one for a real) result: compute in
+            # the operands' dtype and convert, as XLA does.
+            convert_to, preferred = preferred, None
+        preferred_element_type = preferred
+    out = _checked_bind(op, dot_general_p, lhs, rhs, dimension_numbers=dn, precision=precision,
+                        preferred_element_type=preferred_element_type)
+    return out if convert_to is None else convert(out, convert_to, False)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """General tensor contraction: ``dimension_numbers = ((lhs_contracting,
+    rhs_contracting), (lhs_batch, rhs_batch))``. The result dimensions are the batch
+    dimensions, then lhs's free ones, then rhs's. Operands of different dtypes are computed
+    in the higher one (jax.lax's rule); ``preferred_element_type`` sets the result dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> x = fnp.ones((2, 3, 4))
+        >>> lax.dot_general(x, x, (((2,), (2,)), ((0,), (0,)))).shape
+        (2, 3, 3)
+    """
+    return _dot_general("lax.dot_general", lhs, rhs, dimension_numbers, precision,
+                        preferred_element_type)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None):
+    """Vector-vector, matrix-vector or matrix-matrix product (lhs's last dimension with
+    rhs's first); other ranks need ``dimension_numbers`` (then it is ``dot_general``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dot(fnp.array([[1.0, 2.0], [3.0, 4.0]]), fnp.array([1.0, 1.0]))
+        Array([3., 7.], dtype=float32)
+    """
+    op = "lax.dot"
+    if dimension_numbers is None:
+        lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
+        if not (1 <= lhs.ndim <= 2 and 1 <= rhs.ndim <= 2 and lhs.shape[-1] == rhs.shape[0]):
+            raise op_value_error(
+                op, f"dimension_numbers must be given unless this is an unbatched "
+                    f"matrix-matrix, matrix-vector or vector-vector product (with lhs's last "
+                    f"dimension equal to rhs's first); got lhs {_short(lhs)}, rhs {_short(rhs)}")
+        dimension_numbers = (((lhs.ndim - 1,), (0,)), ((), ()))
+    return _dot_general(op, lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Batched matrix product: ``lhs`` and ``rhs`` of one rank (>= 2) with equal leading
+    (batch) dimensions; ``(..., m, k) @ (..., k, n) -> (..., m, n)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.batch_matmul(fnp.ones((5, 2, 3)), fnp.ones((5, 3, 4))).shape
+        (5, 2, 4)
+    """
+    op = "lax.batch_matmul"
+    lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
+    if lhs.ndim < 2 or lhs.ndim != rhs.ndim:
+        raise op_value_error(op, f"arguments must have the same rank (at least 2), got lhs "
+                                 f"{_short(lhs)} and rhs {_short(rhs)}")
+    if lhs.shape[:-2] != rhs.shape[:-2]:
+        raise op_value_error(op, f"batch dimensions must be equal, got lhs {_short(lhs)} and "
+                                 f"rhs {_short(rhs)}")
+    batch = tuple(range(lhs.ndim - 2))
+    dn = (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch))
+    return _dot_general(op, lhs, rhs, dn, precision, None)
+

@@ -1,0 +1,184 @@
+"""``jax.lax``'s reductions, arg-reductions, cumulative scans and sorts.
+
+Reduction ``axes`` and scan/arg-reduction ``axis`` are non-negative and in range, as in
+jax.lax (``sort``'s ``dimension`` may be negative); ``axes`` is always a sequence.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.reduce_max(fnp.array([[1, 5], [7, 2]]), (1,))
+    Array([5, 7], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.lax._ops_common import (
+    _BIU,
+    _F,
+    _IUFC,
+    _any_axis,
+    _axis,
+    _dims,
+    _doc,
+    _dtype_arg,
+    _int,
+    _kind,
+    _operand,
+    _operand_of_kinds,
+    _short,
+)
+from funcarray.primitives import indexing as ix
+from funcarray.primitives import reduce as red
+
+__all__ = [
+    "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
+    "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
+    "cumlogsumexp", "sort", "sort_key_val",
+]
+
+
+def _reducer(name: str, prim, kinds: str, example: tuple, summary: str):
+    op = f"lax.{name}"
+
+    def fn(operand, axes):
+        x = _operand_of_kinds(op, operand, kinds)
+        if isinstance(axes, (int, np.integer)):
+            raise op_type_error(op, f"axes must be a sequence of ints, got {axes!r} (write "
+                                    f"({int(axes)},))")
+        dims = _dims(op, "axes", axes, x.ndim, x)
+        return prim.bind(x, axes=tuple(sorted(dims)))
+
+    return _doc(fn, name, summary, example)
+
+
+_RX = "fnp.array([[1, 2], [3, 4]])"
+reduce_sum = _reducer("reduce_sum", red.reduce_sum_p, _IUFC,
+                      (f"lax.reduce_sum({_RX}, (0,))", "Array([4, 6], dtype=int32)"),
+                      "Sum over ``axes`` (non-negative, unique); integers wrap on overflow.")
+reduce_prod = _reducer("reduce_prod", red.reduce_prod_p, _IUFC,
+                       (f"lax.reduce_prod({_RX}, (1,))", "Array([ 2, 12], dtype=int32)"),
+                       "Product over ``axes``.")
+reduce_max = _reducer("reduce_max", red.reduce_max_p, "biufc",
+                      (f"lax.reduce_max({_RX}, (0, 1))", "Array(4, dtype=int32)"),
+                      "Maximum over ``axes`` (NaN propagates; -inf or the dtype's minimum "
+                      "for an empty reduction).")
+reduce_min = _reducer("reduce_min", red.reduce_min_p, "biufc",
+                      (f"lax.reduce_min({_RX}, (1,))", "Array([1, 3], dtype=int32)"),
+                      "Minimum over ``axes``.")
+reduce_and = _reducer("reduce_and", red.reduce_and_p, _BIU,
+                      ("lax.reduce_and(fnp.array([True, False]), (0,))",
+                       "Array(False, dtype=bool)"), "Bitwise (logical for bool) and over "
+                                                    "``axes``.")
+reduce_or = _reducer("reduce_or", red.reduce_or_p, _BIU,
+                     ("lax.reduce_or(fnp.array([True, False]), (0,))", "Array(True, dtype=bool)"),
+                     "Bitwise (logical for bool) or over ``axes``.")
+reduce_xor = _reducer("reduce_xor", red.reduce_xor_p, _BIU,
+                      ("lax.reduce_xor(fnp.array([True, True]), (0,))",
+                       "Array(False, dtype=bool)"), "Bitwise (logical for bool) exclusive or "
+                                                    "over ``axes``.")
+
+
+def _arg_reducer(name: str, prim, example: tuple, summary: str):
+    op = f"lax.{name}"
+
+    def fn(operand, axis, index_dtype):
+        x = _operand_of_kinds(op, operand, "biuf")
+        axis = _axis(op, axis, x.ndim, x)
+        index_dtype = _dtype_arg(op, index_dtype, "index_dtype")
+        if _kind(index_dtype) not in "iu":
+            raise op_type_error(op, f"index_dtype must be an integer type, got {index_dtype}")
+        if x.shape[axis] == 0:
+            raise op_value_error(op, f"requires a non-empty reduced dimension, got operand "
+                                     f"{_short(x)} and axis={axis}")
+        return prim.bind(x, axes=(axis,), index_dtype=index_dtype)
+
+    return _doc(fn, name, summary, example)
+
+
+argmax = _arg_reducer("argmax", red.argmax_p,
+                      ("lax.argmax(fnp.array([[1, 5], [7, 2]]), 1, fnp.int32)",
+                       "Array([1, 0], dtype=int32)"),
+                      "Index of the maximum along ``axis`` (the first on ties; NaN wins).")
+argmin = _arg_reducer("argmin", red.argmin_p,
+                      ("lax.argmin(fnp.array([[1, 5], [7, 2]]), 1, fnp.int32)",
+                       "Array([0, 1], dtype=int32)"),
+                      "Index of the minimum along ``axis`` (the first on ties; NaN wins).")
+
+
+def _scanner(name: str, prim, kinds: str, example: tuple, summary: str):
+    op = f"lax.{name}"
+
+    def fn(operand, axis=0, reverse=False):
+        x = _operand_of_kinds(op, operand, kinds)
+        axis = _axis(op, axis, x.ndim, x)
+        return prim.bind(x, axis=axis, reverse=bool(reverse))
+
+    return _doc(fn, name, summary, example)
+
+
+cumsum = _scanner("cumsum", red.cumsum_p, _IUFC,
+                  ("lax.cumsum(fnp.array([1, 2, 3]))", "Array([1, 3, 6], dtype=int32)"),
+                  "Inclusive cumulative sum along ``axis`` (from the end if ``reverse``).")
+cumprod = _scanner("cumprod", red.cumprod_p, _IUFC,
+                   ("lax.cumprod(fnp.array([1, 2, 3]), reverse=True)",
+                    "Array([6, 6, 3], dtype=int32)"),
+                   "Inclusive cumulative product along ``axis``.")
+cummax = _scanner("cummax", red.cummax_p, _IUFC,
+                  ("lax.cummax(fnp.array([1, 3, 2]))", "Array([1, 3, 3], dtype=int32)"),
+                  "Inclusive cumulative maximum along ``axis``.")
+cummin = _scanner("cummin", red.cummin_p, _IUFC,
+                  ("lax.cummin(fnp.array([3, 1, 2]))", "Array([3, 1, 1], dtype=int32)"),
+                  "Inclusive cumulative minimum along ``axis``.")
+cumlogsumexp = _scanner("cumlogsumexp", red.cumlogsumexp_p, _F,
+                        ("lax.cumlogsumexp(fnp.array([0.0, 0.0]))",
+                         "Array([0.       , 0.6931472], dtype=float32)"),
+                        "Inclusive cumulative ``log(sum(exp(x)))`` along ``axis`` (floats).")
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sort along ``dimension``. A single array returns the sorted array; a sequence of
+    arrays (one shape) is sorted by its first ``num_keys`` arrays, lexicographically, and
+    returned as a tuple. NaNs sort last.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.sort(fnp.array([3, 1, 2]))
+        Array([1, 2, 3], dtype=int32)
+        >>> lax.sort((fnp.array([3, 1, 2]), fnp.array([30, 10, 20])), num_keys=1)
+        (Array([1, 2, 3], dtype=int32), Array([10, 20, 30], dtype=int32))
+    """
+    op = "lax.sort"
+    single = not isinstance(operand, (tuple, list))
+    xs = [_operand(op, operand)] if single else [_operand(op, x) for x in operand]
+    num_keys = _int(op, "num_keys", num_keys)
+    if not xs:
+        raise op_value_error(op, "needs at least one operand")
+    if single and num_keys != 1:
+        raise op_value_error(op, f"num_keys={num_keys} must equal 1 for a single operand")
+    if not 1 <= num_keys <= len(xs):
+        raise op_value_error(op, f"num_keys={num_keys} must be between 1 and the number of "
+                                 f"operands ({len(xs)})")
+    if any(x.shape != xs[0].shape for x in xs):
+        raise op_type_error(op, f"operands must share one shape, got "
+                                f"{', '.join(_short(x) for x in xs)}")
+    ndim = xs[0].ndim
+    dimension = _any_axis(op, dimension, ndim) if ndim else _int(op, "dimension", dimension)
+    outs = ix.sort(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
+    return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """Sort ``keys`` along ``dimension`` and permute ``values`` alike; returns both.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.sort_key_val(fnp.array([3, 1, 2]), fnp.array([0.3, 0.1, 0.2]))
+        (Array([1, 2, 3], dtype=int32), Array([0.1, 0.2, 0.3], dtype=float32))
+    """
+    return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
+

@@ -1,0 +1,452 @@
+"""``jax.lax``'s slicing and indexing: static ``slice``, the ``dynamic_slice`` family, and
+XLA's ``gather``/``scatter``.
+
+Static slices take ``0 <= start <= limit <= size`` (no negative or clamped indices). The
+dynamic ones wrap negative start indices once (``allow_negative_indices``) and clamp every
+start so the slice fits, eagerly and traced, as JAX does.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.dynamic_slice(fnp.arange(5), (3,), (3,))  # the start is clamped to 2
+    Array([2, 3, 4], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import index_error, op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.lax._ops_common import (
+    _any_axis,
+    _checked_bind,
+    _doc,
+    _int,
+    _int_tuple,
+    _kind,
+    _operand,
+    _same_dtype_operands,
+    _short,
+)
+from funcarray.lax._ops_shape import expand_dims
+from funcarray.numpy._util import convert, is_array
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives import indexing as ix
+from funcarray.primitives import shape as sh
+
+__all__ = [
+    "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+    "dynamic_update_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_index_in_dim",
+    "slice", "slice_in_dim", "index_in_dim",
+    "gather", "scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max",
+    "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+]
+
+
+def _operand_and_axis(op: str, operand, axis) -> tuple:
+    """The operand of an ``*_in_dim`` op and its one axis (negative counts from the end)."""
+    x = _operand(op, operand)
+    return x, _any_axis(op, axis, x.ndim)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (jax's name)
+    """Static slice: elements ``start, start + stride, ...`` below ``limit`` per dimension,
+    with ``0 <= start <= limit <= size`` (no negative or clamped indices, as in jax.lax).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.slice(fnp.arange(10), (1,), (8,), (3,))
+        Array([1, 4, 7], dtype=int32)
+    """
+    op = "lax.slice"
+    x = _operand(op, operand)
+    starts = _int_tuple(op, "start_indices", start_indices)
+    limits = _int_tuple(op, "limit_indices", limit_indices)
+    steps = None if strides is None else _int_tuple(op, "strides", strides)
+    for what, value in (("start_indices", starts), ("limit_indices", limits),
+                        ("strides", steps)):
+        if value is not None and len(value) != x.ndim:
+            raise op_value_error(op, f"{what}={value} needs one entry per dimension of "
+                                     f"operand {_short(x)}")
+    if steps is not None and any(s < 1 for s in steps):
+        raise op_value_error(op, f"strides={steps} must all be positive")
+    if not all(0 <= s <= lim <= d for s, lim, d in zip(starts, limits, x.shape)):
+        raise op_value_error(
+            op, f"start_indices={starts} and limit_indices={limits} must satisfy "
+                f"0 <= start <= limit <= size for operand {_short(x)}")
+    if steps is not None and all(s == 1 for s in steps):
+        steps = None
+    if starts == (0,) * x.ndim and limits == tuple(x.shape) and steps is None:
+        return x
+    return sh.slice_p.bind(x, start_indices=starts, limit_indices=limits, strides=steps)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """``slice`` along one axis; ``None`` means the start/end and negative indices count
+    from the end (once).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.slice_in_dim(fnp.arange(6).reshape(2, 3), -2, None, axis=1)
+        Array([[1, 2],
+               [4, 5]], dtype=int32)
+    """
+    op = "lax.slice_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    size = x.shape[axis]
+    start = 0 if start_index is None else _int(op, "start_index", start_index)
+    limit = size if limit_index is None else _int(op, "limit_index", limit_index)
+    start = start + size if start < 0 else start
+    limit = limit + size if limit < 0 else limit
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, _int(op, "stride", stride)
+    return slice(x, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice at static ``index`` along ``axis`` (negative counts from the end); the axis
+    is kept (size 1) unless ``keepdims=False``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.index_in_dim(fnp.arange(6).reshape(2, 3), -1, axis=1, keepdims=False)
+        Array([2, 5], dtype=int32)
+    """
+    op = "lax.index_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    index = _int(op, "index", index)
+    size = x.shape[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise index_error(op, f"index {index} is out of bounds for axis {axis} with size {size}")
+    out = slice_in_dim(x, wrapped, wrapped + 1, 1, axis)
+    return out if keepdims else sh.squeeze_p.bind(out, dimensions=(axis,))
+
+
+def _index_scalars(op: str, start_indices, ndim: int) -> list:
+    """The start indices as a list with one entry per dimension: Python ints (NumPy integer
+    scalars included) or 0-d integer arrays/tracers."""
+    if is_array(start_indices) or isinstance(start_indices, np.ndarray):
+        arr = _operand(op, start_indices, "start_indices")
+        if arr.ndim != 1 or _kind(arr.dtype) not in "iu":
+            raise op_type_error(op, f"start_indices must be a 1-D integer sequence, got "
+                                    f"{_short(arr)}")
+        if type(arr) is Array:
+            start_indices = [int(v) for v in np.asarray(arr._value)]
+        else:
+            start_indices = [sh.reshape_p.bind(
+                sh.slice_p.bind(arr, start_indices=(k,), limit_indices=(k + 1,), strides=None),
+                new_sizes=()) for k in range(arr.shape[0])]
+    elif not isinstance(start_indices, (tuple, list)):
+        raise op_type_error(op, f"start_indices must be a sequence with one index per "
+                                f"dimension, got {start_indices!r}")
+    starts = list(start_indices)
+    if len(starts) != ndim:
+        raise op_value_error(op, f"needs one start index per operand dimension ({ndim}), got "
+                                 f"{len(starts)}")
+    out = []
+    for s in starts:
+        if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
+            out.append(int(s))
+            continue
+        s = _operand(op, s, "a start index")
+        if s.ndim != 0 or _kind(s.dtype) not in "iu":
+            raise op_type_error(op, f"start indices must be integer scalars, got {_short(s)}")
+        out.append(s)
+    return out
+
+
+_WIDE_INDEX_DTYPES = frozenset((dtypes.int64, dtypes.uint32, dtypes.uint64))
+
+
+def _normalized_starts(op: str, x, start_indices, allow_negative_indices) -> list:
+    """jax.lax's start indices as 0-d arrays/tracers of one dtype (int32, or int64 when an
+    index or a dimension needs it), negative ones wrapped once (per
+    ``allow_negative_indices``). The primitive then clamps them so the slice fits."""
+    starts = _index_scalars(op, start_indices, x.ndim)
+    if isinstance(allow_negative_indices, (bool, np.bool_)):
+        allow = [bool(allow_negative_indices)] * x.ndim
+    else:
+        allow = [bool(a) for a in allow_negative_indices]
+    if len(allow) != x.ndim:
+        raise op_value_error(op, f"allow_negative_indices needs one entry per dimension of "
+                                 f"operand {_short(x)}, got {len(allow)}")
+    wide = builtins.max(x.shape, default=0) >= 2**31 - 1 or any(
+        not isinstance(s, int) and s.dtype in _WIDE_INDEX_DTYPES for s in starts)
+    dtype = dtypes.int64 if wide else dtypes.int32
+    out = []
+    for s, size, neg_ok in zip(starts, x.shape, allow):
+        if isinstance(s, int):
+            if s < 0:
+                if not neg_ok:
+                    raise index_error(op, f"index {s} is out of bounds for a dimension of size "
+                                          f"{size} when allow_negative_indices=False")
+                s += size
+            # Clamping a static start to [0, size] changes nothing (the primitive clamps to
+            # [0, size - slice size]) and keeps it inside the index dtype.
+            out.append(Array(np.asarray(builtins.min(builtins.max(s, 0), size), dtype)))
+            continue
+        signed = _kind(s.dtype) == "i"
+        s = convert(s, dtype)
+        if neg_ok and signed:
+            negative = ew.lt_p.bind(s, Array(np.zeros((), dtype)))
+            s = ew.select_n_p.bind(negative, s, ew.add_p.bind(s, Array(np.asarray(size, dtype))))
+        out.append(s)
+    return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The slice of static shape ``slice_sizes`` at dynamic (possibly traced) starts.
+
+    As in JAX, a negative start counts from the end (once, unless
+    ``allow_negative_indices=False``) and every start is then clamped to
+    ``[0, size - slice_size]``, so the slice always lies inside the operand.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> x = fnp.arange(12).reshape(3, 4)
+        >>> lax.dynamic_slice(x, (1, 3), (2, 2))  # the column start is clamped to 2
+        Array([[ 6,  7],
+               [10, 11]], dtype=int32)
+    """
+    op = "lax.dynamic_slice"
+    x = _operand(op, operand)
+    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    if len(sizes) != x.ndim or not all(0 <= n <= d for n, d in zip(sizes, x.shape)):
+        raise op_value_error(op, f"slice_sizes={sizes} must give one size in [0, dim] per "
+                                 f"dimension of operand {_short(x)}")
+    starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
+    return ix.dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """``operand`` with ``update`` written at dynamic (possibly traced) starts.
+
+    Starts wrap and clamp as in ``dynamic_slice`` (with ``update.shape`` as the sizes), so
+    the whole update is always written.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dynamic_update_slice(fnp.zeros(5, fnp.int32), fnp.array([1, 2]), (4,))
+        Array([0, 0, 0, 1, 2], dtype=int32)
+    """
+    op = "lax.dynamic_update_slice"
+    x = _operand(op, operand)
+    x, update = _same_dtype_operands(op, (x, update), anchor=0)
+    if update.ndim != x.ndim:
+        raise op_type_error(op, f"update must have the rank of the operand, got update "
+                                f"{_short(update)} for operand {_short(x)}")
+    if any(u > d for u, d in zip(update.shape, x.shape)):
+        raise op_type_error(op, f"update {_short(update)} must fit inside operand {_short(x)}")
+    starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
+    return ix.dynamic_update_slice_p.bind(x, update, *starts)
+
+
+def _start_list(x, start_index, axis: int) -> list:
+    starts = [0] * x.ndim
+    starts[axis] = start_index
+    return starts
+
+
+def _neg_only_at(ndim: int, axis: int, allow) -> list:
+    flags = [False] * ndim
+    flags[axis] = bool(allow)
+    return flags
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
+    """``dynamic_slice`` along one axis (the other axes whole).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dynamic_slice_in_dim(fnp.arange(5), -2, 2)
+        Array([3, 4], dtype=int32)
+    """
+    op = "lax.dynamic_slice_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    sizes = list(x.shape)
+    sizes[axis] = _int(op, "slice_size", slice_size)
+    return dynamic_slice(x, _start_list(x, start_index, axis), sizes,
+                         allow_negative_indices=_neg_only_at(x.ndim, axis,
+                                                             allow_negative_indices))
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
+    """The slice at a dynamic ``index`` along ``axis`` (clamped into range, as in JAX); the
+    axis is kept (size 1) unless ``keepdims=False``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dynamic_index_in_dim(fnp.arange(6).reshape(2, 3), 1, axis=1, keepdims=False)
+        Array([1, 4], dtype=int32)
+    """
+    op = "lax.dynamic_index_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    out = dynamic_slice_in_dim(x, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return out if keepdims else sh.squeeze_p.bind(out, dimensions=(axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
+    """``dynamic_update_slice`` at a dynamic start along one axis (0 along the others).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dynamic_update_slice_in_dim(fnp.zeros((2, 3), fnp.int32),
+        ...                                 fnp.ones((2, 1), fnp.int32), -1, 1)
+        Array([[0, 0, 1],
+               [0, 0, 1]], dtype=int32)
+    """
+    op = "lax.dynamic_update_slice_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    return dynamic_update_slice(x, update, _start_list(x, start_index, axis),
+                                allow_negative_indices=_neg_only_at(x.ndim, axis,
+                                                                    allow_negative_indices))
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """``dynamic_update_slice_in_dim`` with a slice of size 1; ``update`` may lack the axis.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dynamic_update_index_in_dim(fnp.zeros((2, 3), fnp.int32),
+        ...                                 fnp.array([5, 6]), 0, 1)
+        Array([[5, 0, 0],
+               [6, 0, 0]], dtype=int32)
+    """
+    op = "lax.dynamic_update_index_in_dim"
+    x, axis = _operand_and_axis(op, operand, axis)
+    update = _operand(op, update, "update")
+    if update.ndim == x.ndim - 1:
+        update = expand_dims(update, (axis,))
+    elif update.ndim != x.ndim:
+        raise op_type_error(op, f"update {_short(update)} must have the rank of operand "
+                                f"{_short(x)} or one less")
+    return dynamic_update_slice_in_dim(x, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+GatherDimensionNumbers = ix.GatherDimensionNumbers
+ScatterDimensionNumbers = ix.ScatterDimensionNumbers
+
+
+class GatherScatterMode(enum.Enum):
+    """What ``gather``/``scatter`` do with out-of-bounds windows (jax.lax's enum): ``CLIP``
+    clamps the start, ``FILL_OR_DROP`` fills gathered windows with ``fill_value`` and drops
+    scattered ones, ``PROMISE_IN_BOUNDS`` promises they never happen (a gather then clamps,
+    a scatter drops). The defaults are jax.lax's: ``PROMISE_IN_BOUNDS`` for ``gather``,
+    ``FILL_OR_DROP`` for the scatters."""
+
+    CLIP = 0
+    FILL_OR_DROP = 1
+    PROMISE_IN_BOUNDS = 2
+
+
+_MODE_NAMES = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
+               "promise_in_bounds": "PROMISE_IN_BOUNDS"}
+
+
+def _mode(op: str, mode, gather_: bool) -> str:
+    if mode is None:  # jax.lax's defaults: gather promises in-bounds windows (then clamps)
+        name = "PROMISE_IN_BOUNDS" if gather_ else "FILL_OR_DROP"
+    elif isinstance(mode, str):
+        name = _MODE_NAMES.get(mode)
+    else:
+        name = getattr(mode, "name", None)  # ours or jax's GatherScatterMode
+    if name not in ("CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS"):
+        raise op_value_error(op, f"unknown mode {mode!r}; use 'clip', 'fill'/'drop', "
+                                 f"'promise_in_bounds' or a lax.GatherScatterMode")
+    if name == "CLIP":
+        return "clip"
+    if name == "PROMISE_IN_BOUNDS":
+        return "promise_in_bounds"
+    return "fill" if gather_ else "drop"
+
+
+def _dimension_numbers(op: str, dn, cls):
+    try:
+        fields = {f: tuple(int(d) for d in getattr(dn, f, ())) for f in cls._fields}
+    except TypeError:
+        raise op_type_error(op, f"dimension_numbers must be a lax.{cls.__name__}, "
+                                f"got {dn!r}") from None
+    if not all(hasattr(dn, f) for f in cls._fields[:3]):
+        raise op_type_error(op, f"dimension_numbers must be a lax.{cls.__name__}, got {dn!r}")
+    return cls(**fields)
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+    """XLA's gather (``start_indices``' last dimension is the index vector), as in jax.lax:
+    windows of ``slice_sizes`` at the given starts, laid out by ``dimension_numbers``. By
+    default (``PROMISE_IN_BOUNDS``) out-of-bounds starts are clamped; ``mode="fill"`` gives
+    such windows ``fill_value`` (NaN for inexact dtypes) instead.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+        ...                                 start_index_map=(0,))
+        >>> x, i = fnp.array([10.0, 11.0, 12.0]), fnp.array([[2], [0], [5]])
+        >>> lax.gather(x, i, dn, (1,))
+        Array([12., 10., 12.], dtype=float32)
+        >>> lax.gather(x, i, dn, (1,), mode="fill")
+        Array([12., 10., nan], dtype=float32)
+    """
+    op = "lax.gather"
+    x = _operand(op, operand)
+    indices = _operand(op, start_indices, "start_indices")
+    dn = _dimension_numbers(op, dimension_numbers, GatherDimensionNumbers)
+    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    return _checked_bind(op, ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
+                         indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=_mode(op, mode, True),
+                         fill_value=fill_value)
+
+
+def _scatter(name: str, prim, example: tuple, combine: str):
+    op = f"lax.{name}"
+
+    def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
+           unique_indices=False, mode=None):
+        x = _operand(op, operand)
+        indices = _operand(op, scatter_indices, "scatter_indices")
+        x, ups = _same_dtype_operands(op, (x, updates), anchor=0)
+        dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
+        return _checked_bind(op, prim, x, indices, ups, dimension_numbers=dn,
+                             indices_are_sorted=bool(indices_are_sorted),
+                             unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
+
+    return _doc(fn, name, f"XLA's scatter, as in jax.lax: each window of ``updates`` is "
+                          f"{combine} ``operand`` at its start; by default windows that do "
+                          f"not fit are dropped.", example)
+
+
+_SCATTER_EXAMPLE = ("lax.{}(fnp.zeros(3), fnp.array([[1], [1]]), fnp.array([2.0, 3.0]), "
+                    "lax.ScatterDimensionNumbers((), (0,), (0,)))")
+scatter = _scatter("scatter", ix.scatter_p, (_SCATTER_EXAMPLE.format("scatter").replace(
+    "[[1], [1]]", "[[1], [2]]"), "Array([0., 2., 3.], dtype=float32)"), "written into")
+scatter_add = _scatter("scatter_add", ix.scatter_add_p, (_SCATTER_EXAMPLE.format("scatter_add"),
+                       "Array([0., 5., 0.], dtype=float32)"), "added to")
+scatter_mul = _scatter("scatter_mul", ix.scatter_mul_p, (_SCATTER_EXAMPLE.format("scatter_mul"),
+                       "Array([0., 0., 0.], dtype=float32)"), "multiplied into")
+scatter_min = _scatter("scatter_min", ix.scatter_min_p, (_SCATTER_EXAMPLE.format("scatter_min"),
+                       "Array([0., 0., 0.], dtype=float32)"), "combined by minimum with")
+scatter_max = _scatter("scatter_max", ix.scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
+                       "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
+

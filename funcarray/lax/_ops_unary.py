@@ -1,0 +1,270 @@
+"""``jax.lax``'s one-operand elementwise operations and dtype conversions.
+
+Thin wrappers over the elementwise primitives (``funcarray/primitives/elementwise.py``,
+``special.py``): each checks that its operand has a dtype jax.lax accepts (``lax.sin`` of an
+integer array is an error, not a float32 result; ``lax.abs`` refuses unsigned integers) and
+binds the primitive. ``accuracy=`` (jax.lax's transcendental accuracy hint) is accepted only
+as ``None``: funcarray computes at the dtype's full accuracy.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.sign(fnp.array([0, 7], fnp.uint8))
+    Array([0, 1], dtype=uint8)
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.lax._ops_common import (
+    _BIU,
+    _F,
+    _FC,
+    _IU,
+    _IUFC,
+    _check_kinds,
+    _checked_bind,
+    _doc,
+    _dtype_arg,
+    _kind,
+    _no_accuracy,
+    _operand,
+    _operand_of_kinds,
+    _short,
+)
+from funcarray.numpy._util import convert
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives import special as sp
+
+__all__ = [
+    "neg", "sign", "floor", "ceil", "round", "RoundingMethod", "is_finite", "exp", "exp2",
+    "expm1", "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "logistic", "square",
+    "reciprocal", "abs", "erf", "erfc", "erf_inv", "lgamma", "digamma", "bitwise_not",
+    "population_count", "clz", "conj", "real", "imag", "integer_pow",
+    "convert_element_type", "bitcast_convert_type",
+]
+
+
+def _unary(name, prim, kinds, summary, example, *, accuracy=False):
+    op = f"lax.{name}"
+
+    if accuracy:
+        def fn(x, *, accuracy=None):
+            _no_accuracy(op, accuracy)
+            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+    else:
+        def fn(x):
+            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+    return _doc(fn, name, summary, example)
+
+
+neg = _unary("neg", ew.neg_p, _IUFC, "Elementwise negation ``-x``.",
+             ("lax.neg(fnp.array([1, -2]))", "Array([-1,  2], dtype=int32)"))
+sign = _unary("sign", ew.sign_p, _IUFC, "Elementwise sign: -1, 0 or 1 (``x / |x|`` for complex "
+              "``x``).", ("lax.sign(fnp.array([-3.0, 0.0, 2.0]))",
+                          "Array([-1.,  0.,  1.], dtype=float32)"))
+floor = _unary("floor", ew.floor_p, _F, "Elementwise floor (floats only).",
+               ("lax.floor(fnp.array([-1.5, 1.5]))", "Array([-2.,  1.], dtype=float32)"))
+ceil = _unary("ceil", ew.ceil_p, _F, "Elementwise ceiling (floats only).",
+              ("lax.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
+is_finite = _unary("is_finite", ew.is_finite_p, _F, "Elementwise test for a finite float "
+                   "(not inf, not NaN).", ("lax.is_finite(fnp.array([1.0, fnp.inf]))",
+                                           "Array([ True, False], dtype=bool)"))
+exp = _unary("exp", ew.exp_p, _FC, "Elementwise ``e ** x``.",
+             ("lax.exp(fnp.array([0.0]))", "Array([1.], dtype=float32)"), accuracy=True)
+exp2 = _unary("exp2", ew.exp2_p, _FC, "Elementwise ``2 ** x``.",
+              ("lax.exp2(fnp.array([3.0]))", "Array([8.], dtype=float32)"), accuracy=True)
+expm1 = _unary("expm1", ew.expm1_p, _FC, "Elementwise ``e ** x - 1``, accurate near 0.",
+               ("lax.expm1(fnp.array([0.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+log = _unary("log", ew.log_p, _FC, "Elementwise natural logarithm.",
+             ("lax.log(fnp.array([1.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+log1p = _unary("log1p", ew.log1p_p, _FC, "Elementwise ``log(1 + x)``, accurate near 0.",
+               ("lax.log1p(fnp.array([0.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+sin = _unary("sin", ew.sin_p, _FC, "Elementwise sine.",
+             ("lax.sin(fnp.array([0.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+cos = _unary("cos", ew.cos_p, _FC, "Elementwise cosine.",
+             ("lax.cos(fnp.array([0.0]))", "Array([1.], dtype=float32)"), accuracy=True)
+tan = _unary("tan", ew.tan_p, _FC, "Elementwise tangent.",
+             ("lax.tan(fnp.array([0.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+asin = _unary("asin", ew.asin_p, _FC, "Elementwise arcsine.",
+              ("lax.asin(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+acos = _unary("acos", ew.acos_p, _FC, "Elementwise arccosine.",
+              ("lax.acos(fnp.array([1.0]))", "Array([0.], dtype=float32)"))
+atan = _unary("atan", ew.atan_p, _FC, "Elementwise arctangent.",
+              ("lax.atan(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+sinh = _unary("sinh", ew.sinh_p, _FC, "Elementwise hyperbolic sine.",
+              ("lax.sinh(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+cosh = _unary("cosh", ew.cosh_p, _FC, "Elementwise hyperbolic cosine.",
+              ("lax.cosh(fnp.array([0.0]))", "Array([1.], dtype=float32)"))
+tanh = _unary("tanh", ew.tanh_p, _FC, "Elementwise hyperbolic tangent.",
+              ("lax.tanh(fnp.array([0.0]))", "Array([0.], dtype=float32)"), accuracy=True)
+asinh = _unary("asinh", ew.asinh_p, _FC, "Elementwise inverse hyperbolic sine.",
+               ("lax.asinh(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+acosh = _unary("acosh", ew.acosh_p, _FC, "Elementwise inverse hyperbolic cosine.",
+               ("lax.acosh(fnp.array([1.0]))", "Array([0.], dtype=float32)"))
+atanh = _unary("atanh", ew.atanh_p, _FC, "Elementwise inverse hyperbolic tangent.",
+               ("lax.atanh(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+sqrt = _unary("sqrt", ew.sqrt_p, _FC, "Elementwise square root.",
+              ("lax.sqrt(fnp.array([4.0]))", "Array([2.], dtype=float32)"), accuracy=True)
+rsqrt = _unary("rsqrt", ew.rsqrt_p, _FC, "Elementwise reciprocal square root ``1 / sqrt(x)``.",
+               ("lax.rsqrt(fnp.array([4.0]))", "Array([0.5], dtype=float32)"), accuracy=True)
+cbrt = _unary("cbrt", ew.cbrt_p, _F, "Elementwise cube root (floats only).",
+              ("lax.cbrt(fnp.array([-8.0]))", "Array([-2.], dtype=float32)"), accuracy=True)
+logistic = _unary("logistic", ew.logistic_p, _FC, "Elementwise logistic sigmoid "
+                  "``1 / (1 + exp(-x))``.", ("lax.logistic(fnp.array([0.0]))",
+                                             "Array([0.5], dtype=float32)"), accuracy=True)
+square = _unary("square", ew.square_p, _IUFC, "Elementwise ``x * x``.",
+                ("lax.square(fnp.array([3, -2]))", "Array([9, 4], dtype=int32)"))
+abs = _unary("abs", ew.abs_p, "ifc",  # noqa: A001 (jax's name)
+             "Elementwise absolute value (``|x|``, real for complex ``x``); unsigned integers "
+             "are refused, as in jax.lax.",
+             ("lax.abs(fnp.array([-1.5, 2.0]))", "Array([1.5, 2. ], dtype=float32)"))
+erf = _unary("erf", sp.erf_p, _F, "Elementwise error function (floats only).",
+             ("lax.erf(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+erfc = _unary("erfc", sp.erfc_p, _F, "Elementwise complementary error function ``1 - erf(x)``.",
+              ("lax.erfc(fnp.array([0.0]))", "Array([1.], dtype=float32)"))
+erf_inv = _unary("erf_inv", sp.erf_inv_p, _F, "Elementwise inverse error function.",
+                 ("lax.erf_inv(fnp.array([0.0]))", "Array([0.], dtype=float32)"))
+lgamma = _unary("lgamma", sp.lgamma_p, _F, "Elementwise log of the absolute gamma function.",
+                ("lax.lgamma(fnp.array([3.0]))", "Array([0.69314...], dtype=float32)"))
+digamma = _unary("digamma", sp.digamma_p, _F, "Elementwise digamma function "
+                 "(the derivative of lgamma).", ("lax.digamma(fnp.array([1.0]))",
+                                                 "Array([-0.57721...], dtype=float32)"))
+bitwise_not = _unary("bitwise_not", ew.not_p, _BIU, "Elementwise bitwise (logical for bool) "
+                     "not.", ("lax.bitwise_not(fnp.array([True, False]))",
+                              "Array([False,  True], dtype=bool)"))
+population_count = _unary("population_count", ew.population_count_p, _IU, "Elementwise "
+                          "number of set bits (two's complement for signed integers).",
+                          ("lax.population_count(fnp.array([7, -1]))",
+                           "Array([ 3, 32], dtype=int32)"))
+clz = _unary("clz", ew.clz_p, _IU, "Elementwise count of leading zero bits.",
+             ("lax.clz(fnp.array([1, 7]))", "Array([31, 29], dtype=int32)"))
+real = _unary("real", ew.real_p, "c", "Elementwise real part of a complex array.",
+              ("lax.real(fnp.array([1 + 2j]))", "Array([1.], dtype=float32)"))
+imag = _unary("imag", ew.imag_p, "c", "Elementwise imaginary part of a complex array.",
+              ("lax.imag(fnp.array([1 + 2j]))", "Array([2.], dtype=float32)"))
+
+
+def conj(x):
+    """Elementwise complex conjugate. As in jax.lax, a float32/float64 operand gives a
+    complex64/complex128 result.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.conj(fnp.array([1 + 2j]))
+        Array([1.-2.j], dtype=complex64)
+    """
+    op = "lax.conj"
+    x = _operand(op, x, "x")
+    if x.dtype not in (dtypes.float32, dtypes.float64):
+        _check_kinds(op, x, "c")
+    else:
+        x = convert(x, dtypes.complex64 if x.dtype == dtypes.float32 else dtypes.complex128,
+                    x.weak_type)
+    return ew.conj_p.bind(x)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How ``round`` breaks ties (jax.lax's enum; jax's own members are accepted too)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 (jax's name)
+    """Elementwise rounding to the nearest integer (floats only); ties go away from zero, or
+    to the even neighbour with ``RoundingMethod.TO_NEAREST_EVEN`` (or 1).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.round(fnp.array([0.5, 1.5, 2.5]))
+        Array([1., 2., 3.], dtype=float32)
+        >>> lax.round(fnp.array([0.5, 1.5, 2.5]), lax.RoundingMethod.TO_NEAREST_EVEN)
+        Array([0., 2., 2.], dtype=float32)
+    """
+    op = "lax.round"
+    try:
+        method = int(RoundingMethod(int(rounding_method)))
+    except (TypeError, ValueError):
+        raise op_value_error(
+            op, f"rounding_method must be lax.RoundingMethod.AWAY_FROM_ZERO (0) or "
+                f"TO_NEAREST_EVEN (1), got {rounding_method!r}") from None
+    x = _operand_of_kinds(op, x, _F, "x")
+    return ew.round_p.bind(x, rounding_method=method)
+
+
+def integer_pow(x, y):
+    """Elementwise ``x ** y`` for a static Python int ``y`` (repeated multiplication).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.integer_pow(fnp.array([2.0, 3.0]), 3)
+        Array([ 8., 27.], dtype=float32)
+    """
+    op = "lax.integer_pow"
+    if isinstance(y, float) and y.is_integer():
+        y = int(y)
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise op_type_error(op, f"the exponent y must be a Python int, got {y!r}; use lax.pow "
+                                f"for array or fractional exponents") from None
+    x = _operand_of_kinds(op, x, _IUFC, "x")
+    if y < 0 and _kind(x.dtype) in "iu":
+        raise op_type_error(op, f"integers cannot be raised to negative powers, got "
+                                f"integer_pow({_short(x)}, {y})")
+    return ew.integer_pow_p.bind(x, y=y)
+
+
+def reciprocal(x):
+    """Elementwise ``1 / x`` (``integer_pow(x, -1)``, as in jax.lax; inexact dtypes only).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.reciprocal(fnp.array([2.0, 4.0]))
+        Array([0.5 , 0.25], dtype=float32)
+    """
+    op = "lax.reciprocal"
+    x = _operand_of_kinds(op, x, _FC, "x")
+    return ew.integer_pow_p.bind(x, y=-1)
+
+
+def convert_element_type(operand, new_dtype):
+    """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
+    toward zero and saturates; complex to real keeps the real part.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.convert_element_type(fnp.array([1.7, -1.7]), fnp.int32)
+        Array([ 1, -1], dtype=int32)
+    """
+    op = "lax.convert_element_type"
+    new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
+    return convert(_operand(op, operand), new_dtype, False)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of ``operand`` as ``new_dtype``. A narrower type adds a last
+    dimension (of the width ratio); a wider one consumes a last dimension of that size.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.bitcast_convert_type(fnp.float32(1.0), fnp.int32)
+        Array(1065353216, dtype=int32)
+    """
+    op = "lax.bitcast_convert_type"
+    new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
+    return _checked_bind(op, ew.bitcast_convert_type_p, _operand(op, operand),
+                         new_dtype=new_dtype)
+
