@@ -1,0 +1,341 @@
+"""Searching sorted arrays and binning: ``searchsorted``, ``interp``, ``bincount`` and
+``histogram``.
+
+Shapes never depend on values, as in jax.numpy: ``searchsorted`` returns one int32 index per
+query, ``bincount`` needs a static ``length=`` under a transform, and ``histogram``'s number of
+bins (or its edges' shape) is static. NaN sorts after every number, as in ``sort``.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.searchsorted(fnp.array([1.0, 2.0, 3.0]), fnp.array([0.5, 2.0, 9.0]))
+    Array([0, 1, 3], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.numpy._creation import linspace, ones_like, zeros
+from funcarray.numpy._elementwise import (
+    abs,
+    add,
+    clip,
+    divide,
+    equal,
+    floor_divide,
+    greater,
+    imag,
+    isnan,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    mod,
+    multiply,
+    real,
+    subtract,
+    where,
+)
+from funcarray.numpy._indexing import argsort, take
+from funcarray.numpy._reductions import max, min, sum
+from funcarray.numpy._shape import concatenate, reshape
+from funcarray.numpy._util import asarray_arg, convert, promote_args, static_int, to_inexact_dtype
+from funcarray.transforms.core import Tracer
+
+__all__ = ["searchsorted", "interp", "bincount", "histogram"]
+
+_SIDES = ("left", "right")
+_METHODS = ("scan", "scan_unrolled", "sort", "compare_all")
+
+
+def _sort_lt(x, y):
+    """``x < y`` in ``sort``'s order: NaN after every number (complex: lexicographic)."""
+    if dtypes.is_complex(x.dtype):
+        rx, ry, ix, iy = real(x), real(y), imag(x), imag(y)
+        return logical_or(_sort_lt(rx, ry), logical_and(equal(rx, ry), _sort_lt(ix, iy)))
+    if not dtypes.is_inexact(x.dtype):
+        return less(x, y)
+    return logical_or(less(x, y), logical_and(isnan(y), logical_not(isnan(x))))
+
+
+def _goes_right(side, pivot, v):
+    """Whether query ``v`` belongs after ``pivot`` (left: pivot < v; right: pivot <= v)."""
+    return _sort_lt(pivot, v) if side == "left" else logical_not(_sort_lt(v, pivot))
+
+
+def _search_scan(a, v, side):
+    n = a.shape[0]
+    lo = zeros(v.shape, dtypes.int32)
+    hi = convert(Array(np.full(v.shape, n, np.int32)), dtypes.int32)
+    for _ in range(n.bit_length()):  # the interval at least halves each step
+        mid = floor_divide(add(lo, hi), 2)
+        active = less(lo, hi)
+        right = logical_and(active, _goes_right(side, take(a, mid, mode="clip"), v))
+        lo = where(right, add(mid, 1), lo)
+        hi = where(logical_and(active, logical_not(right)), mid, hi)
+    return lo
+
+
+def _search_compare_all(a, v, side):
+    pivots = reshape(a, (1,) * v.ndim + (a.shape[0],))
+    return sum(_goes_right(side, pivots, v[..., None]), axis=-1, dtype=dtypes.int32)
+
+
+def _search_sort(a, v, side):
+    # The rank of each query among queries and pivots together, less its rank among the
+    # queries alone, is the number of pivots sorted before it (a stable sort puts a query
+    # before equal pivots when it comes first: side="left").
+    def rank(x):
+        order = argsort(x)
+        iota = Array(np.arange(x.shape[0], dtype=np.int32))
+        return zeros(x.shape, dtypes.int32).at[order].set(iota)
+    flat = reshape(v, (-1,))
+    if side == "left":
+        index = rank(concatenate([flat, a]))[:flat.shape[0]]
+    else:
+        index = rank(concatenate([a, flat]))[a.shape[0]:]
+    return reshape(subtract(index, rank(flat)), v.shape)
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Where the values ``v`` would go in the sorted 1-D ``a`` to keep it sorted (int32).
+
+    ``side="left"`` gives the first suitable position, "right" the last; ``sorter`` holds
+    indices that sort ``a``. Every ``method`` gives the same result: "scan"/"scan_unrolled"
+    (binary search, ``log2(len(a))`` gathers), "compare_all" (``a.size * v.size`` compares),
+    "sort" (one sort of ``a`` and ``v`` together).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> a = fnp.array([1, 2, 2, 3])
+        >>> fnp.searchsorted(a, 2), fnp.searchsorted(a, 2, side="right")
+        (Array(1, dtype=int32), Array(3, dtype=int32))
+    """
+    op = "searchsorted"
+    if side not in _SIDES:
+        raise op_value_error(op, f"side must be 'left' or 'right', got {side!r}")
+    if method not in _METHODS:
+        raise op_value_error(op, f"method must be one of {', '.join(map(repr, _METHODS))}, "
+                                 f"got {method!r}")
+    a, v = asarray_arg(op, a), asarray_arg(op, v)
+    if a.ndim != 1:
+        raise op_value_error(op, f"the sorted array a must be 1-D, got shape {tuple(a.shape)}; "
+                                 f"search each row with fa.vmap, or ravel it first")
+    if sorter is not None:
+        sorter = asarray_arg(op, sorter)
+        if sorter.shape != a.shape or sorter.dtype.kind not in "iu":
+            raise op_value_error(op, f"sorter must be integer indices of a's shape "
+                                     f"{tuple(a.shape)}, got {sorter.dtype} {tuple(sorter.shape)}")
+        a = take(a, sorter)
+    try:
+        dt = dtypes.result_type(a, v)
+    except TypeError as exc:
+        raise op_type_error(op, str(exc)) from None
+    a, v = convert(a, dt), convert(v, dt)
+    if a.shape[0] == 0:
+        return zeros(v.shape, dtypes.int32)
+    if method == "compare_all":
+        return _search_compare_all(a, v, side)
+    if method == "sort":
+        return _search_sort(a, v, side)
+    return _search_scan(a, v, side)
+
+
+def _extrapolate(op, name, value):
+    if isinstance(value, str):
+        if value != "extrapolate":
+            raise op_value_error(op, f"the only string {name}= accepts is 'extrapolate', "
+                                     f"got {value!r}")
+        return True
+    return False
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at ``x``.
+
+    Outside ``[xp[0], xp[-1]]`` the result is ``left``/``right`` (default ``fp[0]``/
+    ``fp[-1]``), or the end segment extended when they are ``"extrapolate"``. With ``period``
+    the points repeat with that period. Differentiable in ``x``, ``xp`` and ``fp``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.interp(fnp.array([0.5, 1.5, 9.0]), fnp.array([0.0, 1.0, 2.0]),
+        ...            fnp.array([0.0, 10.0, 0.0]))
+        Array([5., 5., 0.], dtype=float32)
+    """
+    op = "interp"
+    x, xp, fp = asarray_arg(op, x), asarray_arg(op, xp), asarray_arg(op, fp)
+    if xp.ndim != 1 or fp.shape != xp.shape:
+        raise op_value_error(op, f"xp and fp must be 1-D arrays of one length, got shapes "
+                                 f"{tuple(xp.shape)} and {tuple(fp.shape)}")
+    if xp.shape[0] == 0:
+        raise op_value_error(op, "xp and fp must not be empty")
+    extrapolate_left = _extrapolate(op, "left", left)
+    extrapolate_right = _extrapolate(op, "right", right)
+    if dtypes.is_complex(x.dtype) or dtypes.is_complex(xp.dtype):
+        raise op_type_error(op, f"x and xp must be real, got dtypes {x.dtype} and {xp.dtype}")
+    x, xp = _promote_dtype(op, x, xp)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, xp = convert(x, dt, x.weak_type), convert(xp, dt, xp.weak_type)
+    if not dtypes.is_inexact(fp.dtype):
+        fp = convert(fp, to_inexact_dtype(fp.dtype), fp.weak_type)
+    if period is not None:
+        period = asarray_arg(op, period)
+        if period.ndim != 0:
+            raise op_value_error(op, f"period must be a scalar, got shape {tuple(period.shape)}")
+        period = abs(period)
+        x, xp = mod(x, period), mod(xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    n = xp.shape[0]
+    i = clip(searchsorted(xp, x, side="right"), 1, builtins.max(n - 1, 1))
+    lo, hi = subtract(i, 1), i  # hi clamps to lo when n == 1 (then dx == 0)
+    f_lo, x_lo = take(fp, lo, mode="clip"), take(xp, lo, mode="clip")
+    df, dx = subtract(take(fp, hi, mode="clip"), f_lo), subtract(take(xp, hi, mode="clip"), x_lo)
+    eps = float(dtypes.finfo(xp.dtype).eps) ** 2  # numpy.spacing(eps): no NaN gradients
+    dx0 = less_equal(abs(dx), eps)
+    f = where(dx0, f_lo, add(f_lo, multiply(divide(subtract(x, x_lo), where(dx0, 1, dx)), df)))
+    if period is None:
+        if not extrapolate_left:
+            f = where(less(x, xp[0]), fp[0] if left is None else left, f)
+        if not extrapolate_right:
+            f = where(greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    return f
+
+
+def _promote_dtype(op, x, xp):
+    """x and xp converted to one dtype, each keeping its own shape."""
+    try:
+        dt, weak = dtypes.result_type(x, xp, return_weak_type=True)
+    except TypeError as exc:
+        raise op_type_error(op, str(exc)) from None
+    return convert(x, dt, weak), convert(xp, dt, weak)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """How often each value ``0, 1, ..., length - 1`` occurs in the 1-D integer ``x`` (summing
+    ``weights`` instead of ones when given).
+
+    As in jax.numpy, negative values count in bin 0 and values ``>= length`` are dropped.
+    ``length`` defaults to ``max(minlength, x.max() + 1)``, which needs a concrete ``x``:
+    under ``jit``/``vmap``/``grad`` pass ``length=``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.bincount(fnp.array([0, 1, 1, 3]))
+        Array([1, 2, 0, 1], dtype=int32)
+        >>> fnp.bincount(fnp.array([0, 1, 1]), weights=fnp.array([0.5, 1.0, 2.0]), length=3)
+        Array([0.5, 3. , 0. ], dtype=float32)
+    """
+    op = "bincount"
+    x = asarray_arg(op, x)
+    if x.dtype == dtypes.bool_:
+        x = convert(x, dtypes.int32)
+    if not dtypes.is_integer(x.dtype):
+        raise op_type_error(op, f"x must be an integer array, got dtype {x.dtype}; convert "
+                                f"it first, e.g. x.astype(fnp.int32)")
+    if x.ndim != 1:
+        raise op_value_error(op, f"x must be 1-D, got shape {tuple(x.shape)}; ravel it first")
+    minlength = static_int(op, minlength, "minlength")
+    if minlength < 0:
+        raise op_value_error(op, f"minlength must be non-negative, got {minlength}")
+    if length is None:
+        if isinstance(x, Tracer):
+            raise op_type_error(
+                op, f"the number of bins depends on the values of the traced {x.aval}; pass a "
+                    f"static length=, e.g. fnp.bincount(x, length=10)")
+        values = np.asarray(x)
+        length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
+    else:
+        length = static_int(op, length, "length")
+        if length < 0:
+            raise op_value_error(op, f"length must be non-negative, got {length}")
+    if weights is None:
+        weights = Array(np.ones((), dtypes.default_int))
+    else:
+        weights = asarray_arg(op, weights)
+        if weights.shape != x.shape:
+            raise op_value_error(op, f"weights must have x's shape {tuple(x.shape)}, got "
+                                     f"{tuple(weights.shape)}")
+    return zeros(length, weights.dtype).at[clip(x, 0)].add(weights, mode="drop")
+
+
+def _bin_edges(op, a, bins, range):
+    dt = a.dtype
+    if isinstance(bins, str):
+        raise op_value_error(op, f"string bins ({bins!r}) are not supported; pass a number of "
+                                 f"bins or the bin edges")
+    if np.ndim(bins) == 1:
+        edges = convert(asarray_arg(op, bins), dt)
+        if edges.shape[0] < 2:
+            raise op_value_error(op, f"bins needs at least 2 edges, got {edges.shape[0]}")
+        return edges
+    if np.ndim(bins) != 0:
+        raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")
+    count = static_int(op, bins, "bins")
+    if count < 1:
+        raise op_value_error(op, f"bins must be positive, got {count}")
+    if range is None:
+        if a.size == 0:
+            lo, hi = Array(np.zeros((), dt)), Array(np.ones((), dt))
+        else:
+            lo, hi = min(a), max(a)
+    else:
+        if np.shape(range) != (2,):
+            raise op_value_error(op, f"range must be a pair (low, high), got {range!r}")
+        lo, hi = (convert(asarray_arg(op, r), dt) for r in range)
+    same = equal(lo, hi)
+    lo, hi = where(same, subtract(lo, 0.5), lo), where(same, add(hi, 0.5), hi)
+    return linspace(lo, hi, count + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """Counts of the values of ``a`` (flattened) in ``bins`` and the bin edges.
+
+    ``bins`` is a static number of equal bins over ``range`` (default: ``a``'s min and max)
+    or the 1-D edges. Bins are half-open except the last, which includes its right edge;
+    values outside are not counted. Counts are floats (``weights``' dtype), as in jax.numpy;
+    ``density=True`` normalises them to integrate to 1.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> counts, edges = fnp.histogram(fnp.array([1.0, 2.0, 2.0, 4.0]), bins=3)
+        >>> counts
+        Array([1., 2., 1.], dtype=float32)
+        >>> edges
+        Array([1., 2., 3., 4.], dtype=float32)
+    """
+    op = "histogram"
+    a = asarray_arg(op, a)
+    if dtypes.is_complex(a.dtype):
+        raise op_type_error(op, f"a must be real, got dtype {a.dtype}")
+    if weights is None:
+        a = convert(a, to_inexact_dtype(a.dtype), a.weak_type)
+        weights = ones_like(a)
+    else:
+        weights = asarray_arg(op, weights)
+        if weights.shape != a.shape:
+            raise op_value_error(op, f"weights must have a's shape {tuple(a.shape)}, got "
+                                     f"{tuple(weights.shape)}")
+        a, weights = promote_args(op, a, weights)
+        if not dtypes.is_inexact(a.dtype):
+            dt = to_inexact_dtype(a.dtype)
+            a, weights = convert(a, dt, a.weak_type), convert(weights, dt, weights.weak_type)
+    edges = _bin_edges(op, a, bins, range)
+    a, weights = reshape(a, (-1,)), reshape(weights, (-1,))
+    n = edges.shape[0]
+    index = where(equal(a, edges[-1]), n - 1, searchsorted(edges, a, side="right"))
+    counts = zeros(n, weights.dtype).at[index].add(weights, mode="drop")[1:]
+    if density:
+        widths = subtract(edges[1:], edges[:-1])
+        counts = divide(divide(counts, widths), sum(counts))
+    return counts, edges

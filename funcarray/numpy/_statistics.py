@@ -1,0 +1,239 @@
+"""Order statistics and NaN-skipping scans of ``funcarray.numpy``: ``quantile``,
+``percentile``, ``median``, their NaN-skipping forms, ``nancumsum`` and ``nancumprod``.
+
+Quantiles sort along the reduced axes and gather the two neighbouring order statistics, so
+they work under every transform and are differentiable (the gradient flows to the one or two
+elements interpolated between). Integer inputs give float results (float64 for 64-bit
+integers); any NaN in a slice makes its quantile NaN, except in the ``nan*`` forms.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.median(fnp.array([[1.0, 3.0, 2.0], [4.0, 6.0, 8.0]]), axis=1)
+    Array([2., 6.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy._elementwise import (
+    add,
+    ceil,
+    clip,
+    divide,
+    floor,
+    isnan,
+    less_equal,
+    logical_not,
+    multiply,
+    subtract,
+    where,
+)
+from funcarray.numpy._indexing import sort, take_along_axis
+from funcarray.numpy._reductions import any, cumprod, cumsum, sum
+from funcarray.numpy._shape import moveaxis, reshape, transpose
+from funcarray.numpy._util import (
+    asarray_arg,
+    canonicalize_axes,
+    convert,
+    to_inexact_dtype,
+)
+
+__all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
+           "nancumsum", "nancumprod"]
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_unsupported(op, out, overwrite_input, weights):
+    if out is not None:
+        raise op_type_error(op, "out= is not supported: funcarray arrays are immutable; use "
+                                f"the returned array (result = fnp.{op}(...))")
+    if overwrite_input:
+        raise op_value_error(op, "overwrite_input=True is not supported: funcarray arrays are "
+                                 "immutable (leave it False)")
+    if weights is not None:
+        raise op_value_error(op, "weights= (method='inverted_cdf') is not supported yet")
+
+
+def _quantile(op, a, q, axis, method, keepdims, skip_nan):
+    if method not in _QUANTILE_METHODS:
+        raise op_value_error(op, f"method must be one of "
+                                 f"{', '.join(map(repr, _QUANTILE_METHODS))}, got {method!r}")
+    a, q = asarray_arg(op, a), asarray_arg(op, q)
+    if dtypes.is_complex(a.dtype) or dtypes.is_complex(q.dtype):
+        raise op_type_error(op, f"a and q must be real (a quantile of complex numbers is not "
+                                f"defined), got dtypes {a.dtype} and {q.dtype}")
+    if q.ndim > 1:
+        raise op_value_error(op, f"q must be a scalar or 1-D, got shape {tuple(q.shape)}")
+    if not dtypes.is_inexact(a.dtype):
+        a = convert(a, to_inexact_dtype(a.dtype))
+    out_dtype = a.dtype
+    # Positions are computed in q's dtype promoted with a's, at least float32.
+    work = dtypes.result_type(a, q if dtypes.is_inexact(q.dtype) else a)
+    if work in (dtypes.float16, dtypes.bfloat16):
+        work = dtypes.float32
+    q, a = convert(q, work), convert(a, work)
+
+    # Move the reduced axes last and merge them into one.
+    axes = canonicalize_axes(op, axis, a.ndim)
+    kept = [d for d in range(a.ndim) if d not in axes]
+    kept_shape = tuple(a.shape[d] for d in kept)
+    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    a = reshape(transpose(a, (*kept, *axes)), (*kept_shape, math.prod(a.shape[d] for d in axes)))
+    n = a.shape[-1]
+
+    if not skip_nan:  # one NaN makes the whole slice NaN
+        a = where(any(isnan(a), axis=-1, keepdims=True), float("nan"), a)
+    a = sort(a, axis=-1)  # NaNs last
+    if skip_nan:
+        count = sum(logical_not(isnan(a)), axis=-1, keepdims=True, dtype=work)
+    else:
+        count = convert(asarray_arg(op, float(n)), work)
+    pos = multiply(reshape(q, (1,) * len(kept_shape) + (q.size,)), subtract(count, 1))
+    low, high = floor(pos), ceil(pos)
+    high_weight = subtract(pos, low)
+    low_weight = subtract(1, high_weight)
+    last = subtract(count, 1)
+    low, high = (convert(clip(where(less_equal(i, last), i, last), 0), dtypes.int32)
+                 for i in (low, high))
+    low_value = take_along_axis(a, low, axis=-1)  # (*kept_shape, k); NaN when n == 0
+    high_value = take_along_axis(a, high, axis=-1)
+    if method == "linear":
+        result = add(multiply(low_value, low_weight), multiply(high_value, high_weight))
+    elif method == "lower":
+        result = low_value
+    elif method == "higher":
+        result = high_value
+    elif method == "nearest":
+        result = where(less_equal(high_weight, 0.5), low_value, high_value)
+    else:  # midpoint
+        result = multiply(add(low_value, high_value), 0.5)
+
+    # result: (*kept_shape, k); wanted: q.shape + (keep_shape if keepdims else kept_shape).
+    result = moveaxis(result, -1, 0)
+    result = reshape(result, (*q.shape, *(keep_shape if keepdims else kept_shape)))
+    return convert(result, out_dtype)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    """The ``q``-th quantiles (``0 <= q <= 1``; a scalar or 1-D ``q``) of ``a`` along
+    ``axis`` (all axes when None; an int or a tuple). ``q``'s dimension comes first.
+
+    ``method``: "linear" (default), "lower", "higher", "midpoint" or "nearest", as in
+    jax.numpy. Any NaN in a slice makes its quantile NaN (see ``nanquantile``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.quantile(fnp.arange(5.0), fnp.array([0.1, 0.5]))
+        Array([0.4, 2. ], dtype=float32)
+        >>> fnp.quantile(fnp.arange(4), 0.5, method="lower")
+        Array(1., dtype=float32)
+    """
+    _check_unsupported("quantile", out, overwrite_input, weights)
+    return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    """``quantile`` of the non-NaN elements (NaN where a slice has none).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.nanquantile(fnp.array([1.0, fnp.nan, 3.0]), 0.5)
+        Array(2., dtype=float32)
+    """
+    _check_unsupported("nanquantile", out, overwrite_input, weights)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, skip_nan=True)
+
+
+def _percent(op, q):
+    q = asarray_arg(op, q)
+    if not dtypes.is_inexact(q.dtype):
+        q = convert(q, to_inexact_dtype(q.dtype), q.weak_type)
+    return divide(q, 100)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    """The ``q``-th percentiles (``0 <= q <= 100``) of ``a``: ``quantile(a, q / 100, ...)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.percentile(fnp.array([1.0, 2.0, 3.0, 4.0]), 50)
+        Array(2.5, dtype=float32)
+    """
+    op = "percentile"
+    _check_unsupported(op, out, overwrite_input, weights)
+    return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=False)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    """``percentile`` of the non-NaN elements.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.nanpercentile(fnp.array([1.0, fnp.nan, 3.0]), 100)
+        Array(3., dtype=float32)
+    """
+    op = "nanpercentile"
+    _check_unsupported(op, out, overwrite_input, weights)
+    return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=True)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of ``a`` along ``axis`` (the mean of the two middle values for an even
+    count); NaN if the slice has a NaN.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.median(fnp.array([3, 1, 4, 2]))
+        Array(2.5, dtype=float32)
+    """
+    _check_unsupported("median", out, overwrite_input, None)
+    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, skip_nan=False)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of the non-NaN elements of ``a`` along ``axis``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.nanmedian(fnp.array([3.0, fnp.nan, 1.0]))
+        Array(2., dtype=float32)
+    """
+    _check_unsupported("nanmedian", out, overwrite_input, None)
+    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, skip_nan=True)
+
+
+def _nan_filled(op, a, fill):
+    a = asarray_arg(op, a)
+    if dtypes.is_inexact(a.dtype):
+        a = where(isnan(a), convert(asarray_arg(op, fill), a.dtype, True), a)
+    return a
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """``cumsum`` that treats NaN as zero.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.nancumsum(fnp.array([1.0, fnp.nan, 2.0]))
+        Array([1., 1., 3.], dtype=float32)
+    """
+    return cumsum(_nan_filled("nancumsum", a, 0), axis=axis, dtype=dtype, out=out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """``cumprod`` that treats NaN as one.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.nancumprod(fnp.array([2.0, fnp.nan, 3.0]))
+        Array([2., 2., 6.], dtype=float32)
+    """
+    return cumprod(_nan_filled("nancumprod", a, 1), axis=axis, dtype=dtype, out=out)
