@@ -114,8 +114,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
 
 
 def _differentiable(x) -> bool:
-    from funcarray.dtypes import is_inexact
-    return is_inexact(x.dtype)
+    return dtypes.is_inexact(x.dtype)
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,16 +371,20 @@ _PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
                          float: np.dtype(np.float32), complex: np.dtype(np.complex64)}
 
 
-def _check_grad_inputs(name, diff_args, allow_int, holomorphic):
-    from funcarray import dtypes
+def _check_grad_inputs(name, diff_args, allow_int, holomorphic) -> bool:
+    """Refuse inputs without a gradient; returns whether any input is weakly typed (a Python
+    scalar or a weak array), whose gradient grad then makes weak too."""
+    any_weak = False
     for leaf in fa_tree.leaves(diff_args):
         if type(leaf) in _PYTHON_SCALAR_DTYPES:  # a Python int is an int32 input, as in JAX
             dt = _PYTHON_SCALAR_DTYPES[type(leaf)]
+            any_weak = True
         else:
             dt = getattr(leaf, "dtype", None)
             if dt is None:
                 continue
             dt = dtypes.canonicalize_dtype(dt)
+            any_weak = any_weak or bool(getattr(leaf, "weak_type", False))
         if not dtypes.is_inexact(dt) and not allow_int:
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (floating dtypes), but got "
@@ -390,10 +393,10 @@ def _check_grad_inputs(name, diff_args, allow_int, holomorphic):
                 f"(argnums).")
         if holomorphic and not dtypes.is_complex(dt):
             raise TypeError(f"{name} with holomorphic=True requires complex inputs, got {dt}")
+    return any_weak
 
 
 def _check_scalar_output(name, out, holomorphic):
-    from funcarray import dtypes
     if not hasattr(out, "shape"):
         raise TypeError(f"{name}: the function must return a scalar array, got "
                         f"{type(out).__name__}. (With has_aux=True return (value, aux).)")
@@ -430,7 +433,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     def value_and_grad_fun(*args, **kwargs):
         single, nums = _check_argnums("grad", argnums, len(args))
         with_args, diff_args = _split_args(args, nums)
-        _check_grad_inputs("grad", diff_args, allow_int, holomorphic)
+        any_weak = _check_grad_inputs("grad", diff_args, allow_int, holomorphic)
         f = with_args(lambda *a: fun(*a, **kwargs))
         if has_aux:
             out, f_vjp, aux = vjp(f, *diff_args, has_aux=True)
@@ -441,7 +444,8 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
         # weak gradient whatever its path through strong constants, as in JAX: so
         # `bf16_params * grad(f)(3.0)` stays bfloat16.
         grads = f_vjp(Array(np.ones((), out.dtype), bool(out.weak_type)))
-        grads = fa_tree.map(_weak_like, grads, diff_args)
+        if any_weak:  # (a pytree pass only when some input is weak: rare in a training loop)
+            grads = fa_tree.map(_weak_like, grads, diff_args)
         grads = grads[0] if single else grads
         return ((out, aux), grads) if has_aux else (out, grads)
 
@@ -505,7 +509,6 @@ def _std_basis(leaves):
 
 
 def _common_float_dtype(leaves):
-    from funcarray import dtypes
     inexact = [x.dtype for x in leaves if dtypes.is_inexact(x.dtype)]
     return dtypes.result_type(*inexact) if inexact else dtypes.float32
 
