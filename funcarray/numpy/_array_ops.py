@@ -30,8 +30,8 @@ from funcarray.numpy._elementwise import (
     subtract,
     where,
 )
-from funcarray.numpy._shape import broadcast_to, concatenate, ravel
-from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert, static_int
+from funcarray.numpy._shape import _concrete_int, broadcast_to, concatenate, ravel
+from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert
 from funcarray.primitives.elementwise import complex_p
 
 __all__ = ["diff", "ediff1d", "append", "nan_to_num", "copy", "astype"]
@@ -57,8 +57,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     """
     op = "diff"
     arr = asarray_arg(op, a)
-    n = static_int(op, n, "n")
-    axis = static_int(op, axis, "axis")
+    n = _concrete_int(op, n, "n")
+    axis = _concrete_int(op, axis, "axis")
     if n < 0:
         raise op_value_error(op, f"the order n must be non-negative, got {n}")
     if n == 0:
@@ -124,7 +124,7 @@ def append(arr, values, axis=None):
     arr, values = asarray_arg(op, arr), asarray_arg(op, values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
-    return concatenate([arr, values], axis=static_int(op, axis, "axis"))
+    return concatenate([arr, values], axis=_concrete_int(op, axis, "axis"))
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

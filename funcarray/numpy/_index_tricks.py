@@ -33,8 +33,8 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._reductions import any as reduce_any
-from funcarray.numpy._shape import stack
-from funcarray.numpy._util import asarray_arg, convert, static_int
+from funcarray.numpy._shape import _concrete_int, stack
+from funcarray.numpy._util import asarray_arg, convert
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 
@@ -107,7 +107,7 @@ def indices(dimensions, dtype=None, sparse=False):
     op = "indices"
     dtype = _user_dtype(op, dtype, dtypes.default_int)
     try:
-        dims = tuple(static_int(op, d, "dimensions") for d in dimensions)
+        dims = tuple(_concrete_int(op, d, "dimensions") for d in dimensions)
     except TypeError:
         raise op_type_error(op, f"dimensions must be a sequence of ints, got "
                                 f"{dimensions!r}") from None
@@ -131,9 +131,9 @@ def tri(N, M=None, k=0, dtype=None):
                [1, 1, 1]], dtype=int32)
     """
     op = "tri"
-    N = static_int(op, N, "N")
-    M = N if M is None else static_int(op, M, "M")
-    k = static_int(op, k, "k")
+    N = _concrete_int(op, N, "N")
+    M = N if M is None else _concrete_int(op, M, "M")
+    k = _concrete_int(op, k, "k")
     if N < 0 or M < 0:
         raise op_value_error(op, f"N and M must be non-negative, got N={N}, M={M}")
     dtype = _user_dtype(op, dtype, dtypes.float32)
@@ -143,9 +143,9 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def _triangle_indices(op, lower, n, k, m):
-    n = static_int(op, n, "n")
-    k = static_int(op, k, "k")
-    m = n if m is None else static_int(op, m, "m")
+    n = _concrete_int(op, n, "n")
+    k = _concrete_int(op, k, "k")
+    m = n if m is None else _concrete_int(op, m, "m")
     if n < 0 or m < 0:
         raise op_value_error(op, f"n and m must be non-negative, got n={n}, m={m}")
     rows, cols = (np.tril_indices if lower else np.triu_indices)(n, k, m)
@@ -181,7 +181,7 @@ def _shape_tuple(op, shape):
         items = list(shape)
     except TypeError:
         items = [shape]
-    return tuple(static_int(op, s, "shape") for s in items)
+    return tuple(_concrete_int(op, s, "shape") for s in items)
 
 
 def unravel_index(indices, shape):

@@ -44,8 +44,8 @@ from funcarray.numpy._elementwise import (
 )
 from funcarray.numpy._indexing import argsort, take
 from funcarray.numpy._reductions import max, min, sum
-from funcarray.numpy._shape import concatenate, reshape
-from funcarray.numpy._util import asarray_arg, convert, promote_args, static_int, to_inexact_dtype
+from funcarray.numpy._shape import _concrete_int, concatenate, reshape
+from funcarray.numpy._util import asarray_arg, convert, promote_args, to_inexact_dtype
 from funcarray.transforms.core import Tracer
 
 __all__ = ["searchsorted", "interp", "bincount", "histogram"]
@@ -245,7 +245,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
                                 f"it first, e.g. x.astype(fnp.int32)")
     if x.ndim != 1:
         raise op_value_error(op, f"x must be 1-D, got shape {tuple(x.shape)}; ravel it first")
-    minlength = static_int(op, minlength, "minlength")
+    minlength = _concrete_int(op, minlength, "minlength")
     if minlength < 0:
         raise op_value_error(op, f"minlength must be non-negative, got {minlength}")
     if length is None:
@@ -256,7 +256,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         values = np.asarray(x)
         length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
     else:
-        length = static_int(op, length, "length")
+        length = _concrete_int(op, length, "length")
         if length < 0:
             raise op_value_error(op, f"length must be non-negative, got {length}")
     if weights is None:
@@ -281,7 +281,7 @@ def _bin_edges(op, a, bins, range):
         return edges
     if np.ndim(bins) != 0:
         raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")
-    count = static_int(op, bins, "bins")
+    count = _concrete_int(op, bins, "bins")
     if count < 1:
         raise op_value_error(op, f"bins must be positive, got {count}")
     if range is None:

@@ -8,8 +8,6 @@ layer promotes or broadcasts.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from funcarray import dtypes
@@ -30,19 +28,6 @@ def is_array(x) -> bool:
     # anything but an exact Array, see array._ArrayMeta.)
     t = type(x)
     return t is Array or t is DeviceArray or isinstance(x, (Tracer, Array))
-
-
-def static_int(op: str, value, name: str) -> int:
-    """``value`` as a Python int that must be known before tracing (a count, a length, an
-    axis: it decides a shape); a traced value or a non-integer raises a TypeError naming
-    ``name`` and the fix."""
-    if isinstance(value, Tracer):
-        raise op_type_error(op, f"{name} must be a static int (it decides a shape), got a "
-                                f"traced {value.aval}; pass it with jit's static_argnums")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise op_type_error(op, f"{name} must be an int, got {value!r}") from None
 
 
 def _scalar_to_array(op: str, x, dtype=None) -> Array:
