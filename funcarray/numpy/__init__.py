@@ -22,6 +22,7 @@ from funcarray.dtypes import (  # noqa: F401
     promote_types,
     result_type,
 )
+from funcarray.numpy import linalg as linalg
 from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
 from funcarray.numpy._creation import *  # noqa: F403

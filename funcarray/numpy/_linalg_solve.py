@@ -1,0 +1,425 @@
+"""``funcarray.numpy.linalg``'s solves, inverses, determinants and norms.
+
+Built on the factorisation primitives of ``funcarray.primitives.decompositions``
+(``cholesky``, ``lu``, ``triangular_solve``): ``solve`` is an LU factorisation with partial
+pivoting and two triangular solves, ``inv`` solves against the identity, ``det`` and
+``slogdet`` read the LU factors' diagonal and the pivots' parity. Every function is composed
+from primitives with JVP, transpose and batching rules, so grad, vmap and jit apply as to any
+other function. Integer and bool inputs are computed in floating point, as in JAX.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy._creation import eye
+from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
+from funcarray.numpy._indexing import take_along_axis, where
+from funcarray.numpy._linalg import matmul, outer, tensordot, vecdot
+from funcarray.numpy._reductions import any, max, min, prod, sum
+from funcarray.numpy._shape import broadcast_to, swapaxes
+from funcarray.numpy._shape import diagonal as _diagonal
+from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.primitives.decompositions import (
+    FACTORISABLE_DTYPES,
+    cholesky_p,
+    lu_p,
+    triangular_solve_p,
+)
+
+__all__ = [
+    "cholesky", "solve", "inv", "det", "slogdet", "SlogdetResult", "norm", "vector_norm",
+    "matrix_norm", "matrix_power", "multi_dot", "matrix_transpose", "trace", "diagonal",
+    "matmul", "outer", "tensordot", "vecdot",
+]
+
+
+class SlogdetResult(NamedTuple):
+    """``slogdet``'s result: ``det = sign * exp(logabsdet)``."""
+
+    sign: object
+    logabsdet: object
+
+
+# --------------------------------------------------------------------------------------------
+# Argument checks
+# --------------------------------------------------------------------------------------------
+
+def _factorisable(op: str, x, dtype=None):
+    """``x`` as a strong Array/tracer of a dtype LAPACK factorises (ints and bools become
+    floats, as in JAX); ``dtype`` forces one (the promoted type of several operands)."""
+    x = asarray_arg(op, x)
+    target = np.dtype(dtype) if dtype is not None else to_inexact_dtype(x.dtype)
+    if target not in FACTORISABLE_DTYPES:
+        raise op_type_error(op, f"dtype {target} is not supported (float32, float64, complex64 "
+                                f"and complex128 are); convert with .astype(fnp.float32)")
+    return convert(x, target)
+
+
+def _square(op: str, a, name: str = "a"):
+    a = _factorisable(op, a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise op_value_error(op, f"{name} must be a square matrix or a stack of them (shape "
+                                 f"(..., n, n)), got shape {tuple(a.shape)}")
+    return a
+
+
+def _mT(x):
+    return swapaxes(x, -1, -2)
+
+
+# --------------------------------------------------------------------------------------------
+# Factorisation-based functions
+# --------------------------------------------------------------------------------------------
+
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """The Cholesky factor of a Hermitian positive-definite matrix (or stack of them).
+
+    Returns the lower-triangular ``L`` with ``a = L @ L^H`` (``upper=True``: ``U = L^H`` with
+    ``a = U^H @ U``). With ``symmetrize_input`` (JAX's default) ``(a + a^H) / 2`` is factored,
+    so gradients are symmetric. A matrix that is not positive definite gives NaNs, as in JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.cholesky(fnp.asarray([[4.0, 2.0], [2.0, 5.0]]))
+        Array([[2., 0.],
+               [1., 2.]], dtype=float32)
+    """
+    a = _square("linalg.cholesky", a)
+    if symmetrize_input:
+        a = (a + conj(_mT(a))) / 2
+    lower = cholesky_p.bind(a)
+    return conj(_mT(lower)) if upper else lower
+
+
+def _lu_solve(lu, permutation, b):
+    """``a^-1 b`` from ``a``'s LU factors; ``b`` is (..., n, k) with ``lu``'s batch axes."""
+    rows = take_along_axis(b, permutation[..., :, None], axis=-2)
+    y = triangular_solve_p.bind(lu, rows, left_side=True, lower=True, transpose_a=False,
+                                conjugate_a=False, unit_diagonal=True)
+    return triangular_solve_p.bind(lu, y, left_side=True, lower=False, transpose_a=False,
+                                   conjugate_a=False, unit_diagonal=False)
+
+
+def solve(a, b):
+    """The solution ``x`` of ``a @ x = b`` for square ``a`` (LU with partial pivoting).
+
+    ``b`` is a vector when it is 1-d (shape (n,)), otherwise a stack of (n, k) matrices whose
+    batch axes broadcast with ``a``'s (NumPy 2's and JAX's rule). A singular ``a`` gives
+    inf/NaN entries, as in JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.solve(fnp.asarray([[2.0, 0.0], [0.0, 4.0]]), fnp.asarray([1.0, 1.0]))
+        Array([0.5 , 0.25], dtype=float32)
+    """
+    op = "linalg.solve"
+    a, b = asarray_arg(op, a), asarray_arg(op, b)
+    dtype = to_inexact_dtype(dtypes.result_type(a, b))
+    a, b = _square(op, _factorisable(op, a, dtype)), _factorisable(op, b, dtype)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if b.ndim < 1 or b.shape[0 if vector else -2] != n:
+        raise op_value_error(op, f"b must have {n} rows to match a {tuple(a.shape)} (shape "
+                                 f"({n},) or (..., {n}, k)), got shape {tuple(b.shape)}")
+    if vector:
+        b = b[:, None]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = broadcast_to(a, (*batch, n, n))
+    b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    lu, _, permutation = lu_p.bind(a)
+    x = _lu_solve(lu, permutation, b)
+    return x[..., 0] if vector else x
+
+
+def inv(a):
+    """The inverse of a square matrix (or of each in a stack); singular: inf/NaN, as JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.inv(fnp.asarray([[2.0, 0.0], [0.0, 4.0]]))
+        Array([[0.5 , 0.  ],
+               [0.  , 0.25]], dtype=float32)
+    """
+    a = _square("linalg.inv", a)
+    n = a.shape[-1]
+    lu, _, permutation = lu_p.bind(a)
+    return _lu_solve(lu, permutation, broadcast_to(eye(n, dtype=a.dtype), a.shape))
+
+
+def _lu_diagonal_and_parity(op: str, a):
+    """The LU factors' diagonal and whether the row permutation is odd."""
+    a = _square(op, a)
+    lu, pivots, _ = lu_p.bind(a)
+    swaps = sum(pivots != np.arange(a.shape[-1], dtype=np.int32), axis=-1)
+    return _diagonal(lu, axis1=-2, axis2=-1), swaps % 2 == 1
+
+
+def det(a):
+    """The determinant of a square matrix (or of each in a stack), from its LU factors.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.det(fnp.asarray([[0.0, 2.0], [4.0, 1.0]]))
+        Array(-8., dtype=float32)
+    """
+    diag, odd = _lu_diagonal_and_parity("linalg.det", a)
+    product = prod(diag, axis=-1)
+    return where(odd, -product, product)
+
+
+def slogdet(a, *, method=None):
+    """``(sign, logabsdet)`` with ``det(a) = sign * exp(logabsdet)``, without overflow.
+
+    For a singular matrix ``sign`` is 0 and ``logabsdet`` is ``-inf``; for complex matrices
+    ``sign`` has modulus 1. ``method`` may be None or ``"lu"`` (JAX also offers "qr").
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> sign, logabsdet = fnp.linalg.slogdet(fnp.asarray([[0.0, 2.0], [4.0, 1.0]]))
+        >>> sign, fnp.exp(logabsdet)
+        (Array(-1., dtype=float32), Array(8., dtype=float32))
+    """
+    op = "linalg.slogdet"
+    if method not in (None, "lu"):
+        raise op_value_error(op, f"method={method!r} is not supported; use None or 'lu'")
+    diag, odd = _lu_diagonal_and_parity(op, a)
+    magnitude = abs(diag)
+    logabsdet = sum(log(magnitude), axis=-1)
+    if dtypes.is_complex(diag.dtype):
+        phases = diag / where(magnitude == 0, 1, magnitude).astype(diag.dtype)
+    else:
+        phases = sign(diag)
+    signs = prod(phases, axis=-1)
+    signs = where(odd, -signs, signs)
+    singular = any(diag == 0, axis=-1)
+    return SlogdetResult(where(singular, 0, signs).astype(diag.dtype),
+                         where(singular, -np.inf, logabsdet))
+
+
+def matrix_power(a, n: int):
+    """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; ``n = 0``:
+    the identity), by repeated squaring.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.matrix_power(fnp.asarray([[1, 1], [0, 1]]), 3)
+        Array([[1, 3],
+               [0, 1]], dtype=int32)
+    """
+    op = "linalg.matrix_power"
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise op_type_error(op, f"the exponent must be a Python int, got {type(n).__name__}"
+                            ) from None
+    a = asarray_arg(op, a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise op_value_error(op, f"a must be a square matrix or a stack of them, got shape "
+                                 f"{tuple(a.shape)}")
+    if n == 0:
+        return broadcast_to(eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, precision=None):
+    """The product of a sequence of matrices (the first and last may be vectors), left to
+    right.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.multi_dot([fnp.ones(2), fnp.eye(2), fnp.ones(2)])
+        Array(2., dtype=float32)
+    """
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise op_value_error("linalg.multi_dot", f"needs at least 2 arrays, got {len(arrays)}")
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = matmul(out, x, precision=precision)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Norms
+# --------------------------------------------------------------------------------------------
+
+def _vector_norm(x, ord, axis, keepdims):
+    magnitude = abs(x)
+    if ord is None or ord == 2:
+        # sqrt of a sum of squares, as JAX (its gradient at 0 is NaN there too)
+        return sqrt(sum(magnitude * magnitude, axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return max(magnitude, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return min(magnitude, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return sum(magnitude != 0, axis=axis, keepdims=keepdims).astype(magnitude.dtype)
+    if ord == 1:
+        return sum(magnitude, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise op_value_error("linalg.norm", f"ord={ord!r} is a matrix norm; a vector norm "
+                                            f"takes a number or +-inf")
+    return power(sum(power(magnitude, ord), axis=axis, keepdims=keepdims), 1.0 / ord)
+
+
+def _singular_values(x, axes):
+    from funcarray.numpy import _linalg_spectral
+    svdvals = getattr(_linalg_spectral, "svdvals", None)
+    if svdvals is None:
+        raise op_value_error("linalg.norm", "the 2, -2 and 'nuc' matrix norms need "
+                                            "linalg.svdvals, which is not available yet")
+    from funcarray.numpy._shape import moveaxis
+    return svdvals(moveaxis(x, axes, (-2, -1)))
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    row, col = axes
+    magnitude = abs(x)
+    if ord is None or ord == "fro":
+        out = sqrt(sum(magnitude * magnitude, axis=axes))
+    elif ord in (1, -1):
+        columns = sum(magnitude, axis=row)
+        out = (max if ord == 1 else min)(columns, axis=col - (col > row))
+    elif ord in (np.inf, -np.inf):
+        rows = sum(magnitude, axis=col)
+        out = (max if ord == np.inf else min)(rows, axis=row - (row > col))
+    elif ord in (2, -2, "nuc"):
+        values = _singular_values(x, axes)
+        out = (sum if ord == "nuc" else max if ord == 2 else min)(values, axis=-1)
+    else:
+        raise op_value_error("linalg.norm", f"ord={ord!r} is not a matrix norm; use None, "
+                                            f"'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
+    if keepdims:
+        from funcarray.numpy._shape import expand_dims
+        out = expand_dims(out, tuple(sorted(axes)))
+    return out
+
+
+def _norm_axes(x, axis) -> tuple:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(axes) not in (1, 2):
+        raise op_value_error("linalg.norm", f"axis must be an int or a pair of ints, got "
+                                            f"{axis!r}")
+    normalized = tuple(a + x.ndim if -x.ndim <= a < 0 else a for a in axes)
+    if builtins.any(not 0 <= a < x.ndim for a in normalized) or len(set(normalized)) != len(
+            normalized):
+        raise op_value_error("linalg.norm", f"axis {axis!r} is out of range or repeated for "
+                                            f"an array of {x.ndim} dimensions")
+    return normalized
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False):
+    """A vector or matrix norm, with NumPy's (and JAX's) ``ord``/``axis`` rules.
+
+    ``axis=None``: the 2-norm of the flattened array when ``ord`` is None, else the vector
+    norm of a 1-d ``x`` or the matrix norm of a 2-d ``x``. An int ``axis`` gives vector norms
+    (``ord``: None/2, 1, 0, inf, -inf or any p), a pair gives matrix norms (``ord``: None/'fro',
+    'nuc', 1, -1, 2, -2, inf, -inf). Complex inputs give real norms.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.norm(fnp.asarray([3.0, 4.0]))
+        Array(5., dtype=float32)
+        >>> fnp.linalg.norm(fnp.asarray([[1.0, -2.0], [3.0, 4.0]]), ord=1)
+        Array(6., dtype=float32)
+    """
+    op = "linalg.norm"
+    x = asarray_arg(op, x)
+    x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    if axis is None:
+        if ord is None:
+            out = _vector_norm(x.reshape(-1), None, 0, False)
+            return out.reshape((1,) * x.ndim) if keepdims else out
+        if x.ndim not in (1, 2):
+            raise op_value_error(op, f"with axis=None and ord={ord!r}, x must be 1-d or 2-d, "
+                                     f"got shape {tuple(x.shape)}; pass axis")
+        axis = tuple(range(x.ndim))
+    axes = _norm_axes(x, axis)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    return _matrix_norm(x, ord, axes, keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
+    """The array API's vector norm: ``norm`` over ``axis`` (all axes, flattened, if None).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.vector_norm(fnp.asarray([[3.0], [4.0]]))
+        Array(5., dtype=float32)
+    """
+    x = asarray_arg("linalg.vector_norm", x)
+    x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    if axis is None:
+        out = _vector_norm(x.reshape(-1), ord, 0, False)
+        return out.reshape((1,) * x.ndim) if keepdims else out
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return _vector_norm(x, ord, axes if len(axes) > 1 else axes[0], keepdims)
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
+    """The array API's matrix norm of the last two axes.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.matrix_norm(fnp.asarray([[3.0, 0.0], [0.0, 4.0]]))
+        Array(5., dtype=float32)
+    """
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+# --------------------------------------------------------------------------------------------
+# The array API's matrix helpers (JAX exposes them in jax.numpy.linalg)
+# --------------------------------------------------------------------------------------------
+
+def matrix_transpose(x, /):
+    """Swap the last two axes.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.matrix_transpose(fnp.ones((2, 3))).shape
+        (3, 2)
+    """
+    x = asarray_arg("linalg.matrix_transpose", x)
+    if x.ndim < 2:
+        raise op_value_error("linalg.matrix_transpose", f"x must have at least 2 dimensions, "
+                                                        f"got shape {tuple(x.shape)}")
+    return _mT(x)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+    """The sum of each matrix's diagonal (the last two axes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.trace(fnp.eye(3))
+        Array(3., dtype=float32)
+    """
+    return sum(_diagonal(x, offset=offset, axis1=-2, axis2=-1), axis=-1, dtype=dtype)
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """Each matrix's diagonal (the last two axes; ``funcarray.numpy.diagonal`` takes axes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.diagonal(fnp.eye(2))
+        Array([1., 1.], dtype=float32)
+    """
+    return _diagonal(x, offset=offset, axis1=-2, axis2=-1)

@@ -1,0 +1,461 @@
+"""Matrix factorisation primitives: ``cholesky``, ``triangular_solve`` and ``lu``.
+
+Contract (JAX's ``jax.lax.linalg`` primitives of the same names):
+
+* Operands are float32/float64/complex64/complex128 matrices in the last two axes, with any
+  leading batch axes (equal across operands).
+* ``cholesky(a)``: the lower-triangular ``L`` with ``L @ L^H = a``, reading only the lower
+  triangle of ``a``; zeros above the diagonal. Not positive definite: every entry NaN (as
+  JAX on CPU), never an exception.
+* ``triangular_solve(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal)``: ``x``
+  with ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``, where ``op`` conjugates and/or
+  transposes the triangle of ``a`` that ``lower`` names (the other triangle is ignored, and so
+  is the diagonal with ``unit_diagonal``). A zero pivot gives inf/NaN, as LAPACK's ``trsm``.
+* ``lu(a)`` for ``a`` of shape (..., m, n): ``(lu, pivots, permutation)`` with LAPACK
+  ``getrf``'s partial pivoting: ``lu`` holds ``L`` below the diagonal (its unit diagonal
+  implied) and ``U`` on and above it; ``pivots[i]`` (int32, length ``min(m, n)``) is the row
+  swapped with row ``i`` at step ``i``; ``permutation`` (int32, length m) is the row order
+  those swaps produce, so ``a[..., permutation, :] == L @ U``. Pivots are chosen by
+  ``|re| + |im|`` (LAPACK's ``cabs1``) for complex matrices. A zero column skips its step.
+
+Derivatives: JAX's rules (``cholesky``: ``L Phi(L^-1 A' L^-H)``;
+``lu``: the triangular-factorisation rule of Murray, "Differentiation of the Cholesky
+decomposition" / de Hoog et al., through two triangular solves), written with funcarray.numpy
+functions so that they differentiate again; ``triangular_solve`` is linear in ``b`` (its
+transpose solves with ``op(a)^T``).
+
+Batching: every operand takes leading batch axes, so the batch axis moves to the front.
+
+Lowering: ``stablehlo.cholesky`` (masked to its lower triangle: XLA leaves the upper one
+unspecified) and ``stablehlo.triangular_solve`` on every backend; ``lu`` has no StableHLO op,
+so it lowers to a loop of funcarray operations (``_lu_composite``: one elimination step per
+column, vectorised over the batch), the same on CPU and GPU.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray.lowering import regions
+from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
+from funcarray.primitives._define import wrap_kernel
+from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import Zero, tangent_aval
+from funcarray.transforms.staging import stage_flat
+from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import bdim_at_front
+
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES"]
+
+# LAPACK's (and XLA's) four types; funcarray.numpy.linalg promotes other inputs to these.
+FACTORISABLE_DTYPES = frozenset(np.dtype(d) for d in (dtypes.float32, dtypes.float64,
+                                                      dtypes.complex64, dtypes.complex128))
+
+
+def _fnp():
+    # The derivative rules are matrix algebra, written with funcarray.numpy; importing it at
+    # module level would be circular (funcarray.numpy imports the primitives).
+    import funcarray.numpy as fnp
+    return fnp
+
+
+def _check_matrix(op: str, name: str, aval, square: bool = True) -> None:
+    if aval.ndim < 2 or (square and aval.shape[-1] != aval.shape[-2]):
+        kind = "square matrices" if square else "matrices"
+        raise TypeError(f"{op}: {name} must be a stack of {kind} (shape (..., n, n)), got "
+                        f"{aval.str_short()}")
+    if aval.dtype not in FACTORISABLE_DTYPES:
+        raise TypeError(f"{op}: {name} has dtype {aval.dtype}, but only float32, float64, "
+                        f"complex64 and complex128 can be factorised; convert it with "
+                        f".astype(float) first (funcarray.numpy.linalg does this for you)")
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _checked_impl(prim, impl):
+    """``impl`` after ``prim``'s abstract evaluation: eager calls skip it otherwise, and the
+    kernels would quietly accept what jit rejects (mixed dtypes, integer matrices)."""
+    def checked(*args, **params):
+        prim.abstract_eval(*(x.aval for x in args), **params)
+        return impl(*args, **params)
+
+    return checked
+
+
+# --------------------------------------------------------------------------------------------
+# cholesky
+# --------------------------------------------------------------------------------------------
+
+def _cholesky_kernel(a):
+    try:
+        return np.linalg.cholesky(a)  # reads the lower triangle only (LAPACK potrf, 'L')
+    except np.linalg.LinAlgError:
+        pass
+    flat = a.reshape(-1, *a.shape[-2:])
+    out = np.empty_like(flat)
+    for i, matrix in enumerate(flat):  # only the failing matrices of a batch become NaN
+        try:
+            out[i] = np.linalg.cholesky(matrix)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(a.shape)
+
+
+cholesky_p = Primitive("cholesky")
+cholesky_p.kernel = _cholesky_kernel
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_abstract_eval(a):
+    _check_matrix("cholesky", "its operand", a)
+    return ShapedArray(a.shape, a.dtype)
+
+
+cholesky_p.def_impl(_checked_impl(cholesky_p, wrap_kernel(_cholesky_kernel)))
+
+
+@cholesky_p.def_jvp
+def _cholesky_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lower = cholesky_p.bind(a)
+    if type(a_dot) is Zero:
+        return lower, Zero(tangent_aval(lower.aval))
+    fnp = _fnp()
+    # L' = L Phi(L^-1 A' L^-H), where Phi keeps the lower triangle and halves the diagonal.
+    # As in JAX, the whole tangent is used (the rule assumes a symmetric perturbation, which
+    # funcarray.numpy.linalg.cholesky guarantees by symmetrising its input).
+    right = triangular_solve_p.bind(lower, a_dot, left_side=False, lower=True,
+                                    transpose_a=True, conjugate_a=True, unit_diagonal=False)
+    middle = triangular_solve_p.bind(lower, right, left_side=True, lower=True,
+                                     transpose_a=False, conjugate_a=False, unit_diagonal=False)
+    phi = fnp.tril(middle) - 0.5 * middle * fnp.eye(a.shape[-1], dtype=middle.dtype)
+    return lower, fnp.matmul(lower, phi)
+
+
+@cholesky_p.def_batch
+def _cholesky_batch(vals, dims):
+    (a,) = bdim_at_front(vals, dims)
+    return cholesky_p.bind(a), 0
+
+
+@cholesky_p.def_lower
+def _cholesky_lower(ctx, a):
+    aval = ctx.avals_out[0]
+    full = ctx.op("stablehlo.cholesky", a, attributes={"lower": "true"})[0]
+    lower = _keep_triangle(ctx, full, aval, lower=True)
+    # A matrix that is not positive definite comes out of XLA with NaNs in its lower
+    # triangle only; JAX (and the kernel) make the whole matrix NaN.
+    nd = aval.ndim
+    nan = compare(ctx, full, full, "NE")
+    failed = regions.reduce(ctx, [nan], [ctx.constant(False, ShapedArray((), np.bool_))],
+                            (nd - 2, nd - 1), "stablehlo.or")[0]
+    failed = ctx.op("stablehlo.broadcast_in_dim", failed,
+                    results=[ShapedArray(aval.shape, np.bool_)],
+                    attributes={"broadcast_dimensions": i64_array_attribute(range(nd - 2))})[0]
+    return ctx.op("stablehlo.select", failed, ctx.constant(np.nan, aval), lower,
+                  results=[aval])
+
+
+def _keep_triangle(ctx, x: str, aval, lower: bool) -> str:
+    """``x`` with the other triangle (strictly above the diagonal when ``lower``) zeroed."""
+    shape, nd = aval.shape, aval.ndim
+    index = ShapedArray(shape, np.int32)
+    rows = ctx.op("stablehlo.iota", results=[index],
+                  attributes={"iota_dimension": f"{nd - 2} : i64"})[0]
+    cols = ctx.op("stablehlo.iota", results=[index],
+                  attributes={"iota_dimension": f"{nd - 1} : i64"})[0]
+    keep = compare(ctx, cols, rows, "LE" if lower else "GE")
+    zero = ctx.constant(0, aval)
+    return ctx.op("stablehlo.select", keep, x, zero, results=[aval])[0]
+
+
+# --------------------------------------------------------------------------------------------
+# triangular_solve
+# --------------------------------------------------------------------------------------------
+
+def _op_of_triangle(a, *, lower, transpose_a, conjugate_a, unit_diagonal):
+    """NumPy: the matrix ``op(a)`` that a triangular solve uses."""
+    tri = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        n = a.shape[-1]
+        tri = tri.copy()
+        tri[..., np.arange(n), np.arange(n)] = 1
+    if conjugate_a:
+        tri = np.conj(tri)
+    return _mT(tri) if transpose_a else tri
+
+
+def _substitute(m, b, lower_effective: bool):
+    """``m^-1 b`` for a triangular ``m`` (lower if ``lower_effective``) by substitution, row
+    by row over the whole batch: zero pivots give inf/NaN as LAPACK's ``trsm`` does (NumPy's
+    ``solve`` raises on a singular matrix)."""
+    n = m.shape[-1]
+    x = np.zeros(np.broadcast_shapes(m.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+                 np.result_type(m, b))
+    order = range(n) if lower_effective else range(n - 1, -1, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in order:
+            partial = np.einsum("...k,...kj->...j", m[..., i, :], x)  # x rows not set yet are 0
+            x[..., i, :] = (b[..., i, :] - partial) / m[..., i, i, None]
+    return x
+
+
+def _triangular_solve_kernel(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                             unit_diagonal):
+    m = _op_of_triangle(a, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+                        unit_diagonal=unit_diagonal)
+    effective_lower = lower != transpose_a
+    if not left_side:  # x m = b  <=>  m^T x^T = b^T
+        m, b, effective_lower = _mT(m), _mT(b), not effective_lower
+    try:
+        x = np.linalg.solve(m, b)
+    except np.linalg.LinAlgError:  # a zero pivot: substitute, giving inf/NaN like trsm
+        x = _substitute(m, b, effective_lower)
+    x = x.astype(np.result_type(a, b), copy=False)
+    return x if left_side else _mT(x)
+
+
+triangular_solve_p = Primitive("triangular_solve")
+triangular_solve_p.kernel = _triangular_solve_kernel
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a,
+                                    unit_diagonal):
+    op = "triangular_solve"
+    _check_matrix(op, "a", a)
+    _check_matrix(op, "b", b, square=False)
+    if b.dtype != a.dtype:
+        raise TypeError(f"{op}: a and b must have one dtype, got {a.str_short()} and "
+                        f"{b.str_short()}; convert one with .astype")
+    m = a.shape[-1]
+    solved = b.shape[-2] if left_side else b.shape[-1]
+    if a.shape[:-2] != b.shape[:-2] or solved != m:
+        side = "rows" if left_side else "columns"
+        raise TypeError(f"{op}: with left_side={left_side}, b must have the batch axes of a "
+                        f"and {m} {side} (a is {a.str_short()}), got b {b.str_short()}")
+    return ShapedArray(b.shape, b.dtype)
+
+
+triangular_solve_p.def_impl(_checked_impl(triangular_solve_p,
+                                          wrap_kernel(_triangular_solve_kernel)))
+
+
+@triangular_solve_p.def_jvp
+def _triangular_solve_jvp(primals, tangents, **params):
+    (a, b), (a_dot, b_dot) = primals, tangents
+    x = triangular_solve_p.bind(a, b, **params)
+    tangent = None
+    if type(b_dot) is not Zero:
+        tangent = triangular_solve_p.bind(a, b_dot, **params)
+    if type(a_dot) is not Zero:
+        fnp = _fnp()
+        # op(a) x = b  =>  op(a') x + op(a) x' = 0  =>  x' = -op(a)^-1 op(a') x; on the right
+        # side x' = -x op(a') op(a)^-1. Only the triangle the primal reads has a derivative.
+        tri = fnp.tril(a_dot, -1 if params["unit_diagonal"] else 0) if params["lower"] else (
+            fnp.triu(a_dot, 1 if params["unit_diagonal"] else 0))
+        if params["conjugate_a"]:
+            tri = fnp.conj(tri)
+        if params["transpose_a"]:
+            tri = fnp.swapaxes(tri, -1, -2)
+        product = fnp.matmul(tri, x) if params["left_side"] else fnp.matmul(x, tri)
+        from_a = -triangular_solve_p.bind(a, product, **params)
+        tangent = from_a if tangent is None else tangent + from_a
+    if tangent is None:
+        return x, Zero(tangent_aval(x.aval))
+    return x, tangent
+
+
+@triangular_solve_p.def_transpose
+def _triangular_solve_transpose(ct, a, b, **params):
+    # Linear in b: x = op(a)^-1 b (or b op(a)^-1), whose transpose applies op(a)^-T: the same
+    # solve with transpose_a flipped (conjugation is not part of a linear transpose).
+    if is_undefined(a):
+        raise TypeError("triangular_solve is not linear in its matrix operand a; only b can "
+                        "be transposed (a must be a known value)")
+    if type(ct) is Zero:
+        return [None, None]
+    flipped = dict(params, transpose_a=not params["transpose_a"])
+    return [None, triangular_solve_p.bind(a, ct, **flipped)]
+
+
+@triangular_solve_p.def_batch
+def _triangular_solve_batch(vals, dims, **params):
+    a, b = bdim_at_front(vals, dims)
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+@triangular_solve_p.def_lower
+def _triangular_solve_lower(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                            unit_diagonal):
+    a_aval = ctx.avals_in[0]
+    if conjugate_a and not transpose_a and np.dtype(a_aval.dtype).kind == "c":
+        # StableHLO's ``transpose_a`` has ADJOINT but no plain conjugate: conjugate first.
+        part = ShapedArray(a_aval.shape, np.float32 if a_aval.dtype == np.complex64
+                           else np.float64)
+        real = ctx.op("stablehlo.real", a, results=[part])[0]
+        imag = ctx.op("stablehlo.negate", ctx.op("stablehlo.imag", a, results=[part])[0],
+                      results=[part])[0]
+        a = ctx.op("stablehlo.complex", real, imag, results=[a_aval])[0]
+    mode = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
+    return ctx.op("stablehlo.triangular_solve", a, b, attributes={
+        "left_side": _bool(left_side), "lower": _bool(lower),
+        "unit_diagonal": _bool(unit_diagonal),
+        "transpose_a": f"#stablehlo<transpose {mode}>"})
+
+
+def _bool(flag) -> str:
+    return "true" if flag else "false"
+
+
+# --------------------------------------------------------------------------------------------
+# lu
+# --------------------------------------------------------------------------------------------
+
+def _pivot_magnitude(x):
+    """LAPACK's pivot measure: ``|x|``, or ``|re| + |im|`` for complex (``cabs1``)."""
+    return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
+
+
+def _lu_kernel(a):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lu = np.array(a.reshape(-1, m, n), copy=True)
+    batch = np.arange(lu.shape[0])
+    pivots = np.zeros((lu.shape[0], k), np.int32)
+    permutation = np.broadcast_to(np.arange(m, dtype=np.int32), (lu.shape[0], m)).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(k):
+            p = j + np.argmax(_pivot_magnitude(lu[:, j:, j]), axis=1)
+            pivots[:, j] = p
+            lu[batch, j], lu[batch, p] = lu[batch, p], lu[batch, j].copy()
+            permutation[batch, j], permutation[batch, p] = (permutation[batch, p],
+                                                            permutation[batch, j].copy())
+            pivot = lu[:, j, j]
+            usable = pivot != 0  # a zero column: LAPACK skips the step
+            scale = np.where(usable, pivot, 1)
+            lu[:, j + 1:, j] = np.where(usable[:, None], lu[:, j + 1:, j] / scale[:, None],
+                                        lu[:, j + 1:, j])
+            lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
+    batch_shape = a.shape[:-2]
+    return [lu.reshape(a.shape), pivots.reshape(*batch_shape, k),
+            permutation.reshape(*batch_shape, m)]
+
+
+lu_p = Primitive("lu", multiple_results=True)
+lu_p.kernel = _lu_kernel
+
+
+@lu_p.def_abstract_eval
+def _lu_abstract_eval(a):
+    _check_matrix("lu", "its operand", a, square=False)
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray((*batch, min(m, n)), np.int32),
+            ShapedArray((*batch, m), np.int32)]
+
+
+lu_p.def_impl(_checked_impl(lu_p, wrap_kernel(_lu_kernel, multiple_results=True)))
+
+
+@lu_p.def_jvp
+def _lu_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    lu, pivots, permutation = lu_p.bind(a)
+    int_zeros = [Zero(tangent_aval(pivots.aval)), Zero(tangent_aval(permutation.aval))]
+    if type(a_dot) is Zero:
+        return [lu, pivots, permutation], [Zero(tangent_aval(lu.aval)), *int_zeros]
+    fnp = _fnp()
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    # P A = L U  =>  L^-1 P A' U^-1 = L^-1 L' + U' U^-1: its strictly lower part is L^-1 L'
+    # and its upper part U' U^-1. L is completed to m x m and U to n x n with identity
+    # blocks so that both solves are square.
+    x = fnp.take_along_axis(a_dot, permutation[..., :, None], axis=-2)
+    eye_m, eye_n = fnp.eye(m, dtype=lu.dtype), fnp.eye(n, dtype=lu.dtype)
+    lower = fnp.tril(lu[..., :, :k], -1)
+    lower = fnp.concatenate([lower, fnp.zeros((*lower.shape[:-1], m - k), lu.dtype)],
+                            axis=-1) + eye_m
+    upper = fnp.triu(lu[..., :k, :])
+    upper = fnp.concatenate([upper, fnp.zeros((*upper.shape[:-2], n - k, n), lu.dtype)],
+                            axis=-2) + fnp.where(fnp.arange(n) >= k, eye_n, 0).astype(lu.dtype)
+    lower = fnp.broadcast_to(lower, (*x.shape[:-2], m, m))
+    upper = fnp.broadcast_to(upper, (*x.shape[:-2], n, n))
+    solved = triangular_solve_p.bind(lower, x, left_side=True, lower=True, transpose_a=False,
+                                     conjugate_a=False, unit_diagonal=True)
+    both = triangular_solve_p.bind(upper, solved, left_side=False, lower=False,
+                                   transpose_a=False, conjugate_a=False, unit_diagonal=False)
+    lu_dot = fnp.matmul(lower, fnp.tril(both, -1)) + fnp.matmul(fnp.triu(both), upper)
+    return [lu, pivots, permutation], [lu_dot, *int_zeros]
+
+
+@lu_p.def_batch
+def _lu_batch(vals, dims):
+    (a,) = bdim_at_front(vals, dims)
+    return lu_p.bind(a), [0, 0, 0]
+
+
+@lu_p.def_lower
+def _lu_lower(ctx, a):
+    return lower_inline(ctx, _lu_ir(ctx.avals_in[0]), a)
+
+
+@functools.lru_cache(maxsize=64)
+def _lu_ir(aval):
+    return stage_flat(lambda a: list(_lu_composite(a)), [aval])
+
+
+def _lu_composite(a):
+    """``lu``'s kernel written with funcarray operations, for lowering: one elimination step
+    per column in a ``fori_loop``, each step a masked whole-matrix update (row swaps by
+    selecting with index masks), vectorised over the batch. O(min(m, n) m n) like the kernel,
+    and the same pivot choices (first maximum of the same measure)."""
+    fnp = _fnp()
+    from funcarray import lax
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    rows = fnp.arange(m)[:, None]
+    cols = fnp.arange(n)[None, :]
+    row_ids = fnp.arange(m)
+
+    def pick_row(x, index):  # x[..., index, :] for a per-batch index, by masking
+        return fnp.sum(fnp.where(rows == index[..., None, None], x, 0), axis=-2)
+
+    def step(j, carry):
+        lu, pivots, permutation = carry
+        column = fnp.sum(fnp.where(cols == j, lu, 0), axis=-1)
+        magnitude = (fnp.abs(column.real) + fnp.abs(column.imag)
+                     if np.dtype(column.dtype).kind == "c" else fnp.abs(column))
+        candidates = fnp.where(row_ids >= j, magnitude, -1)
+        # NaN must win as in NumPy's argmax (the first NaN): treat it as +inf.
+        candidates = fnp.where(fnp.isnan(candidates), fnp.inf, candidates)
+        p = fnp.argmax(candidates, axis=-1).astype(np.int32)
+        row_j = pick_row(lu, fnp.full(batch, j, np.int32))
+        row_p = pick_row(lu, p)
+        at_j, at_p = rows == j, rows == p[..., None, None]
+        lu = fnp.where(at_j, row_p[..., None, :], fnp.where(at_p, row_j[..., None, :], lu))
+        perm_j = fnp.sum(fnp.where(row_ids == j, permutation, 0), axis=-1)
+        perm_p = fnp.sum(fnp.where(row_ids == p[..., None], permutation, 0), axis=-1)
+        permutation = fnp.where(row_ids == j, perm_p[..., None],
+                                fnp.where(row_ids == p[..., None], perm_j[..., None],
+                                          permutation))
+        pivots = fnp.where(fnp.arange(k) == j, p[..., None], pivots)
+        pivot = fnp.sum(fnp.where(cols[0] == j, row_p, 0), axis=-1)
+        usable = pivot != 0
+        scale = fnp.where(usable, pivot, 1)[..., None]
+        column = fnp.sum(fnp.where(cols == j, lu, 0), axis=-1)
+        below = row_ids > j
+        multipliers = fnp.where(below & usable[..., None], column / scale, column)
+        lu = fnp.where(below[:, None] & (cols == j), multipliers[..., None], lu)
+        update = fnp.where(below, multipliers, 0)[..., None] * row_p[..., None, :]
+        lu = lu - fnp.where(cols > j, update, 0)
+        return lu, pivots, permutation
+
+    pivots = fnp.zeros((*batch, k), np.int32)
+    permutation = fnp.broadcast_to(fnp.arange(m, dtype=np.int32), (*batch, m))
+    return lax.fori_loop(0, k, step, (a, pivots, permutation))
