@@ -405,3 +405,53 @@ def test_errors_name_the_operation_and_the_fix():
         triangular_solve_p.bind(fnp.eye(2), fnp.ones((2, 2), dtype=fnp.float64),
                                 left_side=True, lower=True, transpose_a=False,
                                 conjugate_a=False, unit_diagonal=False)
+
+
+# --------------------------------------------------------------------------------------------
+# funcarray.scipy.linalg against jax.scipy.linalg
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_scipy_linalg_factor_and_solve_match_jax(dtype):
+    import jax.scipy.linalg as jsl
+
+    from funcarray.scipy import linalg as fsl
+    rng = np.random.default_rng(19)
+    a, s = _well_conditioned(rng, (2, 4, 4), dtype), _spd(rng, (2, 4, 4), dtype)
+    b, v = _random(rng, (2, 4, 3), dtype), _random(rng, (4,), dtype)
+    # (2-d operands here: jax's batched cho_solve/solve_triangular still read a (..., n, k) b
+    # by a deprecated rule; funcarray follows NumPy 2's, tested in test_solve_matches_jax)
+    a2, s2, b2 = a[0], s[0], b[0]
+    for lower in (False, True):
+        _close(fsl.cho_factor(fnp.asarray(s), lower=lower)[0],
+               jsl.cho_factor(s, lower=lower)[0], dtype, scale=10)
+        for rhs in (b2, v):
+            _close(fsl.cho_solve(fsl.cho_factor(fnp.asarray(s2), lower=lower),
+                                 fnp.asarray(rhs)),
+                   jsl.cho_solve(jsl.cho_factor(s2, lower=lower), rhs), dtype, scale=10)
+        _close(fsl.cholesky(fnp.asarray(s), lower=lower), jsl.cholesky(s, lower=lower), dtype,
+               scale=10)
+        for trans in (0, 1, 2, "T"):
+            for unit in (False, True):
+                _close(fsl.solve_triangular(fnp.asarray(a2), fnp.asarray(b2), trans=trans,
+                                            lower=lower, unit_diagonal=unit),
+                       jsl.solve_triangular(a2, b2, trans=trans, lower=lower,
+                                            unit_diagonal=unit), dtype, scale=10)
+    factors = jsl.lu_factor(a)
+    got = fsl.lu_factor(fnp.asarray(a))
+    _close(got, factors, dtype, scale=10)
+    for trans in (0, 1, 2):
+        _close(fsl.lu_solve(got, fnp.asarray(b), trans=trans), jsl.lu_solve(factors, b, trans),
+               dtype, scale=10)
+        first = (got[0][0], got[1][0])
+        _close(fsl.lu_solve(first, fnp.asarray(v), trans=trans),
+               jsl.lu_solve((factors[0][0], factors[1][0]), v, trans), dtype, scale=10)
+    for rect in (a[0], _random(rng, (5, 3), dtype), _random(rng, (3, 5), dtype)):
+        _close(fsl.lu(fnp.asarray(rect)), jsl.lu(rect), dtype, scale=10)
+        _close(fsl.lu(fnp.asarray(rect), permute_l=True), jsl.lu(rect, permute_l=True), dtype,
+               scale=10)
+    _close(fa.jit(fsl.solve, static_argnames="assume_a")(fnp.asarray(s2), fnp.asarray(b2),
+                                                         assume_a="pos"),
+           jsl.solve(s2, b2, assume_a="pos"), dtype, scale=10)
+    _close(fsl.det(fnp.asarray(a)), jsl.det(a), dtype, scale=100)
+    _close(fsl.inv(fnp.asarray(a)), jsl.inv(a), dtype, scale=100)

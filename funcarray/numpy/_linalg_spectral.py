@@ -1,5 +1,338 @@
-"""Spectral decompositions for ``funcarray.numpy.linalg`` (qr, eigh, svd): not yet."""
+"""Spectral decompositions for ``funcarray.numpy.linalg``: ``qr``, ``eigh``, ``svd`` and what
+is built on them (``eigvalsh``, ``svdvals``, ``matrix_rank``, ``pinv``, ``lstsq``, ``cond``).
+
+The factorisations are the primitives of ``funcarray/primitives/spectral.py``; the functions
+here check and promote their inputs (integers become floats, as in jax.numpy) and compose the
+rest from ordinary funcarray operations, so everything differentiates, vectorises and jits.
+Real float32/float64 matrices only: complex and half-precision inputs raise a TypeError.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.numpy import linalg
+    >>> linalg.eigvalsh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]]))
+    Array([1., 3.], dtype=float32)
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import NamedTuple
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._custom import custom_jvp
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
+from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
+
+__all__ = ["QRResult", "EighResult", "SVDResult", "qr", "eigh", "eigvalsh", "svd", "svdvals",
+           "matrix_rank", "pinv", "lstsq", "cond"]
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
+
+
+class EighResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+class SVDResult(NamedTuple):
+    U: object
+    S: object
+    Vh: object
+
+
+def _mT(x):
+    return _shape.swapaxes(x, -1, -2)
+
+
+def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2):
+    """``a`` as a float32/float64 array with at least ``min_ndim`` dimensions (integers and
+    bools promoted as jax.numpy does), or a clear error naming ``op``."""
+    a = asarray_arg(op, a)
+    if dtypes.is_complex(a.dtype):
+        raise op_type_error(op, f"complex matrices are not supported yet (got {a.dtype}); "
+                                f"decompose a real matrix (e.g. the real 2n x 2n embedding "
+                                f"[[re, -im], [im, re]]) instead")
+    a = convert(a, to_inexact_dtype(a.dtype))
+    if a.dtype not in (dtypes.float32, dtypes.float64):
+        raise op_type_error(op, f"{a.dtype} matrices are not supported; convert with "
+                                f"a.astype(fnp.float32) first")
+    if a.ndim < min_ndim:
+        raise op_value_error(op, f"expected an array of matrices (at least {min_ndim} "
+                                 f"dimensions, the last two the matrix), got shape {a.shape}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise op_value_error(op, f"expected square matrices (the last two dimensions equal), "
+                                 f"got shape {a.shape}")
+    return a
+
+
+def qr(a, mode: str = "reduced"):
+    """QR decomposition ``a = Q @ R`` (jax.numpy.linalg.qr): ``mode`` is ``"reduced"``
+    (``Q`` is ``(..., m, k)``, ``k = min(m, n)``), ``"complete"`` (``Q`` square) or ``"r"``
+    (``R`` only).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> q, r = linalg.qr(fnp.asarray([[3.0, 1.0], [4.0, 2.0]]))
+        >>> fnp.allclose(q @ r, fnp.asarray([[3.0, 1.0], [4.0, 2.0]])).item()
+        True
+    """
+    if mode not in ("reduced", "complete", "r"):
+        hint = " ('raw' is not supported)" if mode == "raw" else ""
+        raise op_value_error("qr", f"mode must be 'reduced', 'complete' or 'r', got "
+                                   f"{mode!r}{hint}")
+    a = _float_matrix("qr", a)
+    q, r = qr_p.bind(a, full_matrices=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _symmetrize(a):
+    return (a + _mT(a)) / 2
+
+
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices
+    (jax.numpy.linalg.eigh). ``UPLO`` ("L", the default, or "U") is the triangle read when
+    ``symmetrize_input`` is False; by default ``(a + a.T) / 2`` is decomposed, which gives
+    symmetric gradients.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> w, v = linalg.eigh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]]))
+        >>> w
+        Array([1., 3.], dtype=float32)
+    """
+    if UPLO not in (None, "L", "U"):
+        raise op_value_error("eigh", f"UPLO must be None, 'L' or 'U', got {UPLO!r}")
+    a = _float_matrix("eigh", a, square=True)
+    if symmetrize_input:
+        a = _symmetrize(a)
+    v, w = eigh_p.bind(a, lower=UPLO != "U")
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
+    """Eigenvalues of symmetric matrices, ascending (jax.numpy.linalg.eigvalsh).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.eigvalsh(fnp.asarray([[1.0, 0.0], [0.0, -1.0]]))
+        Array([-1.,  1.], dtype=float32)
+    """
+    return eigh(a, UPLO, symmetrize_input=symmetrize_input).eigenvalues
+
+
+def _hermitian_svd(a, compute_uv: bool):
+    """The SVD of a symmetric matrix from its eigendecomposition: ``s = |w|``, the left
+    vectors are the eigenvectors and the right ones carry the eigenvalues' signs."""
+    w, v = eigh(a)
+    order = _indexing.argsort(-_elementwise.abs(w), axis=-1)
+    w = _indexing.take_along_axis(w, order, axis=-1)
+    s = _elementwise.abs(w)
+    if not compute_uv:
+        return s
+    u = _indexing.take_along_axis(v, order[..., None, :], axis=-1)
+    signs = _elementwise.where(w < 0, -1, 1).astype(a.dtype)
+    return SVDResult(u, s, _mT(u * signs[..., None, :]))
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """Singular value decomposition ``a = U @ diag(S) @ Vh`` (jax.numpy.linalg.svd),
+    singular values descending; ``S`` only when ``compute_uv`` is False. ``hermitian``
+    computes it from ``eigh`` (the matrix must then be square and is symmetrised).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.svd(fnp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+        Array([4., 3.], dtype=float32)
+    """
+    a = _float_matrix("svd", a, square=hermitian)
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
+    outs = svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+    if not compute_uv:
+        return outs[0]
+    s, u, vh = outs
+    return SVDResult(u, s, vh)
+
+
+def svdvals(x, /):
+    """Singular values, descending (jax.numpy.linalg.svdvals).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.svdvals(fnp.asarray([[0.0, 2.0], [1.0, 0.0]]))
+        Array([2., 1.], dtype=float32)
+    """
+    return svd(x, compute_uv=False)
+
+
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+    """The number of singular values above ``rtol * max(S)`` (jax.numpy.linalg.matrix_rank;
+    the default ``rtol`` is ``max(m, n) * eps``; ``tol`` is its older name).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.matrix_rank(fnp.asarray([[1.0, 2.0], [2.0, 4.0]]))
+        Array(1, dtype=int32)
+    """
+    if tol is not None:
+        if rtol is not None:
+            raise op_value_error("matrix_rank", "give only one of tol and rtol")
+        rtol = tol
+    M = _float_matrix("matrix_rank", M, min_ndim=0)
+    if M.ndim < 2:  # a vector or scalar has rank 1 unless it is all zeros (as NumPy)
+        return _reductions.any(M != 0).astype(np.int32)
+    s = svd(M, compute_uv=False, hermitian=hermitian)
+    if rtol is None:
+        cutoff = _reductions.max(s, axis=-1) * (max(M.shape[-2:]) * _eps(s.dtype))
+    else:
+        cutoff = asarray_arg("matrix_rank", rtol)
+    return _reductions.sum(s > _shape.expand_dims(cutoff, -1), axis=-1).astype(np.int32)
+
+
+def _eps(dtype) -> float:
+    return float(np.finfo(np.dtype(dtype)).eps)
+
+
+def _pinv_impl(a, rtol, hermitian):
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return _creation.zeros((*a.shape[:-2], n, m), a.dtype)
+    if rtol is None:
+        rtol = 10.0 * max(m, n) * _eps(a.dtype)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+    rtol = asarray_arg("pinv", rtol).astype(s.dtype)
+    cutoff = _shape.expand_dims(rtol, -1) * s[..., :1]
+    # Singular values at or below the cutoff count as zero: 1/inf drops their directions.
+    s = _elementwise.where(s > cutoff, s, np.inf)
+    return _linalg.matmul(_mT(vh), _mT(u) / s[..., :, None])
+
+
+def _pinv_primal(a, rtol, hermitian):
+    return _pinv_impl(a, rtol, hermitian)
+
+
+_pinv = custom_jvp(_pinv_primal, nondiff_argnums=(1, 2))
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+    # Golub & Pereyra (1973): the derivative of the pseudo-inverse, valid at constant rank,
+    # so unlike the SVD's it needs no distinct singular values.
+    (a,), (da,) = primals, tangents
+    p = _pinv(a, rtol, hermitian)
+    if hermitian:
+        a, da = _symmetrize(a), _symmetrize(da)
+    mm = _linalg.matmul
+    pp_t = mm(p, _mT(p))
+    pt_p = mm(_mT(p), p)
+    dp = (-mm(mm(p, da), p) + mm(pp_t, _mT(da)) - mm(mm(pp_t, _mT(da)), mm(a, p))
+          + mm(_mT(da), pt_p) - mm(mm(p, a), mm(_mT(da), pt_p)))
+    return p, dp
+
+
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """Moore-Penrose pseudo-inverse from the SVD (jax.numpy.linalg.pinv): singular values
+    at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.pinv(fnp.asarray([[2.0, 0.0], [0.0, 0.0]]))
+        Array([[0.5, 0. ],
+               [0. , 0. ]], dtype=float32)
+    """
+    if rcond is not None:
+        if rtol is not None:
+            raise op_value_error("pinv", "give only one of rtol and rcond")
+        rtol = rcond
+    a = _float_matrix("pinv", a, square=hermitian)
+    if rtol is not None and not isinstance(rtol, (int, float)):
+        rtol = asarray_arg("pinv", rtol)
+    return _pinv(a, rtol, bool(hermitian))
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """Least-squares solution of ``a @ x = b`` from the SVD (jax.numpy.linalg.lstsq):
+    returns ``(x, residuals, rank, s)``; singular values below ``rcond * max(S)`` (default
+    ``max(m, n) * eps``) count as zero. ``residuals`` (squared norms of ``b - a @ x`` per
+    column) are always computed unless ``numpy_resid`` asks for NumPy's empty ones when the
+    rank is deficient or ``m <= n``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> a = fnp.asarray([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+        >>> x, resid, rank, s = linalg.lstsq(a, fnp.asarray([1.0, 2.0, 3.0]))
+        >>> x, resid, rank
+        (Array([1., 2.], dtype=float32), Array([9.], dtype=float32), Array(2, dtype=int32))
+    """
+    a = _float_matrix("lstsq", a)
+    b = asarray_arg("lstsq", b)
+    if a.ndim != 2:
+        raise op_value_error("lstsq", f"a must be one matrix (2 dimensions), got shape "
+                                      f"{a.shape}; use vmap for a batch")
+    if b.ndim not in (1, 2):
+        raise op_value_error("lstsq", f"b must be a vector or a matrix, got shape {b.shape}")
+    if b.shape[0] != a.shape[0]:
+        raise op_value_error("lstsq", f"a and b must have the same number of rows, got "
+                                      f"shapes {a.shape} and {b.shape}")
+    dtype = dtypes.result_type(a, b)
+    a, b = a.astype(dtype), _float_matrix("lstsq", b, min_ndim=1).astype(dtype)
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    m, n = a.shape
+    if a.size == 0:
+        s = _creation.zeros((0,), dtype)
+        rank = _creation.asarray(0, np.int32)
+        x = _creation.zeros((n, b.shape[1]), dtype)
+    else:
+        eps = _eps(dtype)
+        cutoff = eps * max(m, n) if rcond is None else _elementwise.where(
+            asarray_arg("lstsq", rcond) < 0, eps, rcond)
+        u, s, vh = svd(a, full_matrices=False)
+        keep = (s > 0) & (s >= _creation.asarray(cutoff).astype(dtype) * s[0])
+        rank = _reductions.sum(keep).astype(np.int32)
+        s_inv = _elementwise.where(keep, 1 / _elementwise.where(keep, s, 1), 0)
+        x = _linalg.matmul(_mT(vh), s_inv[:, None] * _linalg.matmul(_mT(u), b))
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = _creation.zeros((0,), dtype)
+    else:
+        r = b - _linalg.matmul(a, x)
+        resid = _reductions.sum(r * r, axis=0)
+    if vector:
+        x = x[:, 0]
+    return x, resid, rank, s
+
+
+def cond(x, p=None):
+    """Condition number in the 2-norm, ``max(S) / min(S)`` (jax.numpy.linalg.cond; ``p``
+    may be None, 2 or -2 (``min(S) / max(S)``)).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.numpy import linalg
+        >>> linalg.cond(fnp.asarray([[4.0, 0.0], [0.0, 0.5]]))
+        Array(8., dtype=float32)
+    """
+    if p not in (None, 2, -2):
+        raise op_value_error("cond", f"only p=None, 2 or -2 are supported, got p={p!r}; "
+                                     f"for other norms use norm(x, p) * norm(inv(x), p)")
+    x = _float_matrix("cond", x)
+    if x.shape[-1] == 0 or x.shape[-2] == 0:
+        raise op_value_error("cond", f"the matrices must not be empty, got shape {x.shape}")
+    s = svd(x, compute_uv=False)
+    return s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]

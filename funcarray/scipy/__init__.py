@@ -1,4 +1,4 @@
-"""``funcarray.scipy``: SciPy-style functions (JAX's ``jax.scipy``), for now ``special``.
+"""``funcarray.scipy``: SciPy-style functions (JAX's ``jax.scipy``): ``special``, ``linalg``.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -7,6 +7,7 @@ Example:
     Array([0.], dtype=float32)
 """
 
+from funcarray.scipy import linalg as linalg
 from funcarray.scipy import special as special
 
-__all__ = ["special"]
+__all__ = ["linalg", "special"]

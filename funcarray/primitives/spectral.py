@@ -1,0 +1,507 @@
+"""Spectral decompositions: ``qr``, ``eigh`` and ``svd`` (multiple-results primitives).
+
+Contract (operands are real float32/float64 arrays of shape ``(..., m, n)``; every leading
+dimension is a batch dimension, as in NumPy; ``funcarray.numpy.linalg`` promotes integers to
+floats and checks shapes first, so a direct ``bind`` of anything else raises a TypeError):
+
+* ``qr(a, *, full_matrices) -> [q, r]``: ``a = q @ r``, ``q`` with orthonormal columns and
+  ``r`` upper triangular. With ``k = min(m, n)``: ``q`` is ``(..., m, k)`` and ``r``
+  ``(..., k, n)``, or ``(..., m, m)`` and ``(..., m, n)`` when ``full_matrices``. Signs follow
+  LAPACK's Householder convention (``r[j, j] = -sign(alpha) * norm``).
+* ``eigh(a, *, lower) -> [v, w]``: the symmetric matrix whose lower (``lower=True``) or upper
+  triangle is ``a``'s: ``a = v @ diag(w) @ v.T``, eigenvalues ``w`` ascending.
+* ``svd(a, *, full_matrices, compute_uv) -> [s, u, vh]`` (``[s]`` without ``compute_uv``):
+  ``a = u[..., :k] @ diag(s) @ vh[..., :k, :]``, singular values descending.
+
+The signs of eigenvectors and singular vectors are not specified (LAPACK's on the eager path).
+
+Transformation rules:
+
+* jvp: the standard formulas (they treat the tangent of ``eigh``'s operand as symmetric, as
+  JAX does; ``funcarray.numpy.linalg.eigh`` symmetrises its input). ``qr``'s needs ``m >= n``
+  and no extra columns (``full_matrices`` only when square); ``svd``'s singular vectors need
+  ``full_matrices=False`` unless square. The formulas are written with primitives, so they
+  differentiate again (Hessians). Repeated eigenvalues or singular values have no derivative
+  for their vectors (the formulas then give inf/nan, as JAX's do).
+* batching: every operand takes leading batch dimensions, so the batch axis moves to the
+  front.
+* lowering: StableHLO has no such operations, and the runtime's custom calls are backend
+  specific, so each primitive lowers to a composite algorithm staged with funcarray's own
+  operations and inlined: Householder QR, parallel-order (round-robin) two-sided Jacobi for
+  ``eigh`` and one-sided (Hestenes) Jacobi for ``svd``, whose left singular vectors are
+  completed by a Householder QR of ``a @ v``. Jacobi sweeps run until the off-diagonal part is
+  at rounding level (at most ``_MAX_SWEEPS``).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> v, w = eigh_p.bind(fnp.asarray([[2.0, 1.0], [1.0, 2.0]]), lower=True)
+    >>> w
+    Array([1., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from funcarray.lowering.stablehlo import lower_inline
+from funcarray.primitives._define import wrap_kernel
+from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import Zero, tangent_aval
+from funcarray.transforms.staging import stage_flat
+from funcarray.transforms.vmap import move_to_front
+
+__all__ = ["qr_p", "eigh_p", "svd_p"]
+
+# Jacobi converges quadratically: float64 needs ~6-10 sweeps; the cap only stops a stall.
+_MAX_SWEEPS = 40
+_SUPPORTED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# --------------------------------------------------------------------------------------------
+# Shape rules
+# --------------------------------------------------------------------------------------------
+
+def _check_matrix(name: str, aval, *, square: bool = False):
+    """Reject what the kernels cannot take, naming the primitive, the operand and the fix."""
+    if aval.ndim < 2:
+        raise TypeError(f"{name}: expected an array of matrices (ndim >= 2), got "
+                        f"{aval.str_short()}")
+    if square and aval.shape[-1] != aval.shape[-2]:
+        raise TypeError(f"{name}: expected square matrices, got {aval.str_short()}")
+    if np.dtype(aval.dtype) not in _SUPPORTED:
+        raise TypeError(f"{name}: expected float32 or float64 matrices, got "
+                        f"{aval.str_short()}; convert with .astype(float32/float64) first "
+                        f"(complex and half-precision matrices are not supported)")
+
+
+def _qr_shapes(shape, full_matrices):
+    *batch, m, n = shape
+    k = m if full_matrices else min(m, n)
+    return (*batch, m, k), (*batch, k, n)
+
+
+def _svd_shapes(shape, full_matrices):
+    *batch, m, n = shape
+    k = min(m, n)
+    u_cols, vh_rows = (m, n) if full_matrices else (k, k)
+    return (*batch, k), (*batch, m, u_cols), (*batch, vh_rows, n)
+
+
+qr_p = Primitive("qr", multiple_results=True)
+eigh_p = Primitive("eigh", multiple_results=True)
+svd_p = Primitive("svd", multiple_results=True)
+
+
+@qr_p.def_abstract_eval
+def _qr_abstract_eval(a, *, full_matrices):
+    _check_matrix("qr", a)
+    q_shape, r_shape = _qr_shapes(a.shape, full_matrices)
+    return [ShapedArray(q_shape, a.dtype), ShapedArray(r_shape, a.dtype)]
+
+
+@eigh_p.def_abstract_eval
+def _eigh_abstract_eval(a, *, lower):
+    _check_matrix("eigh", a, square=True)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+
+
+@svd_p.def_abstract_eval
+def _svd_abstract_eval(a, *, full_matrices, compute_uv):
+    _check_matrix("svd", a)
+    s_shape, u_shape, vh_shape = _svd_shapes(a.shape, full_matrices)
+    if not compute_uv:
+        return [ShapedArray(s_shape, a.dtype)]
+    return [ShapedArray(s, a.dtype) for s in (s_shape, u_shape, vh_shape)]
+
+
+# --------------------------------------------------------------------------------------------
+# Eager kernels (LAPACK through NumPy; they take leading batch dimensions)
+# --------------------------------------------------------------------------------------------
+
+def _qr_kernel(a, *, full_matrices):
+    q, r = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+    return [q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)]
+
+
+def _eigh_kernel(a, *, lower):
+    w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
+    return [v.astype(a.dtype, copy=False), w.astype(a.dtype, copy=False)]
+
+
+def _svd_kernel(a, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return [np.linalg.svd(a, compute_uv=False).astype(a.dtype, copy=False)]
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return [x.astype(a.dtype, copy=False) for x in (s, u, vh)]
+
+
+def _checked(prim, kernel):
+    """The eager impl: the shape rule first (a clear error instead of LAPACK's), then NumPy."""
+    run = wrap_kernel(kernel, multiple_results=True)
+
+    def impl(a, **params):
+        prim.abstract_eval(a.aval, **params)
+        return run(a, **params)
+
+    return impl
+
+
+qr_p.kernel, eigh_p.kernel, svd_p.kernel = _qr_kernel, _eigh_kernel, _svd_kernel
+qr_p.impl = _checked(qr_p, _qr_kernel)
+eigh_p.impl = _checked(eigh_p, _eigh_kernel)
+svd_p.impl = _checked(svd_p, _svd_kernel)
+
+
+# --------------------------------------------------------------------------------------------
+# Batching: every leading dimension is a batch dimension already
+# --------------------------------------------------------------------------------------------
+
+def _front_batch_rule(prim):
+    def rule(vals, dims, **params):
+        (a,), (d,) = vals, dims
+        outs = prim.bind(move_to_front(a, d, a.shape[d]), **params)
+        return outs, [0] * len(outs)
+
+    return rule
+
+
+qr_p.batch_rule = _front_batch_rule(qr_p)
+eigh_p.batch_rule = _front_batch_rule(eigh_p)
+svd_p.batch_rule = _front_batch_rule(svd_p)
+
+
+# --------------------------------------------------------------------------------------------
+# JVP rules (written with funcarray.numpy, imported late: it imports this module's users)
+# --------------------------------------------------------------------------------------------
+
+def _mT(x):
+    import funcarray.numpy as fnp
+    return fnp.swapaxes(x, -1, -2)
+
+
+def _solve_upper_right(b, r):
+    """``b @ inv(r)`` for upper-triangular ``r`` (..., n, n), by forward substitution over
+    columns: column j of x only needs columns < j, which are done when it is reached."""
+    import funcarray.numpy as fnp
+    from funcarray import lax
+    n = r.shape[-1]
+    cols = fnp.arange(n)
+
+    def step(j, x):
+        e = (cols == j).astype(r.dtype)
+        r_col = fnp.matmul(r, e)  # r[..., :, j]
+        pivot = fnp.sum(r_col * e, axis=-1, keepdims=True)
+        done = fnp.matmul(x, r_col[..., None])[..., 0]  # only columns < j are nonzero
+        x_col = (fnp.matmul(b, e) - done) / pivot
+        return x + x_col[..., :, None] * e
+
+    return lax.fori_loop(0, n, step, fnp.zeros_like(b))
+
+
+@qr_p.def_jvp
+def _qr_jvp(primals, tangents, *, full_matrices):
+    (a,), (da,) = primals, tangents
+    q, r = qr_p.bind(a, full_matrices=full_matrices)
+    if type(da) is Zero:
+        return [q, r], [Zero(tangent_aval(q.aval)), Zero(tangent_aval(r.aval))]
+    m, n = a.shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError(
+            f"qr: the derivative needs a matrix with at least as many rows as columns (and "
+            f"full_matrices only when square), got shape {a.shape} with "
+            f"full_matrices={full_matrices}; use mode='reduced' on a tall matrix, or transpose")
+    import funcarray.numpy as fnp
+    da_rinv = _solve_upper_right(da, r)
+    qt_da_rinv = fnp.matmul(_mT(q), da_rinv)
+    low = fnp.tril(qt_da_rinv, -1)
+    skew = low - _mT(low)  # q.T @ dq: skew-symmetric, as q.T @ q = I
+    dq = fnp.matmul(q, skew - qt_da_rinv) + da_rinv
+    dr = fnp.matmul(qt_da_rinv - skew, r)
+    return [q, r], [dq, dr]
+
+
+def _inverse_gaps(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal and 0 on it."""
+    import funcarray.numpy as fnp
+    eye = fnp.eye(w.shape[-1], dtype=w.dtype)
+    return 1 / (w[..., None, :] - w[..., :, None] + eye) - eye
+
+
+@eigh_p.def_jvp
+def _eigh_jvp(primals, tangents, *, lower):
+    (a,), (da,) = primals, tangents
+    v, w = eigh_p.bind(a, lower=lower)
+    if type(da) is Zero:
+        return [v, w], [Zero(tangent_aval(v.aval)), Zero(tangent_aval(w.aval))]
+    import funcarray.numpy as fnp
+    vt_da_v = fnp.matmul(_mT(v), fnp.matmul(da, v))
+    dw = fnp.diagonal(vt_da_v, axis1=-2, axis2=-1)
+    dv = fnp.matmul(v, _inverse_gaps(w) * vt_da_v)
+    return [v, w], [dv, dw]
+
+
+def _safe_reciprocal(x):
+    """``1 / x``, with 0 where ``x`` is 0 (a zero singular value has no direction to move)."""
+    import funcarray.numpy as fnp
+    zero = x == 0
+    return fnp.where(zero, 0, 1 / fnp.where(zero, 1, x))
+
+
+@svd_p.def_jvp
+def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
+    (a,), (da,) = primals, tangents
+    outs = svd_p.bind(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if type(da) is Zero:
+        return outs, [Zero(tangent_aval(o.aval)) for o in outs]
+    m, n = a.shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise NotImplementedError(
+            f"svd: the derivative of the singular vectors of a non-square matrix (shape "
+            f"{a.shape}) needs full_matrices=False")
+    import funcarray.numpy as fnp
+    s, u, vh = outs if compute_uv and not full_matrices else svd_p.bind(
+        a, full_matrices=False, compute_uv=True)
+    v = _mT(vh)
+    ds_mat = fnp.matmul(_mT(u), fnp.matmul(da, v))  # u.T da v: (..., k, k)
+    ds = fnp.diagonal(ds_mat, axis1=-2, axis2=-1)
+    if not compute_uv:
+        return outs, [ds]
+    s_row = s[..., None, :]
+    s_col = s[..., :, None]
+    eye = fnp.eye(s.shape[-1], dtype=s.dtype)
+    # F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it.
+    gaps = 1 / ((s_row + s_col) * (s_row - s_col) + eye) - eye
+    ds_s = ds_mat * s_row  # ds_mat @ diag(s)
+    s_ds = s_col * ds_mat  # diag(s) @ ds_mat
+    du = fnp.matmul(u, gaps * (ds_s + _mT(ds_s)))
+    dv = fnp.matmul(v, gaps * (s_ds + _mT(s_ds)))
+    inv_s = _safe_reciprocal(s)
+    if m > n:  # the part of da's columns outside span(u)
+        da_v = fnp.matmul(da, v)
+        du = du + (da_v - fnp.matmul(u, fnp.matmul(_mT(u), da_v))) * inv_s[..., None, :]
+    if n > m:
+        dat_u = fnp.matmul(_mT(da), u)
+        dv = dv + (dat_u - fnp.matmul(v, fnp.matmul(vh, dat_u))) * inv_s[..., None, :]
+    return outs, [ds, du, _mT(dv)]
+
+
+# --------------------------------------------------------------------------------------------
+# Lowering: composite algorithms, staged once per signature and inlined
+# --------------------------------------------------------------------------------------------
+
+def _eps(dtype) -> float:
+    return float(np.finfo(np.dtype(dtype)).eps)
+
+
+def _householder_qr(a, full_matrices: bool):
+    """Householder QR with LAPACK's sign convention (dgeqrf + dorgqr): ``(q, r)``."""
+    import funcarray.numpy as fnp
+    from funcarray import lax
+    m, n = a.shape[-2:]
+    rows, cols = fnp.arange(m), fnp.arange(n)
+    q0 = fnp.broadcast_to(fnp.eye(m, dtype=a.dtype), (*a.shape[:-2], m, m))
+
+    def step(j, carry):
+        q, r = carry
+        x = fnp.sum(fnp.where(cols == j, r, 0), axis=-1)  # column j: (..., m)
+        alpha = fnp.sum(fnp.where(rows == j, x, 0), axis=-1)
+        below = fnp.where(rows > j, x, 0)
+        sigma = fnp.sqrt(fnp.sum(below * below, axis=-1))
+        # No reflection when nothing sits below the diagonal (dlarfg's tau = 0).
+        reflect = sigma > 0
+        beta = -fnp.copysign(fnp.hypot(alpha, sigma), alpha)
+        tau = fnp.where(reflect, (beta - alpha) / fnp.where(reflect, beta, 1), 0)
+        scale = 1 / fnp.where(reflect, alpha - beta, 1)
+        v = fnp.where(rows == j, 1, below * scale[..., None])
+        tau = tau[..., None, None]
+        r = r - tau * v[..., :, None] * fnp.matmul(v[..., None, :], r)
+        q = q - tau * fnp.matmul(q, v[..., :, None]) * v[..., None, :]
+        return q, r
+
+    q, r = lax.fori_loop(0, min(m, n), step, (q0, a))
+    r = fnp.triu(r)  # the annihilated entries hold rounding noise
+    if not full_matrices:
+        k = min(m, n)
+        q, r = q[..., :, :k], r[..., :k, :]
+    return q, r
+
+
+@functools.cache
+def _round_robin(n: int):
+    """Index pairs ``(p, q)``, each ``(rounds, pairs)``, of the round-robin schedule: every
+    round rotates disjoint index pairs, and each pair meets once per sweep. An odd ``n`` gets
+    a dummy player ``n``, whose one-hot selector is zero (its rotations are the identity)."""
+    players = list(range(n + n % 2))
+    rounds = []
+    for _ in range(len(players) - 1):
+        half = len(players) // 2
+        rounds.append([(players[i], players[-1 - i]) for i in range(half)])
+        players = [players[0], players[-1], *players[1:-1]]
+    pairs = np.array(rounds, dtype=np.int32).reshape(len(rounds), -1, 2)
+    return pairs[..., 0], pairs[..., 1]
+
+
+def _jacobi_rotation(app, aqq, apq):
+    """``(c, s)`` such that ``J.T @ [[app, apq], [apq, aqq]] @ J`` is diagonal, with
+    ``J = [[c, s], [-s, c]]`` (the symmetric Schur decomposition, smaller angle)."""
+    import funcarray.numpy as fnp
+    nonzero = apq != 0
+    tau = (aqq - app) / (2 * fnp.where(nonzero, apq, 1))
+    t = fnp.where(tau >= 0, 1, -1) / (fnp.abs(tau) + fnp.hypot(1, tau))
+    t = fnp.where(nonzero, t, 0)
+    c = 1 / fnp.sqrt(1 + t * t)
+    return c, t * c
+
+
+def _round_matrix(p, q, c, s):
+    """The n x n rotation of one round: identity but for rows/columns p[k], q[k]."""
+    import funcarray.numpy as fnp
+    n = p.shape[-1]
+    pt, qt = fnp.swapaxes(p, 0, 1), fnp.swapaxes(q, 0, 1)
+
+    def spread(left, weights, right):  # left.T @ diag(weights) @ right, batched weights
+        return fnp.matmul(left * weights[..., None, :], right)
+
+    return (fnp.eye(n, dtype=c.dtype) + spread(pt, c - 1, p) + spread(qt, c - 1, q)
+            + spread(pt, s, q) - spread(qt, s, p))
+
+
+def _pick(select, x, other):
+    """``x[..., p_k, q_k]`` for the one-hot rows of ``select`` and ``other``."""
+    import funcarray.numpy as fnp
+    return fnp.sum(fnp.matmul(select, x) * other, axis=-1)
+
+
+def _jacobi_sweeps(state, n, gram, apply, converged):
+    """Round-robin Jacobi sweeps until ``converged(state)`` (or ``_MAX_SWEEPS``)."""
+    import funcarray.numpy as fnp
+    from funcarray import lax
+    # Small integer tables, made one-hot per round: dense selectors would be O(n^3)
+    # constants in the module text, and XLA's compile time grows with them.
+    p_all, q_all = (fnp.asarray(t) for t in _round_robin(n))
+    players = fnp.arange(n, dtype=np.int32)
+    dtype = state[0].dtype
+
+    def one_round(i, state):
+        p, q = ((lax.dynamic_index_in_dim(t, i, 0, keepdims=False)[:, None] == players)
+                .astype(dtype) for t in (p_all, q_all))
+        g = gram(state)
+        c, s = _jacobi_rotation(_pick(p, g, p), _pick(q, g, q), _pick(p, g, q))
+        return apply(state, _round_matrix(p, q, c, s))
+
+    def sweep(carry):
+        count, state = carry
+        return count + 1, lax.fori_loop(0, p_all.shape[0], one_round, state)
+
+    def keep_going(carry):
+        count, state = carry
+        return (count < _MAX_SWEEPS) & ~converged(state)
+
+    return lax.while_loop(keep_going, sweep, (fnp.asarray(0, np.int32), state))[1]
+
+
+def _ascending(values, vectors):
+    """Eigenvalues ascending (LAPACK's order), with their eigenvector columns."""
+    import funcarray.numpy as fnp
+    order = fnp.argsort(values, axis=-1)
+    return (fnp.take_along_axis(values, order, axis=-1),
+            fnp.take_along_axis(vectors, order[..., None, :], axis=-1))
+
+
+def _jacobi_eigh(a, lower: bool):
+    """Two-sided Jacobi: rotate ``a`` to diagonal form, accumulating the rotations."""
+    import funcarray.numpy as fnp
+    n = a.shape[-1]
+    tri = fnp.tril(a) if lower else fnp.triu(a)
+    sym = tri + _mT(fnp.tril(a, -1) if lower else fnp.triu(a, 1))
+    eye = fnp.eye(n, dtype=a.dtype)
+    vecs = fnp.broadcast_to(eye, a.shape)
+    if n > 1:
+        tol = _eps(a.dtype) * n
+
+        def converged(state):
+            mat = state[0]
+            off = fnp.sum((mat * (1 - eye)) ** 2, axis=(-2, -1))
+            return fnp.all(off <= (tol * tol) * fnp.sum(mat * mat, axis=(-2, -1)))
+
+        def apply(state, rot):
+            mat, vecs = state
+            mat = fnp.matmul(_mT(rot), fnp.matmul(mat, rot))
+            return (mat + _mT(mat)) / 2, fnp.matmul(vecs, rot)
+
+        sym, vecs = _jacobi_sweeps((sym, vecs), n, lambda state: state[0], apply, converged)
+    w, v = _ascending(fnp.diagonal(sym, axis1=-2, axis2=-1), vecs)
+    return v, w
+
+
+def _jacobi_svd_tall(a, full_matrices: bool, compute_uv: bool):
+    """One-sided Jacobi for ``m >= n``: rotate the columns of ``a`` until orthogonal."""
+    import funcarray.numpy as fnp
+    m, n = a.shape[-2:]
+    vecs = fnp.broadcast_to(fnp.eye(n, dtype=a.dtype), (*a.shape[:-2], n, n))
+    if n > 1:
+        tol = _eps(a.dtype) * m
+        eye = fnp.eye(n, dtype=a.dtype)
+
+        def gram(state):
+            return fnp.matmul(_mT(state[0]), state[0])
+
+        def converged(state):
+            g = gram(state)
+            norms = fnp.sqrt(fnp.diagonal(g, axis1=-2, axis2=-1))
+            scale = norms[..., :, None] * norms[..., None, :]
+            return fnp.all(fnp.abs(g) * (1 - eye) <= tol * scale)
+
+        def apply(state, rot):
+            return fnp.matmul(state[0], rot), fnp.matmul(state[1], rot)
+
+        a, vecs = _jacobi_sweeps((a, vecs), n, gram, apply, converged)
+    s = fnp.sqrt(fnp.sum(a * a, axis=-2))
+    order = fnp.argsort(-s, axis=-1)
+    s = fnp.take_along_axis(s, order, axis=-1)
+    v = fnp.take_along_axis(vecs, order[..., None, :], axis=-1)
+    if not compute_uv:
+        return [s]
+    # The rotated a (= a @ v) has orthogonal columns s_j u_j; QR normalises them and completes
+    # the basis (zero singular values, full_matrices) with orthonormal columns.
+    q, r = _householder_qr(fnp.take_along_axis(a, order[..., None, :], axis=-1), True)
+    signs = fnp.where(fnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(a.dtype)
+    u = fnp.concatenate([q[..., :, :n] * signs[..., None, :], q[..., :, n:]], axis=-1)
+    if not full_matrices:
+        u = u[..., :, :n]
+    return [s, u, _mT(v)]
+
+
+def _jacobi_svd(a, full_matrices: bool, compute_uv: bool):
+    """The SVD of any shape: a wide matrix is the transpose of a tall one."""
+    m, n = a.shape[-2:]
+    if m >= n:
+        return _jacobi_svd_tall(a, full_matrices, compute_uv)
+    outs = _jacobi_svd_tall(_mT(a), full_matrices, compute_uv)
+    if not compute_uv:
+        return outs
+    s, u, vh = outs  # a.T = u s vh, so a = vh.T s u.T
+    return [s, _mT(vh), _mT(u)]
+
+
+@functools.lru_cache(maxsize=256)
+def _composite_ir(name: str, aval, params: tuple):
+    composite = {"qr": lambda a, **p: list(_householder_qr(a, **p)),
+                 "eigh": lambda a, **p: list(_jacobi_eigh(a, **p)),
+                 "svd": _jacobi_svd}[name]
+    return stage_flat(lambda a: composite(a, **dict(params)), [aval])
+
+
+def _composite_lowering(name: str):
+    def lower(ctx, a, **params):
+        aval = ctx.avals_in[0]
+        return lower_inline(ctx, _composite_ir(name, aval, tuple(sorted(params.items()))), a)
+
+    return lower
+
+
+qr_p.lower_rule = _composite_lowering("qr")
+eigh_p.lower_rule = _composite_lowering("eigh")
+svd_p.lower_rule = _composite_lowering("svd")

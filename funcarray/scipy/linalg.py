@@ -1,0 +1,257 @@
+"""``funcarray.scipy.linalg``: jax.scipy.linalg's factor-and-solve functions.
+
+Built on the factorisation primitives (``funcarray.primitives.decompositions``) and on
+``funcarray.numpy.linalg``; SciPy's ``overwrite_*``/``check_finite`` arguments are accepted
+and ignored, as in JAX (arrays are immutable, and nothing is checked for finiteness).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.scipy import linalg
+    >>> c = linalg.cho_factor(fnp.asarray([[4.0, 2.0], [2.0, 5.0]]))
+    >>> linalg.cho_solve(c, fnp.asarray([4.0, 2.0]))
+    Array([1., 0.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary, op_value_error
+from funcarray.numpy import linalg as _np_linalg
+from funcarray.numpy._linalg_solve import _factorisable, _square
+from funcarray.primitives.decompositions import lu_p, triangular_solve_p
+
+__all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
+           "lu_solve", "solve", "inv", "det"]
+
+
+def _mT(x):
+    return fnp.swapaxes(x, -1, -2)
+
+
+def _solve_matrix(op: str, a, b):
+    """``a`` (n x n stack) and ``b`` promoted together; ``b`` as a (..., n, k) matrix and
+    whether it was a vector."""
+    dtype = fnp.result_type(a, b)
+    a = _square(op, _factorisable(op, a, _inexact(dtype)))
+    b = _factorisable(op, b, a.dtype)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if b.ndim < 1 or b.shape[0 if vector else -2] != n:
+        raise op_value_error(op, f"b must have {n} rows to match a {tuple(a.shape)}, got "
+                                 f"shape {tuple(b.shape)}")
+    b = b[:, None] if vector else b
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return (fnp.broadcast_to(a, (*batch, n, n)),
+            fnp.broadcast_to(b, (*batch, *b.shape[-2:])), vector)
+
+
+def _inexact(dtype):
+    return dtype if fnp.issubdtype(dtype, fnp.inexact) else (
+        fnp.float64 if np.dtype(dtype).itemsize == 8 else fnp.float32)
+
+
+def _trans_flags(op: str, trans):
+    flags = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
+             2: (True, True), "C": (True, True)}
+    if trans not in flags:
+        raise op_value_error(op, f"trans={trans!r} must be 0/'N', 1/'T' or 2/'C'")
+    return flags[trans]
+
+
+def _solve(a, b, *, lower, transpose, conjugate, unit_diagonal=False):
+    return triangular_solve_p.bind(a, b, left_side=True, lower=lower, transpose_a=transpose,
+                                   conjugate_a=conjugate, unit_diagonal=unit_diagonal)
+
+
+@api_boundary
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     debug=None, check_finite=True):
+    """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0 ``a``, 1 ``a^T``, 2 ``a^H``);
+    only the triangle ``lower`` names is read.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import solve_triangular
+        >>> solve_triangular(fnp.asarray([[2.0, 0.0], [1.0, 1.0]]), fnp.asarray([2.0, 3.0]),
+        ...                  lower=True)
+        Array([1., 2.], dtype=float32)
+    """
+    op = "scipy.linalg.solve_triangular"
+    transpose, conjugate = _trans_flags(op, trans)
+    a, b, vector = _solve_matrix(op, a, b)
+    x = _solve(a, b, lower=lower, transpose=transpose, conjugate=conjugate,
+               unit_diagonal=unit_diagonal)
+    return x[..., 0] if vector else x
+
+
+@api_boundary
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor: upper ``U`` with ``a = U^H U`` (SciPy's default), or lower.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import cholesky
+        >>> cholesky(fnp.asarray([[4.0, 2.0], [2.0, 5.0]]))
+        Array([[2., 1.],
+               [0., 2.]], dtype=float32)
+    """
+    return _np_linalg.cholesky(a, upper=not lower)
+
+
+@api_boundary
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """``(c, lower)`` for ``cho_solve``: the Cholesky factor and which triangle it is in.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import cho_factor
+        >>> cho_factor(fnp.asarray([[4.0, 0.0], [0.0, 9.0]]), lower=True)[0]
+        Array([[2., 0.],
+               [0., 3.]], dtype=float32)
+    """
+    return _np_linalg.cholesky(a, upper=not lower), lower
+
+
+@api_boundary
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` from ``cho_factor(a)``: two triangular solves.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import cho_factor, cho_solve
+        >>> cho_solve(cho_factor(fnp.asarray([[4.0, 0.0], [0.0, 9.0]])), fnp.asarray([4.0, 9.0]))
+        Array([1., 1.], dtype=float32)
+    """
+    c, lower = c_and_lower
+    c, b, vector = _solve_matrix("scipy.linalg.cho_solve", c, b)
+    # a = L L^H: solve L y = b, then L^H x = y (with U = L^H: U^H y = b, then U x = y).
+    y = _solve(c, b, lower=lower, transpose=not lower, conjugate=not lower)
+    x = _solve(c, y, lower=lower, transpose=lower, conjugate=lower)
+    return x[..., 0] if vector else x
+
+
+@api_boundary
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, piv)``: the packed LU factors and 0-based pivots (LAPACK ``getrf``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import lu_factor
+        >>> lu_factor(fnp.asarray([[1.0, 2.0], [4.0, 4.0]]))[1]
+        Array([1, 1], dtype=int32)
+    """
+    a = _factorisable("scipy.linalg.lu_factor", a)
+    lu_, pivots, _ = lu_p.bind(a)
+    return lu_, pivots
+
+
+def _pivots_to_permutation(pivots, m: int):
+    """The row order that applying LAPACK's swaps (``pivots``) to ``range(m)`` produces."""
+    rows = fnp.arange(m, dtype=fnp.int32)
+    permutation = fnp.broadcast_to(rows, (*pivots.shape[:-1], m))
+    for j in range(pivots.shape[-1]):
+        p = pivots[..., j, None]
+        at_j = fnp.sum(fnp.where(rows == j, permutation, 0), axis=-1, keepdims=True)
+        at_p = fnp.sum(fnp.where(rows == p, permutation, 0), axis=-1, keepdims=True)
+        permutation = fnp.where(rows == j, at_p, fnp.where(rows == p, at_j, permutation))
+    return permutation
+
+
+@api_boundary
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solve ``op(a) x = b`` from ``lu_factor(a)`` (``trans``: 0 ``a``, 1 ``a^T``, 2 ``a^H``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import lu_factor, lu_solve
+        >>> lu_solve(lu_factor(fnp.asarray([[0.0, 2.0], [4.0, 0.0]])), fnp.asarray([2.0, 4.0]))
+        Array([1., 1.], dtype=float32)
+    """
+    op = "scipy.linalg.lu_solve"
+    transpose, conjugate = _trans_flags(op, trans)
+    lu_, pivots = lu_and_piv
+    lu_, b, vector = _solve_matrix(op, lu_, b)
+    permutation = _pivots_to_permutation(fnp.asarray(pivots), lu_.shape[-1])
+    if not transpose:  # P a = L U: x = U^-1 L^-1 P b
+        rows = fnp.take_along_axis(b, permutation[..., :, None], axis=-2)
+        y = _solve(lu_, rows, lower=True, transpose=False, conjugate=False, unit_diagonal=True)
+        x = _solve(lu_, y, lower=False, transpose=False, conjugate=False)
+    else:  # op(a) = op(U) op(L) P: x = P^T op(L)^-1 op(U)^-1 b
+        y = _solve(lu_, b, lower=False, transpose=True, conjugate=conjugate)
+        z = _solve(lu_, y, lower=True, transpose=True, conjugate=conjugate, unit_diagonal=True)
+        inverse = fnp.argsort(permutation, axis=-1)
+        x = fnp.take_along_axis(z, inverse[..., :, None], axis=-2)
+    return x[..., 0] if vector else x
+
+
+@api_boundary
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (``permute_l``: ``(p @ l, u)``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import lu
+        >>> p, l, u = lu(fnp.asarray([[1.0, 2.0], [4.0, 4.0]]))
+        >>> p @ l @ u
+        Array([[1., 2.],
+               [4., 4.]], dtype=float32)
+    """
+    a = _factorisable("scipy.linalg.lu", a)
+    lu_, _, permutation = lu_p.bind(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    lower = fnp.tril(lu_[..., :, :k], -1) + fnp.eye(m, k, dtype=a.dtype)
+    upper = fnp.triu(lu_[..., :k, :])
+    # p[permutation[i], i] = 1, so that p @ (l @ u) puts row i of l @ u back at permutation[i]
+    # (p is real even for complex a, as in JAX)
+    p = (permutation[..., None, :] == fnp.arange(m)[:, None]).astype(np.finfo(a.dtype).dtype)
+    return (fnp.matmul(p.astype(a.dtype), lower), upper) if permute_l else (p, lower, upper)
+
+
+@api_boundary
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
+          check_finite=True, assume_a="gen"):
+    """Solve ``a x = b``; ``assume_a`` may be 'gen' (LU), or 'sym'/'her'/'pos' (Cholesky for
+    'pos'; the others use LU, which is exact for them too).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import solve
+        >>> solve(fnp.asarray([[4.0, 0.0], [0.0, 2.0]]), fnp.asarray([4.0, 2.0]), assume_a="pos")
+        Array([1., 1.], dtype=float32)
+    """
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise op_value_error("scipy.linalg.solve", f"assume_a={assume_a!r} must be 'gen', "
+                                                   f"'sym', 'her' or 'pos'")
+    if assume_a == "pos":
+        return cho_solve(cho_factor(a, lower=lower), b)
+    return _np_linalg.solve(a, b)
+
+
+@api_boundary
+def inv(a, overwrite_a=False, check_finite=True):
+    """The inverse of a square matrix.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import inv
+        >>> inv(fnp.asarray([[2.0, 0.0], [0.0, 4.0]]))
+        Array([[0.5 , 0.  ],
+               [0.  , 0.25]], dtype=float32)
+    """
+    return _np_linalg.inv(a)
+
+
+@api_boundary
+def det(a, overwrite_a=False, check_finite=True):
+    """The determinant of a square matrix.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import det
+        >>> det(fnp.asarray([[0.0, 2.0], [4.0, 1.0]]))
+        Array(-8., dtype=float32)
+    """
+    return _np_linalg.det(a)
