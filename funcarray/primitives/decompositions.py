@@ -48,7 +48,7 @@ from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import bdim_at_front
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES", "checked_impl"]
 
 # LAPACK's (and XLA's) four types; funcarray.numpy.linalg promotes other inputs to these.
 FACTORISABLE_DTYPES = frozenset(np.dtype(d) for d in (dtypes.float32, dtypes.float64,
@@ -77,7 +77,7 @@ def _mT(x):
     return np.swapaxes(x, -1, -2)
 
 
-def _checked_impl(prim, impl):
+def checked_impl(prim, impl):
     """``impl`` after ``prim``'s abstract evaluation: eager calls skip it otherwise, and the
     kernels would quietly accept what jit rejects (mixed dtypes, integer matrices)."""
     def checked(*args, **params):
@@ -116,7 +116,7 @@ def _cholesky_abstract_eval(a):
     return ShapedArray(a.shape, a.dtype)
 
 
-cholesky_p.def_impl(_checked_impl(cholesky_p, wrap_kernel(_cholesky_kernel)))
+cholesky_p.def_impl(checked_impl(cholesky_p, wrap_kernel(_cholesky_kernel)))
 
 
 @cholesky_p.def_jvp
@@ -242,7 +242,7 @@ def _triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, conj
     return ShapedArray(b.shape, b.dtype)
 
 
-triangular_solve_p.def_impl(_checked_impl(triangular_solve_p,
+triangular_solve_p.def_impl(checked_impl(triangular_solve_p,
                                           wrap_kernel(_triangular_solve_kernel)))
 
 
@@ -359,7 +359,7 @@ def _lu_abstract_eval(a):
             ShapedArray((*batch, m), np.int32)]
 
 
-lu_p.def_impl(_checked_impl(lu_p, wrap_kernel(_lu_kernel, multiple_results=True)))
+lu_p.def_impl(checked_impl(lu_p, wrap_kernel(_lu_kernel, multiple_results=True)))
 
 
 @lu_p.def_jvp

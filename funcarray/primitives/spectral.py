@@ -47,6 +47,7 @@ import numpy as np
 
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.primitives._define import wrap_kernel
+from funcarray.primitives.decompositions import checked_impl, triangular_solve_p
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.staging import stage_flat
@@ -137,21 +138,10 @@ def _svd_kernel(a, *, full_matrices, compute_uv):
     return [x.astype(a.dtype, copy=False) for x in (s, u, vh)]
 
 
-def _checked(prim, kernel):
-    """The eager impl: the shape rule first (a clear error instead of LAPACK's), then NumPy."""
-    run = wrap_kernel(kernel, multiple_results=True)
-
-    def impl(a, **params):
-        prim.abstract_eval(a.aval, **params)
-        return run(a, **params)
-
-    return impl
-
-
 qr_p.kernel, eigh_p.kernel, svd_p.kernel = _qr_kernel, _eigh_kernel, _svd_kernel
-qr_p.impl = _checked(qr_p, _qr_kernel)
-eigh_p.impl = _checked(eigh_p, _eigh_kernel)
-svd_p.impl = _checked(svd_p, _svd_kernel)
+# (the shape rule first: a clear error instead of LAPACK's)
+for _prim in (qr_p, eigh_p, svd_p):
+    _prim.impl = checked_impl(_prim, wrap_kernel(_prim.kernel, multiple_results=True))
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,22 +172,9 @@ def _mT(x):
 
 
 def _solve_upper_right(b, r):
-    """``b @ inv(r)`` for upper-triangular ``r`` (..., n, n), by forward substitution over
-    columns: column j of x only needs columns < j, which are done when it is reached."""
-    import funcarray.numpy as fnp
-    from funcarray import lax
-    n = r.shape[-1]
-    cols = fnp.arange(n)
-
-    def step(j, x):
-        e = (cols == j).astype(r.dtype)
-        r_col = fnp.matmul(r, e)  # r[..., :, j]
-        pivot = fnp.sum(r_col * e, axis=-1, keepdims=True)
-        done = fnp.matmul(x, r_col[..., None])[..., 0]  # only columns < j are nonzero
-        x_col = (fnp.matmul(b, e) - done) / pivot
-        return x + x_col[..., :, None] * e
-
-    return lax.fori_loop(0, n, step, fnp.zeros_like(b))
+    """``b @ inv(r)`` for upper-triangular ``r`` (..., n, n): one triangular solve."""
+    return triangular_solve_p.bind(r, b, left_side=False, lower=False, transpose_a=False,
+                                   conjugate_a=False, unit_diagonal=False)
 
 
 @qr_p.def_jvp
