@@ -455,3 +455,34 @@ def test_scipy_linalg_factor_and_solve_match_jax(dtype):
            jsl.solve(s2, b2, assume_a="pos"), dtype, scale=10)
     _close(fsl.det(fnp.asarray(a)), jsl.det(a), dtype, scale=100)
     _close(fsl.inv(fnp.asarray(a)), jsl.inv(a), dtype, scale=100)
+
+
+# --------------------------------------------------------------------------------------------
+# funcarray.lax.linalg against jax.lax.linalg
+# --------------------------------------------------------------------------------------------
+
+def test_lax_linalg_wrappers_match_jax():
+    from funcarray.lax import linalg as fll
+    rng = np.random.default_rng(20)
+    a, s = _well_conditioned(rng, (2, 4, 4)), _spd(rng, (2, 4, 4))
+    tall = _random(rng, (5, 3))
+    _close(fll.cholesky(fnp.asarray(s)), jax.lax.linalg.cholesky(s))
+    _close(fll.triangular_solve(fnp.asarray(a), fnp.asarray(a[..., :2, :]), lower=True),
+           jax.lax.linalg.triangular_solve(a, a[..., :2, :], lower=True))
+    _close(fll.lu(fnp.asarray(a)), jax.lax.linalg.lu(a))
+    pivots = np.array([[2, 2, 3, 3], [0, 3, 2, 3]], np.int32)
+    _close(fll.lu_pivots_to_permutation(fnp.asarray(pivots), 5),
+           jax.lax.linalg.lu_pivots_to_permutation(pivots, 5))
+    for full in (True, False):
+        q, r = fll.qr(fnp.asarray(tall), full_matrices=full)
+        want_q, want_r = jax.lax.linalg.qr(tall, full_matrices=full)
+        assert q.shape == want_q.shape and r.shape == want_r.shape
+        _close(q @ r, want_q @ want_r)
+    v, w = fll.eigh(fnp.asarray(s))
+    _close(w, jax.lax.linalg.eigh(s)[1], scale=100)
+    _close(v @ (w[..., None] * np.swapaxes(np.asarray(v), -1, -2)), s, scale=100)
+    u, sv, vh = fll.svd(fnp.asarray(tall), full_matrices=False)
+    _close(sv, jax.lax.linalg.svd(tall, compute_uv=False), scale=100)
+    _close((u * sv) @ vh, tall, scale=100)
+    with pytest.raises(ValueError, match="lax.linalg.qr: pivoting=True is not supported"):
+        fll.qr(fnp.asarray(tall), pivoting=True)

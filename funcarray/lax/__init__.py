@@ -24,6 +24,7 @@ from funcarray.lax import (
     _ops_slicing,
     _ops_unary,
 )
+from funcarray.lax import linalg as linalg
 from funcarray.lax._branches import cond as cond
 from funcarray.lax._branches import switch as switch
 from funcarray.lax._control_flow import associative_scan as associative_scan

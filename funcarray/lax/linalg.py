@@ -1,0 +1,160 @@
+"""``funcarray.lax.linalg``: jax.lax.linalg's factorisations, the primitives themselves.
+
+Thin validated wrappers with JAX's signatures and output orders over the primitives in
+``funcarray.primitives.decompositions`` and ``funcarray.primitives.spectral``; no dtype
+promotion (jax.lax's strictness: pass float32/float64 or complex arrays; the functions of
+``funcarray.numpy.linalg`` promote for you).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.lax import linalg
+    >>> lu, pivots, permutation = linalg.lu(fnp.asarray([[1.0, 2.0], [4.0, 4.0]]))
+    >>> permutation
+    Array([1, 0], dtype=int32)
+"""
+
+from __future__ import annotations
+
+from funcarray._errors import api_boundary, op_value_error
+from funcarray.numpy import _util
+from funcarray.primitives.decompositions import cholesky_p, lu_p, triangular_solve_p
+from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
+
+__all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh",
+           "svd"]
+
+
+def _operand(op: str, x):
+    return _util.asarray_arg(op, x)
+
+
+@api_boundary
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor of Hermitian positive-definite matrices (NaN if not).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.cholesky(fnp.asarray([[4.0, 2.0], [2.0, 5.0]]))
+        Array([[2., 0.],
+               [1., 2.]], dtype=float32)
+    """
+    x = _operand("lax.linalg.cholesky", x)
+    if symmetrize_input:
+        x = (x + _adjoint(x)) / 2
+    return cholesky_p.bind(x)
+
+
+def _adjoint(x):
+    import funcarray.numpy as fnp
+    return fnp.conj(fnp.swapaxes(x, -1, -2))
+
+
+@api_boundary
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+    """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for triangular ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> a = fnp.asarray([[2.0, 0.0], [1.0, 1.0]])
+        >>> linalg.triangular_solve(a, fnp.asarray([[2.0], [3.0]]), left_side=True, lower=True)
+        Array([[1.],
+               [2.]], dtype=float32)
+    """
+    op = "lax.linalg.triangular_solve"
+    return triangular_solve_p.bind(_operand(op, a), _operand(op, b), left_side=left_side,
+                                   lower=lower, transpose_a=transpose_a,
+                                   conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+
+
+@api_boundary
+def lu(x):
+    """``(lu, pivots, permutation)``: LU with partial pivoting (LAPACK ``getrf``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.lu(fnp.asarray([[1.0, 2.0], [4.0, 4.0]]))[1]
+        Array([1, 1], dtype=int32)
+    """
+    return tuple(lu_p.bind(_operand("lax.linalg.lu", x)))
+
+
+@api_boundary
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The row order that LAPACK's row swaps ``pivots`` produce on ``range(permutation_size)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.lu_pivots_to_permutation(fnp.asarray([2, 2, 2], dtype=fnp.int32), 3)
+        Array([2, 0, 1], dtype=int32)
+    """
+    from funcarray.scipy.linalg import _pivots_to_permutation
+    pivots = _operand("lax.linalg.lu_pivots_to_permutation", pivots)
+    if pivots.shape[-1] > permutation_size:
+        raise op_value_error("lax.linalg.lu_pivots_to_permutation",
+                             f"{pivots.shape[-1]} pivots do not fit a permutation of size "
+                             f"{permutation_size}")
+    return _pivots_to_permutation(pivots, permutation_size)
+
+
+@api_boundary
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """``(q, r)`` with ``x = q @ r`` (``full_matrices``: q square, as jax.lax.linalg).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> q, r = linalg.qr(fnp.asarray([[3.0, 0.0], [4.0, 5.0]]))
+        >>> fnp.round(q @ r, 5)
+        Array([[3., 0.],
+               [4., 5.]], dtype=float32)
+    """
+    if pivoting:
+        raise op_value_error("lax.linalg.qr", "pivoting=True is not supported yet")
+    return tuple(qr_p.bind(_operand("lax.linalg.qr", x), full_matrices=full_matrices))
+
+
+@api_boundary
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index=None):
+    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of symmetric matrices.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.eigh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]]))[1]
+        Array([1., 3.], dtype=float32)
+    """
+    op = "lax.linalg.eigh"
+    if subset_by_index is not None:
+        raise op_value_error(op, "subset_by_index is not supported yet; slice the result")
+    x = _operand(op, x)
+    if symmetrize_input:
+        x = (x + _adjoint(x)) / 2
+    return tuple(eigh_p.bind(x, lower=lower))
+
+
+@api_boundary
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
+    """``(u, s, vh)`` (or ``s`` alone without ``compute_uv``), singular values descending.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.svd(fnp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
+        Array([4., 3.], dtype=float32)
+    """
+    op = "lax.linalg.svd"
+    if subset_by_index is not None:
+        raise op_value_error(op, "subset_by_index is not supported yet; slice the result")
+    outs = svd_p.bind(_operand(op, x), full_matrices=full_matrices, compute_uv=compute_uv)
+    if not compute_uv:
+        return outs[0]
+    s, u, vh = outs
+    return u, s, vh
