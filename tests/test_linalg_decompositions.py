@@ -121,8 +121,10 @@ def test_lu_matches_jax(dtype, shape):
 
 
 def test_lu_of_singular_and_zero_columns_matches_jax():
-    for a in (np.array([[0.0, 0, 1], [0, 0, 2], [1, 2, 3]]), np.zeros((3, 3)),
-              np.array([[1.0, 2], [2, 4]])):
+    singular = [np.array([[0.0, 0, 1], [0, 0, 2], [1, 2, 3]]), np.zeros((3, 3)),
+                np.array([[1.0, 2, 0], [2, 4, 0], [0, 0, 0]])]
+    # one matrix at a time (the kernel's single-matrix path) and stacked (its batch path)
+    for a in (*singular, np.stack(singular)):
         want = jax.lax.linalg.lu(a)
         for fn in _both(lu_p.bind):
             got = fn(fnp.asarray(a))

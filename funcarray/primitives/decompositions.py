@@ -322,9 +322,34 @@ def _pivot_magnitude(x):
     return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
 
 
+def _lu_single(a):
+    """``_lu_kernel`` for one matrix: basic slicing instead of the batch path's fancy
+    indexing (a 64 x 64 LU runs several times faster)."""
+    m, n = a.shape
+    lu = np.array(a, copy=True)
+    pivots = np.zeros(min(m, n), np.int32)
+    permutation = np.arange(m, dtype=np.int32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(min(m, n)):
+            p = j + int(np.argmax(_pivot_magnitude(lu[j:, j])))
+            pivots[j] = p
+            if p != j:
+                lu[[j, p]] = lu[[p, j]]
+                permutation[[j, p]] = permutation[[p, j]]
+            if lu[j, j] != 0:  # a zero column: LAPACK skips the step
+                lu[j + 1:, j] /= lu[j, j]
+            lu[j + 1:, j + 1:] -= lu[j + 1:, j, None] * lu[j, None, j + 1:]
+    return [lu, pivots, permutation]
+
+
 def _lu_kernel(a):
     m, n = a.shape[-2:]
     k = min(m, n)
+    if a.size == m * n and a.size:  # one matrix (whatever its batch axes of size 1)
+        lu, pivots, permutation = _lu_single(a.reshape(m, n))
+        batch_shape = a.shape[:-2]
+        return [lu.reshape(a.shape), pivots.reshape(*batch_shape, k),
+                permutation.reshape(*batch_shape, m)]
     lu = np.array(a.reshape(-1, m, n), copy=True)
     batch = np.arange(lu.shape[0])
     pivots = np.zeros((lu.shape[0], k), np.int32)
