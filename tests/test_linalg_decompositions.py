@@ -261,6 +261,11 @@ def test_slogdet_and_det_of_singular_and_complex_matrices():
         sign, logabsdet = fnp.linalg.slogdet(a)
         assert float(sign) == 0 and float(logabsdet) == -np.inf
         assert float(fnp.linalg.det(a)) == 0
+        # LAPACK raises on a singular matrix; funcarray falls back to its LU, as jax: no error
+        for fn in _both(fnp.linalg.inv):
+            assert not np.isfinite(np.asarray(fn(fnp.asarray(a)))).all()
+        for fn in _both(lambda a: fnp.linalg.solve(a, fnp.ones(2, a.dtype))):
+            assert not np.isfinite(np.asarray(fn(fnp.asarray(a)))).all()
     c = _random(np.random.default_rng(10), (2, 3, 3), np.complex128)
     for fn in _both(fnp.linalg.slogdet):
         _close(fn(fnp.asarray(c)), jnp.linalg.slogdet(c), np.complex128, scale=10)
