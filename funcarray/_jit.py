@@ -341,7 +341,7 @@ class Jitted:
 
         jdev = _compiled.runtime_device(self._target_device())
         start = time.perf_counter()
-        cache.lowered_text(entry.ir, entry.donated)
+        cache.lowered_text(entry.ir, entry.donated, jdev.platform)
         entry.lower_s = time.perf_counter() - start
         start = time.perf_counter()
         entry.exe = cache.compile_ir(entry.ir, device=jdev, donated=entry.donated)
@@ -649,7 +649,8 @@ class Lowered:
         """The StableHLO module (MLIR generic form) that XLA compiles."""
         from funcarray.lowering import cache
 
-        return cache.lowered_text(self._entry.ir, self._entry.donated)
+        platform = _compiled.runtime_device(self._jitted._target_device()).platform
+        return cache.lowered_text(self._entry.ir, self._entry.donated, platform)
 
     def compile(self) -> Compiled:
         """Compile (or fetch from the cache) the executable."""

@@ -63,16 +63,18 @@ _texts = LRUCache(1024)
 _executables = LRUCache(512)
 
 
-def lowered_text(ir, donated: tuple = ()) -> str:
-    """``stablehlo.lower_ir(ir, donated=donated)``, computed once per IR object."""
+def lowered_text(ir, donated: tuple = (), platform: str | None = None) -> str:
+    """``stablehlo.lower_ir(ir, donated=donated, platform=platform)``, computed once per IR
+    object and platform."""
     from funcarray.lowering.stablehlo import lower_ir
     from funcarray.transforms.ir import ClosedIR
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
-    entry = _texts.get((id(ir), donated))
+    key = (id(ir), donated, platform)
+    entry = _texts.get(key)
     if entry is None or entry[0] is not ir:
-        entry = (ir, lower_ir(ir, donated=donated))
-        _texts.put((id(ir), donated), entry)
+        entry = (ir, lower_ir(ir, donated=donated, platform=platform))
+        _texts.put(key, entry)
     return entry[1]
 
 
@@ -89,7 +91,7 @@ def compile_ir(ir, *, device=None, donated: tuple = ()):
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
     device = runtime.default_device() if device is None else device
-    text = lowered_text(ir, donated)
+    text = lowered_text(ir, donated, device.platform)
     in_avals = tuple((v.aval.shape, v.aval.dtype) for v in (*ir.const_binders, *ir.in_binders))
     key = (text, in_avals, device.platform, device.id)
     exe = _executables.get(key)

@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import re
@@ -346,6 +347,63 @@ def execute(exe: Executable, args) -> list:
         return exe.loaded.execute_sharded(on_device).consume_with_handlers(exe._handlers)
     except jax.errors.JaxRuntimeError as exc:
         raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Native factorisation kernels (the platform-specific side of funcarray.numpy.linalg)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NativeCall:
+    """A platform kernel a lowering rule can emit as ``stablehlo.custom_call``:
+    ``target`` (the registered name) and ``config`` (its ``mhlo.backend_config`` dictionary,
+    MLIR text). The operands and results follow LAPACK's routine, with matrices in
+    column-major layout (``native_layout``) and a trailing int32 ``info`` per matrix."""
+
+    target: str
+    config: str
+
+
+# funcarray factorisation -> (LAPACK routine, its backend_config): jaxlib's typed-FFI
+# handlers take the routine's character flags as ui8 (76 'L'ower triangle, 86 'V'ectors).
+# ``{uplo}`` is 76 ('L') or 85 ('U'): the triangle the routine reads.
+_LAPACK = {"cholesky": ("potrf", "{{uplo = {uplo} : ui8}}"),
+           "eigh": ("syevd", "{{mode = 86 : ui8, uplo = {uplo} : ui8}}"),
+           "lu": ("getrf", "{{}}")}
+
+
+@functools.lru_cache(maxsize=64)
+def native_linalg(platform: str | None, op: str, dtype, lower: bool = True
+                  ) -> NativeCall | None:
+    """The native kernel for factorisation ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``) of
+    ``dtype``
+    matrices on ``platform``, reading the ``lower`` (else upper) triangle, or None: the rule
+    then lowers its portable composition.
+
+    On CPU these are jaxlib's LAPACK handlers (the ones jax's own CPU lowering calls; they are
+    registered with XLA when jax is imported, and ``prepare_lapack_call`` loads LAPACK's
+    entry points first: calling one before that would crash). Other platforms get None until
+    their solvers (cuSOLVER...) are wired here.
+    """
+    if platform != "cpu" or op not in _LAPACK:
+        return None
+    _jax()  # registers the handlers
+    from jaxlib import lapack
+    routine, config = _LAPACK[op]
+    try:
+        target = lapack.prepare_lapack_call(f"{routine}_ffi", np.dtype(dtype))
+    except (NotImplementedError, AttributeError):  # a dtype or routine this jaxlib lacks
+        return None
+    return NativeCall(target, config.format(uplo=76 if lower else 85))
+
+
+def native_layout(rank: int, matrix: bool) -> str:
+    """``operand_layouts``/``result_layouts`` entry for a native kernel's array of ``rank``:
+    the last two axes column-major (LAPACK's order) when ``matrix``, batch axes major."""
+    order = [rank - 2, rank - 1, *range(rank - 3, -1, -1)] if matrix else list(
+        range(rank - 1, -1, -1))
+    return f"dense<[{', '.join(map(str, order))}]> : tensor<{rank}xindex>" if order else (
+        "dense<> : tensor<0xindex>")
 
 
 # --------------------------------------------------------------------------------------------

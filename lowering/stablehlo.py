@@ -180,13 +180,14 @@ def _nested_literal(value: np.ndarray) -> str:
 class _Builder:
     """Accumulates the lines of one function and knows the type of every SSA value."""
 
-    __slots__ = ("lines", "types", "count", "indent")
+    __slots__ = ("lines", "types", "count", "indent", "platform")
 
-    def __init__(self, indent: str = "    "):
+    def __init__(self, indent: str = "    ", platform: str | None = None):
         self.lines: list = []
         self.types: dict = {}  # SSA name -> aval
         self.count = 0
         self.indent = indent
+        self.platform = platform  # the PJRT platform compiled for; None: any
 
     def fresh(self, aval) -> str:
         name = f"%{self.count}"
@@ -202,6 +203,14 @@ class LoweringContext:
     avals_in: tuple
     avals_out: tuple
     _builder: _Builder
+
+    @property
+    def platform(self) -> str | None:
+        """The PJRT platform the module is lowered for (``"cpu"``, ``"cuda"``...), or None
+        for a backend-neutral module. Rules may ask ``lowering/runtime.py`` for a native
+        kernel of that platform (``runtime.native_linalg``) and must otherwise emit
+        portable StableHLO."""
+        return self._builder.platform
 
     def emit(self, line: str) -> None:
         """Write one raw line of MLIR into the function body."""
@@ -280,7 +289,8 @@ def _param_text(value) -> str:
     return " ".join(_param_str(value).split())
 
 
-def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = ()) -> str:
+def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
+             platform: str | None = None) -> str:
     """StableHLO text (MLIR generic form) for ``ir``; ``name`` names the module.
 
     ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR). ``donated`` lists
@@ -290,12 +300,14 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = ()) -> s
     The entry function is always ``@main`` (XLA requires it); its parameters are the const
     binders then the arguments. Raises the primitive's ``MissingRuleError`` (with the
     equation) when a primitive has no lowering rule, and ``LoweringError`` when a rule returns
-    results that do not match the equation's outputs.
+    results that do not match the equation's outputs. ``platform`` (``"cpu"``, ``"cuda"``...)
+    lets rules use that platform's native kernels (LAPACK factorisations on CPU); None lowers
+    backend-neutrally.
     """
     ir = getattr(ir, "closed", ir)  # a StagedIR
     if isinstance(ir, ClosedIR):
         ir = ir.ir
-    builder = _Builder()
+    builder = _Builder(platform=platform)
     params = []
     arg_names = []
     for k, var in enumerate((*ir.const_binders, *ir.in_binders)):

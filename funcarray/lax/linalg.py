@@ -17,7 +17,12 @@ from __future__ import annotations
 
 from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import _util
-from funcarray.primitives.decompositions import cholesky_p, lu_p, triangular_solve_p
+from funcarray.primitives.decompositions import (
+    cholesky_p,
+    lu_p,
+    permutation_from_pivots,
+    triangular_solve_p,
+)
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh",
@@ -93,13 +98,12 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
         >>> linalg.lu_pivots_to_permutation(fnp.asarray([2, 2, 2], dtype=fnp.int32), 3)
         Array([2, 0, 1], dtype=int32)
     """
-    from funcarray.scipy.linalg import _pivots_to_permutation
     pivots = _operand("lax.linalg.lu_pivots_to_permutation", pivots)
     if pivots.shape[-1] > permutation_size:
         raise op_value_error("lax.linalg.lu_pivots_to_permutation",
                              f"{pivots.shape[-1]} pivots do not fit a permutation of size "
                              f"{permutation_size}")
-    return _pivots_to_permutation(pivots, permutation_size)
+    return permutation_from_pivots(pivots, permutation_size)
 
 
 @api_boundary

@@ -5,8 +5,8 @@ Contract (JAX's ``jax.lax.linalg`` primitives of the same names):
 * Operands are float32/float64/complex64/complex128 matrices in the last two axes, with any
   leading batch axes (equal across operands).
 * ``cholesky(a)``: the lower-triangular ``L`` with ``L @ L^H = a``, reading only the lower
-  triangle of ``a``; zeros above the diagonal. Not positive definite: every entry NaN (as
-  JAX on CPU), never an exception.
+  triangle of ``a``; zeros above the diagonal. Not positive definite: the lower triangle all
+  NaN (as JAX), never an exception.
 * ``triangular_solve(a, b, left_side, lower, transpose_a, conjugate_a, unit_diagonal)``: ``x``
   with ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b``, where ``op`` conjugates and/or
   transposes the triangle of ``a`` that ``lower`` names (the other triangle is ignored, and so
@@ -39,7 +39,7 @@ import functools
 import numpy as np
 
 from funcarray import dtypes
-from funcarray.lowering import regions
+from funcarray.lowering import regions, runtime
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
 from funcarray.primitives._define import wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray
@@ -48,7 +48,8 @@ from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import bdim_at_front
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES", "checked_impl"]
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES", "checked_impl",
+           "emit_native_call", "failed_matrices", "permutation_from_pivots"]
 
 # LAPACK's (and XLA's) four types; funcarray.numpy.linalg promotes other inputs to these.
 FACTORISABLE_DTYPES = frozenset(np.dtype(d) for d in (dtypes.float32, dtypes.float64,
@@ -102,7 +103,7 @@ def _cholesky_kernel(a):
         try:
             out[i] = np.linalg.cholesky(matrix)
         except np.linalg.LinAlgError:
-            out[i] = np.nan
+            out[i] = np.tril(np.full_like(matrix, np.nan))  # as JAX: NaN below, 0 above
     return out.reshape(a.shape)
 
 
@@ -143,22 +144,54 @@ def _cholesky_batch(vals, dims):
     return cholesky_p.bind(a), 0
 
 
+def emit_native_call(ctx, call, operand: str, results, matrix_results) -> list:
+    """Emit ``runtime.native_linalg``'s kernel ``call`` on the matrix ``operand`` as a
+    ``stablehlo.custom_call`` with result avals ``results`` (``matrix_results[i]``: result i
+    is a stack of matrices, laid out column-major like the operand)."""
+    rank = ctx.type_of(operand).ndim
+    layouts = ", ".join(runtime.native_layout(r.ndim, m)
+                        for r, m in zip(results, matrix_results))
+    return ctx.op("stablehlo.custom_call", operand, results=results, attributes={
+        "call_target_name": f'"{call.target}"', "api_version": "1 : i32",
+        "backend_config": '""', "operand_layouts": f"[{runtime.native_layout(rank, True)}]",
+        "result_layouts": f"[{layouts}]", "mhlo.backend_config": call.config,
+        "mhlo.frontend_attributes": f'{{num_batch_dims = "{rank - 2}"}}'})
+
+
+def failed_matrices(ctx, info: str, shape) -> str:
+    """A bool array of ``shape`` (batch axes first), true for every matrix whose ``info`` (the
+    native kernel's int32 status per matrix, of the batch shape) is nonzero."""
+    batch = ctx.type_of(info).shape
+    bad = compare(ctx, info, ctx.constant(0, ShapedArray(batch, np.int32)), "NE")
+    return ctx.op("stablehlo.broadcast_in_dim", bad, results=[ShapedArray(shape, np.bool_)],
+                  attributes={"broadcast_dimensions": i64_array_attribute(
+                      range(len(batch)))})[0]
+
+
 @cholesky_p.def_lower
 def _cholesky_lower(ctx, a):
     aval = ctx.avals_out[0]
-    full = ctx.op("stablehlo.cholesky", a, attributes={"lower": "true"})[0]
-    lower = _keep_triangle(ctx, full, aval, lower=True)
-    # A matrix that is not positive definite comes out of XLA with NaNs in its lower
-    # triangle only; JAX (and the kernel) make the whole matrix NaN.
     nd = aval.ndim
-    nan = compare(ctx, full, full, "NE")
-    failed = regions.reduce(ctx, [nan], [ctx.constant(False, ShapedArray((), np.bool_))],
-                            (nd - 2, nd - 1), "stablehlo.or")[0]
-    failed = ctx.op("stablehlo.broadcast_in_dim", failed,
-                    results=[ShapedArray(aval.shape, np.bool_)],
-                    attributes={"broadcast_dimensions": i64_array_attribute(range(nd - 2))})[0]
-    return ctx.op("stablehlo.select", failed, ctx.constant(np.nan, aval), lower,
-                  results=[aval])
+    native = runtime.native_linalg(ctx.platform, "cholesky", aval.dtype)
+    if native is not None:  # LAPACK potrf on CPU: its info flags a failed factorisation
+        full, info = emit_native_call(ctx, native, a, [aval, ShapedArray(aval.shape[:-2],
+                                                                         np.int32)],
+                                      (True, False))
+        failed = failed_matrices(ctx, info, aval.shape)
+    else:
+        full = ctx.op("stablehlo.cholesky", a, attributes={"lower": "true"})[0]
+        # XLA's expander leaves some NaNs in a matrix that is not positive definite; JAX
+        # (and the kernel) make its whole lower triangle NaN.
+        nan = compare(ctx, full, full, "NE")
+        failed = regions.reduce(ctx, [nan], [ctx.constant(False, ShapedArray((), np.bool_))],
+                                (nd - 2, nd - 1), "stablehlo.or")[0]
+        failed = ctx.op("stablehlo.broadcast_in_dim", failed,
+                        results=[ShapedArray(aval.shape, np.bool_)],
+                        attributes={"broadcast_dimensions": i64_array_attribute(
+                            range(nd - 2))})[0]
+    full = ctx.op("stablehlo.select", failed, ctx.constant(np.nan, aval), full,
+                  results=[aval])[0]
+    return [_keep_triangle(ctx, full, aval, lower=True)]
 
 
 def _keep_triangle(ctx, x: str, aval, lower: bool) -> str:
@@ -426,12 +459,55 @@ def _lu_batch(vals, dims):
 
 @lu_p.def_lower
 def _lu_lower(ctx, a):
-    return lower_inline(ctx, _lu_ir(ctx.avals_in[0]), a)
+    aval = ctx.avals_in[0]
+    native = runtime.native_linalg(ctx.platform, "lu", aval.dtype)
+    if native is None:
+        return lower_inline(ctx, _lu_ir(aval), a)
+    # LAPACK getrf (CPU): 1-based pivots and a status per matrix, negative only for an
+    # invalid argument (a singular matrix is a valid factorisation, as in JAX).
+    lu_aval, pivots_aval, permutation_aval = ctx.avals_out
+    lu, pivots, info = emit_native_call(ctx, native, a, [lu_aval, pivots_aval, ShapedArray(
+        aval.shape[:-2], np.int32)], (True, False, False))
+    pivots = ctx.op("stablehlo.subtract", pivots, ctx.constant(1, pivots_aval),
+                    results=[pivots_aval])[0]
+    invalid = compare(ctx, info, ctx.constant(0, ShapedArray(aval.shape[:-2], np.int32)), "LT")
+    invalid = ctx.op("stablehlo.broadcast_in_dim", invalid,
+                     results=[ShapedArray(aval.shape, np.bool_)],
+                     attributes={"broadcast_dimensions": i64_array_attribute(
+                         range(aval.ndim - 2))})[0]
+    lu = ctx.op("stablehlo.select", invalid, ctx.constant(np.nan, lu_aval), lu,
+                results=[lu_aval])[0]
+    (permutation,) = lower_inline(ctx, _permutation_ir(pivots_aval, permutation_aval.shape[-1]),
+                                  pivots)
+    return [lu, pivots, permutation]
 
 
 @functools.lru_cache(maxsize=64)
 def _lu_ir(aval):
     return stage_flat(lambda a: list(_lu_composite(a)), [aval])
+
+
+@functools.lru_cache(maxsize=64)
+def _permutation_ir(pivots_aval, m: int):
+    return stage_flat(lambda pivots: [permutation_from_pivots(pivots, m)], [pivots_aval])
+
+
+def permutation_from_pivots(pivots, m: int):
+    """The row order that LAPACK's swaps ``pivots`` (0-based, last axis) produce on
+    ``range(m)``: a ``fori_loop`` of masked swaps, vectorised over the batch."""
+    fnp = _fnp()
+    from funcarray import lax
+    rows = fnp.arange(m, dtype=np.int32)
+    steps = fnp.arange(pivots.shape[-1], dtype=np.int32)
+
+    def swap(j, permutation):
+        p = fnp.sum(fnp.where(steps == j, pivots, 0), axis=-1, keepdims=True)
+        at_j = fnp.sum(fnp.where(rows == j, permutation, 0), axis=-1, keepdims=True)
+        at_p = fnp.sum(fnp.where(rows == p, permutation, 0), axis=-1, keepdims=True)
+        return fnp.where(rows == j, at_p, fnp.where(rows == p, at_j, permutation))
+
+    start = fnp.broadcast_to(rows, (*pivots.shape[:-1], m))
+    return lax.fori_loop(0, pivots.shape[-1], swap, start)
 
 
 def _lu_composite(a):

@@ -20,7 +20,7 @@ import funcarray.numpy as fnp
 from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import linalg as _np_linalg
 from funcarray.numpy._linalg_solve import _factorisable, _square
-from funcarray.primitives.decompositions import lu_p, triangular_solve_p
+from funcarray.primitives.decompositions import lu_p, permutation_from_pivots, triangular_solve_p
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
            "lu_solve", "solve", "inv", "det"]
@@ -147,18 +147,6 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return lu_, pivots
 
 
-def _pivots_to_permutation(pivots, m: int):
-    """The row order that applying LAPACK's swaps (``pivots``) to ``range(m)`` produces."""
-    rows = fnp.arange(m, dtype=fnp.int32)
-    permutation = fnp.broadcast_to(rows, (*pivots.shape[:-1], m))
-    for j in range(pivots.shape[-1]):
-        p = pivots[..., j, None]
-        at_j = fnp.sum(fnp.where(rows == j, permutation, 0), axis=-1, keepdims=True)
-        at_p = fnp.sum(fnp.where(rows == p, permutation, 0), axis=-1, keepdims=True)
-        permutation = fnp.where(rows == j, at_p, fnp.where(rows == p, at_j, permutation))
-    return permutation
-
-
 @api_boundary
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """Solve ``op(a) x = b`` from ``lu_factor(a)`` (``trans``: 0 ``a``, 1 ``a^T``, 2 ``a^H``).
@@ -173,7 +161,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     transpose, conjugate = _trans_flags(op, trans)
     lu_, pivots = lu_and_piv
     lu_, b, vector = _solve_matrix(op, lu_, b)
-    permutation = _pivots_to_permutation(fnp.asarray(pivots), lu_.shape[-1])
+    permutation = permutation_from_pivots(fnp.asarray(pivots), lu_.shape[-1])
     if not transpose:  # P a = L U: x = U^-1 L^-1 P b
         rows = fnp.take_along_axis(b, permutation[..., :, None], axis=-2)
         y = _solve(lu_, rows, lower=True, transpose=False, conjugate=False, unit_diagonal=True)
