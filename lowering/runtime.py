@@ -366,19 +366,30 @@ class NativeCall:
 
 # funcarray factorisation -> (LAPACK routine, its backend_config): jaxlib's typed-FFI
 # handlers take the routine's character flags as ui8 (76 'L'ower triangle, 86 'V'ectors).
-# ``{uplo}`` is 76 ('L') or 85 ('U'): the triangle the routine reads.
-_LAPACK = {"cholesky": ("potrf", "{{uplo = {uplo} : ui8}}"),
-           "eigh": ("syevd", "{{mode = 86 : ui8, uplo = {uplo} : ui8}}"),
-           "lu": ("getrf", "{{}}")}
+def _lapack_flags(op: str, lower: bool, full_matrices: bool, compute_uv: bool) -> str:
+    """The routine's character flags as jaxlib's handlers take them (ui8): ``uplo`` 76 'L' /
+    85 'U' (the triangle read), ``mode`` 86 'V' (eigenvectors too) and, for gesdd, 65 'A'
+    (full U, V^T), 83 'S' (reduced) or 78 'N' (singular values only)."""
+    if op == "cholesky":
+        return f"{{uplo = {76 if lower else 85} : ui8}}"
+    if op == "eigh":
+        return f"{{mode = 86 : ui8, uplo = {76 if lower else 85} : ui8}}"
+    if op == "svd":
+        return f"{{mode = {(65 if full_matrices else 83) if compute_uv else 78} : ui8}}"
+    return "{}"
+
+
+# funcarray factorisation -> LAPACK routine
+_LAPACK = {"cholesky": "potrf", "eigh": "syevd", "lu": "getrf", "svd": "gesdd"}
 
 
 @functools.lru_cache(maxsize=64)
-def native_linalg(platform: str | None, op: str, dtype, lower: bool = True
-                  ) -> NativeCall | None:
-    """The native kernel for factorisation ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``) of
-    ``dtype``
-    matrices on ``platform``, reading the ``lower`` (else upper) triangle, or None: the rule
-    then lowers its portable composition.
+def native_linalg(platform: str | None, op: str, dtype, *, lower: bool = True,
+                  full_matrices: bool = False, compute_uv: bool = True) -> NativeCall | None:
+    """The native kernel for factorisation ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``,
+    ``"svd"``) of ``dtype`` matrices on ``platform`` (reading the ``lower`` triangle, with
+    the ``full_matrices``/``compute_uv`` outputs of an SVD), or None: the rule then lowers
+    its portable composition.
 
     On CPU these are jaxlib's LAPACK handlers (the ones jax's own CPU lowering calls; they are
     registered with XLA when jax is imported, and ``prepare_lapack_call`` loads LAPACK's
@@ -389,12 +400,11 @@ def native_linalg(platform: str | None, op: str, dtype, lower: bool = True
         return None
     _jax()  # registers the handlers
     from jaxlib import lapack
-    routine, config = _LAPACK[op]
     try:
-        target = lapack.prepare_lapack_call(f"{routine}_ffi", np.dtype(dtype))
+        target = lapack.prepare_lapack_call(f"{_LAPACK[op]}_ffi", np.dtype(dtype))
     except (NotImplementedError, AttributeError):  # a dtype or routine this jaxlib lacks
         return None
-    return NativeCall(target, config.format(uplo=76 if lower else 85))
+    return NativeCall(target, _lapack_flags(op, lower, full_matrices, compute_uv))
 
 
 def native_layout(rank: int, matrix: bool) -> str:

@@ -489,7 +489,7 @@ def _eigh_lower(ctx, a, *, lower):
     # The platform's native kernel when the runtime has one (LAPACK syevd on CPU: the
     # Jacobi composite is ~100x slower there), else the portable composite.
     aval = ctx.avals_in[0]
-    native = runtime.native_linalg(ctx.platform, "eigh", aval.dtype, lower)
+    native = runtime.native_linalg(ctx.platform, "eigh", aval.dtype, lower=lower)
     if native is None:
         return _composite_lowering("eigh")(ctx, a, lower=lower)
     v_aval, w_aval = ctx.avals_out
@@ -501,6 +501,31 @@ def _eigh_lower(ctx, a, *, lower):
             for x, x_aval in ((v, v_aval), (w, w_aval))]
 
 
+def _svd_lower(ctx, a, *, full_matrices, compute_uv):
+    # LAPACK gesdd on CPU (the one-sided Jacobi composite is ~400x slower there), else the
+    # portable composite.
+    aval = ctx.avals_in[0]
+    native = runtime.native_linalg(ctx.platform, "svd", aval.dtype,
+                                   full_matrices=full_matrices, compute_uv=compute_uv)
+    if native is None:
+        return _composite_lowering("svd")(ctx, a, full_matrices=full_matrices,
+                                          compute_uv=compute_uv)
+    batch, (m, n) = aval.shape[:-2], aval.shape[-2:]
+    k = min(m, n)
+    full = full_matrices or not compute_uv  # gesdd's 'N' mode still declares full shapes
+    u_aval = ShapedArray((*batch, m, m if full else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full else k, n), aval.dtype)
+    s_aval = ctx.avals_out[0]
+    _, s, u, vt, info = emit_native_call(
+        ctx, native, a, [aval, s_aval, u_aval, vt_aval, ShapedArray(batch, np.int32)],
+        (True, False, True, True, False))
+    outs = [(s, s_aval)] + ([(u, u_aval), (vt, vt_aval)] if compute_uv else [])
+    # A failed decomposition (info != 0) gives NaNs, as in JAX.
+    return [ctx.op("stablehlo.select", failed_matrices(ctx, info, x_aval.shape),
+                   ctx.constant(np.nan, x_aval), x, results=[x_aval])[0]
+            for x, x_aval in outs]
+
+
 qr_p.lower_rule = _composite_lowering("qr")
 eigh_p.lower_rule = _eigh_lower
-svd_p.lower_rule = _composite_lowering("svd")
+svd_p.lower_rule = _svd_lower
