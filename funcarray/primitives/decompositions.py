@@ -26,10 +26,13 @@ transpose solves with ``op(a)^T``).
 
 Batching: every operand takes leading batch axes, so the batch axis moves to the front.
 
-Lowering: ``stablehlo.cholesky`` (masked to its lower triangle: XLA leaves the upper one
-unspecified) and ``stablehlo.triangular_solve`` on every backend; ``lu`` has no StableHLO op,
-so it lowers to a loop of funcarray operations (``_lu_composite``: one elimination step per
-column, vectorised over the batch), the same on CPU and GPU.
+Lowering: where ``lowering/runtime.py`` offers the platform's native kernel
+(``runtime.native_linalg``: LAPACK ``potrf``/``getrf`` on CPU), ``cholesky`` and ``lu`` emit
+it as a ``stablehlo.custom_call`` (``emit_native_call``). Otherwise, portably:
+``stablehlo.cholesky`` (masked to its lower triangle: XLA leaves the upper one unspecified),
+and ``lu``, which has no StableHLO op, as a loop of funcarray operations (``_lu_composite``: one
+elimination step per column, vectorised over the batch). ``triangular_solve`` is always
+``stablehlo.triangular_solve``.
 """
 
 from __future__ import annotations

@@ -25,12 +25,14 @@ Transformation rules:
   for their vectors (the formulas then give inf/nan, as JAX's do).
 * batching: every operand takes leading batch dimensions, so the batch axis moves to the
   front.
-* lowering: StableHLO has no such operations, and the runtime's custom calls are backend
-  specific, so each primitive lowers to a composite algorithm staged with funcarray's own
-  operations and inlined: Householder QR, parallel-order (round-robin) two-sided Jacobi for
-  ``eigh`` and one-sided (Hestenes) Jacobi for ``svd``, whose left singular vectors are
-  completed by a Householder QR of ``a @ v``. Jacobi sweeps run until the off-diagonal part is
-  at rounding level (at most ``_MAX_SWEEPS``).
+* lowering: ``eigh`` and ``svd`` emit the platform's native kernel where
+  ``runtime.native_linalg`` offers one (LAPACK ``syevd``/``gesdd`` on CPU). Otherwise (and
+  always for ``qr``: StableHLO has no such operations) each primitive lowers to a composite
+  algorithm staged with funcarray's own operations and inlined: Householder QR,
+  parallel-order (round-robin) two-sided Jacobi for ``eigh`` and one-sided (Hestenes) Jacobi
+  for ``svd``, whose left singular vectors are completed by a Householder QR of ``a @ v``.
+  Jacobi sweeps run until the off-diagonal part is at rounding level (at most
+  ``_MAX_SWEEPS``).
 
 Example:
     >>> import funcarray.numpy as fnp
