@@ -366,30 +366,41 @@ class NativeCall:
 
 # funcarray factorisation -> (LAPACK routine, its backend_config): jaxlib's typed-FFI
 # handlers take the routine's character flags as ui8 (76 'L'ower triangle, 86 'V'ectors).
-def _lapack_flags(op: str, lower: bool, full_matrices: bool, compute_uv: bool) -> str:
-    """The routine's character flags as jaxlib's handlers take them (ui8): ``uplo`` 76 'L' /
-    85 'U' (the triangle read), ``mode`` 86 'V' (eigenvectors too) and, for gesdd, 65 'A'
-    (full U, V^T), 83 'S' (reduced) or 78 'N' (singular values only)."""
+def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
+                  compute_uv: bool = True, left_side: bool = True, transpose: bool = False,
+                  conjugate: bool = False, unit_diagonal: bool = False) -> str:
+    """The routine's character flags as jaxlib's handlers take them (ui8 ASCII codes): ``uplo``
+    'L'/'U' (the triangle read), ``mode`` 'V' (eigenvectors too) or, for gesdd, 'A' (full U,
+    V^T), 'S' (reduced), 'N' (singular values only); trsm's ``side`` 'L'/'R', ``trans_x``
+    'N'/'T'/'C' and ``diag`` 'U' (unit)/'N'."""
+    uplo = ord("L" if lower else "U")
     if op == "cholesky":
-        return f"{{uplo = {76 if lower else 85} : ui8}}"
+        return f"{{uplo = {uplo} : ui8}}"
     if op == "eigh":
-        return f"{{mode = 86 : ui8, uplo = {76 if lower else 85} : ui8}}"
+        return f"{{mode = {ord('V')} : ui8, uplo = {uplo} : ui8}}"
     if op == "svd":
-        return f"{{mode = {(65 if full_matrices else 83) if compute_uv else 78} : ui8}}"
+        mode = ("A" if full_matrices else "S") if compute_uv else "N"
+        return f"{{mode = {ord(mode)} : ui8}}"
+    if op == "triangular_solve":
+        trans = ("C" if conjugate else "T") if transpose else "N"
+        return (f"{{diag = {ord('U' if unit_diagonal else 'N')} : ui8, side = "
+                f"{ord('L' if left_side else 'R')} : ui8, trans_x = {ord(trans)} : ui8, "
+                f"uplo = {uplo} : ui8}}")
     return "{}"
 
 
-# funcarray factorisation -> LAPACK routine
-_LAPACK = {"cholesky": "potrf", "eigh": "syevd", "lu": "getrf", "svd": "gesdd"}
+# funcarray factorisation -> LAPACK (or BLAS, for trsm) routine
+_LAPACK = {"cholesky": "potrf", "eigh": "syevd", "lu": "getrf", "svd": "gesdd",
+           "triangular_solve": "trsm"}
 
 
-@functools.lru_cache(maxsize=64)
-def native_linalg(platform: str | None, op: str, dtype, *, lower: bool = True,
-                  full_matrices: bool = False, compute_uv: bool = True) -> NativeCall | None:
-    """The native kernel for factorisation ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``,
-    ``"svd"``) of ``dtype`` matrices on ``platform`` (reading the ``lower`` triangle, with
-    the ``full_matrices``/``compute_uv`` outputs of an SVD), or None: the rule then lowers
-    its portable composition.
+@functools.lru_cache(maxsize=256)
+def native_linalg(platform: str | None, op: str, dtype, **flags) -> NativeCall | None:
+    """The native kernel for ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``, ``"svd"``,
+    ``"triangular_solve"``) on ``dtype`` matrices on ``platform``, or None: the rule then
+    lowers its portable composition. ``flags`` are the operation's own parameters
+    (``lower``, ``full_matrices``, ``compute_uv``, ``left_side``, ``transpose``,
+    ``conjugate``, ``unit_diagonal``; see ``_lapack_flags``).
 
     On CPU these are jaxlib's LAPACK handlers (the ones jax's own CPU lowering calls; they are
     registered with XLA when jax is imported, and ``prepare_lapack_call`` loads LAPACK's
@@ -404,7 +415,7 @@ def native_linalg(platform: str | None, op: str, dtype, *, lower: bool = True,
         target = lapack.prepare_lapack_call(f"{_LAPACK[op]}_ffi", np.dtype(dtype))
     except (NotImplementedError, AttributeError):  # a dtype or routine this jaxlib lacks
         return None
-    return NativeCall(target, _lapack_flags(op, lower, full_matrices, compute_uv))
+    return NativeCall(target, _lapack_flags(op, **flags))
 
 
 def native_layout(rank: int, matrix: bool) -> str:

@@ -509,6 +509,17 @@ def test_portable_lowerings_match_jax():
               np.array([[0.0, 0, 1], [0, 0, 2], [1, 2, 3]])):
         for got, want in zip(run_portable(lu_p.bind, a), jax.lax.linalg.lu(a)):
             np.testing.assert_allclose(got, np.asarray(want), rtol=1e-10, atol=1e-12)
+    a, b = _well_conditioned(rng, (2, 4, 4), np.complex128), _random(rng, (2, 4, 3),
+                                                                      np.complex128)
+    for flags in _SOLVE_FLAGS[::3]:
+        params = dict(zip(("left_side", "lower", "transpose_a", "conjugate_a",
+                           "unit_diagonal"), flags))
+        rhs = b if params["left_side"] else np.swapaxes(b, -1, -2)
+        (got,) = run_portable(lambda a, b: triangular_solve_p.bind(a, b, **params), a, rhs)
+        np.testing.assert_allclose(got, jax.lax.linalg.triangular_solve(a, rhs, **params),
+                                   rtol=1e-9, atol=1e-9)
     # (and jit on this CPU does take the native kernels)
     assert "lapack_dpotrf_ffi" in fa.jit(cholesky_p.bind).lower(fnp.asarray(good)).as_text()
     assert "lapack_dgetrf_ffi" in fa.jit(lu_p.bind).lower(fnp.asarray(good)).as_text()
+    assert "lapack_dtrsm_ffi" in fa.jit(fnp.linalg.solve).lower(fnp.asarray(good),
+                                                                fnp.ones(3)).as_text()

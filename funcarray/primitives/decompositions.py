@@ -147,16 +147,19 @@ def _cholesky_batch(vals, dims):
     return cholesky_p.bind(a), 0
 
 
-def emit_native_call(ctx, call, operand: str, results, matrix_results) -> list:
-    """Emit ``runtime.native_linalg``'s kernel ``call`` on the matrix ``operand`` as a
-    ``stablehlo.custom_call`` with result avals ``results`` (``matrix_results[i]``: result i
-    is a stack of matrices, laid out column-major like the operand)."""
-    rank = ctx.type_of(operand).ndim
+def emit_native_call(ctx, call, operands, results, matrix_results) -> list:
+    """Emit ``runtime.native_linalg``'s kernel ``call`` on the matrices ``operands`` (one SSA
+    name or a list) as a ``stablehlo.custom_call`` with result avals ``results``
+    (``matrix_results[i]``: result i is a stack of matrices, laid out column-major like the
+    operands)."""
+    operands = [operands] if isinstance(operands, str) else list(operands)
+    rank = ctx.type_of(operands[0]).ndim
+    in_layouts = ", ".join(runtime.native_layout(ctx.type_of(x).ndim, True) for x in operands)
     layouts = ", ".join(runtime.native_layout(r.ndim, m)
                         for r, m in zip(results, matrix_results))
-    return ctx.op("stablehlo.custom_call", operand, results=results, attributes={
+    return ctx.op("stablehlo.custom_call", *operands, results=results, attributes={
         "call_target_name": f'"{call.target}"', "api_version": "1 : i32",
-        "backend_config": '""', "operand_layouts": f"[{runtime.native_layout(rank, True)}]",
+        "backend_config": '""', "operand_layouts": f"[{in_layouts}]",
         "result_layouts": f"[{layouts}]", "mhlo.backend_config": call.config,
         "mhlo.frontend_attributes": f'{{num_batch_dims = "{rank - 2}"}}'})
 
@@ -338,6 +341,12 @@ def _triangular_solve_lower(ctx, a, b, *, left_side, lower, transpose_a, conjuga
         imag = ctx.op("stablehlo.negate", ctx.op("stablehlo.imag", a, results=[part])[0],
                       results=[part])[0]
         a = ctx.op("stablehlo.complex", real, imag, results=[a_aval])[0]
+        conjugate_a = False
+    native = runtime.native_linalg(ctx.platform, "triangular_solve", a_aval.dtype,
+                                   lower=lower, left_side=left_side, transpose=transpose_a,
+                                   conjugate=conjugate_a, unit_diagonal=unit_diagonal)
+    if native is not None:  # BLAS trsm on CPU (XLA's own expansion is several times slower)
+        return emit_native_call(ctx, native, [a, b], list(ctx.avals_out), (True,))
     mode = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
     return ctx.op("stablehlo.triangular_solve", a, b, attributes={
         "left_side": _bool(left_side), "lower": _bool(lower),
