@@ -23,6 +23,7 @@ from funcarray import dtypes
 from funcarray._custom import custom_jvp
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
+from funcarray.numpy._linalg_solve import hermitian_part
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
@@ -113,7 +114,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
         raise op_value_error("eigh", f"UPLO must be None, 'L' or 'U', got {UPLO!r}")
     a = _float_matrix("eigh", a, square=True)
     if symmetrize_input:
-        a = _symmetrize(a)
+        a = hermitian_part(a)  # (real matrices: (a + a.T) / 2)
     v, w = eigh_p.bind(a, lower=UPLO != "U")
     return EighResult(w, v)
 
