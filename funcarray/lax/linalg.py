@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import _util
+from funcarray.numpy._linalg_solve import hermitian_part
 from funcarray.primitives.decompositions import (
     cholesky_p,
     lu_p,
@@ -46,13 +47,8 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """
     x = _operand("lax.linalg.cholesky", x)
     if symmetrize_input:
-        x = (x + _adjoint(x)) / 2
+        x = hermitian_part(x)
     return cholesky_p.bind(x)
-
-
-def _adjoint(x):
-    import funcarray.numpy as fnp
-    return fnp.conj(fnp.swapaxes(x, -1, -2))
 
 
 @api_boundary
@@ -139,7 +135,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
         raise op_value_error(op, "subset_by_index is not supported yet; slice the result")
     x = _operand(op, x)
     if symmetrize_input:
-        x = (x + _adjoint(x)) / 2
+        x = hermitian_part(x)
     return tuple(eigh_p.bind(x, lower=lower))
 
 

@@ -767,8 +767,9 @@ def _cross_term(p, q, r, s):
 
 
 def matrix_power(a, n: int):
-    """``a`` multiplied by itself ``n >= 0`` times (the identity for ``n == 0``), by repeated
-    squaring; ``a`` is a (batch of) square matrices. Meant for ``funcarray.numpy.linalg``.
+    """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; the identity
+    for ``n == 0``), by repeated squaring; ``a`` is a (batch of) square matrices.
+    ``funcarray.numpy.linalg.matrix_power``.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -784,10 +785,9 @@ def matrix_power(a, n: int):
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise op_value_error(
             "matrix_power", f"needs a (batch of) square matrices, got shape {a.shape}")
-    if n < 0:
-        raise op_value_error(
-            "matrix_power", f"negative exponents ({n}) need a matrix inverse, which funcarray "
-                            f"does not have yet")
+    if n < 0:  # powers of the inverse (imported here: _linalg_solve builds on this module)
+        from funcarray.numpy._linalg_solve import inv
+        a, n = inv(a), -n
     if n == 0:
         size = a.shape[-1]
         rows = iota_p.bind(dtype=np.dtype(np.int32), shape=(size, size), dimension=0)

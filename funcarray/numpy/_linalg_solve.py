@@ -11,7 +11,6 @@ other function. Integer and bool inputs are computed in floating point, as in JA
 from __future__ import annotations
 
 import builtins
-import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -22,7 +21,7 @@ from funcarray.array import Array, DeviceArray
 from funcarray.numpy._creation import eye
 from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
 from funcarray.numpy._indexing import take_along_axis, where
-from funcarray.numpy._linalg import matmul, outer, tensordot, vecdot
+from funcarray.numpy._linalg import matmul, matrix_power, outer, tensordot, vecdot
 from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._shape import broadcast_to, swapaxes
 from funcarray.numpy._shape import diagonal as _diagonal
@@ -141,6 +140,25 @@ def _lu_solve(lu, permutation, b):
                                    conjugate_a=False, unit_diagonal=False)
 
 
+def solve_operands(op: str, a, b):
+    """``(a, b, vector)`` for a solve of ``a x = b``: both promoted to one factorisable dtype,
+    ``a`` a stack of square matrices, ``b`` as (..., n, k) matrices (``vector``: it was 1-d,
+    NumPy 2's rule) and both broadcast to one batch shape."""
+    a, b = asarray_arg(op, a), asarray_arg(op, b)
+    dtype = to_inexact_dtype(dtypes.result_type(a, b))
+    a, b = _square(op, _factorisable(op, a, dtype)), _factorisable(op, b, dtype)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if b.ndim < 1 or b.shape[0 if vector else -2] != n:
+        raise op_value_error(op, f"b must have {n} rows to match a {tuple(a.shape)} (shape "
+                                 f"({n},) or (..., {n}, k)), got shape {tuple(b.shape)}")
+    if vector:
+        b = b[:, None]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return (broadcast_to(a, (*batch, n, n)), broadcast_to(b, (*batch, *b.shape[-2:])),
+            vector)
+
+
 def solve(a, b):
     """The solution ``x`` of ``a @ x = b`` for square ``a`` (LU with partial pivoting).
 
@@ -153,20 +171,7 @@ def solve(a, b):
         >>> fnp.linalg.solve(fnp.asarray([[2.0, 0.0], [0.0, 4.0]]), fnp.asarray([1.0, 1.0]))
         Array([0.5 , 0.25], dtype=float32)
     """
-    op = "linalg.solve"
-    a, b = asarray_arg(op, a), asarray_arg(op, b)
-    dtype = to_inexact_dtype(dtypes.result_type(a, b))
-    a, b = _square(op, _factorisable(op, a, dtype)), _factorisable(op, b, dtype)
-    n = a.shape[-1]
-    vector = b.ndim == 1
-    if b.ndim < 1 or b.shape[0 if vector else -2] != n:
-        raise op_value_error(op, f"b must have {n} rows to match a {tuple(a.shape)} (shape "
-                                 f"({n},) or (..., {n}, k)), got shape {tuple(b.shape)}")
-    if vector:
-        b = b[:, None]
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a = broadcast_to(a, (*batch, n, n))
-    b = broadcast_to(b, (*batch, *b.shape[-2:]))
+    a, b, vector = solve_operands("linalg.solve", a, b)
     x = _lapack(np.linalg.solve, a, b) if _lapack_now(a, b) else None
     if x is None:
         lu, _, permutation = lu_p.bind(a)
@@ -247,40 +252,6 @@ def slogdet(a, *, method=None):
     singular = any(diag == 0, axis=-1)
     return SlogdetResult(where(singular, 0, signs).astype(diag.dtype),
                          where(singular, -np.inf, logabsdet))
-
-
-def matrix_power(a, n: int):
-    """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; ``n = 0``:
-    the identity), by repeated squaring.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.linalg.matrix_power(fnp.asarray([[1, 1], [0, 1]]), 3)
-        Array([[1, 3],
-               [0, 1]], dtype=int32)
-    """
-    op = "linalg.matrix_power"
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise op_type_error(op, f"the exponent must be a Python int, got {type(n).__name__}"
-                            ) from None
-    a = asarray_arg(op, a)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise op_value_error(op, f"a must be a square matrix or a stack of them, got shape "
-                                 f"{tuple(a.shape)}")
-    if n == 0:
-        return broadcast_to(eye(a.shape[-1], dtype=a.dtype), a.shape)
-    if n < 0:
-        a, n = inv(a), -n
-    result, base = None, a
-    while n:
-        if n & 1:
-            result = base if result is None else matmul(result, base)
-        n >>= 1
-        if n:
-            base = matmul(base, base)
-    return result
 
 
 def multi_dot(arrays, *, precision=None):

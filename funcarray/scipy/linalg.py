@@ -19,37 +19,11 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import linalg as _np_linalg
-from funcarray.numpy._linalg_solve import _factorisable, _square
+from funcarray.numpy._linalg_solve import _factorisable, solve_operands
 from funcarray.primitives.decompositions import lu_p, permutation_from_pivots, triangular_solve_p
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
            "lu_solve", "solve", "inv", "det"]
-
-
-def _mT(x):
-    return fnp.swapaxes(x, -1, -2)
-
-
-def _solve_matrix(op: str, a, b):
-    """``a`` (n x n stack) and ``b`` promoted together; ``b`` as a (..., n, k) matrix and
-    whether it was a vector."""
-    dtype = fnp.result_type(a, b)
-    a = _square(op, _factorisable(op, a, _inexact(dtype)))
-    b = _factorisable(op, b, a.dtype)
-    n = a.shape[-1]
-    vector = b.ndim == 1
-    if b.ndim < 1 or b.shape[0 if vector else -2] != n:
-        raise op_value_error(op, f"b must have {n} rows to match a {tuple(a.shape)}, got "
-                                 f"shape {tuple(b.shape)}")
-    b = b[:, None] if vector else b
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    return (fnp.broadcast_to(a, (*batch, n, n)),
-            fnp.broadcast_to(b, (*batch, *b.shape[-2:])), vector)
-
-
-def _inexact(dtype):
-    return dtype if fnp.issubdtype(dtype, fnp.inexact) else (
-        fnp.float64 if np.dtype(dtype).itemsize == 8 else fnp.float32)
 
 
 def _trans_flags(op: str, trans):
@@ -80,7 +54,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     """
     op = "scipy.linalg.solve_triangular"
     transpose, conjugate = _trans_flags(op, trans)
-    a, b, vector = _solve_matrix(op, a, b)
+    a, b, vector = solve_operands(op, a, b)
     x = _solve(a, b, lower=lower, transpose=transpose, conjugate=conjugate,
                unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
@@ -125,7 +99,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
         Array([1., 1.], dtype=float32)
     """
     c, lower = c_and_lower
-    c, b, vector = _solve_matrix("scipy.linalg.cho_solve", c, b)
+    c, b, vector = solve_operands("scipy.linalg.cho_solve", c, b)
     # a = L L^H: solve L y = b, then L^H x = y (with U = L^H: U^H y = b, then U x = y).
     y = _solve(c, b, lower=lower, transpose=not lower, conjugate=not lower)
     x = _solve(c, y, lower=lower, transpose=lower, conjugate=lower)
@@ -160,7 +134,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     op = "scipy.linalg.lu_solve"
     transpose, conjugate = _trans_flags(op, trans)
     lu_, pivots = lu_and_piv
-    lu_, b, vector = _solve_matrix(op, lu_, b)
+    lu_, b, vector = solve_operands(op, lu_, b)
     permutation = permutation_from_pivots(fnp.asarray(pivots), lu_.shape[-1])
     if not transpose:  # P a = L U: x = U^-1 L^-1 P b
         rows = fnp.take_along_axis(b, permutation[..., :, None], axis=-2)
