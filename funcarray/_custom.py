@@ -1,4 +1,5 @@
-"""Custom derivative rules (``custom_jvp``, ``custom_vjp``) and ``checkpoint``/``remat``.
+"""Custom derivative rules: ``custom_jvp`` and ``custom_vjp`` (``checkpoint`` is in
+``funcarray/ad_checkpoint.py`` and shares the staging helpers here).
 
 The signatures and semantics are JAX's. Outside every transform a decorated function simply
 runs (``print`` and ``pdb`` work inside it). Under a transform (grad, vmap, jit, ...) its body
@@ -18,9 +19,7 @@ are not differentiated; forward mode of a custom_vjp function is an error; a cus
 that closes over a ``vmap`` or ``jit`` tracer works inside that transform but not when the
 function is differentiated outside it (funcarray's traces are identified by identity, so a
 rule run later cannot meet the tracers of a finished trace); ``defvjp(symbolic_zeros=True)``
-is not supported. ``checkpoint`` supports ``policy=None`` / ``nothing_saveable`` (save only
-the inputs, recompute the rest in the backward pass) and ``everything_saveable`` (no
-rematerialisation); other JAX policies raise an error.
+is not supported.
 
 Example:
     >>> import funcarray as fa
@@ -42,21 +41,14 @@ import functools
 import inspect
 
 from funcarray import tree as fa_tree
-from funcarray._errors import api_boundary
 from funcarray.numpy._util import asarray_arg, is_array
-from funcarray.primitives.custom_derivatives import (
-    EVERYTHING_SAVEABLE,
-    checkpoint_p,
-    custom_jvp_call_p,
-    custom_vjp_call_p,
-)
+from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
 from funcarray.transforms.staging import StagingTrace
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_policies",
-           "SymbolicZero"]
+__all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -529,97 +521,3 @@ class _UserVJPRule:
                 f"{ct.aval.str_short()} for argument leaf {i} of type {aval.str_short()}; "
                 f"cotangents must have their argument's shape and dtype")
         return ct
-
-
-# --------------------------------------------------------------------------------------------
-# checkpoint / remat
-# --------------------------------------------------------------------------------------------
-
-class _Policy:
-    """A named checkpoint policy (only names are used: funcarray supports two)."""
-
-    def __init__(self, name: str, supported: bool):
-        self.__name__ = name
-        self.supported = supported
-
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(f"checkpoint policy {self.__name__} is a marker in funcarray")
-
-    def __repr__(self):
-        return f"checkpoint_policies.{self.__name__}"
-
-
-class _Policies:
-    """``checkpoint_policies``: JAX's policy names. ``nothing_saveable`` (the default) and
-    ``everything_saveable`` are supported; the others exist so that code naming them gets
-    a clear error rather than an AttributeError."""
-
-    def __init__(self):
-        for name in ("nothing_saveable", "everything_saveable"):
-            setattr(self, name, _Policy(name, True))
-        for name in ("dots_saveable", "checkpoint_dots", "dots_with_no_batch_dims_saveable",
-                     "checkpoint_dots_with_no_batch_dims", "save_anything_except_these_names",
-                     "save_any_names_but_these", "save_only_these_names",
-                     "save_from_both_policies", "offload_dot_with_no_batch_dims",
-                     "save_and_offload_only_these_names"):
-            setattr(self, name, _Policy(name, False))
-
-
-checkpoint_policies = _Policies()
-
-
-def _policy_param(policy):
-    if policy is None or policy is checkpoint_policies.nothing_saveable:
-        return None
-    if policy is checkpoint_policies.everything_saveable:
-        return EVERYTHING_SAVEABLE
-    raise NotImplementedError(
-        f"checkpoint: policy {policy!r} is not supported by funcarray; use None (or "
-        f"checkpoint_policies.nothing_saveable: save only the inputs, recompute everything "
-        f"else in the backward pass) or checkpoint_policies.everything_saveable")
-
-
-def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
-    """Rematerialisation: the backward pass recomputes ``fun``'s intermediates from its inputs
-    instead of saving them (JAX's ``jax.checkpoint``, alias ``remat``).
-
-    Arguments:
-        fun: a function of arrays (pytrees) returning a pytree of arrays.
-        prevent_cse: keep XLA from merging the recomputation with the forward computation
-            under ``jit`` (an optimization barrier on the checkpoint's inputs).
-        policy: ``None`` / ``checkpoint_policies.nothing_saveable`` (save only the inputs) or
-            ``checkpoint_policies.everything_saveable`` (save everything: no remat).
-        static_argnums: arguments passed to ``fun`` as Python values (not traced).
-
-    Example:
-        >>> import funcarray as fa
-        >>> import funcarray.numpy as fnp
-        >>> f = fa.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
-        >>> fa.grad(lambda x: f(x).sum())(fnp.zeros(2))
-        Array([1., 1.], dtype=float32)
-    """
-    if not callable(fun):
-        raise TypeError(f"checkpoint: expected a function, got {type(fun).__name__}")
-    policy_name = _policy_param(policy)
-    name = _fun_name(fun)
-
-    @functools.wraps(fun)
-    def checkpointed(*args, **kwargs):
-        args = _resolve_kwargs(fun, args, kwargs)
-        if current_trace() is EVAL_TRACE:
-            return fun(*args)
-        positions = _check_argnums("checkpoint's static_argnums", name, static_argnums,
-                                   len(args)) if static_argnums != () else ()
-        static, dyn = _split_args(args, positions)
-        leaves, in_tree = fa_tree.flatten(dyn)
-        leaves = _as_leaves(name, leaves)
-        store = {}
-        call = _stage_body(_flat_body(fun, static, in_tree, name, store), leaves)
-        outs = checkpoint_p.bind(*call.consts, *leaves, call=call.ir, prevent_cse=prevent_cse,
-                                 policy=policy_name, name=name)
-        return fa_tree.unflatten(store["out_tree"], outs)
-
-    return api_boundary(checkpointed)
-
-
-remat = checkpoint

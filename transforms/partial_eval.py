@@ -54,7 +54,7 @@ class PartialEvalSplit:
     num_residuals: int
 
 
-def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
+def partial_eval_ir(ir: IR, unknowns, *, instantiate=False, saveable=None) -> PartialEvalSplit:
     """Split ``ir`` given which of its inputs (``in_binders``) are unknown.
 
     An equation is unknown when any of its operands is; everything else is known, except that
@@ -64,6 +64,13 @@ def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
     be a tuple of equations run in order). With
     ``instantiate=True`` every output is computed by the unknown half (known ones are passed
     through as residuals), for callers that need all outputs staged.
+
+    ``saveable(eqn) -> bool`` (checkpoint's policies) limits what may be a residual: a value
+    the unknown half reads that a known equation computed is a residual only when
+    ``saveable`` says so for that equation; otherwise the equation is *recomputed*: it runs
+    in the known half (when a known output needs it) and again at the start of the unknown
+    half, and its own operands are needed instead. Inputs are always residuals. Without
+    ``saveable`` every known value may be a residual (plain reverse mode).
     """
     unknown_vars = {v for v, u in zip(ir.in_binders, unknowns) if u}
     known_eqns, unknown_eqns = [], []
@@ -90,6 +97,11 @@ def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
         return type(atom) is not Lit and atom in unknown_vars
 
     out_unknowns = [instantiate or is_unknown(x) for x in ir.outs]
+    if saveable is not None:
+        replayed = _recomputed(known_eqns, unknown_eqns, unknown_vars,
+                               [x for x, u in zip(ir.outs, out_unknowns) if u], saveable)
+        unknown_eqns = replayed + unknown_eqns
+        unknown_vars = unknown_vars | {v for eqn in replayed for v in eqn.outs}
     # Residuals: known variables the unknown half reads (operands of its equations, and
     # outputs it must return), in first-use order, each once.
     residuals: list = []
@@ -113,3 +125,26 @@ def partial_eval_ir(ir: IR, unknowns, *, instantiate=False) -> PartialEvalSplit:
     unknown = IR((), tuple(residuals) + tuple(v for v, u in zip(ir.in_binders, unknowns) if u),
                  tuple(unknown_eqns), tuple(x for x, u in zip(ir.outs, out_unknowns) if u))
     return PartialEvalSplit(dce(known), dce(unknown), out_unknowns, len(residuals))
+
+
+def _recomputed(known_eqns, unknown_eqns, unknown_vars, unknown_outs, saveable) -> list:
+    """The known equations the unknown half must run again (in order) so that it reads only
+    inputs and values of equations ``saveable`` accepts (see ``partial_eval_ir``)."""
+    producer = {v: eqn for eqn in known_eqns for v in eqn.outs}
+    replay: set = set()
+    saved: set = set()  # (the policy is asked once per equation)
+    pending = [x for eqn in unknown_eqns for x in eqn.inputs]
+    pending.extend(unknown_outs)
+    while pending:
+        atom = pending.pop()
+        if type(atom) is Lit or atom in unknown_vars:
+            continue
+        eqn = producer.get(atom)
+        if eqn is None or eqn in replay or eqn in saved:
+            continue  # an input, or decided already
+        if saveable(eqn):
+            saved.add(eqn)
+            continue
+        replay.add(eqn)
+        pending.extend(eqn.inputs)
+    return [eqn for eqn in known_eqns if eqn in replay]

@@ -58,6 +58,7 @@ Example:
 from __future__ import annotations
 
 from funcarray.lowering.stablehlo import lower_inline
+from funcarray.primitives.remat_policies import equation_saveable, everything_saveable
 from funcarray.transforms.core import (
     Primitive,
     UnexpectedTracerError,
@@ -182,6 +183,13 @@ def _custom_jvp_call_jvp(primals, tangents, *, call, jvp, num_consts, symbolic_z
 def _only_closure_differentiated(tangents, num_consts) -> bool:
     return (any(type(t) is not Zero for t in tangents[:num_consts])
             and all(type(t) is Zero for t in tangents[num_consts:]))
+
+
+def _outputs_ir(ir: IR, keep) -> IR:
+    """``ir`` returning only the outputs with ``keep[i]`` (equations not needed dropped)."""
+    return memoized("outputs", ir, tuple(keep), lambda: dce(IR(
+        ir.const_binders, ir.in_binders, ir.eqns,
+        tuple(x for x, k in zip(ir.outs, keep) if k))))
 
 
 def _closure_jvp(prim, primals, tangents, call, params):
@@ -392,35 +400,61 @@ checkpoint_p = Primitive("checkpoint", multiple_results=True)
 checkpoint_p.def_impl(_body_impl)
 checkpoint_p.def_abstract_eval(_body_abstract_eval("checkpoint"))
 
-EVERYTHING_SAVEABLE = "everything_saveable"
+
+def _policy_split(call: IR, unknowns: tuple, policy):
+    """``partial_eval_ir`` of ``call`` where only what ``policy`` accepts may be a residual
+    (None, i.e. nothing_saveable: only the inputs)."""
+    def build():
+        saveable = _never_saveable if policy is None else equation_saveable(policy)
+        return partial_eval_ir(call, unknowns, saveable=saveable)
+    return memoized("checkpoint_split", call, (unknowns, policy), build)
 
 
-def _outputs_ir(ir: IR, keep) -> IR:
-    """``ir`` returning only the outputs with ``keep[i]`` (equations not needed dropped)."""
-    return memoized("outputs", ir, tuple(keep), lambda: dce(IR(
-        ir.const_binders, ir.in_binders, ir.eqns,
-        tuple(x for x, k in zip(ir.outs, keep) if k))))
+def _never_saveable(eqn) -> bool:
+    return False
+
+
+def _bind_split(split, known_args, unknown_args, params, stage_unknown):
+    """Run ``split``'s known half on ``known_args`` as a checkpoint (computed now when they
+    are concrete), then ``stage_unknown(operands, unknown_params)`` on the residuals and
+    ``unknown_args``; the outputs in the original order."""
+    n_known_outs = len(split.known.outs) - split.num_residuals
+    if split.known.eqns:
+        known_results = checkpoint_p.bind(*known_args, **{**params, "call": split.known})
+    else:  # only inputs pass through: nothing to compute
+        known_results = eval_ir(split.known, (), known_args)
+    known_outs = iter(known_results[:n_known_outs])
+    unknown_outs = iter(())
+    if any(split.out_unknowns):
+        residuals = known_results[n_known_outs:]
+        unknown_outs = iter(stage_unknown([*residuals, *unknown_args],
+                                          {**params, "call": split.unknown}))
+    return [next(unknown_outs) if u else next(known_outs) for u in split.out_unknowns]
 
 
 @checkpoint_p.def_jvp
 def _checkpoint_jvp(primals, tangents, *, call, prevent_cse, policy, name):
     nonzero = tuple(type(t) is not Zero for t in tangents)
     jcall, out_nonzero = jvp_ir(call, nonzero)
-    operands = [*jcall.consts, *primals, *(t for t in tangents if type(t) is not Zero)]
+    known = [*jcall.consts, *primals]
+    nonzero_tangents = [t for t in tangents if type(t) is not Zero]
     params = dict(prevent_cse=prevent_cse, policy=policy, name=name)
     n = len(call.outs)
-    if policy == EVERYTHING_SAVEABLE:  # no rematerialisation: differentiate as plain code
-        outs = eval_ir(jcall.ir, (), operands)
+    if policy is everything_saveable:  # no rematerialisation: differentiate as plain code
+        outs = eval_ir(jcall.ir, (), [*known, *nonzero_tangents])
     elif isinstance(current_trace(), StagingTrace) and any(out_nonzero):
-        # The JVP is being staged (linearize, or a jit body being differentiated): one
-        # equation for the primal outputs (known: computed now), one computing the tangents
-        # from the whole JVP body, whose only residuals are therefore the primal inputs.
-        primals_out = checkpoint_p.bind(*primals, call=call, **params)
-        keep = [False] * n + [True] * (len(jcall.ir.outs) - n)
-        tangents_only = _outputs_ir(jcall.ir, keep)
-        outs = [*primals_out, *checkpoint_p.bind(*operands, call=tangents_only, **params)]
+        # The JVP is being staged (linearize, or a jit body being differentiated): a
+        # checkpoint computing the primal outputs and the residuals the policy saves (known:
+        # computed now), and one computing the tangents from those residuals and the tangent
+        # inputs, recomputing every other value it needs. The backward pass transposes the
+        # second (``transpose_ir`` evaluates its known equations forwards inside the
+        # transposed body): that is the rematerialisation.
+        unknowns = (False,) * len(known) + (True,) * len(nonzero_tangents)
+        split = _policy_split(jcall.ir, unknowns, policy)
+        outs = _bind_split(split, known, nonzero_tangents, params,
+                           lambda operands, ps: checkpoint_p.bind(*operands, **ps))
     else:
-        outs = checkpoint_p.bind(*operands, call=jcall.ir, **params)
+        outs = checkpoint_p.bind(*known, *nonzero_tangents, call=jcall.ir, **params)
     nz_touts = iter(outs[n:])
     tangents_out = [next(nz_touts) if nz else Zero(tangent_aval(x.aval))
                     for x, nz in zip(call.outs, out_nonzero)]
@@ -428,31 +462,15 @@ def _checkpoint_jvp(primals, tangents, *, call, prevent_cse, policy, name):
 
 
 def _checkpoint_partial_eval(trace, args, params):
-    """Known outputs now (the known half, without residuals); unknown outputs staged from
-    *all* the inputs, so the backward pass recomputes what they need."""
-    call = params["call"]
-    unknowns = [not trace.is_known(x) for x in args]
-    split = partial_eval_ir(call, unknowns)
-    out_unknowns = split.out_unknowns
-    known_outs = iter(())
-    if not all(out_unknowns):
-        known_ir = _known_half(call, tuple(unknowns), split)
-        known_args = [x for x, u in zip(args, unknowns) if not u]
-        with set_current_trace(trace.parent):
-            known_outs = iter(checkpoint_p.bind(*known_args, **{**params, "call": known_ir}))
-    staged = iter(())
-    if any(out_unknowns):
-        staged_ir = _outputs_ir(call, out_unknowns)
-        staged = iter(trace.record(checkpoint_p, list(args), {**params, "call": staged_ir}))
-    return [next(staged) if u else next(known_outs) for u in out_unknowns]
-
-
-def _known_half(call: IR, unknowns: tuple, split) -> IR:
-    def build():
-        n_known = len(split.known.outs) - split.num_residuals
-        known = split.known
-        return dce(IR(known.const_binders, known.in_binders, known.eqns, known.outs[:n_known]))
-    return memoized("known_half", call, unknowns, build)
+    """Known outputs and the residuals the policy saves, now; unknown outputs staged from
+    those residuals and the unknown inputs (recomputing everything else)."""
+    unknowns = tuple(not trace.is_known(x) for x in args)
+    split = _policy_split(params["call"], unknowns, params["policy"])
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    unknown_args = [x for x, u in zip(args, unknowns) if u]
+    with set_current_trace(trace.parent):
+        return _bind_split(split, known_args, unknown_args, params,
+                           lambda operands, ps: trace.record(checkpoint_p, operands, ps))
 
 
 checkpoint_p.partial_eval_rule = _checkpoint_partial_eval
