@@ -156,13 +156,17 @@ def _leaf_owner(args, names):
 
 
 @api_boundary
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
+         chunk_size=None):
     """Vectorise ``fun`` over a batch axis of its arguments.
 
     ``in_axes``/``out_axes`` follow JAX: an int (negative counts from the end), ``None`` (not
-    mapped / no batch axis), or a pytree prefix of the arguments / outputs. ``axis_size`` is
-    needed only when no argument is mapped. ``chunk_size`` (beyond JAX) runs the batch in
-    chunks of at most that many members, bounding peak memory.
+    mapped / no batch axis), or a pytree prefix of the arguments / outputs. ``axis_name``
+    names the mapped axis for the collectives (``lax.psum``, ``pmean``, ``all_gather``,
+    ``axis_index``...). ``axis_size`` is needed only when no argument is mapped.
+    ``spmd_axis_name`` (a sharding hint for multi-device JAX) has no effect on one device.
+    ``chunk_size`` (beyond JAX) runs the batch in chunks of at most that many members,
+    bounding peak memory (not with ``axis_name``: a collective needs every member at once).
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -171,6 +175,17 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
     """
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"vmap: chunk_size must be a positive int, got {chunk_size!r}")
+    if axis_name is not None:
+        try:
+            hash(axis_name)
+        except TypeError:
+            raise TypeError(f"vmap: axis_name must be hashable (a string, say), got "
+                            f"{axis_name!r}") from None
+        if chunk_size is not None:
+            raise ValueError(
+                f"vmap: chunk_size={chunk_size} cannot be combined with axis_name="
+                f"{axis_name!r}: collectives over the axis need every member at once; drop "
+                f"chunk_size")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -180,7 +195,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
             all_args = (*args, *kwargs.values())
             axes = in_axes if not isinstance(in_axes, tuple) else (*in_axes, *[0] * len(names))
             return vmap(lambda *a: fun(*a[:len(args)], **dict(zip(names, a[len(args):]))),
-                        axes, out_axes, axis_size, chunk_size)(*all_args)
+                        axes, out_axes, axis_name=axis_name, axis_size=axis_size,
+                        chunk_size=chunk_size)(*all_args)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(
                 f"vmap: in_axes is a tuple of {len(in_axes)} entries but the function got "
@@ -202,7 +218,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
             flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
 
         def run(leaves_chunk, size_chunk):
-            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk)
+            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name)
             out_tree = store["out_tree"]
             want = _broadcast_prefix(
                 "out_axes", out_axes, fa_tree.unflatten(out_tree, list(vals)), "outputs")
@@ -318,9 +334,10 @@ def vjp(fun, *primals, has_aux: bool = False):
 
 
 @api_boundary
-def linearize(fun, *primals):
+def linearize(fun, *primals, has_aux: bool = False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ t``,
-    evaluated without re-running ``fun``.
+    evaluated without re-running ``fun``; with ``has_aux=True`` ``fun`` returns
+    ``(out, aux)`` and linearize returns ``(out, f_jvp, aux)``.
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -330,9 +347,10 @@ def linearize(fun, *primals):
     """
     leaves, in_tree = fa_tree.flatten(primals)
     leaves = _as_array_leaves("linearize", leaves)
-    flat_fun, store = _flatten_fun(fun, in_tree)
-    out_leaves, linear, mask = linearize_flat(flat_fun, leaves)
-    out_tree = store["out_tree"]
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
+    all_outs, linear, mask = linearize_flat(flat_fun, leaves)
+    out_leaves, aux = _split_aux(store, all_outs)
+    out_tree, n_out = store["out_tree"], store["n_out"]
 
     def f_jvp(*tangents):
         t_leaves, t_tree = fa_tree.flatten(tangents)
@@ -340,9 +358,10 @@ def linearize(fun, *primals):
             raise TypeError(f"linearize: tangents have structure {t_tree}, expected {in_tree}")
         t_leaves = _as_array_leaves("linearize", t_leaves)
         outs = linear(*(t for t, m in zip(t_leaves, mask) if m))
-        return fa_tree.unflatten(out_tree, outs)
+        return fa_tree.unflatten(out_tree, outs[:n_out])
 
-    return fa_tree.unflatten(out_tree, out_leaves), api_boundary(f_jvp)
+    out = fa_tree.unflatten(out_tree, out_leaves)
+    return (out, api_boundary(f_jvp), aux) if has_aux else (out, api_boundary(f_jvp))
 
 
 def _check_argnums(name, argnums, nargs):

@@ -93,6 +93,29 @@ def _positional_count(fun) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
+def argnames_to_argnums(what: str, option: str, fun, names) -> tuple:
+    """The positions of the parameters ``names`` (a name or names) in ``fun``'s signature,
+    for the ``*_argnames`` options (JAX's: arguments named here are treated as the
+    positions they bind to)."""
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names:
+        return ()
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}: {option} needs a function with a signature; "
+                        f"{_fun_name(fun)} has none (use the *_argnums option)") from None
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    out = []
+    for name in names:
+        if name not in positional:
+            raise ValueError(f"{what}: {option} names {name!r}, which is not a positional "
+                             f"parameter of {_fun_name(fun)} (its parameters: {positional})")
+        out.append(positional.index(name))
+    return tuple(out)
+
+
 _SLOT = object()  # a placeholder leaf: where an argument of custom_vjp has an array
 
 
@@ -231,12 +254,13 @@ class custom_jvp:
         Array(2., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         if not callable(fun):
             raise TypeError(f"custom_jvp: expected a function, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = tuple(nondiff_argnums) + argnames_to_argnums(
+            "custom_jvp", "nondiff_argnames", fun, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
 
@@ -386,12 +410,13 @@ class custom_vjp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         if not callable(fun):
             raise TypeError(f"custom_vjp: expected a function, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = tuple(nondiff_argnums) + argnames_to_argnums(
+            "custom_vjp", "nondiff_argnames", fun, nondiff_argnames)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd, symbolic_zeros: bool = False, optimize_remat: bool = False):

@@ -52,6 +52,7 @@ from funcarray.transforms.core import (
 )
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.staging import StagingTrace
+from funcarray.transforms.vmap import axis_env
 
 __all__ = ["jit", "Jitted", "Lowered", "Compiled", "CacheInfo", "disable_jit", "clear_caches"]
 
@@ -374,7 +375,8 @@ class Jitted:
                 sig.append(t)
             else:
                 sig.append(_leaf_signature(self._name, x, k))
-        key = (tuple(sig), tuple(statics), self._device, self._backend)
+        # (the named vmap axes around the call: a body holding collectives depends on them)
+        key = (tuple(sig), tuple(statics), self._device, self._backend, axis_env())
         return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
 
     # --- a miss: stage the function ----------------------------------------------------------
@@ -626,8 +628,11 @@ def _explain_miss(name, last_key, key, cache) -> None:
             if old.get(pos) != new.get(pos):
                 reasons.append(f"static argument {pos} changed from {old.get(pos)!r} to "
                                f"{new.get(pos)!r}")
-    if last_key[2:] != key[2:]:
-        reasons.append(f"the device changed from {last_key[2:]} to {key[2:]}")
+    if last_key[2:4] != key[2:4]:
+        reasons.append(f"the device changed from {last_key[2:4]} to {key[2:4]}")
+    if last_key[4] != key[4]:
+        reasons.append(f"the named vmap axes around the call changed from {last_key[4]} to "
+                       f"{key[4]}")
     _logger().warning("jit(%s): recompiling (cache size %d) because %s", name, len(cache),
                    "; ".join(reasons) or "of a change in the arguments")
 

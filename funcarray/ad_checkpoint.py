@@ -42,6 +42,7 @@ from funcarray._custom import (
     _resolve_kwargs,
     _split_args,
     _stage_body,
+    argnames_to_argnums,
 )
 from funcarray._errors import api_boundary
 from funcarray.primitives import remat_policies as _policies
@@ -86,7 +87,8 @@ def _policy_param(policy):
     return policy
 
 
-def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
+def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=(),
+               static_argnames=()):
     """Rematerialisation: the backward pass recomputes ``fun``'s intermediates from its inputs
     instead of saving them (JAX's ``jax.checkpoint``, alias ``remat``).
 
@@ -101,6 +103,7 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
             ``policy(prim, *input_avals, **params) -> bool``, asked about each equation
             whose value the backward pass reads.
         static_argnums: arguments passed to ``fun`` as Python values (not traced).
+        static_argnames: the same, by parameter name.
 
     Example:
         >>> import funcarray as fa
@@ -113,6 +116,10 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
         raise TypeError(f"checkpoint: expected a function, got {type(fun).__name__}")
     policy_param = _policy_param(policy)
     name = _fun_name(fun)
+    if static_argnames:
+        numbers = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+        static_argnums = tuple(numbers) + argnames_to_argnums(
+            "checkpoint", "static_argnames", fun, static_argnames)
 
     @functools.wraps(fun)
     def checkpointed(*args, **kwargs):

@@ -675,3 +675,49 @@ def test_checkpoint_static_argnums_closures_and_policy_type_error():
     assert_allclose(gc, (np.cos(1.5 * np.asarray(x)) * np.asarray(x)).sum())
     with pytest.raises(TypeError, match="policy must be None or a callable"):
         fa.checkpoint(f, policy="dots_saveable")
+
+
+def test_argnames_options_match_jax():
+    """checkpoint's static_argnames and custom_jvp/custom_vjp's nondiff_argnames name the
+    arguments JAX's argnums options would give by position."""
+    import functools
+
+    def repeat(xp):
+        def f(x, n):
+            for _ in range(n):
+                x = xp.sin(x)
+            return x
+        return f
+
+    x = f64(3)
+    want = jax.grad(lambda x: repeat(jnp)(x, 2).sum())(x)  # (jax's own fails with n=2 here)
+    got = fa.grad(lambda x: fa.checkpoint(repeat(fnp), static_argnames="n")(x, n=2).sum())(
+        fnp.asarray(x))
+    assert_allclose(got, want)
+    with pytest.raises(ValueError, match="static_argnames names 'm'.*parameters: \\['x', 'n'\\]"):
+        fa.checkpoint(repeat(fnp), static_argnames="m")
+
+    def scaled(lib, xp):
+        @functools.partial(lib.custom_jvp, nondiff_argnames=("scale",))
+        def g(x, scale):
+            return xp.sin(x) * scale
+
+        @g.defjvp
+        def g_jvp(scale, primals, tangents):  # a deliberately different rule: 10x
+            return g(primals[0], scale), xp.cos(primals[0]) * scale * tangents[0] * 10
+        return g
+
+    def vjp_scaled(lib, xp):
+        @functools.partial(lib.custom_vjp, nondiff_argnames=("scale",))
+        def g(x, scale):
+            return xp.sin(x) * scale
+        g.defvjp(lambda x, scale: (g(x, scale), x),
+                 lambda scale, x, ct: (xp.cos(x) * scale * ct * 10,))
+        return g
+
+    for make in (scaled, vjp_scaled):
+        ours, theirs = make(fa, fnp), make(jax, jnp)
+        assert_allclose(fa.grad(lambda x: ours(x, scale=2.0).sum())(fnp.asarray(x)),
+                        jax.grad(lambda x: theirs(x, scale=2.0).sum())(x))
+        assert_allclose(fa.grad(lambda x: ours(x, 2.0).sum())(fnp.asarray(x)),
+                        jax.grad(lambda x: theirs(x, 2.0).sum())(x))

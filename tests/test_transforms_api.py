@@ -118,6 +118,13 @@ def test_jvp_and_linearize_agree_with_jax():
     assert_allclose(tangent, j_tangent)
     _, f_jvp = fa.linearize(lambda x: fnp.sin(x) * fnp.exp(x), fnp.asarray(x))
     assert_allclose(f_jvp(fnp.asarray(v)), j_tangent)
+    # has_aux: the aux output is returned, not linearised
+    def with_aux(xp):
+        return lambda x: ({"y": xp.sin(x) * xp.exp(x)}, [xp.cos(x), 2 * x])
+    out, f_jvp, aux = fa.linearize(with_aux(fnp), fnp.asarray(x), has_aux=True)
+    j_out, j_f_jvp, j_aux = jax.linearize(with_aux(jnp), x, has_aux=True)
+    fa.tree.map(assert_allclose, (out, f_jvp(fnp.asarray(v)), aux),
+                (j_out, j_f_jvp(v), j_aux))
 
 
 def test_jvp_rejects_mismatched_tangent():

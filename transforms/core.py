@@ -206,6 +206,10 @@ class Primitive:
     partial_eval_rule = None
     # The same split on an equation of IR (``partial_eval_ir``): eqn -> (known, unknown).
     partial_eval_eqn_rule = None
+    # Only collectives (lax.psum...) have one: ``NamedBatchTrace`` calls it, as
+    # ``rule(trace, vals, dims, **params) -> (out, out_dim)``, when the primitive's
+    # ``axis_name`` param includes that trace's axis (``transforms/vmap.py``).
+    named_axis_rule = None
 
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name

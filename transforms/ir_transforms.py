@@ -39,10 +39,10 @@ from funcarray.transforms.ir import IR, ClosedIR, eval_ir
 from funcarray.transforms.jvp import JVPTrace, JVPTracer, Zero, tangent_aval
 from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.transpose import backward_pass
-from funcarray.transforms.vmap import vmap_flat
+from funcarray.transforms.vmap import axis_env, rule_axis_name, vmap_flat
 
 __all__ = ["CallForm", "closed_call", "jvp_ir", "batch_ir", "transpose_ir", "stage_call",
-           "memoized", "check_operands"]
+           "memoized", "check_operands", "axis_names_used"]
 
 # (kind, ids of the IRs, signature) -> (IRs, result): the IRs are kept alive with the entry,
 # so their ids stay unique while it exists (IRs hash by identity, without weak references).
@@ -63,6 +63,23 @@ def memoized(kind: str, irs, signature, build):
         entry = (irs, build())
         _memo.put(key, entry)
     return entry[1]
+
+
+def axis_names_used(ir: IR) -> frozenset:
+    """The vmap axis names the collectives in ``ir`` (nested bodies included) reduce over:
+    a higher-order primitive whose body has one varies over that axis even with unbatched
+    operands (``vmap.NamedBatchTrace``)."""
+    def build():
+        from funcarray.transforms.vmap import _irs_in
+
+        names = set()
+        for eqn in ir.eqns:
+            if eqn.prim.named_axis_rule is not None:
+                names.update(eqn.params["axis_name"])
+            for body in _irs_in(eqn.params.values()):
+                names.update(axis_names_used(body))
+        return frozenset(names)
+    return memoized("axis_names", ir, (), build)
 
 
 def check_operands(what: str, avals, binders) -> None:
@@ -146,8 +163,10 @@ def _build_jvp(ir: IR, nonzero: tuple):
 
 
 def batch_ir(ir: IR, dims: tuple, axis_size: int):
-    """``(CallForm, out_dims)``: ``ir`` vectorised over inputs batched along ``dims``."""
-    return memoized("batch", ir, (dims, axis_size), lambda: _build_batch(ir, dims, axis_size))
+    """``(CallForm, out_dims)``: ``ir`` vectorised over inputs batched along ``dims`` (over
+    the named axis whose rule is running, if any: see ``vmap.rule_axis_name``)."""
+    return memoized("batch", ir, (dims, axis_size, rule_axis_name(), axis_env()),
+                    lambda: _build_batch(ir, dims, axis_size))
 
 
 def _build_batch(ir: IR, dims: tuple, axis_size: int):

@@ -20,6 +20,8 @@ Example:
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from funcarray.transforms import support
 from funcarray.transforms.core import (
     ShapedArray,
@@ -30,9 +32,9 @@ from funcarray.transforms.core import (
 )
 
 __all__ = [
-    "not_mapped", "BatchTrace", "BatchTracer", "vmap_flat", "move_batch_axes",
-    "vectorized_batch_rule",
-    "move_to_front", "bdim_at_front",
+    "not_mapped", "BatchTrace", "BatchTracer", "NamedBatchTrace", "vmap_flat",
+    "move_batch_axes", "vectorized_batch_rule", "move_to_front", "bdim_at_front",
+    "axis_env", "named_axis_size", "rule_axis_name",
 ]
 
 not_mapped = None  # the batch dimension of a value that is not batched
@@ -88,18 +90,131 @@ class BatchTrace(Trace):
         return val if bdim is not_mapped else BatchTracer(self, val, bdim)
 
 
-def vmap_flat(fun, in_vals, in_dims, axis_size: int):
+# --------------------------------------------------------------------------------------------
+# Named axes (vmap's axis_name): collectives such as lax.psum reduce over a named batch axis
+# --------------------------------------------------------------------------------------------
+
+# The named axes of the enclosing vmaps, innermost last: ((name, size), ...). Collectives read
+# it when they are bound (an unbound name is an error; all_gather needs the size), and jit
+# keys its cache on it (a staged body holding collectives depends on it).
+_AXIS_ENV: ContextVar[tuple] = ContextVar("funcarray_axis_env", default=())
+# The named axis whose batch rule is running (NamedBatchTrace sets it): a higher-order
+# primitive's rule vectorises its body with vmap_flat, which must batch that body over the
+# same named axis, or the collectives inside it would not find their axis.
+_RULE_AXIS: ContextVar = ContextVar("funcarray_rule_axis", default=None)
+
+
+def axis_env() -> tuple:
+    """The enclosing vmaps' named axes, ``((name, size), ...)``, innermost last."""
+    return _AXIS_ENV.get()
+
+
+def named_axis_size(name, what: str) -> int:
+    """The size of the enclosing vmap axis called ``name``; NameError (naming ``what``, the
+    collective) when no enclosing vmap has that ``axis_name``."""
+    for bound, size in reversed(_AXIS_ENV.get()):
+        if bound == name:
+            return size
+    bound_names = [n for n, _ in _AXIS_ENV.get()]
+    raise NameError(
+        f"unbound axis name: {name!r}. {what} reduces over the axis of an enclosing "
+        f"vmap(..., axis_name={name!r}); "
+        + (f"the enclosing vmaps name {bound_names}" if bound_names
+           else "no enclosing vmap names an axis (collectives run only inside vmap)"))
+
+
+def rule_axis_name():
+    """The axis name of the batch rule running now (None outside a named vmap's rules)."""
+    trace = _RULE_AXIS.get()
+    return None if trace is None else trace.axis_name
+
+
+class NamedBatchTrace(BatchTrace):
+    """A BatchTrace whose axis has a name (``vmap(axis_name=)``). Collective primitives over
+    that name (their ``named_axis_rule``) are resolved here; every other primitive is
+    batched as usual, with the name visible to higher-order rules (``_RULE_AXIS``)."""
+
+    __slots__ = ("axis_name",)
+
+    def __init__(self, parent, axis_size: int, axis_name):
+        super().__init__(parent, axis_size)
+        self.axis_name = axis_name
+
+    def process_primitive(self, prim, args, params):
+        pairs = [self._split(a) for a in args]
+        vals, dims = [v for v, _ in pairs], [d for _, d in pairs]
+        named_rule = prim.named_axis_rule
+        with set_current_trace(self.parent):
+            if named_rule is not None and self.axis_name in params["axis_name"]:
+                out, out_dim = named_rule(self, vals, dims, **params)
+            elif all(d is not_mapped for d in dims) and not (
+                    vals and _body_uses_axis(params, self.axis_name)):
+                return prim.bind(*vals, **params)
+            else:
+                if all(d is not_mapped for d in dims):
+                    # A body with a collective over this axis varies over the axis even
+                    # when no operand does: batch it (its first operand broadcast).
+                    vals[0] = support.ops.broadcast_batch(vals[0], self.axis_size, 0)
+                    dims[0] = 0
+                token = _RULE_AXIS.set(self)
+                try:
+                    out, out_dim = prim.batch_rule(vals, dims, **params)
+                finally:
+                    _RULE_AXIS.reset(token)
+        if prim.multiple_results:
+            return [self._wrap(o, d) for o, d in zip(out, out_dim)]
+        return self._wrap(out, out_dim)
+
+
+def _body_uses_axis(params, axis_name) -> bool:
+    """Whether a higher-order primitive's bodies (the IRs among ``params``) hold a collective
+    over ``axis_name``."""
+    from funcarray.transforms.ir_transforms import axis_names_used
+
+    return any(axis_name in axis_names_used(ir) for ir in _irs_in(params.values()))
+
+
+def _irs_in(values):
+    from funcarray.transforms.ir import IR, ClosedIR
+
+    for value in values:
+        if isinstance(value, IR):
+            yield value
+        elif isinstance(value, ClosedIR):
+            yield value.ir
+        elif isinstance(value, (tuple, list)):  # (a CallForm is an (ir, consts) tuple)
+            yield from _irs_in(value)
+
+
+def vmap_flat(fun, in_vals, in_dims, axis_size: int, axis_name=None):
     """Map ``fun`` over axis ``in_dims[i]`` of each input (``None``: not mapped).
 
     Returns ``(out_vals, out_dims)``: each output with its batch axis wherever the rules left
     it (``None`` when the output does not depend on the batch). ``move_batch_axes`` puts the
-    axes where the caller wants them.
+    axes where the caller wants them. ``axis_name`` names the axis for collectives; called
+    from a named axis's batch rule (a higher-order primitive vectorising its body), the body
+    is batched over that same named axis.
     """
-    trace = BatchTrace(current_trace(), axis_size)
+    rule_trace = _RULE_AXIS.get()
+    if axis_name is None and rule_trace is not None and rule_trace.axis_size == axis_size:
+        axis_name = rule_trace.axis_name
+    if axis_name is None:
+        trace = BatchTrace(current_trace(), axis_size)
+        env_token = None
+    else:
+        trace = NamedBatchTrace(current_trace(), axis_size, axis_name)
+        env_token = _AXIS_ENV.set((*_AXIS_ENV.get(), (axis_name, axis_size)))
+    rule_token = _RULE_AXIS.set(None) if rule_trace is not None else None
     tracers = [v if d is not_mapped else BatchTracer(trace, v, d)
                for v, d in zip(in_vals, in_dims)]
-    with set_current_trace(trace):
-        outs = fun(*tracers)
+    try:
+        with set_current_trace(trace):
+            outs = fun(*tracers)
+    finally:
+        if rule_token is not None:
+            _RULE_AXIS.reset(rule_token)
+        if env_token is not None:
+            _AXIS_ENV.reset(env_token)
     pairs = [trace._split(out) for out in outs]
     return [v for v, _ in pairs], [d for _, d in pairs]
 

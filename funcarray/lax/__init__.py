@@ -6,7 +6,8 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 ``_ops_unary.py`` (``neg``, ``exp``..., conversions), ``_ops_binary.py`` (``add``, ``eq``,
 ``select``...), ``_ops_shape.py`` (``reshape``, ``pad``, ``iota``...), ``_ops_slicing.py``
 (``slice``, ``dynamic_slice``, ``gather``, ``scatter``...), ``_ops_reduce.py``
-(``reduce_sum``, ``cumsum``, ``sort``...) and ``_ops_dot.py`` (``dot_general``...).
+(``reduce_sum``, ``cumsum``, ``sort``...), ``_ops_dot.py`` (``dot_general``...) and
+``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -17,6 +18,7 @@ Example:
 
 from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
+    _collectives,
     _ops_binary,
     _ops_dot,
     _ops_reduce,
@@ -35,7 +37,8 @@ from funcarray.lax._control_flow import select_n as select_n
 from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
-_OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot)
+_OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
+               _collectives)
 
 
 def _export_ops():

@@ -1,0 +1,249 @@
+"""Collectives over a named vmap axis: ``psum``, ``pmax``, ``pmin``, ``all_gather``,
+``ppermute`` and ``axis_index`` (``funcarray.lax``'s public wrappers are in
+``lax/_collectives.py``).
+
+Inside ``vmap(f, axis_name="i")`` each batch member runs ``f`` on its own slice, and a
+collective combines the members: ``psum(x, "i")`` is, for every member, the sum of ``x`` over
+all members. Each primitive takes ``axis_name``, a tuple of names (nested vmaps may be reduced
+over together). Rules:
+
+* ``named_axis_rule`` (called by ``transforms.vmap.NamedBatchTrace`` for the trace whose axis
+  is named): the collective as an ordinary operation on the whole batch, e.g. psum is a sum
+  over the batch axis, unbatched afterwards (every member has the same value); an operand
+  that does not vary over the axis counts ``axis_size`` times. Names of outer vmaps are bound
+  again one level down.
+* ``batch_rule`` (a vmap of another or no name): the collective acts member-wise along that
+  batch axis, so it is applied to the whole batched value.
+* JVP: psum, all_gather and ppermute are linear; pmax/pmin take the tangent of the members
+  holding the extremum (averaged over ties, like ``max``'s rule; JAX has no rule for these).
+  Transposes (reverse mode): psum's is psum (every member's output depends on every input),
+  ppermute's is the inverse permutation, all_gather's is a psum followed by the member's own
+  slice.
+* Reaching the eager kernel or lowering means no enclosing vmap named the axis: a NameError.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> fa.vmap(lambda x: psum_p.bind(x, axis_name=("i",)), axis_name="i")(fnp.arange(3.0))
+    Array([3., 3., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.jvp import Zero, deflinear, tangent_aval
+
+__all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
+           "COLLECTIVES"]
+
+
+def _fnp():
+    import funcarray.numpy as fnp  # (the NumPy layer imports the primitives: import late)
+
+    return fnp
+
+
+def _unbound(name):
+    def fail(*args, axis_name, **params):
+        raise NameError(
+            f"unbound axis name: {axis_name[0]!r}. lax.{name} reduces over the axis of an "
+            f"enclosing vmap(..., axis_name={axis_name[0]!r}), and none is running")
+    return fail
+
+
+def _remaining(trace, axis_name) -> tuple:
+    return tuple(n for n in axis_name if n != trace.axis_name)
+
+
+def _same_aval(x, **_):
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _member_wise(prim):
+    """The batch rule for a vmap axis the collective is not over: it applies to the whole
+    batched value, batch axis in place."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return prim.bind(x, **params), d
+    return rule
+
+
+def _define(name: str, reduce_batch, scale_unmapped):
+    """psum/pmax/pmin: ``reduce_batch(x, axis)`` over the named axis; an unmapped operand
+    becomes ``scale_unmapped(x, size)``."""
+    prim = Primitive(name)
+    prim.impl = _unbound(name)
+    prim.abstract_eval = _same_aval
+    prim.batch_rule = _member_wise(prim)
+
+    def named_rule(trace, vals, dims, *, axis_name):
+        (x,), (d,) = vals, dims
+        out = scale_unmapped(x, trace.axis_size) if d is None else reduce_batch(x, d)
+        rest = _remaining(trace, axis_name)
+        return (prim.bind(out, axis_name=rest) if rest else out), None
+
+    prim.named_axis_rule = named_rule
+    prim.lower_rule = _unbound(name)
+    return prim
+
+
+psum_p = _define("psum", lambda x, d: _fnp().sum(x, axis=d, dtype=x.dtype),
+                 lambda x, size: x * size)
+pmax_p = _define("pmax", lambda x, d: _fnp().max(x, axis=d), lambda x, size: x)
+pmin_p = _define("pmin", lambda x, d: _fnp().min(x, axis=d), lambda x, size: x)
+deflinear(psum_p)
+
+
+@psum_p.def_transpose
+def _psum_transpose(ct, x, *, axis_name):
+    # Every member's output is the sum of every member's input: each input's cotangent is
+    # the sum of the output cotangents over the members.
+    return [None if type(ct) is Zero else psum_p.bind(ct, axis_name=axis_name)]
+
+
+def _extremum_jvp(prim):
+    def jvp(primals, tangents, *, axis_name):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axis_name=axis_name)
+        if type(t) is Zero:
+            return out, t
+        fnp = _fnp()
+        holds = x == out  # the members holding the extremum share its tangent
+        count = psum_p.bind(holds.astype(t.dtype), axis_name=axis_name)
+        share = psum_p.bind(fnp.where(holds, t, fnp.zeros_like(t)), axis_name=axis_name)
+        return out, share / count
+    return jvp
+
+
+pmax_p.def_jvp(_extremum_jvp(pmax_p))
+pmin_p.def_jvp(_extremum_jvp(pmin_p))
+
+
+# --- all_gather ------------------------------------------------------------------------------
+
+all_gather_p = Primitive("all_gather")
+all_gather_p.impl = _unbound("all_gather")
+all_gather_p.lower_rule = _unbound("all_gather")
+
+
+def _gathered_shape(shape, axis, tiled, axis_size):
+    if tiled:
+        return shape[:axis] + (shape[axis] * axis_size,) + shape[axis + 1:]
+    return shape[:axis] + (axis_size,) + shape[axis:]
+
+
+@all_gather_p.def_abstract_eval
+def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, axis_size):
+    return ShapedArray(_gathered_shape(x.shape, axis, tiled, axis_size), x.dtype, x.weak_type)
+
+
+def _all_gather_named(trace, vals, dims, *, axis_name, axis, tiled, axis_size):
+    (x,), (d,) = vals, dims
+    fnp = _fnp()
+    if d is None:  # every member holds the same value: axis_size copies of it
+        stacked = fnp.broadcast_to(fnp.expand_dims(x, axis), x.shape[:axis] + (axis_size,)
+                                   + x.shape[axis:])
+    else:
+        stacked = fnp.moveaxis(x, d, axis)
+    if tiled:
+        shape = stacked.shape
+        stacked = stacked.reshape(shape[:axis] + (shape[axis] * shape[axis + 1],)
+                                  + shape[axis + 2:])
+    return stacked, None
+
+
+all_gather_p.named_axis_rule = _all_gather_named
+deflinear(all_gather_p)
+
+
+@all_gather_p.def_batch
+def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, axis_size):
+    (x,), (d,) = vals, dims
+    x = _fnp().moveaxis(x, d, 0)
+    return all_gather_p.bind(x, axis_name=axis_name, axis=axis + 1, tiled=tiled,
+                             axis_size=axis_size), 0
+
+
+@all_gather_p.def_transpose
+def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, axis_size):
+    # Member i's value went to slot i of every member's output: its cotangent is the sum
+    # over members of that slot.
+    if type(ct) is Zero:
+        return [None]
+    from funcarray import lax
+
+    total = psum_p.bind(ct, axis_name=axis_name)
+    index = axis_index_p.bind(axis_name=axis_name)
+    if tiled:
+        size = total.shape[axis] // axis_size
+        return [lax.dynamic_slice_in_dim(total, index * size, size, axis=axis)]
+    return [lax.dynamic_index_in_dim(total, index, axis=axis, keepdims=False)]
+
+
+# --- ppermute --------------------------------------------------------------------------------
+
+ppermute_p = Primitive("ppermute")
+ppermute_p.impl = _unbound("ppermute")
+ppermute_p.lower_rule = _unbound("ppermute")
+ppermute_p.abstract_eval = _same_aval
+ppermute_p.batch_rule = _member_wise(ppermute_p)
+
+
+def _sources(perm, axis_size):
+    """Per member: the member it receives from, or -1 (it receives zeros)."""
+    source = np.full(axis_size, -1, dtype=np.int32)
+    for src, dst in perm:
+        source[dst] = src
+    return source
+
+
+def _ppermute_named(trace, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    fnp = _fnp()
+    source = _sources(perm, trace.axis_size)
+    receives = source >= 0
+    if d is None:  # every member sends the same value
+        shape = (trace.axis_size,) + (1,) * x.ndim
+        out = fnp.where(fnp.asarray(receives).reshape(shape), x, fnp.zeros_like(x))
+        return out, 0
+    moved = fnp.take(x, fnp.asarray(np.maximum(source, 0)), axis=d)
+    shape = tuple(trace.axis_size if k == d else 1 for k in range(x.ndim))
+    return fnp.where(fnp.asarray(receives).reshape(shape), moved, fnp.zeros_like(moved)), d
+
+
+ppermute_p.named_axis_rule = _ppermute_named
+deflinear(ppermute_p)
+
+
+@ppermute_p.def_transpose
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+    if type(ct) is Zero:
+        return [None]
+    inverse = tuple((dst, src) for src, dst in perm)
+    return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse)]
+
+
+# --- axis_index ------------------------------------------------------------------------------
+
+axis_index_p = Primitive("axis_index")
+axis_index_p.impl = _unbound("axis_index")
+axis_index_p.lower_rule = _unbound("axis_index")
+axis_index_p.abstract_eval = lambda *, axis_name: ShapedArray((), np.dtype(np.int32))
+
+
+def _axis_index_named(trace, vals, dims, *, axis_name):
+    return _fnp().arange(trace.axis_size, dtype=np.int32), 0
+
+
+axis_index_p.named_axis_rule = _axis_index_named
+
+
+@axis_index_p.def_jvp
+def _axis_index_jvp(primals, tangents, *, axis_name):
+    out = axis_index_p.bind(axis_name=axis_name)
+    return out, Zero(tangent_aval(out.aval))
+
+
+COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, ppermute_p, axis_index_p)
