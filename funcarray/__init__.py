@@ -43,6 +43,7 @@ from funcarray._eval_shape import eval_shape as eval_shape  # noqa: E402
 from funcarray._jit import clear_caches as clear_caches  # noqa: E402
 from funcarray._jit import disable_jit as disable_jit  # noqa: E402
 from funcarray._jit import jit as jit  # noqa: E402
+from funcarray._transpose import linear_transpose as linear_transpose  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint as checkpoint  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from funcarray.ad_checkpoint import remat as remat  # noqa: E402

@@ -54,10 +54,12 @@ def memoized(kind: str, irs, signature, build):
 
     ``irs`` is one IR or a sequence of them (the bodies a derived IR is made from). Every
     higher-order primitive's rules use this one cache, which ``funcarray.clear_caches``
-    empties.
+    empties. The named vmap axes in scope are part of the key.
     """
     irs = (irs,) if isinstance(irs, IR) else tuple(irs)
-    key = (kind, tuple(map(id, irs)), signature)
+    # (the named vmap axes in scope are part of every key: a body vectorised inside a named
+    # axis's batch rule resolves the collectives over that axis, one outside does not)
+    key = (kind, tuple(map(id, irs)), signature, rule_axis_name(), axis_env())
     entry = _memo.get(key)
     if entry is None or any(a is not b for a, b in zip(entry[0], irs)):
         entry = (irs, build())
@@ -165,8 +167,7 @@ def _build_jvp(ir: IR, nonzero: tuple):
 def batch_ir(ir: IR, dims: tuple, axis_size: int):
     """``(CallForm, out_dims)``: ``ir`` vectorised over inputs batched along ``dims`` (over
     the named axis whose rule is running, if any: see ``vmap.rule_axis_name``)."""
-    return memoized("batch", ir, (dims, axis_size, rule_axis_name(), axis_env()),
-                    lambda: _build_batch(ir, dims, axis_size))
+    return memoized("batch", ir, (dims, axis_size), lambda: _build_batch(ir, dims, axis_size))
 
 
 def _build_batch(ir: IR, dims: tuple, axis_size: int):

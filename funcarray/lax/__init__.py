@@ -7,7 +7,8 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 ``select``...), ``_ops_shape.py`` (``reshape``, ``pad``, ``iota``...), ``_ops_slicing.py``
 (``slice``, ``dynamic_slice``, ``gather``, ``scatter``...), ``_ops_reduce.py``
 (``reduce_sum``, ``cumsum``, ``sort``...), ``_ops_dot.py`` (``dot_general``...) and
-``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes).
+``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes);
+``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -19,6 +20,7 @@ Example:
 from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
+    _linear_solve,
     _ops_binary,
     _ops_dot,
     _ops_reduce,
@@ -38,7 +40,7 @@ from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives)
+               _collectives, _linear_solve)
 
 
 def _export_ops():

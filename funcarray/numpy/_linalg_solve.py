@@ -23,6 +23,7 @@ from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
 from funcarray.numpy._indexing import take_along_axis, where
 from funcarray.numpy._linalg import matmul, matrix_power, outer, tensordot, vecdot
 from funcarray.numpy._reductions import any, max, min, prod, sum
+from funcarray.numpy._search import argsort
 from funcarray.numpy._shape import broadcast_to, swapaxes
 from funcarray.numpy._shape import diagonal as _diagonal
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
@@ -140,6 +141,30 @@ def _lu_solve(lu, permutation, b):
                                    conjugate_a=False, unit_diagonal=False)
 
 
+def _lu_solve_transposed(lu, permutation, b):
+    """``a^-T b`` from ``a``'s LU factors (``a = P^T L U``, so ``a^T = U^T L^T P``)."""
+    y = triangular_solve_p.bind(lu, b, left_side=True, lower=False, transpose_a=True,
+                                conjugate_a=False, unit_diagonal=False)
+    y = triangular_solve_p.bind(lu, y, left_side=True, lower=True, transpose_a=True,
+                                conjugate_a=False, unit_diagonal=True)
+    inverse = argsort(permutation, axis=-1)
+    return take_along_axis(y, inverse[..., :, None], axis=-2)
+
+
+def _implicit_solve(a, b):
+    """``a^-1 b`` (b as (..., n, k)) under a transform, as JAX computes it: the LU of
+    ``stop_gradient(a)`` inside ``custom_linear_solve``, so derivatives are solves with the
+    same factors (``a``'s own derivative enters through the product ``a @ x``) instead of
+    derivatives of the factorisation."""
+    from funcarray._api import stop_gradient
+    from funcarray.lax._linear_solve import custom_linear_solve
+
+    lu, _, permutation = lu_p.bind(stop_gradient(a))
+    return custom_linear_solve(
+        lambda x: matmul(a, x), b, solve=lambda _, r: _lu_solve(lu, permutation, r),
+        transpose_solve=lambda _, r: _lu_solve_transposed(lu, permutation, r))
+
+
 def solve_operands(op: str, a, b):
     """``(a, b, vector)`` for a solve of ``a x = b``: both promoted to one factorisable dtype,
     ``a`` a stack of square matrices, ``b`` as (..., n, k) matrices (``vector``: it was 1-d,
@@ -174,8 +199,11 @@ def solve(a, b):
     a, b, vector = solve_operands("linalg.solve", a, b)
     x = _lapack(np.linalg.solve, a, b) if _lapack_now(a, b) else None
     if x is None:
-        lu, _, permutation = lu_p.bind(a)
-        x = _lu_solve(lu, permutation, b)
+        if running_numpy_kernels():  # eager, a singular matrix: the primitives' inf/NaN
+            lu, _, permutation = lu_p.bind(a)
+            x = _lu_solve(lu, permutation, b)
+        else:
+            x = _implicit_solve(a, b)
     return x[..., 0] if vector else x
 
 

@@ -117,24 +117,28 @@ def _axis_size(vals, dims) -> int:
     return next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
 
 
-def _batch_body(ir: IR, axis_size: int):
-    """``ir`` vectorised with every input and every output batched along axis 0 (call form).
+def _batch_body(ir: IR, axis_size: int, in_dims=None):
+    """``ir`` vectorised with every output batched along axis 0 (call form), and every input
+    too unless ``in_dims`` says otherwise (0 or None per input).
 
     Custom rules are vmapped with the same layout, so the primitive's outputs and the rule's
     outputs always agree on where the batch axis is.
     """
+    in_dims = (0,) * len(ir.in_binders) if in_dims is None else tuple(in_dims)
+
     def build():
         n_out = len(ir.outs)
 
         def fun(*args):
-            outs, dims = vmap_flat(lambda *xs: eval_ir(ir, (), xs), args, [0] * len(args),
+            outs, dims = vmap_flat(lambda *xs: eval_ir(ir, (), xs), args, list(in_dims),
                                    axis_size)
             return move_batch_axes(outs, dims, [0] * n_out, axis_size)
 
-        avals = [v.aval.update(shape=(axis_size, *v.aval.shape)) for v in ir.in_binders]
+        avals = [v.aval if d is None else v.aval.update(shape=(axis_size, *v.aval.shape))
+                 for v, d in zip(ir.in_binders, in_dims)]
         return stage_call(fun, avals)
 
-    return memoized("batch_front", ir, axis_size, build)
+    return memoized("batch_front", ir, (axis_size, in_dims), build)
 
 
 def _unbatched(aval):

@@ -1,4 +1,5 @@
-"""``funcarray.scipy``: SciPy-style functions (JAX's ``jax.scipy``): ``special``, ``linalg``.
+"""``funcarray.scipy``: SciPy-style functions (JAX's ``jax.scipy``): ``special``, ``linalg``,
+``sparse.linalg`` (iterative solvers).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -8,6 +9,7 @@ Example:
 """
 
 from funcarray.scipy import linalg as linalg
+from funcarray.scipy import sparse as sparse
 from funcarray.scipy import special as special
 
-__all__ = ["linalg", "special"]
+__all__ = ["linalg", "sparse", "special"]
