@@ -1,4 +1,4 @@
-"""``jax.lax``'s reductions, arg-reductions, cumulative scans and sorts.
+"""``jax.lax``'s reductions, arg-reductions, cumulative scans, sorts and ``top_k``.
 
 Reduction ``axes`` and scan/arg-reduction ``axis`` are non-negative and in range, as in
 jax.lax (``sort``'s ``dimension`` may be negative); ``axes`` is always a sequence.
@@ -32,11 +32,12 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.primitives import indexing as ix
 from funcarray.primitives import reduce as red
+from funcarray.primitives.top_k import top_k_p
 
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
     "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
-    "cumlogsumexp", "sort", "sort_key_val",
+    "cumlogsumexp", "sort", "sort_key_val", "top_k",
 ]
 
 
@@ -182,3 +183,38 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     """
     return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
 
+
+
+def top_k(operand, k, *, axis=-1):
+    """The ``k`` largest entries along ``axis`` (default the last), descending, and their
+    int32 indices. Ties keep the lower index first; floats follow XLA's total order (NaN
+    above ``inf``, ``+0.0`` above ``-0.0``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.top_k(fnp.asarray([1.0, 3.0, 2.0, 3.0]), 2)
+        (Array([3., 3.], dtype=float32), Array([1, 3], dtype=int32))
+    """
+    op = "lax.top_k"
+    x = _operand_of_kinds(op, operand, "biuf")
+    if x.ndim == 0:
+        raise op_type_error(op, "needs an operand with at least one axis, got a scalar")
+    k = _int(op, "k", k)
+    axis = _any_axis(op, axis, x.ndim)
+    if not 0 <= k <= x.shape[axis]:
+        raise op_value_error(op, f"k={k} must be between 0 and the size of axis {axis} "
+                                 f"({x.shape[axis]}) of the operand {_short(x)}")
+    last = x.ndim - 1
+    if axis != last:
+        x = _moveaxis(x, axis, last)
+    values, indices = top_k_p.bind(x, k=k)
+    if axis != last:
+        values, indices = _moveaxis(values, last, axis), _moveaxis(indices, last, axis)
+    return values, indices
+
+
+def _moveaxis(x, source, destination):
+    from funcarray.numpy import moveaxis
+
+    return moveaxis(x, source, destination)
