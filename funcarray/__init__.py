@@ -16,6 +16,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.")
 
 from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
+from funcarray import debug as debug  # noqa: E402
 from funcarray import dtypes as dtypes  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
@@ -30,6 +31,7 @@ from funcarray._api import stop_gradient as stop_gradient  # noqa: E402
 from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
 from funcarray._api import vjp as vjp  # noqa: E402
 from funcarray._api import vmap as vmap  # noqa: E402
+from funcarray._callback import pure_callback as pure_callback  # noqa: E402
 from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
 from funcarray._compiled import default_backend as default_backend  # noqa: E402
 from funcarray._compiled import device_get as device_get  # noqa: E402

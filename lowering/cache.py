@@ -21,8 +21,8 @@ import os
 import time
 from collections import OrderedDict
 
-__all__ = ["LRUCache", "lowered_text", "compile_ir", "compile_count", "persistent_path", "clear",
-           "info"]
+__all__ = ["LRUCache", "lowered_text", "lowered_module", "compile_ir", "compile_count",
+           "persistent_path", "clear", "info"]
 
 
 class LRUCache:
@@ -66,14 +66,20 @@ _executables = LRUCache(512)
 def lowered_text(ir, donated: tuple = (), platform: str | None = None) -> str:
     """``stablehlo.lower_ir(ir, donated=donated, platform=platform)``, computed once per IR
     object and platform."""
-    from funcarray.lowering.stablehlo import lower_ir
+    return lowered_module(ir, donated, platform)[0]
+
+
+def lowered_module(ir, donated: tuple = (), platform: str | None = None) -> tuple:
+    """``stablehlo.lower_module``'s ``(text, host_callbacks)``, computed once per IR object
+    and platform."""
+    from funcarray.lowering.stablehlo import lower_module
     from funcarray.transforms.ir import ClosedIR
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
     key = (id(ir), donated, platform)
     entry = _texts.get(key)
     if entry is None or entry[0] is not ir:
-        entry = (ir, lower_ir(ir, donated=donated, platform=platform))
+        entry = (ir, lower_module(ir, donated=donated, platform=platform))
         _texts.put(key, entry)
     return entry[1]
 
@@ -91,13 +97,15 @@ def compile_ir(ir, *, device=None, donated: tuple = ()):
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
     device = runtime.default_device() if device is None else device
-    text = lowered_text(ir, donated, device.platform)
+    text, callbacks = lowered_module(ir, donated, device.platform)
     in_avals = tuple((v.aval.shape, v.aval.dtype) for v in (*ir.const_binders, *ir.in_binders))
-    key = (text, in_avals, device.platform, device.id)
+    # (the callbacks themselves are part of the key: two modules can differ only in the
+    # Python function a callback index stands for)
+    key = (text, in_avals, device.platform, device.id, callbacks)
     exe = _executables.get(key)
     if exe is None:
         out_avals = [(x.aval.shape, x.aval.dtype) for x in ir.outs]
-        exe = _compile_or_load(text, in_avals, out_avals, device)
+        exe = _compile_or_load(text, in_avals, out_avals, device, callbacks)
         _executables.put(key, exe)
     return exe
 
@@ -111,11 +119,13 @@ def compile_count() -> int:
     return _compiles[0]
 
 
-def _compile_or_load(text, in_avals, out_avals, device):
+def _compile_or_load(text, in_avals, out_avals, device, callbacks=()):
     from funcarray._config import config
     from funcarray.lowering import runtime
 
-    directory = config.compilation_cache_dir
+    # A module that calls Python functions back is never written to disk: the functions
+    # live in this process only.
+    directory = None if callbacks else config.compilation_cache_dir
     path = persistent_path(directory, text, in_avals, out_avals, device) if directory else None
     if path is not None:
         exe = _load(path, device)
@@ -124,7 +134,7 @@ def _compile_or_load(text, in_avals, out_avals, device):
             return exe
         _disk_stats["misses"] += 1
     start = time.perf_counter()
-    exe = runtime.compile(text, in_avals, out_avals, device)
+    exe = runtime.compile(text, in_avals, out_avals, device, host_callbacks=callbacks)
     _compiles[0] += 1
     elapsed = time.perf_counter() - start
     if path is not None and elapsed >= config.persistent_cache_min_compile_time_secs:

@@ -230,18 +230,34 @@ def _make_executable(loaded, in_avals, out_avals, device, text="") -> Executable
     return Executable(loaded, in_avals, out_avals, device, text, handlers)
 
 
-def compile(text: str, in_avals, out_avals, device=None) -> Executable:  # noqa: A001
+def compile(text: str, in_avals, out_avals, device=None,  # noqa: A001
+            host_callbacks=()) -> Executable:
     """Compile StableHLO ``text`` (entry function ``@main``) for one device.
 
     ``in_avals``/``out_avals`` (ShapedArrays or ``(shape, dtype)`` pairs) are the signature of
     ``@main``; ``execute`` checks arguments against them. XLA's errors are raised as
-    ``CompileError`` quoting the offending lines of ``text``.
+    ``CompileError`` quoting the offending lines of ``text``. ``host_callbacks`` are the
+    Python functions the module's host-callback custom calls index (``host_callback_target``):
+    jaxlib 0.10 accepts them only with a parsed ``ir.Module``, so such text is parsed first.
+    Each must return a tuple matching its custom call's results exactly (jaxlib reads a wrong
+    dtype as zeros and crashes on a wrong count): funcarray's wrappers check before returning.
     """
     jax, xc = _jax()
     device = default_device() if device is None else device
     client = device.client
     try:
-        loaded = client.compile_and_load(text, xc.DeviceList((device,)), xc.CompileOptions())
+        if host_callbacks:
+            from jax._src.interpreters import mlir
+            from jax._src.lib.mlir import ir
+
+            with mlir.make_ir_context():
+                module = ir.Module.parse(text)
+                loaded = client.compile_and_load(module, xc.DeviceList((device,)),
+                                                 xc.CompileOptions(),
+                                                 host_callbacks=list(host_callbacks))
+        else:
+            loaded = client.compile_and_load(text, xc.DeviceList((device,)),
+                                             xc.CompileOptions())
     except jax.errors.JaxRuntimeError as exc:
         raise CompileError(_with_text_context(str(exc), text)) from None
     return _make_executable(loaded, _normalize_avals(in_avals), _normalize_avals(out_avals),
@@ -324,11 +340,22 @@ def execute_steps(exe: Executable):
         "consume_with_handlers", exe._handlers)
 
 
+# Exceptions raised by host callbacks while XLA runs them (the wrappers record them here):
+# XLA reports only a "CpuCallback error" string, so the original is raised instead.
+callback_errors: list = []
+
+
 def raise_execution_error(exe: Executable, exc: Exception):
-    """Re-raise ``exc``, raised while running ``exe``: XLA's runtime errors as
-    ``ExecutionError`` naming the executable, anything else as it is."""
+    """Re-raise ``exc``, raised while running ``exe``: an exception a host callback raised
+    as itself (the user's error, with the callback's traceback), XLA's other runtime errors
+    as ``ExecutionError`` naming the executable, anything else as it is."""
     jax, _ = _jax()
     if isinstance(exc, jax.errors.JaxRuntimeError):
+        if callback_errors:
+            original = callback_errors.pop()
+            callback_errors.clear()
+            original.add_note(f"(raised by a Python callback while running {exe!r})")
+            raise original.with_traceback(original.__traceback__)
         raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
     raise exc
 
@@ -346,7 +373,25 @@ def execute(exe: Executable, args) -> list:
     try:
         return exe.loaded.execute_sharded(on_device).consume_with_handlers(exe._handlers)
     except jax.errors.JaxRuntimeError as exc:
-        raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
+        raise_execution_error(exe, exc)
+
+
+# --------------------------------------------------------------------------------------------
+# Host callbacks (debug.print, pure_callback under jit)
+# --------------------------------------------------------------------------------------------
+
+_HOST_CALLBACK_TARGETS = {"cpu": "xla_ffi_python_cpu_callback",
+                          "cuda": "xla_ffi_python_gpu_callback",
+                          "rocm": "xla_ffi_python_gpu_callback"}
+
+
+def host_callback_target(platform: str | None):
+    """The custom-call target through which a compiled module on ``platform`` calls a Python
+    function (jaxlib's typed-FFI handler; ``backend_config = {index = N : ui64}`` picks the
+    ``host_callbacks`` entry given to ``compile``), or None where funcarray has none (TPU
+    uses send/recv; a backend-neutral lowering has no platform). Verified on CPU; the GPU
+    target is jax's own choice, not yet run here."""
+    return _HOST_CALLBACK_TARGETS.get(platform)
 
 
 # --------------------------------------------------------------------------------------------

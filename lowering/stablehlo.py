@@ -48,6 +48,7 @@ from funcarray.transforms.core import MissingRuleError, ShapedArray
 from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_str
 
 __all__ = [
+    "lower_module",
     "LoweringContext", "LoweringError", "lower_ir", "lower_inline", "run_ir", "mlir_element_type",
     "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
     "i64_array_attribute",
@@ -180,7 +181,7 @@ def _nested_literal(value: np.ndarray) -> str:
 class _Builder:
     """Accumulates the lines of one function and knows the type of every SSA value."""
 
-    __slots__ = ("lines", "types", "count", "indent", "platform")
+    __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks")
 
     def __init__(self, indent: str = "    ", platform: str | None = None):
         self.lines: list = []
@@ -188,6 +189,7 @@ class _Builder:
         self.count = 0
         self.indent = indent
         self.platform = platform  # the PJRT platform compiled for; None: any
+        self.host_callbacks: list = []  # Python functions the module calls, by index
 
     def fresh(self, aval) -> str:
         name = f"%{self.count}"
@@ -211,6 +213,14 @@ class LoweringContext:
         kernel of that platform (``runtime.native_linalg``) and must otherwise emit
         portable StableHLO."""
         return self._builder.platform
+
+    def add_host_callback(self, fn) -> int:
+        """Register a Python function the compiled module calls back (``debug.print``,
+        ``pure_callback``); returns its index, the custom call's ``backend_config``. The
+        module is compiled with the list (``lower_module``)."""
+        callbacks = self._builder.host_callbacks
+        callbacks.append(fn)
+        return len(callbacks) - 1
 
     def emit(self, line: str) -> None:
         """Write one raw line of MLIR into the function body."""
@@ -291,7 +301,15 @@ def _param_text(value) -> str:
 
 def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
              platform: str | None = None) -> str:
-    """StableHLO text (MLIR generic form) for ``ir``; ``name`` names the module.
+    """StableHLO text (MLIR generic form) for ``ir``: ``lower_module``'s text."""
+    return lower_module(ir, name=name, donated=donated, platform=platform)[0]
+
+
+def lower_module(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
+                 platform: str | None = None) -> tuple:
+    """``(text, host_callbacks)``: StableHLO text (MLIR generic form) for ``ir``, and the
+    Python functions its host-callback custom calls index (compile with them); ``name`` names
+    the module.
 
     ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR). ``donated`` lists
     parameters (positions among const binders then arguments) whose buffers the caller gives
@@ -320,10 +338,11 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
     out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)
     top.emit(f'"func.return"({", ".join(results)}) : ({out_types}) -> ()')
     body = "\n".join(builder.lines)
-    return (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
+    text = (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n"
             f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{\n"
             f"{body}\n  }}\n}}")
+    return text, tuple(builder.host_callbacks)
 
 
 def lower_inline(ctx: LoweringContext, closed: IR | ClosedIR, *operands: str) -> list:
