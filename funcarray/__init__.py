@@ -24,6 +24,7 @@ from funcarray import tree_util as tree_util  # noqa: E402
 from funcarray._api import grad as grad  # noqa: E402
 from funcarray._api import hessian as hessian  # noqa: E402
 from funcarray._api import jacfwd as jacfwd  # noqa: E402
+from funcarray._api import jacrev as jacobian  # noqa: E402,F401  (JAX's alias)
 from funcarray._api import jacrev as jacrev  # noqa: E402
 from funcarray._api import jvp as jvp  # noqa: E402
 from funcarray._api import linearize as linearize  # noqa: E402
@@ -32,6 +33,10 @@ from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
 from funcarray._api import vjp as vjp  # noqa: E402
 from funcarray._api import vmap as vmap  # noqa: E402
 from funcarray._callback import pure_callback as pure_callback  # noqa: E402
+from funcarray._closure import closure_convert as closure_convert  # noqa: E402
+from funcarray._closure import custom_gradient as custom_gradient  # noqa: E402
+from funcarray._closure import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402
+from funcarray._closure import named_call as named_call  # noqa: E402
 from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
 from funcarray._compiled import default_backend as default_backend  # noqa: E402
 from funcarray._compiled import device_get as device_get  # noqa: E402
