@@ -8,7 +8,8 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 (``slice``, ``dynamic_slice``, ``gather``, ``scatter``...), ``_ops_reduce.py``
 (``reduce_sum``, ``cumsum``, ``sort``...), ``_ops_dot.py`` (``dot_general``...) and
 ``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes);
-``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``.
+``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``, ``_conv.py`` the
+convolutions.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -20,6 +21,7 @@ Example:
 from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
+    _conv,
     _linear_solve,
     _ops_binary,
     _ops_dot,
@@ -40,7 +42,7 @@ from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives, _linear_solve)
+               _collectives, _linear_solve, _conv)
 
 
 def _export_ops():
