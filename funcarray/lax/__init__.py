@@ -9,7 +9,7 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 (``reduce_sum``, ``cumsum``, ``sort``...), ``_ops_dot.py`` (``dot_general``...) and
 ``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes);
 ``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``, ``_conv.py`` the
-convolutions.
+convolutions, ``_windowed.py`` ``reduce_window`` (pooling).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -29,6 +29,7 @@ from funcarray.lax import (
     _ops_shape,
     _ops_slicing,
     _ops_unary,
+    _windowed,
 )
 from funcarray.lax import linalg as linalg
 from funcarray.lax._branches import cond as cond
@@ -42,7 +43,7 @@ from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives, _linear_solve, _conv)
+               _collectives, _linear_solve, _conv, _windowed)
 
 
 def _export_ops():

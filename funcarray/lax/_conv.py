@@ -29,6 +29,7 @@ from funcarray.primitives.linalg import PRECISION_NAMES, can_accumulate_in
 
 __all__ = ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
            "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]
+# (positive_ints and padding_pairs are shared with lax/_windowed.py, not re-exported)
 
 _OP = "lax.conv_general_dilated"
 
@@ -108,19 +109,34 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
     return pads
 
 
-def _ints(what: str, values, n: int, default=1) -> tuple:
+def positive_ints(what: str, values, n: int, *, op: str = _OP,
+                  per: str = "spatial axis") -> tuple:
+    """``values`` (None: all 1) as ``n`` positive ints, one per ``per``; the strides and
+    dilations of convolutions and window reductions."""
     if values is None:
-        return (default,) * n
+        return (1,) * n
     try:
         values = tuple(operator.index(v) for v in values)
     except TypeError:
-        raise op_type_error(_OP, f"{what} must be a sequence of {n} ints, got {values!r}") from None
+        raise op_type_error(op, f"{what} must be a sequence of {n} ints, got {values!r}") from None
     if len(values) != n:
-        raise op_value_error(_OP, f"{what} must have one entry per spatial axis ({n}), got "
-                                  f"{values!r}")
+        raise op_value_error(op, f"{what} needs one entry per {per} ({n}), got {values!r}")
     if any(v < 1 for v in values):
-        raise op_value_error(_OP, f"{what} entries must be positive, got {values!r}")
+        raise op_value_error(op, f"{what} entries must be positive, got {values!r}")
     return values
+
+
+def padding_pairs(padding, n: int, *, op: str = _OP, per: str = "spatial axis") -> tuple:
+    """Explicit ``padding`` as ``n`` ``(low, high)`` int pairs, one per ``per``."""
+    try:
+        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (TypeError, ValueError):
+        raise op_type_error(op, f"padding must be a string or a sequence of (low, high) int "
+                                f"pairs, got {padding!r}") from None
+    if len(padding) != n:
+        raise op_value_error(op, f"padding needs one (low, high) pair per {per} ({n}), got "
+                                 f"{padding!r}")
+    return padding
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
@@ -146,21 +162,14 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         raise op_type_error(_OP, f"lhs and rhs must have one dtype, got {_short(lhs)} and "
                                  f"{_short(rhs)}; convert one with .astype")
     n = lhs.ndim - 2
-    window_strides = _ints("window_strides", window_strides, n)
-    lhs_dilation = _ints("lhs_dilation", lhs_dilation, n)
-    rhs_dilation = _ints("rhs_dilation", rhs_dilation, n)
+    window_strides = positive_ints("window_strides", window_strides, n)
+    lhs_dilation = positive_ints("lhs_dilation", lhs_dilation, n)
+    rhs_dilation = positive_ints("rhs_dilation", rhs_dilation, n)
     if isinstance(padding, str):
         window = dilate_shape([rhs.shape[d] for d in rhs_spec[2:]], rhs_dilation)
         padding = padtype_to_pads([lhs.shape[d] for d in lhs_spec[2:]], window,
                                   window_strides, padding)
-    try:
-        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
-    except (TypeError, ValueError):
-        raise op_type_error(_OP, f"padding must be a string or a sequence of (low, high) int "
-                                 f"pairs, got {padding!r}") from None
-    if len(padding) != n:
-        raise op_value_error(_OP, f"padding needs one (low, high) pair per spatial axis ({n}), "
-                                  f"got {padding!r}")
+    padding = padding_pairs(padding, n)
     groups, batch_groups = _group_counts(lhs, rhs, numbers, feature_group_count,
                                          batch_group_count)
     if precision is not None:
@@ -277,8 +286,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         dimension_numbers = _TRANSPOSE_LAYOUTS[lhs.ndim]
     numbers = conv_dimension_numbers(lhs.shape, rhs.shape, dimension_numbers)
     n = lhs.ndim - 2
-    rhs_dilation = _ints("rhs_dilation", rhs_dilation, n)
-    strides = _ints("strides", strides, n)
+    rhs_dilation = positive_ints("rhs_dilation", rhs_dilation, n)
+    strides = positive_ints("strides", strides, n)
     kernel = dilate_shape([rhs.shape[d] for d in numbers.rhs_spec[2:]], rhs_dilation)
     if isinstance(padding, str):
         padding = [_transpose_padding(k, s, padding.upper()) for k, s in zip(kernel, strides)]
