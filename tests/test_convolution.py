@@ -205,3 +205,35 @@ def test_conv_errors():
     with pytest.raises(ValueError, match="layout 'HOO' must name O and I once each"):
         lax.conv_general_dilated(x, fnp.ones((4, 4, 2)), (1,), "VALID",
                                  dimension_numbers=("NHC", "HOO", "NHC"))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 6), st.sampled_from(["full", "same", "valid"]),
+       st.sampled_from(["float32", "float64", "int32", "complex64"]), st.integers(0, 999))
+def test_convolve_and_correlate_match_numpy(n, k, mode, dtype, seed):
+    rng = np.random.default_rng(seed)
+    a, v = rng.normal(size=n), rng.normal(size=k)
+    if dtype == "complex64":
+        a, v = a + 1j * rng.normal(size=n), v - 0.5j * rng.normal(size=k)
+    a, v = (a * 3).astype(dtype), (v * 3).astype(dtype)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype in ("float32", "complex64") else {}
+    for ours, theirs in [(fnp.convolve, np.convolve), (fnp.correlate, np.correlate)]:
+        want = theirs(a, v, mode=mode)
+        got = ours(fnp.asarray(a), fnp.asarray(v), mode=mode)
+        assert_allclose(got, want.astype(np.asarray(got).dtype), **tol)
+        assert_allclose(fa.jit(lambda x, y, f=ours: f(x, y, mode=mode))(fnp.asarray(a),
+                                                                           fnp.asarray(v)),
+                        want.astype(np.asarray(got).dtype), **tol)
+
+
+def test_convolve_gradient_and_errors():
+    a, v = np.array([0.5, -1.0, 2.0, 0.3]), np.array([1.0, 0.25])
+    f = lambda xp: lambda x, y: xp.sum(xp.convolve(x, y, mode="same") ** 2)  # noqa: E731
+    fa.tree.map(assert_allclose, fa.grad(f(fnp), argnums=(0, 1))(fnp.asarray(a), fnp.asarray(v)),
+                jax.grad(f(jnp), argnums=(0, 1))(a, v))
+    with pytest.raises(ValueError, match="convolve: takes 1-d arrays"):
+        fnp.convolve(fnp.ones((2, 2)), fnp.ones(2))
+    with pytest.raises(ValueError, match="mode must be one of"):
+        fnp.correlate(fnp.ones(3), fnp.ones(2), mode="wrap")
+    with pytest.raises(ValueError, match="inputs cannot be empty"):
+        fnp.convolve(fnp.ones(0), fnp.ones(2))

@@ -25,6 +25,7 @@ from funcarray.dtypes import (  # noqa: F401
 from funcarray.numpy import linalg as linalg
 from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
+from funcarray.numpy._convolve import *  # noqa: F403
 from funcarray.numpy._creation import *  # noqa: F403
 from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._index_tricks import *  # noqa: F403
