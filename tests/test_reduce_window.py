@@ -40,7 +40,7 @@ def window_cases(draw):
                 kind=draw(st.sampled_from(sorted(MONOIDS))), seed=draw(st.integers(0, 999)))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(window_cases())
 def test_reduce_window_matches_jax(case):
     x = np.random.default_rng(case["seed"]).normal(size=case["shape"])
@@ -55,7 +55,7 @@ def test_reduce_window_matches_jax(case):
                              in_axes=-1)(batched))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(window_cases())
 def test_reduce_window_gradients_match_jax(case):
     x = np.random.default_rng(case["seed"]).normal(size=case["shape"])

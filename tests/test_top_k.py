@@ -39,7 +39,7 @@ def _assert_same(got, want):
                                   np.ascontiguousarray(wv).view(np.uint8))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(st.sampled_from(DTYPES), st.lists(st.integers(1, 5), min_size=1, max_size=3),
        st.data())
 def test_top_k_matches_jax(dtype, shape, data):
