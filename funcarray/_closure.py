@@ -18,10 +18,10 @@ import functools
 from funcarray import tree as fa_tree
 from funcarray._custom import custom_vjp
 from funcarray._errors import api_boundary
-from funcarray._transpose import _aval_of, stage_flat_function
+from funcarray._transpose import _aval_of
 from funcarray.transforms.core import current_trace
 from funcarray.transforms.ir import eval_ir
-from funcarray.transforms.staging import StagingTrace
+from funcarray.transforms.staging import StagingTrace, stage_flat
 from funcarray.tree_util import register_static
 
 __all__ = ["closure_convert", "custom_gradient", "named_call", "ensure_compile_time_eval"]
@@ -51,7 +51,7 @@ def closure_convert(fun, *example_args):
         out_leaves, store["out_tree"] = fa_tree.flatten(out)
         return out_leaves
 
-    closed = stage_flat_function(flat_fun, avals)
+    closed = stage_flat(flat_fun, avals)
     n_consts = len(closed.consts)
     ir, out_tree = closed.ir, store["out_tree"]
 

@@ -20,16 +20,11 @@ from funcarray import tree as fa_tree
 from funcarray._api import _flatten_fun
 from funcarray._errors import api_boundary
 from funcarray.numpy._util import asarray_arg, is_array
-from funcarray.transforms.core import (
-    MissingRuleError,
-    ShapedArray,
-    current_trace,
-    set_current_trace,
-)
-from funcarray.transforms.staging import StagingTrace
+from funcarray.transforms.core import MissingRuleError, ShapedArray
+from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.transpose import backward_pass
 
-__all__ = ["linear_transpose", "stage_flat_function"]
+__all__ = ["linear_transpose"]
 
 
 def _aval_of(what: str, x) -> ShapedArray:
@@ -40,16 +35,6 @@ def _aval_of(what: str, x) -> ShapedArray:
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return ShapedArray(tuple(x.shape), np.dtype(x.dtype))
     return asarray_arg(what, x).aval
-
-
-def stage_flat_function(flat_fun, avals):
-    """``flat_fun`` (flat arrays -> flat arrays) staged on ``avals`` under the current trace:
-    a ClosedIR whose constants are the values it closes over."""
-    stage = StagingTrace(current_trace())
-    args = [stage.new_arg(a) for a in avals]
-    with set_current_trace(stage):
-        outs = flat_fun(*args)
-    return stage.to_closed_ir(list(outs))
 
 
 @api_boundary
@@ -73,7 +58,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             raise TypeError(f"linear_transpose: inputs must be floating or complex (a linear "
                             f"function of integers has no transpose); got {aval.str_short()}")
     flat_fun, store = _flatten_fun(fun, in_tree)
-    closed = stage_flat_function(flat_fun, avals)
+    closed = stage_flat(flat_fun, avals)
     out_tree = store["out_tree"]
     out_avals = closed.ir.out_avals
 

@@ -49,9 +49,9 @@ from funcarray.primitives import remat_policies as _policies
 from funcarray.primitives.custom_derivatives import checkpoint_p
 from funcarray.primitives.remat_policies import name_p
 from funcarray.transforms.autodiff import linearize_flat
-from funcarray.transforms.core import EVAL_TRACE, current_trace, set_current_trace
+from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import Lit
-from funcarray.transforms.staging import StagingTrace
+from funcarray.transforms.staging import stage_flat
 
 __all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
            "print_saved_residuals"]
@@ -185,11 +185,9 @@ def saved_residuals(fun, *args, **kwargs) -> list:
         out_leaves, _ = fa_tree.flatten(fun(*a, **k))
         return _as_leaves(f"the output of {_fun_name(fun)}", out_leaves)
 
-    stage = StagingTrace(current_trace())
-    tracers = [stage.new_arg(x.aval) for x in leaves]
-    with set_current_trace(stage):
-        _, linear, _ = linearize_flat(flat_fun, tracers)
-    staged = stage.to_closed_ir(list(linear.consts)).ir
+    # linearised under a staging trace, so each residual is a traced value with an origin
+    staged = stage_flat(lambda *xs: list(linearize_flat(flat_fun, xs)[1].consts),
+                        [x.aval for x in leaves]).ir
     producers = {v: eqn for eqn in staged.eqns for v in eqn.outs}
     args_by_var = dict(zip(staged.in_binders, names))
     position = {v: i for i, v in enumerate(staged.in_binders)}

@@ -20,6 +20,7 @@ import numpy as np
 
 from funcarray.lax._conv import padding_pairs, padtype_to_pads, positive_ints
 from funcarray.lax._ops_common import _operand_of_kinds
+from funcarray.primitives.convolution import dilate_shape
 from funcarray.primitives.windowed import (
     identity_of,
     reduce_window_max_p,
@@ -81,7 +82,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     base_dilation = positive_ints("base_dilation", base_dilation, n, op=_OP, per="axis")
     window_dilation = positive_ints("window_dilation", window_dilation, n, op=_OP, per="axis")
     if isinstance(padding, str):  # (from the undilated shape, as jax does)
-        window = [(w - 1) * d + 1 for w, d in zip(window_dimensions, window_dilation)]
+        window = dilate_shape(window_dimensions, window_dilation)
         padding = padtype_to_pads(x.shape, window, window_strides, padding)
     padding = padding_pairs(padding, n, op=_OP, per="axis")
     prim = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,

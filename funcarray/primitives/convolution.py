@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from funcarray.array import Array
+from funcarray.lowering.regions import _window_output_size
 from funcarray.primitives.linalg import _precision_attribute, accumulation_dtype
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import defbilinear
@@ -45,7 +46,7 @@ from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import move_to_front
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_output_shape",
-           "dilate_shape"]
+           "dilate_shape", "adjoint_padding"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -65,16 +66,25 @@ def dilate_shape(shape, dilation) -> tuple:
     return tuple(0 if s == 0 else 1 + d * (s - 1) for s, d in zip(shape, dilation))
 
 
+def adjoint_padding(in_dilated, window_dilated, out_dilated, padding) -> tuple:
+    """The ``(lo, hi)`` padding under which sliding a (reversed) window over the output,
+    dilated by the strides, gives back the input's size: the transpose of a windowed op with
+    ``padding`` (convolution's lhs cotangent, reduce_window_sum's cotangent)."""
+    pairs = []
+    for size, w, o, (lo, _) in zip(in_dilated, window_dilated, out_dilated, padding):
+        before = w - lo - 1
+        pairs.append((before, size + w - 1 - o - before))
+    return tuple(pairs)
+
+
 def conv_output_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation,
                       rhs_dilation, dimension_numbers, batch_group_count) -> tuple:
     """The output shape, in ``out_spec`` order."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    in_spatial = dilate_shape([lhs_shape[d] for d in lhs_spec[2:]], lhs_dilation)
-    window = dilate_shape([rhs_shape[d] for d in rhs_spec[2:]], rhs_dilation)
-    spatial = []
-    for size, (lo, hi), w, stride in zip(in_spatial, padding, window, window_strides):
-        padded = size + lo + hi
-        spatial.append(max(0, (padded - w) // stride + 1) if padded >= w else 0)
+    spatial = [_window_output_size(lhs_shape[dl], rhs_shape[dr], stride, lo, hi, ld, rd)
+               for dl, dr, stride, (lo, hi), ld, rd in zip(
+                   lhs_spec[2:], rhs_spec[2:], window_strides, padding, lhs_dilation,
+                   rhs_dilation)]
     out = [0] * len(out_spec)
     out[out_spec[0]] = lhs_shape[lhs_spec[0]] // batch_group_count
     out[out_spec[1]] = rhs_shape[rhs_spec[0]]
@@ -198,17 +208,14 @@ def _transpose_lhs(ct, rhs, lhs_aval, params):
         rhs = _split_axis(rhs, rhs_spec[0], count)  # (count, O/count) at rhs_spec[0]
         o_axis, i_axis = rhs_spec[0], rhs_spec[1] + (rhs_spec[1] > rhs_spec[0])
         rhs = _merge_axes(rhs, o_axis, i_axis)
-    in_spatial = dilate_shape([lhs_aval.shape[d] for d in lhs_spec[2:]], lhs_dil)
-    window = dilate_shape(kernel_spatial, rhs_dil)
-    out_spatial = dilate_shape([ct.shape[d] for d in out_spec[2:]], strides)
-    new_padding = []
-    for size, w, o, (lo, _) in zip(in_spatial, window, out_spatial, padding):
-        before = w - lo - 1
-        new_padding.append((before, size + w - 1 - o - before))
+    new_padding = adjoint_padding(
+        dilate_shape([lhs_aval.shape[d] for d in lhs_spec[2:]], lhs_dil),
+        dilate_shape(kernel_spatial, rhs_dil),
+        dilate_shape([ct.shape[d] for d in out_spec[2:]], strides), padding)
     numbers = ConvDimensionNumbers(out_spec, _swap_first_two(rhs_spec), lhs_spec)
     out = conv_general_dilated_p.bind(
         ct, flip(rhs, axis=tuple(rhs_spec[2:])), window_strides=lhs_dil,
-        padding=tuple(new_padding), lhs_dilation=strides, rhs_dilation=rhs_dil,
+        padding=new_padding, lhs_dilation=strides, rhs_dilation=rhs_dil,
         dimension_numbers=numbers, feature_group_count=max(groups, batch_groups),
         batch_group_count=1, precision=params["precision"],
         preferred_element_type=params["preferred_element_type"])

@@ -33,6 +33,7 @@ from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.regions import _window_output_size
+from funcarray.primitives.convolution import adjoint_padding, dilate_shape
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, tangent_aval
 
@@ -63,14 +64,13 @@ def _windows(x: np.ndarray, fill, p) -> np.ndarray:
     """(*output_shape, *window) view of ``x`` dilated and padded with ``fill``."""
     base = p["base_dilation"]
     if any(b > 1 for b in base):
-        dilated = np.full(tuple(0 if s == 0 else (s - 1) * b + 1
-                                for s, b in zip(x.shape, base)), fill, x.dtype)
+        dilated = np.full(dilate_shape(x.shape, base), fill, x.dtype)
         dilated[tuple(slice(None, None, b) for b in base)] = x
         x = dilated
     pads = p["padding"]
     x = np.pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in pads], constant_values=fill)
     x = x[tuple(slice(-min(lo, 0), x.shape[i] + min(hi, 0)) for i, (lo, hi) in enumerate(pads))]
-    window = tuple((w - 1) * d + 1 for w, d in zip(p["window_dimensions"], p["window_dilation"]))
+    window = dilate_shape(p["window_dimensions"], p["window_dilation"])
     out = window_output_shape(tuple(x.shape), dict(p, padding=((0, 0),) * x.ndim,
                                                    base_dilation=(1,) * x.ndim))
     views = np.lib.stride_tricks.sliding_window_view(x, window)
@@ -137,15 +137,10 @@ def _sum_transpose(ct, x, **p):
     if type(ct) is Zero:
         return [None]
     shape = x.aval.shape
-    in_dilated = [0 if s == 0 else (s - 1) * b + 1 for s, b in zip(shape, p["base_dilation"])]
-    window = [(w - 1) * d + 1 for w, d in zip(p["window_dimensions"], p["window_dilation"])]
-    out_dilated = [0 if s == 0 else (s - 1) * st + 1
-                   for s, st in zip(ct.shape, p["window_strides"])]
-    config = []
-    for size, w, o, (lo, _), stride in zip(in_dilated, window, out_dilated, p["padding"],
-                                          p["window_strides"]):
-        before = w - lo - 1
-        config.append((before, size + w - 1 - o - before, stride - 1))
+    pads = adjoint_padding(dilate_shape(shape, p["base_dilation"]),
+                           dilate_shape(p["window_dimensions"], p["window_dilation"]),
+                           dilate_shape(ct.shape, p["window_strides"]), p["padding"])
+    config = [(lo, hi, stride - 1) for (lo, hi), stride in zip(pads, p["window_strides"])]
     padded = lax.pad(ct, np.zeros((), ct.dtype), config)
     ones = (1,) * len(shape)
     return [reduce_window_sum_p.bind(
@@ -159,8 +154,8 @@ def _window_indices(shape: tuple, key: tuple) -> np.ndarray:
     (*output_shape, window_size) (static: computed once per shape and parameters)."""
     p = dict(key)
     ndim = len(shape)
-    padded = tuple((0 if s == 0 else (s - 1) * b + 1) + lo + hi
-                   for s, b, (lo, hi) in zip(shape, p["base_dilation"], p["padding"]))
+    padded = tuple(s + lo + hi for s, (lo, hi) in
+                   zip(dilate_shape(shape, p["base_dilation"]), p["padding"]))
     out = window_output_shape(shape, p)
     if ndim == 0:
         return np.zeros((1,), np.int64)
