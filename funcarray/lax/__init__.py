@@ -22,6 +22,7 @@ from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
     _conv,
+    _fft,
     _linear_solve,
     _ops_binary,
     _ops_dot,
@@ -29,6 +30,7 @@ from funcarray.lax import (
     _ops_shape,
     _ops_slicing,
     _ops_unary,
+    _special,
     _windowed,
 )
 from funcarray.lax import linalg as linalg
@@ -43,7 +45,7 @@ from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives, _linear_solve, _conv, _windowed)
+               _collectives, _linear_solve, _conv, _windowed, _fft, _special)
 
 
 def _export_ops():

@@ -22,6 +22,7 @@ from funcarray.dtypes import (  # noqa: F401
     promote_types,
     result_type,
 )
+from funcarray.numpy import fft as fft
 from funcarray.numpy import linalg as linalg
 from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
@@ -31,10 +32,15 @@ from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._index_tricks import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
+from funcarray.numpy._misc import *  # noqa: F403
+from funcarray.numpy._numerics import *  # noqa: F403
+from funcarray.numpy._polynomial import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
 from funcarray.numpy._scalar_types import ScalarType as _ScalarType
 from funcarray.numpy._search import *  # noqa: F403
+from funcarray.numpy._sets import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
+from funcarray.numpy._shape_extras import *  # noqa: F403
 from funcarray.numpy._statistics import *  # noqa: F403
 
 # Scalar types: dtypes that are also constructors (``fnp.float32(1.5)``), as in jax.numpy.

@@ -8,8 +8,10 @@ Example:
     Array([0.], dtype=float32)
 """
 
+from funcarray.scipy import fft as fft
 from funcarray.scipy import linalg as linalg
 from funcarray.scipy import sparse as sparse
 from funcarray.scipy import special as special
+from funcarray.scipy import stats as stats
 
-__all__ = ["linalg", "sparse", "special"]
+__all__ = ["fft", "linalg", "sparse", "special", "stats"]

@@ -1,0 +1,3 @@
+"""``lax.fft`` (placeholder: being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""``funcarray.numpy.fft`` (placeholder: being written)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""``funcarray.scipy.fft`` (placeholder: being written)."""
+
+__all__: list[str] = []

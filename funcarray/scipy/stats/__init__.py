@@ -1,0 +1,3 @@
+"""``funcarray.scipy.stats`` (placeholder: being written)."""
+
+__all__: list[str] = []
