@@ -22,6 +22,7 @@ from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
     _conv,
+    _extras,
     _fft,
     _linear_solve,
     _ops_binary,
@@ -45,7 +46,8 @@ from funcarray.lax._control_flow import while_loop as while_loop
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives, _linear_solve, _conv, _windowed, _fft, _special)
+               _collectives, _linear_solve, _conv, _windowed, _fft, _special,
+               _extras)
 
 
 def _export_ops():
