@@ -300,3 +300,16 @@ def test_mixing_float8_with_float16_is_a_type_error_naming_both():
     with pytest.raises(TypeError, match=r"float8_e4m3fn.*float16|float16.*float8_e4m3fn"):
         x + y
     assert (x.astype(fnp.float16) + y).dtype == np.float16  # the suggested fix works
+
+
+_SCALAR_TYPE_NAMES = ["double", "single", "cdouble", "csingle", "float_", "complex_", "int_",
+                      "uint", "int4", "uint4", "int2", "uint2", "float8_e4m3", "float8_e3m4",
+                      "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn"]
+
+
+@pytest.mark.parametrize("name", _SCALAR_TYPE_NAMES)
+def test_scalar_type_aliases_are_jax_numpys(name):
+    # NumPy's aliases (double is float64...) and ml_dtypes' narrow types, as jax.numpy names them.
+    assert np.dtype(getattr(fnp, name)) == np.dtype(getattr(jnp, name))
+    assert getattr(fnp, name)(1).dtype == np.asarray(getattr(jnp, name)(1)).dtype
+    assert fnp.issubdtype(fnp.double, fnp.floating) and fnp.generic is np.generic

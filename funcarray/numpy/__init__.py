@@ -54,6 +54,22 @@ float16, float32, float64 = (_ScalarType(_dtypes.float16), _ScalarType(_dtypes.f
 bfloat16 = _ScalarType(_dtypes.bfloat16)
 float8_e4m3fn, float8_e5m2 = _ScalarType(_dtypes.float8_e4m3fn), _ScalarType(_dtypes.float8_e5m2)
 complex64, complex128 = _ScalarType(_dtypes.complex64), _ScalarType(_dtypes.complex128)
+# The other narrow floats and ints of ml_dtypes that the dtype lattice supports (float8
+# variants, float6/float4, int2/int4...), under their ml_dtypes names, as jax.numpy has them.
+for _dtype in _dtypes.supported_dtypes:
+    if _dtype.name not in globals():
+        globals()[_dtype.name] = _ScalarType(_dtype)
+del _dtype
+# NumPy's aliases of the same types (jax.numpy has them too): ``double`` is float64, etc.
+double = float_ = float64
+single = float32
+cdouble = complex_ = complex128
+csingle = complex64
+int_ = int64
+uint = uint64
+# NumPy's abstract scalar types, for ``issubdtype`` checks.
+generic, flexible, character, object_ = _np.generic, _np.flexible, _np.character, _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
 
 ndarray = Array
 bool = bool_  # noqa: A001 (jax.numpy exports this name too)
