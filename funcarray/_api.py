@@ -14,9 +14,11 @@ from funcarray import tree as fa_tree
 from funcarray._errors import api_boundary
 from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, convert, is_array
-from funcarray.transforms.autodiff import linearize_flat, vjp_flat
+from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
+from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
+from funcarray.tree_util import Partial
 
 __all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad", "stop_gradient",
            "jacfwd", "jacrev", "hessian"]
@@ -66,9 +68,14 @@ def _split_aux(store, leaves):
     return list(leaves[:n]), fa_tree.unflatten(store["aux_tree"], list(leaves[n:]))
 
 
+def _aux_zero_cotangents(store, all_outs) -> list:
+    """The cotangents of the aux outputs (``has_aux``): symbolic zeros."""
+    return [Zero(tangent_aval(x.aval)) for x in all_outs[store["n_out"]:]]
+
+
 def _with_zero_aux_cotangents(f_vjp_flat, store, all_outs):
     """``f_vjp`` over the declared outputs only: aux outputs get zero cotangents."""
-    zeros = [Zero(tangent_aval(x.aval)) for x in all_outs[store["n_out"]:]]
+    zeros = _aux_zero_cotangents(store, all_outs)
     return lambda cts: f_vjp_flat(list(cts) + zeros)
 
 
@@ -316,21 +323,24 @@ def vjp(fun, *primals, has_aux: bool = False):
     leaves, in_tree = fa_tree.flatten(primals)
     leaves = _as_array_leaves("vjp", leaves)
     flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    all_outs, f_vjp_all = vjp_flat(flat_fun, leaves)
+    all_outs, pullback, residuals = vjp_flat_residuals(flat_fun, leaves)
     out_leaves, aux = _split_aux(store, all_outs)
-    f_vjp_flat = _with_zero_aux_cotangents(f_vjp_all, store, all_outs)
     out_tree = store["out_tree"]
+    aux_zeros = _aux_zero_cotangents(store, all_outs)
 
-    def f_vjp(cotangent):
+    def f_vjp(residuals, cotangent):
         ct_leaves, ct_tree = fa_tree.flatten(cotangent)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent's tree structure {ct_tree} does not match the "
                             f"output's {out_tree}")
-        cts = f_vjp_flat(_as_array_leaves("vjp", ct_leaves))
+        cts = pullback(residuals, _as_array_leaves("vjp", ct_leaves) + aux_zeros)
         return fa_tree.unflatten(in_tree, cts)
 
+    # A pytree whose leaves are the residuals (as JAX's): it can be returned from a jitted
+    # function, passed into one, or be a custom_vjp residual.
     out = fa_tree.unflatten(out_tree, out_leaves)
-    return (out, api_boundary(f_vjp), aux) if has_aux else (out, api_boundary(f_vjp))
+    f_vjp = Partial(api_boundary(f_vjp), residuals)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
 @api_boundary
@@ -352,16 +362,18 @@ def linearize(fun, *primals, has_aux: bool = False):
     out_leaves, aux = _split_aux(store, all_outs)
     out_tree, n_out = store["out_tree"], store["n_out"]
 
-    def f_jvp(*tangents):
+    def f_jvp(consts, *tangents):
         t_leaves, t_tree = fa_tree.flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearize: tangents have structure {t_tree}, expected {in_tree}")
         t_leaves = _as_array_leaves("linearize", t_leaves)
-        outs = linear(*(t for t, m in zip(t_leaves, mask) if m))
+        outs = eval_ir(linear.ir, consts, [t for t, m in zip(t_leaves, mask) if m])
         return fa_tree.unflatten(out_tree, outs[:n_out])
 
+    # A pytree whose leaves are the linearisation's constants (JAX's Partial), like vjp's.
     out = fa_tree.unflatten(out_tree, out_leaves)
-    return (out, api_boundary(f_jvp), aux) if has_aux else (out, api_boundary(f_jvp))
+    f_jvp = Partial(api_boundary(f_jvp), tuple(linear.consts))
+    return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
 
 def _check_argnums(name, argnums, nargs):

@@ -398,3 +398,50 @@ def test_tracers_know_their_nbytes_and_itemsize():
         out = transform(lambda a: a * 0 + a.nbytes * 100 + a.itemsize)(x)
         per = (3 * 2) if transform is fa.vmap else (6 * 2)
         np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), per * 100 + 2))
+
+
+# --- vjp and linearize return pytrees (JAX's Partial): residuals are the leaves ------------------
+def _sin_twice(lib):
+    return lambda x: lib.sin(x) * lib.cos(x[::-1])
+
+
+def test_vjp_function_is_a_custom_vjp_residual_like_jax():
+    # The idiom: a custom_vjp forward pass keeps the vjp function of a sub-computation.
+    def make(lib, api):
+        @api.custom_vjp
+        def f(x):
+            return _sin_twice(lib)(x)
+
+        def fwd(x):
+            return api.vjp(_sin_twice(lib), x)
+
+        f.defvjp(fwd, lambda vjp_fn, g: vjp_fn(g * 2.0))
+        return lambda x: lib.sum(f(x) ** 2)
+
+    x = np.linspace(-1.0, 2.0, 5)
+    want = jax.grad(make(jnp, jax))(x)
+    assert_allclose(fa.grad(make(fnp, fa))(fnp.asarray(x)), want, rtol=1e-12)
+    assert_allclose(fa.jit(fa.grad(make(fnp, fa)))(fnp.asarray(x)), want, rtol=1e-12)
+
+
+def test_vjp_and_linearize_functions_cross_jit_both_ways():
+    x, ct = np.linspace(0.1, 1.0, 4), np.arange(4.0)
+    _, want_vjp = jax.vjp(_sin_twice(jnp), x)
+    _, want_lin = jax.linearize(_sin_twice(jnp), x)
+    _, f_vjp = fa.vjp(_sin_twice(fnp), fnp.asarray(x))
+    _, f_lin = fa.linearize(_sin_twice(fnp), fnp.asarray(x))
+    assert type(f_vjp) is fa.tree_util.Partial
+    # leaves: the residuals, the same count as jax's
+    assert len(fa.tree.leaves(f_vjp)) == len(jax.tree.leaves(want_vjp))
+    # passed into a jitted function
+    assert_allclose(fa.jit(lambda v, c: v(c))(f_vjp, fnp.asarray(ct))[0], want_vjp(ct)[0],
+                    rtol=1e-12)
+    assert_allclose(fa.jit(lambda f, t: f(t))(f_lin, fnp.asarray(ct)), want_lin(ct), rtol=1e-12)
+    # returned from one
+    made = fa.jit(lambda x: fa.vjp(_sin_twice(fnp), x)[1])(fnp.asarray(x))
+    assert_allclose(made(fnp.asarray(ct))[0], want_vjp(ct)[0], rtol=1e-12)
+    # has_aux keeps its zero aux cotangents
+    _, f_aux, aux = fa.vjp(lambda x: (fnp.sin(x), x * 3), fnp.asarray(x), has_aux=True)
+    assert_allclose(f_aux(fnp.asarray(ct))[0], np.cos(x) * ct, rtol=1e-12)
+    with pytest.raises(TypeError, match="tree structure"):
+        f_vjp((fnp.asarray(ct),))

@@ -29,7 +29,7 @@ from funcarray.transforms.jvp import JVPTrace, JVPTracer, Zero, instantiate, tan
 from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.transpose import backward_pass
 
-__all__ = ["linearize_flat", "vjp_flat", "is_differentiable"]
+__all__ = ["linearize_flat", "vjp_flat", "vjp_flat_residuals", "is_differentiable"]
 
 
 def is_differentiable(x) -> bool:
@@ -65,10 +65,20 @@ def linearize_flat(fun, primals):
 def vjp_flat(fun, primals):
     """``(primals_out, f_vjp)`` where ``f_vjp(cotangents_out)`` returns one cotangent per
     primal (zeros of the primal's dtype for integer and bool primals)."""
+    primals_out, pullback, residuals = vjp_flat_residuals(fun, primals)
+    return primals_out, lambda cotangents_out: pullback(residuals, cotangents_out)
+
+
+def vjp_flat_residuals(fun, primals):
+    """``vjp_flat`` with the residuals apart: ``(primals_out, pullback, residuals)`` where
+    ``pullback(residuals, cotangents_out)`` returns one cotangent per primal. ``residuals``
+    (a tuple of arrays) is everything the backward pass reads of the forward one, so
+    ``fa.vjp`` can return its function as a pytree whose leaves are the residuals (JAX's
+    ``Partial``): it can then cross ``jit`` or be a ``custom_vjp`` residual itself."""
     primals_out, linear, mask = linearize_flat(fun, primals)
     out_avals = [p.aval for p in primals_out]
 
-    def f_vjp(cotangents_out):
+    def pullback(residuals, cotangents_out):
         if len(cotangents_out) != len(out_avals):
             raise TypeError(f"vjp: expected {len(out_avals)} cotangents, got "
                             f"{len(cotangents_out)}")
@@ -78,8 +88,8 @@ def vjp_flat(fun, primals):
                     f"vjp: cotangent {i} has type {ct.aval.str_short()} but the output it "
                     f"belongs to is {aval.str_short()}; cotangents must match the outputs' "
                     f"shapes and dtypes")
-        cts = iter(backward_pass(linear.ir, linear.consts, cotangents_out))
+        cts = iter(backward_pass(linear.ir, residuals, cotangents_out))
         return [next(cts) if m else instantiate(Zero(tangent_aval(p.aval)))
                 for p, m in zip(primals, mask)]
 
-    return primals_out, f_vjp
+    return primals_out, pullback, tuple(linear.consts)
