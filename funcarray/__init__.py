@@ -45,6 +45,8 @@ from funcarray._compiled import devices as devices  # noqa: E402
 from funcarray._config import config as config  # noqa: E402
 from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
 from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
+from funcarray._debug_nans import debug_infs as debug_infs  # noqa: E402
+from funcarray._debug_nans import debug_nans as debug_nans  # noqa: E402
 from funcarray._eval_shape import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from funcarray._eval_shape import eval_shape as eval_shape  # noqa: E402
 from funcarray._jit import clear_caches as clear_caches  # noqa: E402

@@ -247,7 +247,23 @@ def set_eager_backend(name: str) -> None:
                          f"got {name!r}")
     if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
         name = "numpy"
-    EVAL_TRACE.__class__ = _XlaEvalTrace if name == "xla" else EvalTrace
+    global _eager_trace_class
+    _eager_trace_class = _XlaEvalTrace if name == "xla" else EvalTrace
+    refresh_eval_trace_class()
+
+
+_eager_trace_class = EvalTrace  # the eager backend's trace class (set_eager_backend)
+
+
+def refresh_eval_trace_class() -> None:
+    """Give the eager trace the eager backend's class, or its NaN-checking subclass while
+    ``debug_nans``/``debug_infs`` is on (``funcarray._debug_nans``)."""
+    from funcarray._config import config
+    from funcarray._debug_nans import checking_trace_class
+
+    cls = _eager_trace_class
+    EVAL_TRACE.__class__ = (checking_trace_class(cls) if config.debug_nans or config.debug_infs
+                            else cls)
 
 
 def _make_xla_eval_trace_class():
@@ -257,3 +273,14 @@ def _make_xla_eval_trace_class():
 
 
 _XlaEvalTrace = _make_xla_eval_trace_class()
+
+
+def _apply_environment_settings() -> None:
+    """The eager trace's class for settings read from the environment at import
+    (``FUNCARRAY_EAGER_BACKEND``, ``FUNCARRAY_DEBUG_NANS``, ``FUNCARRAY_DEBUG_INFS``)."""
+    from funcarray._config import config
+
+    set_eager_backend(config.eager_backend)
+
+
+_apply_environment_settings()

@@ -17,6 +17,10 @@ Settings:
         cached single-op XLA executable: on the CPU this reproduces jit's numerics op by op;
         on an accelerator arrays stay on the device) or "auto" (the default: NumPy until an
         array is placed on an accelerator, XLA from then on).
+    debug_nans: raise ``FloatingPointError`` at the first operation that produces a NaN (eager
+        ops are checked as they run; a jitted call that returns a NaN is re-run eagerly to
+        find the operation). Slow: for debugging (see ``funcarray.debug_nans``).
+    debug_infs: the same for infinities (and NaN).
     eager_buffer_pool_bytes: how much memory eager kernels may keep for recycling large
         outputs (per-example gradients: ``primitives/_buffers.py``); 0 turns it off.
 
@@ -42,7 +46,11 @@ _DEFAULTS = {
     "persistent_cache_min_compile_time_secs": 1.0,
     "eager_backend": "auto",
     "eager_buffer_pool_bytes": 1 << 30,
+    "debug_nans": False,
+    "debug_infs": False,
 }
+# Settings under which jit's dispatch fast path must not run (it skips every check).
+_SLOW_DISPATCH_SETTINGS = ("disable_jit", "debug_nans", "debug_infs")
 
 
 def _parse(name: str, text: str):
@@ -63,6 +71,12 @@ class Config:
         for name, default in _DEFAULTS.items():
             text = os.environ.get(f"FUNCARRAY_{name.upper()}")
             object.__setattr__(self, name, default if text is None else _parse(name, text))
+        self._derive()
+
+    def _derive(self) -> None:
+        # One attribute for jit's hot path to read (see funcarray._jit._dispatcher).
+        object.__setattr__(self, "_fast_dispatch",
+                           not any(getattr(self, n) for n in _SLOW_DISPATCH_SETTINGS))
 
     def update(self, name: str, value) -> None:
         """Set ``name`` to ``value`` (checked against the setting's type)."""
@@ -86,6 +100,11 @@ class Config:
 
             set_eager_backend(value)  # validates the value first
         object.__setattr__(self, name, value)
+        self._derive()
+        if name in ("debug_nans", "debug_infs"):
+            from funcarray._compiled import refresh_eval_trace_class
+
+            refresh_eval_trace_class()
         if name == "platform":  # executables compiled for the old platform are stale
             from funcarray._jit import clear_caches
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from funcarray import _compiled, tree
 from funcarray._config import config
+from funcarray._debug_nans import check_jit_outputs
 from funcarray._errors import _mark, filtered
 from funcarray._jit_fast import MISS, FastPath, leaf_type
 from funcarray.array import Array, DeviceArray, device_array
@@ -165,7 +166,7 @@ def _dispatcher(state: Jitted):
         def jitted(*args, **kwargs):
             # The fast path: positional Array arguments only, outside every transform, a
             # signature seen before. Its key needs no pytree flattening.
-            if not kwargs and CURRENT_TRACE.get() is EVAL_TRACE and not config.disable_jit:
+            if not kwargs and CURRENT_TRACE.get() is EVAL_TRACE and config._fast_dispatch:
                 try:
                     last = fast.last  # the guard of the signature called last
                     out = MISS if last is None else last(args)
@@ -298,6 +299,9 @@ class Jitted:
             self._hits += 1
         if current_trace() is EVAL_TRACE:
             out = self._run_eagerly(entry, leaves)
+            if not config._fast_dispatch:  # debug_nans / debug_infs
+                check_jit_outputs(self._fun, self._name, args, kwargs, out,
+                                  can_rerun=not entry.donated)
             if self._fast is not None and not kwargs and entry.exe is not None:
                 self._fast.remember(args, entry, self._run_eagerly)
             return out
