@@ -39,9 +39,14 @@ from funcarray._closure import ensure_compile_time_eval as ensure_compile_time_e
 from funcarray._closure import named_call as named_call  # noqa: E402
 from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
 from funcarray._compiled import default_backend as default_backend  # noqa: E402
+from funcarray._compiled import device_count as device_count  # noqa: E402
 from funcarray._compiled import device_get as device_get  # noqa: E402
 from funcarray._compiled import device_put as device_put  # noqa: E402
 from funcarray._compiled import devices as devices  # noqa: E402
+from funcarray._compiled import local_device_count as local_device_count  # noqa: E402
+from funcarray._compiled import local_devices as local_devices  # noqa: E402
+from funcarray._compiled import process_count as process_count  # noqa: E402
+from funcarray._compiled import process_index as process_index  # noqa: E402
 from funcarray._config import config as config  # noqa: E402
 from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
 from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
@@ -49,6 +54,8 @@ from funcarray._debug_nans import debug_infs as debug_infs  # noqa: E402
 from funcarray._debug_nans import debug_nans as debug_nans  # noqa: E402
 from funcarray._eval_shape import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from funcarray._eval_shape import eval_shape as eval_shape  # noqa: E402
+from funcarray._eval_shape import make_jaxpr as make_jaxpr  # noqa: E402
+from funcarray._eval_shape import typeof as typeof  # noqa: E402
 from funcarray._jit import clear_caches as clear_caches  # noqa: E402
 from funcarray._jit import disable_jit as disable_jit  # noqa: E402
 from funcarray._jit import jit as jit  # noqa: E402

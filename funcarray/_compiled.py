@@ -31,6 +31,8 @@ from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer, canonical_a
 from funcarray.transforms.ir import IR, Eqn, Var
 
 __all__ = ["block_until_ready", "devices", "default_backend", "device_get", "device_put",
+           "device_count", "local_devices", "local_device_count", "process_index",
+           "process_count",
            "execute_ir", "runtime_device"]
 
 
@@ -47,6 +49,65 @@ def devices(backend: str | None = None) -> list:
         [CpuDevice(id=0)]
     """
     return [Device(d.platform, d.id) for d in runtime.devices(backend or _platform())]
+
+
+def device_count(backend: str | None = None) -> int:
+    """How many devices ``backend`` (default: the selected platform) has.
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.device_count() >= 1
+        True
+    """
+    return len(devices(backend))
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
+    """The devices attached to this process (funcarray runs in one process: all of them).
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.local_devices() == fa.devices()
+        True
+    """
+    if process_index not in (None, 0):
+        raise ValueError(f"local_devices: funcarray runs in a single process (index 0), got "
+                         f"process_index={process_index}")
+    return devices(backend)
+
+
+def local_device_count(backend: str | None = None) -> int:
+    """How many devices this process has (``device_count`` in one process).
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.local_device_count() == fa.device_count()
+        True
+    """
+    return len(local_devices(backend=backend))
+
+
+def process_index(backend: str | None = None) -> int:
+    """This process's index among the processes of a multi-host job: always 0 (funcarray
+    runs in one process).
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.process_index(), fa.process_count()
+        (0, 1)
+    """
+    return 0
+
+
+def process_count(backend: str | None = None) -> int:
+    """How many processes the job has: always 1 (see ``process_index``).
+
+    Example:
+        >>> import funcarray as fa
+        >>> fa.process_count()
+        1
+    """
+    return 1
 
 
 def default_backend() -> str:

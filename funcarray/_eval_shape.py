@@ -26,7 +26,7 @@ from funcarray._errors import api_boundary
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.staging import make_ir
 
-__all__ = ["ShapeDtypeStruct", "eval_shape"]
+__all__ = ["ShapeDtypeStruct", "eval_shape", "make_jaxpr", "typeof"]
 
 
 class ShapeDtypeStruct:
@@ -104,3 +104,52 @@ def eval_shape(fun, *args, **kwargs):
     staged = make_ir(fun)(*args, **kwargs)
     structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
     return tree.unflatten(staged.out_tree, structs)
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
+               abstracted_axes=None):
+    """JAX's ``make_jaxpr`` for code being ported: ``make_jaxpr(f)(*args)`` returns funcarray's
+    IR of ``f`` (``make_ir``'s printable ``StagedIR``; funcarray has no jaxprs), and with
+    ``return_shape=True`` also the output's ``ShapeDtypeStruct`` pytree. ``axis_env`` (named
+    axes: use ``vmap(axis_name=)``) and ``abstracted_axes`` (dynamic shapes) are not supported.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> ir, shape = fa.make_jaxpr(lambda x: fnp.sin(x) * 2.0, return_shape=True)(fnp.ones(3))
+        >>> shape
+        ShapeDtypeStruct(shape=(3,), dtype=float32)
+    """
+    if axis_env is not None or abstracted_axes is not None:
+        raise NotImplementedError(
+            "make_jaxpr: axis_env= and abstracted_axes= are not supported; stage a function "
+            "using named axes inside fa.vmap(..., axis_name=...) instead")
+    staging = make_ir(fun, static_argnums=static_argnums)
+
+    @api_boundary
+    def make(*args, **kwargs):
+        args, kwargs = tree.map(_as_struct, (args, kwargs))
+        staged = staging(*args, **kwargs)
+        if not return_shape:
+            return staged
+        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
+        return staged, tree.unflatten(staged.out_tree, structs)
+
+    return make
+
+
+@api_boundary
+def typeof(x) -> ShapedArray:
+    """The abstract type of ``x`` (shape, dtype, weak type), as ``jax.typeof``; works on
+    arrays, tracers (inside a transform) and Python scalars.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> fa.typeof(fnp.ones((2, 3))), fa.typeof(1.0)
+        (ShapedArray(f32[2,3]), ShapedArray(f32[], weak_type=True))
+    """
+    from funcarray.numpy import asarray
+
+    aval = getattr(x, "aval", None)
+    return aval if aval is not None else asarray(x).aval

@@ -320,6 +320,15 @@ def test_devices_and_device_put():
         fa.device_put(x, "cpu:0")
 
 
+def test_device_and_process_counts_match_jax():
+    assert fa.device_count() == jax.device_count() == len(fa.devices())
+    assert fa.local_device_count() == jax.local_device_count()
+    assert fa.local_devices() == fa.devices()
+    assert (fa.process_index(), fa.process_count()) == (jax.process_index(), jax.process_count())
+    with pytest.raises(ValueError, match="single process"):
+        fa.local_devices(process_index=1)
+
+
 def test_device_put_get_and_block_until_ready_take_pytrees_like_jax():
     tree = {"w": np.ones((2, 3), np.float32), "b": 0.5, "n": None, "layers": [np.arange(3)]}
     put, jput = fa.device_put(tree), jax.device_put(tree)

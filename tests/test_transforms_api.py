@@ -333,6 +333,28 @@ def test_eval_shape_errors_and_struct_validation():
                       fa.ShapeDtypeStruct((3,), np.float32))
 
 
+def test_make_jaxpr_and_typeof_port_jax_code():
+    def f(x, n):
+        return fnp.sin(x) * n, x.sum()
+
+    ir, shapes = fa.make_jaxpr(f, static_argnums=1, return_shape=True)(fnp.ones(3), 2)
+    _, want = jax.make_jaxpr(lambda x: (jnp.sin(x) * 2, x.sum()), return_shape=True)(
+        jnp.ones(3, jnp.float32))
+    assert [(s.shape, s.dtype) for s in shapes] == [(s.shape, s.dtype) for s in want]
+    assert "sin" in str(ir) and [str(o) for o in ir(fnp.ones(3))] == ["[1.682942 1.682942 "
+                                                                      "1.682942]", "3.0"]
+    with pytest.raises(NotImplementedError, match="axis_env"):
+        fa.make_jaxpr(f, axis_env=[("i", 2)])
+    # (Python scalars are weak and 32-bit, as in jax without x64; NumPy values keep their dtype)
+    for value, x64 in ((np.ones((2, 3), np.int8), True), (1.0, False), (3, False),
+                       (np.float64(2.0), True)):
+        with jax.enable_x64(x64):
+            want = jax.typeof(value)
+        got = fa.typeof(value)
+        assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
+    assert fa.vmap(lambda x: fnp.zeros(fa.typeof(x).shape))(fnp.ones((4, 2))).shape == (4, 2)
+
+
 @pytest.mark.parametrize("name, fun", [
     ("square", lambda np_: lambda x: x ** 2),
     ("strong constant", lambda np_: lambda x: x * np_.float32(2)),
