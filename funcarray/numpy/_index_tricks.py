@@ -1,5 +1,7 @@
 """Index grids and flat/multi-index conversion: ``meshgrid``, ``indices``, ``tri``,
-``tril_indices``, ``triu_indices``, ``unravel_index`` and ``ravel_multi_index``.
+``tril_indices``, ``triu_indices``, ``unravel_index`` and ``ravel_multi_index``; NumPy's index
+tricks ``r_``, ``c_``, ``s_``, ``index_exp``, ``mgrid``, ``ogrid``, ``ix_``; and the
+``diag_indices``/``*_indices_from``/``mask_indices`` family.
 
 Shapes, sizes and diagonal offsets must be static Python ints (they decide result shapes);
 index arrays may be traced. Indices are int32, as with jax.numpy's default settings.
@@ -39,7 +41,9 @@ from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 
 __all__ = ["meshgrid", "indices", "tri", "tril_indices", "triu_indices", "unravel_index",
-           "ravel_multi_index"]
+           "ravel_multi_index", "r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "ix_",
+           "diag_indices", "diag_indices_from", "tril_indices_from", "triu_indices_from",
+           "mask_indices"]
 
 
 def _user_dtype(op, dtype, default):
@@ -281,3 +285,290 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
     for i, s in zip(index, strides):
         result = add(result, multiply(convert(i, dtype), s))
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# Index tricks: r_, c_, s_, index_exp, mgrid, ogrid, ix_
+# --------------------------------------------------------------------------------------------
+
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def _grid_from_slice(op, s):
+    """``start:stop:step`` as ``arange``; an imaginary step ``Nj`` as ``linspace`` of N
+    points (stop included), as NumPy's index tricks read slices."""
+    from funcarray.numpy._creation import arange, linspace
+    for bound in (s.start, s.stop, s.step):
+        if isinstance(bound, Tracer):
+            raise bound._concretization_error(f"{op}: slice bounds decide the result's shape")
+    start = 0 if s.start is None else s.start
+    step = 1 if s.step is None else s.step
+    if s.stop is None:
+        raise op_value_error(op, f"the slice {s} needs a stop")
+    if isinstance(step, complex) or np.iscomplexobj(step):
+        return linspace(start, s.stop, int(abs(step)))
+    return arange(start, s.stop, step)
+
+
+def _promoted_grids(op, key):
+    grids = [_grid_from_slice(op, k) for k in key]
+    if len(grids) < 2:
+        return grids
+    dtype = dtypes.result_type(*grids)
+    return [convert(g, dtype, g.weak_type) for g in grids]
+
+
+class _Mgrid:
+    """``mgrid[start:stop:step, ...]``: dense coordinate grids stacked on a new first axis
+    (an imaginary step ``Nj`` means N points with the stop included).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.mgrid[0:2, 0:3]
+        Array([[[0, 0, 0],
+                [1, 1, 1]],
+        <BLANKLINE>
+               [[0, 1, 2],
+                [0, 1, 2]]], dtype=int32)
+    """
+
+    def __getitem__(self, key):
+        from funcarray.numpy._creation import arange
+        if isinstance(key, slice):
+            return _grid_from_slice("mgrid", key)
+        grids = _promoted_grids("mgrid", key)
+        if not grids:
+            return arange(0)
+        return stack(meshgrid(*grids, indexing="ij"), 0)
+
+
+class _Ogrid:
+    """``ogrid[start:stop:step, ...]``: open (broadcastable) coordinate grids, a list.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ogrid[0:2, 0:3]
+        [Array([[0],
+               [1]], dtype=int32), Array([[0, 1, 2]], dtype=int32)]
+    """
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return _grid_from_slice("ogrid", key)
+        return meshgrid(*_promoted_grids("ogrid", key), indexing="ij", sparse=True)
+
+
+mgrid = _Mgrid()
+ogrid = _Ogrid()
+
+
+class _AxisConcatenator:
+    """Shared by ``r_`` and ``c_``: join slices (read as ``arange``/``linspace``), scalars and
+    arrays along an axis; a leading string directive ``"axis,ndmin,trans1d"`` (or "r"/"c",
+    which make a 1-D result a row/column) overrides the defaults."""
+
+    def __init__(self, op, axis, ndmin, trans1d):
+        self.op, self.axis, self.ndmin, self.trans1d = op, axis, ndmin, trans1d
+
+    def __len__(self):
+        return 0
+
+    def _directive(self, directive, params):
+        if directive == "r":
+            params[3] = 0
+        elif directive == "c":
+            params[3] = 1
+        else:
+            fields = directive.split(",")
+            fields = fields + params[len(fields):] if len(fields) < 4 else (
+                fields[:3] + [params[3]])
+            try:
+                params = [int(f) for f in fields]
+            except ValueError:
+                raise op_value_error(self.op, f"could not understand the directive "
+                                              f"{directive!r}; write 'axis,ndmin,trans1d' "
+                                              f"(ints), 'r' or 'c'") from None
+        return params
+
+    def __getitem__(self, key):
+        from funcarray.numpy._creation import array
+        from funcarray.numpy._shape import concatenate, expand_dims, transpose
+        items = key if isinstance(key, tuple) else (key,)
+        params = [self.axis, self.ndmin, self.trans1d, -1]
+        if items and isinstance(items[0], str):
+            params = self._directive(items[0], params)
+            items = items[1:]
+        axis, ndmin, trans1d, matrix = params
+        parts = []
+        for item in items:
+            if isinstance(item, slice):
+                part, item_ndim = _grid_from_slice(self.op, item), 0
+            elif isinstance(item, str):
+                raise op_value_error(self.op, f"the string directive {item!r} must come first")
+            else:
+                part = asarray_arg(self.op, item)
+                item_ndim = part.ndim
+            part = array(part, ndmin=ndmin)
+            if trans1d != -1 and ndmin - item_ndim > 0:
+                # Move the item's own axes to position trans1d of the ndmin-d result.
+                shifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
+                order = tuple(range(ndmin))
+                part = transpose(part, order[shifts:] + order[:shifts])
+            parts.append(part)
+        if not parts:
+            raise op_value_error(self.op, "nothing to join: give at least one item")
+        out = concatenate(parts, axis=axis)
+        if matrix != -1 and out.ndim == 1:
+            out = expand_dims(out, matrix)
+        return out
+
+
+class _RClass(_AxisConcatenator):
+    """``r_[...]``: join slices, scalars and arrays along the first axis.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.r_[0:3, 7, fnp.array([8, 9])]
+        Array([0, 1, 2, 7, 8, 9], dtype=int32)
+        >>> fnp.r_["0,2", [1, 2], [3, 4]]
+        Array([[1, 2],
+               [3, 4]], dtype=int32)
+    """
+
+    def __init__(self):
+        super().__init__("r_", axis=0, ndmin=1, trans1d=-1)
+
+
+class _CClass(_AxisConcatenator):
+    """``c_[...]``: join along the last axis, 1-D items becoming columns.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.c_[fnp.array([1, 2]), fnp.array([3, 4])]
+        Array([[1, 3],
+               [2, 4]], dtype=int32)
+    """
+
+    def __init__(self):
+        super().__init__("c_", axis=-1, ndmin=2, trans1d=0)
+
+
+r_ = _RClass()
+c_ = _CClass()
+
+
+def ix_(*args):
+    """Open index grids from 1-D integer sequences: ``x[ix_(rows, cols)]`` picks the cross
+    product (boolean sequences are refused, as in jax.numpy).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.arange(12).reshape(3, 4)
+        >>> x[fnp.ix_(fnp.array([0, 2]), fnp.array([1, 3]))]
+        Array([[ 1,  3],
+               [ 9, 11]], dtype=int32)
+    """
+    op = "ix_"
+    arrays = [asarray_arg(op, a) for a in args]
+    out = []
+    for i, a in enumerate(arrays):
+        if a.ndim != 1:
+            raise op_value_error(op, f"every argument must be 1-D, got shape "
+                                     f"{tuple(a.shape)} for argument {i}")
+        if a.dtype == dtypes.bool_:
+            raise op_type_error(op, "boolean arguments are not supported (as in jax.numpy); "
+                                    "pass fnp.nonzero(mask)[0] instead")
+        shape = [1] * len(arrays)
+        shape[i] = a.shape[0]
+        if a.shape[0] == 0:
+            # NumPy gives empty index arrays an integer type.
+            out.append(Array(np.zeros(shape, dtypes.canonicalize_dtype(np.intp))))
+        else:
+            out.append(broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=(i,)))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# diag_indices, diag_indices_from, tril/triu_indices_from, mask_indices
+# --------------------------------------------------------------------------------------------
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an ``ndim``-d array with every dimension ``n``: the
+    same ``arange(n)`` for each dimension.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.diag_indices(3)
+        (Array([0, 1, 2], dtype=int32), Array([0, 1, 2], dtype=int32))
+    """
+    op = "diag_indices"
+    n = _concrete_int(op, n, "n")
+    ndim = _concrete_int(op, ndim, "ndim")
+    if n < 0 or ndim < 0:
+        raise op_value_error(op, f"n and ndim must be non-negative, got n={n}, ndim={ndim}")
+    return (iota_p.bind(dtype=dtypes.default_int, shape=(n,), dimension=0),) * ndim
+
+
+def diag_indices_from(arr):
+    """``diag_indices`` for the shape of ``arr`` (at least 2-D, all dimensions equal).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.diag_indices_from(fnp.zeros((2, 2)))
+        (Array([0, 1], dtype=int32), Array([0, 1], dtype=int32))
+    """
+    op = "diag_indices_from"
+    shape = tuple(asarray_arg(op, arr).shape)
+    if len(shape) < 2:
+        raise op_value_error(op, f"arr must be at least 2-D, got shape {shape}")
+    if len(set(shape)) != 1:
+        raise op_value_error(op, f"all dimensions of arr must be equal, got shape {shape}")
+    return diag_indices(shape[0], len(shape))
+
+
+def _shape_2d(op, arr):
+    shape = tuple(arr.shape) if hasattr(arr, "shape") else np.shape(arr)
+    if len(shape) != 2:
+        raise op_value_error(op, f"arr must be 2-D, got shape {shape}")
+    return shape
+
+
+def tril_indices_from(arr, k=0):
+    """``tril_indices`` for the shape of the 2-D ``arr``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.tril_indices_from(fnp.zeros((2, 3)), k=-1)
+        (Array([1], dtype=int32), Array([0], dtype=int32))
+    """
+    n, m = _shape_2d("tril_indices_from", arr)
+    return tril_indices(n, k=k, m=m)
+
+
+def triu_indices_from(arr, k=0):
+    """``triu_indices`` for the shape of the 2-D ``arr``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.triu_indices_from(fnp.zeros((2, 3)), k=1)
+        (Array([0, 0, 1], dtype=int32), Array([1, 2, 2], dtype=int32))
+    """
+    n, m = _shape_2d("triu_indices_from", arr)
+    return triu_indices(n, k=k, m=m)
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """(row, column) indices of the nonzero entries of ``mask_func(ones((n, n)), k)``
+    (e.g. ``fnp.triu``); ``size`` pads or cuts the result to a static length.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.mask_indices(3, fnp.triu, 1)
+        (Array([0, 0, 1], dtype=int32), Array([1, 2, 2], dtype=int32))
+    """
+    from funcarray.numpy._creation import ones
+    from funcarray.numpy._indexing import nonzero
+    n = _concrete_int("mask_indices", n, "n")
+    rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
+    return rows, cols

@@ -1,3 +1,529 @@
-"""Placeholder: being written."""
+"""Assorted jax.numpy functions: ``vectorize`` (over ``vmap``), ``fromfunction``, the
+``from*`` constructors, ``geomspace``/``logspace``, ``diagflat``, ``lexsort``,
+``partition``/``argpartition`` (over ``lax.top_k``, as in jax.numpy), ``sort_complex``,
+``packbits``/``unpackbits``, ``vecmat``/``matvec``. The predicates, print options, I/O and
+aliases live in ``_misc_info.py`` and are re-exported here.
 
-__all__: list[str] = []
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(fnp.ones((2, 3)),
+    ...                                                            fnp.ones(3))
+    Array([3., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy._misc_info import *  # noqa: F403
+from funcarray.numpy._misc_info import __all__ as _info_all
+from funcarray.numpy._shape import _axis, _concrete_int
+from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+
+__all__ = [
+    "vectorize", "fromfunction", "frombuffer", "fromiter", "fromstring", "geomspace",
+    "logspace", "diagflat", "lexsort", "partition", "argpartition", "sort_complex",
+    "packbits", "unpackbits", "vecmat", "matvec", *_info_all,
+]
+
+
+# --------------------------------------------------------------------------------------------
+# vectorize
+# --------------------------------------------------------------------------------------------
+
+_DIM = r"\w+"
+_CORE_DIMS = rf"\((?:{_DIM}(?:,{_DIM})*)?\)"
+_SIGNATURE = rf"^{_CORE_DIMS}(?:,{_CORE_DIMS})*->{_CORE_DIMS}(?:,{_CORE_DIMS})*$"
+
+
+def _parse_signature(signature):
+    """``"(m,n),(n)->(m)"`` as ([("m", "n"), ("n",)], [("m",)])."""
+    text = signature.replace(" ", "")
+    if not re.match(_SIGNATURE, text):
+        raise op_value_error("vectorize", f"not a valid gufunc signature: {signature!r} "
+                                          f"(write e.g. '(m,n),(n)->(m)')")
+    ins, outs = text.split("->")
+    return ([tuple(re.findall(_DIM, a)) for a in re.findall(_CORE_DIMS, ins)],
+            [tuple(re.findall(_DIM, a)) for a in re.findall(_CORE_DIMS, outs)])
+
+
+def _record_core_sizes(sizes, shape, core_dims, what, context):
+    if len(shape) < len(core_dims) or (what == "output" and len(shape) != len(core_dims)):
+        raise op_value_error("vectorize", f"{what} of shape {tuple(shape)} does not match the "
+                                          f"core dimensions {core_dims} {context}")
+    core_shape = tuple(shape)[len(shape) - len(core_dims):]
+    for name, size in zip(core_dims, core_shape):
+        if sizes.setdefault(name, size) != size:
+            raise op_value_error("vectorize", f"core dimension {name!r} has sizes "
+                                              f"{sizes[name]} and {size} {context}")
+
+
+def _with_static(func, static_args, static_kwargs):
+    """``func`` with the excluded positional and keyword arguments put back in place."""
+    if not static_args and not static_kwargs:
+        return func
+
+    def call(*args, **kwargs):
+        args = list(args)
+        for i, value in static_args:
+            args.insert(i, value)
+        return func(*args, **kwargs, **static_kwargs)
+    return call
+
+
+def _checked_outputs(func, sizes, out_core_dims, context):
+    def call(*args):
+        out = func(*args)
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(out_core_dims) > 1 and not isinstance(out, tuple):
+            raise op_type_error("vectorize", f"the signature has {len(out_core_dims)} outputs, "
+                                             f"so the function must return a tuple {context}")
+        if len(outs) != len(out_core_dims):
+            raise op_type_error("vectorize", f"expected {len(out_core_dims)} outputs, got "
+                                             f"{len(outs)} {context}")
+        seen = dict(sizes)
+        for o, dims in zip(outs, out_core_dims):
+            _record_core_sizes(seen, np.shape(o), dims, "output", context)
+        return out
+    return call
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """``pyfunc`` turned into a function that maps over the leading (broadcast) dimensions of
+    its arguments with ``vmap``, as jax.numpy.vectorize.
+
+    Without ``signature`` the function sees scalars; with a gufunc ``signature`` such as
+    ``"(m,n),(n)->(m)"`` it sees the trailing core dimensions and the rest broadcast.
+    ``excluded`` names positional indices or keywords passed through unchanged (other keyword
+    arguments are passed through unchanged too). ``None`` arguments are passed as they are.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> clipped = fnp.vectorize(lambda x, lo: fnp.maximum(x, lo), excluded={1})
+        >>> clipped(fnp.array([-1.0, 2.0]), 0.0)
+        Array([0., 2.], dtype=float32)
+        >>> norm = fnp.vectorize(lambda v: fnp.sqrt(v @ v), signature="(n)->()")
+        >>> norm(fnp.array([[3.0, 4.0], [6.0, 8.0]]))
+        Array([ 5., 10.], dtype=float32)
+    """
+    if _any(not isinstance(e, (str, int)) for e in excluded):
+        raise op_type_error("vectorize", f"excluded may hold only ints (positions) and strings "
+                                         f"(keywords), got {excluded!r}")
+    if _any(isinstance(e, int) and e < 0 for e in excluded):
+        raise op_value_error("vectorize", f"excluded={excluded!r} has a negative position")
+    parsed = None if signature is None else _parse_signature(signature)
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        from funcarray._api import vmap
+        context = f"(vectorize with excluded={excluded!r} and signature={signature!r})"
+        static_args = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int))
+                       if i < len(args)]
+        args = [a for i, a in enumerate(args) if i not in excluded]
+        if parsed is None:
+            in_core_dims, out_core_dims = [()] * len(args), None
+        else:
+            in_core_dims, out_core_dims = parsed
+        # None arguments ride along as static ones (they have no dimensions to map).
+        nones = [i for i, a in enumerate(args) if a is None]
+        if nones and len(in_core_dims) == len(args):
+            if _any(in_core_dims[i] != () for i in nones):
+                raise op_value_error("vectorize", f"None at positions {nones} cannot have "
+                                                  f"core dimensions {context}")
+            in_core_dims = [d for i, d in enumerate(in_core_dims) if i not in nones]
+        func = _with_static(pyfunc, static_args, kwargs)
+        if nones:
+            func = _with_static(func, [(i, None) for i in nones], {})
+            args = [a for a in args if a is not None]
+        args = [asarray_arg("vectorize", a) for a in args]
+        if len(args) != len(in_core_dims):
+            raise op_type_error("vectorize", f"expected {len(in_core_dims)} array arguments, "
+                                             f"got {len(args)} {context}")
+        sizes = {}
+        loop_shapes = []
+        for a, dims in zip(args, in_core_dims):
+            _record_core_sizes(sizes, a.shape, dims, "input", context)
+            loop_shapes.append(tuple(a.shape)[:a.ndim - len(dims)])
+        try:
+            loop_shape = np.broadcast_shapes(*loop_shapes)
+        except ValueError:
+            raise op_value_error("vectorize", f"the loop dimensions {loop_shapes} do not "
+                                              f"broadcast together {context}") from None
+        if out_core_dims is not None:
+            func = _checked_outputs(func, sizes, out_core_dims, context)
+        # Map one loop dimension per vmap, innermost first; an argument of size 1 there is
+        # squeezed and left unmapped (no broadcast copy), and a dimension where every
+        # argument has size 1 is put back on the result.
+        squeezed, filled = [], []
+        for a, shape in zip(args, loop_shapes):
+            filled.append(((1,) * (len(loop_shape) - len(shape)) + shape)[::-1])
+            ones = tuple(i for i, n in enumerate(shape) if n == 1)
+            squeezed.append(fnp.squeeze(a, axis=ones) if ones else a)
+        expand = []
+        for negdim, column in enumerate(zip(*filled)):
+            in_axes = tuple(None if n == 1 else 0 for n in column)
+            if all(ax is None for ax in in_axes):
+                expand.append(len(loop_shape) - 1 - negdim)
+            else:
+                func = vmap(func, in_axes=in_axes)
+        out = func(*squeezed)
+        if not expand:
+            return out
+        if isinstance(out, tuple):
+            return tuple(fnp.expand_dims(o, expand) for o in out)
+        return fnp.expand_dims(out, expand)
+    return wrapped
+
+
+def _any(items):
+    for item in items:
+        if item:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------------------------
+# Constructors: fromfunction, frombuffer, fromiter, fromstring, geomspace, logspace, diagflat
+# --------------------------------------------------------------------------------------------
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function(*indices)`` where ``indices`` are the coordinates of an array of ``shape``
+    (as ``dtype``); ``function`` is mapped with ``vmap`` over each coordinate, so it sees
+    scalars.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fromfunction(lambda i, j: i + 10 * j, (2, 3), dtype=int)
+        Array([[ 0, 10, 20],
+               [ 1, 11, 21]], dtype=int32)
+    """
+    from funcarray._api import vmap
+    from funcarray.numpy._creation import shape_tuple
+    shape = shape_tuple("fromfunction", shape)
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(fnp.arange(n, dtype=dtype) for n in shape), **kwargs)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """An array (a copy) of the bytes of ``buffer`` read as NumPy reads ``dtype`` (``float``:
+    8-byte doubles), then converted to funcarray's meaning of ``dtype`` (``float``: float32),
+    as jax.numpy does with its 32-bit defaults.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.frombuffer(b"\\x01\\x02\\x03", dtype=fnp.uint8)
+        Array([1, 2, 3], dtype=uint8)
+    """
+    value = np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset)
+    return fnp.asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
+
+
+def fromiter(*args, **kwargs):
+    """Not provided, as in jax.numpy: consuming an iterator is a side effect that ``jit``
+    would run once only. Use ``fnp.asarray(np.fromiter(...))`` outside the transforms.
+
+    Example:
+        >>> import numpy as np, funcarray.numpy as fnp
+        >>> fnp.asarray(np.fromiter(range(3), dtype=np.int32))
+        Array([0, 1, 2], dtype=int32)
+    """
+    raise NotImplementedError(
+        "fromiter is not provided, as in jax.numpy: consuming an iterator is a side effect "
+        "(under jit it would run once only). Use fnp.asarray(np.fromiter(...)) instead.")
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """An array of the numbers in the text ``string`` separated by ``sep`` (NumPy's
+    ``fromstring``; ``sep`` is required, binary strings belong to ``frombuffer``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fromstring("1 2 3", dtype=int, sep=" ")
+        Array([1, 2, 3], dtype=int32)
+    """
+    if not sep:
+        raise op_value_error("fromstring", "sep must be a non-empty separator; read binary "
+                                           "data with fnp.frombuffer")
+    value = np.fromstring(string, dtype=np.dtype(dtype), count=count, sep=sep)
+    return fnp.asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
+
+
+def _space_dtypes(op, start, stop, dtype):
+    start, stop = asarray_arg(op, start), asarray_arg(op, stop)
+    if dtype is None:
+        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
+    else:
+        dtype = dtypes.canonicalize_dtype(dtype)
+    compute = to_inexact_dtype(dtype)
+    return convert(start, compute), convert(stop, compute), dtype, compute
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)``: ``num`` values evenly spaced on a log scale
+    (differentiable in ``start`` and ``stop``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.logspace(0, 3, 4)
+        Array([   1.,   10.,  100., 1000.], dtype=float32)
+    """
+    op = "logspace"
+    num = _concrete_int(op, num, "num")
+    axis = _concrete_int(op, axis, "axis")
+    start, stop, dtype, compute = _space_dtypes(op, start, stop, dtype)
+    lin = fnp.linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
+    return convert(fnp.power(base, lin), dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` in a geometric progression (both of one
+    sign; negative ranges work).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.geomspace(1, 16, 5).round(4)
+        Array([ 1.,  2.,  4.,  8., 16.], dtype=float32)
+    """
+    op = "geomspace"
+    num = _concrete_int(op, num, "num")
+    axis = _concrete_int(op, axis, "axis")
+    start, stop, dtype, compute = _space_dtypes(op, start, stop, dtype)
+    sign = fnp.sign(start)
+    out = sign * logspace(fnp.log10(start / sign), fnp.log10(stop / sign), num,
+                          endpoint=endpoint, base=10.0, dtype=compute, axis=0)
+    out = fnp.moveaxis(out, 0, _axis(op, axis, out.shape))
+    return convert(out, dtype)
+
+
+def diagflat(v, k=0):
+    """A 2-D array with the flattened ``v`` on its ``k``-th diagonal.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.diagflat(fnp.array([[1, 2]]), k=1)
+        Array([[0, 1, 0],
+               [0, 0, 2],
+               [0, 0, 0]], dtype=int32)
+    """
+    op = "diagflat"
+    v = fnp.ravel(asarray_arg(op, v))
+    k = _concrete_int(op, k, "k")
+    return fnp.diag(v, k=k)
+
+
+# --------------------------------------------------------------------------------------------
+# Sorting: lexsort, partition, argpartition, sort_complex
+# --------------------------------------------------------------------------------------------
+
+def lexsort(keys, axis=-1):
+    """The indices that sort by several keys: the last key is the primary one (NumPy's
+    order), earlier keys break ties; the sort is stable.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.lexsort([fnp.array([3, 1, 2]), fnp.array([0, 1, 0])])
+        Array([2, 0, 1], dtype=int32)
+    """
+    from funcarray.primitives.indexing import sort_p
+    from funcarray.primitives.shape import iota_p
+    op = "lexsort"
+    keys = [asarray_arg(op, k) for k in (list(keys) if not hasattr(keys, "ndim")
+                                         else [keys[i] for i in range(keys.shape[0])])]
+    if not keys:
+        raise op_type_error(op, "keys must hold at least one array")
+    if len({tuple(k.shape) for k in keys}) > 1:
+        raise op_value_error(op, f"all keys need the same shape, got "
+                                 f"{[tuple(k.shape) for k in keys]}")
+    shape = tuple(keys[0].shape)
+    if not shape:
+        return fnp.zeros((), dtype=dtypes.default_int)
+    axis = _axis(op, axis, shape)
+    iota = iota_p.bind(dtype=dtypes.default_int, shape=shape, dimension=axis)
+    out = sort_p.bind(*keys[::-1], iota, dimension=axis, is_stable=True, num_keys=len(keys))
+    return out[-1]
+
+
+def _partition_setup(op, a, kth, axis):
+    a = asarray_arg(op, a)
+    if a.dtype.kind == "c":
+        raise op_type_error(op, "complex arrays are not supported (as in jax.numpy); "
+                                "partition the real and imaginary parts yourself")
+    if a.ndim == 0:
+        raise op_value_error(op, "a must have at least one dimension, got a 0-d array")
+    axis = _axis(op, axis, a.shape)
+    n = a.shape[axis]
+    kth = _concrete_int(op, kth, "kth")
+    if not -n <= kth < n:
+        raise op_value_error(op, f"kth={kth} is out of bounds for axis {axis} of size {n}")
+    return fnp.swapaxes(a, axis, -1), kth % n, axis
+
+
+def _negated(a):
+    """An order-reversing map of ``a`` (unsigned and bool values would wrap under ``-``)."""
+    if a.dtype == dtypes.bool_:
+        return fnp.logical_not(a)
+    if a.dtype.kind == "u":
+        return fnp.bitwise_not(a)
+    return -a
+
+
+def partition(a, kth, axis=-1):
+    """``a`` reordered along ``axis`` so that entry ``kth`` holds the value it would have
+    sorted, smaller ones before it (ascending) and the others after it (descending, as
+    jax.numpy's ``top_k`` gives them). Differentiable in ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.partition(fnp.array([5, 1, 4, 2, 3]), 2)
+        Array([1, 2, 3, 5, 4], dtype=int32)
+    """
+    from funcarray.lax import top_k
+    arr, kth, axis = _partition_setup("partition", a, kth, axis)
+    bottom = _negated(top_k(_negated(arr), kth + 1)[0])
+    top = top_k(arr, arr.shape[-1] - kth - 1)[0]
+    return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
+
+
+def argpartition(a, kth, axis=-1):
+    """The indices that ``partition`` would reorder ``a`` by (int32).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.argpartition(fnp.array([5, 1, 4, 2, 3]), 2)
+        Array([1, 3, 4, 0, 2], dtype=int32)
+    """
+    from funcarray.lax import top_k
+    arr, kth, axis = _partition_setup("argpartition", a, kth, axis)
+    bottom = top_k(_negated(arr), kth + 1)[1]
+    # The rest in index order: rank a proxy that is 0 at the bottom indices, 1 elsewhere
+    # (top_k keeps ties in index order), which also copes with repeated values.
+    hit = fnp.any(fnp.arange(arr.shape[-1], dtype=bottom.dtype) == bottom[..., None], axis=-2)
+    proxy = fnp.where(hit, 0.0, 1.0).astype(dtypes.float32)
+    top = top_k(proxy, arr.shape[-1] - kth - 1)[1]
+    return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
+
+
+def sort_complex(a):
+    """``a`` sorted along its last axis (real part first, then imaginary), as a complex
+    array.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.sort_complex(fnp.array([3, 1, 2]))
+        Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex64)
+    """
+    a = fnp.sort(asarray_arg("sort_complex", a), axis=-1)
+    if a.dtype.kind == "c":
+        return a
+    target = dtypes.complex128 if a.dtype == dtypes.float64 else dtypes.default_complex
+    return convert(a, target)
+
+
+# --------------------------------------------------------------------------------------------
+# packbits, unpackbits
+# --------------------------------------------------------------------------------------------
+
+def _check_bitorder(op, bitorder):
+    if bitorder not in ("big", "little"):
+        raise op_value_error(op, f"bitorder must be 'big' or 'little', got {bitorder!r}")
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """Pack the truth values of ``a`` into bytes (uint8) along ``axis`` (flattened when
+    None), padding the last byte with zero bits.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.packbits(fnp.array([1, 0, 1, 1, 0, 0, 0, 0, 1]))
+        Array([176, 128], dtype=uint8)
+    """
+    op = "packbits"
+    a = asarray_arg(op, a)
+    if a.dtype.kind not in "biu":
+        raise op_type_error(op, f"a must be integer or boolean, got dtype {a.dtype}")
+    _check_bitorder(op, bitorder)
+    bits = (a != 0).astype(dtypes.uint8)
+    if axis is None:
+        bits, axis = fnp.ravel(bits), 0
+    axis = _axis(op, axis, bits.shape)
+    bits = fnp.swapaxes(bits, axis, -1)
+    pad = -bits.shape[-1] % 8
+    if pad:
+        bits = fnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
+    bits = bits.reshape(tuple(bits.shape[:-1]) + (bits.shape[-1] // 8, 8))
+    shifts = fnp.arange(8, dtype=dtypes.uint8)
+    if bitorder == "big":
+        shifts = shifts[::-1]
+    packed = fnp.sum(fnp.left_shift(bits, shifts), axis=-1, dtype=dtypes.uint8)
+    return fnp.swapaxes(packed, axis, -1)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """Unpack the uint8 ``a`` into its bits (uint8 0/1) along ``axis`` (flattened when
+    None); ``count`` keeps that many bits (or pads with zeros).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.unpackbits(fnp.array([176], dtype=fnp.uint8))
+        Array([1, 0, 1, 1, 0, 0, 0, 0], dtype=uint8)
+    """
+    op = "unpackbits"
+    a = asarray_arg(op, a)
+    if a.dtype != dtypes.uint8:
+        raise op_type_error(op, f"a must be uint8, got dtype {a.dtype}; convert it with "
+                                f".astype(fnp.uint8)")
+    _check_bitorder(op, bitorder)
+    if axis is None:
+        a, axis = fnp.ravel(a), 0
+    axis = _axis(op, axis, a.shape)
+    a = fnp.swapaxes(a, axis, -1)
+    masks = fnp.left_shift(fnp.ones((), dtype=dtypes.uint8), fnp.arange(8, dtype=dtypes.uint8))
+    if bitorder == "big":
+        masks = masks[::-1]
+    bits = (fnp.bitwise_and(a[..., None], masks) > 0).astype(dtypes.uint8)
+    bits = bits.reshape(tuple(bits.shape[:-2]) + (-1,))
+    if count is not None:
+        count = _concrete_int(op, count, "count")
+        if count > bits.shape[-1]:
+            bits = fnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
+        else:
+            bits = bits[..., :count]
+    return fnp.swapaxes(bits, axis, -1)
+
+
+# --------------------------------------------------------------------------------------------
+# vecmat, matvec
+# --------------------------------------------------------------------------------------------
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over the broadcast leading dimensions: ``x1[..., i, j] *
+    x2[..., j]`` summed over ``j``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.matvec(fnp.array([[1, 2], [3, 4]]), fnp.array([1, 1]))
+        Array([3, 7], dtype=int32)
+    """
+    x1, x2 = asarray_arg("matvec", x1), asarray_arg("matvec", x2)
+    return vectorize(fnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)
+
+
+def vecmat(x1, x2, /):
+    """Vector-matrix products over the broadcast leading dimensions, conjugating ``x1``:
+    ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.vecmat(fnp.array([1, 1]), fnp.array([[1, 2], [3, 4]]))
+        Array([4, 6], dtype=int32)
+    """
+    x1, x2 = asarray_arg("vecmat", x1), asarray_arg("vecmat", x2)
+    return vectorize(fnp.matmul, signature="(n),(n,m)->(m)")(fnp.conj(x1), x2)
