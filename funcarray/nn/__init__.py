@@ -31,7 +31,8 @@ def _install_api_boundaries():
     namespace = globals()
     for name in __all__:
         value = namespace[name]
-        if callable(value) and not hasattr(value, "__wrapped__"):
+        if (callable(value) and not hasattr(value, "__wrapped__")
+                and not getattr(value, "_filters_own_errors", False)):
             namespace[name] = api_boundary(value)
 
 

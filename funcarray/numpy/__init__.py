@@ -148,9 +148,16 @@ def _install_api_boundaries():
         if (not name.startswith("_") and callable(value)
                 and not isinstance(value, (type, _ScalarType))
                 and getattr(value, "__module__", "").startswith("funcarray.numpy")
-                and not hasattr(value, "__wrapped__")):
+                and not hasattr(value, "__wrapped__")
+                and not getattr(value, "_filters_own_errors", False)):
             namespace[name] = api_boundary(value)
 
 
 _install_api_boundaries()
+
+# add, multiply, maximum... as ufunc objects with outer/reduce/accumulate/at (jax.numpy's 14).
+from funcarray.numpy._ufunc import frompyfunc, ufunc  # noqa: E402
+from funcarray.numpy._ufunc import numpy_ufuncs as _numpy_ufuncs  # noqa: E402
+
+globals().update(_numpy_ufuncs(globals()))
 del _dtypes

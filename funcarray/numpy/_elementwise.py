@@ -154,8 +154,10 @@ def _binary(name, prim, kinds, summary, example):
 
 
 def _no_wrapper(fn):
-    """Mark a function that filters its own tracebacks: no api_boundary wrapper needed."""
-    fn.__wrapped__ = fn
+    """Mark a function that filters its own tracebacks: no api_boundary wrapper needed (a
+    flag of its own: a ``__wrapped__`` pointing at itself sent ``inspect.signature`` into a
+    loop)."""
+    fn._filters_own_errors = True
     return fn
 
 
