@@ -1,6 +1,7 @@
-"""``lax.reduce_window`` (pooling), as in ``jax.lax``, for the monoids pooling uses: a sum
-from 0, a max from -inf (or the dtype's minimum) and a min from +inf. The primitives and
-their rules are ``primitives/windowed.py``.
+"""``lax.reduce_window``, as in ``jax.lax``: the monoids pooling uses (a sum from 0, a max
+from -inf or the dtype's minimum, a min from +inf) bind the primitives of
+``primitives/windowed.py``; any other computation, init or several operands bind the general
+``reduce_window`` of ``primitives/reduce_general.py``. And ``reduce_window_shape_tuple``.
 
 Example:
     >>> import numpy as np
@@ -18,17 +19,21 @@ import operator
 
 import numpy as np
 
+from funcarray import tree as fa_tree
+from funcarray._errors import op_value_error
 from funcarray.lax._conv import padding_pairs, padtype_to_pads, positive_ints
 from funcarray.lax._ops_common import _operand_of_kinds
 from funcarray.primitives.convolution import dilate_shape
+from funcarray.primitives.reduce_general import reduce_window_p
 from funcarray.primitives.windowed import (
     identity_of,
     reduce_window_max_p,
     reduce_window_min_p,
     reduce_window_sum_p,
+    window_output_shape,
 )
 
-__all__ = ["reduce_window"]
+__all__ = ["reduce_window", "reduce_window_shape_tuple"]
 
 _OP = "lax.reduce_window"
 
@@ -50,34 +55,11 @@ def _monoid(computation) -> str | None:
     return None
 
 
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
-                  padding="VALID", base_dilation=None, window_dilation=None):
-    """Reduce each window of ``window_dimensions`` (one entry per axis) moved by
-    ``window_strides``; ``padding`` is ``"VALID"``, ``"SAME"`` or ``(lo, hi)`` pairs.
-    ``computation`` is ``lax.add`` with ``init_value`` 0 (sum pooling), ``lax.max`` with
-    -inf (max pooling) or ``lax.min`` with +inf; other reductions are not supported yet.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> from funcarray import lax
-        >>> lax.reduce_window(fnp.arange(5.0), 0.0, lax.add, (2,), (1,), "VALID")
-        Array([1., 3., 5., 7.], dtype=float32)
-    """
-    x = _operand_of_kinds(_OP, operand, "biuf")
-    kind = _monoid(computation)
-    if kind is None:
-        raise NotImplementedError(
-            f"{_OP}: computation {computation!r} is not supported; funcarray reduces windows "
-            f"with lax.add (init 0), lax.max (init -inf) or lax.min (init +inf)")
-    identity = identity_of(kind, x.dtype)
-    init = np.asarray(getattr(init_value, "_value", init_value))
-    if init.shape != () or not (init == identity or (kind == "max" and init == -np.inf)
-                                or (kind == "min" and init == np.inf)):
-        raise NotImplementedError(
-            f"{_OP}: init_value {init_value!r} is not the identity of the {kind} ({identity}); "
-            f"only identity inits are supported (add a constant to the result instead)")
+def _window_args(x, window_dimensions, window_strides, padding, base_dilation,
+                 window_dilation) -> dict:
     n = x.ndim
-    window_dimensions = positive_ints("window_dimensions", window_dimensions, n, op=_OP, per="axis")
+    window_dimensions = positive_ints("window_dimensions", window_dimensions, n, op=_OP,
+                                      per="axis")
     window_strides = positive_ints("window_strides", window_strides, n, op=_OP, per="axis")
     base_dilation = positive_ints("base_dilation", base_dilation, n, op=_OP, per="axis")
     window_dilation = positive_ints("window_dilation", window_dilation, n, op=_OP, per="axis")
@@ -85,8 +67,79 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         window = dilate_shape(window_dimensions, window_dilation)
         padding = padtype_to_pads(x.shape, window, window_strides, padding)
     padding = padding_pairs(padding, n, op=_OP, per="axis")
-    prim = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
-            "min": reduce_window_min_p}[kind]
-    return prim.bind(x, window_dimensions=window_dimensions, window_strides=window_strides,
-                     padding=padding, base_dilation=base_dilation,
-                     window_dilation=window_dilation)
+    return dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+
+
+def _identity_init(kind: str, x, init) -> bool:
+    """Whether ``init`` is a concrete scalar equal to the identity of ``kind``."""
+    from funcarray.lax._extras_reduce import concrete_scalar
+
+    value = concrete_scalar(init)
+    if value is None:
+        return False
+    identity = identity_of(kind, x.dtype)
+    return bool(value == identity or (kind == "max" and value == -np.inf)
+                or (kind == "min" and value == np.inf))
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding="VALID", base_dilation=None, window_dilation=None):
+    """Reduce each window of ``window_dimensions`` (one entry per axis) moved by
+    ``window_strides``; ``padding`` is ``"VALID"``, ``"SAME"``, ``"SAME_LOWER"`` or
+    ``(lo, hi)`` pairs. Padding and the holes of ``base_dilation`` hold ``init_value``.
+
+    ``operand`` may be a pytree of arrays of one shape, with ``init_value`` a pytree of
+    scalars like it and ``computation(accumulators, values) -> accumulators`` on such trees
+    of scalars. ``lax.add`` from 0, ``lax.max`` from -inf (or the dtype's minimum) and
+    ``lax.min`` from +inf are pooling and use dedicated primitives; any other computation or
+    init is reduced with a general body (``stablehlo.reduce_window`` with that region).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.reduce_window(fnp.arange(5.0), 0.0, lax.add, (2,), (1,), "VALID")
+        Array([1., 3., 5., 7.], dtype=float32)
+        >>> lax.reduce_window(fnp.arange(1.0, 6.0), 1.0, lax.mul, (2,))
+        Array([ 2.,  6., 12., 20.], dtype=float32)
+    """
+    from funcarray.lax._extras_reduce import flat_operands_and_inits, stage_computation
+
+    xs, raw_inits, treedef = flat_operands_and_inits(_OP, operand, init_value, unify=False)
+    params = _window_args(xs[0], window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)
+    kind = _monoid(computation) if len(xs) == 1 else None
+    if kind is not None and xs[0].dtype.kind != "c" and _identity_init(kind, xs[0],
+                                                                       raw_inits[0]):
+        x = _operand_of_kinds(_OP, xs[0], "biuf")
+        prim = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
+                "min": reduce_window_min_p}[kind]
+        return fa_tree.unflatten(treedef, [prim.bind(x, **params)])
+    xs, inits, _ = flat_operands_and_inits(_OP, operand, init_value)
+    body = stage_computation(_OP, computation, treedef, inits)
+    return fa_tree.unflatten(treedef, reduce_window_p.bind(*xs, *inits, body=body, **params))
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    """The output shape of ``reduce_window`` on an operand of ``operand_shape`` with
+    explicit ``(lo, hi)`` ``padding``.
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.reduce_window_shape_tuple((1, 8, 8, 3), (1, 3, 3, 1), (1, 2, 2, 1),
+        ...                               ((0, 0), (1, 1), (1, 1), (0, 0)))
+        (1, 4, 4, 3)
+    """
+    shape = tuple(operator.index(d) for d in operand_shape)
+    n = len(shape)
+    ones = (1,) * n
+    p = dict(window_dimensions=tuple(window_dimensions), window_strides=tuple(window_strides),
+             padding=tuple(tuple(q) for q in padding),
+             base_dilation=ones if base_dilation is None else tuple(base_dilation),
+             window_dilation=ones if window_dilation is None else tuple(window_dilation))
+    if any(len(v) != n for v in p.values()):
+        raise op_value_error("lax.reduce_window_shape_tuple",
+                             f"every window parameter needs one entry per axis of "
+                             f"{shape}, got {p}")
+    return window_output_shape(shape, p)

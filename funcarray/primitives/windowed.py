@@ -1,5 +1,7 @@
 """Windowed reductions (pooling): ``reduce_window_sum``, ``reduce_window_max`` and
-``reduce_window_min`` (the public ``lax.reduce_window`` is in ``lax/_conv.py``).
+``reduce_window_min`` (the public ``lax.reduce_window`` is in ``lax/_windowed.py``; other
+computations and inits use the general ``reduce_window`` of ``primitives/reduce_general.py``,
+which shares ``_windows`` and ``_window_indices`` with these).
 
 Each reduces every window of ``window_dimensions`` (one entry per axis) moved by
 ``window_strides`` over the operand, after ``base_dilation`` (holes between entries) and

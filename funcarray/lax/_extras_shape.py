@@ -1,0 +1,228 @@
+"""More of ``jax.lax``'s shape operations: ``tile``, ``stack``, ``unstack``, ``split``,
+``empty``, ``broadcast_to_rank`` and ``index_take``.
+
+Each is composed from funcarray's shape primitives (``broadcast_in_dim``, ``reshape``,
+``slice``, ``concatenate``, ``gather``), so eager, jit, grad and vmap come from their rules;
+the wrappers only check their arguments with jax.lax's strictness (one dtype, no promotion).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.tile(fnp.array([1, 2]), (3,))
+    Array([1, 2, 1, 2, 1, 2], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from funcarray._errors import axis_error, op_type_error, op_value_error
+from funcarray.lax._ops_common import (
+    _dtype_arg,
+    _int,
+    _int_tuple,
+    _operand,
+    _same_dtype_operands,
+    _short,
+)
+
+__all__ = ["tile", "stack", "unstack", "split", "empty", "broadcast_to_rank", "index_take"]
+
+
+def _canonical_axis(op: str, axis, ndim: int) -> int:
+    axis = _int(op, "axis", axis)
+    if not -ndim <= axis < ndim:
+        raise axis_error(op, axis, ndim)
+    return axis % ndim
+
+
+def tile(operand, reps):
+    """Repeat ``operand`` ``reps[i]`` times along each axis ``i`` (one entry per axis).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.tile(fnp.array([[1, 2], [3, 4]]), (2, 3))
+        Array([[1, 2, 1, 2, 1, 2],
+               [3, 4, 3, 4, 3, 4],
+               [1, 2, 1, 2, 1, 2],
+               [3, 4, 3, 4, 3, 4]], dtype=int32)
+    """
+    from funcarray import lax
+
+    op = "lax.tile"
+    x = _operand(op, operand)
+    reps = _int_tuple(op, "reps", reps)
+    if len(reps) != x.ndim:
+        raise op_type_error(op, f"reps length must be equal to the ndim of x, got "
+                                f"len(reps)={len(reps)} for {_short(x)}; give one count per "
+                                f"axis (funcarray.numpy.tile pads shorter reps)")
+    if any(r < 0 for r in reps):
+        raise op_value_error(op, f"reps={reps} must be non-negative")
+    # (r0, s0, r1, s1, ...) then merge each pair: the copies of each axis lie outside it.
+    shape = tuple(d for r, s in zip(reps, x.shape) for d in (r, s))
+    wide = lax.broadcast_in_dim(x, shape, tuple(range(1, 2 * x.ndim, 2)))
+    return lax.reshape(wide, tuple(r * s for r, s in zip(reps, x.shape)))
+
+
+def stack(operands, axis=0):
+    """Stack arrays of one shape and dtype along a new axis ``axis``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.stack([fnp.array([1, 2]), fnp.array([3, 4])], axis=1)
+        Array([[1, 3],
+               [2, 4]], dtype=int32)
+    """
+    from funcarray import lax
+
+    op = "lax.stack"
+    if isinstance(operands, (str, bytes)) or not hasattr(operands, "__len__"):
+        raise op_type_error(op, f"operands must be a sequence of arrays, got "
+                                f"{type(operands).__name__}")
+    if len(operands) == 0:
+        raise op_value_error(op, "needs at least one array to stack")
+    arrays = _same_dtype_operands(op, list(operands), equivalent="stack")
+    shapes = {tuple(a.shape) for a in arrays}
+    if len(shapes) > 1:
+        raise op_value_error(op, f"all input arrays must have the same shape, got "
+                                 f"{', '.join(str(tuple(a.shape)) for a in arrays)}")
+    axis = _canonical_axis(op, axis, arrays[0].ndim + 1)
+    return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
+
+
+def unstack(x, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple (``axis`` removed from each).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.unstack(fnp.array([[1, 2], [3, 4]]), axis=1)
+        (Array([1, 3], dtype=int32), Array([2, 4], dtype=int32))
+    """
+    from funcarray import lax
+
+    op = "lax.unstack"
+    x = _operand(op, x)
+    if x.ndim == 0:
+        raise op_value_error(op, "cannot unstack a 0-d array: it has no axis")
+    axis = _canonical_axis(op, axis, x.ndim)
+    return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
+
+
+def split(operand, sizes, axis=0):
+    """Split ``operand`` along ``axis`` into pieces of ``sizes`` (which sum to its length);
+    returns a list.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.split(fnp.arange(5), (2, 3))
+        [Array([0, 1], dtype=int32), Array([2, 3, 4], dtype=int32)]
+    """
+    from funcarray import lax
+
+    op = "lax.split"
+    x = _operand(op, operand)
+    sizes = _int_tuple(op, "sizes", sizes)
+    if x.ndim == 0:
+        raise op_value_error(op, "cannot split a 0-d array: it has no axis")
+    axis = _canonical_axis(op, axis, x.ndim)
+    if any(s < 0 for s in sizes):
+        raise op_value_error(op, f"sizes={sizes} must be non-negative")
+    if sum(sizes) != x.shape[axis]:
+        raise op_value_error(op, f"sum of sizes {sum(sizes)} must be equal to dimension {axis} "
+                                 f"of the operand {_short(x)}")
+    starts = np.cumsum((0,) + sizes)
+    return [lax.slice_in_dim(x, int(lo), int(hi), axis=axis)
+            for lo, hi in zip(starts[:-1], starts[1:])]
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of ``shape`` and ``dtype`` whose contents are unspecified (XLA allocates
+    it uninitialised; funcarray fills it with zeros).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.empty((2, 3), fnp.float32).shape
+        (2, 3)
+    """
+    from funcarray import lax
+
+    op = "lax.empty"
+    if out_sharding is not None:
+        raise op_value_error(op, "out_sharding is not supported (funcarray has one device "
+                                 "per computation); leave it None")
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    dtype = _dtype_arg(op, dtype)
+    return lax.full(shape, np.zeros((), dtype), dtype)
+
+
+def broadcast_to_rank(x, rank):
+    """``x`` with leading axes of size 1 added until it has ``rank`` dimensions.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.broadcast_to_rank(fnp.arange(3), 3).shape
+        (1, 1, 3)
+    """
+    from funcarray import lax
+
+    op = "lax.broadcast_to_rank"
+    x = _operand(op, x)
+    rank = _int(op, "rank", rank)
+    if rank < x.ndim:
+        raise op_value_error(op, f"rank {rank} is below the rank of the operand {_short(x)}; "
+                                 f"use lax.squeeze or lax.reshape to drop dimensions")
+    if rank == x.ndim:
+        return x
+    return lax.broadcast(x, (1,) * (rank - x.ndim))
+
+
+def index_take(src, idxs, axes):
+    """``src`` indexed at the points ``(idxs[0][j], idxs[1][j], ...)`` along ``axes`` (other
+    axes kept); indices wrap around modulo each axis's size, as in jax.lax.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> x = fnp.arange(12).reshape(3, 4)
+        >>> lax.index_take(x, (fnp.array([0, 2, -1]), fnp.array([1, 5, 3])), (0, 1))
+        Array([ 1,  9, 11], dtype=int32)
+    """
+    from funcarray import lax
+    from funcarray.lax._ops_slicing import GatherDimensionNumbers
+
+    op = "lax.index_take"
+    x = _operand(op, src, "src")
+    axes = _int_tuple(op, "axes", axes)
+    if isinstance(idxs, (str, bytes)) or not hasattr(idxs, "__len__"):
+        raise op_type_error(op, f"idxs must be a sequence of index arrays (one per axis), "
+                                f"got {type(idxs).__name__}")
+    idxs = [_operand(op, i, "idxs") for i in idxs]
+    if len(idxs) != len(axes) or not axes:
+        raise op_value_error(op, f"needs one index array per axis and at least one: got "
+                                 f"{len(idxs)} index arrays for axes={axes}")
+    if len(set(axes)) != len(axes) or any(not 0 <= a < x.ndim for a in axes):
+        raise op_value_error(op, f"axes={axes} must be distinct axes of {_short(x)} in "
+                                 f"[0, {x.ndim})")
+    for i in idxs:
+        if i.dtype.kind not in "iu":
+            raise op_type_error(op, f"index arrays must be integers, got {_short(i)}")
+    idxs = _same_dtype_operands(op, idxs)
+    if len({tuple(i.shape) for i in idxs}) > 1:
+        raise op_value_error(op, f"index arrays must have one shape, got "
+                                 f"{', '.join(_short(i) for i in idxs)}")
+    indices = lax.concatenate([lax.expand_dims(i, (i.ndim,)) for i in idxs], idxs[0].ndim)
+    bounds = lax.broadcast_in_dim(np.asarray([x.shape[a] for a in axes], indices.dtype),
+                                  indices.shape, (indices.ndim - 1,))
+    indices = lax.rem(lax.add(lax.rem(indices, bounds), bounds), bounds)  # (floor modulo)
+    sizes = tuple(1 if a in axes else d for a, d in enumerate(x.shape))
+    dn = GatherDimensionNumbers(
+        offset_dims=tuple(range(indices.ndim - 1, indices.ndim - 1 + x.ndim - len(axes))),
+        collapsed_slice_dims=tuple(sorted(axes)), start_index_map=axes)
+    return lax.gather(x, indices, dn, sizes)
