@@ -413,11 +413,13 @@ class NativeCall:
 # handlers take the routine's character flags as ui8 (76 'L'ower triangle, 86 'V'ectors).
 def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
                   compute_uv: bool = True, left_side: bool = True, transpose: bool = False,
-                  conjugate: bool = False, unit_diagonal: bool = False) -> str:
+                  conjugate: bool = False, unit_diagonal: bool = False,
+                  compute_right: bool = True) -> str:
     """The routine's character flags as jaxlib's handlers take them (ui8 ASCII codes): ``uplo``
     'L'/'U' (the triangle read), ``mode`` 'V' (eigenvectors too) or, for gesdd, 'A' (full U,
     V^T), 'S' (reduced), 'N' (singular values only); trsm's ``side`` 'L'/'R', ``trans_x``
-    'N'/'T'/'C' and ``diag`` 'U' (unit)/'N'."""
+    'N'/'T'/'C' and ``diag`` 'U' (unit)/'N'; geev's ``compute_left`` (never: 'N') and
+    ``compute_right`` ('V' or 'N')."""
     uplo = ord("L" if lower else "U")
     if op == "cholesky":
         return f"{{uplo = {uplo} : ui8}}"
@@ -426,6 +428,9 @@ def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
     if op == "svd":
         mode = ("A" if full_matrices else "S") if compute_uv else "N"
         return f"{{mode = {ord(mode)} : ui8}}"
+    if op == "eig":
+        return (f"{{compute_left = {ord('N')} : ui8, compute_right = "
+                f"{ord('V' if compute_right else 'N')} : ui8}}")
     if op == "triangular_solve":
         trans = ("C" if conjugate else "T") if transpose else "N"
         return (f"{{diag = {ord('U' if unit_diagonal else 'N')} : ui8, side = "
@@ -436,16 +441,16 @@ def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
 
 # funcarray factorisation -> LAPACK (or BLAS, for trsm) routine
 _LAPACK = {"cholesky": "potrf", "eigh": "syevd", "lu": "getrf", "svd": "gesdd",
-           "triangular_solve": "trsm"}
+           "triangular_solve": "trsm", "eig": "geev"}
 
 
 @functools.lru_cache(maxsize=256)
 def native_linalg(platform: str | None, op: str, dtype, **flags) -> NativeCall | None:
     """The native kernel for ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``, ``"svd"``,
-    ``"triangular_solve"``) on ``dtype`` matrices on ``platform``, or None: the rule then
+    ``"triangular_solve"``, ``"eig"``) on ``dtype`` matrices on ``platform``, or None: the rule then
     lowers its portable composition. ``flags`` are the operation's own parameters
     (``lower``, ``full_matrices``, ``compute_uv``, ``left_side``, ``transpose``,
-    ``conjugate``, ``unit_diagonal``; see ``_lapack_flags``).
+    ``conjugate``, ``unit_diagonal``, ``compute_right``; see ``_lapack_flags``).
 
     On CPU these are jaxlib's LAPACK handlers (the ones jax's own CPU lowering calls; they are
     registered with XLA when jax is imported, and ``prepare_lapack_call`` loads LAPACK's

@@ -181,3 +181,18 @@ def test_runtime_compiles_a_module_with_host_callbacks():
     assert [s.tolist() for s in seen] == [[0.0, 1.0]]
     assert runtime.host_callback_target(None) is None
     assert cache.lowered_module(fa.make_ir(lambda v: v)(fnp.ones(1)).closed)[1] == ()
+
+
+def test_callback_results_feeding_a_lapack_kernel_keep_their_layout():
+    # The native solve asks XLA for a column-major operand; the callback's result layout is
+    # pinned row-major (as JAX does), so XLA transposes instead of misreading the buffer.
+    a = np.random.default_rng(0).normal(size=(4, 4)) + 4 * np.eye(4)
+    d = np.arange(4.0)
+
+    def f(x, rhs):
+        copied = fa.pure_callback(lambda v: np.asarray(v) * 1.0,
+                                  jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+        return fnp.linalg.solve(copied, rhs)
+
+    assert_allclose(fa.jit(f)(fnp.asarray(a), fnp.asarray(d)), np.linalg.solve(a, d),
+                    rtol=1e-10)

@@ -12,12 +12,14 @@ Example:
     Array([0.5, 0. ], dtype=float32)
 """
 
+from funcarray.numpy._linalg_extras import *  # noqa: F403
+from funcarray.numpy._linalg_extras import __all__ as _extra_names
 from funcarray.numpy._linalg_solve import *  # noqa: F403
 from funcarray.numpy._linalg_solve import __all__ as _solve_names
 from funcarray.numpy._linalg_spectral import *  # noqa: F403
 from funcarray.numpy._linalg_spectral import __all__ as _spectral_names
 
-__all__ = [*_solve_names, *_spectral_names]
+__all__ = [*_solve_names, *_spectral_names, *_extra_names]
 
 
 def _install_api_boundaries():

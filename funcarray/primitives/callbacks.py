@@ -36,7 +36,8 @@ from funcarray.lowering.stablehlo import LoweringError
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import move_to_front
 
-__all__ = ["HostCallback", "debug_callback_p", "pure_callback_p", "VMAP_METHODS"]
+__all__ = ["HostCallback", "debug_callback_p", "pure_callback_p", "VMAP_METHODS",
+           "lower_host_callback"]
 
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all")
 
@@ -91,15 +92,24 @@ def _host_values(args):
     return [np.asarray(x._value) for x in args]
 
 
-def _lower_callback(ctx, *operands, callback, side_effect: bool):
+def lower_host_callback(ctx, *operands, callback, side_effect: bool):
+    """The custom call that runs ``callback`` (a ``HostCallback``) on the host from compiled
+    code: jaxlib's Python-callback target, the callback's index in the module's list."""
     target = runtime.host_callback_target(ctx.platform)
     if target is None:
         raise LoweringError(
             f"{callback.name} calls back into Python, which funcarray supports on CPU and GPU "
             f"only; this module is lowered for platform {ctx.platform!r}")
     index = ctx.add_host_callback(callback)
+    # Row-major layouts pinned, as JAX does: otherwise XLA may hand the callback a
+    # column-major buffer (when a LAPACK custom call consumes the result it asks for that
+    # layout) and read the C-order values the callback writes transposed.
+    in_layouts = [runtime.native_layout(ctx.type_of(x).ndim, False) for x in operands]
+    out_layouts = [runtime.native_layout(a.ndim, False) for a in ctx.avals_out]
     attributes = {"call_target_name": '"' + target + '"', "api_version": "4 : i32",
-                  "backend_config": f"{{index = {index} : ui64}}"}
+                  "backend_config": f"{{index = {index} : ui64}}",
+                  "operand_layouts": f"[{', '.join(in_layouts)}]",
+                  "result_layouts": f"[{', '.join(out_layouts)}]"}
     if side_effect:
         attributes["has_side_effect"] = "true"
     return ctx.op("stablehlo.custom_call", *operands, results=list(ctx.avals_out),
@@ -119,7 +129,7 @@ def _debug_impl(*args, callback):
 
 
 debug_callback_p.abstract_eval = lambda *avals, callback: []
-debug_callback_p.lower_rule = lambda ctx, *xs, callback: _lower_callback(
+debug_callback_p.lower_rule = lambda ctx, *xs, callback: lower_host_callback(
     ctx, *xs, callback=callback, side_effect=True)
 
 
@@ -150,7 +160,7 @@ def _pure_impl(*args, callback, vmap_method):
 
 
 pure_callback_p.abstract_eval = lambda *avals, callback, vmap_method: list(callback.result_avals)
-pure_callback_p.lower_rule = lambda ctx, *xs, callback, vmap_method: _lower_callback(
+pure_callback_p.lower_rule = lambda ctx, *xs, callback, vmap_method: lower_host_callback(
     ctx, *xs, callback=callback, side_effect=False)
 
 

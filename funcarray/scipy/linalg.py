@@ -21,9 +21,15 @@ from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import linalg as _np_linalg
 from funcarray.numpy._linalg_solve import _factorisable, solve_operands
 from funcarray.primitives.decompositions import lu_p, permutation_from_pivots, triangular_solve_p
+from funcarray.scipy._linalg_hessenberg import hessenberg
+from funcarray.scipy._linalg_matfuncs import *  # noqa: F403
+from funcarray.scipy._linalg_matfuncs import __all__ as _matfunc_names
+from funcarray.scipy._linalg_special_matrices import *  # noqa: F403
+from funcarray.scipy._linalg_special_matrices import __all__ as _special_matrix_names
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
-           "lu_solve", "solve", "inv", "det"]
+           "lu_solve", "solve", "inv", "det", "eigh", "qr", "svd", "hessenberg", *_matfunc_names,
+           *_special_matrix_names]
 
 
 def _trans_flags(op: str, trans):
@@ -217,3 +223,70 @@ def det(a, overwrite_a=False, check_finite=True):
         Array(-8., dtype=float32)
     """
     return _np_linalg.det(a)
+
+
+@api_boundary
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         turbo=True, eigvals=None, type=1, check_finite=True):
+    """Eigenvalues (ascending) and eigenvectors ``(w, v)`` of a symmetric matrix (SciPy's
+    signature; ``w`` alone when ``eigvals_only``). ``lower`` names the triangle of interest;
+    the input is symmetrised, as in JAX. The generalised problem (``b``), ``eigvals`` subsets
+    and ``type`` other than 1 raise NotImplementedError, as in JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import eigh
+        >>> eigh(fnp.asarray([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True)
+        Array([1., 3.], dtype=float32)
+    """
+    if b is not None:
+        raise NotImplementedError("scipy.linalg.eigh: only b=None (the standard eigenproblem) "
+                                  "is implemented; for positive definite b, solve with "
+                                  "L = cholesky(b): eigh(inv(L) @ a @ inv(L).T)")
+    if type != 1:
+        raise NotImplementedError(f"scipy.linalg.eigh: only type=1 is implemented, got {type}")
+    if eigvals is not None:
+        raise NotImplementedError("scipy.linalg.eigh: only eigvals=None is implemented; "
+                                  "slice the sorted eigenvalues instead")
+    w, v = _np_linalg.eigh(a, UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)
+
+
+@api_boundary
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """QR decomposition with SciPy's modes: 'full' (``(q, r)``, ``q`` square), 'economic'
+    (``q`` is m x min(m, n)) or 'r' (the 1-tuple ``(r,)``, full-size ``r``). Column pivoting
+    is not implemented.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import qr
+        >>> q, r = qr(fnp.asarray([[3.0], [4.0]]))
+        >>> q.shape, r.shape
+        ((2, 2), (2, 1))
+    """
+    op = "scipy.linalg.qr"
+    if mode not in ("full", "economic", "r"):
+        raise op_value_error(op, f"mode must be 'full', 'economic' or 'r', got {mode!r}")
+    if pivoting:
+        raise NotImplementedError(f"{op}: pivoting=True (LAPACK geqp3) is not implemented; "
+                                  f"use pivoting=False")
+    q, r = _np_linalg.qr(a, mode="reduced" if mode == "economic" else "complete")
+    return (r,) if mode == "r" else (q, r)
+
+
+@api_boundary
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    """Singular value decomposition ``(u, s, vh)`` with ``a = u @ diag(s) @ vh`` (SciPy's
+    signature; ``s`` alone, descending, when ``compute_uv`` is False). ``lapack_driver`` is
+    accepted and ignored, as in JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.linalg import svd
+        >>> svd(fnp.asarray([[0.0, 2.0], [1.0, 0.0]]), compute_uv=False)
+        Array([2., 1.], dtype=float32)
+    """
+    out = _np_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(out) if compute_uv else out
