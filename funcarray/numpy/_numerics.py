@@ -1,3 +1,417 @@
-"""Placeholder: being written."""
+"""Numerical helpers of ``funcarray.numpy``: integer ``gcd``/``lcm``; floating-point
+decomposition (``frexp``, ``ldexp``, ``modf``, ``spacing``); calculus (``gradient``,
+``trapezoid``); ``unwrap``. Binning (``digitize``, ``histogram_bin_edges``, ``histogram2d``,
+``histogramdd``), statistics (``cov``, ``corrcoef``) and window functions (``bartlett``,
+``blackman``, ``hamming``, ``hanning``) live in ``_numerics_stats`` and are exported here.
 
-__all__: list[str] = []
+All are compositions of funcarray operations with static shapes, following jax.numpy's
+formulas (so values agree with jax's to rounding), and work eagerly and under every
+transform. ``frexp`` reads exponents from the bits (exact, subnormals included) and forms the
+mantissa as ``x`` times exact powers of two, so it differentiates like jax's
+(``dm/dx = 2**-e``). ``gcd`` is Euclid's algorithm in a ``lax.while_loop``. ``gradient``
+also accepts NumPy's ``edge_order=2`` (jax.numpy raises for any ``edge_order``).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.gradient(fnp.array([1.0, 4.0, 9.0, 16.0]))
+    Array([3., 4., 6., 7.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.transforms.core import Tracer
+
+__all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trapezoid",
+           "unwrap"]
+
+
+def _fnp():
+    # funcarray.numpy star-imports this module, so its namespace is imported lazily.
+    import funcarray.numpy as fnp
+    return fnp
+
+
+def _static_int(op, value, name):
+    if isinstance(value, Tracer):
+        raise op_type_error(op, f"{name} must be a static Python int, got a traced "
+                                f"{value.aval}; mark it static (fa.jit(..., static_argnames=...))")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise op_type_error(op, f"{name} must be an int, got {value!r}") from None
+
+
+def _promote(op, *args, inexact=False):
+    """The arguments as arrays of one promoted dtype (inexact if asked), shapes kept.
+
+    Python scalars are made in the result dtype directly, so ``0.1`` next to a float64
+    array is float64's 0.1, not float32's widened."""
+    from funcarray.numpy._util import _scalar_to_array, asarray_arg, convert, to_inexact_dtype
+    values = [a if type(a) in (int, float, complex) else asarray_arg(op, a) for a in args]
+    try:
+        dt, weak = dtypes.result_type(*values, return_weak_type=True)
+    except TypeError as exc:
+        raise op_type_error(op, str(exc)) from None
+    if inexact:
+        dt = to_inexact_dtype(dt)
+    out = []
+    for a in values:
+        if type(a) in (int, float, complex):
+            a = _scalar_to_array(op, a, dt)
+            a._weak = weak
+        else:
+            a = convert(a, dt, weak)
+        out.append(a)
+    return out
+
+
+promote_keep_shapes = _promote
+
+
+def _check_real_float(op, x, what="x"):
+    if dtypes.is_complex(x.dtype):
+        raise op_type_error(op, f"{what} must be real, got dtype {x.dtype}")
+
+
+# --------------------------------------------------------------------------------------------
+# Integers
+# --------------------------------------------------------------------------------------------
+
+def _integer_pair(op, x1, x2):
+    fnp = _fnp()
+    x1, x2 = _promote(op, x1, x2)
+    if not dtypes.is_integer(x1.dtype):
+        raise op_type_error(op, f"takes integer arguments, got dtype {x1.dtype}; convert "
+                                f"them first, e.g. x.astype(fnp.int32)")
+    return fnp.broadcast_arrays(fnp.abs(x1), fnp.abs(x2))
+
+
+def _gcd_abs(x1, x2):
+    fnp = _fnp()
+    from funcarray import lax
+
+    def step(state):
+        a, b = state
+        nonzero = b != 0
+        a, b = fnp.where(nonzero, b, a), fnp.where(nonzero, fnp.remainder(a, fnp.where(
+            nonzero, b, 1)), 0)
+        return fnp.maximum(a, b), fnp.minimum(a, b)
+
+    return lax.while_loop(lambda state: fnp.any(state[1] != 0), step, (x1, x2))[0]
+
+
+def gcd(x1, x2):
+    """The elementwise greatest common divisor of integers (``gcd(0, 0) == 0``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.gcd(fnp.array([12, 7, 0]), fnp.array([18, 5, 4]))
+        Array([6, 1, 4], dtype=int32)
+    """
+    return _gcd_abs(*_integer_pair("gcd", x1, x2))
+
+
+def lcm(x1, x2):
+    """The elementwise least common multiple of integers (0 if either is 0).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.lcm(fnp.array([4, 6, 0]), fnp.array([6, 4, 5]))
+        Array([12, 12,  0], dtype=int32)
+    """
+    fnp = _fnp()
+    x1, x2 = _integer_pair("lcm", x1, x2)
+    d = _gcd_abs(x1, x2)
+    zero = d == 0
+    return fnp.where(zero, 0, x1 * fnp.floor_divide(x2, fnp.where(zero, 1, d)))
+
+
+# --------------------------------------------------------------------------------------------
+# Floating-point decomposition
+# --------------------------------------------------------------------------------------------
+
+_BITS = {2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}
+
+
+def _float_arg(op, x):
+    (x,) = _promote(op, x, inexact=True)
+    _check_real_float(op, x)
+    if x.dtype.itemsize not in _BITS:
+        raise op_type_error(op, f"supports 16-, 32- and 64-bit floats, got {x.dtype}; convert "
+                                f"to float32 first")
+    return x
+
+
+def _exact_power_of_two(k, dtype):
+    """``2.0 ** k`` for int32 ``k`` in the normal exponent range, built from its bits."""
+    fnp = _fnp()
+    from funcarray import lax
+    info = dtypes.finfo(dtype)
+    bias = 1 - int(info.minexp)
+    bits = fnp.left_shift(k.astype(_BITS[np.dtype(dtype).itemsize]) + bias, int(info.nmant))
+    return lax.bitcast_convert_type(bits, dtype)
+
+
+def _frexp(x):
+    fnp = _fnp()
+    from funcarray import lax
+    info = dtypes.finfo(x.dtype)
+    int_dtype = _BITS[x.dtype.itemsize]
+    nmant, bias = int(info.nmant), 1 - int(info.minexp)
+    # The exponent comes from the bits (no gradient through the bit casts); subnormals are
+    # first scaled into the normal range.
+    magnitude = fnp.abs(lax.stop_gradient(x))
+    subnormal = magnitude < float(info.tiny)
+    magnitude = fnp.where(subnormal, magnitude * float(2.0 ** nmant), magnitude)
+    bits = lax.bitcast_convert_type(magnitude, int_dtype)
+    field = fnp.bitwise_and(fnp.right_shift(bits, nmant), (1 << int(info.nexp)) - 1)
+    e = field.astype(dtypes.int32) - (bias - 1) - fnp.where(subnormal, nmant, 0)
+    special = fnp.isinf(x) | fnp.isnan(x) | (x == 0)
+    e = fnp.where(special, 0, e)
+    # m = x * 2**-e in two exact steps (2**-e alone may not be representable).
+    half = fnp.floor_divide(-e, 2)
+    m = x * _exact_power_of_two(half, x.dtype) * _exact_power_of_two(-e - half, x.dtype)
+    return fnp.where(special, x, m), e
+
+
+def frexp(x, /):
+    """Mantissa and exponent: ``x == m * 2**e`` with ``0.5 <= |m| < 1`` (``m = x``, ``e = 0``
+    for 0, inf and NaN). ``e`` is int32; differentiable in ``m``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.frexp(fnp.array([8.0, 0.3, 0.0]))
+        (Array([0.5, 0.6, 0. ], dtype=float32), Array([ 4, -1,  0], dtype=int32))
+    """
+    return _frexp(_float_arg("frexp", x))
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2**x2`` for integer exponents ``x2``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ldexp(fnp.array([0.5, 3.0]), fnp.array([4, -1]))
+        Array([8. , 1.5], dtype=float32)
+    """
+    op = "ldexp"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg
+    x1, x2 = asarray_arg(op, x1), asarray_arg(op, x2)
+    if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
+        raise op_type_error(op, f"needs a real x1 and integer exponents x2, got dtypes "
+                                f"{x1.dtype} and {x2.dtype}")
+    x1 = _float_arg(op, x1)
+    m, e = _frexp(x1)
+    # The exponent in x1's dtype, as jax.numpy computes it (out-of-range exponents give
+    # inf or 0).
+    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    positive = e > 0
+    m, e = fnp.where(positive, m * 2, m), fnp.where(positive, e - 1, e)
+    x = m * fnp.power(fnp.asarray(2, x1.dtype), e)
+    return fnp.where(fnp.isinf(x1) | (x1 == 0), x1, x)
+
+
+def modf(x, /, out=None):
+    """Fractional and integral parts of ``x``, both with ``x``'s sign.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.modf(fnp.array([2.5, -1.25]))
+        (Array([ 0.5 , -0.25], dtype=float32), Array([ 2., -1.], dtype=float32))
+    """
+    op = "modf"
+    fnp = _fnp()
+    if out is not None:
+        raise op_type_error(op, "out= is not supported: funcarray arrays are immutable; use "
+                                "the returned arrays")
+    (x,) = _promote(op, x, inexact=True)
+    _check_real_float(op, x)
+    whole = fnp.where(x >= 0, fnp.floor(x), fnp.ceil(x))
+    return x - whole, whole
+
+
+def spacing(x, /):
+    """The distance from ``x`` to the next float away from zero (ULP of ``x``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.spacing(fnp.array([1.0, -1.0], dtype=fnp.float32))
+        Array([ 1.1920929e-07, -1.1920929e-07], dtype=float32)
+    """
+    op = "spacing"
+    fnp = _fnp()
+    (x,) = _promote(op, x, inexact=True)
+    _check_real_float(op, x)
+    inf = fnp.full_like(x, np.inf)
+    if x.dtype == dtypes.float16:  # as jax.numpy: float16 always steps up
+        return fnp.nextafter(x, inf) - x
+    result = fnp.nextafter(x, fnp.copysign(inf, x)) - x
+    tiny = float(dtypes.finfo(x.dtype).smallest_subnormal)
+    return fnp.where(result == 0, fnp.copysign(fnp.full_like(x, tiny), x), result)
+
+
+# --------------------------------------------------------------------------------------------
+# Calculus
+# --------------------------------------------------------------------------------------------
+
+def _gradient_along(f, h, axis, edge_order):
+    fnp = _fnp()
+    n = f.shape[axis]
+
+    def part(start, stop, x=f):
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(start, stop)
+        return x[tuple(index)]
+
+    if h.ndim == 0:
+        inner = (part(2, None) - part(None, -2)) * 0.5 / h
+        if edge_order == 2:
+            first = (-1.5 * part(0, 1) + 2.0 * part(1, 2) - 0.5 * part(2, 3)) / h
+            last = (0.5 * part(n - 3, n - 2) - 2.0 * part(n - 2, n - 1)
+                    + 1.5 * part(n - 1, n)) / h
+        else:
+            first = (part(1, 2) - part(0, 1)) / h
+            last = (part(n - 1, n) - part(n - 2, n - 1)) / h
+        return fnp.concatenate([first, inner, last], axis=axis)
+    shape = [1] * f.ndim
+    shape[axis] = n - 1
+    dx = fnp.diff(h).reshape(tuple(shape))
+    dx1, dx2 = part(0, -1, dx), part(1, None, dx)
+    a = -dx2 / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    inner = a * part(0, -2) + b * part(1, -1) + c * part(2, None)
+    if edge_order == 2:
+        d1, d2 = part(0, 1, dx), part(1, 2, dx)
+        first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * part(0, 1)
+                 + (d1 + d2) / (d1 * d2) * part(1, 2) - d1 / (d2 * (d1 + d2)) * part(2, 3))
+        d1, d2 = part(n - 3, n - 2, dx), part(n - 2, n - 1, dx)
+        last = (d2 / (d1 * (d1 + d2)) * part(n - 3, n - 2) - (d2 + d1) / (d1 * d2)
+                * part(n - 2, n - 1) + (2.0 * d2 + d1) / (d2 * (d1 + d2)) * part(n - 1, n))
+    else:
+        first = (part(1, 2) - part(0, 1)) / part(0, 1, dx)
+        last = (part(n - 1, n) - part(n - 2, n - 1)) / part(n - 2, n - 1, dx)
+    return fnp.concatenate([first, inner, last], axis=axis)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """The gradient of the sampled function ``f`` by central differences inside and one-sided
+    differences at the edges (second order there with ``edge_order=2``).
+
+    ``varargs``: one spacing for all axes, or one per axis; each a scalar step or the 1-D
+    coordinates along that axis. One axis gives an array, several a list (one per axis).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.gradient(fnp.array([1.0, 2.0, 4.0, 8.0]), 2.0)
+        Array([0.5 , 0.75, 1.5 , 2.  ], dtype=float32)
+        >>> fnp.gradient(fnp.array([0.0, 1.0, 4.0]), fnp.array([0.0, 1.0, 3.0]))
+        Array([1.       , 1.1666667, 1.5      ], dtype=float32)
+    """
+    op = "gradient"
+    from funcarray.numpy._util import canonicalize_axes, canonicalize_axis
+    if edge_order not in (None, 1, 2):
+        raise op_value_error(op, f"edge_order must be 1 or 2, got {edge_order!r}")
+    f, *spacing = _promote(op, f, *varargs, inexact=True)
+    if axis is None:
+        axes = tuple(range(f.ndim))
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(op, a, f.ndim) for a in axis)
+    else:
+        axes = canonicalize_axes(op, axis, f.ndim)
+    if not axes:
+        return []
+    need = 3 if edge_order == 2 else 2
+    if builtins.min(f.shape[a] for a in axes) < need:
+        raise op_value_error(op, f"needs at least {need} samples along each axis "
+                                 f"(edge_order={edge_order or 1}), got shape {tuple(f.shape)}")
+    if not spacing:
+        spacing = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise op_type_error(op, f"got {len(spacing)} spacings for {len(axes)} axes; pass one "
+                                f"for all axes or one per axis")
+    spacing = [_fnp().asarray(h) for h in spacing]
+    for a, h in zip(axes, spacing):
+        if h.ndim > 1 or (h.ndim == 1 and h.shape[0] != f.shape[a]):
+            raise op_value_error(op, f"a spacing must be a scalar or 1-D coordinates of length "
+                                     f"{f.shape[a]} (axis {a}), got shape {tuple(h.shape)}")
+    result = [_gradient_along(f, h, a, edge_order) for a, h in zip(axes, spacing)]
+    return result[0] if len(axes) == 1 else result
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of the samples ``y`` along ``axis`` by the trapezoidal rule, at the points
+    ``x`` or with a uniform step ``dx``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.trapezoid(fnp.array([1.0, 2.0, 3.0]))
+        Array(4., dtype=float32)
+        >>> fnp.trapezoid(fnp.array([1.0, 2.0, 3.0]), x=fnp.array([0.0, 1.0, 3.0]))
+        Array(6.5, dtype=float32)
+    """
+    op = "trapezoid"
+    fnp = _fnp()
+    from funcarray.numpy._util import canonicalize_axis
+    if x is None:
+        y, step = _promote(op, y, dx, inexact=True)
+        axis = canonicalize_axis(op, axis, y.ndim)
+        if np.ndim(step) > 0:
+            step = fnp.moveaxis(step.reshape((1,) * (y.ndim - step.ndim) + step.shape), axis, -1)
+    else:
+        y, x = _promote(op, y, x, inexact=True)
+        axis = canonicalize_axis(op, axis, y.ndim)
+        step = fnp.diff(x) if x.ndim == 1 else fnp.moveaxis(fnp.diff(x, axis=axis), axis, -1)
+    y = fnp.moveaxis(y, axis, -1)
+    if step.ndim == 0 or step.shape[-1] == 1:
+        step = step if step.ndim == 0 else step[..., 0]
+        return step * (fnp.sum(y, axis=-1) - 0.5 * (y[..., 0] + y[..., -1]))
+    return 0.5 * fnp.sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """``p`` with jumps larger than ``discont`` (default ``period / 2``) between neighbours
+    along ``axis`` replaced by their ``period``-complement.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.unwrap(fnp.array([0.0, 5.0, 10.0]), period=6.0)
+        Array([ 0., -1., -2.], dtype=float32)
+    """
+    op = "unwrap"
+    fnp = _fnp()
+    from funcarray.numpy._util import canonicalize_axis
+    p, period = _promote(op, p, period)
+    if dtypes.is_complex(p.dtype):
+        raise op_type_error(op, f"p must be real, got dtype {p.dtype}")
+    axis = canonicalize_axis(op, axis, p.ndim)
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if dtypes.is_integer(p.dtype) else period / 2
+    dd = fnp.diff(p, axis=axis)
+    ddmod = fnp.mod(dd + interval, period) - interval
+    ddmod = fnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = fnp.where(fnp.abs(dd) < discont, 0, ddmod - dd)
+    head = fnp.take(p, fnp.arange(1), axis=axis)
+    rest = fnp.take(p, fnp.arange(1, p.shape[axis]), axis=axis)
+    return fnp.concatenate([head, rest + fnp.cumsum(correction, axis=axis)], axis=axis)
+
+
+# The binning, statistics and window functions live in a sibling module (file size); they are
+# exported from here, the module funcarray.numpy star-imports.
+from funcarray.numpy import _numerics_stats  # noqa: E402
+from funcarray.numpy._numerics_stats import *  # noqa: E402,F403
+
+__all__ += _numerics_stats.__all__

@@ -1,3 +1,434 @@
-"""Placeholder: being written."""
+"""Polynomials as 1-D coefficient arrays, highest power first (NumPy's legacy ``numpy.poly*``
+API, as ``jax.numpy`` has it): ``poly``, ``polyadd``, ``polysub``, ``polymul``, ``polydiv``,
+``polyder``, ``polyint``, ``polyval``, ``polyfit`` and ``vander``.
 
-__all__: list[str] = []
+Everything is a composition of funcarray operations with static shapes (the degree is part of
+the shape), so these work eagerly and under ``jit``/``grad``/``vmap``. ``polyval`` is Horner's
+rule in a ``lax.scan``; ``polyfit`` solves the column-scaled Vandermonde least-squares problem
+with ``linalg.lstsq`` (an SVD). ``roots`` (and ``poly`` of a square matrix) take the
+eigenvalues of the companion matrix with ``linalg.eigvals``, as jax.numpy does.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.polyval(fnp.array([1.0, 0.0, -2.0]), fnp.array([0.0, 1.0, 2.0]))
+    Array([-2., -1.,  2.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.transforms.core import Tracer
+
+__all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
+           "polyval", "polyfit", "vander", "roots"]
+
+
+def _fnp():
+    # funcarray.numpy star-imports this module, so its namespace is imported lazily.
+    import funcarray.numpy as fnp
+    return fnp
+
+
+def _static_int(op, value, name):
+    if isinstance(value, Tracer):
+        raise op_type_error(op, f"{name} must be a static Python int, got a traced "
+                                f"{value.aval}; mark it static (fa.jit(..., static_argnames=...))")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise op_type_error(op, f"{name} must be an int, got {value!r}") from None
+
+
+def _coefficients(op, *arrays, inexact=False):
+    """The arguments as 1-D arrays of one promoted dtype (inexact if asked)."""
+    from funcarray.numpy._numerics import promote_keep_shapes
+    out = promote_keep_shapes(op, *arrays, inexact=inexact)
+    for a in out:
+        if a.ndim != 1:
+            raise op_value_error(op, f"polynomial coefficients must be 1-D arrays (highest power "
+                                     f"first), got shape {tuple(a.shape)}")
+    return out
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (or
+    ``x ** j`` when ``increasing``); ``N`` defaults to ``len(x)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.vander(fnp.array([1, 2, 3]), 3)
+        Array([[1, 1, 1],
+               [4, 2, 1],
+               [9, 3, 1]], dtype=int32)
+    """
+    op = "vander"
+    from funcarray.numpy._util import asarray_arg
+    fnp = _fnp()
+    x = asarray_arg(op, x)
+    if x.ndim != 1:
+        raise op_value_error(op, f"x must be a 1-D array, got shape {tuple(x.shape)}")
+    n = x.shape[0] if N is None else _static_int(op, N, "N")
+    if n < 0:
+        raise op_value_error(op, f"N must be non-negative, got {n}")
+    powers = np.arange(n) if increasing else np.arange(n)[::-1]
+    if n == 0:
+        return fnp.zeros((x.shape[0], 0), x.dtype)
+    # Repeated products (x**0 = 1 exactly, gradients finite at x = 0), highest power last.
+    columns = [fnp.ones_like(x)]
+    for _ in range(1, n):
+        columns.append(columns[-1] * x)
+    return fnp.stack([columns[int(p)] for p in powers], axis=1)
+
+
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial whose roots are ``seq_of_zeros`` (1-D), or
+    the characteristic polynomial of a square matrix (complex, from its eigenvalues).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.poly(fnp.array([1.0, 2.0]))
+        Array([ 1., -3.,  2.], dtype=float32)
+    """
+    op = "poly"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+    zeros_ = asarray_arg(op, seq_of_zeros)
+    zeros_ = convert(zeros_, to_inexact_dtype(zeros_.dtype), zeros_.weak_type)
+    if zeros_.ndim == 0:
+        zeros_ = zeros_.reshape(1)
+    if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
+        zeros_ = _eigvals(op, zeros_)  # the characteristic polynomial (complex, as in jax)
+    if zeros_.ndim != 1:
+        raise op_value_error(op, f"takes a 1-D array of roots, got shape {tuple(zeros_.shape)}")
+    coeffs = fnp.ones((1,), zeros_.dtype)
+    if zeros_.shape[0] == 0:
+        return fnp.ones((), zeros_.dtype)
+    for k in range(zeros_.shape[0]):
+        # Multiply by (z - r_k): shift (times z) minus r_k times the old coefficients.
+        coeffs = (fnp.concatenate([coeffs, fnp.zeros((1,), coeffs.dtype)])
+                  - fnp.concatenate([fnp.zeros((1,), coeffs.dtype), coeffs * zeros_[k]]))
+    return coeffs
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials (the shorter is aligned with the end of the longer).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polyadd(fnp.array([1, 2, 3]), fnp.array([10, 20]))
+        Array([ 1, 12, 23], dtype=int32)
+    """
+    a1, a2 = _coefficients("polyadd", a1, a2)
+    if a2.shape[0] > a1.shape[0]:
+        a1, a2 = a2, a1
+    if a2.shape[0] == 0:
+        return a1
+    return a1.at[a1.shape[0] - a2.shape[0]:].add(a2)
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials, ``a1 - a2``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polysub(fnp.array([1.0, 2.0, 3.0]), fnp.array([1.0, 1.0]))
+        Array([1., 1., 2.], dtype=float32)
+    """
+    a1, a2 = _coefficients("polysub", a1, a2)
+    return polyadd(a1, -a2)
+
+
+def _trim_leading_zeros(op, a, tol=None):
+    """``a`` without its leading (near-)zero coefficients: the shape depends on the values,
+    so ``a`` must be concrete."""
+    if isinstance(a, Tracer):
+        raise op_type_error(op, f"trim_leading_zeros=True makes the result's shape depend on "
+                                f"the values of the traced {a.aval}; leave it False under a "
+                                f"transform")
+    value = np.abs(np.asarray(a))
+    nonzero = value > tol if tol is not None else value != 0
+    first = int(np.argmax(nonzero)) if nonzero.any() else a.shape[0]
+    return a[first:]
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """The product of two polynomials (the convolution of their coefficients).
+
+    ``trim_leading_zeros=True`` drops leading zero coefficients first (eager only: the shape
+    then depends on the values).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polymul(fnp.array([1.0, 1.0]), fnp.array([1.0, -1.0]))
+        Array([ 1.,  0., -1.], dtype=float32)
+    """
+    op = "polymul"
+    fnp = _fnp()
+    a1, a2 = _coefficients(op, a1, a2, inexact=True)
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        a1, a2 = _trim_leading_zeros(op, a1), _trim_leading_zeros(op, a2)
+    if a1.shape[0] == 0:
+        a1 = fnp.zeros(1, a2.dtype)
+    if a2.shape[0] == 0:
+        a2 = fnp.zeros(1, a1.dtype)
+    return fnp.convolve(a1, a2, mode="full")
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """The quotient and remainder of ``u / v`` (long division of coefficients).
+
+    The remainder keeps ``u``'s length (leading zeros included), as in jax.numpy;
+    ``trim_leading_zeros=True`` drops its leading near-zero coefficients (eager only).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> q, r = fnp.polydiv(fnp.array([1.0, 0.0, -1.0]), fnp.array([1.0, 1.0]))
+        >>> q, r
+        (Array([ 1., -1.], dtype=float32), Array([0., 0., 0.], dtype=float32))
+    """
+    op = "polydiv"
+    fnp = _fnp()
+    u, v = _coefficients(op, u, v, inexact=True)
+    if u.shape[0] == 0 or v.shape[0] == 0:
+        raise op_value_error(op, f"u and v must not be empty, got shapes {tuple(u.shape)} and "
+                                 f"{tuple(v.shape)}")
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1.0 / v[0]
+    q = fnp.zeros(max(m - n + 1, 1), u.dtype)
+    for k in range(m - n + 1):
+        d = scale * u[k]
+        q = q.at[k].set(d)
+        u = u.at[k:k + n + 1].add(-d * v)
+    if trim_leading_zeros:
+        u = _trim_leading_zeros(op, u, tol=float(np.sqrt(dtypes.finfo(u.dtype).eps)))
+    return q, u
+
+
+def polyder(p, m=1):
+    """The ``m``-th derivative of the polynomial ``p``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polyder(fnp.array([1.0, 1.0, 1.0, 1.0]))
+        Array([3., 2., 1.], dtype=float32)
+    """
+    op = "polyder"
+    m = _static_int(op, m, "m")
+    if m < 0:
+        raise op_value_error(op, f"the order of the derivative m must be non-negative, got {m}")
+    (p,) = _coefficients(op, p, inexact=True)
+    if m == 0:
+        return p
+    n = p.shape[0]
+    # Coefficient of x**j (j = n-1-i) picks up the falling factorial j (j-1) ... (j-m+1).
+    powers = np.arange(n - 1, m - 1, -1)
+    factors = np.prod(powers[None, :] - np.arange(m)[:, None], axis=0) if n > m else powers
+    return p[:max(n - m, 0)] * np.asarray(factors, dtype=p.dtype)
+
+
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative of ``p``, with integration constants ``k`` (a scalar or
+    ``m`` values, the first for the first integration).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polyint(fnp.array([3.0, 2.0, 1.0]), k=5.0)
+        Array([1., 1., 1., 5.], dtype=float32)
+    """
+    op = "polyint"
+    fnp = _fnp()
+    m = _static_int(op, m, "m")
+    if m < 0:
+        raise op_value_error(op, f"the order of the integral m must be non-negative, got {m}; "
+                                 f"use polyder to differentiate")
+    from funcarray.numpy._numerics import promote_keep_shapes
+    p, k = promote_keep_shapes(op, p, 0 if k is None else k, inexact=True)
+    if p.ndim != 1 or k.ndim > 1:
+        raise op_value_error(op, f"p must be 1-D and k a scalar or a 1-D array of length 1 or "
+                                 f"m={m}, got shapes {tuple(p.shape)} and {tuple(k.shape)}")
+    k = fnp.atleast_1d(k)
+    if k.shape[0] == 1:
+        k = fnp.broadcast_to(k, (m,))
+    if k.shape != (m,):
+        raise op_value_error(op, f"k must be a scalar or a 1-D array of length 1 or m={m}, "
+                                 f"got shape {tuple(k.shape)}")
+    if m == 0:
+        return p
+    n = p.shape[0] + m
+    grid = np.arange(n)[None, :] - np.arange(m)[:, None]
+    divisors = np.maximum(1, grid).prod(axis=0)[::-1]
+    return fnp.concatenate([p, k]) / np.asarray(divisors, dtype=p.dtype)
+
+
+def polyval(p, x, *, unroll=16):
+    """The polynomial ``p`` evaluated at ``x`` by Horner's rule (``p`` may be 2-D: each column
+    of coefficients broadcasts against ``x``). ``unroll`` is the scan's unroll factor.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.polyval(fnp.array([3, 0, 1]), 5)
+        Array(76, dtype=int32)
+    """
+    op = "polyval"
+    fnp = _fnp()
+    from funcarray import lax
+    from funcarray.numpy._numerics import promote_keep_shapes
+    from funcarray.numpy._util import broadcast_shapes
+    p, x = promote_keep_shapes(op, p, x)
+    if p.ndim == 0:
+        raise op_value_error(op, "p must have at least one dimension (the coefficients, highest "
+                                 "power first), got a scalar")
+    shape = broadcast_shapes(op, tuple(p.shape[1:]), tuple(x.shape))
+    dt = p.dtype
+    y = fnp.zeros(shape, dt)
+    if p.shape[0] == 0:
+        return y
+    y, _ = lax.scan(lambda y, c: (y * x + c, None), y, p,
+                    unroll=_static_int(op, unroll, "unroll"))
+    return y
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree ``deg`` through the points ``(x, y)`` (``y``
+    1-D, or 2-D for one fit per column), highest power first.
+
+    ``w`` weights each point (multiplying the residual); ``full=True`` also returns
+    ``(residuals, rank, singular_values, rcond)``; ``cov=True`` (or ``"unscaled"``) also
+    returns the coefficients' covariance matrix. Differentiable in ``x``, ``y`` and ``w``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.array([0.0, 1.0, 2.0, 3.0])
+        >>> fnp.polyfit(x, 2 * x + 1, 1).round(4)
+        Array([2., 1.], dtype=float32)
+    """
+    op = "polyfit"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+    deg = _static_int(op, deg, "deg")
+    x, y = asarray_arg(op, x), asarray_arg(op, y)
+    if deg < 0:
+        raise op_value_error(op, f"deg must be non-negative, got {deg}")
+    if x.ndim != 1 or x.shape[0] == 0:
+        raise op_type_error(op, f"x must be a non-empty 1-D array, got shape {tuple(x.shape)}")
+    if y.ndim not in (1, 2):
+        raise op_type_error(op, f"y must be 1-D or 2-D (one fit per column), got shape "
+                                f"{tuple(y.shape)}")
+    if x.shape[0] != y.shape[0]:
+        raise op_type_error(op, f"x and y need the same number of points, got shapes "
+                                f"{tuple(x.shape)} and {tuple(y.shape)}")
+    order = deg + 1
+    if rcond is None:
+        rcond = x.shape[0] * float(dtypes.finfo(to_inexact_dtype(x.dtype)).eps)
+    elif isinstance(rcond, Tracer):
+        raise op_type_error(op, "rcond must be a static float, got a traced value")
+    rcond = float(rcond)
+    lhs = vander(x, order)
+    rhs = y
+    if w is not None:
+        w = asarray_arg(op, w)
+        w = convert(w, to_inexact_dtype(w.dtype), w.weak_type)
+        if w.ndim != 1 or w.shape[0] != y.shape[0]:
+            raise op_type_error(op, f"w must be 1-D with one weight per point ({y.shape[0]}), "
+                                    f"got shape {tuple(w.shape)}")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    lhs, rhs = _coefficient_dtypes(lhs, rhs)
+    # Scaling the columns to unit norm improves the condition number of the solve.
+    scale = fnp.sqrt(fnp.sum(lhs * lhs, axis=0))
+    lhs = lhs / scale[None, :]
+    c, resids, rank, s = fnp.linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if full:
+        return c, resids, rank, s, fnp.asarray(rcond)
+    if not cov:
+        return c
+    vbase = fnp.linalg.inv(lhs.T @ lhs) / fnp.outer(scale, scale)
+    if cov == "unscaled":
+        fac = fnp.ones((1,), vbase.dtype)
+    else:
+        if x.shape[0] <= order:
+            raise op_value_error(op, f"scaling the covariance needs more points "
+                                     f"({x.shape[0]}) than coefficients ({order}); pass "
+                                     f"cov='unscaled' or fit a lower degree")
+        fac = fnp.atleast_1d(resids / (x.shape[0] - order))
+    if y.ndim == 1:
+        return c, vbase * fac[None]
+    return c, vbase[:, :, None] * fac[None, None, :]
+
+
+def _coefficient_dtypes(lhs, rhs):
+    """lhs and rhs in one inexact dtype (lstsq's)."""
+    from funcarray.numpy._util import convert, to_inexact_dtype
+    dt = to_inexact_dtype(dtypes.result_type(lhs, rhs))
+    return convert(lhs, dt), convert(rhs, dt)
+
+
+def _eigvals(op, a):
+    fnp = _fnp()
+    eigvals = getattr(fnp.linalg, "eigvals", None)
+    if eigvals is None:
+        raise op_value_error(op, "needs eigenvalues of a non-symmetric matrix "
+                                 "(funcarray.numpy.linalg.eigvals), which this build lacks")
+    return eigvals(a)
+
+
+def _companion_roots(op, p):
+    """The eigenvalues of ``p``'s companion matrix (``p[0] != 0``)."""
+    fnp = _fnp()
+    n = p.shape[0]
+    if n < 2:
+        return fnp.zeros((0,), _complex_dtype(p.dtype))
+    companion = fnp.diag(fnp.ones((n - 2,), p.dtype), -1)
+    companion = companion.at[0, :].set(-p[1:] / p[0])
+    return _eigvals(op, companion)
+
+
+def _complex_dtype(dtype):
+    if dtypes.is_complex(dtype):
+        return np.dtype(dtype)
+    return np.dtype(dtypes.complex128 if np.dtype(dtype).itemsize == 8 else dtypes.complex64)
+
+
+def roots(p, *, strip_zeros=True):
+    """The roots of the polynomial ``p`` (highest power first): the eigenvalues of its
+    companion matrix, complex, in the eigensolver's order.
+
+    Leading zero coefficients are stripped (``p`` must then be concrete); under a transform
+    pass ``strip_zeros=False``: one root per leading zero is NaN instead (at the end).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> r = fnp.roots(fnp.array([1.0, -3.0, 2.0]))
+        >>> fnp.sort(r.real).round(4)
+        Array([1., 2.], dtype=float32)
+    """
+    op = "roots"
+    fnp = _fnp()
+    (p,) = _coefficients(op, fnp.atleast_1d(p), inexact=True)
+    n = p.shape[0]
+    complex_dtype = _complex_dtype(p.dtype)
+    if n < 2:
+        return fnp.zeros((0,), complex_dtype)
+    is_zero = p == 0
+    if strip_zeros:
+        if isinstance(is_zero, Tracer):
+            raise op_type_error(op, f"stripping leading zeros makes the number of roots depend "
+                                    f"on the values of the traced {p.aval}; pass "
+                                    f"strip_zeros=False (one NaN root per leading zero)")
+        leading = int(np.argmin(np.asarray(is_zero))) if not np.all(np.asarray(is_zero)) else n
+        return _companion_roots(op, p[leading:]).astype(complex_dtype)
+    leading = fnp.where(fnp.all(is_zero), n, fnp.argmin(is_zero))
+    # Roll the leading zeros to the end (zero roots); an all-zero p becomes all ones.
+    p = fnp.where(leading == n, fnp.ones_like(p), p)
+    p = fnp.take(p, (fnp.arange(n) + leading) % n)
+    found = _companion_roots(op, p).astype(complex_dtype)
+    from funcarray import lax
+    found = lax.sort((found == 0, found), num_keys=1)[1]  # zero roots last
+    nan = np.array(complex(np.nan, np.nan), complex_dtype)
+    return fnp.where(fnp.arange(n - 1) < n - 1 - leading, found, nan)

@@ -1,0 +1,351 @@
+"""The statistical half of ``funcarray.numpy``'s numerical helpers: binning (``digitize``,
+``histogram_bin_edges``, ``histogram2d``, ``histogramdd``), ``cov``/``corrcoef`` and the
+window functions. Re-exported by ``_numerics`` (see its docstring for the design).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> fnp.digitize(fnp.array([0.2, 1.5]), fnp.array([0.0, 1.0, 2.0]))
+    Array([1, 2], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy._numerics import _check_real_float, _fnp, _promote, _static_int
+
+__all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef",
+           "bartlett", "blackman", "hamming", "hanning"]
+
+
+# --------------------------------------------------------------------------------------------
+# Binning
+# --------------------------------------------------------------------------------------------
+
+def digitize(x, bins, right=False, *, method=None):
+    """The index of the bin each value of ``x`` falls in, for monotonic (increasing or
+    decreasing) 1-D ``bins`` edges; ``right`` puts values equal to an edge in the bin on its
+    left. int32.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.digitize(fnp.array([0.5, 1.0, 2.5, 9.0]), fnp.array([1.0, 2.0, 3.0]))
+        Array([0, 1, 2, 3], dtype=int32)
+    """
+    op = "digitize"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg
+    x, bins = asarray_arg(op, x), asarray_arg(op, bins)
+    if bins.ndim != 1:
+        raise op_value_error(op, f"bins must be a 1-D array of edges, got shape "
+                                 f"{tuple(bins.shape)}")
+    if bins.shape[0] == 0:
+        return fnp.zeros(x.shape, dtypes.int32)
+    side = "left" if right else "right"
+    kwargs = {} if method is None else {"method": method}
+    increasing = fnp.searchsorted(bins, x, side=side, **kwargs)
+    decreasing = bins.shape[0] - fnp.searchsorted(bins[::-1], x, side=side, **kwargs)
+    return fnp.where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The edges ``histogram`` would use: ``bins`` equal bins over ``range`` (default
+    ``a``'s min and max, widened by 0.5 each side when they are equal), or ``bins`` itself
+    when it is 1-D. ``weights`` is ignored.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.histogram_bin_edges(fnp.array([1.0, 2.0, 5.0]), bins=4)
+        Array([1., 2., 3., 4., 5.], dtype=float32)
+    """
+    op = "histogram_bin_edges"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+    if isinstance(bins, str):
+        raise op_value_error(op, f"string bins ({bins!r}) are not supported; pass a number of "
+                                 f"bins or the bin edges")
+    a = asarray_arg(op, a)
+    dt = to_inexact_dtype(a.dtype)
+    if np.ndim(bins) == 1:
+        return convert(asarray_arg(op, bins), dt)
+    if np.ndim(bins) != 0:
+        raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")
+    count = _static_int(op, bins, "bins")
+    if count < 1:
+        raise op_value_error(op, f"bins must be positive, got {count}")
+    if range is None:
+        lo, hi = fnp.min(a), fnp.max(a)
+    else:
+        if np.shape(range) != (2,):
+            raise op_value_error(op, f"range must be None or a pair (low, high), got {range!r}")
+        lo, hi = range
+    lo, hi = asarray_arg(op, lo, dtype=dt), asarray_arg(op, hi, dtype=dt)
+    same = lo == hi
+    return fnp.linspace(fnp.where(same, lo - 0.5, lo), fnp.where(same, hi + 0.5, hi),
+                        count + 1, dtype=dt)
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The histogram of ``N`` points in ``D`` dimensions (``sample`` of shape ``(N, D)``):
+    ``(counts, [edges per dimension])``. ``bins`` and ``range`` are as in ``histogram``, for
+    all dimensions or one per dimension. Counts are int32 without ``weights`` (as in
+    jax.numpy), floats with them or with ``density``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> points = fnp.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]])
+        >>> counts, edges = fnp.histogramdd(points, bins=2)
+        >>> counts
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
+    """
+    op = "histogramdd"
+    fnp = _fnp()
+    if weights is None:
+        (sample,) = _promote(op, sample, inexact=True)
+    else:
+        sample, weights = _promote(op, sample, weights, inexact=True)
+        if weights.shape != sample.shape[:1]:
+            raise op_value_error(op, f"weights needs one weight per sample "
+                                     f"({sample.shape[0]}), got shape {tuple(weights.shape)}")
+    if sample.ndim != 2:
+        raise op_value_error(op, f"sample must have shape (N, D), got {tuple(sample.shape)}")
+    _check_real_float(op, sample, "sample")
+    n_dims = sample.shape[1]
+    if range is not None and (len(range) != n_dims or builtins.any(
+            r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise op_value_error(op, f"for sample of shape {tuple(sample.shape)}, range must be a "
+                                 f"sequence of {n_dims} pairs or Nones, got {range!r}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = [bins] * n_dims
+    if len(per_dim) != n_dims:
+        raise op_value_error(op, f"bins needs one entry per dimension ({n_dims}), got "
+                                 f"{len(per_dim)}")
+    indices, edges = [], []
+    for d in builtins.range(n_dims):
+        column = sample[:, d]
+        edge = histogram_bin_edges(column, per_dim[d], None if range is None else range[d])
+        index = fnp.searchsorted(edge, column, side="right")
+        # Values on the last edge belong to the last bin.
+        indices.append(fnp.where(column == edge[-1], index - 1, index))
+        edges.append(edge)
+    # Bin 0 and bin len(edges) hold the values outside; they are sliced off at the end.
+    shape = tuple(e.shape[0] + 1 for e in edges)
+    flat = fnp.ravel_multi_index(tuple(indices), shape, mode="clip")
+    hist = fnp.bincount(flat, weights, length=math.prod(shape)).reshape(shape)
+    hist = hist[(slice(1, -1),) * n_dims]
+    if density:
+        hist = hist.astype(sample.dtype)
+        hist = hist / fnp.sum(hist)
+        for d, edge in enumerate(edges):
+            width = fnp.diff(edge).reshape(tuple(-1 if i == d else 1
+                                                 for i in builtins.range(n_dims)))
+            hist = hist / width
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """The 2-D histogram of the points ``(x, y)``: ``(counts, x_edges, y_edges)``. ``bins``
+    is one number or edge array for both, or a pair.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> counts, xe, ye = fnp.histogram2d(fnp.array([0.0, 1.0, 1.0]),
+        ...                                  fnp.array([0.0, 1.0, 0.0]), bins=2)
+        >>> counts
+        Array([[1, 0],
+               [1, 1]], dtype=int32)
+    """
+    op = "histogram2d"
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg
+    x, y = asarray_arg(op, x), asarray_arg(op, y)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise op_value_error(op, f"x and y must be 1-D of one length, got shapes "
+                                 f"{tuple(x.shape)} and {tuple(y.shape)}")
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):
+        bins = [bins, bins]
+    hist, edges = histogramdd(fnp.stack([x, y], axis=1), bins, range, weights, density)
+    return hist, edges[0], edges[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------------
+
+def _check_dtype(op, dtype):
+    if dtype is not None and not dtypes.is_inexact(np.dtype(dtype)):
+        raise op_value_error(op, f"dtype must be a float or complex dtype, got {dtype}")
+
+
+def _weights(op, w, n, kind):
+    fnp = _fnp()
+    from funcarray.numpy._util import asarray_arg
+    w = asarray_arg(op, w)
+    if w.ndim != 1 or w.shape[0] != n:
+        raise op_value_error(op, f"{kind} must be 1-D with one weight per observation ({n}), "
+                                 f"got shape {tuple(w.shape)}")
+    if kind == "fweights" and not dtypes.is_integer(w.dtype):
+        raise op_type_error(op, f"fweights must be integers (repeat counts), got {w.dtype}")
+    return fnp.abs(w)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    """The covariance matrix of the variables in the rows of ``m`` (columns if not
+    ``rowvar``), with ``y``'s variables appended; normalised by ``N - 1`` (``N`` with
+    ``bias``, or ``N - ddof``). ``fweights`` repeat observations, ``aweights`` weigh them.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.cov(fnp.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+        Array([[ 1., -1.],
+               [-1.,  1.]], dtype=float32)
+    """
+    op = "cov"
+    fnp = _fnp()
+    _check_dtype(op, dtype)
+    if y is not None:
+        m, y = _promote(op, m, y, inexact=True)
+        if y.ndim > 2:
+            raise op_value_error(op, f"y has more than 2 dimensions: shape {tuple(y.shape)}")
+    else:
+        (m,) = _promote(op, m, inexact=True)
+    if m.ndim > 2:
+        raise op_value_error(op, f"m has more than 2 dimensions: shape {tuple(m.shape)}")
+    x = fnp.atleast_2d(m)
+    if not rowvar and m.ndim != 1:
+        x = x.T
+    if x.shape[0] == 0:
+        return fnp.zeros((0, 0), x.dtype)
+    if y is not None:
+        y = fnp.atleast_2d(y)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        if y.shape[1] != x.shape[1]:
+            raise op_value_error(op, f"m and y need the same number of observations, got "
+                                     f"{x.shape[1]} and {y.shape[1]}")
+        x = fnp.concatenate([x, y], axis=0)
+    if x.shape[1] == 0:
+        return fnp.full(() if x.shape[0] == 1 else (x.shape[0],) * 2, np.nan, x.dtype)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = _weights(op, fweights, x.shape[1], "fweights")
+    if aweights is not None:
+        aweights = _weights(op, aweights, x.shape[1], "aweights")
+        w = aweights if w is None else w * aweights
+    if dtype is not None:
+        x = x.astype(dtype)
+        w = None if w is None else w.astype(dtype)
+    avg, w_sum = fnp.average(x, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        factor = x.shape[1] - ddof
+    elif ddof == 0:
+        factor = w_sum
+    elif aweights is None:
+        factor = w_sum - ddof
+    else:
+        factor = w_sum - ddof * fnp.sum(w * aweights) / w_sum
+    x = x - avg[:, None]
+    x_t = x.T if w is None else (x * w[None, :]).T
+    return fnp.squeeze(fnp.divide(x @ fnp.conj(x_t), factor))
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """The Pearson correlation coefficients: ``cov`` normalised by the standard deviations
+    (clipped to [-1, 1]).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.corrcoef(fnp.array([1.0, 2.0, 3.0]), fnp.array([1.0, 5.0, 3.0]))
+        Array([[1. , 0.5],
+               [0.5, 1. ]], dtype=float32)
+    """
+    op = "corrcoef"
+    fnp = _fnp()
+    _check_dtype(op, dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    std = fnp.sqrt(fnp.real(fnp.diagonal(c))).astype(c.dtype)
+    c = c / std[:, None] / std[None, :]
+    if dtypes.is_complex(c.dtype):
+        from funcarray import lax
+        return lax.complex(fnp.clip(fnp.real(c), -1, 1), fnp.clip(fnp.imag(c), -1, 1))
+    return fnp.clip(c, -1, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Windows
+# --------------------------------------------------------------------------------------------
+
+def _window(op, M, formula):
+    fnp = _fnp()
+    M = _static_int(op, M, "M")
+    dt = dtypes.default_float
+    if M <= 1:
+        return fnp.ones((builtins.max(M, 0),), dt)
+    return formula(fnp.arange(M, dtype=dt), M)
+
+
+def bartlett(M):
+    """The Bartlett (triangular) window of ``M`` points.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.bartlett(5)
+        Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
+    """
+    fnp = _fnp()
+    return _window("bartlett", M, lambda n, M: 1 - fnp.abs(2 * n + 1 - M) / (M - 1))
+
+
+def blackman(M):
+    """The Blackman window of ``M`` points.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.blackman(3).round(4)
+        Array([-0.,  1., -0.], dtype=float32)
+    """
+    fnp = _fnp()
+    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * fnp.cos(2 * np.pi * n / (M - 1))
+                   + 0.08 * fnp.cos(4 * np.pi * n / (M - 1)))
+
+
+def hamming(M):
+    """The Hamming window of ``M`` points.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.hamming(3).round(4)
+        Array([0.08, 1.  , 0.08], dtype=float32)
+    """
+    fnp = _fnp()
+    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * fnp.cos(2 * np.pi * n / (M - 1)))
+
+
+def hanning(M):
+    """The Hann window of ``M`` points.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.hanning(3)
+        Array([0., 1., 0.], dtype=float32)
+    """
+    fnp = _fnp()
+    return _window("hanning", M, lambda n, M: 0.5 * (1 - fnp.cos(2 * np.pi * n / (M - 1))))

@@ -1,0 +1,268 @@
+"""funcarray.numpy's numerical helpers (gcd, lcm, frexp, ldexp, modf, spacing, gradient,
+trapezoid, digitize, unwrap, cov, corrcoef, histogram_bin_edges, histogram2d, histogramdd and
+the windows): values against NumPy (Hypothesis for gcd/lcm/digitize, special floats for the
+decompositions; NumPy computes what jax.numpy does, differences noted) and jax.numpy, fa.jit,
+gradients against jax.grad (one combined loss) and finite differences,
+vmap against a loop, and the errors."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.testing import check_grads
+
+
+def _close(got, want, rtol=1e-10, atol=1e-12):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def _bits(got, want):
+    """Bitwise equality (signed zeros and NaNs included)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+int_arrays = st.lists(st.integers(-60, 60), min_size=1, max_size=6).map(
+    lambda v: np.array(v, np.int32))
+
+
+@settings(max_examples=15, deadline=None)
+@given(int_arrays, st.integers(-60, 60))
+def test_gcd_lcm_match_numpy(x, y):
+    _close(fnp.gcd(x, y), np.gcd(x, y))
+    _close(fnp.lcm(x, y), np.lcm(x, y))
+    _close(fnp.gcd(x[:, None], x[None, :]), np.gcd(x[:, None], x[None, :]))
+
+
+def test_gcd_lcm_jit_vmap_and_dtypes():
+    x, y = np.array([12, -18, 0, 7], np.int64), np.array([8, 12, 0, -21], np.int64)
+    gcd, lcm = fa.jit(lambda x, y: (fnp.gcd(x, y), fnp.lcm(x, y)))(x, y)
+    _close(gcd, np.gcd(x, y))
+    _close(lcm, np.lcm(x, y))
+    assert fnp.gcd(x, y).dtype == np.int64
+    _close(fa.vmap(fnp.gcd)(x, y), np.gcd(x, y))
+    with pytest.raises(TypeError, match="gcd.*integer"):
+        fnp.gcd(1.5, 2)
+    with pytest.raises(TypeError, match="lcm.*integer"):
+        fnp.lcm(np.ones(2), 2)
+
+
+SPECIAL = [0.0, -0.0, 1.0, -3.5, 0.3, 1e-3, 6e4, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_float_decompositions_match_numpy(dtype):
+    tiny = np.finfo(dtype).smallest_subnormal * 3
+    x = np.array(SPECIAL + [tiny, -tiny, np.finfo(dtype).max], dtype)
+    m, e = fnp.frexp(x)
+    nm, ne = np.frexp(x)
+    _bits(m, nm)
+    _bits(e, ne.astype(np.int32))
+    exponents = np.array([3, -2, 0, 1, -4, 2, 3, 4, -1, 5, 2, 1, -1], np.int32)
+    with np.errstate(all="ignore"):
+        scaled, ulp = np.ldexp(x, exponents), np.spacing(x)
+    # jax.numpy's spacing(-0.0) is the negative smallest subnormal (NumPy's is positive).
+    ulp = np.where((x == 0) & np.signbit(x), -np.finfo(dtype).smallest_subnormal, ulp)
+    _bits(fnp.ldexp(x, exponents), scaled)
+    frac, whole = fnp.modf(x)
+    nfrac, nwhole = np.modf(x)
+    _bits(whole, nwhole)
+    # As jax.numpy computes it (x - whole): NaN for infinities, where NumPy gives +-0.
+    _close(frac, np.where(np.isinf(x), np.nan, nfrac), rtol=0, atol=0)
+    if dtype != np.float16:  # jax.numpy's float16 spacing always steps towards +inf
+        _close(fnp.spacing(x), ulp, rtol=0, atol=0)
+    if dtype != np.float32:
+        return
+    # fa.jit gives the same bits (normal numbers: XLA's CPU backend flushes subnormals).
+    normal = x[:10]
+    for got, want in zip(fa.jit(fnp.frexp)(normal), np.frexp(normal)):
+        _close(got, want, rtol=0, atol=0)
+    _close(fa.jit(fnp.ldexp)(normal, exponents[:10]), scaled[:10], rtol=0, atol=0)
+
+
+def test_float_decompositions_grad_and_errors():
+    x = np.array([0.3, -5.0, 8.0, 1e-3])
+    _close(fa.grad(lambda x: fnp.sum(fnp.frexp(x)[0] ** 2))(x),
+           2 * np.frexp(x)[0] * 2.0 ** -np.frexp(x)[1])
+    _close(fa.grad(lambda x: fnp.sum(fnp.ldexp(x, 3)))(x), np.full(4, 8.0))
+    _close(fa.grad(lambda x: fnp.sum(fnp.modf(x)[0]))(x), np.ones(4))
+    assert fnp.frexp(fnp.arange(3))[0].dtype == np.float32
+    with pytest.raises(TypeError, match="ldexp.*integer exponents"):
+        fnp.ldexp(1.0, 2.0)
+    with pytest.raises(TypeError, match="frexp.*real"):
+        fnp.frexp(np.ones(2, np.complex64))
+    with pytest.raises(TypeError, match="modf.*out="):
+        fnp.modf(1.0, out=np.zeros(()))
+
+
+def test_gradient_matches_jax_and_numpy():
+    rng = np.random.default_rng(0)
+    f = rng.normal(size=(4, 5))
+    xs, ys = np.cumsum(rng.uniform(0.5, 1.0, 5)), np.cumsum(rng.uniform(0.5, 1.0, 4))
+    # (jax.numpy's gradient is NumPy's with edge_order=1.)
+    for got, want in zip(fnp.gradient(f), np.gradient(f)):
+        _close(got, want)
+    _close(fnp.gradient(f, 2.0, axis=1), np.gradient(f, 2.0, axis=1))
+    _close(fnp.gradient(f, xs, axis=-1), np.gradient(f, xs, axis=-1))
+    for got, want in zip(fnp.gradient(f, ys, xs, edge_order=2),
+                         np.gradient(f, ys, xs, edge_order=2)):
+        _close(got, want)
+    for got, want in zip(fnp.gradient(f, 0.5, edge_order=2), np.gradient(f, 0.5, edge_order=2)):
+        _close(got, want)
+    for got, want in zip(fa.jit(lambda f, x: fnp.gradient(f, 1.0, x))(f, xs),
+                         np.gradient(f, 1.0, xs)):
+        _close(got, want)
+    assert fnp.gradient(f, axis=()) == []
+    check_grads(lambda f, x: fnp.gradient(f, x, axis=1, edge_order=2), (f, xs), order=1,
+                modes=("rev",))
+    _close(fa.vmap(lambda row: fnp.gradient(row, xs))(f), [np.gradient(r, xs) for r in f])
+    with pytest.raises(ValueError, match="gradient.*at least 3 samples"):
+        fnp.gradient(np.ones(2), edge_order=2)
+    with pytest.raises(ValueError, match="gradient.*edge_order"):
+        fnp.gradient(np.ones(4), edge_order=3)
+    with pytest.raises(TypeError, match="gradient.*3 spacings for 2 axes"):
+        fnp.gradient(f, 1.0, 2.0, 3.0)
+    with pytest.raises(ValueError, match="gradient.*length 5"):
+        fnp.gradient(f, np.ones(3), axis=1)
+
+
+def test_trapezoid_unwrap_digitize_match_jax():
+    rng = np.random.default_rng(1)
+    y = rng.normal(size=(3, 5))
+    x = np.cumsum(rng.uniform(0.1, 1.0, 5))
+    _close(fnp.trapezoid(y), np.trapezoid(y))
+    _close(fnp.trapezoid(y, x), np.trapezoid(y, x))
+    _close(fnp.trapezoid(y, dx=0.3, axis=0), np.trapezoid(y, dx=0.3, axis=0))
+    _close(fnp.trapezoid(y, y * 2 + 3, axis=0), np.trapezoid(y, y * 2 + 3, axis=0))
+    _close(fnp.trapezoid(y, dx=np.diff(x)), np.trapezoid(y, dx=np.diff(x)))
+    _close(fa.jit(fnp.trapezoid)(y, x), np.trapezoid(y, x))
+    check_grads(fnp.trapezoid, (y, x), order=1, modes=("rev",))
+    p = np.cumsum(rng.normal(size=(3, 10)) * 3, axis=1)
+    _close(fnp.unwrap(p), np.unwrap(p))
+    _close(fnp.unwrap(p, discont=4.0, axis=0), np.unwrap(p, discont=4.0, axis=0))
+    pi = (p * 10).astype(np.int32)
+    _close(fnp.unwrap(pi, period=50), jnp.unwrap(pi, period=50))
+    with pytest.raises(TypeError, match="unwrap.*real"):
+        fnp.unwrap(np.ones(3, np.complex64))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.sampled_from([-2.0, -1.0, 0.0, 0.5, 1.0, 3.0]), min_size=1, max_size=4),
+       st.booleans(), st.booleans())
+def test_digitize_matches_numpy(edges, right, decreasing):
+    bins = np.sort(np.array(edges))
+    if decreasing:
+        bins = bins[::-1]
+    x = np.array([-3.0, -2.0, -1.0, 0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0])
+    got = fnp.digitize(x, bins, right=right)
+    assert got.dtype == np.int32
+    _close(got, np.digitize(x, bins, right=right))
+
+
+def test_digitize_jit_and_errors():
+    bins = np.array([0.0, 1.0, 2.0])
+    x = np.array([[-1.0, 0.5], [1.0, 7.0]])
+    _close(fa.jit(fnp.digitize)(x, bins), np.digitize(x, bins))
+    _close(fnp.digitize(x, np.zeros(0)), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="digitize.*1-D"):
+        fnp.digitize(x, np.ones((2, 2)))
+
+
+def test_cov_corrcoef_match_jax():
+    rng = np.random.default_rng(2)
+    m = rng.normal(size=(3, 6))
+    fw, aw = rng.integers(1, 4, 6), rng.uniform(0.2, 1.0, 6)
+    cases = [dict(), dict(rowvar=False), dict(bias=True), dict(ddof=0, aweights=aw),
+             dict(fweights=fw, aweights=aw), dict(fweights=fw, ddof=2)]
+    for kwargs in cases:
+        _close(fnp.cov(m, **kwargs), np.cov(m, **kwargs))
+    _close(fnp.cov(m[0], m[1]), np.cov(m[0], m[1]))
+    _close(fnp.cov(m[0]), np.cov(m[0]))
+    _close(fnp.corrcoef(m), np.corrcoef(m))
+    _close(fnp.corrcoef(m[0], m[1], rowvar=False), np.corrcoef(m[0], m[1], rowvar=False))
+    mc = m + 1j * rng.normal(size=m.shape)
+    _close(fnp.cov(mc), np.cov(mc))
+    _close(fnp.corrcoef(mc), np.corrcoef(mc))
+    assert fnp.cov(fnp.arange(4)).dtype == np.float32
+    assert fnp.cov(m, dtype=np.float32).dtype == np.float32
+    _close(fa.jit(lambda m, a: fnp.corrcoef(fnp.cov(m, aweights=a)))(m, aw),
+           np.corrcoef(np.cov(m, aweights=aw)))
+    check_grads(lambda m, a: fnp.cov(m, aweights=a), (m, aw), order=1, modes=("rev",))
+    batch = np.stack([m, 2 * m + 1])
+    _close(fa.vmap(fnp.corrcoef)(batch), [np.corrcoef(b) for b in batch])
+    with pytest.raises(ValueError, match="cov.*more than 2 dimensions"):
+        fnp.cov(np.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="cov.*fweights must be integers"):
+        fnp.cov(m, fweights=aw)
+    with pytest.raises(ValueError, match="cov.*aweights.*one weight per observation"):
+        fnp.cov(m, aweights=aw[:3])
+    with pytest.raises(ValueError, match="corrcoef.*dtype"):
+        fnp.corrcoef(m, dtype=np.int32)
+
+
+def test_histograms_match_jax():
+    rng = np.random.default_rng(3)
+    s = rng.normal(size=(30, 3))
+    for kwargs in (dict(), dict(bins=[3, 4, np.array([-1.0, 0.0, 1.0])], density=True),
+                   dict(bins=3, range=[(-1, 1), None, (0, 2)], weights=s[:, 0])):
+        (h, edges), (nh, nedges) = fnp.histogramdd(s, **kwargs), np.histogramdd(s, **kwargs)
+        _close(h, nh)
+        for e, ne in zip(edges, nedges):
+            _close(e, ne)
+    for bins in ((3, 5), np.linspace(-2, 2, 6), 4):
+        for got, want in zip(fnp.histogram2d(s[:, 0], s[:, 1], bins=bins),
+                             np.histogram2d(s[:, 0], s[:, 1], bins=bins)):
+            _close(got, want)
+    assert fnp.histogramdd(s)[0].dtype == np.int32  # jax.numpy's counts without weights
+    _close(fnp.histogram_bin_edges(s, 7), np.histogram_bin_edges(s, 7))
+    _close(fnp.histogram_bin_edges(np.ones(3), 2), [0.5, 1.0, 1.5])
+    _close(fnp.histogram_bin_edges(s, 3, range=(0, 1)), np.histogram_bin_edges(s, 3, (0, 1)))
+    _close(fnp.histogram_bin_edges(s, np.arange(3)), np.arange(3.0))
+    jitted = fa.jit(lambda s: fnp.histogram2d(s[:, 0], s[:, 1], bins=3, density=True))
+    for got, want in zip(jitted(s), np.histogram2d(s[:, 0], s[:, 1], bins=3, density=True)):
+        _close(got, want)
+    with pytest.raises(ValueError, match="histogramdd.*3 pairs"):
+        fnp.histogramdd(s, range=[(0, 1)])
+    with pytest.raises(ValueError, match="histogramdd.*one entry per dimension"):
+        fnp.histogramdd(s, bins=[2, 3])
+    with pytest.raises(ValueError, match="histogram_bin_edges.*string"):
+        fnp.histogram_bin_edges(s, "auto")
+    with pytest.raises(TypeError, match="histogram_bin_edges.*bins must be a static"):
+        fa.jit(lambda n: fnp.histogram_bin_edges(s, n))(3)
+
+
+def test_windows_match_numpy():
+    for name in ("bartlett", "blackman", "hamming", "hanning"):
+        for m in (0, 1, 2, 7):
+            got = getattr(fnp, name)(m)
+            assert got.dtype == np.float32  # jax.numpy's default float
+            _close(got, getattr(np, name)(m), rtol=1e-6, atol=1e-7)
+    with pytest.raises(TypeError, match="hanning.*static"):
+        fa.jit(fnp.hanning)(3)
+
+
+def test_gradients_match_jax():
+    """One loss over several differentiable functions, differentiated by both libraries (one
+    jax compile); the rest against finite differences."""
+    rng = np.random.default_rng(4)
+    m, x = rng.normal(size=(3, 6)), np.cumsum(rng.uniform(0.2, 1.0, 6))
+    aw = rng.uniform(0.2, 1.0, 6)
+
+    def loss(lib, m, x):
+        return (lib.sum(lib.cov(m, aweights=aw) ** 2) + lib.sum(lib.trapezoid(m, x) ** 2)
+                + lib.sum(lib.gradient(m, x, axis=1) ** 2))
+
+    got = fa.grad(lambda m, x: loss(fnp, m, x), argnums=(0, 1))(m, x)
+    want = jax.jit(jax.grad(lambda m, x: loss(jnp, m, x), argnums=(0, 1)))(m, x)
+    for g, w in zip(got, want):
+        _close(g, w, rtol=1e-9)
+    check_grads(lambda m: fnp.corrcoef(m) ** 3, (m,), order=1, modes=("rev",))
+    check_grads(lambda m: fnp.unwrap(3 * m, axis=0), (m,), order=1, modes=("rev",))
