@@ -231,8 +231,10 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         raise op_value_error("linspace", f"num must be non-negative, got {num}")
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
     compute = dtype if dtypes.is_inexact(dtype) else dtypes.float32
-    start, stop = broadcast_arrays(convert(asarray_arg("linspace", start), compute),
-                                   convert(asarray_arg("linspace", stop), compute))
+    # (asarray_arg with the dtype: a Python float becomes float64 from its exact value, not
+    # from a weak float32 rounding of it)
+    start, stop = broadcast_arrays(asarray_arg("linspace", start, compute),
+                                   asarray_arg("linspace", stop, compute))
     axis = canonicalize_axis("linspace", axis, start.ndim + 1)
     start, stop = expand_dims(start, axis), expand_dims(stop, axis)
     div = (num - 1) if endpoint else num

@@ -275,7 +275,7 @@ def _bin_edges(op, a, bins, range):
         raise op_value_error(op, f"string bins ({bins!r}) are not supported; pass a number of "
                                  f"bins or the bin edges")
     if np.ndim(bins) == 1:
-        edges = convert(asarray_arg(op, bins), dt)
+        edges = asarray_arg(op, bins, dt)
         if edges.shape[0] < 2:
             raise op_value_error(op, f"bins needs at least 2 edges, got {edges.shape[0]}")
         return edges
@@ -292,7 +292,7 @@ def _bin_edges(op, a, bins, range):
     else:
         if np.shape(range) != (2,):
             raise op_value_error(op, f"range must be a pair (low, high), got {range!r}")
-        lo, hi = (convert(asarray_arg(op, r), dt) for r in range)
+        lo, hi = (asarray_arg(op, r, dt) for r in range)
     same = equal(lo, hi)
     lo, hi = where(same, subtract(lo, 0.5), lo), where(same, add(hi, 0.5), hi)
     return linspace(lo, hi, count + 1, dtype=dt)
