@@ -235,7 +235,7 @@ def test_histograms_match_jax():
         fnp.histogramdd(s, bins=[2, 3])
     with pytest.raises(ValueError, match="histogram_bin_edges.*string"):
         fnp.histogram_bin_edges(s, "auto")
-    with pytest.raises(TypeError, match="histogram_bin_edges.*bins must be a static"):
+    with pytest.raises(TypeError, match=r"(?s)depends on n of jit.*static_argnums"):
         fa.jit(lambda n: fnp.histogram_bin_edges(s, n))(3)
 
 
@@ -245,7 +245,7 @@ def test_windows_match_numpy():
             got = getattr(fnp, name)(m)
             assert got.dtype == np.float32  # jax.numpy's default float
             _close(got, getattr(np, name)(m), rtol=1e-6, atol=1e-7)
-    with pytest.raises(TypeError, match="hanning.*static"):
+    with pytest.raises(TypeError, match=r"(?s)depends on M of jit\(hanning\).*static_argnums"):
         fa.jit(fnp.hanning)(3)
 
 

@@ -138,7 +138,7 @@ def test_polynomial_errors():
         fnp.polyfit(fnp.ones(3), fnp.ones(4), 1)
     with pytest.raises(ValueError, match="polyfit.*more points"):
         fnp.polyfit(fnp.arange(3.0), fnp.ones(3), 2, cov=True)
-    with pytest.raises(TypeError, match="polyfit.*deg must be a static"):
+    with pytest.raises(TypeError, match=r"(?s)depends on d of jit.*static_argnums"):
         fa.jit(lambda d: fnp.polyfit(fnp.arange(3.0), fnp.ones(3), d))(1)
     with pytest.raises(TypeError, match="polymul.*trim_leading_zeros"):
         fa.jit(lambda a: fnp.polymul(a, a, trim_leading_zeros=True))(fnp.ones(2))

@@ -15,13 +15,12 @@ Example:
 from __future__ import annotations
 
 import math
-import operator
 from typing import NamedTuple
 
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._linalg import cross as _cross
 from funcarray.numpy._linalg_solve import inv, solve
-from funcarray.numpy._shape import reshape, transpose
+from funcarray.numpy._shape import _concrete_int, reshape, transpose
 from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
 from funcarray.primitives.eig import EIG_DTYPES, eig_p
 
@@ -59,13 +58,6 @@ def cross(x1, x2, /, *, axis=-1):
     return _cross(x1, x2, axis=axis)
 
 
-def _static_int(op: str, name: str, value) -> int:
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise op_type_error(op, f"{name} must be an int, got {type(value).__name__}") from None
-
-
 def tensorinv(a, ind: int = 2):
     """The inverse of ``a`` read as a linear map from its last ``a.ndim - ind`` axes to its
     first ``ind`` axes: ``tensordot(tensorinv(a, ind), a, ind)`` is the identity. The result
@@ -79,7 +71,7 @@ def tensorinv(a, ind: int = 2):
     """
     op = "linalg.tensorinv"
     a = asarray_arg(op, a)
-    ind = _static_int(op, "ind", ind)
+    ind = _concrete_int(op, ind, "ind")
     if ind <= 0:
         raise op_value_error(op, f"ind must be a positive integer, got {ind}")
     rows, cols = a.shape[:ind], a.shape[ind:]
@@ -106,7 +98,7 @@ def tensorsolve(a, b, axes=None):
     op = "linalg.tensorsolve"
     a, b = asarray_arg(op, a), asarray_arg(op, b)
     if axes is not None:
-        axes = tuple(canonicalize_axis(op, _static_int(op, "axes", k), a.ndim)
+        axes = tuple(canonicalize_axis(op, _concrete_int(op, k, "axes"), a.ndim)
                      for k in ((axes,) if isinstance(axes, int) else axes))
         order = [d for d in range(a.ndim) if d not in axes] + list(axes)
         a = transpose(a, order)

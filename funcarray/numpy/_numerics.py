@@ -20,13 +20,11 @@ Example:
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.transforms.core import Tracer
 
 __all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trapezoid",
            "unwrap"]
@@ -36,16 +34,6 @@ def _fnp():
     # funcarray.numpy star-imports this module, so its namespace is imported lazily.
     import funcarray.numpy as fnp
     return fnp
-
-
-def _static_int(op, value, name):
-    if isinstance(value, Tracer):
-        raise op_type_error(op, f"{name} must be a static Python int, got a traced "
-                                f"{value.aval}; mark it static (fa.jit(..., static_argnames=...))")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise op_type_error(op, f"{name} must be an int, got {value!r}") from None
 
 
 def _promote(op, *args, inexact=False):

@@ -17,7 +17,8 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._numerics import _check_real_float, _fnp, _promote, _static_int
+from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
+from funcarray.numpy._shape import _concrete_int
 
 __all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef",
            "bartlett", "blackman", "hamming", "hanning"]
@@ -75,7 +76,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
         return convert(asarray_arg(op, bins), dt)
     if np.ndim(bins) != 0:
         raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")
-    count = _static_int(op, bins, "bins")
+    count = _concrete_int(op, bins, "bins")
     if count < 1:
         raise op_value_error(op, f"bins must be positive, got {count}")
     if range is None:
@@ -295,7 +296,7 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
 
 def _window(op, M, formula):
     fnp = _fnp()
-    M = _static_int(op, M, "M")
+    M = _concrete_int(op, M, "M")
     dt = dtypes.default_float
     if M <= 1:
         return fnp.ones((builtins.max(M, 0),), dt)

@@ -16,12 +16,11 @@ Example:
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
+from funcarray.numpy._shape import _concrete_int
 from funcarray.transforms.core import Tracer
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
@@ -32,16 +31,6 @@ def _fnp():
     # funcarray.numpy star-imports this module, so its namespace is imported lazily.
     import funcarray.numpy as fnp
     return fnp
-
-
-def _static_int(op, value, name):
-    if isinstance(value, Tracer):
-        raise op_type_error(op, f"{name} must be a static Python int, got a traced "
-                                f"{value.aval}; mark it static (fa.jit(..., static_argnames=...))")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise op_type_error(op, f"{name} must be an int, got {value!r}") from None
 
 
 def _coefficients(op, *arrays, inexact=False):
@@ -72,7 +61,7 @@ def vander(x, N=None, increasing=False):
     x = asarray_arg(op, x)
     if x.ndim != 1:
         raise op_value_error(op, f"x must be a 1-D array, got shape {tuple(x.shape)}")
-    n = x.shape[0] if N is None else _static_int(op, N, "N")
+    n = x.shape[0] if N is None else _concrete_int(op, N, "N")
     if n < 0:
         raise op_value_error(op, f"N must be non-negative, got {n}")
     powers = np.arange(n) if increasing else np.arange(n)[::-1]
@@ -218,7 +207,7 @@ def polyder(p, m=1):
         Array([3., 2., 1.], dtype=float32)
     """
     op = "polyder"
-    m = _static_int(op, m, "m")
+    m = _concrete_int(op, m, "m")
     if m < 0:
         raise op_value_error(op, f"the order of the derivative m must be non-negative, got {m}")
     (p,) = _coefficients(op, p, inexact=True)
@@ -242,7 +231,7 @@ def polyint(p, m=1, k=None):
     """
     op = "polyint"
     fnp = _fnp()
-    m = _static_int(op, m, "m")
+    m = _concrete_int(op, m, "m")
     if m < 0:
         raise op_value_error(op, f"the order of the integral m must be non-negative, got {m}; "
                                  f"use polyder to differentiate")
@@ -289,7 +278,7 @@ def polyval(p, x, *, unroll=16):
     if p.shape[0] == 0:
         return y
     y, _ = lax.scan(lambda y, c: (y * x + c, None), y, p,
-                    unroll=_static_int(op, unroll, "unroll"))
+                    unroll=_concrete_int(op, unroll, "unroll"))
     return y
 
 
@@ -310,7 +299,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     op = "polyfit"
     fnp = _fnp()
     from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
-    deg = _static_int(op, deg, "deg")
+    deg = _concrete_int(op, deg, "deg")
     x, y = asarray_arg(op, x), asarray_arg(op, y)
     if deg < 0:
         raise op_value_error(op, f"deg must be non-negative, got {deg}")
