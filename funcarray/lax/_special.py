@@ -1,3 +1,153 @@
-"""jax.lax's special functions beyond erf/lgamma/digamma (placeholder: being written)."""
+"""jax.lax's special functions beyond ``erf``/``lgamma``/``digamma``: ``igamma``,
+``igammac``, ``igamma_grad_a``, ``random_gamma_grad``, ``betainc``, ``polygamma``, ``zeta``,
+``bessel_i0e``, ``bessel_i1e``.
 
-__all__: list[str] = []
+Thin wrappers with jax.lax's operand rules (float operands of one dtype, no promotion; a
+Python scalar takes the array's dtype) over the implementations in
+``funcarray/scipy/_special_*.py`` (loops and series composed from funcarray operations; see
+there for algorithms and derivatives).
+"""
+
+from __future__ import annotations
+
+from funcarray.lax._ops_common import (
+    _F,
+    _broadcast_operands,
+    _check_kinds,
+    _operand_of_kinds,
+    _same_dtype_operands,
+)
+
+__all__ = ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "polygamma",
+           "zeta", "bessel_i0e", "bessel_i1e"]
+
+
+def _float_operands(op: str, *args, equivalent: str):
+    arrays = _same_dtype_operands(op, args, equivalent=equivalent)
+    _check_kinds(op, arrays[0], _F, 0)
+    return _broadcast_operands(op, arrays, equivalent=equivalent)
+
+
+def _incomplete():
+    from funcarray.scipy import _special_incomplete  # funcarray.scipy imports lax: import late
+    return _special_incomplete
+
+
+def igamma(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.igamma(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 3.0])).round(5)
+        Array([0.63212, 0.80085], dtype=float32)
+    """
+    return _incomplete().igamma_impl(
+        *_float_operands("lax.igamma", a, x, equivalent=None))
+
+
+def igammac(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.igammac(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 3.0])).round(5)
+        Array([0.36788, 0.19915], dtype=float32)
+    """
+    return _incomplete().igammac_impl(
+        *_float_operands("lax.igammac", a, x, equivalent=None))
+
+
+def igamma_grad_a(a, x):
+    """The derivative of ``igamma(a, x)`` with respect to ``a``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.igamma_grad_a(fnp.asarray([2.5]), fnp.asarray([1.5])).round(4)
+        Array([-0.2522], dtype=float32)
+    """
+    return _incomplete().igamma_grad_a_impl(
+        *_float_operands("lax.igamma_grad_a", a, x, equivalent=None))
+
+
+def random_gamma_grad(a, x):
+    """The derivative of a Gamma(a, 1) sample ``x`` with respect to ``a`` (implicit
+    reparameterization: ``-dP(a, x)/da / dP(a, x)/dx``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.random_gamma_grad(fnp.asarray([2.5]), fnp.asarray([1.5])).round(4)
+        Array([0.8178], dtype=float32)
+    """
+    return _incomplete().random_gamma_grad_impl(
+        *_float_operands("lax.random_gamma_grad", a, x, equivalent=None))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.betainc(2.0, 3.0, fnp.asarray([0.25, 0.5])).round(5)
+        Array([0.26172, 0.6875 ], dtype=float32)
+    """
+    return _incomplete().betainc_impl(
+        *_float_operands("lax.betainc", a, b, x, equivalent=None))
+
+
+def polygamma(m, x):
+    """The ``m``-th derivative of digamma; ``m`` is a float holding an integer (NaN
+    otherwise), as in jax.lax.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.polygamma(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 1.0])).round(4)
+        Array([ 1.6449, -2.4041], dtype=float32)
+    """
+    from funcarray.scipy._special_gamma import _polygamma
+    return _polygamma(*_float_operands("lax.polygamma", m, x,
+                                       equivalent=None))
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function ``sum_k (k + q)^-x``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.zeta(fnp.asarray([2.0, 4.0]), fnp.asarray([1.0, 1.0])).round(5)
+        Array([1.64493, 1.08232], dtype=float32)
+    """
+    from funcarray.scipy._special_gamma import _zeta
+    return _zeta(*_float_operands("lax.zeta", x, q, equivalent=None))
+
+
+def bessel_i0e(x):
+    """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.bessel_i0e(fnp.asarray([0.0, 1.0])).round(5)
+        Array([1.     , 0.46576], dtype=float32)
+    """
+    from funcarray.scipy._special_bessel import i0e_impl
+    return i0e_impl(_operand_of_kinds("lax.bessel_i0e", x, _F))
+
+
+def bessel_i1e(x):
+    """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.bessel_i1e(fnp.asarray([0.0, 1.0])).round(5)
+        Array([0.     , 0.20791], dtype=float32)
+    """
+    from funcarray.scipy._special_bessel import i1e_impl
+    return i1e_impl(_operand_of_kinds("lax.bessel_i1e", x, _F))

@@ -1,9 +1,15 @@
-"""Special functions with ``jax.scipy.special``'s names: ``erf``, ``erfc``, ``erfinv``,
-``gammaln``, ``digamma``.
+"""Special functions with ``jax.scipy.special``'s names and signatures.
 
 Integer and bool inputs are computed as floats (int64 as float64, others as float32), as in
-JAX; complex inputs are rejected. Each function is one primitive (see
-``funcarray.primitives.special``), so it is differentiable, batches and compiles.
+JAX; complex inputs are rejected. ``erf``, ``erfc``, ``erfinv``, ``gammaln`` and ``digamma``
+are one primitive each (``funcarray.primitives.special``); the others are compositions of
+``funcarray.numpy`` operations and ``funcarray.lax`` loops, split by family:
+``_special_basic.py`` (xlogy, entropies, logit/expit, Box-Cox, logsumexp/softmax),
+``_special_gamma.py`` (gamma, beta, factorial, comb, poch, polygamma, zeta),
+``_special_normal.py`` (ndtr, ndtri, log_ndtr, erfcx), ``_special_incomplete.py``
+(gammainc, gammaincc, betainc and jax.lax's igamma family), ``_special_bessel.py``
+(i0, i0e, i1, i1e) and ``_special_expint.py`` (exp1, expi, expn, spence, dawsn,
+bernoulli). Every function works eagerly and under jit, vmap and grad.
 """
 
 from __future__ import annotations
@@ -12,8 +18,25 @@ from funcarray import dtypes
 from funcarray._errors import api_boundary, op_type_error
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.special import digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p
+from funcarray.scipy import (
+    _special_basic,
+    _special_bessel,
+    _special_expint,
+    _special_gamma,
+    _special_incomplete,
+    _special_normal,
+)
+from funcarray.scipy._special_basic import *  # noqa: F403
+from funcarray.scipy._special_bessel import *  # noqa: F403
+from funcarray.scipy._special_expint import *  # noqa: F403
+from funcarray.scipy._special_gamma import *  # noqa: F403
+from funcarray.scipy._special_incomplete import *  # noqa: F403
+from funcarray.scipy._special_normal import *  # noqa: F403
 
-__all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma"]
+_MODULES = (_special_basic, _special_gamma, _special_normal, _special_incomplete,
+            _special_bessel, _special_expint)
+__all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma",
+           *(name for module in _MODULES for name in module.__all__)]
 
 
 def _real_float_arg(name, x):
