@@ -14,6 +14,31 @@ Example:
     (3,)
 """
 
+from funcarray.random._more_discrete import (
+    binomial,
+    clone,
+    geometric,
+    key_impl,
+    multinomial,
+    rademacher,
+)
+from funcarray.random._more_samplers import (
+    ball,
+    cauchy,
+    chisquare,
+    double_sided_maxwell,
+    f,
+    generalized_normal,
+    lognormal,
+    maxwell,
+    orthogonal,
+    pareto,
+    rayleigh,
+    t,
+    triangular,
+    wald,
+    weibull_min,
+)
 from funcarray.random._prng import (
     PRNGKey,
     bits,
@@ -49,5 +74,8 @@ __all__ = [
     "key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "threefry2x32", "bits",
     "uniform", "normal", "randint", "bernoulli", "categorical", "choice", "permutation",
     "truncated_normal", "gamma", "loggamma", "beta", "dirichlet", "exponential", "laplace",
-    "logistic", "multivariate_normal", "gumbel", "poisson",
+    "logistic", "multivariate_normal", "gumbel", "poisson", "lognormal", "cauchy", "chisquare",
+    "f", "t", "pareto", "rayleigh", "wald", "weibull_min", "maxwell", "double_sided_maxwell",
+    "generalized_normal", "triangular", "ball", "orthogonal", "rademacher", "geometric",
+    "binomial", "multinomial", "clone", "key_impl",
 ]
