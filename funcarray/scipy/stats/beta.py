@@ -1,0 +1,98 @@
+"""The beta distribution (``jax.scipy.stats.beta``) on ``[loc, loc + scale]``: density
+``y**(a-1) (1-y)**(b-1) / (B(a, b) scale)``, ``y = (x - loc) / scale``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy import special
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
+
+
+@api_boundary
+def logpdf(x, a, b, loc=0, scale=1):
+    """Log density; ``-inf`` outside ``[loc, loc + scale]``, NaN unless ``a, b, scale > 0``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.logpdf(fnp.asarray([-0.5, 0.25, 0.5]), 2.0, 3.0).round(4)
+        Array([  -inf, 0.5232, 0.4055], dtype=float32)
+    """
+    x, a, b, loc, scale = promote_args_inexact("beta.logpdf", x, a, b, loc, scale)
+    y = (x - loc) / scale
+    log_linear = special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y)
+    log_probs = log_linear - special.betaln(a, b) - fnp.log(scale)
+    result = fnp.where((x > loc + scale) | (x < loc), -np.inf, log_probs)
+    return fnp.where((a <= 0) | (b <= 0) | (scale <= 0), np.nan, result)
+
+
+@api_boundary
+def pdf(x, a, b, loc=0, scale=1):
+    """The density ``exp(logpdf(x, a, b, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.pdf(fnp.asarray([0.25, 0.5]), 2.0, 3.0).round(4)
+        Array([1.6875, 1.5   ], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, a, b, loc, scale))
+
+
+@api_boundary
+def cdf(x, a, b, loc=0, scale=1):
+    """The regularized incomplete beta ``betainc(a, b, y)``, ``y`` clipped to [0, 1].
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.cdf(fnp.asarray([-1.0, 0.25, 0.5, 2.0]), 2.0, 3.0).round(4)
+        Array([0.    , 0.2617, 0.6875, 1.    ], dtype=float32)
+    """
+    x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
+    return special.betainc(a, b, fnp.clip((x - loc) / scale, 0, 1))
+
+
+@api_boundary
+def logcdf(x, a, b, loc=0, scale=1):
+    """``log(cdf(x, a, b, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.logcdf(fnp.asarray([0.25, 0.5]), 2.0, 3.0).round(4)
+        Array([-1.3405, -0.3747], dtype=float32)
+    """
+    return fnp.log(cdf(x, a, b, loc, scale))
+
+
+@api_boundary
+def sf(x, a, b, loc=0, scale=1):
+    """The survival function ``betainc(b, a, 1 - y)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.sf(fnp.asarray([-1.0, 0.25, 0.5]), 2.0, 3.0).round(4)
+        Array([1.    , 0.7383, 0.3125], dtype=float32)
+    """
+    x, a, b, loc, scale = promote_args_inexact("beta.sf", x, a, b, loc, scale)
+    return special.betainc(b, a, 1 - fnp.clip((x - loc) / scale, 0, 1))
+
+
+@api_boundary
+def logsf(x, a, b, loc=0, scale=1):
+    """``log(sf(x, a, b, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import beta
+        >>> beta.logsf(fnp.asarray([0.25, 0.5]), 2.0, 3.0).round(4)
+        Array([-0.3034, -1.1632], dtype=float32)
+    """
+    return fnp.log(sf(x, a, b, loc, scale))

@@ -1,0 +1,123 @@
+"""The Cauchy distribution (``jax.scipy.stats.cauchy``): density
+``1 / (pi scale (1 + z**2))``, ``z = (x - loc) / scale``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+
+
+@api_boundary
+def logpdf(x, loc=0, scale=1):
+    """Log density ``-log(pi scale) - log1p(z**2)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.logpdf(fnp.asarray([-1.0, 0.0, 2.0])).round(4)
+        Array([-1.8379, -1.1447, -2.7542], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("cauchy.logpdf", x, loc, scale)
+    z = (x - loc) / scale
+    return -(fnp.log(np.pi * scale) + fnp.log1p(z * z))
+
+
+@api_boundary
+def pdf(x, loc=0, scale=1):
+    """The density ``exp(logpdf(x, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.pdf(fnp.asarray([0.0, 1.0])).round(4)
+        Array([0.3183, 0.1592], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+@api_boundary
+def cdf(x, loc=0, scale=1):
+    """``1/2 + arctan(z) / pi``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
+        Array([0.25, 0.5 , 0.75], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("cauchy.cdf", x, loc, scale)
+    return 0.5 + fnp.arctan((x - loc) / scale) / np.pi
+
+
+@api_boundary
+def logcdf(x, loc=0, scale=1):
+    """``log(cdf(x, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.logcdf(fnp.asarray([-1.0, 0.0])).round(4)
+        Array([-1.3863, -0.6931], dtype=float32)
+    """
+    return fnp.log(cdf(x, loc, scale))
+
+
+@api_boundary
+def sf(x, loc=0, scale=1):
+    """The survival function ``cdf(-x, -loc, scale)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.sf(fnp.asarray([-1.0, 1.0])).round(4)
+        Array([0.75, 0.25], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
+    return cdf(-x, -loc, scale)
+
+
+@api_boundary
+def logsf(x, loc=0, scale=1):
+    """``log(sf(x, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.logsf(fnp.asarray([0.0, 1.0])).round(4)
+        Array([-0.6931, -1.3863], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
+    return logcdf(-x, -loc, scale)
+
+
+@api_boundary
+def ppf(q, loc=0, scale=1):
+    """The quantile ``loc + scale * tan(pi (q - 1/2))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.ppf(fnp.asarray([0.25, 0.5, 0.75])).round(4)
+        Array([-1.,  0.,  1.], dtype=float32)
+    """
+    q, loc, scale = promote_args_inexact("cauchy.ppf", q, loc, scale)
+    return fnp.tan(np.pi * q - np.pi / 2) * scale + loc
+
+
+@api_boundary
+def isf(q, loc=0, scale=1):
+    """The inverse survival function ``loc + scale * tan(pi (1/2 - q))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import cauchy
+        >>> cauchy.isf(fnp.asarray([0.25, 0.75])).round(4)
+        Array([ 1., -1.], dtype=float32)
+    """
+    q, loc, scale = promote_args_inexact("cauchy.isf", q, loc, scale)
+    return fnp.tan(np.pi / 2 - np.pi * q) * scale + loc

@@ -1,0 +1,112 @@
+"""The left-skewed Gumbel distribution (``jax.scipy.stats.gumbel_l``): survival function
+``exp(-exp(z))``, ``z = (x - loc) / scale``. Results are NaN unless ``scale > 0``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
+
+
+@api_boundary
+def logpdf(x, loc=0, scale=1):
+    """Log density ``-log(scale) + z - exp(z)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.logpdf(fnp.asarray([-1.0, 0.0, 2.0])).round(4)
+        Array([-1.3679, -1.    , -5.3891], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("gumbel_l.logpdf", x, loc, scale)
+    z = (x - loc) / scale
+    value = -fnp.log(scale) + (z - fnp.exp(z))
+    return fnp.where(scale > 0, value, np.nan)
+
+
+@api_boundary
+def pdf(x, loc=0, scale=1):
+    """The density ``exp(logpdf(x, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.pdf(fnp.asarray([0.0, 1.0])).round(4)
+        Array([0.3679, 0.1794], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+@api_boundary
+def logcdf(x, loc=0, scale=1):
+    """``log(1 - exp(-exp(z)))`` (by ``expm1``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.logcdf(fnp.asarray([-1.0, 0.0])).round(4)
+        Array([-1.1783, -0.4587], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("gumbel_l.logcdf", x, loc, scale)
+    value = fnp.log(-fnp.expm1(-fnp.exp((x - loc) / scale)))
+    return fnp.where(scale > 0, value, np.nan)
+
+
+@api_boundary
+def cdf(x, loc=0, scale=1):
+    """``1 - exp(-exp(z))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
+        Array([0.3078, 0.6321, 0.934 ], dtype=float32)
+    """
+    return fnp.exp(logcdf(x, loc, scale))
+
+
+@api_boundary
+def logsf(x, loc=0, scale=1):
+    """``-exp(z)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.logsf(fnp.asarray([-1.0, 0.0])).round(4)
+        Array([-0.3679, -1.    ], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("gumbel_l.logsf", x, loc, scale)
+    value = -fnp.exp((x - loc) / scale)
+    return fnp.where(scale > 0, value, np.nan)
+
+
+@api_boundary
+def sf(x, loc=0, scale=1):
+    """The survival function ``exp(-exp(z))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.sf(fnp.asarray([-1.0, 1.0])).round(4)
+        Array([0.6922, 0.066 ], dtype=float32)
+    """
+    return fnp.exp(logsf(x, loc, scale))
+
+
+@api_boundary
+def ppf(p, loc=0, scale=1):
+    """The quantile ``loc + scale log(-log1p(-p))``; NaN unless ``0 < p < 1``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import gumbel_l
+        >>> gumbel_l.ppf(fnp.asarray([0.25, 0.5, 1.0])).round(4)
+        Array([-1.2459, -0.3665,     nan], dtype=float32)
+    """
+    p, loc, scale = promote_args_inexact("gumbel_l.ppf", p, loc, scale)
+    value = loc + scale * fnp.log(-fnp.log1p(-p))
+    return fnp.where((p > 0) & (p < 1), value, np.nan)

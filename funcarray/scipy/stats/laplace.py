@@ -1,0 +1,52 @@
+"""The Laplace distribution (``jax.scipy.stats.laplace``): density
+``exp(-|x - loc| / scale) / (2 scale)``."""
+
+from __future__ import annotations
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf", "cdf"]
+
+
+@api_boundary
+def logpdf(x, loc=0, scale=1):
+    """Log density ``-|x - loc| / scale - log(2 scale)``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import laplace
+        >>> laplace.logpdf(fnp.asarray([-1.0, 0.0, 2.0])).round(4)
+        Array([-1.6931, -0.6931, -2.6931], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("laplace.logpdf", x, loc, scale)
+    return -(fnp.abs(x - loc) / scale + fnp.log(2 * scale))
+
+
+@api_boundary
+def pdf(x, loc=0, scale=1):
+    """The density ``exp(logpdf(x, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import laplace
+        >>> laplace.pdf(fnp.asarray([0.0, 1.0])).round(4)
+        Array([0.5   , 0.1839], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+@api_boundary
+def cdf(x, loc=0, scale=1):
+    """``exp(z) / 2`` for ``z = (x - loc) / scale <= 0``, ``1 - exp(-z) / 2`` above.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import laplace
+        >>> laplace.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
+        Array([0.1839, 0.5   , 0.8161], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
+    z = (x - loc) / scale
+    return fnp.where(z <= 0, 0.5 * fnp.exp(z), 1 - 0.5 * fnp.exp(-z))

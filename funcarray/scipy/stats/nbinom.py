@@ -1,0 +1,44 @@
+"""The negative binomial distribution (``jax.scipy.stats.nbinom``): ``k`` failures before
+the ``n``-th success, each trial succeeding with probability ``p``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy import special
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpmf", "pmf"]
+
+
+@api_boundary
+def logpmf(k, n, p, loc=0):
+    """``gammaln(y + n) - gammaln(n) - gammaln(y + 1) + xlogy(n, p) + xlogy(y, 1 - p)`` for
+    ``y = k - loc``; ``-inf`` below ``loc``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import nbinom
+        >>> nbinom.logpmf(fnp.asarray([-1, 0, 2]), 3, 0.5).round(4)
+        Array([   -inf, -2.0794, -1.674 ], dtype=float32, weak_type=True)
+    """
+    k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
+    y = k - loc
+    comb = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + 1)
+    log_probs = comb + special.xlogy(n, p) + special.xlogy(y, 1 - p)
+    return fnp.where(k < loc, -np.inf, log_probs)
+
+
+@api_boundary
+def pmf(k, n, p, loc=0):
+    """The probability ``exp(logpmf(k, n, p, loc))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import nbinom
+        >>> nbinom.pmf(fnp.asarray([0, 1, 2]), 3, 0.5).round(4)
+        Array([0.125 , 0.1875, 0.1875], dtype=float32, weak_type=True)
+    """
+    return fnp.exp(logpmf(k, n, p, loc))

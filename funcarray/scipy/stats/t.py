@@ -1,0 +1,45 @@
+"""Student's t distribution (``jax.scipy.stats.t``) with ``df`` degrees of freedom."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy import special
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf"]
+
+
+@api_boundary
+def logpdf(x, df, loc=0, scale=1):
+    """Log density ``lgamma((df+1)/2) - lgamma(df/2) - log(pi df scale**2)/2
+    - (df+1)/2 log1p(z**2 / df)``, ``z = (x - loc) / scale``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import t
+        >>> t.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 3.0).round(4)
+        Array([-1.5763, -1.0009, -2.6955], dtype=float32)
+    """
+    x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
+    z = (x - loc) / scale
+    half_df = df / 2
+    half_df_plus_half = half_df + 0.5
+    normalizer = (special.gammaln(half_df) + fnp.log(scale * scale * np.pi * df) / 2
+                  - special.gammaln(half_df_plus_half))
+    return -(normalizer + half_df_plus_half * fnp.log1p(z * z / df))
+
+
+@api_boundary
+def pdf(x, df, loc=0, scale=1):
+    """The density ``exp(logpdf(x, df, loc, scale))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import t
+        >>> t.pdf(fnp.asarray([0.0, 1.0]), 1.0).round(4)
+        Array([0.3183, 0.1592], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, df, loc, scale))

@@ -1,0 +1,69 @@
+"""The uniform distribution on ``[loc, loc + scale]`` (``jax.scipy.stats.uniform``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf", "cdf", "ppf"]
+
+
+@api_boundary
+def logpdf(x, loc=0, scale=1):
+    """``-log(scale)`` on ``[loc, loc + scale]``, ``-inf`` outside.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import uniform
+        >>> uniform.logpdf(fnp.asarray([-1.0, 0.5, 2.0]), 0.0, 2.0).round(4)
+        Array([   -inf, -0.6931, -0.6931], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("uniform.logpdf", x, loc, scale)
+    outside = (x < loc) | (x > loc + scale)
+    return fnp.where(outside, -np.inf, -fnp.log(scale))
+
+
+@api_boundary
+def pdf(x, loc=0, scale=1):
+    """``1 / scale`` on ``[loc, loc + scale]``, 0 outside.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import uniform
+        >>> uniform.pdf(fnp.asarray([-1.0, 0.5, 2.0]), 0.0, 2.0)
+        Array([0. , 0.5, 0.5], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, loc, scale))
+
+
+@api_boundary
+def cdf(x, loc=0, scale=1):
+    """``(x - loc) / scale`` clipped to [0, 1].
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import uniform
+        >>> uniform.cdf(fnp.asarray([-1.0, 0.5, 3.0]), 0.0, 2.0)
+        Array([0.  , 0.25, 1.  ], dtype=float32)
+    """
+    x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
+    inside = (x >= loc) & (x <= loc + scale)
+    return fnp.select([x < loc, x > loc + scale, inside],
+                      [fnp.zeros_like(x), fnp.ones_like(x), (x - loc) / scale])
+
+
+@api_boundary
+def ppf(q, loc=0, scale=1):
+    """The quantile ``loc + scale * q``; NaN for ``q`` outside [0, 1].
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import uniform
+        >>> uniform.ppf(fnp.asarray([0.0, 0.25, 1.5]), 1.0, 2.0)
+        Array([1. , 1.5, nan], dtype=float32)
+    """
+    q, loc, scale = promote_args_inexact("uniform.ppf", q, loc, scale)
+    return fnp.where(fnp.isnan(q) | (q < 0) | (q > 1), np.nan, loc + scale * q)

@@ -1,0 +1,42 @@
+"""The von Mises distribution (``jax.scipy.stats.vonmises``) with concentration ``kappa``:
+density ``exp(kappa cos(x)) / (2 pi I0(kappa))``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy import special
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf"]
+
+
+@api_boundary
+def logpdf(x, kappa):
+    """Log density ``kappa (cos(x) - 1) - log(2 pi i0e(kappa))`` (the scaled Bessel function
+    keeps large ``kappa`` from overflowing); NaN unless ``kappa > 0``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import vonmises
+        >>> vonmises.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 2.0).round(4)
+        Array([-1.5813, -0.6619, -3.4942], dtype=float32)
+    """
+    x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
+    value = kappa * (fnp.cos(x) - 1) - fnp.log(2 * np.pi * special.i0e(kappa))
+    return fnp.where(kappa > 0, value, np.nan)
+
+
+@api_boundary
+def pdf(x, kappa):
+    """The density ``exp(logpdf(x, kappa))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import vonmises
+        >>> vonmises.pdf(fnp.asarray([0.0, 3.0]), 2.0).round(4)
+        Array([0.5159, 0.0096], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, kappa))

@@ -1,0 +1,43 @@
+"""The wrapped Cauchy distribution on ``[0, 2 pi]`` (``jax.scipy.stats.wrapcauchy``) with
+concentration ``0 < c < 1``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import funcarray.numpy as fnp
+from funcarray._errors import api_boundary
+from funcarray.scipy.stats._common import promote_args_inexact
+
+__all__ = ["logpdf", "pdf"]
+
+
+@api_boundary
+def logpdf(x, c):
+    """Log density ``log(1 - c**2) - log(2 pi) - log(1 + c**2 - 2 c cos(x))``; ``-inf``
+    outside ``[0, 2 pi]``, NaN unless ``0 < c < 1``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import wrapcauchy
+        >>> wrapcauchy.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 0.5).round(4)
+        Array([   -inf, -0.7393, -2.6361], dtype=float32)
+    """
+    x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
+    value = (fnp.log(1 - c * c) - float(np.log(2 * np.pi))
+             - fnp.log(1 + c * c - 2 * c * fnp.cos(x)))
+    in_support = fnp.where((x >= 0) & (x <= 2 * np.pi), value, -np.inf)
+    return fnp.where((c > 0) & (c < 1), in_support, np.nan)
+
+
+@api_boundary
+def pdf(x, c):
+    """The density ``exp(logpdf(x, c))``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.scipy.stats import wrapcauchy
+        >>> wrapcauchy.pdf(fnp.asarray([0.0, 3.0]), 0.5).round(4)
+        Array([0.4775, 0.0533], dtype=float32)
+    """
+    return fnp.exp(logpdf(x, c))
