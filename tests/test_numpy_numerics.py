@@ -247,6 +247,12 @@ def test_windows_match_numpy():
             _close(got, getattr(np, name)(m), rtol=1e-6, atol=1e-7)
     with pytest.raises(TypeError, match=r"(?s)depends on M of jit\(hanning\).*static_argnums"):
         fa.jit(fnp.hanning)(3)
+    for m in (1, 4, 9):
+        _close(fnp.kaiser(m, 6.5), np.kaiser(m, 6.5), rtol=2e-6, atol=1e-7)
+    _close(fa.jit(fnp.kaiser, static_argnums=0)(7, 2.0), np.kaiser(7, 2.0), rtol=2e-6,
+           atol=1e-7)
+    x = np.linspace(-5.0, 5.0, 11)
+    _close(fnp.i0(x), np.i0(x), rtol=1e-12, atol=0)
 
 
 def test_gradients_match_jax():

@@ -21,7 +21,7 @@ from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
 from funcarray.numpy._shape import _concrete_int
 
 __all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef",
-           "bartlett", "blackman", "hamming", "hanning"]
+           "bartlett", "blackman", "hamming", "hanning", "kaiser", "i0"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -350,3 +350,35 @@ def hanning(M):
     """
     fnp = _fnp()
     return _window("hanning", M, lambda n, M: 0.5 * (1 - fnp.cos(2 * np.pi * n / (M - 1))))
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (``funcarray.scipy.special.i0``,
+    as jax.numpy has it too).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.i0(fnp.asarray([0.0, 1.0])).round(4)
+        Array([1.    , 1.2661], dtype=float32)
+    """
+    from funcarray.scipy.special import i0 as special_i0  # (scipy.special imports numpy)
+
+    return special_i0(x)
+
+
+def kaiser(M, beta):
+    """The Kaiser window of ``M`` points with shape parameter ``beta``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.kaiser(4, 5.0).round(4)
+        Array([0.0367, 0.7753, 0.7753, 0.0367], dtype=float32)
+    """
+    fnp = _fnp()
+
+    def formula(n, M):
+        alpha = (M - 1) / 2.0
+        ratio = (n - alpha) / alpha
+        return i0(beta * fnp.sqrt(1 - ratio * ratio)) / i0(fnp.asarray(beta, n.dtype))
+
+    return _window("kaiser", M, formula)
