@@ -246,6 +246,10 @@ def test_eager_work_does_not_import_jax():
         "print(repr(z), w.tolist())\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib'))\n"
         "assert not loaded, loaded\n"
+        # the subpackages load on first use (keeps `import funcarray` light)
+        "lazy = [m for m in ('funcarray.lax', 'funcarray.scipy', 'funcarray.random',\n"
+        "                    'funcarray.nn', 'funcarray.optim') if m in sys.modules]\n"
+        "assert not lazy, lazy\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)

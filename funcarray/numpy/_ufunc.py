@@ -322,17 +322,19 @@ def numpy_ufuncs(namespace: dict) -> dict:
         >>> sorted(numpy_ufuncs(vars(fnp)))[:3]
         ['add', 'bitwise_and', 'bitwise_or']
     """
-    from funcarray import lax
-
     ns = namespace
 
     def cumulative(fn):
+        """``fn``: a function of ``funcarray.numpy``, or the name of one of ``funcarray.lax``
+        (looked up at the call: ``import funcarray`` does not load lax)."""
         def accumulate(a, axis=0, dtype=None):
+            from funcarray import lax
             from funcarray.numpy import asarray
             from funcarray.numpy._util import canonicalize_axis
 
             a = asarray(a) if dtype is None else asarray(a).astype(dtype)
-            return fn(a, axis=canonicalize_axis("accumulate", axis, a.ndim))
+            op = getattr(lax, fn) if isinstance(fn, str) else fn
+            return op(a, axis=canonicalize_axis("accumulate", axis, a.ndim))
         return accumulate
 
     def scatter(method):
@@ -344,12 +346,12 @@ def numpy_ufuncs(namespace: dict) -> dict:
         "multiply": dict(reduce=_reduction(ns["prod"]), accumulate=cumulative(ns["cumprod"]),
                          at=scatter("multiply")),
         "maximum": dict(reduce=_reduction(ns["max"], has_dtype=False),
-                        accumulate=cumulative(lax.cummax), at=scatter("max")),
+                        accumulate=cumulative("cummax"), at=scatter("max")),
         "minimum": dict(reduce=_reduction(ns["min"], has_dtype=False),
-                        accumulate=cumulative(lax.cummin), at=scatter("min")),
+                        accumulate=cumulative("cummin"), at=scatter("min")),
         "logical_and": dict(reduce=_reduction(ns["all"], has_dtype=False, has_initial=False)),
         "logical_or": dict(reduce=_reduction(ns["any"], has_dtype=False, has_initial=False)),
-        "logaddexp": dict(accumulate=cumulative(lax.cumlogsumexp)),
+        "logaddexp": dict(accumulate=cumulative("cumlogsumexp")),
     }
     table = {}
     for name, identity in _UFUNC_IDENTITIES.items():
