@@ -375,18 +375,35 @@ def test_jit_poisson_matches_eager():
         _same(f(fr.key(seed), lam), fr.poisson(fr.key(seed), lam, (30, 7)))
 
 
-def test_gamma_is_differentiable_in_its_shape_parameter():
-    """Along the sample path: the loop picks the normal draw, d (1 + c x)^3 is differentiated."""
+def _implicit_gamma_grad(a, x, h=1e-6):
+    """JAX's gamma derivative (``lax.random_gamma_grad``), from scipy: the implicit
+    reparameterisation gradient ``dx/da = -(dP(a, x)/da) / pdf(x; a)``."""
+    from scipy import special, stats
+
+    a, x = np.float64(a), np.asarray(x, np.float64)
+    return -(special.gammainc(a + h, x) - special.gammainc(a - h, x)) / (2 * h) / (
+        stats.gamma.pdf(x, a))
+
+
+def test_gamma_family_gradients_are_jax_implicit_gradients():
+    """gamma, loggamma and beta differentiate their draws as jax.grad does (the implicit
+    gradient, not the derivative of the accepted draw's arithmetic, which ignores how the
+    acceptance region moves with a)."""
     k = fr.key(0)
-
-    def total(a):
-        return fnp.sum(fr.gamma(k, a, (5,)))
-
-    g = fa.grad(total)(2.0)
-    eps = 1e-3
-    finite_difference = (float(total(2.0 + eps)) - float(total(2.0 - eps))) / (2 * eps)
-    np.testing.assert_allclose(float(g), finite_difference, rtol=1e-2)
-    np.testing.assert_allclose(float(fa.jit(fa.grad(total))(2.0)), float(g), rtol=1e-5)
+    x = np.asarray(fr.gamma(k, 2.0, (5,)), np.float64)
+    want = _implicit_gamma_grad(2.0, x)
+    np.testing.assert_allclose(float(fa.grad(lambda a: fnp.sum(fr.gamma(k, a, (5,))))(2.0)),
+                               want.sum(), rtol=1e-4)
+    np.testing.assert_allclose(
+        float(fa.jit(fa.grad(lambda a: fnp.sum(fr.loggamma(k, a, (5,)))))(2.0)),
+        (want / x).sum(), rtol=1e-4)
+    # beta = ga / (ga + gb) from two log-space gamma draws (keys as beta splits them)
+    key_a, key_b = fr.split(k)
+    ga = np.asarray(fr.gamma(key_a, 2.0, (4,)), np.float64)
+    gb = np.asarray(fr.gamma(key_b, 3.0, (4,)), np.float64)
+    want_beta = (_implicit_gamma_grad(2.0, ga) * gb / (ga + gb) ** 2).sum()
+    got_beta = fa.grad(lambda a: fnp.sum(fr.beta(k, a, 3.0, (4,))))(2.0)
+    np.testing.assert_allclose(float(got_beta), want_beta, rtol=1e-3)
 
 
 def test_grad_through_reparameterised_sample():

@@ -18,12 +18,10 @@ parameters with the sample by ordinary type promotion, as JAX's do.
 
 from __future__ import annotations
 
-import functools
 import math
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._util import asarray_arg, broadcast_shapes, convert
 from funcarray.random._prng import _split, canonical_shape, check_key
@@ -31,7 +29,7 @@ from funcarray.random._samplers import (
     _check_shape,
     _draw_exponential,
     _float_dtype,
-    _gamma,
+    _implicit_gamma,
     _normal,
     _normal_or_complex_dtype,
     _param,
@@ -271,33 +269,6 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 # --------------------------------------------------------------------------------------------
 # Gamma-based
 # --------------------------------------------------------------------------------------------
-
-@functools.partial(custom_jvp, nondiff_argnums=(0, 1, 2))
-def _implicit_gamma(shape, dtype, log_space, key, a):
-    """``_gamma`` with JAX's derivative in ``a``: the implicit reparameterisation gradient
-    ``dx/da = -(dF(x; a)/da) / f(x; a)`` (``lax.random_gamma_grad``), not the derivative of
-    the sampler's arithmetic along the accepted draw, so that chisquare, f, t and
-    generalized_normal have jax.grad's gradients."""
-    return _gamma(key, a, shape, dtype, log_space)
-
-
-@_implicit_gamma.defjvp
-def _implicit_gamma_jvp(shape, dtype, log_space, primals, tangents):
-    from funcarray.lax import random_gamma_grad
-
-    key, a = primals
-    a_dot = tangents[1]
-    sample = _implicit_gamma(shape, dtype, log_space, key, a)
-    a = fnp.broadcast_to(a, shape)
-    if log_space:
-        # d log(x) = dx / x; exp(log x) may underflow to 0: use the smallest normal instead.
-        x = fnp.exp(sample)
-        x = fnp.where(x == 0, _param("loggamma", float(dtypes.finfo(dtype).tiny), dtype), x)
-        derivative = random_gamma_grad(a, x) / x
-    else:
-        derivative = random_gamma_grad(a, sample)
-    return sample, fnp.broadcast_to(a_dot, shape) * derivative
-
 
 def _chisquare(key, df, shape, dtype):
     half_df = df / 2.0

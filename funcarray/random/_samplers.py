@@ -14,12 +14,14 @@ sample path (the loop itself only decides which normal draw is accepted).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, broadcast_shapes, canonicalize_axis, convert
@@ -519,12 +521,40 @@ def _gamma(key, a, shape, dtype, log_space):
     return fnp.reshape(samples, shape)
 
 
+@functools.partial(custom_jvp, nondiff_argnums=(0, 1, 2))
+def _implicit_gamma(shape, dtype, log_space, key, a):
+    """``_gamma`` with JAX's derivative in ``a``: the implicit reparameterisation gradient
+    ``dx/da = -(dF(x; a)/da) / f(x; a)`` (``lax.random_gamma_grad``), not the derivative of
+    the sampler's arithmetic along the accepted draw (which ignores how the acceptance
+    region moves with ``a``, a biased estimate), so that every gamma-based sampler (gamma,
+    loggamma, beta, dirichlet, chisquare, f, t, ...) has jax.grad's gradients."""
+    return _gamma(key, a, shape, dtype, log_space)
+
+
+@_implicit_gamma.defjvp
+def _implicit_gamma_jvp(shape, dtype, log_space, primals, tangents):
+    from funcarray.lax import random_gamma_grad
+
+    key, a = primals
+    a_dot = tangents[1]
+    sample = _implicit_gamma(shape, dtype, log_space, key, a)
+    a = fnp.broadcast_to(a, shape)
+    if log_space:
+        # d log(x) = dx / x; exp(log x) may underflow to 0: use the smallest normal instead.
+        x = fnp.exp(sample)
+        x = fnp.where(x == 0, _param("loggamma", float(dtypes.finfo(dtype).tiny), dtype), x)
+        derivative = random_gamma_grad(a, x) / x
+    else:
+        derivative = random_gamma_grad(a, sample)
+    return sample, fnp.broadcast_to(a_dot, shape) * derivative
+
+
 def _gamma_public(op, key, a, shape, dtype, log_space):
     key = check_key(op, key)
     dtype = _float_dtype(op, dtype)
     a = _param(op, a, dtype)
     shape = _result_shape(op, shape, a)
-    return _gamma(key, a, shape, dtype, log_space)
+    return _implicit_gamma(shape, dtype, log_space, key, a)
 
 
 @api_boundary
@@ -570,8 +600,8 @@ def beta(key, a, b, shape=None, dtype=None):
     a, b = _param("beta", a, dtype), _param("beta", b, dtype)
     shape = _result_shape("beta", shape, a, b)
     key_a, key_b = _split(key, (2,))
-    log_a = _gamma(key_a, a, shape, dtype, True)
-    log_b = _gamma(key_b, b, shape, dtype, True)
+    log_a = _implicit_gamma(shape, dtype, True, key_a, a)
+    log_b = _implicit_gamma(shape, dtype, True, key_b, b)
     # a / (a + b) from logs, scaled by the larger one so that neither underflows.
     log_max = fnp.maximum(log_a, log_b)
     scaled_a, scaled_b = fnp.exp(log_a - log_max), fnp.exp(log_b - log_max)
@@ -596,7 +626,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         raise op_value_error("dirichlet", "alpha must have at least one dimension, got a scalar")
     batch = alpha.shape[:-1] if shape is None else canonical_shape("dirichlet", shape)
     _check_shape("dirichlet", batch, alpha.shape[:-1])
-    logs = _gamma(key, alpha, batch + alpha.shape[-1:], dtype, True)
+    logs = _implicit_gamma(batch + alpha.shape[-1:], dtype, True, key, alpha)
     from funcarray._api import stop_gradient
     unnormalized = fnp.exp(logs - stop_gradient(fnp.max(logs, axis=-1, keepdims=True)))
     return unnormalized / fnp.sum(unnormalized, axis=-1, keepdims=True)
