@@ -313,3 +313,16 @@ def test_scalar_type_aliases_are_jax_numpys(name):
     assert np.dtype(getattr(fnp, name)) == np.dtype(getattr(jnp, name))
     assert getattr(fnp, name)(1).dtype == np.asarray(getattr(jnp, name)(1)).dtype
     assert fnp.issubdtype(fnp.double, fnp.floating) and fnp.generic is np.generic
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "full_like", "empty_like"])
+def test_like_constructors_keep_weak_type_like_jax(name):
+    with jax.enable_x64(False):
+        for make, dtype in ((lambda np_: np_.asarray(1.0), None),
+                            (lambda np_: np_.asarray(2) * np_.ones(3, np_.int8), None),
+                            (lambda np_: np_.asarray(1.0), np.float32),
+                            (lambda np_: np_.ones(2), None)):
+            args = (3,) if name == "full_like" else ()
+            ours = getattr(fnp, name)(make(fnp), *args, dtype=dtype)
+            theirs = getattr(jnp, name)(make(jnp), *args, dtype=dtype)
+            assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), (name, dtype)

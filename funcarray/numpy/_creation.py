@@ -122,6 +122,14 @@ def _like(op, a, dtype, shape):
     return (a.shape if shape is None else shape), dtype
 
 
+def _weak_like(out, a, dtype):
+    """``out`` weakly typed when it takes a weakly typed ``a``'s dtype (as jax's ``*_like``:
+    ``zeros_like`` of a Python-scalar-born value still adopts the other operand's dtype)."""
+    if dtype is None and getattr(a, "weak_type", False):
+        return convert(out, out.dtype, weak_type=True)
+    return out
+
+
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype of ``a``.
 
@@ -130,7 +138,7 @@ def zeros_like(a, dtype=None, shape=None):
         >>> fnp.zeros_like(fnp.arange(3))
         Array([0, 0, 0], dtype=int32)
     """
-    return zeros(*_like("zeros_like", a, dtype, shape))
+    return _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
 
 
 def ones_like(a, dtype=None, shape=None):
@@ -141,7 +149,7 @@ def ones_like(a, dtype=None, shape=None):
         >>> fnp.ones_like(fnp.zeros(2))
         Array([1., 1.], dtype=float32)
     """
-    return ones(*_like("ones_like", a, dtype, shape))
+    return _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
 
 
 def empty_like(a, dtype=None, shape=None):
@@ -163,8 +171,8 @@ def full_like(a, fill_value, dtype=None, shape=None):
         >>> fnp.full_like(fnp.zeros(2), 5)
         Array([5., 5.], dtype=float32)
     """
-    shape, dtype = _like("full_like", a, dtype, shape)
-    return full(shape, fill_value, dtype)
+    shape, full_dtype = _like("full_like", a, dtype, shape)
+    return _weak_like(full(shape, fill_value, full_dtype), a, dtype)
 
 
 def _concrete_number(op, x, name):
