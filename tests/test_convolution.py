@@ -77,7 +77,7 @@ def test_conv_matches_jax(case):
     assert_allclose(fa.jit(f)(fnp.asarray(lhs), fnp.asarray(rhs)), want)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(conv_cases())
 def test_conv_gradients_and_vmap_match_jax(case):
     lhs, rhs, params = _operands(case)

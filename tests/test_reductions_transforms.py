@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jax import lax
 
@@ -316,6 +316,7 @@ def _jax_extremum_tangent(t, x, out, axes):
     return jnp.sum(t * hits, axis=axes) / jnp.sum(hits, axis=axes)
 
 
+@settings(max_examples=20)  # (each example compiles jax's and our jit: suite time)
 @given(reduce_cases(max_rank=3), st.sampled_from(["max", "min"]),
        st.sampled_from([np.float32, np.float64]), st.integers(0, 2**16))
 def test_extremum_tangent_matches_jax_eagerly_and_under_jit(case, choose, dtype, seed):
