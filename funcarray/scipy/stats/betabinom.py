@@ -23,7 +23,7 @@ def logpmf(k, n, a, b, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import betabinom
         >>> betabinom.logpmf(fnp.asarray([-1, 0, 2, 5]), 4, 2.0, 3.0).round(4)
-        Array([   -inf, -1.5404, -1.3581,    -inf], dtype=float32)
+        Array([   -inf, -1.5404, -1.3581,    -inf], dtype=float32, weak_type=True)
     """
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
     y = fnp.floor(k) - loc
@@ -43,6 +43,6 @@ def pmf(k, n, a, b, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import betabinom
         >>> betabinom.pmf(fnp.asarray([0, 1, 2]), 2, 1.0, 1.0).round(4)
-        Array([0.3333, 0.3333, 0.3333], dtype=float32)
+        Array([0.3333, 0.3333, 0.3333], dtype=float32, weak_type=True)
     """
     return fnp.exp(logpmf(k, n, a, b, loc))
