@@ -7,8 +7,10 @@ from hypothesis import HealthCheck, settings
 # "ci" (the default) is derandomized: the gate that decides whether a change lands must not
 # fail on an example no earlier run drew. "thorough" explores new random examples every run:
 # FUNCARRAY_HYPOTHESIS_PROFILE=thorough python -m pytest -n 2 tests   (use it to hunt bugs).
+# (30 examples: the suite must stay under 15 minutes on 2 cores; most property tests compile
+# jax's and funcarray's program per example.)
 settings.register_profile(
-    "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    "ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
     print_blob=True, derandomize=True, database=None)
 settings.register_profile(
     "thorough", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
