@@ -64,31 +64,11 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
         >>> fnp.histogram_bin_edges(fnp.array([1.0, 2.0, 5.0]), bins=4)
         Array([1., 2., 3., 4., 5.], dtype=float32)
     """
-    op = "histogram_bin_edges"
-    fnp = _fnp()
+    from funcarray.numpy._search import _bin_edges  # (histogram's own rule)
     from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
-    if isinstance(bins, str):
-        raise op_value_error(op, f"string bins ({bins!r}) are not supported; pass a number of "
-                                 f"bins or the bin edges")
-    a = asarray_arg(op, a)
-    dt = to_inexact_dtype(a.dtype)
-    if np.ndim(bins) == 1:
-        return convert(asarray_arg(op, bins), dt)
-    if np.ndim(bins) != 0:
-        raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")
-    count = _concrete_int(op, bins, "bins")
-    if count < 1:
-        raise op_value_error(op, f"bins must be positive, got {count}")
-    if range is None:
-        lo, hi = fnp.min(a), fnp.max(a)
-    else:
-        if np.shape(range) != (2,):
-            raise op_value_error(op, f"range must be None or a pair (low, high), got {range!r}")
-        lo, hi = range
-    lo, hi = asarray_arg(op, lo, dtype=dt), asarray_arg(op, hi, dtype=dt)
-    same = lo == hi
-    return fnp.linspace(fnp.where(same, lo - 0.5, lo), fnp.where(same, hi + 0.5, hi),
-                        count + 1, dtype=dt)
+
+    a = asarray_arg("histogram_bin_edges", a)
+    return _bin_edges("histogram_bin_edges", convert(a, to_inexact_dtype(a.dtype)), bins, range)
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
