@@ -62,7 +62,8 @@ _BINARY = {
 }
 _COMPARISONS = {"eq": fnp.equal, "ne": fnp.not_equal, "lt": fnp.less, "le": fnp.less_equal,
                 "gt": fnp.greater, "ge": fnp.greater_equal}
-_UNARY = {"neg": fnp.negative, "pos": fnp.positive, "abs": fnp.absolute,
+# (fnp.negative is a ufunc object: its plain function, as a method needs no ufunc layer)
+_UNARY = {"neg": fnp.negative.__wrapped__, "pos": fnp.positive, "abs": fnp.absolute,
           "invert": fnp.bitwise_not}
 
 # Methods that forward to the function of the same name, with the array first.

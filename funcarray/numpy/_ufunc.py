@@ -66,9 +66,13 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         if out is not None or where is not None:
             raise NotImplementedError(f"{self.__name__}: out= and where= are not supported "
                                       "(arrays are immutable); use fnp.where on the result")
-        if len(args) != self.nin:
-            raise op_type_error(self.__name__, f"takes {self.nin} arguments, got {len(args)}")
-        return self._call(*args)
+        try:  # (the argument count is checked only on failure: this is fnp.add's call path)
+            return self._call(*args)
+        except TypeError:
+            if len(args) != self.nin:
+                raise op_type_error(self.__name__, f"takes {self.nin} arguments, got "
+                                                   f"{len(args)}") from None
+            raise
 
     def _binary(self, method: str) -> None:
         if self.nin != 2 or self.nout != 1:
