@@ -72,6 +72,11 @@ def load_libs():
 
     libs = {"funcarray": funcarray_lib(), "jax": None}
     libs["funcarray"].jit = fa.jit
+    # Inputs are device arrays on both sides, as the header says (jax_lib puts with
+    # jax.device_put):
+    # bench_transforms' put, fnp.asarray, makes host arrays, whose buffer jit caches on the
+    # first call and whose type it then reads from the NumPy value on every call.
+    libs["funcarray"].put = fa.device_put
     libs["funcarray"].clear_caches = fa.clear_caches
     try:
         import jax

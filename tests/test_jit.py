@@ -685,6 +685,60 @@ def test_fast_path_guard_tells_every_signature_apart():
     assert f.cache_info().hits == 60 - 4
 
 
+@pytest.mark.parametrize("structure", ["positional", "one dict", "dict and list"])
+def test_fast_path_guard_structures_and_leaf_kinds(structure):
+    """The guard's three structure steps (only positional arrays, a single dict, anything
+    else), each with leaves that take its lean step (DeviceArrays with the canonical aval,
+    host arrays with a cached buffer) and leaves that take the full check (a host array never
+    passed to jit, an aval of its own, a wrong dtype): right results, one compile per type."""
+    f32 = fa.device_put(fnp.arange(3.0, dtype=fnp.float32))
+    own_aval = device_array(f32._buf[0], f32._buf[1], ShapedArray((3,), np.float32, False))
+
+    def pack(a, b, c):
+        return {"positional": (a, b, c), "one dict": ({"a": a, "b": b, "c": c},),
+                "dict and list": ({"a": a, "b": b}, [c])}[structure]
+
+    f = fa.jit(lambda *args: fa.tree.reduce(lambda u, v: u * 2 + v, args))
+    rng = np.random.default_rng(1)
+    kinds = ["device", "host cached", "host new", "own aval", "int32"]
+    host = fnp.arange(3.0, dtype=fnp.float32) + 1
+    i32_host = fnp.arange(3, dtype=fnp.int32) + 7
+    dtype_patterns = set()
+    for picks in rng.choice(kinds, (40, 3)):
+        leaves = []
+        for i, kind in enumerate(picks):
+            if kind == "device":
+                leaves.append(f32 + i)
+            elif kind == "host cached":
+                leaves.append(host)
+            elif kind == "host new":
+                leaves.append(fnp.asarray(np.arange(3, dtype=np.float32) * i))
+            elif kind == "own aval":
+                leaves.append(own_aval)
+            else:  # a host array reused (its buffer cached): the lean step's dtype check
+                leaves.append(i32_host)
+        dtype_patterns.add(tuple(kind == "int32" for kind in picks))
+        args = pack(*leaves)
+        want = fa.tree.reduce(lambda u, v: u * 2 + v, fa.tree.map(np.asarray, args))
+        got = f(*args)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert got.dtype == (np.int32 if all(k == "int32" for k in picks) else np.float32)
+    assert f.cache_info().misses == len(dtype_patterns)  # one compile per dtype pattern
+    assert f.cache_info().hits == 40 - len(dtype_patterns)
+
+
+def test_fast_path_dict_with_other_keys_misses():
+    """A dict argument with as many keys as the compiled one but other names is another
+    signature (the guard's key lookup fails), never the compiled one's values."""
+    g = fa.jit(lambda p: p["a"] - p["b"])
+    one = fa.device_put(fnp.ones(3))
+    np.testing.assert_array_equal(np.asarray(g({"a": one, "b": one * 2})), -np.ones(3))
+    np.testing.assert_array_equal(np.asarray(g({"b": one * 2, "a": one * 5})), np.full(3, 3.0))
+    assert g.cache_info()[:2] == (1, 1)
+    with pytest.raises(KeyError):
+        g({"a": one, "x": one})
+
+
 def test_fast_path_with_constants_and_several_outputs():
     w = fnp.arange(3.0)
     f = fa.jit(lambda x: {"sum": x + w, "prod": [x * w, x - w]})
