@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 import funcarray.testing
-from funcarray.array import device_array
+from funcarray.array import DeviceArray, device_array
 from funcarray.primitives.jit_call import jit_p
 from funcarray.transforms.core import ConcretizationError, ShapedArray, UnexpectedTracerError
 
@@ -568,6 +568,36 @@ def test_eager_fast_paths_defer_to_the_xla_eager_backend():
     fa.vmap(lambda x: seen.append(running_numpy_kernels()) or x)(a)
     fa.grad(lambda x: seen.append(running_numpy_kernels()) or x)(1.0)
     assert seen == [False, False]
+
+
+def test_eager_ops_on_device_arrays_take_the_host_fast_paths():
+    """jit outputs and device_put arrays in eager code: with NumPy kernels, binary operators
+    and matmul read their host value (results, dtypes and weak types as with host arrays, no
+    compile); with the XLA eager backend they stay device operands (each op compiles)."""
+    host = {"a": fnp.arange(6.0).reshape(2, 3), "b": fnp.arange(3.0), "w": fnp.ones((3, 2)),
+            "i": fnp.arange(3), "weak": fa.Array(np.float32(2.0), True)}
+    dev = fa.device_put(host)
+    assert all(type(v) is DeviceArray for v in dev.values())
+    expressions = [lambda p: p["a"] + p["b"], lambda p: p["a"] * 2.0, lambda p: 3 - p["b"],
+                   lambda p: p["b"] @ p["w"], lambda p: p["a"] @ p["w"],
+                   lambda p: p["a"] * p["weak"], lambda p: p["weak"] + 1.0,
+                   lambda p: p["i"] + 1, lambda p: p["i"] * p["b"], lambda p: p["b"] > 1.0]
+    for expression in expressions:
+        want = expression(host)
+        for args in ({**host, "a": dev["a"], "b": dev["b"]}, dev):
+            with fa.testing.count_compiles() as counter:
+                got = expression(args)
+            assert counter.count == 0
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+            assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+    fa.config.update("eager_backend", "xla")
+    try:
+        with fa.testing.count_compiles() as counter:
+            got = dev["a"] * 7.0 + dev["b"]  # shapes and constants no other test compiles
+    finally:
+        fa.config.update("eager_backend", "auto")
+    assert counter.count > 0 and type(got) is DeviceArray  # (multiply, add, two broadcasts)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(host["a"] * 7.0 + host["b"]))
 
 
 def test_auto_eager_backend_switches_to_xla_once_an_accelerator_is_used():

@@ -223,7 +223,35 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if eager is None:
         eager = running_numpy_kernels()
+    if eager and (tx is DeviceArray or ty is DeviceArray):
+        # A jit output in eager code (``params["w"] * 2.0`` after a jitted step): NumPy
+        # kernels read its host value anyway, so take the host Arrays' fast paths above.
+        return promote_binary(op, host_view(x), host_view(y), eager)
     return _promote(op, (x, y), eager_broadcast=eager)
+
+
+_new_object = object.__new__
+
+
+def host_view(x):
+    """``x``, or for a DeviceArray an Array over its host value (fetched once) with its weak
+    type and cached device buffer: for eager code that runs NumPy kernels, where the host
+    Array fast paths then apply. Only call it when NumPy kernels run (on an accelerator the
+    value must stay on the device).
+
+    Example:
+        >>> import funcarray as fa
+        >>> y = fa.jit(lambda x: x * 2)(fa.numpy.ones(2))
+        >>> type(host_view(y)).__name__, host_view(y)
+        ('Array', Array([2., 2.], dtype=float32))
+    """
+    if type(x) is not DeviceArray:
+        return x
+    view = _new_object(Array)
+    view._value = x._value
+    view._weak = x._weak
+    view._buf = x._buf
+    return view
 
 
 def promote_args(op: str, *args):

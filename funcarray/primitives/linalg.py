@@ -59,7 +59,7 @@ import math
 import numpy as np
 
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.array import Array, DeviceArray
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract_eval
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.elementwise import convert_element_type_p
@@ -216,9 +216,11 @@ def plain_matmul(a, b):
     product in an RNN step); otherwise, and for dtypes that need a wider accumulator, it binds
     ``dot_general``.
     """
-    if type(a) is Array and type(b) is Array:
+    ta, tb = type(a), type(b)
+    if (ta is Array or ta is DeviceArray) and (tb is Array or tb is DeviceArray) and (
+            running_numpy_kernels()):  # (a DeviceArray's host value: NumPy kernels run)
         av = a._value
-        if av.dtype in _NATIVE_MATMUL_DTYPES and running_numpy_kernels():
+        if av.dtype in _NATIVE_MATMUL_DTYPES:
             return Array(np.dot(av, b._value), False)
     return dot_general_p.bind(a, b, dimension_numbers=_PLAIN_MATMUL[a.ndim], precision=None,
                               preferred_element_type=None)
