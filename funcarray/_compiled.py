@@ -225,10 +225,11 @@ def block_until_ready(x):
     return x
 
 
-def execute_ir(ir, args, device=None) -> list:
-    """Compile ``ir`` (an IR in call form) for ``device`` and run it on concrete ``args``."""
+def execute_ir(ir, args, device=None, compiler_options=()) -> list:
+    """Compile ``ir`` (an IR in call form) for ``device`` with XLA ``compiler_options``
+    (``(name, value)`` pairs) and run it on concrete ``args``."""
     jdev = runtime_device(device)
-    exe = cache.compile_ir(ir, device=jdev)
+    exe = cache.compile_ir(ir, device=jdev, compiler_options=compiler_options)
     bufs = [to_buffer(x, jdev) for x in args]
     outs = runtime.execute_buffers(exe, bufs)
     return [device_array(jdev, b, x.aval) for b, x in zip(outs, ir.outs)]

@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import time
 import weakref
@@ -98,8 +99,9 @@ class _Entry:
 _all_jitted: weakref.WeakSet = weakref.WeakSet()
 
 
-def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        donate_argnames=None, device=None, backend=None, keep_unused=False, inline=False):
+def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
+        static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
+        device=None, backend=None, inline=False, compiler_options=None):
     """Compile ``fun`` with XLA: staged once per argument signature, then called fast.
 
     Arguments (JAX's):
@@ -115,8 +117,14 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
             is dropped). Ignored when the jit is nested in another transform.
         device: a ``funcarray.Device`` (from ``funcarray.devices()``) to compile for.
         backend: a platform name ("cpu", "gpu"...) to compile for, instead of ``device``.
+        compiler_options: a dict of XLA options for this function's executables (JAX's),
+            e.g. ``{"xla_backend_optimization_level": 0}`` to compile faster. They are part
+            of every cache key (in memory and on disk). A jit nested in another jit is
+            inlined and compiles with the outer one's options, as in JAX.
         keep_unused, inline: accepted for JAX compatibility; nested jits are always inlined
             into the enclosing executable, and unused arguments are always kept.
+        in_shardings, out_shardings: accepted for JAX compatibility when None: funcarray runs
+            each executable on one device (``device=``/``backend=`` choose it).
 
     Returns:
         A function like ``fun``, with ``lower(*args)``, ``cache_info()`` and
@@ -136,13 +144,20 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     """
     if fun is None:
         return functools.partial(
-            jit, static_argnums=static_argnums, static_argnames=static_argnames,
-            donate_argnums=donate_argnums, donate_argnames=donate_argnames, device=device,
-            backend=backend, keep_unused=keep_unused, inline=inline)
+            jit, in_shardings=in_shardings, out_shardings=out_shardings,
+            static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            compiler_options=compiler_options)
     if not callable(fun):
         raise TypeError(f"jit: expected a function, got {type(fun).__name__} {fun!r}")
+    if in_shardings is not None or out_shardings is not None:
+        raise NotImplementedError(
+            "jit: in_shardings/out_shardings place arrays across several devices, which "
+            "funcarray does not do (each executable runs on one device); drop them, and use "
+            "device= or backend= to choose the device")
     return _dispatcher(Jitted(fun, static_argnums, static_argnames, donate_argnums,
-                              donate_argnames, device, backend))
+                              donate_argnames, device, backend, compiler_options))
 
 
 def _dispatcher(state: Jitted):
@@ -257,8 +272,10 @@ class Jitted:
     ``funcarray.jit``."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 device, backend):
+                 device, backend, compiler_options=None):
         self._fun = fun
+        # (name, value) pairs, validated now: a wrong value type fails at jit(), not later
+        self._compiler_options = runtime.check_compiler_options(compiler_options)
         nums = _as_tuple(static_argnums, "static_argnums")
         names = _as_tuple(static_argnames, "static_argnames")
         self._static_argnums, self._static_argnames = _fill_argnums_and_names(
@@ -305,8 +322,10 @@ class Jitted:
             if self._fast is not None and not kwargs and entry.exe is not None:
                 self._fast.remember(args, entry, self._run_eagerly)
             return out
+        options = ({"compiler_options": self._compiler_options} if self._compiler_options
+                   else {})
         outs = jit_p.bind(*entry.consts, *_as_operands(leaves), ir=entry.ir, name=self._name,
-                          device=self._target_device())
+                          device=self._target_device(), **options)
         return tree.unflatten(entry.out_tree, outs)
 
     def _run_eagerly(self, entry, leaves):
@@ -342,14 +361,17 @@ class Jitted:
             return devices(self._backend)[0]
         return self._device
 
-    def _compile(self, entry) -> None:
-
+    def _compile(self, entry, compiler_options=None) -> None:
+        """Compile ``entry`` (with this function's XLA options, or ``compiler_options``)."""
         jdev = _compiled.runtime_device(self._target_device())
         start = time.perf_counter()
         cache.lowered_text(entry.ir, entry.donated, jdev.platform)
         entry.lower_s = time.perf_counter() - start
         start = time.perf_counter()
-        entry.exe = cache.compile_ir(entry.ir, device=jdev, donated=entry.donated)
+        entry.exe = cache.compile_ir(
+            entry.ir, device=jdev, donated=entry.donated,
+            compiler_options=(self._compiler_options if compiler_options is None
+                              else compiler_options))
         entry.compile_s = time.perf_counter() - start
 
     # --- the dispatch key ---------------------------------------------------------------------
@@ -661,8 +683,28 @@ class Lowered:
         platform = _compiled.runtime_device(self._jitted._target_device()).platform
         return cache.lowered_text(self._entry.ir, self._entry.donated, platform)
 
-    def compile(self) -> Compiled:
-        """Compile (or fetch from the cache) the executable."""
+    def compile(self, compiler_options=None) -> Compiled:
+        """Compile (or fetch from the cache) the executable.
+
+        ``compiler_options`` (a dict of XLA options, JAX's argument) are added to the jitted
+        function's own; with any, the result is an executable of its own, which the jitted
+        function's calls do not use.
+
+        Example:
+            >>> import funcarray as fa
+            >>> import funcarray.numpy as fnp
+            >>> lowered = fa.jit(lambda x: x * 2).lower(fnp.ones(2))
+            >>> fast = lowered.compile({"xla_backend_optimization_level": 0})
+            >>> fast(fnp.ones(2))
+            Array([2., 2.], dtype=float32)
+        """
+        if compiler_options:
+            extra = runtime.check_compiler_options(compiler_options, "Lowered.compile")
+            options = tuple(sorted({**dict(self._jitted._compiler_options),
+                                    **dict(extra)}.items()))
+            entry = copy.copy(self._entry)
+            self._jitted._compile(entry, options)
+            return Compiled(self._jitted, entry)
         if self._entry.exe is None:
             self._jitted._compile(self._entry)
         return Compiled(self._jitted, self._entry)

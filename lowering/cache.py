@@ -84,13 +84,14 @@ def lowered_module(ir, donated: tuple = (), platform: str | None = None) -> tupl
     return entry[1]
 
 
-def compile_ir(ir, *, device=None, donated: tuple = ()):
+def compile_ir(ir, *, device=None, donated: tuple = (), compiler_options: tuple = ()):
     """The ``runtime.Executable`` of ``ir`` (an IR or ClosedIR) on ``device``, cached.
 
     With ``funcarray.config.compilation_cache_dir`` set, a miss in memory looks on disk
     first, and executables that took at least ``persistent_cache_min_compile_time_secs`` to
     compile are written there (see ``persistent_path``). ``donated`` lists the positions of
-    arguments whose buffers XLA may reuse for outputs (they are deleted by the call).
+    arguments whose buffers XLA may reuse for outputs (they are deleted by the call);
+    ``compiler_options`` XLA options as ``runtime.check_compiler_options`` pairs.
     """
     from funcarray.lowering import runtime
     from funcarray.transforms.ir import ClosedIR
@@ -101,11 +102,12 @@ def compile_ir(ir, *, device=None, donated: tuple = ()):
     in_avals = tuple((v.aval.shape, v.aval.dtype) for v in (*ir.const_binders, *ir.in_binders))
     # (the callbacks themselves are part of the key: two modules can differ only in the
     # Python function a callback index stands for)
-    key = (text, in_avals, device.platform, device.id, callbacks)
+    key = (text, in_avals, device.platform, device.id, callbacks, compiler_options)
     exe = _executables.get(key)
     if exe is None:
         out_avals = [(x.aval.shape, x.aval.dtype) for x in ir.outs]
-        exe = _compile_or_load(text, in_avals, out_avals, device, callbacks)
+        exe = _compile_or_load(text, in_avals, out_avals, device, callbacks,
+                               compiler_options)
         _executables.put(key, exe)
     return exe
 
@@ -119,14 +121,15 @@ def compile_count() -> int:
     return _compiles[0]
 
 
-def _compile_or_load(text, in_avals, out_avals, device, callbacks=()):
+def _compile_or_load(text, in_avals, out_avals, device, callbacks=(), compiler_options=()):
     from funcarray._config import config
     from funcarray.lowering import runtime
 
     # A module that calls Python functions back is never written to disk: the functions
     # live in this process only.
     directory = None if callbacks else config.compilation_cache_dir
-    path = persistent_path(directory, text, in_avals, out_avals, device) if directory else None
+    path = (persistent_path(directory, text, in_avals, out_avals, device, compiler_options)
+            if directory else None)
     if path is not None:
         exe = _load(path, device)
         if exe is not None:
@@ -134,7 +137,8 @@ def _compile_or_load(text, in_avals, out_avals, device, callbacks=()):
             return exe
         _disk_stats["misses"] += 1
     start = time.perf_counter()
-    exe = runtime.compile(text, in_avals, out_avals, device, host_callbacks=callbacks)
+    exe = runtime.compile(text, in_avals, out_avals, device, host_callbacks=callbacks,
+                          compiler_options=compiler_options)
     _compiles[0] += 1
     elapsed = time.perf_counter() - start
     if path is not None and elapsed >= config.persistent_cache_min_compile_time_secs:
@@ -142,18 +146,20 @@ def _compile_or_load(text, in_avals, out_avals, device, callbacks=()):
     return exe
 
 
-def persistent_path(directory: str, text: str, in_avals, out_avals, device) -> str:
+def persistent_path(directory: str, text: str, in_avals, out_avals, device,
+                    compiler_options: tuple = ()) -> str:
     """The file holding this executable in the persistent cache.
 
     Its name hashes everything the executable depends on: the StableHLO text, the signature,
-    the compile options (funcarray always uses XLA's defaults), the jaxlib version and the
-    device's platform, platform version and kind.
+    the compile options (XLA's defaults plus ``jit``'s ``compiler_options``), the jaxlib
+    version and the device's platform, platform version and kind.
     """
     import hashlib
 
     import jaxlib
 
-    parts = [text, repr(in_avals), repr(list(out_avals)), "default-compile-options",
+    options = repr(compiler_options) if compiler_options else "default-compile-options"
+    parts = [text, repr(in_avals), repr(list(out_avals)), options,
              jaxlib.__version__, device.platform, device.client.platform_version,
              device.device_kind]
     digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()

@@ -231,7 +231,7 @@ def _make_executable(loaded, in_avals, out_avals, device, text="") -> Executable
 
 
 def compile(text: str, in_avals, out_avals, device=None,  # noqa: A001
-            host_callbacks=()) -> Executable:
+            host_callbacks=(), compiler_options=()) -> Executable:
     """Compile StableHLO ``text`` (entry function ``@main``) for one device.
 
     ``in_avals``/``out_avals`` (ShapedArrays or ``(shape, dtype)`` pairs) are the signature of
@@ -241,10 +241,13 @@ def compile(text: str, in_avals, out_avals, device=None,  # noqa: A001
     jaxlib 0.10 accepts them only with a parsed ``ir.Module``, so such text is parsed first.
     Each must return a tuple matching its custom call's results exactly (jaxlib reads a wrong
     dtype as zeros and crashes on a wrong count): funcarray's wrappers check before returning.
+    ``compiler_options`` are ``(name, value)`` pairs of XLA options (``jit``'s
+    ``compiler_options``, checked by ``check_compiler_options``).
     """
     jax, xc = _jax()
     device = default_device() if device is None else device
     client = device.client
+    options = _compile_options(xc, compiler_options)
     try:
         if host_callbacks:
             from jax._src.interpreters import mlir
@@ -252,16 +255,59 @@ def compile(text: str, in_avals, out_avals, device=None,  # noqa: A001
 
             with mlir.make_ir_context():
                 module = ir.Module.parse(text)
-                loaded = client.compile_and_load(module, xc.DeviceList((device,)),
-                                                 xc.CompileOptions(),
+                loaded = client.compile_and_load(module, xc.DeviceList((device,)), options,
                                                  host_callbacks=list(host_callbacks))
         else:
-            loaded = client.compile_and_load(text, xc.DeviceList((device,)),
-                                             xc.CompileOptions())
+            loaded = client.compile_and_load(text, xc.DeviceList((device,)), options)
     except jax.errors.JaxRuntimeError as exc:
+        if compiler_options and "option" in str(exc).lower():
+            raise CompileError(
+                f"XLA rejected the compiler options {dict(compiler_options)}: {exc}. Check "
+                f"the option names and value types (XLA's debug options, e.g. "
+                f"'xla_backend_optimization_level': 1).") from None
         raise CompileError(_with_text_context(str(exc), text)) from None
     return _make_executable(loaded, _normalize_avals(in_avals), _normalize_avals(out_avals),
                             device, text)
+
+
+# Options XLA reads from ExecutableBuildOptions itself, not from the debug-option overrides
+# (JAX passes these the same way).
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort",
+                  "optimization_level", "memory_fitting_level")
+
+
+def check_compiler_options(options, where: str = "jit") -> tuple:
+    """``options`` (a dict of XLA option names to values, or None) as sorted ``(name, value)``
+    pairs, a hashable cache-key part; a clear TypeError for a value XLA cannot take."""
+    if not options:
+        return ()
+    if not isinstance(options, dict):
+        raise TypeError(f"{where}: compiler_options must be a dict of XLA option names to "
+                        f"values, got {type(options).__name__}")
+    pairs = []
+    for name, value in options.items():
+        if not isinstance(name, str):
+            raise TypeError(f"{where}: compiler_options keys are XLA option names (str), got "
+                            f"{name!r}")
+        if not isinstance(value, (str, bool, int, float)):
+            raise TypeError(f"{where}: compiler option {name!r} has a value of type "
+                            f"{type(value).__name__}; XLA options take str, bool, int or "
+                            f"float values")
+        pairs.append((name, value))
+    return tuple(sorted(pairs))
+
+
+def _compile_options(xc, compiler_options):
+    options = xc.CompileOptions()
+    overrides = []
+    for name, value in compiler_options:
+        if name in _BUILD_OPTIONS:
+            setattr(options.executable_build_options, name, value)
+        else:
+            overrides.append((name, value))
+    if overrides:
+        options.env_option_overrides = overrides
+    return options
 
 
 _LOCATION = re.compile(r"(?:^|\s)-?:(\d+):(\d+):")

@@ -380,6 +380,57 @@ def _run_with_cache(directory) -> list:
     return [int(v) for v in out.split()]
 
 
+def test_compiler_options_reach_xla_like_jax():
+    """``jit(compiler_options=)`` and ``Lowered.compile(compiler_options)``: XLA's
+    ``xla_disable_all_hlo_passes`` leaves the exponential unfused in the optimised HLO, as in
+    jax; the options follow the jit under grad and vmap and key every cache."""
+    from funcarray.lowering import cache
+
+    def f(x):
+        return fnp.exp(x) * 3.0
+
+    off = {"xla_disable_all_hlo_passes": True}
+    x = fnp.ones(3)
+    for options, fused in ((None, True), (off, False)):
+        text = fa.jit(f, compiler_options=options).lower(x).compile().as_text()
+        assert ("fusion" in text) == fused
+        jax_text = jax.jit(lambda x: jnp.exp(x) * 3.0, compiler_options=options).lower(
+            jnp.ones(3)).compile().as_text()
+        assert ("fusion" in jax_text) == fused
+    assert "fusion" not in fa.jit(f).lower(x).compile(off).as_text()
+    assert "fusion" in fa.jit(f).lower(x).compile().as_text()  # the plain entry is unchanged
+    jitted = fa.jit(f, compiler_options=off)
+    np.testing.assert_allclose(np.asarray(jitted(x)), np.exp(np.ones(3)) * 3, rtol=1e-6)
+    grad = fa.grad(lambda x: jitted(x).sum())
+    assert "compiler_options=(('xla_disable_all_hlo_passes', True),)" in str(fa.make_ir(grad)(x))
+    np.testing.assert_allclose(np.asarray(grad(x)), np.exp(np.ones(3)) * 3, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fa.vmap(jitted)(fnp.ones((2, 3)))),
+                               np.exp(np.ones((2, 3))) * 3, rtol=1e-6)
+    dev = fa.devices()[0]
+    paths = {cache.persistent_path("d", "text", (), (), _compiled_device(dev), options)
+             for options in ((), (("xla_disable_all_hlo_passes", True),))}
+    assert len(paths) == 2
+    with pytest.raises(TypeError, match="compiler option 'a' has a value of type list"):
+        fa.jit(f, compiler_options={"a": [1]})
+    with pytest.raises(cache_runtime().CompileError,
+                       match="No such compile option: 'no_such_option'"):
+        fa.jit(f, compiler_options={"no_such_option": 1})(x)
+    with pytest.raises(NotImplementedError, match="in_shardings/out_shardings"):
+        fa.jit(f, in_shardings=0)
+
+
+def cache_runtime():
+    from funcarray.lowering import runtime
+
+    return runtime
+
+
+def _compiled_device(device):
+    from funcarray._compiled import runtime_device
+
+    return runtime_device(device)
+
+
 def test_persistent_cache_across_processes_and_corrupt_entries(tmp_path):
     assert _run_with_cache(tmp_path) == [0, 1, 0]  # compiled and written
     assert _run_with_cache(tmp_path) == [1, 0, 0]  # loaded from disk
