@@ -9,7 +9,10 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 (``reduce_sum``, ``cumsum``, ``sort``...), ``_ops_dot.py`` (``dot_general``...) and
 ``_collectives.py`` (``psum``, ``all_gather``... over named vmap axes);
 ``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``, ``_conv.py`` the
-convolutions, ``_windowed.py`` ``reduce_window`` (pooling).
+convolutions, ``_windowed.py`` ``reduce_window`` (pooling); ``_ragged.py`` the grouped
+products, ``_rng.py`` XLA's bit generators, ``_dot_algorithms.py`` the dot algorithms and
+precision types, ``_extras_more.py`` (``scatter_sub``, ``scatter_apply``, unshared convolution,
+``scaled_dot``) and ``_extras_small.py`` (utilities and tokens).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -22,7 +25,10 @@ from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
     _conv,
+    _dot_algorithms,
     _extras,
+    _extras_more,
+    _extras_small,
     _fft,
     _linear_solve,
     _ops_binary,
@@ -31,6 +37,8 @@ from funcarray.lax import (
     _ops_shape,
     _ops_slicing,
     _ops_unary,
+    _ragged,
+    _rng,
     _special,
     _windowed,
 )
@@ -43,11 +51,16 @@ from funcarray.lax._control_flow import map as map  # noqa: A004 (JAX's name)
 from funcarray.lax._control_flow import scan as scan
 from funcarray.lax._control_flow import select_n as select_n
 from funcarray.lax._control_flow import while_loop as while_loop
+from funcarray.lax._dot_algorithms import (  # type aliases: exported as they are
+    ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers,
+)
+from funcarray.lax._dot_algorithms import DotDimensionNumbers as DotDimensionNumbers
+from funcarray.lax._dot_algorithms import PrecisionLike as PrecisionLike
 
 # The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
 _OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
                _collectives, _linear_solve, _conv, _windowed, _fft, _special,
-               _extras)
+               _extras, _ragged, _dot_algorithms, _rng, _extras_more, _extras_small)
 
 
 def _export_ops():
@@ -65,4 +78,5 @@ def _export_ops():
 _export_ops()
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
-           "select_n", "stop_gradient", *(name for m in _OP_MODULES for name in m.__all__)]
+           "select_n", "stop_gradient", *(name for m in _OP_MODULES for name in m.__all__),
+           "PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]

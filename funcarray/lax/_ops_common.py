@@ -254,10 +254,12 @@ def _checked_bind(op: str, prim, *args, **params):
 
 
 def _no_accuracy(op: str, accuracy):
-    if accuracy is not None:
+    # (lax.AccuracyMode / lax.Tolerance are hints: there is one, full-accuracy implementation)
+    if accuracy is not None and type(accuracy).__name__ not in ("AccuracyMode", "Tolerance"):
         raise op_value_error(
             op, f"accuracy={accuracy!r} is not supported; funcarray computes transcendental "
-                f"functions at the dtype's full accuracy (pass accuracy=None)")
+                f"functions at the dtype's full accuracy (pass None, a lax.AccuracyMode or a "
+                f"lax.Tolerance)")
 
 
 def _doc(fn, name: str, summary: str, example: tuple):

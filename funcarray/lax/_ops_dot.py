@@ -58,6 +58,12 @@ def _dot_rank(dt) -> tuple:
 
 
 def _dot_general(op: str, lhs, rhs, dimension_numbers, precision, preferred_element_type):
+    if precision is not None:  # a dot algorithm (lax/_dot_algorithms.py) converts operands
+        from funcarray.lax._dot_algorithms import algorithm_of, dot_with_algorithm
+        algorithm = algorithm_of(precision)
+        if algorithm is not None:
+            return dot_with_algorithm(op, lhs, rhs, dimension_numbers, algorithm,
+                                      preferred_element_type)
     lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
     try:
         (lc, rc), (lb, rb) = dimension_numbers

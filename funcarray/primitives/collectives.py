@@ -1,6 +1,6 @@
 """Collectives over a named vmap axis: ``psum``, ``pmax``, ``pmin``, ``all_gather``,
-``ppermute`` and ``axis_index`` (``funcarray.lax``'s public wrappers are in
-``lax/_collectives.py``).
+``ppermute``, ``axis_index``, ``psum_scatter`` and ``all_to_all`` (``funcarray.lax``'s public
+wrappers are in ``lax/_collectives.py``).
 
 Inside ``vmap(f, axis_name="i")`` each batch member runs ``f`` on its own slice, and a
 collective combines the members: ``psum(x, "i")`` is, for every member, the sum of ``x`` over
@@ -18,7 +18,8 @@ over together). Rules:
   holding the extremum (averaged over ties, like ``max``'s rule; JAX has no rule for these).
   Transposes (reverse mode): psum's is psum (every member's output depends on every input),
   ppermute's is the inverse permutation, all_gather's is a psum followed by the member's own
-  slice.
+  slice, psum_scatter's is all_gather, all_to_all's is all_to_all with the split and concat
+  axes swapped.
 * Reaching the eager kernel or lowering means no enclosing vmap named the axis: a NameError.
 
 Example:
@@ -36,7 +37,7 @@ from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, tangent_aval
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
-           "COLLECTIVES"]
+           "psum_scatter_p", "all_to_all_p", "COLLECTIVES"]
 
 
 def _fnp():
@@ -246,4 +247,133 @@ def _axis_index_jvp(primals, tangents, *, axis_name):
     return out, Zero(tangent_aval(out.aval))
 
 
-COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, ppermute_p, axis_index_p)
+# --- psum_scatter ----------------------------------------------------------------------------
+# Member k gets chunk k (along scatter_dimension) of the sum over members: not tiled, the
+# dimension has axis_size entries and is dropped; tiled, it is cut into axis_size equal chunks.
+
+psum_scatter_p = Primitive("psum_scatter")
+psum_scatter_p.impl = _unbound("psum_scatter")
+psum_scatter_p.lower_rule = _unbound("psum_scatter")
+
+
+def _scattered_shape(shape, dim, tiled, axis_size):
+    if tiled:
+        return shape[:dim] + (shape[dim] // axis_size,) + shape[dim + 1:]
+    return shape[:dim] + shape[dim + 1:]
+
+
+@psum_scatter_p.def_abstract_eval
+def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, tiled, axis_size):
+    return ShapedArray(_scattered_shape(x.shape, scatter_dimension, tiled, axis_size), x.dtype,
+                       x.weak_type)
+
+
+def _member_chunks(total, dim, tiled, axis_size):
+    """``total`` (one value for every member) with the member axis of its chunks at ``dim``:
+    the batched result in which member k holds chunk k."""
+    if not tiled:
+        return total
+    shape = total.shape
+    return total.reshape(shape[:dim] + (axis_size, shape[dim] // axis_size) + shape[dim + 1:])
+
+
+def _psum_scatter_named(trace, vals, dims, *, axis_name, scatter_dimension, tiled, axis_size):
+    (x,), (d,) = vals, dims
+    total = x * axis_size if d is None else _fnp().sum(x, axis=d, dtype=x.dtype)
+    return _member_chunks(total, scatter_dimension, tiled, axis_size), scatter_dimension
+
+
+psum_scatter_p.named_axis_rule = _psum_scatter_named
+deflinear(psum_scatter_p)
+
+
+@psum_scatter_p.def_batch
+def _psum_scatter_batch(vals, dims, *, scatter_dimension, **params):
+    (x,), (d,) = vals, dims
+    x = _fnp().moveaxis(x, d, 0)
+    return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+
+
+@psum_scatter_p.def_transpose
+def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, tiled, axis_size):
+    # Every member's input reaches member k's chunk k: its cotangent is the chunks' cotangents
+    # laid side by side, which is all_gather.
+    if type(ct) is Zero:
+        return [None]
+    return [all_gather_p.bind(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
+                              axis_size=axis_size)]
+
+
+# --- all_to_all ------------------------------------------------------------------------------
+# Member i's output holds, for each member j, member j's chunk i of split_axis, placed at
+# position j of concat_axis: not tiled, split_axis (of size axis_size) is dropped and a new
+# axis of axis_size is inserted at concat_axis; tiled, split_axis is cut into axis_size chunks
+# and the received chunks are concatenated along concat_axis.
+
+all_to_all_p = Primitive("all_to_all")
+all_to_all_p.impl = _unbound("all_to_all")
+all_to_all_p.lower_rule = _unbound("all_to_all")
+
+
+def _all_to_all_shape(shape, split_axis, concat_axis, tiled, axis_size):
+    shape = list(shape)
+    if tiled:
+        shape[split_axis] //= axis_size
+        shape[concat_axis] *= axis_size
+        return tuple(shape)
+    del shape[split_axis]
+    shape.insert(concat_axis, axis_size)
+    return tuple(shape)
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, tiled, axis_size):
+    shape = _all_to_all_shape(x.shape, split_axis, concat_axis, tiled, axis_size)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _all_to_all_named(trace, vals, dims, *, axis_name, split_axis, concat_axis, tiled,
+                      axis_size):
+    (x,), (d,) = vals, dims
+    fnp = _fnp()
+    if d is None:  # every member sends the same value
+        x = fnp.broadcast_to(x[None], (axis_size,) + x.shape)
+    else:
+        x = fnp.moveaxis(x, d, 0)  # x[j]: member j's value
+    if tiled:  # split_axis -> (receiver, chunk)
+        where = split_axis + 1
+        x = x.reshape(x.shape[:where] + (axis_size, x.shape[where] // axis_size)
+                      + x.shape[where + 1:])
+    # out[i, j, ...] = x[j, ..., i at split_axis, ...]: the receivers become the batch axis
+    out = fnp.moveaxis(x, split_axis + 1, 0)
+    # then the senders go to concat_axis (merged with it when tiled, senders major)
+    out = fnp.moveaxis(out, 1, concat_axis + 1)
+    if tiled:
+        where = concat_axis + 1
+        out = out.reshape(out.shape[:where] + (out.shape[where] * out.shape[where + 1],)
+                          + out.shape[where + 2:])
+    return out, 0
+
+
+all_to_all_p.named_axis_rule = _all_to_all_named
+deflinear(all_to_all_p)
+
+
+@all_to_all_p.def_batch
+def _all_to_all_batch(vals, dims, *, split_axis, concat_axis, **params):
+    (x,), (d,) = vals, dims
+    x = _fnp().moveaxis(x, d, 0)
+    return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                             **params), 0
+
+
+@all_to_all_p.def_transpose
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+    # The exchange read backwards: what went from split_axis to concat_axis comes back.
+    if type(ct) is Zero:
+        return [None]
+    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
+COLLECTIVES = (psum_p, pmax_p, pmin_p, all_gather_p, ppermute_p, axis_index_p, psum_scatter_p,
+               all_to_all_p)

@@ -1,0 +1,243 @@
+"""``jax.lax``'s small utilities: ``broadcast_like``, ``broadcast_shapes``, ``dtype``,
+``shape_as_value``, ``stage``, ``composite``, ``with_sharding_constraint``, ``dce_sink``, and
+tokens (``create_token``, ``after_all``).
+
+Several of these exist in JAX for compilers and devices that funcarray's single-device,
+program-order world does not have; they keep their signatures so code ports, and do the one
+thing that is meaningful here:
+
+* ``with_sharding_constraint`` returns its input (one device: nothing to shard);
+* ``composite`` calls the decomposition (XLA would only pattern-match the composite's name);
+* ``dce_sink`` does nothing (it keeps values alive in JAX's dead-code elimination tests);
+* tokens carry no data: funcarray orders effects (debug callbacks) in program order, so a
+  ``Token`` is an empty pytree that passes through ``jit``, ``vmap`` and
+  ``optimization_barrier`` and orders nothing.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray import lax
+    >>> lax.broadcast_like(fnp.asarray([1, 2, 3]), fnp.zeros((2, 3)))
+    Array([[1, 2, 3],
+           [1, 2, 3]], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray import tree as fa_tree
+from funcarray._errors import op_type_error
+from funcarray.numpy._util import asarray_arg
+
+__all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
+           "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all"]
+# (Token, the type create_token returns, is not a jax.lax name: reach it as
+# type(lax.create_token()))
+
+
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast (NumPy's rules) to the shape of ``like_arr``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.broadcast_like(1.0, fnp.zeros(2))
+        Array([1., 1.], dtype=float32, weak_type=True)
+    """
+    import funcarray.numpy as fnp
+
+    op = "lax.broadcast_like"
+    like = like_arr if hasattr(like_arr, "shape") else asarray_arg(op, like_arr)
+    return fnp.broadcast_to(asarray_arg(op, arr), tuple(like.shape))
+
+
+def broadcast_shapes(*shapes):
+    """The shape NumPy broadcasting gives ``shapes`` (tuples of ints); a ValueError names
+    incompatible shapes.
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.broadcast_shapes((3, 1), (1, 4), (5, 1, 1))
+        (5, 3, 4)
+    """
+    import funcarray.numpy as fnp
+
+    return fnp.broadcast_shapes(*shapes)
+
+
+def dtype(x):
+    """The dtype funcarray gives ``x``: an array's or NumPy scalar's own dtype, a dtype-like
+    (``"float16"``, ``np.int8``) as that dtype, and the 32-bit defaults for Python scalars
+    and the types ``int``/``float``/``complex``.
+
+    Example:
+        >>> import numpy as np
+        >>> from funcarray import lax
+        >>> lax.dtype(1.0), lax.dtype(np.arange(3, dtype=np.int8)), lax.dtype("bfloat16")
+        (dtype('float32'), dtype('int8'), dtype(bfloat16))
+    """
+    if type(x) in (int, float, complex, bool):
+        return dtypes.canonicalize_dtype(type(x))
+    if x is None:
+        raise ValueError("lax.dtype: None has no dtype")
+    if not isinstance(x, type) and hasattr(x, "dtype"):
+        return dtypes.canonicalize_dtype(x.dtype)
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"lax.dtype: cannot determine the dtype of the {type(x).__name__} "
+                        f"{x!r}; convert it with funcarray.numpy.asarray first")
+    return dtypes.canonicalize_dtype(x)
+
+
+def shape_as_value(shape):
+    """``shape`` as a 1-d integer array (int32, or int64 if a dimension needs it).
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.shape_as_value((2, 3))
+        Array([2, 3], dtype=int32)
+    """
+    import funcarray.numpy as fnp
+
+    try:
+        dims = [int(d) for d in shape]
+    except TypeError:
+        raise op_type_error("lax.shape_as_value", f"shape must be a sequence of ints, got "
+                                                  f"{shape!r}") from None
+    wide = any(d > np.iinfo(np.int32).max for d in dims)
+    return fnp.asarray(np.asarray(dims, np.int64 if wide else np.int32).reshape(len(dims)))
+
+
+def stage(x, /):
+    """The identity, returning an array (a Python scalar or NumPy value becomes a funcarray
+    array; a traced value is returned as is).
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.stage(2.0)
+        Array(2., dtype=float32, weak_type=True)
+    """
+    return asarray_arg("lax.stage", x)
+
+
+def composite(decomposition, name, version=0):
+    """Mark ``decomposition`` as the composite operation ``name`` (jax.lax's decorator):
+    positional arguments are its operands, keyword arguments static attributes. XLA would
+    recognise the name to emit a fused kernel; funcarray has no such kernels, so the
+    composite simply calls (inlines) ``decomposition`` and every transform sees its body.
+
+    Example:
+        >>> import functools
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> @functools.partial(lax.composite, name="my.scale")
+        ... def scale(x, *, by):
+        ...     return x * by
+        >>> scale(fnp.ones(2), by=3.0)
+        Array([3., 3.], dtype=float32)
+    """
+    from funcarray.transforms.core import Tracer
+
+    if not callable(decomposition):
+        raise TypeError(f"lax.composite: decomposition must be a function, got "
+                        f"{decomposition!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"lax.composite: name must be a string, got {name!r}")
+
+    @functools.wraps(decomposition)
+    def call(*args, **kwargs):
+        traced = [k for k, v in kwargs.items()
+                  if any(isinstance(leaf, Tracer) for leaf in fa_tree.leaves(v))]
+        if traced:
+            raise TypeError(
+                f"lax.composite {name!r}: the attribute(s) {', '.join(traced)} hold traced "
+                f"values; attributes are static, so pass traced values positionally (as "
+                f"operands), or use NumPy values")
+        return decomposition(*args, **kwargs)
+
+    return call
+
+
+def with_sharding_constraint(x, shardings):
+    """``x`` (an array or pytree) unchanged: funcarray runs on one device, where every
+    sharding is the whole array. ``shardings`` is accepted, as in JAX, and not used.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.with_sharding_constraint(fnp.ones(2), None)
+        Array([1., 1.], dtype=float32)
+    """
+    leaves, tree = fa_tree.flatten(x)
+    return fa_tree.unflatten(tree, [asarray_arg("lax.with_sharding_constraint", leaf)
+                                    for leaf in leaves])
+
+
+def dce_sink(val, *, prevent_mlir_dce=False):
+    """Nothing: in JAX it keeps ``val`` (a pytree) alive through dead-code elimination for
+    tests; funcarray has no such pass to defeat. Returns None.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.dce_sink(fnp.ones(2)) is None
+        True
+    """
+    for leaf in fa_tree.leaves(val):
+        asarray_arg("lax.dce_sink", leaf)
+    return None
+
+
+class Token:
+    """An effect-ordering token (XLA's ``token``). funcarray keeps effects in program order,
+    so a token carries nothing; it is an empty pytree (no leaves), so it passes through
+    ``jit``, ``vmap`` and ``lax.optimization_barrier`` unchanged.
+
+    Example:
+        >>> import funcarray as fa
+        >>> from funcarray import lax
+        >>> fa.jit(lambda t: lax.after_all(t, lax.create_token()))(lax.create_token())
+        Token()
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Token()"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Token)
+
+    def __hash__(self) -> int:
+        return hash(Token)
+
+
+fa_tree.register_pytree_node(Token, lambda token: ((), None), lambda aux, children: Token())
+
+
+def create_token(_=None):
+    """A new token (the argument is ignored, as in JAX).
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.create_token()
+        Token()
+    """
+    return Token()
+
+
+def after_all(*operands):
+    """A token after all of ``operands`` (tokens): XLA's ``after_all``.
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.after_all(lax.create_token(), lax.create_token())
+        Token()
+    """
+    for i, operand in enumerate(operands):
+        if not isinstance(operand, Token):
+            raise TypeError(f"lax.after_all: operand {i} is a {type(operand).__name__}, not a "
+                            f"token; pass tokens from lax.create_token() or lax.after_all()")
+    return Token()
