@@ -460,12 +460,13 @@ class NativeCall:
 def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
                   compute_uv: bool = True, left_side: bool = True, transpose: bool = False,
                   conjugate: bool = False, unit_diagonal: bool = False,
-                  compute_right: bool = True) -> str:
+                  compute_right: bool = True, compute_schur_vectors: bool = True) -> str:
     """The routine's character flags as jaxlib's handlers take them (ui8 ASCII codes): ``uplo``
     'L'/'U' (the triangle read), ``mode`` 'V' (eigenvectors too) or, for gesdd, 'A' (full U,
     V^T), 'S' (reduced), 'N' (singular values only); trsm's ``side`` 'L'/'R', ``trans_x``
     'N'/'T'/'C' and ``diag`` 'U' (unit)/'N'; geev's ``compute_left`` (never: 'N') and
-    ``compute_right`` ('V' or 'N')."""
+    ``compute_right`` ('V' or 'N'); gees's ``mode`` ('V': Schur vectors too, or 'N') and
+    ``sort`` (never: 'N'). geqp3 and orgqr/ungqr take none."""
     uplo = ord("L" if lower else "U")
     if op == "cholesky":
         return f"{{uplo = {uplo} : ui8}}"
@@ -477,6 +478,9 @@ def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
     if op == "eig":
         return (f"{{compute_left = {ord('N')} : ui8, compute_right = "
                 f"{ord('V' if compute_right else 'N')} : ui8}}")
+    if op == "schur":
+        return (f"{{mode = {ord('V' if compute_schur_vectors else 'N')} : ui8, sort = "
+                f"{ord('N')} : ui8}}")
     if op == "triangular_solve":
         trans = ("C" if conjugate else "T") if transpose else "N"
         return (f"{{diag = {ord('U' if unit_diagonal else 'N')} : ui8, side = "
@@ -487,16 +491,18 @@ def _lapack_flags(op: str, lower: bool = True, full_matrices: bool = False,
 
 # funcarray factorisation -> LAPACK (or BLAS, for trsm) routine
 _LAPACK = {"cholesky": "potrf", "eigh": "syevd", "lu": "getrf", "svd": "gesdd",
-           "triangular_solve": "trsm", "eig": "geev"}
+           "triangular_solve": "trsm", "eig": "geev", "schur": "gees", "qr_pivoted": "geqp3",
+           "householder_product": "orgqr"}
 
 
 @functools.lru_cache(maxsize=256)
 def native_linalg(platform: str | None, op: str, dtype, **flags) -> NativeCall | None:
     """The native kernel for ``op`` (``"cholesky"``, ``"eigh"``, ``"lu"``, ``"svd"``,
-    ``"triangular_solve"``, ``"eig"``) on ``dtype`` matrices on ``platform``, or None: the rule then
-    lowers its portable composition. ``flags`` are the operation's own parameters
-    (``lower``, ``full_matrices``, ``compute_uv``, ``left_side``, ``transpose``,
-    ``conjugate``, ``unit_diagonal``, ``compute_right``; see ``_lapack_flags``).
+    ``"triangular_solve"``, ``"eig"``, ``"schur"``, ``"qr_pivoted"``, ``"householder_product"``)
+    on ``dtype`` matrices on ``platform``, or None: the rule then lowers its portable
+    composition. ``flags`` are the operation's own parameters (``lower``, ``full_matrices``,
+    ``compute_uv``, ``left_side``, ``transpose``, ``conjugate``, ``unit_diagonal``,
+    ``compute_right``, ``compute_schur_vectors``; see ``_lapack_flags``).
 
     On CPU these are jaxlib's LAPACK handlers (the ones jax's own CPU lowering calls; they are
     registered with XLA when jax is imported, and ``prepare_lapack_call`` loads LAPACK's
@@ -508,7 +514,10 @@ def native_linalg(platform: str | None, op: str, dtype, **flags) -> NativeCall |
     _jax()  # registers the handlers
     from jaxlib import lapack
     try:
-        target = lapack.prepare_lapack_call(f"{_LAPACK[op]}_ffi", np.dtype(dtype))
+        routine = _LAPACK[op]
+        if routine == "orgqr" and np.dtype(dtype).kind == "c":
+            routine = "ungqr"  # (LAPACK's name for the unitary Q)
+        target = lapack.prepare_lapack_call(f"{routine}_ffi", np.dtype(dtype))
     except (NotImplementedError, AttributeError):  # a dtype or routine this jaxlib lacks
         return None
     return NativeCall(target, _lapack_flags(op, **flags))

@@ -24,10 +24,12 @@ from funcarray.primitives.decompositions import (
     permutation_from_pivots,
     triangular_solve_p,
 )
+from funcarray.primitives.qr_pivoted import qr_pivoted_p
+from funcarray.primitives.schur import schur_p
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh",
-           "svd"]
+           "svd", "schur"]
 
 
 def _operand(op: str, x):
@@ -104,7 +106,9 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 @api_boundary
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
-    """``(q, r)`` with ``x = q @ r`` (``full_matrices``: q square, as jax.lax.linalg).
+    """``(q, r)`` with ``x = q @ r`` (``full_matrices``: q square, as jax.lax.linalg); with
+    ``pivoting``, ``(q, r, p)`` with ``x[..., :, p] = q @ r`` (LAPACK ``geqp3``'s column
+    order, int32). ``use_magma`` is accepted and ignored, as on JAX's CPU.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -113,10 +117,13 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
         >>> fnp.round(q @ r, 5)
         Array([[3., 0.],
                [4., 5.]], dtype=float32)
+        >>> linalg.qr(fnp.asarray([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)[2]
+        Array([1, 0], dtype=int32)
     """
+    x = _operand("lax.linalg.qr", x)
     if pivoting:
-        raise op_value_error("lax.linalg.qr", "pivoting=True is not supported yet")
-    return tuple(qr_p.bind(_operand("lax.linalg.qr", x), full_matrices=full_matrices))
+        return tuple(qr_pivoted_p.bind(x, full_matrices=full_matrices))
+    return tuple(qr_p.bind(x, full_matrices=full_matrices))
 
 
 @api_boundary
@@ -158,3 +165,27 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
         return outs[0]
     s, u, vh = outs
     return u, s, vh
+
+
+@api_boundary
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """``[t, q]`` with ``x = q @ t @ q^H`` (``[t]`` without ``compute_schur_vectors``):
+    LAPACK ``gees``'s Schur form, upper triangular for complex ``x`` and quasi upper
+    triangular (2 x 2 blocks for complex eigenvalue pairs) for real ``x``. ``sort_eig_vals``
+    is not implemented and ``select_callable`` is ignored, as in JAX.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> t, q = linalg.schur(fnp.asarray([[2.0, 1.0], [0.0, 3.0]]))
+        >>> t
+        Array([[2., 1.],
+               [0., 3.]], dtype=float32)
+    """
+    if sort_eig_vals:
+        raise NotImplementedError("lax.linalg.schur: sort_eig_vals=True (LAPACK gees's "
+                                  "eigenvalue sorting) is not implemented, as in JAX")
+    # (a list, ``[t]`` without vectors: what jax.lax.linalg.schur returns)
+    return list(schur_p.bind(_operand("lax.linalg.schur", x),
+                             compute_schur_vectors=bool(compute_schur_vectors)))

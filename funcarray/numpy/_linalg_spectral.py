@@ -4,7 +4,8 @@ is built on them (``eigvalsh``, ``svdvals``, ``matrix_rank``, ``pinv``, ``lstsq`
 The factorisations are the primitives of ``funcarray/primitives/spectral.py``; the functions
 here check and promote their inputs (integers become floats, as in jax.numpy) and compose the
 rest from ordinary funcarray operations, so everything differentiates, vectorises and jits.
-Real float32/float64 matrices only: complex and half-precision inputs raise a TypeError.
+``qr``, ``svd``, ``svdvals``, ``matrix_rank`` and ``cond`` take complex matrices too; the
+others real float32/float64 ones only (complex and half-precision inputs raise a TypeError).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -51,16 +52,19 @@ def _mT(x):
     return _shape.swapaxes(x, -1, -2)
 
 
-def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2):
-    """``a`` as a float32/float64 array with at least ``min_ndim`` dimensions (integers and
-    bools promoted as jax.numpy does), or a clear error naming ``op``."""
+def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2,
+                  complex_ok: bool = False):
+    """``a`` as a float32/float64 (or, with ``complex_ok``, complex64/complex128) array with at
+    least ``min_ndim`` dimensions (integers and bools promoted as jax.numpy does), or a clear
+    error naming ``op``."""
     a = asarray_arg(op, a)
-    if dtypes.is_complex(a.dtype):
+    if not dtypes.is_complex(a.dtype):
+        a = convert(a, to_inexact_dtype(a.dtype))
+    elif not complex_ok:
         raise op_type_error(op, f"complex matrices are not supported yet (got {a.dtype}); "
                                 f"decompose a real matrix (e.g. the real 2n x 2n embedding "
                                 f"[[re, -im], [im, re]]) instead")
-    a = convert(a, to_inexact_dtype(a.dtype))
-    if a.dtype not in (dtypes.float32, dtypes.float64):
+    if a.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise op_type_error(op, f"{a.dtype} matrices are not supported; convert with "
                                 f"a.astype(fnp.float32) first")
     if a.ndim < min_ndim:
@@ -88,7 +92,7 @@ def qr(a, mode: str = "reduced"):
         hint = " ('raw' is not supported)" if mode == "raw" else ""
         raise op_value_error("qr", f"mode must be 'reduced', 'complete' or 'r', got "
                                    f"{mode!r}{hint}")
-    a = _float_matrix("qr", a)
+    a = _float_matrix("qr", a, complex_ok=True)
     q, r = qr_p.bind(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -156,7 +160,11 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         >>> linalg.svd(fnp.asarray([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
         Array([4., 3.], dtype=float32)
     """
-    a = _float_matrix("svd", a, square=hermitian)
+    a = _float_matrix("svd", a, square=hermitian, complex_ok=True)
+    if hermitian and dtypes.is_complex(a.dtype):
+        raise op_type_error("svd", f"hermitian=True needs a real symmetric matrix (complex "
+                                   f"eigh is not supported yet), got {a.dtype}; use "
+                                   f"hermitian=False")
     if hermitian:
         return _hermitian_svd(a, compute_uv)
     outs = svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
@@ -192,7 +200,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
         if rtol is not None:
             raise op_value_error("matrix_rank", "give only one of tol and rtol")
         rtol = tol
-    M = _float_matrix("matrix_rank", M, min_ndim=0)
+    M = _float_matrix("matrix_rank", M, min_ndim=0, complex_ok=not hermitian)
     if M.ndim < 2:  # a vector or scalar has rank 1 unless it is all zeros (as NumPy)
         return _reductions.any(M != 0).astype(np.int32)
     s = svd(M, compute_uv=False, hermitian=hermitian)
@@ -332,7 +340,7 @@ def cond(x, p=None):
     if p not in (None, 2, -2):
         raise op_value_error("cond", f"only p=None, 2 or -2 are supported, got p={p!r}; "
                                      f"for other norms use norm(x, p) * norm(inv(x), p)")
-    x = _float_matrix("cond", x)
+    x = _float_matrix("cond", x, complex_ok=True)
     if x.shape[-1] == 0 or x.shape[-2] == 0:
         raise op_value_error("cond", f"the matrices must not be empty, got shape {x.shape}")
     s = svd(x, compute_uv=False)

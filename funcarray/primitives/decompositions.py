@@ -147,14 +147,19 @@ def _cholesky_batch(vals, dims):
     return cholesky_p.bind(a), 0
 
 
-def emit_native_call(ctx, call, operands, results, matrix_results) -> list:
+def emit_native_call(ctx, call, operands, results, matrix_results,
+                     matrix_operands=None) -> list:
     """Emit ``runtime.native_linalg``'s kernel ``call`` on the matrices ``operands`` (one SSA
     name or a list) as a ``stablehlo.custom_call`` with result avals ``results``
     (``matrix_results[i]``: result i is a stack of matrices, laid out column-major like the
-    operands)."""
+    operands; ``matrix_operands``, all true by default, says the same of the operands: geqp3's
+    pivot vector is not one)."""
     operands = [operands] if isinstance(operands, str) else list(operands)
     rank = ctx.type_of(operands[0]).ndim
-    in_layouts = ", ".join(runtime.native_layout(ctx.type_of(x).ndim, True) for x in operands)
+    if matrix_operands is None:
+        matrix_operands = (True,) * len(operands)
+    in_layouts = ", ".join(runtime.native_layout(ctx.type_of(x).ndim, m)
+                           for x, m in zip(operands, matrix_operands))
     layouts = ", ".join(runtime.native_layout(r.ndim, m)
                         for r, m in zip(results, matrix_results))
     return ctx.op("stablehlo.custom_call", *operands, results=results, attributes={

@@ -1,24 +1,28 @@
 """Spectral decompositions: ``qr``, ``eigh`` and ``svd`` (multiple-results primitives).
 
-Contract (operands are real float32/float64 arrays of shape ``(..., m, n)``; every leading
-dimension is a batch dimension, as in NumPy; ``funcarray.numpy.linalg`` promotes integers to
-floats and checks shapes first, so a direct ``bind`` of anything else raises a TypeError):
+Contract (operands are float32/float64 arrays of shape ``(..., m, n)``, and complex64/
+complex128 ones for ``qr`` and ``svd``; every leading dimension is a batch dimension, as in
+NumPy; ``funcarray.numpy.linalg`` promotes integers to floats and checks shapes first, so a
+direct ``bind`` of anything else raises a TypeError):
 
 * ``qr(a, *, full_matrices) -> [q, r]``: ``a = q @ r``, ``q`` with orthonormal columns and
   ``r`` upper triangular. With ``k = min(m, n)``: ``q`` is ``(..., m, k)`` and ``r``
   ``(..., k, n)``, or ``(..., m, m)`` and ``(..., m, n)`` when ``full_matrices``. Signs follow
-  LAPACK's Householder convention (``r[j, j] = -sign(alpha) * norm``).
+  LAPACK's Householder convention (``r[j, j] = -sign(re(alpha)) * norm``, real also for
+  complex matrices).
 * ``eigh(a, *, lower) -> [v, w]``: the symmetric matrix whose lower (``lower=True``) or upper
   triangle is ``a``'s: ``a = v @ diag(w) @ v.T``, eigenvalues ``w`` ascending.
 * ``svd(a, *, full_matrices, compute_uv) -> [s, u, vh]`` (``[s]`` without ``compute_uv``):
-  ``a = u[..., :k] @ diag(s) @ vh[..., :k, :]``, singular values descending.
+  ``a = u[..., :k] @ diag(s) @ vh[..., :k, :]``, singular values descending (real, also for a
+  complex ``a``).
 
 The signs of eigenvectors and singular vectors are not specified (LAPACK's on the eager path).
 
 Transformation rules:
 
-* jvp: the standard formulas (they treat the tangent of ``eigh``'s operand as symmetric, as
-  JAX does; ``funcarray.numpy.linalg.eigh`` symmetrises its input). ``qr``'s needs ``m >= n``
+* jvp: the standard formulas, JAX's for complex matrices (they treat the tangent of
+  ``eigh``'s operand as symmetric, as JAX does; ``funcarray.numpy.linalg.eigh`` symmetrises its
+  input). ``qr``'s needs ``m >= n``
   and no extra columns (``full_matrices`` only when square); ``svd``'s singular vectors need
   ``full_matrices=False`` unless square. The formulas are written with primitives, so they
   differentiate again (Hessians). Repeated eigenvalues or singular values have no derivative
@@ -28,11 +32,14 @@ Transformation rules:
 * lowering: ``eigh`` and ``svd`` emit the platform's native kernel where
   ``runtime.native_linalg`` offers one (LAPACK ``syevd``/``gesdd`` on CPU). Otherwise (and
   always for ``qr``: StableHLO has no such operations) each primitive lowers to a composite
-  algorithm staged with funcarray's own operations and inlined: Householder QR,
+  algorithm staged with funcarray's own operations and inlined: Householder QR (real or
+  complex),
   parallel-order (round-robin) two-sided Jacobi for ``eigh`` and one-sided (Hestenes) Jacobi
   for ``svd``, whose left singular vectors are completed by a Householder QR of ``a @ v``.
   Jacobi sweeps run until the off-diagonal part is at rounding level (at most
-  ``_MAX_SWEEPS``).
+  ``_MAX_SWEEPS``). The Jacobi composites are real: a complex ``svd`` without a native kernel
+  runs the eager kernel through a host callback (GPU) or raises NotImplementedError
+  (backend-neutral lowering).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -50,6 +57,7 @@ import numpy as np
 from funcarray.lowering import runtime
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.primitives._define import wrap_kernel
+from funcarray.primitives._native_kernel import lower_native_or_host
 from funcarray.primitives.decompositions import (
     checked_impl,
     emit_native_call,
@@ -61,28 +69,39 @@ from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.vmap import move_to_front
 
-__all__ = ["qr_p", "eigh_p", "svd_p"]
+__all__ = ["qr_p", "eigh_p", "svd_p", "qr_tangents"]
 
 # Jacobi converges quadratically: float64 needs ~6-10 sweeps; the cap only stops a stall.
 _MAX_SWEEPS = 40
 _SUPPORTED = (np.dtype(np.float32), np.dtype(np.float64))
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
 
 # --------------------------------------------------------------------------------------------
 # Shape rules
 # --------------------------------------------------------------------------------------------
 
-def _check_matrix(name: str, aval, *, square: bool = False):
+def _check_matrix(name: str, aval, *, square: bool = False, complex_ok: bool = False):
     """Reject what the kernels cannot take, naming the primitive, the operand and the fix."""
     if aval.ndim < 2:
         raise TypeError(f"{name}: expected an array of matrices (ndim >= 2), got "
                         f"{aval.str_short()}")
     if square and aval.shape[-1] != aval.shape[-2]:
         raise TypeError(f"{name}: expected square matrices, got {aval.str_short()}")
-    if np.dtype(aval.dtype) not in _SUPPORTED:
-        raise TypeError(f"{name}: expected float32 or float64 matrices, got "
+    dtype = np.dtype(aval.dtype)
+    if dtype in _COMPLEX and complex_ok:
+        return
+    if dtype not in _SUPPORTED:
+        kinds = "float32, float64, complex64 or complex128" if complex_ok else (
+            "float32 or float64")
+        unsupported = "half-precision" if complex_ok else "complex and half-precision"
+        raise TypeError(f"{name}: expected {kinds} matrices, got "
                         f"{aval.str_short()}; convert with .astype(float32/float64) first "
-                        f"(complex and half-precision matrices are not supported)")
+                        f"({unsupported} matrices are not supported)")
+
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.finfo(np.dtype(dtype)).dtype
 
 
 def _qr_shapes(shape, full_matrices):
@@ -105,7 +124,7 @@ svd_p = Primitive("svd", multiple_results=True)
 
 @qr_p.def_abstract_eval
 def _qr_abstract_eval(a, *, full_matrices):
-    _check_matrix("qr", a)
+    _check_matrix("qr", a, complex_ok=True)
     q_shape, r_shape = _qr_shapes(a.shape, full_matrices)
     return [ShapedArray(q_shape, a.dtype), ShapedArray(r_shape, a.dtype)]
 
@@ -118,11 +137,12 @@ def _eigh_abstract_eval(a, *, lower):
 
 @svd_p.def_abstract_eval
 def _svd_abstract_eval(a, *, full_matrices, compute_uv):
-    _check_matrix("svd", a)
+    _check_matrix("svd", a, complex_ok=True)
     s_shape, u_shape, vh_shape = _svd_shapes(a.shape, full_matrices)
+    s = ShapedArray(s_shape, _real_dtype(a.dtype))
     if not compute_uv:
-        return [ShapedArray(s_shape, a.dtype)]
-    return [ShapedArray(s, a.dtype) for s in (s_shape, u_shape, vh_shape)]
+        return [s]
+    return [s, ShapedArray(u_shape, a.dtype), ShapedArray(vh_shape, a.dtype)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,10 +160,12 @@ def _eigh_kernel(a, *, lower):
 
 
 def _svd_kernel(a, *, full_matrices, compute_uv):
+    real = _real_dtype(a.dtype)
     if not compute_uv:
-        return [np.linalg.svd(a, compute_uv=False).astype(a.dtype, copy=False)]
+        return [np.linalg.svd(a, compute_uv=False).astype(real, copy=False)]
     u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return [x.astype(a.dtype, copy=False) for x in (s, u, vh)]
+    return [s.astype(real, copy=False), u.astype(a.dtype, copy=False),
+            vh.astype(a.dtype, copy=False)]
 
 
 qr_p.kernel, eigh_p.kernel, svd_p.kernel = _qr_kernel, _eigh_kernel, _svd_kernel
@@ -179,6 +201,13 @@ def _mT(x):
     return fnp.swapaxes(x, -1, -2)
 
 
+def _H(x):
+    """The conjugate transpose (the transpose for real ``x``)."""
+    import funcarray.numpy as fnp
+    x = fnp.swapaxes(x, -1, -2)
+    return fnp.conj(x) if np.dtype(x.dtype).kind == "c" else x
+
+
 def _solve_upper_right(b, r):
     """``b @ inv(r)`` for upper-triangular ``r`` (..., n, n): one triangular solve."""
     return triangular_solve_p.bind(r, b, left_side=False, lower=False, transpose_a=False,
@@ -197,14 +226,24 @@ def _qr_jvp(primals, tangents, *, full_matrices):
             f"qr: the derivative needs a matrix with at least as many rows as columns (and "
             f"full_matrices only when square), got shape {a.shape} with "
             f"full_matrices={full_matrices}; use mode='reduced' on a tall matrix, or transpose")
+    return [q, r], list(qr_tangents(q, r, da))
+
+
+def qr_tangents(q, r, da):
+    """``(dq, dr)`` of the thin QR ``a = q @ r`` (``m >= n``, ``r`` square) for the tangent
+    ``da`` (shared with the column-pivoted QR, which passes ``da``'s permuted columns)."""
     import funcarray.numpy as fnp
     da_rinv = _solve_upper_right(da, r)
-    qt_da_rinv = fnp.matmul(_mT(q), da_rinv)
+    qt_da_rinv = fnp.matmul(_H(q), da_rinv)
     low = fnp.tril(qt_da_rinv, -1)
-    skew = low - _mT(low)  # q.T @ dq: skew-symmetric, as q.T @ q = I
+    skew = low - _H(low)  # q^H @ dq: skew-Hermitian, as q^H @ q = I
+    if np.dtype(q.dtype).kind == "c":
+        # the diagonal of q^H dq is imaginary; r's real diagonal fixes it to i Im(diag)
+        eye = fnp.eye(r.shape[-1], dtype=q.dtype)
+        skew = skew + eye * (qt_da_rinv - fnp.real(qt_da_rinv).astype(q.dtype))
     dq = fnp.matmul(q, skew - qt_da_rinv) + da_rinv
     dr = fnp.matmul(qt_da_rinv - skew, r)
-    return [q, r], [dq, dr]
+    return dq, dr
 
 
 def _inverse_gaps(w):
@@ -248,9 +287,10 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     import funcarray.numpy as fnp
     s, u, vh = outs if compute_uv and not full_matrices else svd_p.bind(
         a, full_matrices=False, compute_uv=True)
-    v = _mT(vh)
-    ds_mat = fnp.matmul(_mT(u), fnp.matmul(da, v))  # u.T da v: (..., k, k)
-    ds = fnp.diagonal(ds_mat, axis1=-2, axis2=-1)
+    v = _H(vh)
+    complex_ = np.dtype(a.dtype).kind == "c"
+    ds_mat = fnp.matmul(_H(u), fnp.matmul(da, v))  # u^H da v: (..., k, k)
+    ds = fnp.diagonal(fnp.real(ds_mat) if complex_ else ds_mat, axis1=-2, axis2=-1)
     if not compute_uv:
         return outs, [ds]
     s_row = s[..., None, :]
@@ -260,16 +300,20 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     gaps = 1 / ((s_row + s_col) * (s_row - s_col) + eye) - eye
     ds_s = ds_mat * s_row  # ds_mat @ diag(s)
     s_ds = s_col * ds_mat  # diag(s) @ ds_mat
-    du = fnp.matmul(u, gaps * (ds_s + _mT(ds_s)))
-    dv = fnp.matmul(v, gaps * (s_ds + _mT(s_ds)))
+    du = fnp.matmul(u, gaps * (ds_s + _H(ds_s)))
+    dv = fnp.matmul(v, gaps * (s_ds + _H(s_ds)))
     inv_s = _safe_reciprocal(s)
+    if complex_:
+        # The phases of u's and v's columns: the imaginary diagonal of u^H da v goes to du
+        # (JAX's choice; the pairs (u_j e^it, v_j e^it) are all singular vectors).
+        du = du + fnp.matmul(u, 0.5 * (ds_mat - _H(ds_mat)) * (eye * inv_s[..., None, :]))
     if m > n:  # the part of da's columns outside span(u)
         da_v = fnp.matmul(da, v)
-        du = du + (da_v - fnp.matmul(u, fnp.matmul(_mT(u), da_v))) * inv_s[..., None, :]
+        du = du + (da_v - fnp.matmul(u, fnp.matmul(_H(u), da_v))) * inv_s[..., None, :]
     if n > m:
-        dat_u = fnp.matmul(_mT(da), u)
-        dv = dv + (dat_u - fnp.matmul(v, fnp.matmul(vh, dat_u))) * inv_s[..., None, :]
-    return outs, [ds, du, _mT(dv)]
+        dah_u = fnp.matmul(_H(da), u)
+        dv = dv + (dah_u - fnp.matmul(v, fnp.matmul(vh, dah_u))) * inv_s[..., None, :]
+    return outs, [ds, du, _H(dv)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -281,28 +325,38 @@ def _eps(dtype) -> float:
 
 
 def _householder_qr(a, full_matrices: bool):
-    """Householder QR with LAPACK's sign convention (dgeqrf + dorgqr): ``(q, r)``."""
+    """Householder QR with LAPACK's sign convention (?geqrf + ?orgqr/?ungqr): ``(q, r)``."""
     import funcarray.numpy as fnp
     from funcarray import lax
     m, n = a.shape[-2:]
     rows, cols = fnp.arange(m), fnp.arange(n)
     q0 = fnp.broadcast_to(fnp.eye(m, dtype=a.dtype), (*a.shape[:-2], m, m))
+    complex_ = np.dtype(a.dtype).kind == "c"
 
     def step(j, carry):
         q, r = carry
         x = fnp.sum(fnp.where(cols == j, r, 0), axis=-1)  # column j: (..., m)
         alpha = fnp.sum(fnp.where(rows == j, x, 0), axis=-1)
         below = fnp.where(rows > j, x, 0)
-        sigma = fnp.sqrt(fnp.sum(below * below, axis=-1))
-        # No reflection when nothing sits below the diagonal (dlarfg's tau = 0).
-        reflect = sigma > 0
-        beta = -fnp.copysign(fnp.hypot(alpha, sigma), alpha)
+        if complex_:  # zlarfg: beta is real, so a complex alpha alone is still reflected
+            below2 = fnp.sum(fnp.real(below * fnp.conj(below)), axis=-1)
+            reflect = (below2 > 0) | (fnp.imag(alpha) != 0)
+            norm = fnp.sqrt(fnp.real(alpha) ** 2 + fnp.imag(alpha) ** 2 + below2)
+            beta = (-fnp.copysign(norm, fnp.real(alpha))).astype(a.dtype)
+        else:
+            sigma = fnp.sqrt(fnp.sum(below * below, axis=-1))
+            # No reflection when nothing sits below the diagonal (dlarfg's tau = 0).
+            reflect = sigma > 0
+            beta = -fnp.copysign(fnp.hypot(alpha, sigma), alpha)
         tau = fnp.where(reflect, (beta - alpha) / fnp.where(reflect, beta, 1), 0)
         scale = 1 / fnp.where(reflect, alpha - beta, 1)
         v = fnp.where(rows == j, 1, below * scale[..., None])
         tau = tau[..., None, None]
-        r = r - tau * v[..., :, None] * fnp.matmul(v[..., None, :], r)
-        q = q - tau * fnp.matmul(q, v[..., :, None]) * v[..., None, :]
+        vh = fnp.conj(v) if complex_ else v
+        # r <- H^H r and q <- q H, with H = I - tau v v^H
+        r = r - (fnp.conj(tau) if complex_ else tau) * v[..., :, None] * fnp.matmul(
+            vh[..., None, :], r)
+        q = q - tau * fnp.matmul(q, v[..., :, None]) * vh[..., None, :]
         return q, r
 
     q, r = lax.fori_loop(0, min(m, n), step, (q0, a))
@@ -503,12 +557,31 @@ def _eigh_lower(ctx, a, *, lower):
             for x, x_aval in ((v, v_aval), (w, w_aval))]
 
 
+@functools.lru_cache(maxsize=64)
+def _empty_svd_ir(aval, full_matrices: bool, compute_uv: bool):
+    """The SVD of empty matrices, as NumPy and JAX: no singular values, identity blocks for
+    the complete bases and empty arrays otherwise."""
+    import funcarray.numpy as fnp
+
+    def empty(a):
+        outs = _svd_abstract_eval(aval, full_matrices=full_matrices, compute_uv=compute_uv)
+        return [fnp.broadcast_to(fnp.eye(*o.shape[-2:], dtype=o.dtype), o.shape)
+                if o.ndim == aval.ndim else fnp.zeros(o.shape, o.dtype) for o in outs]
+
+    return stage_flat(empty, [aval])
+
+
 def _svd_lower(ctx, a, *, full_matrices, compute_uv):
     # LAPACK gesdd on CPU (the one-sided Jacobi composite is ~400x slower there), else the
-    # portable composite.
+    # portable composite (real matrices; complex ones call the eager kernel back on GPU).
     aval = ctx.avals_in[0]
+    if 0 in aval.shape[-2:]:  # (gesdd rejects empty matrices)
+        return lower_inline(ctx, _empty_svd_ir(aval, full_matrices, compute_uv), a)
     native = runtime.native_linalg(ctx.platform, "svd", aval.dtype,
                                    full_matrices=full_matrices, compute_uv=compute_uv)
+    if native is None and np.dtype(aval.dtype).kind == "c":
+        return lower_native_or_host(ctx, svd_p, [a], dict(full_matrices=full_matrices,
+                                                          compute_uv=compute_uv), None, None)
     if native is None:
         return _composite_lowering("svd")(ctx, a, full_matrices=full_matrices,
                                           compute_uv=compute_uv)

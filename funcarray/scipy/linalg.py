@@ -21,15 +21,20 @@ from funcarray._errors import api_boundary, op_value_error
 from funcarray.numpy import linalg as _np_linalg
 from funcarray.numpy._linalg_solve import _factorisable, solve_operands
 from funcarray.primitives.decompositions import lu_p, permutation_from_pivots, triangular_solve_p
+from funcarray.primitives.qr_pivoted import qr_pivoted_p
 from funcarray.scipy._linalg_hessenberg import hessenberg
 from funcarray.scipy._linalg_matfuncs import *  # noqa: F403
 from funcarray.scipy._linalg_matfuncs import __all__ as _matfunc_names
+from funcarray.scipy._linalg_qr_multiply import qr_multiply
+from funcarray.scipy._linalg_schur import funm, rsf2csf, schur, sqrtm
 from funcarray.scipy._linalg_special_matrices import *  # noqa: F403
 from funcarray.scipy._linalg_special_matrices import __all__ as _special_matrix_names
+from funcarray.scipy._linalg_tridiagonal import eigh_tridiagonal
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
            "lu_solve", "solve", "inv", "det", "eigh", "qr", "svd", "hessenberg", *_matfunc_names,
-           *_special_matrix_names]
+           *_special_matrix_names, "schur", "rsf2csf", "sqrtm", "funm", "qr_multiply",
+           "eigh_tridiagonal"]
 
 
 def _trans_flags(op: str, trans):
@@ -255,8 +260,10 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
 @api_boundary
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
     """QR decomposition with SciPy's modes: 'full' (``(q, r)``, ``q`` square), 'economic'
-    (``q`` is m x min(m, n)) or 'r' (the 1-tuple ``(r,)``, full-size ``r``). Column pivoting
-    is not implemented.
+    (``q`` is m x min(m, n)) or 'r' (the 1-tuple ``(r,)``, full-size ``r``). ``pivoting``
+    adds the column order ``p`` (LAPACK ``geqp3``, as JAX and SciPy) with
+    ``a[..., :, p] = q @ r`` and ``|diag(r)|`` non-increasing: ``(q, r, p)``, or ``(r, p)``
+    for mode 'r'.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -264,13 +271,19 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
         >>> q, r = qr(fnp.asarray([[3.0], [4.0]]))
         >>> q.shape, r.shape
         ((2, 2), (2, 1))
+        >>> qr(fnp.asarray([[1.0, 3.0], [0.0, 4.0]]), pivoting=True)[2]
+        Array([1, 0], dtype=int32)
     """
     op = "scipy.linalg.qr"
     if mode not in ("full", "economic", "r"):
         raise op_value_error(op, f"mode must be 'full', 'economic' or 'r', got {mode!r}")
     if pivoting:
-        raise NotImplementedError(f"{op}: pivoting=True (LAPACK geqp3) is not implemented; "
-                                  f"use pivoting=False")
+        x = _factorisable(op, a)
+        if x.ndim < 2:
+            raise op_value_error(op, f"a must be a matrix or a stack of them, got shape "
+                                     f"{tuple(x.shape)}")
+        q, r, p = qr_pivoted_p.bind(x, full_matrices=mode != "economic")
+        return (r, p) if mode == "r" else (q, r, p)
     q, r = _np_linalg.qr(a, mode="reduced" if mode == "economic" else "complete")
     return (r,) if mode == "r" else (q, r)
 
