@@ -21,20 +21,34 @@ from funcarray.primitives.special import digamma_p, erf_inv_p, erf_p, erfc_p, lg
 from funcarray.scipy import (
     _special_basic,
     _special_bessel,
+    _special_bessel_jn,
     _special_expint,
     _special_gamma,
+    _special_hyp2f1,
+    _special_hyper,
     _special_incomplete,
+    _special_integrals,
+    _special_more,
     _special_normal,
+    _special_sph_harm,
 )
 from funcarray.scipy._special_basic import *  # noqa: F403
 from funcarray.scipy._special_bessel import *  # noqa: F403
+from funcarray.scipy._special_bessel_jn import *  # noqa: F403
 from funcarray.scipy._special_expint import *  # noqa: F403
 from funcarray.scipy._special_gamma import *  # noqa: F403
+from funcarray.scipy._special_hyp2f1 import *  # noqa: F403
+from funcarray.scipy._special_hyper import *  # noqa: F403
 from funcarray.scipy._special_incomplete import *  # noqa: F403
+from funcarray.scipy._special_integrals import *  # noqa: F403
+from funcarray.scipy._special_more import *  # noqa: F403
 from funcarray.scipy._special_normal import *  # noqa: F403
+from funcarray.scipy._special_sph_harm import *  # noqa: F403
 
 _MODULES = (_special_basic, _special_gamma, _special_normal, _special_incomplete,
-            _special_bessel, _special_expint)
+            _special_bessel, _special_expint, _special_integrals, _special_more,
+            _special_bessel_jn, _special_sph_harm, _special_hyper,
+            _special_hyp2f1)
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma",
            *(name for module in _MODULES for name in module.__all__)]
 
