@@ -291,8 +291,24 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     carry_leaves, carry_tree = fa_tree.flatten(init)
     carry_leaves = _as_leaves("scan", carry_leaves)
     if _eager() and length > 0:
-        return _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length,
-                           bool(reverse))
+        try:
+            return _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length,
+                               bool(reverse))
+        except _YsStructureError as exc:
+            # The ys changed structure between eager steps. Where only their static parts
+            # differ (fa.vjp's function is made anew at each step, its residuals being the
+            # leaves) JAX, which traces f once, stacks them: so trace f once too. A body
+            # that really changes structure (or cannot be traced) keeps this error.
+            try:
+                return _staged_scan(f, x_leaves, xs_tree, carry_leaves, carry_tree, length,
+                                    reverse)
+            except Exception:
+                raise exc from None
+    return _staged_scan(f, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse)
+
+
+def _staged_scan(f, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse):
+    """scan with ``f`` traced once into the body of a ``scan`` primitive."""
     slice_avals = [x.aval.update(shape=x.shape[1:]) for x in x_leaves]
     for _ in range(2):
         store = {}
@@ -429,9 +445,13 @@ def _scan_step_output(out):
     return out[0], out[1]
 
 
+class _YsStructureError(TypeError):
+    """An eager scan's ys changed pytree structure between steps."""
+
+
 def _ys_structure_error(before, after) -> TypeError:
-    return TypeError(f"scan: f must return ys of one pytree structure at every step, got "
-                     f"{before} then {after}")
+    return _YsStructureError(f"scan: f must return ys of one pytree structure at every step, "
+                             f"got {before} then {after}")
 
 
 def _stack(arrays):

@@ -36,7 +36,7 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _short,
 )
-from funcarray.numpy._util import convert
+from funcarray.numpy._util import convert, convert_arg
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 
@@ -250,6 +250,8 @@ def convert_element_type(operand, new_dtype):
     """
     op = "lax.convert_element_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
+    if type(operand) in (float, complex):  # from its double value: 0.1 to float64 stays 0.1
+        return convert_arg(op, operand, new_dtype)
     return convert(_operand(op, operand), new_dtype, False)
 
 

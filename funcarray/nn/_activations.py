@@ -17,6 +17,7 @@ from funcarray import dtypes
 from funcarray import numpy as fnp
 from funcarray._errors import op_type_error
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
 
@@ -48,6 +49,10 @@ def _inexact_arg(op: str, x):
     return x
 
 
+def _stop_gradient(x):
+    return stop_gradient_p.bind(x)
+
+
 def relu(x):
     """Rectified linear unit, ``max(x, 0)``; its gradient at 0 is 0 (as in ``jax.nn``).
 
@@ -59,8 +64,9 @@ def relu(x):
         Array([0., 0., 3.], dtype=float32)
     """
     x = _real_arg("relu", x)
-    # where(x <= 0, 0, x) rather than maximum(x, 0): maximum splits the gradient at a tie.
-    return fnp.where(x <= 0, 0, x)
+    # The value is maximum(x, 0) (NaN stays NaN); the gradient is 1 only where x > 0, as
+    # jax.nn's custom JVP says (0 at the tie x == 0, where maximum would split it, and at NaN).
+    return fnp.where(x > 0, x, _stop_gradient(fnp.maximum(x, 0)))
 
 
 def relu6(x):
@@ -72,7 +78,8 @@ def relu6(x):
         Array([0., 3., 6.], dtype=float32)
     """
     x = _inexact_arg("relu6", x)
-    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))
+    # As relu: the gradient is 1 only strictly inside (0, 6), and 0 at NaN (jax.nn's JVP).
+    return fnp.where((x > 0) & (x < 6), x, _stop_gradient(fnp.minimum(fnp.maximum(x, 0), 6)))
 
 
 def leaky_relu(x, negative_slope=1e-2):

@@ -106,7 +106,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if b is None:
         a = _inexact_arg(op, a)
     else:
-        a, b = promote_args(op, _inexact_arg(op, a), _inexact_arg(op, b))
+        # (A Python number b is promoted as itself: float64 a meets it at float64 precision.)
+        a, b = promote_args(op, _inexact_arg(op, a),
+                            b if type(b) in (int, float) else _inexact_arg(op, b))
         # Zero weights drop their term entirely, even where a is inf or NaN.
         a = fnp.where(b != 0, a, -np.inf)
     axes = canonicalize_axes(op, axis, a.ndim)

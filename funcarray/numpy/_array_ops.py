@@ -31,7 +31,13 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._shape import _concrete_int, broadcast_to, concatenate, ravel
-from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert
+from funcarray.numpy._util import (
+    asarray_arg,
+    canonicalize_axis,
+    convert,
+    convert_arg,
+    promote_args_unbroadcast,
+)
 from funcarray.primitives.elementwise import complex_p
 
 __all__ = ["diff", "ediff1d", "append", "nan_to_num", "copy", "astype"]
@@ -66,18 +72,13 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if arr.ndim == 0:
         raise op_value_error(op, "needs an array with at least one dimension, got a 0-d value")
     axis = canonicalize_axis(op, axis, arr.ndim)
-    parts = []
-    for extra in (prepend, arr, append):
-        if extra is None:
-            continue
-        extra = asarray_arg(op, extra)
-        if extra.ndim == 0:
-            shape = list(arr.shape)
-            shape[axis] = 1
-            extra = broadcast_to(extra, tuple(shape))
-        parts.append(extra)
+    parts = [extra for extra in (prepend, arr, append) if extra is not None]
     if len(parts) > 1:
-        arr = concatenate(parts, axis)
+        # (Promoted together first: a Python float joining float64 keeps float64's precision.)
+        parts = promote_args_unbroadcast(op, *parts)
+        slice_shape = arr.shape[:axis] + (1,) + arr.shape[axis + 1:]
+        arr = concatenate([broadcast_to(p, slice_shape) if p.ndim == 0 else p for p in parts],
+                          axis)
     later, earlier = _along(axis, arr.ndim, slice(1, None)), _along(axis, arr.ndim, slice(-1))
     for _ in range(n):
         if arr.dtype == dtypes.bool_:
@@ -103,9 +104,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
                                 "ary.astype(fnp.int32)")
     result = subtract(arr[1:], arr[:-1])
     if to_begin is not None:
-        result = concatenate([ravel(convert(asarray_arg(op, to_begin), arr.dtype)), result])
+        result = concatenate([ravel(convert_arg(op, to_begin, arr.dtype)), result])
     if to_end is not None:
-        result = concatenate([result, ravel(convert(asarray_arg(op, to_end), arr.dtype))])
+        result = concatenate([result, ravel(convert_arg(op, to_end, arr.dtype))])
     return result
 
 
@@ -121,7 +122,7 @@ def append(arr, values, axis=None):
         Array([1. , 2. , 3.5], dtype=float32)
     """
     op = "append"
-    arr, values = asarray_arg(op, arr), asarray_arg(op, values)
+    arr, values = promote_args_unbroadcast(op, asarray_arg(op, arr), values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([arr, values], axis=_concrete_int(op, axis, "axis"))
@@ -150,10 +151,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     def value(v, default, name):
         if v is None:
             return Array(np.asarray(default, dt))
-        v = asarray_arg(op, v)
-        if dtypes.is_complex(v.dtype):
-            raise op_type_error(op, f"{name} must be real, got dtype {v.dtype}")
-        return convert(v, dt)
+        v_dtype = asarray_arg(op, v).dtype
+        if dtypes.is_complex(v_dtype):
+            raise op_type_error(op, f"{name} must be real, got dtype {v_dtype}")
+        return convert_arg(op, v, dt)
 
     out = where(isnan(x), value(nan, 0.0, "nan"), x)
     out = where(isposinf(out), value(posinf, info.max, "posinf"), out)

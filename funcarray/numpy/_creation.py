@@ -13,11 +13,18 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
+from funcarray import _float0, dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._shape import _int_tuple
-from funcarray.numpy._util import asarray_arg, broadcast_to_shape, canonicalize_axis, convert
+from funcarray.numpy._util import (
+    asarray_arg,
+    broadcast_to_shape,
+    canonicalize_axis,
+    convert,
+    convert_arg,
+    to_inexact_dtype,
+)
 from funcarray.primitives.shape import iota_p
 
 __all__ = [
@@ -75,13 +82,18 @@ def full(shape, fill_value, dtype=None):
         Array([7, 7], dtype=int32, weak_type=True)
     """
     shape = shape_tuple("full", shape)
-    dtype = None if dtype is None else dtypes.canonicalize_dtype(dtype)
-    value = asarray_arg("full", fill_value, dtype)
+    # With a dtype the fill value is converted as lax.convert_element_type does, like
+    # jax.numpy.full: a float to an integer dtype truncates (2.7 -> 2), a Python float to
+    # float64 keeps its double value.
+    value = (asarray_arg("full", fill_value) if dtype is None
+             else convert_arg("full", fill_value, dtype))
     return broadcast_to_shape(value, shape)
 
 
 def zeros(shape, dtype=None):
-    """An array of zeros (float32 unless ``dtype`` says otherwise).
+    """An array of zeros (float32 unless ``dtype`` says otherwise). With
+    ``dtype=funcarray.dtypes.float0`` it is a NumPy float0 array, as in JAX (the tangent type
+    of integers: no operation takes it).
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -89,7 +101,12 @@ def zeros(shape, dtype=None):
         Array([[0, 0],
                [0, 0]], dtype=int8)
     """
-    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    try:
+        dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    except TypeError:
+        if _float0.is_float0_dtype(dtype):
+            return _float0.zeros(_int_tuple("zeros", shape, "shape"))
+        raise
     return full(shape, Array(np.zeros((), dtype)))
 
 
@@ -138,6 +155,10 @@ def zeros_like(a, dtype=None, shape=None):
         >>> fnp.zeros_like(fnp.arange(3))
         Array([0, 0, 0], dtype=int32)
     """
+    if _float0.is_float0(a) or (dtype is not None and _float0.is_float0_dtype(dtype)):
+        # float0 zeros (JAX's zeros_like of a float0 array, or with dtype=float0)
+        return _float0.zeros(np.shape(a) if shape is None
+                             else _int_tuple("zeros_like", shape, "shape"))
     return _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
 
 
@@ -237,7 +258,10 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     num = int(operator.index(num))
     if num < 0:
         raise op_value_error("linspace", f"num must be non-negative, got {num}")
-    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if dtype is None:  # float32 for Python numbers, float64 for float64 (or int64) arrays
+        dtype = to_inexact_dtype(dtypes.result_type(asarray_arg("linspace", start),
+                                                    asarray_arg("linspace", stop)))
+    dtype = dtypes.canonicalize_dtype(dtype)
     compute = dtype if dtypes.is_inexact(dtype) else dtypes.float32
     # (asarray_arg with the dtype: a Python float becomes float64 from its exact value, not
     # from a weak float32 rounding of it)

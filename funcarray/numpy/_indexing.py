@@ -36,6 +36,7 @@ from funcarray.numpy._util import (
     broadcast_to_shape,
     canonicalize_axis,
     convert,
+    convert_arg,
     is_array,
     promote_args,
 )
@@ -54,6 +55,7 @@ from funcarray.primitives.indexing import (
     scatter_p,
     sort_p,
 )
+from funcarray.primitives.reduce import cumsum_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, rev_p, slice_p, squeeze_p
 from funcarray.transforms.core import Tracer
 
@@ -472,6 +474,8 @@ _COMBINE = {"add": ew.add_p, "multiply": ew.mul_p, "min": ew.min_p, "max": ew.ma
 
 
 def _scatter_mode(op, mode) -> str:
+    # "promise_in_bounds" leaves out-of-bounds updates unspecified; dropping them is what XLA
+    # (and so jax) does with them, and _gather_mode clamps its gathers, as XLA does.
     if mode in (None, "drop", "fill", "promise_in_bounds"):
         return "drop"
     if mode == "clip":
@@ -525,7 +529,7 @@ def _update_box(op, x, entries, v, kind, fn=None):
     limits = tuple(s + n for s, n in zip(starts, sizes))
     old = slice_p.bind(x, start_indices=tuple(starts), limit_indices=limits, strides=None)
     if kind == "apply":
-        new = convert(asarray_arg(op, fn(_reshape(old, indexed_shape))), x.dtype, x.weak_type)
+        new = convert_arg(op, fn(_reshape(old, indexed_shape)), x.dtype, x.weak_type)
         new = _reshape(_broadcast_value(op, new, indexed_shape), sizes)
     else:
         v = _reshape(_broadcast_value(op, v, indexed_shape), sizes)
@@ -556,7 +560,7 @@ def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indi
     strict = mode is None  # a static int out of bounds raises unless a mode is asked for
     mode = _scatter_mode(op, mode)
     if kind != "apply":
-        values = convert(asarray_arg(op, values), x.dtype, x.weak_type)
+        values = convert_arg(op, values, x.dtype, x.weak_type)
     new_shape, entries = _parse_index(op, x.shape, idx, strict)
     if new_shape == x.shape and _static_box(entries) is not None:
         return _update_box(op, x, entries, values, kind, fn)
@@ -569,7 +573,7 @@ def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indi
     indices = _reshape(positions, (*positions.shape, 1))
     if kind == "apply":
         old = _gather_flat(flat_x, positions) if x.size else _reshape(flat_x, positions.shape)
-        values = convert(asarray_arg(op, fn(old)), x.dtype, x.weak_type)
+        values = convert_arg(op, fn(old), x.dtype, x.weak_type)
         kind = "set"
     values = _broadcast_value(op, values, positions.shape)
     dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
@@ -767,21 +771,21 @@ def _nonzero_flat_positions(op, a, size):
     (padded with 0) and whether each is a real hit."""
     mask = _ravel(_as_mask(a))
     n = mask.shape[0]
-    iota = iota_p.bind(dtype=dtypes.int32, shape=(n,), dimension=0)
-    # A stable sort on "is zero" moves the nonzeros to the front, in order.
-    is_zero = ew.eq_p.bind(mask, _const(False, dtypes.bool_, (n,)))
-    order = sort_p.bind(is_zero, iota, dimension=0, is_stable=True, num_keys=1)[1]
-    if size <= n:
-        positions = slice_p.bind(order, start_indices=(0,), limit_indices=(size,),
-                                 strides=None)
-    else:
-        positions = concatenate_p.bind(order, _const(0, dtypes.int32, (size - n,)),
-                                       dimension=0)
-    valid = _gather_flat(mask, positions)
-    if size > n:
-        in_range = ew.lt_p.bind(iota_p.bind(dtype=dtypes.int32, shape=(size,), dimension=0),
-                                _const(n, dtypes.int32, (size,)))
-        valid = ew.and_p.bind(valid, in_range)
+    # Each nonzero's rank among the nonzeros (a cumulative sum) is its output slot, and one
+    # scatter puts its position there: O(n), where sorting on "is zero" was O(n log n). The
+    # zeros (and nonzeros past ``size``) aim at slot ``size``, out of bounds, and are dropped.
+    count = cumsum_p.bind(convert(mask, dtypes.int32), axis=0, reverse=False)
+    rank = ew.sub_p.bind(count, _const(1, dtypes.int32, (n,)))
+    slot = ew.select_n_p.bind(mask, _const(size, dtypes.int32, (n,)), rank)
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                 scatter_dims_to_operand_dims=(0,))
+    positions = scatter_p.bind(
+        _const(0, dtypes.int32, (size,)), _reshape(slot, (n, 1)),
+        iota_p.bind(dtype=dtypes.int32, shape=(n,), dimension=0), dimension_numbers=dn,
+        indices_are_sorted=False, unique_indices=False, mode="drop")
+    total = slice_p.bind(count, start_indices=(n - 1,), limit_indices=(n,), strides=None)
+    valid = ew.lt_p.bind(iota_p.bind(dtype=dtypes.int32, shape=(size,), dimension=0),
+                         broadcast_to_shape(_reshape(total, ()), (size,)))
     return positions, valid
 
 

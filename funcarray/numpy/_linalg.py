@@ -30,6 +30,7 @@ from funcarray.numpy._util import (
     broadcast_to_shape,
     canonicalize_axis,
     convert,
+    convert_arg,
     is_array,
 )
 from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
@@ -99,8 +100,12 @@ class _Product:
             except TypeError as exc:
                 raise op_type_error(op, str(exc)) from None
         # Keep each operand's own weak flag: dot_general's result is weak only when both are.
-        self.operands = [a if a.dtype == dtype else convert(a, dtype, a.weak_type)
-                         for a in arrays]
+        # (A Python float is converted from itself, not from its float32 array: float64 keeps
+        # its precision.)
+        self.operands = [
+            a if a.dtype == dtype else convert_arg(
+                op, x if type(x) in (float, complex) else a, dtype, a.weak_type)
+            for x, a in zip(operands, arrays)]
         self.dtype, self.weak = dtype, weak
         self.precision = _canonicalize_precision(op, precision)
         self.preferred = None

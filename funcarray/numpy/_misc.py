@@ -24,7 +24,7 @@ from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._misc_info import *  # noqa: F403
 from funcarray.numpy._misc_info import __all__ as _info_all
 from funcarray.numpy._shape import _axis, _concrete_int
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+from funcarray.numpy._util import asarray_arg, convert, convert_arg, to_inexact_dtype
 
 __all__ = [
     "vectorize", "fromfunction", "frombuffer", "fromiter", "fromstring", "geomspace",
@@ -257,13 +257,14 @@ def fromstring(string, dtype=float, count=-1, *, sep):
 
 
 def _space_dtypes(op, start, stop, dtype):
-    start, stop = asarray_arg(op, start), asarray_arg(op, stop)
     if dtype is None:
-        dtype = to_inexact_dtype(dtypes.result_type(start, stop))
+        dtype = to_inexact_dtype(dtypes.result_type(asarray_arg(op, start),
+                                                    asarray_arg(op, stop)))
     else:
         dtype = dtypes.canonicalize_dtype(dtype)
     compute = to_inexact_dtype(dtype)
-    return convert(start, compute), convert(stop, compute), dtype, compute
+    # (convert_arg: a Python float start/stop keeps float64's precision.)
+    return convert_arg(op, start, compute), convert_arg(op, stop, compute), dtype, compute
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

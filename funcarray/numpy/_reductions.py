@@ -36,6 +36,7 @@ from funcarray.numpy._util import (
     canonicalize_axes,
     canonicalize_axis,
     convert,
+    convert_arg,
     to_inexact_dtype,
 )
 from funcarray.primitives import elementwise as ew
@@ -173,7 +174,8 @@ def _combine_initial(op: str, prim, result, initial):
     init = asarray_arg(op, initial)
     if init.ndim != 0:
         raise op_value_error(op, f"initial must be a scalar, got an array of shape {init.shape}")
-    return prim.bind(broadcast_to_shape(convert(init, result.dtype), result.shape), result)
+    init = convert_arg(op, initial, result.dtype)  # (a Python float at full precision)
+    return prim.bind(broadcast_to_shape(init, result.shape), result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -498,7 +500,7 @@ def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool):
         return convert(_divide(total, _const(dof, real)), result_dtype)
     if count is None:
         count = _count(a.shape, axes, None, real, keepdims)
-    correction = convert(asarray_arg(op, correction), real)
+    correction = convert_arg(op, correction, real)
     normalizer = ew.sub_p.bind(count, broadcast_to_shape(correction, count.shape))
     result = _divide(total, normalizer)
     # No degrees of freedom left: NaN, as in JAX (NumPy divides by zero).

@@ -45,7 +45,13 @@ from funcarray.numpy._elementwise import (
 from funcarray.numpy._indexing import argsort, take
 from funcarray.numpy._reductions import max, min, sum
 from funcarray.numpy._shape import _concrete_int, concatenate, reshape
-from funcarray.numpy._util import asarray_arg, convert, promote_args, to_inexact_dtype
+from funcarray.numpy._util import (
+    asarray_arg,
+    convert,
+    promote_args,
+    promote_args_unbroadcast,
+    to_inexact_dtype,
+)
 from funcarray.transforms.core import Tracer
 
 __all__ = ["searchsorted", "interp", "bincount", "histogram"]
@@ -170,6 +176,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         Array([5., 5., 0.], dtype=float32)
     """
     op = "interp"
+    x_arg = x  # (a Python float is promoted with xp as itself: float64 keeps its precision)
     x, xp, fp = asarray_arg(op, x), asarray_arg(op, xp), asarray_arg(op, fp)
     if xp.ndim != 1 or fp.shape != xp.shape:
         raise op_value_error(op, f"xp and fp must be 1-D arrays of one length, got shapes "
@@ -180,17 +187,20 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     extrapolate_right = _extrapolate(op, "right", right)
     if dtypes.is_complex(x.dtype) or dtypes.is_complex(xp.dtype):
         raise op_type_error(op, f"x and xp must be real, got dtypes {x.dtype} and {xp.dtype}")
-    x, xp = _promote_dtype(op, x, xp)
+    x, xp = promote_args_unbroadcast(
+        op, x_arg if isinstance(x_arg, (int, float)) else x, xp)
     if not dtypes.is_inexact(x.dtype):
         dt = to_inexact_dtype(x.dtype)
         x, xp = convert(x, dt, x.weak_type), convert(xp, dt, xp.weak_type)
     if not dtypes.is_inexact(fp.dtype):
         fp = convert(fp, to_inexact_dtype(fp.dtype), fp.weak_type)
     if period is not None:
-        period = asarray_arg(op, period)
-        if period.ndim != 0:
-            raise op_value_error(op, f"period must be a scalar, got shape {tuple(period.shape)}")
-        period = abs(period)
+        period_shape = asarray_arg(op, period).shape
+        if period_shape:
+            raise op_value_error(op, f"period must be a scalar, got shape {period_shape}")
+        # (A Python number stays one, so float64 points meet it at float64's precision.)
+        period = builtins.abs(period) if isinstance(period, (int, float)) else abs(
+            asarray_arg(op, period))
         x, xp = mod(x, period), mod(xp, period)
         order = argsort(xp)
         xp, fp = take(xp, order), take(fp, order)
@@ -210,15 +220,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if not extrapolate_right:
             f = where(greater(x, xp[-1]), fp[-1] if right is None else right, f)
     return f
-
-
-def _promote_dtype(op, x, xp):
-    """x and xp converted to one dtype, each keeping its own shape."""
-    try:
-        dt, weak = dtypes.result_type(x, xp, return_weak_type=True)
-    except TypeError as exc:
-        raise op_type_error(op, str(exc)) from None
-    return convert(x, dt, weak), convert(xp, dt, weak)
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):

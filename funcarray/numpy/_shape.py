@@ -25,6 +25,7 @@ from funcarray.numpy._util import (
     broadcast_to_shape,
     canonicalize_axis,
     convert,
+    convert_arg,
     is_array,
 )
 from funcarray.numpy._util import broadcast_shapes as _broadcast_shapes
@@ -756,7 +757,7 @@ def _pad_widths(pad_width, shape) -> tuple:
 
 
 def _pad_constant(x, widths, constant_values):
-    values = asarray_arg("pad", constant_values)
+    values = convert_arg("pad", constant_values, x.dtype, x.weak_type)
     if values.ndim == 0:
         if not any(before or after for before, after in widths):
             return x

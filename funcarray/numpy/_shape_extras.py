@@ -26,7 +26,7 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._shape import _axis, _concrete_int, _int_tuple
-from funcarray.numpy._util import asarray_arg, is_array
+from funcarray.numpy._util import asarray_arg, convert_arg, is_array
 from funcarray.transforms.core import Tracer
 
 __all__ = [
@@ -238,7 +238,7 @@ def insert(arr, obj, values, axis=None):
             indices = fnp.asarray(indices, dtype=dtypes.default_int)
         else:
             raise op_type_error(op, f"obj must hold integers, got dtype {indices.dtype}")
-    values = fnp.array(asarray_arg(op, values), dtype=a.dtype, ndmin=a.ndim)
+    values = fnp.array(convert_arg(op, values, a.dtype), ndmin=a.ndim)
     if indices.size == 1:
         index = fnp.ravel(indices)[0]
         if indices.ndim == 0:
@@ -478,7 +478,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
     _refuse_inplace(op, inplace)
     a = asarray_arg(op, a)
     ind = fnp.ravel(asarray_arg(op, ind))
-    v = fnp.ravel(asarray_arg(op, v))
+    v = fnp.ravel(convert_arg(op, v, a.dtype, a.weak_type))
     if ind.dtype.kind not in "iu":
         raise op_type_error(op, f"ind must be integers, got dtype {ind.dtype}")
     if not a.size or not ind.size or not v.size:
@@ -555,7 +555,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     if wrap:
         raise op_value_error(op, "wrap=True is not supported (as in jax.numpy); leave it False")
     a = asarray_arg(op, a)
-    val = asarray_arg(op, val)
+    val = convert_arg(op, val, a.dtype, a.weak_type)
     if a.ndim < 2:
         raise op_value_error(op, f"a must be at least 2-D, got shape {tuple(a.shape)}")
     if a.ndim > 2 and builtins.any(n != a.shape[0] for n in a.shape[1:]):
@@ -579,7 +579,7 @@ def place(arr, mask, vals, *, inplace=True):
     op = "place"
     arr = asarray_arg(op, arr)
     mask = asarray_arg(op, mask)
-    vals = fnp.ravel(asarray_arg(op, vals))
+    vals = fnp.ravel(convert_arg(op, vals, arr.dtype, arr.weak_type))
     _refuse_inplace(op, inplace)
     if arr.size != mask.size:
         raise op_value_error(op, f"arr {tuple(arr.shape)} and mask {tuple(mask.shape)} must "

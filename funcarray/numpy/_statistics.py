@@ -38,6 +38,7 @@ from funcarray.numpy._util import (
     asarray_arg,
     canonicalize_axes,
     convert,
+    convert_arg,
     to_inexact_dtype,
 )
 
@@ -62,7 +63,7 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     if method not in _QUANTILE_METHODS:
         raise op_value_error(op, f"method must be one of "
                                  f"{', '.join(map(repr, _QUANTILE_METHODS))}, got {method!r}")
-    a, q = asarray_arg(op, a), asarray_arg(op, q)
+    a, q_arg, q = asarray_arg(op, a), q, asarray_arg(op, q)
     if dtypes.is_complex(a.dtype) or dtypes.is_complex(q.dtype):
         raise op_type_error(op, f"a and q must be real (a quantile of complex numbers is not "
                                 f"defined), got dtypes {a.dtype} and {q.dtype}")
@@ -75,7 +76,8 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     work = dtypes.result_type(a, q if dtypes.is_inexact(q.dtype) else a)
     if work in (dtypes.float16, dtypes.bfloat16):
         work = dtypes.float32
-    q, a = convert(q, work), convert(a, work)
+    # (From q_arg: a Python float q keeps float64's precision when work is float64.)
+    q, a = convert_arg(op, q_arg, work), convert(a, work)
 
     # Move the reduced axes last and merge them into one.
     axes = canonicalize_axes(op, axis, a.ndim)
@@ -91,7 +93,7 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     if skip_nan:
         count = sum(logical_not(isnan(a)), axis=-1, keepdims=True, dtype=work)
     else:
-        count = convert(asarray_arg(op, float(n)), work)
+        count = convert_arg(op, float(n), work)
     pos = multiply(reshape(q, (1,) * len(kept_shape) + (q.size,)), subtract(count, 1))
     low, high = floor(pos), ceil(pos)
     high_weight = subtract(pos, low)
@@ -151,6 +153,8 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 
 def _percent(op, q):
+    if type(q) in (int, float):
+        return q / 100  # a Python float, converted to the working dtype in one rounding
     q = asarray_arg(op, q)
     if not dtypes.is_inexact(q.dtype):
         q = convert(q, to_inexact_dtype(q.dtype), q.weak_type)

@@ -53,6 +53,8 @@ def _scalar_to_array(op: str, x, dtype=None) -> Array:
 def _from_numpy(op: str, x, dtype=None) -> Array:
     value = np.asarray(x)
     if value.dtype.kind in "OUSV" and value.dtype not in dtypes.supported_dtypes:
+        if value.dtype == dtypes.float0:
+            raise op_type_error(op, dtypes.float0_message())
         raise op_type_error(
             op, f"cannot make an array from {type(x).__name__} of dtype {value.dtype}; "
                 f"funcarray holds numbers and booleans only")
@@ -72,6 +74,14 @@ def _sequence_default_dtype(seq):
     if kind == "c":
         return dtypes.default_complex
     return value.dtype
+
+
+def _kind(seq) -> str:
+    """NumPy's dtype kind of a nested sequence of Python scalars ("" if it is ragged)."""
+    try:
+        return np.asarray(seq).dtype.kind
+    except ValueError:
+        return ""
 
 
 def _contains_arrays(seq) -> bool:
@@ -121,6 +131,30 @@ def convert(x, dtype, weak_type: bool = False):
     if x.dtype == dtype and x.weak_type == weak_type:
         return x
     return convert_element_type_p.bind(x, new_dtype=np.dtype(dtype), weak_type=weak_type)
+
+
+def convert_arg(op: str, x, dtype, weak_type: bool = False):
+    """``convert(asarray_arg(op, x), dtype, weak_type)`` without rounding Python floats to
+    float32 on the way: ``asarray_arg`` stores a Python float (or a list of them) as a weak
+    float32, so converting that to float64 would keep float32's rounding (0.1 would become
+    0.10000000149). Python floats and complexes (and lists of them) are taken at double
+    precision instead; to an integer dtype they truncate as ``convert_element_type`` does.
+
+    Example:
+        >>> convert_arg("op", 0.1, np.float64).item()
+        0.1
+        >>> convert_arg("op", 2.7, np.int32)
+        Array(2, dtype=int32)
+    """
+    t = type(x)
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if t is float or t is complex:
+        x = Array(np.asarray(x, np.complex128 if t is complex else np.float64))
+    elif (t is list or t is tuple) and not _contains_arrays(x):
+        x = Array(np.asarray(x)) if _kind(x) in "fc" else asarray_arg(op, x, dtype)
+    else:
+        x = asarray_arg(op, x)
+    return convert(x, dtype, weak_type)
 
 
 def broadcast_shapes(op: str, *shapes) -> tuple:
@@ -260,7 +294,15 @@ def promote_args(op: str, *args):
     return _promote(op, args, eager_broadcast=False)
 
 
-def _promote(op: str, args, eager_broadcast: bool):
+def promote_args_unbroadcast(op: str, *args):
+    """``promote_args`` without the broadcast: the operands converted to their common dtype and
+    weak type, for operations that join arrays of different shapes (``append``, ``diff``'s
+    ``prepend``). A Python scalar is converted straight to that dtype (a Python float joining
+    a float64 array keeps float64's precision, as it does in ``promote_args``)."""
+    return _promote(op, args, eager_broadcast=False, broadcast=False)
+
+
+def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
     args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
             for a in args]
     if len(args) == 2 and is_array(args[0]) and is_array(args[1]) and (
@@ -282,6 +324,8 @@ def _promote(op: str, args, eager_broadcast: bool):
             a = convert(a, dtype, weak)
             all_concrete = all_concrete and type(a) is Array
         arrays.append(a)
+    if not broadcast:
+        return arrays
     shape = broadcast_shapes(op, *(a.shape for a in arrays))
     if all_concrete and eager_broadcast:
         return arrays  # the eager kernel broadcasts them itself (see promote_binary)

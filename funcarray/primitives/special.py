@@ -6,7 +6,8 @@ Contract (the CHLO ops of the same names, which the eager kernels reproduce):
   float16/bfloat16 are computed in float32 and rounded, as XLA does.
 * ``erf(+-inf) = +-1``, ``erfc(-inf) = 2``, ``erfc(inf) = 0``.
 * ``erf_inv`` is defined on [-1, 1]: ``erf_inv(+-1) = +-inf``, NaN outside.
-* ``lgamma(x) = log|Gamma(x)|``: ``+inf`` at the poles (0, -1, -2, ...) and at ``+-inf``.
+* ``lgamma(x) = log|Gamma(x)|``: ``+inf`` at the poles (0, -1, -2, ...) and at ``+-inf``,
+  exactly 0 at 1 and 2.
 * ``digamma(x) = Gamma'(x) / Gamma(x)``: NaN at the poles and at ``-inf``; ``+inf`` at ``inf``.
 
 The kernels follow XLA's algorithms where the result depends on them: Giles' polynomials for
@@ -24,7 +25,8 @@ operations (recurrence up to x >= 8.5, then its asymptotic series; reflection be
 that it is differentiable and lowers like any other function.
 
 Lowering: each primitive is its CHLO op (``chlo.erf``, ``chlo.erfc``, ``chlo.erf_inv``,
-``chlo.lgamma``, ``chlo.digamma``).
+``chlo.lgamma``, ``chlo.digamma``); ``lgamma`` also selects the exact zeros at 1 and 2 that its
+kernel gives (XLA's float32 ``lgamma(1)`` is 4.8e-7, not 0).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import math
 import numpy as np
 
 from funcarray import dtypes
+from funcarray.lowering.stablehlo import compare
 from funcarray.primitives._define import elementwise_abstract_eval, unary
 from funcarray.transforms.jvp import defjvp, defjvp_with_output
 
@@ -244,7 +247,10 @@ def _lgamma_kernel(x):
     reflection = np.where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
                           -log_sin)
     out = np.where(reflect, reflection, log_y)
-    return np.asarray(np.where(np.isinf(x), dt.type(np.inf), out), dt)
+    out = np.where(np.isinf(x), dt.type(np.inf), out)
+    # Gamma(1) = Gamma(2) = 1: exact zeros there, which the sum above misses by an ulp of its
+    # ~6.5-sized terms (3.6e-7 in float32), and which gammainc/gammaincc at a = 1, 2 lean on.
+    return np.asarray(np.where((x == 1) | (x == 2), dt.type(0), out), dt)
 
 
 def _digamma_kernel(x):
@@ -336,6 +342,19 @@ def _trigamma(x):
     sin_pi_x = fnp.sin(math.pi * fnp.where(reflect, x, 0.5))
     return fnp.where(reflect, math.pi ** 2 / (sin_pi_x * sin_pi_x) - total, total)
 
+
+def _lower_lgamma(ctx, x):
+    """``chlo.lgamma`` with the kernel's exact zeros at 1 and 2 (XLA's float32 result at 1 is
+    4.8e-7, an ulp of the terms it sums), so eager and compiled code agree there."""
+    (aval,) = ctx.avals_out
+    y = ctx.op("chlo.lgamma", x)[0]
+    at_one = compare(ctx, x, ctx.constant(1, aval), "EQ")
+    at_two = compare(ctx, x, ctx.constant(2, aval), "EQ")
+    exact = ctx.op("stablehlo.or", at_one, at_two, results=[ctx.type_of(at_one)])[0]
+    return ctx.op("stablehlo.select", exact, ctx.constant(0, aval), y)
+
+
+lgamma_p.lower_rule = _lower_lgamma
 
 defjvp(erf_p, lambda t, x: t * _gaussian(x))
 defjvp(erfc_p, lambda t, x: -(t * _gaussian(x)))

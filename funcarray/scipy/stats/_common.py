@@ -8,8 +8,11 @@ broadcast shape.
 
 from __future__ import annotations
 
+import numpy as np
+
 from funcarray import dtypes
 from funcarray._errors import op_type_error
+from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, convert, promote_args, to_inexact_dtype
 
 
@@ -39,3 +42,21 @@ def promote_dtypes_inexact(op: str, *args):
                                 "pass real arrays (fnp.real) if that is what you mean")
     dtype = to_inexact_dtype(dtype)
     return [convert(a, dtype, weak) for a in arrays]
+
+
+def const_like(example, value, *args):
+    """``value`` as jax.scipy.stats' formulas make their constants (``lax._const``): a Python
+    number (weak) when ``example`` is weakly typed and 0-d in JAX, i.e. when every argument
+    it is computed from (``args``, as the caller got them: jax.numpy does not broadcast 0-d
+    arguments) is 0-d; else a strong 0-d array of its dtype. So, as in JAX, a result is
+    strong when such a constant enters its arithmetic and the arguments are arrays, even
+    weakly typed ones (an integer array ``k`` promoted with Python-scalar parameters).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> const_like(fnp.asarray(2.0), 1, 2.0), const_like(fnp.ones(2), 1, [0, 1])
+        (1, Array(1., dtype=float32))
+    """
+    if example.weak_type and all(np.ndim(a) == 0 for a in args):
+        return value
+    return Array(np.asarray(value, example.dtype))

@@ -7,7 +7,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
@@ -20,11 +20,13 @@ def logpmf(k, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import bernoulli
         >>> bernoulli.logpmf(fnp.asarray([-1, 0, 1]), 0.25).round(4)
-        Array([   -inf, -0.2877, -1.3863], dtype=float32, weak_type=True)
+        Array([   -inf, -0.2877, -1.3863], dtype=float32)
     """
+    k_arg = k
     k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
     y = k - loc
-    log_probs = special.xlogy(y, p) + special.xlog1py(1 - y, -p)
+    # (one as in JAX: strong for array arguments, see const_like)
+    log_probs = special.xlogy(y, p) + special.xlog1py(const_like(k, 1, k_arg) - y, -p)
     return fnp.where((y < 0) | (y > 1), -np.inf, log_probs)
 
 
@@ -36,7 +38,7 @@ def pmf(k, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import bernoulli
         >>> bernoulli.pmf(fnp.asarray([0, 1, 2]), 0.25)
-        Array([0.75, 0.25, 0.  ], dtype=float32, weak_type=True)
+        Array([0.75, 0.25, 0.  ], dtype=float32)
     """
     return fnp.exp(logpmf(k, p, loc))
 
@@ -52,10 +54,12 @@ def cdf(k, p):
         >>> bernoulli.cdf(fnp.asarray([-1.0, 0.5, 1.0]), 0.25)
         Array([0.  , 0.75, 1.  ], dtype=float32)
     """
+    k_arg = k
     k, p = promote_args_inexact("bernoulli.cdf", k, p)
     invalid = fnp.isnan(k) | fnp.isnan(p) | (p < 0) | (p > 1)
+    zero, one = const_like(k, 0, k_arg), const_like(k, 1, k_arg)  # (as in JAX, see const_like)
     return fnp.select([invalid, k < 0, (k >= 0) & (k < 1), k >= 1],
-                      [fnp.full_like(k, np.nan), fnp.zeros_like(k), 1 - p, fnp.ones_like(k)])
+                      [fnp.full_like(k, np.nan), zero, one - p, one])
 
 
 @api_boundary
@@ -68,7 +72,8 @@ def ppf(q, p):
         >>> bernoulli.ppf(fnp.asarray([0.5, 0.9, 2.0]), 0.25)
         Array([ 0.,  1., nan], dtype=float32)
     """
+    q_arg = q
     q, p = promote_args_inexact("bernoulli.ppf", q, p)
     invalid = (fnp.isnan(q) | fnp.isnan(p) | (p < 0) | (p > 1) | (q < 0) | (q > 1))
-    return fnp.where(invalid, np.nan, fnp.where(q <= 1 - p, fnp.zeros_like(q),
-                                                fnp.ones_like(q)))
+    zero, one = const_like(q, 0, q_arg), const_like(q, 1, q_arg)  # (as in JAX, see const_like)
+    return fnp.where(invalid, np.nan, fnp.where(q <= one - p, zero, one))

@@ -8,7 +8,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -23,11 +23,13 @@ def logpmf(k, n, a, b, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import betabinom
         >>> betabinom.logpmf(fnp.asarray([-1, 0, 2, 5]), 4, 2.0, 3.0).round(4)
-        Array([   -inf, -1.5404, -1.3581,    -inf], dtype=float32, weak_type=True)
+        Array([   -inf, -1.5404, -1.3581,    -inf], dtype=float32)
     """
+    k_arg, loc_arg = k, loc
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
     y = fnp.floor(k) - loc
-    log_comb = -(fnp.log1p(n) + special.betaln(n - y + 1, y + 1))
+    one = const_like(y, 1, k_arg, loc_arg)  # (as in JAX: strong for array arguments)
+    log_comb = -(fnp.log1p(n) + special.betaln(n - y + one, y + one))
     log_probs = log_comb + special.betaln(y + a, n - y + b) - special.betaln(a, b)
     log_probs = fnp.where((y == 0) & (n == 0), fnp.zeros_like(y), log_probs)
     outside = (y < -loc) | (y > n) | (y + a <= 0)
@@ -43,6 +45,6 @@ def pmf(k, n, a, b, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import betabinom
         >>> betabinom.pmf(fnp.asarray([0, 1, 2]), 2, 1.0, 1.0).round(4)
-        Array([0.3333, 0.3333, 0.3333], dtype=float32, weak_type=True)
+        Array([0.3333, 0.3333, 0.3333], dtype=float32)
     """
     return fnp.exp(logpmf(k, n, a, b, loc))

@@ -8,7 +8,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -21,11 +21,13 @@ def logpmf(k, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import geom
         >>> geom.logpmf(fnp.asarray([0, 1, 3]), 0.5).round(4)
-        Array([   -inf, -0.6931, -2.0794], dtype=float32, weak_type=True)
+        Array([   -inf, -0.6931, -2.0794], dtype=float32)
     """
+    k_arg = k
     k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
     y = k - loc
-    log_probs = special.xlog1py(y - 1, -p) + fnp.log(p)
+    # (one as in JAX: strong for array arguments, see const_like)
+    log_probs = special.xlog1py(y - const_like(k, 1, k_arg), -p) + fnp.log(p)
     return fnp.where(y <= 0, -np.inf, log_probs)
 
 
@@ -37,6 +39,6 @@ def pmf(k, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import geom
         >>> geom.pmf(fnp.asarray([0, 1, 3]), 0.5)
-        Array([0.   , 0.5  , 0.125], dtype=float32, weak_type=True)
+        Array([0.   , 0.5  , 0.125], dtype=float32)
     """
     return fnp.exp(logpmf(k, p, loc))

@@ -8,7 +8,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 __all__ = ["logpmf", "pmf"]
 
@@ -22,12 +22,14 @@ def logpmf(k, n, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import nbinom
         >>> nbinom.logpmf(fnp.asarray([-1, 0, 2]), 3, 0.5).round(4)
-        Array([   -inf, -2.0794, -1.674 ], dtype=float32, weak_type=True)
+        Array([   -inf, -2.0794, -1.674 ], dtype=float32)
     """
+    k_arg = k
     k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
     y = k - loc
-    comb = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + 1)
-    log_probs = comb + special.xlogy(n, p) + special.xlogy(y, 1 - p)
+    one = const_like(k, 1, k_arg)  # (as in JAX: strong for array arguments, see const_like)
+    comb = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + one)
+    log_probs = comb + special.xlogy(n, p) + special.xlogy(y, one - p)
     return fnp.where(k < loc, -np.inf, log_probs)
 
 
@@ -39,6 +41,6 @@ def pmf(k, n, p, loc=0):
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import nbinom
         >>> nbinom.pmf(fnp.asarray([0, 1, 2]), 3, 0.5).round(4)
-        Array([0.125 , 0.1875, 0.1875], dtype=float32, weak_type=True)
+        Array([0.125 , 0.1875, 0.1875], dtype=float32)
     """
     return fnp.exp(logpmf(k, n, p, loc))

@@ -8,7 +8,11 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray._errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact, promote_dtypes_inexact
+from funcarray.scipy.stats._common import (
+    const_like,
+    promote_args_inexact,
+    promote_dtypes_inexact,
+)
 
 __all__ = ["logpmf", "pmf", "cdf", "entropy"]
 
@@ -53,9 +57,11 @@ def cdf(k, mu, loc=0):
         >>> poisson.cdf(fnp.asarray([-1.0, 0.0, 2.0, 2.5]), 2.0).round(4)
         Array([0.    , 0.1353, 0.6767, 0.6767], dtype=float32)
     """
+    k_arg = k
     k, mu, loc = promote_args_inexact("poisson.cdf", k, mu, loc)
     y = k - loc
-    return fnp.where(y < 0, fnp.zeros_like(y), special.gammaincc(fnp.floor(1 + y), mu))
+    # (zero as in JAX: strong for array arguments, see const_like)
+    return fnp.where(y < 0, const_like(k, 0, k_arg), special.gammaincc(fnp.floor(1 + y), mu))
 
 
 def _entr(p):
