@@ -9,14 +9,14 @@ import inspect
 import numpy as np
 import optree
 
-from funcarray import dtypes
+from funcarray import _float0, dtypes
 from funcarray import tree as fa_tree
 from funcarray._errors import api_boundary
 from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, convert, is_array
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
-from funcarray.transforms.jvp import Zero, jvp_flat, tangent_aval
+from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
 from funcarray.tree_util import Partial
 
@@ -28,36 +28,68 @@ def _as_array_leaves(name: str, leaves):
     return [x if is_array(x) else asarray_arg(name, x) for x in leaves]
 
 
-def _flatten_fun(fun, in_tree, has_aux=False):
+def _flatten_fun(fun, in_tree, has_aux=False, float0_ok=False):
     """``fun`` of a pytree, as a function of flat leaves returning flat leaves.
 
-    The output tree structure is stored in the returned cell after the call.
+    The output tree structure is stored in the returned cell after the call, and, with
+    ``float0_ok``, the float0 outputs' holes (``store["float0"]``, see ``_flat_outputs``).
     """
     store = {}
 
     def flat_fun(*leaves):
         args = fa_tree.unflatten(in_tree, list(leaves))
-        return _flat_outputs(fun(*args), store, has_aux, "transformed function output")
+        return _flat_outputs(fun(*args), store, has_aux, "transformed function output",
+                             float0_ok)
 
     return flat_fun, store
 
 
-def _flat_outputs(out, store, has_aux, name):
+def _flat_outputs(out, store, has_aux, name, float0_ok=False):
     """The output leaves of a flattened function (aux leaves appended), recording the trees
-    and the number of declared outputs in ``store``."""
+    and the number of declared outputs in ``store``.
+
+    With ``float0_ok``, float0 arrays among the outputs (gradients of integer inputs) are
+    set aside: they are no values a transform can carry, and they are all zeros. The leaves
+    returned are the others; ``store["float0"]`` holds the holes to fill afterwards
+    (``_float0.fill``, positions among all the leaves), or None.
+    """
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
             raise TypeError("has_aux=True needs the function to return a pair (out, aux)")
         out, aux = out
     out_leaves, store["out_tree"] = fa_tree.flatten(out)
-    out_leaves = _as_array_leaves(name, out_leaves)
+    found = [] if float0_ok else None
+    out_leaves = _as_output_leaves(name, out_leaves, found)
     store["n_out"] = len(out_leaves)
     if has_aux:
         # aux leaves leave the transform as extra outputs, so it unboxes them like any output
         # (handing them back through `store` would leak the transform's tracers).
         aux_leaves, store["aux_tree"] = fa_tree.flatten(aux)
-        out_leaves += _as_array_leaves("has_aux auxiliary output", aux_leaves)
+        out_leaves += _as_output_leaves("has_aux auxiliary output", aux_leaves, found)
+    store["float0"] = None
+    if found:
+        out_leaves, store["float0"] = _float0.split(out_leaves)
     return out_leaves
+
+
+def _as_output_leaves(name, leaves, found):
+    """Leaves as arrays, float0 ones kept as they are (and noted in ``found``) when
+    ``found`` is a list."""
+    return [x if is_array(x) else _output_leaf(name, x, found) for x in leaves]
+
+
+def _output_leaf(name, x, found):
+    if found is not None and _float0.is_float0(x):
+        found.append(True)
+        return x
+    return asarray_arg(name, x)
+
+
+def _filled(store, kept) -> list:
+    """A flat function's output leaves with its float0 outputs put back (see
+    ``_flat_outputs``)."""
+    holes = store["float0"]
+    return list(kept) if holes is None else _float0.fill(kept, holes)
 
 
 def _split_aux(store, leaves):
@@ -84,13 +116,21 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
 
     ``primals`` and ``tangents`` are tuples (or lists) of pytrees with the same structure,
-    shapes and dtypes.
+    shapes and dtypes, except that, as in JAX, an integer or bool primal's tangent is a
+    float0 array of its shape (``numpy.zeros(shape, funcarray.dtypes.float0)``), and an
+    integer or bool output's tangent is one too.
 
     Example:
+        >>> import numpy as np
         >>> import funcarray as fa, funcarray.numpy as fnp
         >>> y, dy = fa.jvp(fnp.sin, (fnp.zeros(2),), (fnp.ones(2),))
         >>> dy
         Array([1., 1.], dtype=float32)
+        >>> n, f0 = fnp.arange(2), fa.dtypes.float0
+        >>> y, (dx, dn) = fa.jvp(lambda x, n: (x * n, n + 1), (fnp.ones(2), n),
+        ...                      (fnp.ones(2), np.zeros(2, f0)))
+        >>> dx, dn.dtype == f0
+        (Array([0., 1.], dtype=float32), True)
     """
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(
@@ -102,22 +142,67 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
         raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
                         f"{in_tree} and {tangent_tree}")
     primal_leaves = _as_array_leaves("jvp", primal_leaves)
-    tangent_leaves = _as_array_leaves("jvp", tangent_leaves)
-    flat_tangents = []
-    for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves)):
-        expected = tangent_aval(p.aval)
-        if t.shape != expected.shape or (_differentiable(p) and t.dtype != expected.dtype):
-            raise TypeError(
-                f"jvp: tangent {i} has shape/dtype {t.aval.str_short()}, but its primal is "
-                f"{p.aval.str_short()}; a tangent must match its primal's shape and dtype")
-        flat_tangents.append(t if _differentiable(p) else Zero(expected))
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    out_primals, out_tangents = jvp_flat(flat_fun, primal_leaves, flat_tangents)
-    out_primals, aux = _split_aux(store, out_primals)
-    out_tangents = out_tangents[:store["n_out"]]
+    flat_tangents = [_checked_tangent(primals, i, p, t)
+                     for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves))]
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    out_primals, out_tangents = jvp_flat(flat_fun, primal_leaves, flat_tangents,
+                                         instantiate_zeros=False)
+    out_tangents = [_public_tangent(p, t) for p, t in zip(out_primals, out_tangents)]
+    out_primals, aux = _split_aux(store, _filled(store, out_primals))
+    # (a float0 output's tangent is float0 too)
+    out_tangents = _filled(store, out_tangents)[:store["n_out"]]
     out_tree = store["out_tree"]
     result = (fa_tree.unflatten(out_tree, out_primals), fa_tree.unflatten(out_tree, out_tangents))
     return (*result, aux) if has_aux else result
+
+
+def _checked_tangent(primals, i, p, t):
+    """Leaf ``i``'s tangent ``t`` for primal ``p`` as jvp_flat takes it, checked as JAX
+    does: a float/complex primal takes a tangent of its shape and dtype, an integer or bool
+    primal a float0 array of its shape (a symbolic zero inside)."""
+    if _float0.is_float0(t):
+        if not _differentiable(p):
+            if t.shape == p.shape:
+                return Zero(tangent_aval(p.aval))
+            raise TypeError(
+                f"jvp: the tangent of primals{_leaf_path(tuple(primals), i)} is "
+                f"float0{list(t.shape)}, but the primal is {p.aval.str_short()}; a tangent "
+                f"must have its primal's shape: pass numpy.zeros({tuple(p.shape)}, "
+                f"funcarray.dtypes.float0)")
+        raise TypeError(
+            f"jvp: the tangent of primals{_leaf_path(tuple(primals), i)} is a float0 array, "
+            f"but the primal is {p.aval.str_short()}; float0 tangents are for integer and "
+            f"boolean primals only: pass a {p.dtype} tangent of shape {tuple(p.shape)}")
+    t = t if is_array(t) else asarray_arg("jvp", t)
+    if not _differentiable(p):
+        raise TypeError(
+            f"jvp: the tangent of primals{_leaf_path(tuple(primals), i)} has dtype "
+            f"{t.dtype}, but the primal is {p.aval.str_short()}, an integer/bool value, whose "
+            f"tangent dtype must be float0 (dtypes must be equal, or float0 for an integer or "
+            f"boolean primal, as in JAX): pass numpy.zeros({tuple(p.shape)}, "
+            f"funcarray.dtypes.float0)")
+    expected = tangent_aval(p.aval)
+    if t.shape != expected.shape or t.dtype != expected.dtype:
+        raise TypeError(
+            f"jvp: tangent {i} has shape/dtype {t.aval.str_short()}, but its primal is "
+            f"{p.aval.str_short()}; a tangent must match its primal's shape and dtype")
+    return t
+
+
+def _leaf_path(tree, i) -> str:
+    """Leaf ``i`` of ``tree`` as a key path (``[1]['n']``), for error messages."""
+    from funcarray.tree_util import keystr, tree_flatten_with_path
+
+    return keystr(tree_flatten_with_path(tree)[0][i][0])
+
+
+def _public_tangent(primal, tangent):
+    """An output tangent as the API returns it: float0 zeros for an integer or bool output
+    (whatever the transforms carried: a symbolic zero, or zeros of its dtype), instantiated
+    zeros for a symbolic zero of a float output."""
+    if not _differentiable(primal):
+        return _float0.zeros(primal.shape)
+    return instantiate(tangent) if type(tangent) is Zero else tangent
 
 
 def _differentiable(x) -> bool:
@@ -214,24 +299,32 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         # vmap(f, in_axes=(0, None))(x, n) can be a shape, a range() bound or a static arg.
         passed = {k: x for k, (x, d) in enumerate(zip(leaves, dims))
                   if d is None and type(x) in _PYTHON_SCALAR_DTYPES}
+        # float0 leaves (gradients of integer inputs) are zeros of a known shape: each member
+        # gets zeros of its shape, and a mapped one's axis still counts for the size.
+        mapped_float0 = _pass_float0_leaves(leaves, dims, passed)
         positions = [k for k in range(len(leaves)) if k not in passed]
         if passed:
             leaves, dims = [leaves[k] for k in positions], [dims[k] for k in positions]
         leaves = _as_array_leaves("vmap", leaves)
         dims = [_normalize_axis("in_axes", d, x.ndim) for d, x in zip(dims, leaves)]
-        size = _batch_size(fun, args, leaves, dims, axis_size, positions)
-        flat_fun, store = _flatten_fun(fun, in_tree)
+        size = _batch_size(fun, args, leaves + [x for _, x, _ in mapped_float0],
+                           dims + [d for _, _, d in mapped_float0], axis_size,
+                           positions + [k for k, _, _ in mapped_float0])
+        flat_fun, store = _flatten_fun(fun, in_tree, float0_ok=True)
         if passed:
             flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
 
         def run(leaves_chunk, size_chunk):
             vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name)
-            out_tree = store["out_tree"]
+            out_tree, holes = store["out_tree"], store["float0"]
+            full = vals if holes is None else _float0.fill(vals, holes)
             want = _broadcast_prefix(
-                "out_axes", out_axes, fa_tree.unflatten(out_tree, list(vals)), "outputs")
-            want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
-                    for w, v, b in zip(want, vals, bdims)]
-            return move_batch_axes(vals, bdims, want, size_chunk)
+                "out_axes", out_axes, fa_tree.unflatten(out_tree, list(full)), "outputs")
+            if holes is None:
+                want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
+                        for w, v, b in zip(want, vals, bdims)]
+                return move_batch_axes(vals, bdims, want, size_chunk)
+            return _move_batch_axes_float0(vals, bdims, want, holes, size_chunk)
 
         if chunk_size is None or chunk_size >= size:
             outs = run(leaves, size)
@@ -274,6 +367,36 @@ def _batch_size(fun, args, leaves, dims, axis_size, positions):
     return sizes.pop()
 
 
+def _pass_float0_leaves(leaves, dims, passed: dict) -> list:
+    """Add the float0 leaves to ``passed`` as one member's zeros (unbatched: what the
+    function sees); returns the mapped ones as ``(position, leaf, axis)``."""
+    mapped = []
+    for k, (x, d) in enumerate(zip(leaves, dims)):
+        if _float0.is_float0(x):
+            d = _normalize_axis("in_axes", d, x.ndim)
+            if d is None:
+                passed[k] = x
+            else:
+                passed[k] = _float0.zeros(x.shape[:d] + x.shape[d + 1:])
+                mapped.append((k, x, d))
+    return mapped
+
+
+def _move_batch_axes_float0(vals, bdims, want, holes, size) -> list:
+    """``move_batch_axes`` for outputs with float0 holes (``want``: one out_axes entry per
+    output, holes included): a float0 output is one member's zeros, batched by giving it
+    the axis."""
+    positions = {k for k, _ in holes}
+    kept_want = [w for k, w in enumerate(want) if k not in positions]
+    kept_want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
+                 for w, v, b in zip(kept_want, vals, bdims)]
+    shapes = []
+    for k, shape in holes:
+        w = _normalize_axis("out_axes", want[k], len(shape) + 1)
+        shapes.append(shape if w is None else (*shape[:w], size, *shape[w:]))
+    return _float0.fill(move_batch_axes(vals, bdims, kept_want, size), holes, shapes=shapes)
+
+
 def _with_passed_leaves(flat_fun, passed: dict, total: int):
     """``flat_fun`` taking only the mapped leaves: the ``passed`` ones (position -> value)
     are put back in place before the call."""
@@ -301,7 +424,8 @@ def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
             results.append(out_leaves[j])
         else:
             axis = d % chunks[0][j].ndim
-            results.append(fnp.concatenate([c[j] for c in chunks], axis=axis))
+            concatenate = np.concatenate if _float0.is_float0(out_leaves[j]) else fnp.concatenate
+            results.append(concatenate([c[j] for c in chunks], axis=axis))
     return results
 
 
@@ -314,27 +438,50 @@ def vjp(fun, *primals, has_aux: bool = False):
     """Reverse-mode derivative: ``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns
     one cotangent per primal (a tuple), i.e. ``cotangent @ J``.
 
+    As in JAX, an integer or bool primal's cotangent is a float0 array of its shape (NumPy
+    zeros of dtype ``funcarray.dtypes.float0``, which no operation accepts), and an integer
+    or bool output's cotangent may be any value of its shape (float0 zeros, say): it is
+    ignored.
+
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
         >>> y, f_vjp = fa.vjp(fnp.sin, fnp.zeros(2))
         >>> f_vjp(fnp.ones(2))
         (Array([1., 1.], dtype=float32),)
+        >>> _, f_vjp = fa.vjp(lambda x, n: x * n, 1.0, 3)
+        >>> dx, dn = f_vjp(1.0)
+        >>> dx, dn.dtype == fa.dtypes.float0, dn.shape
+        (Array(3., dtype=float32, weak_type=True), True, ())
     """
     leaves, in_tree = fa_tree.flatten(primals)
     leaves = _as_array_leaves("vjp", leaves)
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    all_outs, pullback, residuals = vjp_flat_residuals(flat_fun, leaves)
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    kept_outs, pullback, residuals = vjp_flat_residuals(flat_fun, leaves)
+    all_outs = _filled(store, kept_outs)
     out_leaves, aux = _split_aux(store, all_outs)
     out_tree = store["out_tree"]
-    aux_zeros = _aux_zero_cotangents(store, all_outs)
+    holes = store["float0"]
+    # Aux outputs (the kept ones: not float0) get zero cotangents.
+    hole_positions = set() if holes is None else {k for k, _ in holes}
+    aux_zeros = [Zero(tangent_aval(x.aval)) for k, x in enumerate(all_outs)
+                 if k >= len(out_leaves) and k not in hole_positions]
+    # Only float outputs take cotangents; integer, bool and float0 ones take any value of
+    # their shape (float0, as JAX returns them, or zeros), which is ignored.
+    numeric = holes is None and all(_differentiable(x) for x in out_leaves)
 
     def f_vjp(residuals, cotangent):
         ct_leaves, ct_tree = fa_tree.flatten(cotangent)
         if ct_tree != out_tree:
             raise TypeError(f"vjp: the cotangent's tree structure {ct_tree} does not match the "
                             f"output's {out_tree}")
-        cts = pullback(residuals, _as_array_leaves("vjp", ct_leaves) + aux_zeros)
-        return fa_tree.unflatten(in_tree, cts)
+        if numeric:
+            cts = _as_array_leaves("vjp", ct_leaves)
+        else:
+            cts = _numeric_cotangents(cotangent, ct_leaves, out_leaves, hole_positions)
+        cts = pullback(residuals, cts + aux_zeros, instantiate_zeros=False)
+        # (an integer or bool primal's cotangent is a symbolic zero: float0 for the user)
+        return fa_tree.unflatten(in_tree, [
+            _float0.zeros(c.aval.shape) if type(c) is Zero else c for c in cts])
 
     # A pytree whose leaves are the residuals (as JAX's): it can be returned from a jitted
     # function, passed into one, or be a custom_vjp residual.
@@ -343,11 +490,36 @@ def vjp(fun, *primals, has_aux: bool = False):
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
+def _numeric_cotangents(cotangent, ct_leaves, out_leaves, hole_positions) -> list:
+    """The cotangents the pullback takes: those of float outputs as arrays, symbolic zeros
+    for integer and bool outputs (their cotangent must only have the output's shape, as in
+    JAX), none for float0 outputs (the transform never saw them)."""
+    cts = []
+    for j, (ct, out) in enumerate(zip(ct_leaves, out_leaves)):
+        if j not in hole_positions and _differentiable(out):
+            cts.append(ct if is_array(ct) else asarray_arg("vjp", ct))
+            continue
+        if np.shape(ct) != tuple(out.shape):
+            raise TypeError(
+                f"vjp: the cotangent{_leaf_path(cotangent, j)} has shape {np.shape(ct)}, but "
+                f"the output it belongs to is {_aval_str(out)}; the cotangent of an integer, "
+                f"bool or float0 output is ignored but must have its shape: pass "
+                f"numpy.zeros({tuple(out.shape)}, funcarray.dtypes.float0)")
+        if j not in hole_positions:
+            cts.append(Zero(tangent_aval(out.aval)))
+    return cts
+
+
+def _aval_str(x) -> str:
+    return f"float0{list(x.shape)}" if _float0.is_float0(x) else x.aval.str_short()
+
+
 @api_boundary
 def linearize(fun, *primals, has_aux: bool = False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ t``,
     evaluated without re-running ``fun``; with ``has_aux=True`` ``fun`` returns
-    ``(out, aux)`` and linearize returns ``(out, f_jvp, aux)``.
+    ``(out, aux)`` and linearize returns ``(out, f_jvp, aux)``. Integer and bool primals
+    take float0 tangents and integer and bool outputs give them, as in ``jvp``.
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -357,23 +529,49 @@ def linearize(fun, *primals, has_aux: bool = False):
     """
     leaves, in_tree = fa_tree.flatten(primals)
     leaves = _as_array_leaves("linearize", leaves)
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux)
-    all_outs, linear, mask = linearize_flat(flat_fun, leaves)
-    out_leaves, aux = _split_aux(store, all_outs)
+    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    kept_outs, linear, mask = linearize_flat(flat_fun, leaves)
+    out_leaves, aux = _split_aux(store, _filled(store, kept_outs))
     out_tree, n_out = store["out_tree"], store["n_out"]
+    # (what the tangent checks need of the primals: not the arrays, which f_jvp must not
+    # keep alive)
+    primal_avals = [x.aval for x in leaves]
+    int_shapes = [None if m else tuple(x.shape) for x, m in zip(leaves, mask)]
+    int_outs = [None if _differentiable(x) else tuple(x.shape) for x in kept_outs]
 
     def f_jvp(consts, *tangents):
         t_leaves, t_tree = fa_tree.flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearize: tangents have structure {t_tree}, expected {in_tree}")
-        t_leaves = _as_array_leaves("linearize", t_leaves)
-        outs = eval_ir(linear.ir, consts, [t for t, m in zip(t_leaves, mask) if m])
-        return fa_tree.unflatten(out_tree, outs[:n_out])
+        kept = []
+        for i, (t, shape) in enumerate(zip(t_leaves, int_shapes)):
+            if shape is None and not _float0.is_float0(t):
+                kept.append(t if is_array(t) else asarray_arg("linearize", t))
+            elif shape is None or not (_float0.is_float0(t) and t.shape == shape):
+                raise _linearize_tangent_error(tangents, i, t, primal_avals[i].str_short(),
+                                               shape)
+        outs = eval_ir(linear.ir, consts, kept)
+        outs = [t if shape is None else _float0.zeros(shape) for t, shape in zip(outs, int_outs)]
+        return fa_tree.unflatten(out_tree, _filled(store, outs)[:n_out])
 
     # A pytree whose leaves are the linearisation's constants (JAX's Partial), like vjp's.
     out = fa_tree.unflatten(out_tree, out_leaves)
     f_jvp = Partial(api_boundary(f_jvp), tuple(linear.consts))
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
+
+
+def _linearize_tangent_error(tangents, i, t, primal_type, int_shape) -> ValueError:
+    """JAX's ValueError for a tangent whose type does not fit its primal in ``f_jvp``."""
+    got = (f"float0{list(t.shape)}" if _float0.is_float0(t)
+           else f"{getattr(t, 'dtype', type(t).__name__)}{list(np.shape(t))}")
+    if int_shape is None:
+        fix = "pass a tangent of the primal's dtype and shape (float0 is for integer primals)"
+    else:
+        fix = (f"an integer or bool primal's tangent is a float0 array of its shape: pass "
+               f"numpy.zeros({int_shape}, funcarray.dtypes.float0)")
+    return ValueError(
+        f"linearize: the linearized function's argument tangents{_leaf_path(tangents, i)} "
+        f"has type {got}, but its primal has type {primal_type}; {fix}")
 
 
 def _check_argnums(name, argnums, nargs):
@@ -403,8 +601,9 @@ _PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
 
 
 def _check_grad_inputs(name, diff_args, allow_int, holomorphic) -> bool:
-    """Refuse inputs without a gradient; returns whether any input is weakly typed (a Python
-    scalar or a weak array), whose gradient grad then makes weak too."""
+    """Refuse inputs without a gradient (integer and bool ones unless ``allow_int``: their
+    gradients are then float0 zeros, as in JAX); returns whether any input is weakly typed (a
+    Python scalar or a weak array), whose gradient grad then makes weak too."""
     any_weak = False
     for leaf in fa_tree.leaves(diff_args):
         if type(leaf) in _PYTHON_SCALAR_DTYPES:  # a Python int is an int32 input, as in JAX
@@ -417,11 +616,12 @@ def _check_grad_inputs(name, diff_args, allow_int, holomorphic) -> bool:
             dt = dtypes.canonicalize_dtype(dt)
             any_weak = any_weak or bool(getattr(leaf, "weak_type", False))
         if not dtypes.is_inexact(dt) and not allow_int:
+            fix = ("use jvp directly (with float0 tangents for them)" if name == "jacfwd" else
+                   "pass allow_int=True to get float0 zeros for them")
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (floating dtypes), but got "
-                f"{dt}. Integer and boolean inputs have no gradient; pass allow_int=True to "
-                f"get zeros for them, or differentiate with respect to other arguments "
-                f"(argnums).")
+                f"{dt}. Integer and boolean inputs have no gradient; {fix}, or differentiate "
+                f"with respect to other arguments (argnums).")
         if holomorphic and not dtypes.is_complex(dt):
             raise TypeError(f"{name} with holomorphic=True requires complex inputs, got {dt}")
     return any_weak
@@ -445,9 +645,10 @@ def _check_scalar_output(name, out, holomorphic):
 
 
 def _weak_like(g, primal):
-    """Gradient ``g`` with ``primal``'s weak type when ``primal`` is weakly typed."""
-    if getattr(primal, "weak_type", type(primal) in (int, float, complex)) and not (
-            g.weak_type) and dtypes.is_inexact(g.dtype):
+    """Gradient ``g`` with ``primal``'s weak type when ``primal`` is weakly typed (float0
+    gradients of integer inputs have no weak type)."""
+    if dtypes.is_inexact(g.dtype) and getattr(
+            primal, "weak_type", type(primal) in (int, float, complex)) and not g.weak_type:
         return convert(g, g.dtype, True)
     return g
 
@@ -455,6 +656,10 @@ def _weak_like(g, primal):
 def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                    allow_int: bool = False):
     """``fun``'s value and its gradient with respect to ``argnums`` (JAX's signature).
+
+    Integer and bool inputs are refused unless ``allow_int=True``, which gives them float0
+    gradients (NumPy zeros of dtype ``funcarray.dtypes.float0`` and the input's shape), as
+    in JAX; see ``grad``.
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -490,10 +695,18 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 
     Runs eagerly: ``print`` and Python control flow on values work inside ``fun``.
 
+    Differentiating with respect to an integer or bool input is an error unless
+    ``allow_int=True``: its gradient is then a float0 array of the input's shape, JAX's type
+    for "no tangent space" (NumPy zeros of dtype ``funcarray.dtypes.float0``: no operation
+    accepts them; they pass through ``jit``, ``vmap`` and the pytree functions).
+
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
         >>> fa.grad(lambda x: fnp.sin(x).sum())(fnp.zeros(2))
         Array([1., 1.], dtype=float32)
+        >>> gx, gn = fa.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)(1.0, 3)
+        >>> gx, gn.dtype == fa.dtypes.float0
+        (Array(3., dtype=float32, weak_type=True), True)
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
@@ -615,7 +828,8 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """The Jacobian by reverse mode (one vjp per output element, vectorised with vmap).
 
-    The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
+    The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair. With
+    ``allow_int=True`` an integer input's blocks are zeros of its dtype (as JAX's jacrev).
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -636,13 +850,20 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         blocks, start = [], 0
         for out in out_leaves:
             n = int(out.size)
-            blocks.append([r[start:start + n].reshape((*out.shape, *x.shape))
+            # (an integer input's block: zeros of its dtype, weak for a Python int, as JAX)
+            blocks.append([_weak_int_like(r[start:start + n].reshape((*out.shape, *x.shape)), x)
                            for r, x in zip(rows, in_leaves)])
             start += n
         jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
         return (jac, aux) if has_aux else jac
 
     return api_boundary(jac_fun)
+
+
+def _weak_int_like(block, x):
+    if x.weak_type and not block.weak_type and not _differentiable(x):
+        return convert(block, block.dtype, True)
+    return block
 
 
 def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):

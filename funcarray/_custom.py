@@ -40,10 +40,11 @@ from __future__ import annotations
 import functools
 import inspect
 
+from funcarray import _float0
 from funcarray import tree as fa_tree
 from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
-from funcarray.transforms.core import EVAL_TRACE, current_trace
+from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
 from funcarray.transforms.staging import StagingTrace
@@ -220,9 +221,11 @@ class SymbolicZero:
         return self.aval.dtype
 
     def instantiate(self):
-        return instantiate(Zero(self.aval))
+        return _public_zero(self.aval)
 
     def __repr__(self):
+        if _float0.is_float0_dtype(self.aval.dtype):
+            return f"SymbolicZero(float0{list(self.aval.shape)})"
         return f"SymbolicZero({self.aval.str_short()})"
 
 
@@ -237,8 +240,11 @@ class custom_jvp:
     argument, ``jvp_i(t_i, primal_out, *primals)`` (``None``: no dependence).
 
     Zero tangents reach the rule as zeros, or as ``SymbolicZero`` objects with
-    ``defjvp(rule, symbolic_zeros=True)``. Arguments in ``nondiff_argnums`` are passed as
-    they are (Python values such as functions or flags).
+    ``defjvp(rule, symbolic_zeros=True)``. As in JAX, integer and bool arguments' tangents
+    are float0 arrays (``numpy.zeros(shape, funcarray.dtypes.float0)``), and the rule must
+    return float0 zeros (or a ``SymbolicZero``) as the tangent of an integer or bool output.
+    Arguments in ``nondiff_argnums`` are passed as they are (Python values such as functions
+    or flags).
 
     Example:
         >>> import funcarray as fa
@@ -283,9 +289,11 @@ class custom_jvp:
             contributions = [rule(t, primal_out, *primals)
                              for rule, t in zip(jvps, tangents) if rule is not None]
             if not contributions:
-                return primal_out, fa_tree.map(lambda x: x * 0, primal_out)
-            return primal_out, fa_tree.map(lambda *ts: functools.reduce(
-                lambda a, b: a + b, ts), *contributions)
+                return primal_out, fa_tree.map(_float0.zeros_like_tangent, primal_out)
+            # (float0 tangents of integer outputs are zeros: not summed)
+            return primal_out, fa_tree.map(lambda *ts: ts[0] if _float0.is_float0(ts[0]) else
+                                           functools.reduce(lambda a, b: a + b, ts),
+                                           *contributions)
 
         self.defjvp(jvp)
 
@@ -327,10 +335,11 @@ class _UserJVPRule:
 
     def __call__(self, primals, tangents):
         primals, tangents = primals[self.num_consts:], tangents[self.num_consts:]
+        # (integer and bool arguments' tangents are float0, as in JAX)
         if self.symbolic_zeros:
-            tangents = [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+            tangents = [_symbolic_zero(t.aval) if type(t) is Zero else t for t in tangents]
         else:
-            tangents = [instantiate(t) for t in tangents]
+            tangents = [_instantiate_public(t) for t in tangents]
         p_args = fa_tree.unflatten(self.in_tree, primals)
         t_args = fa_tree.unflatten(self.in_tree, tangents)
         result = self.jvp(*self.nondiff, tuple(p_args), tuple(t_args))
@@ -361,7 +370,18 @@ class _UserJVPRule:
         out = []
         for i, (t, aval) in enumerate(zip(leaves, self.out_avals)):
             want = tangent_aval(aval)
-            if type(t) is SymbolicZero or not _inexact(aval.dtype):
+            if type(t) is SymbolicZero:
+                out.append(Zero(want))
+                continue
+            if not _inexact(aval.dtype):
+                # As in JAX, the tangent of an integer or bool output must be float0 zeros.
+                if not (_float0.is_float0(t) and tuple(t.shape) == tuple(aval.shape)):
+                    raise TypeError(
+                        f"The custom_jvp rule of '{self.name}' returned a tangent output leaf "
+                        f"{i} of type {_type_str(t)}, but its primal output is "
+                        f"{aval.str_short()}, an integer/bool value, whose tangent must be "
+                        f"float0: return numpy.zeros({tuple(aval.shape)}, "
+                        f"funcarray.dtypes.float0)")
                 out.append(Zero(want))
                 continue
             t = asarray_arg(f"the custom_jvp rule of {self.name}", t) if not is_array(t) else t
@@ -382,6 +402,36 @@ def _inexact(dtype) -> bool:
     return is_inexact(dtype)
 
 
+def _public_zero(aval):
+    """A zero tangent or cotangent as a user's rule sees it: float0 zeros for an integer or
+    bool value (JAX's convention), zeros of its dtype otherwise."""
+    if _inexact(aval.dtype):
+        return instantiate(Zero(aval))
+    return _float0.zeros(aval.shape)
+
+
+def _instantiate_public(t):
+    if type(t) is Zero:
+        return _public_zero(t.aval)
+    return t if _inexact(t.dtype) else _float0.zeros(t.shape)
+
+
+def _symbolic_zero(aval) -> SymbolicZero:
+    """The SymbolicZero of a zero tangent: of float0 dtype for integer and bool values."""
+    if _inexact(aval.dtype):
+        return SymbolicZero(aval)
+    from funcarray.dtypes import float0
+
+    return SymbolicZero(ShapedArray(aval.shape, float0))
+
+
+def _type_str(x) -> str:
+    if _float0.is_float0(x):
+        return f"float0{list(x.shape)}"
+    aval = getattr(x, "aval", None)
+    return aval.str_short() if aval is not None else type(x).__name__
+
+
 # --------------------------------------------------------------------------------------------
 # custom_vjp
 # --------------------------------------------------------------------------------------------
@@ -392,8 +442,10 @@ class custom_vjp:
     ``f = custom_vjp(fun, nondiff_argnums=())``, then ``f.defvjp(fwd, bwd)``:
     ``fwd(*args) -> (out, residuals)`` (residuals: a pytree of arrays) and
     ``bwd(*nondiff_args, residuals, cotangent_out) -> tuple`` with one cotangent (pytree like
-    the argument, or ``None`` for zero) per differentiable argument. Integer arguments get no
-    cotangent. Forward mode (``jvp``, ``jacfwd``) of a custom_vjp function is an error.
+    the argument, or ``None`` for zero) per differentiable argument. As in JAX, ``bwd``
+    receives float0 cotangents for integer and bool outputs, and what it returns for an
+    integer or bool argument (``None``, float0 or zeros) is ignored: they get float0.
+    Forward mode (``jvp``, ``jacfwd``) of a custom_vjp function is an error.
 
     Example:
         >>> import funcarray as fa
@@ -488,7 +540,10 @@ class _UserVJPRule:
 
     def bwd(self, residuals, cts) -> list:
         res = fa_tree.unflatten(self.res_tree, residuals)
-        ct = fa_tree.unflatten(self.out_tree, cts)
+        # (integer and bool outputs' cotangents are float0, as in JAX)
+        ct = fa_tree.unflatten(self.out_tree, [
+            ct if _inexact(aval.dtype) else _float0.zeros(aval.shape)
+            for ct, aval in zip(cts, self.out_avals)])
         nondiff = [v for _, v in self.static]
         result = self.bwd_fun(*nondiff, res, ct)
         n = len(self.dyn_structures)

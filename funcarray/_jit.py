@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from funcarray import _compiled, tree
+from funcarray import _compiled, _float0, tree
 from funcarray._config import config
 from funcarray._debug_nans import check_jit_outputs
 from funcarray._errors import _mark, filtered
@@ -82,10 +82,15 @@ class _Entry:
     executable."""
 
     __slots__ = ("ir", "consts", "out_tree", "out_avals", "exe", "donated", "single_output",
-                 "stage_s", "lower_s", "compile_s")
+                 "stage_s", "lower_s", "compile_s", "float0")
 
-    def __init__(self, ir, consts, out_tree, donated=()):
+    def __init__(self, ir, consts, out_tree, donated=(), float0=None):
         self.ir = ir
+        # float0 arguments and outputs (gradients of integer inputs) are neither operands nor
+        # results of the executable, only zeros of a shape the key fixes: None, or
+        # (argument positions, output holes, the outputs' whole tree), ``out_tree`` being
+        # then that of the list of the other outputs (see ``Jitted._call_float0``).
+        self.float0 = float0
         self.donated = donated  # executable parameter positions whose buffers are donated
         self.consts = consts
         self.out_tree = out_tree
@@ -314,6 +319,8 @@ class Jitted:
             entry = self._miss(key, leaves, statics)
         else:
             self._hits += 1
+        if entry.float0 is not None:
+            return self._call_float0(entry, leaves)
         if current_trace() is EVAL_TRACE:
             out = self._run_eagerly(entry, leaves)
             if not config._fast_dispatch:  # debug_nans / debug_infs
@@ -327,6 +334,21 @@ class Jitted:
         outs = jit_p.bind(*entry.consts, *_as_operands(leaves), ir=entry.ir, name=self._name,
                           device=self._target_device(), **options)
         return tree.unflatten(entry.out_tree, outs)
+
+    def _call_float0(self, entry, leaves):
+        """A call of an entry with float0 arguments or outputs: the executable (or the jit
+        equation) runs on the other arguments, and float0 zeros fill the outputs' holes."""
+        positions, holes, out_tree = entry.float0
+        if positions:
+            leaves = [x for k, x in enumerate(leaves) if k not in positions]
+        if current_trace() is EVAL_TRACE:
+            outs = self._run_eagerly(entry, leaves)
+        else:
+            outs = jit_p.bind(*entry.consts, *_as_operands(leaves), ir=entry.ir,
+                              name=self._name, device=self._target_device(),
+                              **({"compiler_options": self._compiler_options}
+                                 if self._compiler_options else {}))
+        return tree.unflatten(out_tree, _float0.fill(outs, holes))
 
     def _run_eagerly(self, entry, leaves):
         exe = entry.exe
@@ -420,11 +442,17 @@ class Jitted:
 
     def _stage(self, leaves, statics):
         static_list, in_tree, _, _ = statics
-        operands = _as_operands(leaves)
+        # float0 arguments are not operands: the function gets zeros of their shape
+        _, in_holes = _float0.split(leaves)
+        float0_out = []
+        operands = _as_operands([x for x in leaves if not _float0.is_float0(x)]
+                                if in_holes else leaves)
         out_trees = []
         fun = self._fun
 
         def flat_fun(*flat):
+            if in_holes:
+                flat = _float0.fill(flat, in_holes)
             call_args, call_kwargs = tree.unflatten(in_tree, flat)
             call_args = list(call_args)
             for pos, value in static_list:
@@ -435,12 +463,16 @@ class Jitted:
             out = fun(*call_args, **call_kwargs)
             out_leaves, out_tree = tree.flatten(out)
             out_trees.append(out_tree)
-            return [_as_output(self._name, x) for x in out_leaves]
+            out_leaves = [_as_output(self._name, x) for x in out_leaves]
+            out_leaves, holes = _float0.split(out_leaves)
+            float0_out.append(holes)
+            return out_leaves
 
         trace = StagingTrace(current_trace())
         trace.fun_name = f"jit({self._name}){_defined_at(fun)}"
         static_positions = {pos for pos, _ in static_list if isinstance(pos, int)}
-        trace.arg_names = _argument_names(self._fun, in_tree, len(operands), static_positions)
+        trace.arg_names = _without_holes(
+            _argument_names(self._fun, in_tree, len(leaves), static_positions), in_holes)
         tracers = [trace.new_arg(_aval_of(x)) for x in operands]
         with set_current_trace(trace):
             outs = flat_fun(*tracers)
@@ -452,10 +484,17 @@ class Jitted:
         donated = ()
         if self._donate_argnums or self._donate_argnames:
             npositional = len(statics[2]) + len(static_positions)
-            donated = tuple(len(call.consts) + k for k in _donated_leaves(
-                in_tree, len(operands), static_positions, npositional, self._donate_argnums,
-                self._donate_argnames))
-        return _Entry(call.ir, tuple(call.consts), out_trees[0], donated), cacheable
+            flags = [False] * len(leaves)
+            for k in _donated_leaves(in_tree, len(leaves), static_positions, npositional,
+                                     self._donate_argnums, self._donate_argnames):
+                flags[k] = True
+            donated = tuple(len(call.consts) + k for k, flag in
+                            enumerate(_without_holes(flags, in_holes)) if flag)
+        out_tree, float0 = out_trees[0], None
+        if in_holes or float0_out[0]:
+            float0 = (frozenset(k for k, _ in in_holes or ()), float0_out[0], out_tree)
+            out_tree = tree.structure(list(closed.ir.outs))
+        return _Entry(call.ir, tuple(call.consts), out_tree, donated, float0), cacheable
 
     # --- introspection -------------------------------------------------------------------------
     def lower(self, *args, **kwargs) -> Lowered:
@@ -593,6 +632,8 @@ def _aval_of(x):
 
 
 def _leaf_signature(name, x, k):
+    if _float0.is_float0(x):  # (zeros: only the shape matters)
+        return (x.shape, x.dtype, False)
     if isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "__array__"):
         arr = _as_array(x)
         return (arr.shape, arr.dtype, arr.weak_type)
@@ -603,13 +644,21 @@ def _leaf_signature(name, x, k):
 
 
 def _as_output(name, x):
-    if isinstance(x, (Tracer, Array)):
+    if isinstance(x, (Tracer, Array)) or _float0.is_float0(x):
         return x
     if isinstance(x, (*_PY_SCALARS, np.ndarray, np.generic)):
         return _as_array(x)
     raise _mark(TypeError(f"jit({name}): the function returned a {type(x).__name__} "
                           f"({x!r:.60}); jitted functions must return arrays (pytrees of "
                           f"arrays)"))
+
+
+def _without_holes(items: list, holes) -> list:
+    """``items`` (one per argument leaf) less the float0 arguments' (``holes``)."""
+    if not holes:
+        return items
+    positions = {k for k, _ in holes}
+    return [x for k, x in enumerate(items) if k not in positions]
 
 
 def _unhashable_static(name, statics):
@@ -719,7 +768,11 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         key, leaves, _ = self._jitted._key(args, kwargs)
-        operands = _as_operands(leaves)
+        if self._entry.float0 is not None:
+            operands = _as_operands([x for k, x in enumerate(leaves)
+                                     if k not in self._entry.float0[0]])
+        else:
+            operands = _as_operands(leaves)
         want = [v.aval for v in self._entry.ir.in_binders[len(self._entry.consts):]]
         if len(want) != len(operands) or any(
                 (x.shape, x.dtype) != (a.shape, a.dtype) for x, a in zip(operands, want)):
@@ -727,6 +780,8 @@ class Compiled:
             raise TypeError(f"Compiled {self._jitted._name}: called with ({got}), compiled for "
                             f"({', '.join(a.str_short() for a in want)}); call the jitted "
                             f"function instead to compile for new types")
+        if self._entry.float0 is not None:
+            return self._jitted._call_float0(self._entry, leaves)
         return self._jitted._run_eagerly(self._entry, leaves)
 
     def as_text(self) -> str:

@@ -30,7 +30,7 @@ import numpy as np
 __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-    "float8_e4m3fn", "float8_e5m2", "float8_types", "supported_dtypes",
+    "float8_e4m3fn", "float8_e5m2", "float8_types", "float0", "supported_dtypes",
     "default_int", "default_float", "default_complex",
     "canonicalize_dtype", "promote_types", "result_type", "is_weak_scalar",
     "issubdtype", "is_float", "is_complex", "is_integer", "is_inexact", "finfo", "iinfo",
@@ -62,6 +62,12 @@ float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
 float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
 
 default_int, default_float, default_complex = int32, float32, complex64
+
+# The tangent (and cotangent) dtype of integer and boolean values, as in JAX: a structured
+# void dtype of zero bytes per element, so an array of it holds only a shape. Autodiff hands
+# these out at the API edge (``grad(..., allow_int=True)``, ``vjp``, ``jvp``); inside the
+# transforms such tangents are symbolic zeros. No operation accepts a float0 array.
+float0 = np.dtype([("float0", np.void, 0)])
 
 supported_dtypes = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
@@ -153,11 +159,30 @@ def canonicalize_dtype(dtype) -> np.dtype:
     except TypeError as exc:
         raise TypeError(f"{dtype!r} is not a valid dtype: {exc}") from None
     if dt not in _SUPPORTED:
+        if dt == float0:
+            raise TypeError(
+                "dtype float0 is the tangent type of integer and boolean values: it holds no "
+                "numbers and no operation computes with it (only zeros/zeros_like make float0 "
+                "arrays). Pass a numeric dtype, e.g. float32.")
         raise TypeError(
             f"dtype {dt} is not supported by funcarray. Supported: "
             f"{', '.join(sorted(d.name for d in supported_dtypes))}."
         )
     return dt
+
+
+def float0_message() -> str:
+    """Why a float0 array was refused, and the fix (the message's body, after the op name).
+
+    Example:
+        >>> float0_message().split(".")[0]
+        'got a float0 array'
+    """
+    return ("got a float0 array. float0 is the tangent type of integer and boolean values "
+            "and supports no operation (it holds no numbers); if you need zeros, make them "
+            "explicitly, e.g. numpy.zeros(g.shape, numpy.float32). If you did not expect a "
+            "float0, you may have taken a gradient with respect to an integer or boolean "
+            "argument (allow_int=True, or vjp).")
 
 
 def is_weak_scalar(x) -> bool:

@@ -475,7 +475,7 @@ def test_custom_vjp_integer_input_gets_no_cotangent():
     x, k = fnp.asarray(f64(3)), fnp.asarray(np.array([1, 2, 3], np.int64))
     gx, gk = fa.grad(lambda x, k: f(x, k).sum(), argnums=(0, 1), allow_int=True)(x, k)
     assert_allclose(gx, [1.0, 2.0, 3.0])
-    assert_allclose(gk, np.zeros(3, np.int64))
+    assert gk.dtype == fa.dtypes.float0 and gk.shape == (3,)  # JAX's float0 zeros
 
 
 @pytest.mark.parametrize("order", ["vmap_grad", "grad_vmap", "jit_grad", "grad_jit",

@@ -502,7 +502,7 @@ def test_arg_reductions_have_zero_tangents(prim):
                                     else jnp.argmin(np.asarray(x), 1)))
     _, t_out = fa.jvp(lambda v: prim.bind(v, axes=(1,), index_dtype=np.dtype(np.int32)),
                       (x,), (fnp.ones_like(x),))
-    assert_allclose(t_out, np.zeros(2, np.int32))
+    assert t_out.dtype == fa.dtypes.float0 and t_out.shape == (2,)  # JAX's float0
 
 
 @pytest.mark.parametrize("prim", BITWISE)

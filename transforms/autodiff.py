@@ -71,14 +71,15 @@ def vjp_flat(fun, primals):
 
 def vjp_flat_residuals(fun, primals):
     """``vjp_flat`` with the residuals apart: ``(primals_out, pullback, residuals)`` where
-    ``pullback(residuals, cotangents_out)`` returns one cotangent per primal. ``residuals``
+    ``pullback(residuals, cotangents_out)`` returns one cotangent per primal (those of the
+    integer and bool primals as ``Zero`` objects with ``instantiate_zeros=False``). ``residuals``
     (a tuple of arrays) is everything the backward pass reads of the forward one, so
     ``fa.vjp`` can return its function as a pytree whose leaves are the residuals (JAX's
     ``Partial``): it can then cross ``jit`` or be a ``custom_vjp`` residual itself."""
     primals_out, linear, mask = linearize_flat(fun, primals)
     out_avals = [p.aval for p in primals_out]
 
-    def pullback(residuals, cotangents_out):
+    def pullback(residuals, cotangents_out, instantiate_zeros=True):
         if len(cotangents_out) != len(out_avals):
             raise TypeError(f"vjp: expected {len(out_avals)} cotangents, got "
                             f"{len(cotangents_out)}")
@@ -89,6 +90,9 @@ def vjp_flat_residuals(fun, primals):
                     f"belongs to is {aval.str_short()}; cotangents must match the outputs' "
                     f"shapes and dtypes")
         cts = iter(backward_pass(linear.ir, residuals, cotangents_out))
+        if not instantiate_zeros:  # (fa.vjp shows these as float0 arrays)
+            return [next(cts) if m else Zero(tangent_aval(p.aval))
+                    for p, m in zip(primals, mask)]
         return [next(cts) if m else instantiate(Zero(tangent_aval(p.aval)))
                 for p, m in zip(primals, mask)]
 

@@ -52,7 +52,8 @@ class Zero:
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Tangents of float/complex values share their dtype; integer and bool values have
-    no tangent space (their tangents are always symbolic zeros, like JAX's float0)."""
+    no tangent space: their tangents are always symbolic zeros of their own dtype here, which
+    the public API shows as JAX's float0 arrays (``funcarray/_float0.py``)."""
     if not aval.weak_type:
         return aval  # (avals are never mutated, so sharing one is safe)
     return ShapedArray.trusted(aval.shape, aval.dtype, False)
@@ -159,11 +160,13 @@ class JVPTrace(Trace):
         return JVPTracer(self, primal, tangent)
 
 
-def jvp_flat(fun, primals, tangents):
+def jvp_flat(fun, primals, tangents, instantiate_zeros: bool = True):
     """Push ``tangents`` forward through ``fun`` (flat lists in, flat list out).
 
     ``tangents`` entries may be ``Zero``. Returns ``(primals_out, tangents_out)`` with
-    tangents instantiated (zeros materialised) so callers always get arrays.
+    tangents instantiated (zeros materialised) so callers always get arrays, or with zero
+    tangents left as ``Zero`` when ``instantiate_zeros`` is False (``fa.jvp`` turns those of
+    integer outputs into float0 arrays).
     """
     trace = JVPTrace(current_trace())
     tracers = [p if type(t) is Zero else JVPTracer(trace, p, t)
@@ -174,7 +177,7 @@ def jvp_flat(fun, primals, tangents):
     for out in outs:
         p, t = trace._split(out)
         primals_out.append(p)
-        tangents_out.append(instantiate(t))
+        tangents_out.append(instantiate(t) if instantiate_zeros else t)
     return primals_out, tangents_out
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from funcarray import tree as fa_tree
 from funcarray._custom import _stage_body, custom_jvp
+from funcarray._float0 import zeros_like_tangent
 from funcarray._transpose import linear_transpose
 from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.linear_solve import custom_linear_solve_p
@@ -170,8 +171,9 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
             return jvp(lambda y: f_with(consts, y), (x,), (v,))[1]
 
         dx = custom_linear_solve(linearised, rhs, tangent_solve, tangent_solve)
-        return (x, aux), (fa_tree.map(lambda t: -t, dx), [fa_tree.map(lambda a: a * 0, a)
-                                                          for a in aux])
+        # (aux outputs have zero tangents: float0 for integer ones, as custom_jvp requires)
+        return (x, aux), (fa_tree.map(lambda t: -t, dx),
+                          [fa_tree.map(zeros_like_tangent, a) for a in aux])
 
     x, aux = root(list(f_call.consts), fa_tree.unflatten(tree, guess_leaves))
     if has_aux:
