@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The prepared NVIDIA GPU check of issue 4 (jit): the jit tests and the jit benchmark on the
-# GPU, in one run. CI never has a GPU; this is for a session that is lent one.
+# The prepared NVIDIA GPU check of issue 4 (jit): the jit and GPU tests and the jit and GPU
+# eager benchmarks on the GPU, in one run. CI never has a GPU; this is for a session that is lent one.
 #
 # The device image has Python 3.12 with jax/jaxlib 0.11.2 and the CUDA 13 plugin (funcarray's
 # runtime supports 0.11.2 besides the pinned 0.10.2), numpy, ml_dtypes, hypothesis, pytest and
@@ -15,7 +15,8 @@
 # 3.12 environment with jax 0.11.2 and setuptools, as on the device image)
 # then call the device tool's run with carry [".whl"] and the command
 #     bash bench/gpu_check.sh
-# (about 5 minutes). Results land in $OUT: the test log and the benchmark's JSON and text.
+# (about 8 minutes at most: run it with timeout_s=540). Results land in $OUT: the test log,
+# the benchmarks' JSON and text.
 set -u -o pipefail
 OUT=${OUT:-/tmp/gpu_check}
 mkdir -p "$OUT"
@@ -27,12 +28,23 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import jax, funcarray as fa; print(jax.devices(), fa.devices(), fa.default_backend())" \
     | tee -a "$OUT/gpu.txt"
-# The jit tests with the GPU as the platform (eager ops then run through XLA on the GPU).
-# The jax oracle multiplies float32 at full precision too (its GPU default is TF32).
+# The jit tests and tests/test_gpu.py with the GPU as the platform (eager ops on device
+# arrays then run through XLA on the GPU). Several pytest workers share the GPU: jax's client
+# must not take 75% of its memory in each. The jax oracle multiplies float32 at full
+# precision too (its GPU default is TF32). -v lists each result as it comes, so a run cut
+# short by the timeout still says what passed and failed.
 export JAX_DEFAULT_MATMUL_PRECISION=highest
-FUNCARRAY_PLATFORM=cuda timeout 300 python3 -m pytest -q -x -n 4 -p no:cacheprovider \
-    tests/test_jit.py tests/test_lowering.py tests/test_composition.py \
-    tests/test_control_flow.py 2>&1 | tee "$OUT/tests.log" | tail -30
-# The benchmark (funcarray and jax both on the GPU).
-FUNCARRAY_PLATFORM=cuda timeout 240 python3 bench/bench_jit.py --quick \
-    --json "$OUT/bench_jit.json" 2>&1 | tee "$OUT/bench_jit.txt" | tail -25
+XLA_PYTHON_CLIENT_PREALLOCATE=false FUNCARRAY_PLATFORM=cuda timeout 240 python3 -m pytest \
+    -v -n 8 -p no:cacheprovider --tb=short tests/test_gpu.py tests/test_jit.py \
+    tests/test_lowering.py tests/test_composition.py tests/test_control_flow.py \
+    tests/test_callbacks.py > "$OUT/tests.log" 2>&1
+echo "pytest exit status $?" >> "$OUT/tests.log"
+grep -E "FAILED|ERROR|passed|failed|exit status" "$OUT/tests.log" | tail -40
+# The benchmarks (funcarray and jax both on the GPU): jit dispatch, first call and steady
+# state; eager ops on device arrays.
+FUNCARRAY_PLATFORM=cuda timeout 180 python3 bench/bench_jit.py --quick \
+    --json "$OUT/bench_jit.json" > "$OUT/bench_jit.txt" 2>&1
+tail -25 "$OUT/bench_jit.txt"
+FUNCARRAY_PLATFORM=cuda timeout 50 python3 bench/bench_gpu_eager.py --quick \
+    --json "$OUT/bench_gpu_eager.json" > "$OUT/bench_gpu_eager.txt" 2>&1
+tail -12 "$OUT/bench_gpu_eager.txt"

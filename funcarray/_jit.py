@@ -38,7 +38,7 @@ import numpy as np
 from funcarray import _compiled, _float0, tree
 from funcarray._config import config
 from funcarray._debug_nans import check_jit_outputs
-from funcarray._errors import _mark, filtered
+from funcarray._errors import _mark, _with_location, filtered
 from funcarray._jit_fast import MISS, FastPath, leaf_type
 from funcarray.array import Array, DeviceArray, device_array
 from funcarray.lowering import cache, runtime
@@ -181,7 +181,7 @@ def _dispatcher(state: Jitted):
             try:
                 return call(args, kwargs)
             except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
-                raise filtered(exc) from exc.__cause__
+                raise filtered(_explained(exc, args, kwargs)) from exc.__cause__
     else:
         def jitted(*args, **kwargs):
             # The fast path: positional Array arguments only, outside every transform, a
@@ -193,14 +193,14 @@ def _dispatcher(state: Jitted):
                     if out is MISS:
                         out = fast.call_by_signature(args)
                 except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
-                    raise filtered(exc) from exc.__cause__
+                    raise filtered(_explained(exc, args, kwargs)) from exc.__cause__
                 if out is not MISS:
                     state._hits += 1
                     return out
             try:
                 return call(args, kwargs)
             except Exception as exc:  # noqa: BLE001 (re-raised, minus funcarray's frames)
-                raise filtered(exc) from exc.__cause__
+                raise filtered(_explained(exc, args, kwargs)) from exc.__cause__
 
     # updated=(): copying fun's __dict__ would, for jit(jit(f)), overwrite this function's
     # lower/cache_info/clear_cache with the inner one's.
@@ -210,6 +210,24 @@ def _dispatcher(state: Jitted):
     jitted.clear_cache = state.clear_cache
     jitted._jit_state = state  # for introspection and tests
     return jitted
+
+
+def _explained(exc: Exception, args, kwargs) -> Exception:
+    """``exc``, or a clearer error for it: XLA refuses an argument whose buffer was donated
+    to an earlier call ("Buffer has been deleted or donated"); the user needs to know which
+    argument and what to pass instead. Only runs once a call has failed."""
+    if not (isinstance(exc, runtime.ExecutionError) and "deleted or donated" in str(exc)):
+        return exc
+    leaves = tree.leaves((args, kwargs))
+    gone = [k for k, x in enumerate(leaves) if getattr(x, "_donated", False)]
+    if not gone:
+        return exc
+    x = leaves[gone[0]]
+    return _mark(RuntimeError(_with_location(
+        f"jit: argument leaf {gone[0]} ({x._aval.str_short()}) was donated to an earlier "
+        f"jitted call (donate_argnums/donate_argnames), which reused its buffer for that "
+        f"call's outputs, so it no longer has a value. Pass that call's outputs instead (e.g. "
+        f"params = step(params, ...)), or do not donate arrays you use again.")))
 
 
 def _as_tuple(value, what: str) -> tuple:

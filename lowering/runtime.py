@@ -426,7 +426,10 @@ def execute(exe: Executable, args) -> list:
 # Host callbacks (debug.print, pure_callback under jit)
 # --------------------------------------------------------------------------------------------
 
+# (jaxlib names a CUDA or ROCm device's platform "gpu"; the plugin names are kept for
+# callers that pass the platform a user selected)
 _HOST_CALLBACK_TARGETS = {"cpu": "xla_ffi_python_cpu_callback",
+                          "gpu": "xla_ffi_python_gpu_callback",
                           "cuda": "xla_ffi_python_gpu_callback",
                           "rocm": "xla_ffi_python_gpu_callback"}
 

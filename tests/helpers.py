@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 import funcarray as fa
@@ -101,3 +103,27 @@ def run_portable(f, *args) -> list:
     values = [np.asarray(getattr(c, "_value", c)) for c in closed.consts]
     outs = runtime.execute(exe, values + [np.asarray(a) for a in args])
     return [runtime.to_numpy(out) for out in outs]
+
+
+def skip_unless_numpy_eager():
+    """Skip a test of the NumPy eager backend's own behaviour (host arrays, no compiles) where
+    eager ops run through XLA: on an accelerator (``eager_backend="auto"`` switches once one
+    is used, as in bench/gpu_check.sh) or with ``FUNCARRAY_EAGER_BACKEND=xla``."""
+    import pytest
+
+    from funcarray.transforms.core import running_numpy_kernels
+
+    if not running_numpy_kernels():
+        pytest.skip("eager ops run through XLA here (accelerator, or eager_backend='xla')")
+
+
+@contextlib.contextmanager
+def numpy_eager():
+    """Run the block with NumPy eager kernels (restoring the setting after), for tests that
+    count compiles or cache entries and must not see eager ops' single-op executables."""
+    before = fa.config.eager_backend
+    fa.config.update("eager_backend", "numpy")
+    try:
+        yield
+    finally:
+        fa.config.update("eager_backend", before)
