@@ -245,42 +245,111 @@ class XlaEvalTrace:
 
     ``funcarray.config.update("eager_backend", "xla")`` switches the eager trace to this
     class, so each primitive applied outside every transform compiles once (per primitive,
-    operand types and params) into a one-equation executable and runs it. On the CPU this
-    reproduces jit's numerics op by op; on an accelerator it is how eager ops run on the
+    operand types, params and device) into a one-equation executable and runs it. On the CPU
+    this reproduces jit's numerics op by op; on an accelerator it is how eager ops run on the
     device. Primitives without a lowering rule (and higher-order ones, which compile
-    themselves) run their eager kernel.
+    themselves) and host callbacks (``eager_on_host``: they run at once, their errors raised
+    at the user's line) run their eager kernel.
+
+    An op runs on the device of its first operand that lives on one (as in JAX), else on the
+    selected platform's default device. Each call is one executable run: operands of other
+    shapes are broadcast inside it, and small constants (the Python scalars of ``x * 1.5``)
+    keep one device copy per value (``_constant_buffer``).
     """
 
     __slots__ = ()
 
     def process_primitive(self, prim, args, params):
-        if not prim.lower_rule or prim.partial_eval_rule:
+        if not prim.lower_rule or prim.partial_eval_rule or getattr(
+                prim, "eager_on_host", False):
             return prim.impl(*args, **params)
         args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
-        if getattr(prim, "nargs", 1) > 1 and len({a.shape for a in args}) > 1:
-            args = _broadcast_operands(args)
-        ir = _single_op_ir(prim, tuple(a.aval for a in args), params)
-        outs = execute_ir(ir, args)
-        return outs if prim.multiple_results else outs[0]
+        jdev = None
+        for a in args:
+            entry = getattr(a, "_buf", None)
+            if entry is not None:
+                jdev = entry[0]
+                break
+        if jdev is None:
+            jdev = runtime.default_device_for(config.platform or None)
+        avals = tuple(a.aval for a in args)
+        try:
+            key = (prim, avals, tuple(params.items()), jdev)
+            op = _eager_ops.get(key)
+        except TypeError:  # an unhashable param: look the executable up every time
+            key, op = None, None
+        if op is None:
+            op = _EagerOp(prim, avals, params, jdev)
+            if key is not None:
+                if len(_eager_ops) >= _EAGER_OPS_MAX:
+                    _eager_ops.clear()
+                _eager_ops[key] = op
+        bufs = []
+        for a in args:
+            entry = getattr(a, "_buf", None)
+            if entry is not None and entry[0] is jdev:
+                bufs.append(entry[1])
+            elif entry is None and a.ndim == 0:
+                bufs.append(_constant_buffer(a, jdev))
+            else:
+                bufs.append(to_buffer(a, jdev))
+        outs = op.run(bufs)
+        if op.single:
+            return device_array(jdev, outs[0], op.out_avals[0])
+        return [device_array(jdev, b, aval) for b, aval in zip(outs, op.out_avals)]
 
 
-def _broadcast_operands(args) -> list:
-    """Eager elementwise kernels broadcast their operands (NumPy does); XLA's need one shape:
-    broadcast explicitly, as staging does."""
-    shape = np.broadcast_shapes(*(a.shape for a in args))
-    out = []
-    for a in args:
-        if a.shape != shape:
-            dims = tuple(range(len(shape) - a.ndim, len(shape)))
-            a = broadcast_in_dim_p.bind(a, shape=shape, broadcast_dimensions=dims)
-        out.append(a)
-    return out
+class _EagerOp:
+    """One primitive's compiled single-op executable for given operand types and params,
+    with what a call needs at hand (``run``: ``runtime.buffer_executor``)."""
+
+    __slots__ = ("run", "out_avals", "single")
+
+    def __init__(self, prim, avals, params, jdev):
+        ir = _single_op_ir(prim, avals, params)
+        exe = cache.compile_ir(ir, device=jdev)
+        self.run = runtime.buffer_executor(exe)
+        self.out_avals = tuple(canonical_aval(v.aval) for v in ir.outs)
+        self.single = not prim.multiple_results
+
+
+# (primitive, operand avals, params, device) -> _EagerOp. Bounded: cleared when full (a
+# program whose shapes keep changing recompiles nothing: cache.compile_ir keeps the
+# executables; only this shortcut is rebuilt).
+_eager_ops: dict = {}
+_EAGER_OPS_MAX = 4096
+
+
+# (device, dtype, bytes) -> the device buffer of a 0-d constant made afresh for each op
+# (``x * 1.5`` converts 1.5 every time): copied to the device once per value, not per call.
+_constant_buffers: dict = {}
+
+
+def _constant_buffer(a, jdev):
+    value = np.asarray(a._value)
+    key = (jdev, value.dtype, value.tobytes())
+    buf = _constant_buffers.get(key)
+    if buf is None:
+        if len(_constant_buffers) >= 1024:
+            _constant_buffers.clear()
+        buf = _constant_buffers[key] = to_buffer(a, jdev)
+    return buf
 
 
 _single_op_irs: dict = {}
 
 
+def clear_eager_caches() -> None:
+    """Forget the XLA eager backend's executables, IRs and constant buffers
+    (``funcarray.clear_caches``)."""
+    _eager_ops.clear()
+    _constant_buffers.clear()
+    _single_op_irs.clear()
+
+
 def _single_op_ir(prim, avals, params):
+    """The one-equation IR of ``prim`` on operands of ``avals`` (elementwise operands of
+    other shapes are broadcast first, inside the IR, as staging does)."""
     try:
         key = (prim, avals, tuple(sorted(params.items())))
         ir = _single_op_irs.get(key)
@@ -288,10 +357,21 @@ def _single_op_ir(prim, avals, params):
         key, ir = None, None
     if ir is None:
         ins = tuple(Var(a) for a in avals)
-        out_avals = prim.abstract_eval(*avals, **params)
+        eqns, operands = [], list(ins)
+        if getattr(prim, "nargs", 1) > 1 and len({a.shape for a in avals}) > 1:
+            shape = np.broadcast_shapes(*(a.shape for a in avals))
+            for k, v in enumerate(ins):
+                if v.aval.shape != shape:
+                    dims = tuple(range(len(shape) - v.aval.ndim, len(shape)))
+                    bparams = {"shape": shape, "broadcast_dimensions": dims}
+                    out = Var(broadcast_in_dim_p.abstract_eval(v.aval, **bparams))
+                    eqns.append(Eqn(broadcast_in_dim_p, (v,), bparams, (out,)))
+                    operands[k] = out
+        out_avals = prim.abstract_eval(*(v.aval for v in operands), **params)
         out_avals = out_avals if prim.multiple_results else [out_avals]
         outs = tuple(Var(a) for a in out_avals)
-        ir = IR((), ins, (Eqn(prim, ins, dict(params), outs),), outs)
+        eqns.append(Eqn(prim, tuple(operands), dict(params), outs))
+        ir = IR((), ins, tuple(eqns), outs)
         if key is not None:
             _single_op_irs[key] = ir
     return ir

@@ -214,9 +214,10 @@ def _dispatcher(state: Jitted):
 
 def _explained(exc: Exception, args, kwargs) -> Exception:
     """``exc``, or a clearer error for it: XLA refuses an argument whose buffer was donated
-    to an earlier call ("Buffer has been deleted or donated"); the user needs to know which
-    argument and what to pass instead. Only runs once a call has failed."""
-    if not (isinstance(exc, runtime.ExecutionError) and "deleted or donated" in str(exc)):
+    to an earlier call (CPU: "Buffer has been deleted or donated", GPU: "Donation requested
+    for invalid buffer"); the user needs to know which argument and what to pass instead.
+    Only runs once a call has failed."""
+    if not isinstance(exc, runtime.ExecutionError):
         return exc
     leaves = tree.leaves((args, kwargs))
     gone = [k for k, x in enumerate(leaves) if getattr(x, "_donated", False)]
@@ -855,6 +856,7 @@ def clear_caches() -> None:
     for jitted in list(_all_jitted):
         jitted.clear_cache()
     cache.clear()
+    _compiled.clear_eager_caches()
     ir_transforms._memo.clear()
     branches = sys.modules.get("funcarray.lax._branches")  # loaded lazily with funcarray.lax
     if branches is not None:

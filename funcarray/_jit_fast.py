@@ -1,8 +1,8 @@
 """jit's dispatch fast path: from positional Array arguments to the executable in one pass.
 
 A jitted function called outside every transform with positional arguments that are Arrays,
-or flat dicts (string keys), lists or tuples of Arrays, skips pytree flattening and the general
-cache key. Two levels:
+or dicts (string keys), lists or tuples of them (nested too), skips pytree flattening and the
+general cache key. Two levels:
 
 * The *guard* of the signature called last: one pass over the arguments that checks each
   leaf's shape, dtype and weak_type against the compiled signature and collects its device
@@ -42,35 +42,51 @@ MISS = object()  # the fast path's "not handled here" (None is a valid jitted ou
 _sorted_names: dict = {}  # dict keys in the order given -> in pytree (sorted) order
 
 
+_MAX_DEPTH = 4  # containers nested deeper take the general path
+
+
 def fast_signature(args):
-    """``(key, leaves)`` for positional arguments that are Arrays or flat dicts (string keys),
-    lists and tuples of Arrays, the common cases, without general pytree flattening (optree
-    takes ~5 us for a dict of 8 arrays); None for anything else. ``leaves`` are in pytree
-    order (dict keys sorted), so the entry's flat signature applies."""
+    """``(key, leaves)`` for positional arguments that are Arrays or dicts (string keys),
+    lists and tuples of them, nested up to ``_MAX_DEPTH`` (an MLP's ``[(w, b), ...]``, a
+    ``{"layer": {"w": ..., "b": ...}}``), the common cases, without general pytree flattening
+    (optree takes ~5 us for a dict of 8 arrays); None for anything else. ``leaves`` are in
+    pytree order (dict keys sorted), so the entry's flat signature applies. The key lists,
+    in that order, each container's kind and size (a dict: its sorted keys) and each leaf's
+    type."""
     key, leaves = [], []
     for x in args:
-        t = type(x)
-        if t is dict:
-            names = tuple(x)
-            ordered = _sorted_names.get(names)
-            if ordered is None:
-                try:
-                    ordered = _sorted_names[names] = tuple(sorted(names))
-                except TypeError:
-                    return None
-            items = [x[k] for k in ordered]
-            key.append(ordered)
-        elif t is list or t is tuple:
-            items = x
-            key.append((t, len(x)))
-        else:
-            items = (x,)
-        for item in items:
-            if type(item) not in _LEAF_TYPES:
-                return None
-            key.append(leaf_type(item))
-        leaves.extend(items)
+        if not _collect(x, key, leaves, _MAX_DEPTH):
+            return None
     return tuple(key), leaves
+
+
+def _collect(x, key: list, leaves: list, depth: int) -> bool:
+    t = type(x)
+    if t is Array or t is DeviceArray:
+        key.append(leaf_type(x))
+        leaves.append(x)
+        return True
+    if depth == 0:
+        return False
+    if t is dict:
+        names = tuple(x)
+        ordered = _sorted_names.get(names)
+        if ordered is None:
+            try:
+                ordered = _sorted_names[names] = tuple(sorted(names))
+            except TypeError:
+                return False
+        items = [x[k] for k in ordered]
+        key.append(ordered)
+    elif t is list or t is tuple:
+        items = x
+        key.append((t, len(x)))
+    else:
+        return False
+    for item in items:
+        if not _collect(item, key, leaves, depth - 1):
+            return False
+    return True
 
 
 class FastPath:
@@ -150,11 +166,19 @@ class _FastEntry:
         else:
             out_tree, out_avals = entry.out_tree, entry.out_avals
 
+            outs_typed = [(a, a.weak_type) for a in out_avals]
+
             def run(bufs):
                 if consts:
                     bufs = buffers(consts) + bufs
-                return tree.unflatten(out_tree, [
-                    device_array(jdev, b, a) for b, a in zip(execute(bufs), out_avals)])
+                outs = []
+                for b, (a, weak) in zip(execute(bufs), outs_typed):
+                    out = _new_object(DeviceArray)  # device_array(), written out
+                    out._weak = weak
+                    out._buf = (jdev, b)
+                    out._aval = a
+                    outs.append(out)
+                return tree.unflatten(out_tree, outs)
 
         self.run_leaves = lambda leaves: run(buffers(leaves))
         self.call_if_same_types = _make_guard(args, jdev, to_buffer, run, inline)
@@ -193,13 +217,14 @@ def _values_getter(names: tuple):
 def _make_guard(args, jdev, to_buffer, run, inline):
     """``guard(args)``: ``run`` of the device buffers of ``args`` (in pytree order) when they
     have the structure and leaf types of the ``args`` given here, else MISS. (``args`` passed
-    ``fast_signature``: Arrays, flat dicts, lists and tuples of Arrays.) With ``inline =
+    ``fast_signature``: Arrays, dicts, lists and tuples of them.) With ``inline =
     (start, finish, exe, out_aval)`` (one output, no consts) the guard runs the executable
     itself instead of calling ``run``: the same steps, written out in both guards (each Python
     call here is ~3% of a whole small jitted call).
 
-    Two steps: the structure (positional Arrays and a single dict, the common cases, are
-    written out; anything else goes through ``flatten``), then the leaves. A leaf that is a
+    Two steps: the structure (positional Arrays and a single flat dict, the common cases,
+    are written out; anything else, nested containers too, goes through ``flatten``), then
+    the leaves. A leaf that is a
     DeviceArray with the compiled aval (the identical, canonical object) on the executable's
     device costs one lean loop step; the first other leaf sends every leaf through
     ``_checked_buffers``, which accepts host Arrays, equal non-canonical avals and other
@@ -210,43 +235,22 @@ def _make_guard(args, jdev, to_buffer, run, inline):
         out_weak = out_aval.weak_type
     if len(args) == 1 and type(args[0]) in _LEAF_TYPES:
         return _single_array_guard(_leaf_spec(args[0]), jdev, to_buffer, run, inline)
-    specs = []
-    for x in args:
-        t = type(x)
-        if t is dict:
-            # Values are read by sorted key (pytree order), so a dict with the same keys in
-            # another order matches too.
-            ordered = _sorted_names[tuple(x)]
-            specs.append((dict, len(x), _values_getter(ordered),
-                          [_leaf_spec(x[k]) for k in ordered]))
-        elif t is list or t is tuple:
-            specs.append((t, len(x), None, [_leaf_spec(v) for v in x]))
-        else:
-            specs.append((None, None, None, [_leaf_spec(x)]))
+    specs = [_structure(x) for x in args]
     n_args = len(args)
-    leaf_specs = [spec for *_, types in specs for spec in types]
+    all_leaves = all(spec is None for spec in specs)
+    root = (tuple, n_args, None, specs, all_leaves)
+    leaves = []
+    _flatten_into(args, root, leaves)
+    leaf_specs = [_leaf_spec(x) for x in leaves]
     avals = [aval for *_, aval in leaf_specs]
-    all_leaves = all(kind is None for kind, *_ in specs)
-    one_dict = n_args == 1 and specs[0][0] is dict
+    one_dict = n_args == 1 and specs[0] is not None and specs[0][0] is dict and specs[0][4]
     if one_dict:
-        _, dict_size, dict_values, _ = specs[0]
+        _, dict_size, dict_values, _, _ = specs[0]
 
     def flatten(args):
         """The leaves of ``args`` in pytree order, or MISS when the structure differs."""
         items = []
-        for x, (kind, size, values, _) in zip(args, specs):
-            if kind is None:
-                items.append(x)
-            elif type(x) is not kind or len(x) != size:
-                return MISS
-            elif values is None:
-                items.extend(x)
-            else:
-                try:
-                    items.extend(values(x))
-                except KeyError:  # other keys
-                    return MISS
-        return items
+        return items if _flatten_into(args, root, items) else MISS
 
     def guard(args):
         if len(args) != n_args:
@@ -304,6 +308,45 @@ def _make_guard(args, jdev, to_buffer, run, inline):
         return out
 
     return guard
+
+
+def _structure(x):
+    """What a guard checks a positional argument's structure against: None for a leaf, else
+    ``(kind, size, values, children, flat)``: the container's type and length, for a dict
+    the getter of its values by sorted key, the children's structures, and whether they are
+    all leaves (then one ``extend`` flattens it)."""
+    t = type(x)
+    if t is Array or t is DeviceArray:
+        return None
+    if t is dict:
+        ordered = _sorted_names[tuple(x)]
+        children = [_structure(x[k]) for k in ordered]
+        values = _values_getter(ordered)
+    else:
+        children = [_structure(v) for v in x]
+        values = None
+    return t, len(x), values, children, all(c is None for c in children)
+
+
+def _flatten_into(x, spec, items: list) -> bool:
+    """Append the leaves of ``x`` to ``items`` if it has structure ``spec``; else False."""
+    kind, size, values, children, flat = spec
+    if type(x) is not kind or len(x) != size:
+        return False
+    if values is not None:
+        try:
+            x = values(x)
+        except KeyError:  # other keys
+            return False
+    if flat:
+        items.extend(x)
+        return True
+    for item, child in zip(x, children):
+        if child is None:
+            items.append(item)
+        elif not _flatten_into(item, child, items):
+            return False
+    return True
 
 
 def _checked_buffers(items, leaf_specs, jdev, to_buffer):

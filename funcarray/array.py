@@ -291,7 +291,11 @@ class DeviceArray(Array):
                     f"(donate_argnums/donate_argnames) and its buffer was reused for the "
                     f"outputs, so it no longer has a value. Use the function's outputs, or do "
                     f"not donate arrays you still need.") from None
-            value = np.asarray(self._buf[1])
+            try:
+                value = np.asarray(self._buf[1])
+            except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
+                from funcarray.lowering import runtime
+                runtime.raise_deferred_error(exc)
             _VALUE_SLOT.__set__(self, value)
             return value
 
@@ -321,7 +325,11 @@ class DeviceArray(Array):
 
     def block_until_ready(self) -> DeviceArray:
         """Wait until the computation producing this array has finished."""
-        self._buf[1].block_until_ready()
+        try:
+            self._buf[1].block_until_ready()
+        except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
+            from funcarray.lowering import runtime
+            runtime.raise_deferred_error(exc)
         return self
 
 

@@ -406,6 +406,22 @@ def raise_execution_error(exe: Executable, exc: Exception):
     raise exc
 
 
+def raise_deferred_error(exc: Exception):
+    """Re-raise ``exc``, raised while waiting for or fetching a device array: on an
+    accelerator a computation runs after its call returns, so an exception a host callback
+    raised (``pure_callback``'s result check, the user's own) surfaces here, where the result
+    is read; it is re-raised as itself, as ``raise_execution_error`` does at the call."""
+    jax, _ = _jax()
+    if isinstance(exc, jax.errors.JaxRuntimeError) and callback_errors:
+        original = callback_errors.pop()
+        callback_errors.clear()
+        original.add_note("(raised by a Python callback of the computation that produced "
+                          "this array; on an accelerator it surfaces where the result is "
+                          "first waited for or read)")
+        raise original.with_traceback(original.__traceback__)
+    raise exc
+
+
 def execute(exe: Executable, args) -> list:
     """Run ``exe`` on ``args`` (NumPy arrays or device arrays); returns device arrays.
 

@@ -387,7 +387,18 @@ def _run_with_cache(directory) -> list:
 def test_compiler_options_reach_xla_like_jax():
     """``jit(compiler_options=)`` and ``Lowered.compile(compiler_options)``: XLA's
     ``xla_disable_all_hlo_passes`` leaves the exponential unfused in the optimised HLO, as in
-    jax; the options follow the jit under grad and vmap and key every cache."""
+    jax; the options follow the jit under grad and vmap and key every cache. (On the CPU:
+    without its passes XLA's GPU compiler emits PTX that ptxas rejects, in jax too.)"""
+    previous = fa.config.platform
+    fa.config.update("platform", "cpu")
+    try:
+        with jax.default_device(jax.devices("cpu")[0]):
+            _check_compiler_options()
+    finally:
+        fa.config.update("platform", previous)
+
+
+def _check_compiler_options():
     from funcarray.lowering import cache
 
     def f(x):
@@ -634,7 +645,7 @@ def test_eager_ops_on_device_arrays_take_the_host_fast_paths():
     skip_unless_numpy_eager()
     host = {"a": fnp.arange(6.0).reshape(2, 3), "b": fnp.arange(3.0), "w": fnp.ones((3, 2)),
             "i": fnp.arange(3), "weak": fa.Array(np.float32(2.0), True)}
-    dev = fa.device_put(host)
+    dev = fa.device_put(host, fa.devices("cpu")[0])  # (on a GPU: eager ops switch to XLA)
     assert all(type(v) is DeviceArray for v in dev.values())
     expressions = [lambda p: p["a"] + p["b"], lambda p: p["a"] * 2.0, lambda p: 3 - p["b"],
                    lambda p: p["b"] @ p["w"], lambda p: p["a"] @ p["w"],
@@ -782,7 +793,8 @@ def test_fast_path_guard_tells_every_signature_apart():
     assert f.cache_info().hits == 60 - 4
 
 
-@pytest.mark.parametrize("structure", ["positional", "one dict", "dict and list"])
+@pytest.mark.parametrize("structure", ["positional", "one dict", "dict and list",
+                                       "list of tuples", "nested dict"])
 def test_fast_path_guard_structures_and_leaf_kinds(structure):
     """The guard's three structure steps (only positional arrays, a single dict, anything
     else), each with leaves that take its lean step (DeviceArrays with the canonical aval,
@@ -793,7 +805,9 @@ def test_fast_path_guard_structures_and_leaf_kinds(structure):
 
     def pack(a, b, c):
         return {"positional": (a, b, c), "one dict": ({"a": a, "b": b, "c": c},),
-                "dict and list": ({"a": a, "b": b}, [c])}[structure]
+                "dict and list": ({"a": a, "b": b}, [c]),
+                "list of tuples": ([(a, b), (c,)],),  # an MLP's [(w, b), ...]
+                "nested dict": ({"l2": {"b": b, "a": a}, "l1": {"c": c}},)}[structure]
 
     f = fa.jit(lambda *args: fa.tree.reduce(lambda u, v: u * 2 + v, args))
     rng = np.random.default_rng(1)
@@ -822,6 +836,30 @@ def test_fast_path_guard_structures_and_leaf_kinds(structure):
         assert got.dtype == (np.int32 if all(k == "int32" for k in picks) else np.float32)
     assert f.cache_info().misses == len(dtype_patterns)  # one compile per dtype pattern
     assert f.cache_info().hits == 40 - len(dtype_patterns)
+
+
+def test_fast_path_takes_nested_containers_and_tells_structures_apart():
+    """Parameters as ``[(w, b), ...]`` or nested dicts take the fast path (their signature is
+    in its table after the first call); a call with another nesting, tuple length or inner
+    key is another signature with its own result, never the compiled one's."""
+    from funcarray._jit_fast import fast_signature
+
+    one = fa.device_put(fnp.ones(2))
+    f = fa.jit(lambda p, x: fa.tree.reduce(lambda u, v: u * 3 + v, (p, x)))
+    calls = [([(one, one * 2), (one * 3, one * 4)], one),
+             ([(one, one * 2), (one * 3,)], one),  # a shorter inner tuple
+             ([[one, one * 2], (one * 3, one * 4)], one),  # a list where a tuple was
+             ({"a": {"w": one, "b": one * 2}}, one),
+             ({"a": {"w": one, "c": one * 2}}, one),  # another inner key
+             ({"a": {"b": one * 2, "w": one}}, one)]  # the same keys in another order
+    for args in calls * 3:
+        want = fa.tree.reduce(lambda u, v: u * 3 + v, fa.tree.map(np.asarray, args))
+        np.testing.assert_array_equal(np.asarray(f(*args)), want)
+        assert fast_signature(args)[0] in f._jit_state._fast.table
+    assert f.cache_info().misses == 5  # the last dict is the fourth one's signature
+    deep = [[[[[one]]]]]  # nested deeper than the fast path goes: the general path
+    assert fast_signature((deep,)) is None
+    np.testing.assert_array_equal(np.asarray(f(deep, one)), np.full(2, 4.0))
 
 
 def test_fast_path_dict_with_other_keys_misses():

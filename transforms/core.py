@@ -301,6 +301,13 @@ def current_trace() -> Trace:
     return _current_trace.get()
 
 
+def running_eagerly() -> bool:
+    """True outside every transform: a primitive bound now runs at once, with either eager
+    backend (NumPy kernels, or the XLA single-op executables, which both broadcast
+    elementwise operands themselves)."""
+    return _current_trace.get() is EVAL_TRACE
+
+
 def running_numpy_kernels() -> bool:
     """True when a primitive bound now would run its NumPy kernel: outside every transform,
     with the default eager backend (``funcarray._compiled`` swaps EVAL_TRACE's class for the

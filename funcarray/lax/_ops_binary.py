@@ -86,8 +86,8 @@ min = _binary("min", ew.min_p, "biufc", "Elementwise minimum (NaN propagates).",
               ("lax.min(fnp.array([1.0, 5.0]), 2.0)", "Array([1., 2.], dtype=float32)"),
               equivalent="minimum")
 atan2 = _binary("atan2", ew.atan2_p, _FC, "Elementwise arctangent of ``x / y`` with the "
-                "quadrant of ``(y, x)``.", ("lax.atan2(fnp.array([1.0]), fnp.array([1.0]))",
-                                            "Array([0.7853982], dtype=float32)"),
+                "quadrant of ``(y, x)``.", ("lax.atan2(fnp.array([1.0]), fnp.array([-1.0]))",
+                                            "Array([2.3561945], dtype=float32)"),
                 equivalent="arctan2")
 bitwise_and = _binary("bitwise_and", ew.and_p, _BIU, "Elementwise bitwise (logical for bool) "
                       "and.", ("lax.bitwise_and(fnp.array([6]), fnp.array([3]))",

@@ -15,7 +15,7 @@ from funcarray._errors import axis_error, op_type_error, op_value_error
 from funcarray.array import Array, DeviceArray
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import Tracer, running_numpy_kernels
+from funcarray.transforms.core import Tracer, running_eagerly, running_numpy_kernels
 
 _SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
                     complex: dtypes.default_complex, bool: dtypes.bool_}
@@ -206,12 +206,12 @@ def _scalar_operand(op: str, scalar, dtype) -> Array:
 def promote_binary(op: str, x, y, eager: bool | None = None):
     """``promote_args`` for two operands, with fast paths for the common eager cases.
 
-    NumPy kernels broadcast like NumPy, so when every operand is a concrete Array and a bind
-    would run the NumPy kernel (``running_numpy_kernels``) the explicit ``broadcast_in_dim``
-    is skipped (shapes are still validated). Anywhere else the operands are broadcast
-    explicitly, since primitives are strict about shapes: under a transform even concrete
-    operands can reach an equation (``fa.jit(lambda x: x + c * 2.0)`` with a closed-over
-    ``c`` stages ``c * 2.0``), and the XLA eager backend runs the primitive as it is.
+    Eager kernels broadcast like NumPy (NumPy's own, and the XLA eager backend's single-op
+    executables, which broadcast inside), so when every operand is concrete and a bind would
+    run at once (``running_eagerly``) the explicit ``broadcast_in_dim`` is skipped (shapes
+    are still validated). Under a transform the operands are broadcast explicitly, since
+    primitives are strict about shapes: even concrete operands can reach an equation
+    (``fa.jit(lambda x: x + c * 2.0)`` with a closed-over ``c`` stages ``c * 2.0``).
     """
     tx, ty = type(x), type(y)
     if tx is Array:
@@ -224,14 +224,14 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
                 ty is int and vx.dtype in _ABSORBS_INT):
             if not x._weak:
                 scalar = _scalar_operand(op, y, vx.dtype)
-                if vx.shape and not (running_numpy_kernels() if eager is None else eager):
+                if vx.shape and not running_eagerly():  # (eager kernels broadcast)
                     scalar = broadcast_to_shape(scalar, vx.shape)
                 return x, scalar
     elif ty is Array and (tx is float or tx is int):
         vy = y._value
         if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
             scalar = _scalar_operand(op, x, vy.dtype)
-            if vy.shape and not (running_numpy_kernels() if eager is None else eager):
+            if vy.shape and not running_eagerly():
                 scalar = broadcast_to_shape(scalar, vy.shape)
             return scalar, y
     elif ty is float or ty is int:
@@ -257,11 +257,41 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if eager is None:
         eager = running_numpy_kernels()
-    if eager and (tx is DeviceArray or ty is DeviceArray):
-        # A jit output in eager code (``params["w"] * 2.0`` after a jitted step): NumPy
-        # kernels read its host value anyway, so take the host Arrays' fast paths above.
-        return promote_binary(op, host_view(x), host_view(y), eager)
-    return _promote(op, (x, y), eager_broadcast=eager)
+    if eager:
+        if tx is DeviceArray or ty is DeviceArray:
+            # A jit output in eager code (``params["w"] * 2.0`` after a jitted step): NumPy
+            # kernels read its host value anyway, so take the host Arrays' fast paths above.
+            return promote_binary(op, host_view(x), host_view(y), eager)
+        return _promote(op, (x, y), eager_broadcast=True)
+    # The XLA eager backend broadcasts operands inside its single-op executable: outside
+    # every transform the explicit broadcast (an executable run of its own) is skipped too.
+    eagerly = running_eagerly()
+    if eagerly and (tx is DeviceArray or ty is DeviceArray):
+        operands = _device_operands(op, x, y, tx, ty)
+        if operands is not None:
+            return operands
+    return _promote(op, (x, y), eager_broadcast=eagerly)
+
+
+def _device_operands(op: str, x, y, tx, ty):
+    """The common eager cases on device arrays with the XLA eager backend, read from their
+    types alone (their values stay on the device): two arrays of one dtype and weak type, or
+    a strong array and a Python scalar its dtype absorbs. None: take the general path."""
+    if tx is DeviceArray:
+        ax = x._aval
+        if ty is DeviceArray:
+            ay = y._aval
+            if ax.dtype == ay.dtype and x._weak == y._weak:
+                if ax.shape != ay.shape:
+                    broadcast_shapes(op, ax.shape, ay.shape)  # (validated, not applied)
+                return x, y
+        elif not x._weak and ((ty is float and ax.dtype in _ABSORBS_FLOAT) or (
+                ty is int and ax.dtype in _ABSORBS_INT)):
+            return x, _scalar_operand(op, y, ax.dtype)
+    elif (tx is float or tx is int) and not y._weak and y._aval.dtype in (
+            _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
+        return _scalar_operand(op, x, y._aval.dtype), y
+    return None
 
 
 _new_object = object.__new__
@@ -322,7 +352,7 @@ def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
             a._weak = weak
         else:
             a = convert(a, dtype, weak)
-            all_concrete = all_concrete and type(a) is Array
+            all_concrete = all_concrete and (type(a) is Array or type(a) is DeviceArray)
         arrays.append(a)
     if not broadcast:
         return arrays

@@ -120,6 +120,7 @@ def lower_host_callback(ctx, *operands, callback, side_effect: bool):
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
 debug_callback_p.has_side_effects = True
+debug_callback_p.eager_on_host = True  # (see pure_callback_p)
 
 
 @debug_callback_p.def_impl
@@ -152,6 +153,9 @@ def _debug_batch(vals, dims, *, callback):
 # --- pure_callback ---------------------------------------------------------------------------
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
+# Eagerly the callback runs right away on host values, with either eager backend (the XLA
+# one would compile it, and on an accelerator its errors would surface only at a later read).
+pure_callback_p.eager_on_host = True
 
 
 @pure_callback_p.def_impl
