@@ -28,8 +28,8 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || exit
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import jax, funcarray as fa; print(jax.devices(), fa.devices(), fa.default_backend())" \
     | tee -a "$OUT/gpu.txt"
-# GPU_CHECK_PARTS picks what runs (default: all five, in this order).
-PARTS=${GPU_CHECK_PARTS:-tests tests_more bench_jit bench_eager diagnose}
+# GPU_CHECK_PARTS picks what runs (default: all six, in this order).
+PARTS=${GPU_CHECK_PARTS:-tests tests_more bench_jit bench_eager cholesky diagnose}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 # The jit tests and tests/test_gpu.py with the GPU as the platform (eager ops on device
 # arrays then run through XLA on the GPU). Several pytest workers share the GPU: jax's client
@@ -67,6 +67,11 @@ if part bench_eager; then
     FUNCARRAY_PLATFORM=cuda timeout 50 python3 bench/bench_gpu_eager.py --quick \
         --json "$OUT/bench_gpu_eager.json" > "$OUT/bench_gpu_eager.txt" 2>&1
     tail -12 "$OUT/bench_gpu_eager.txt"
+fi
+if part cholesky; then
+    FUNCARRAY_PLATFORM=cuda timeout 60 python3 bench/diagnose_cholesky.py \
+        > "$OUT/diagnose_cholesky.txt" 2>&1
+    tail -22 "$OUT/diagnose_cholesky.txt"
 fi
 if part diagnose; then
     (cd bench && FUNCARRAY_PLATFORM=cuda timeout 60 python3 diagnose_steady.py \

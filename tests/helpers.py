@@ -87,19 +87,21 @@ def assert_compiled_matches_eager(f, *args, rtol=None, atol=0.0):
     return want
 
 
-def run_portable(f, *args) -> list:
+def run_portable(f, *args, platform=None) -> list:
     """Run ``f(*args)`` through the backend-neutral lowering (``platform=None``: no native
     kernels such as CPU LAPACK custom calls), compiled on the default device: the code
-    other platforms get. Returns NumPy arrays, one per output leaf."""
+    other platforms get. With ``platform`` (``"gpu"``), the lowering that platform gets, run
+    on the CPU. Returns NumPy arrays, one per output leaf."""
     from funcarray.lowering import runtime
     from funcarray.lowering.stablehlo import lower_ir
     from funcarray.transforms.staging import make_ir
 
     closed = make_ir(f)(*args).closed
     binders = (*closed.ir.const_binders, *closed.ir.in_binders)
-    exe = runtime.compile(lower_ir(closed, platform=None),
+    exe = runtime.compile(lower_ir(closed, platform=platform),
                           [(v.aval.shape, v.aval.dtype) for v in binders],
-                          [(v.aval.shape, v.aval.dtype) for v in closed.ir.outs])
+                          [(v.aval.shape, v.aval.dtype) for v in closed.ir.outs],
+                          None if platform is None else runtime.devices("cpu")[0])
     values = [np.asarray(getattr(c, "_value", c)) for c in closed.consts]
     outs = runtime.execute(exe, values + [np.asarray(a) for a in args])
     return [runtime.to_numpy(out) for out in outs]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
+from funcarray.lowering.runtime import CompileError
 from funcarray.testing import assert_allclose, check_grads
 
 
@@ -165,6 +166,11 @@ def test_conv_dtypes_match_jax(dtype):
     rng = np.random.default_rng(4)
     x = (rng.normal(size=(2, 3, 6)) * 3).astype(jnp.dtype(dtype))
     w = (rng.normal(size=(2, 3, 2)) * 3).astype(jnp.dtype(dtype))
+    if dtype == "int32" and fa.default_backend() == "gpu":
+        # XLA's GPU backend (cuDNN) has no int32 convolution, in jax neither: XLA's own error
+        with pytest.raises(CompileError, match="integer convolutions"):
+            fa.jit(lambda a, b: lax.conv_general_dilated(a, b, (1,), "SAME"))(x, w)
+        return
     with jax.enable_x64(False):
         want = jax.lax.conv_general_dilated(x, w, (1,), "SAME")
         want_pref = jax.lax.conv_general_dilated(x, w, (1,), "SAME",
@@ -237,3 +243,28 @@ def test_convolve_gradient_and_errors():
         fnp.correlate(fnp.ones(3), fnp.ones(2), mode="wrap")
     with pytest.raises(ValueError, match="inputs cannot be empty"):
         fnp.convolve(fnp.ones(0), fnp.ones(2))
+
+
+def test_complex_convolution_on_gpu_is_three_real_ones():
+    """XLA's GPU backend has no complex convolution: the lowering for it computes one from
+    three real ones (as jax does there). Run here on the CPU, it matches jax's complex one."""
+    from helpers import run_portable
+
+    from funcarray.lowering.stablehlo import lower_ir
+    from funcarray.transforms.staging import make_ir
+
+    rng = np.random.default_rng(7)
+    x = (rng.normal(size=(2, 3, 9)) + 1j * rng.normal(size=(2, 3, 9))).astype(np.complex64)
+    w = (rng.normal(size=(4, 3, 3)) + 1j * rng.normal(size=(4, 3, 3))).astype(np.complex64)
+
+    def conv(a, b):
+        return lax.conv_general_dilated(a, b, (2,), [(1, 2)], rhs_dilation=(2,))
+
+    text = lower_ir(make_ir(conv)(x, w).closed, platform="gpu")
+    convolutions = [line for line in text.splitlines() if '"stablehlo.convolution"' in line]
+    assert len(convolutions) == 3 and not any("complex" in line for line in convolutions)
+    (got,) = run_portable(conv, x, w, platform="gpu")
+    want = jax.lax.conv_general_dilated(x, w, (2,), [(1, 2)], rhs_dilation=(2,),
+                                        precision="highest")
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(got, np.asarray(want), rtol=2e-5, atol=2e-5)

@@ -329,6 +329,33 @@ def _i64_array(values) -> str:
     return "array<i64" + (": " + ", ".join(str(int(v)) for v in values) if values else "") + ">"
 
 
+def _complex_as_real_convolutions(ctx, lhs, rhs, out_aval, attributes) -> str:
+    """A complex convolution as three real ones, for XLA's GPU backend, which has none
+    (as jax does there): with ``a = ar + i ai`` and ``b = br + i bi``, ``k1 = (ar + ai) * br``,
+    ``k2 = ar * (bi - br)``, ``k3 = ai * (br + bi)`` give ``a * b = (k1 - k3) + i (k1 + k2)``."""
+    def part(x, name, aval):
+        return ctx.op(f"stablehlo.{name}", x, results=[aval.update(dtype=real)])[0]
+
+    def binary(name, x, y, aval):
+        return ctx.op(f"stablehlo.{name}", x, y, results=[aval])[0]
+
+    lhs_aval, rhs_aval = ctx.type_of(lhs), ctx.type_of(rhs)
+    real = np.dtype(lhs_aval.dtype).type(0).real.dtype
+    lhs_r, rhs_r = lhs_aval.update(dtype=real), rhs_aval.update(dtype=real)
+    out_r = out_aval.update(dtype=real)
+    ar, ai = part(lhs, "real", lhs_aval), part(lhs, "imag", lhs_aval)
+    br, bi = part(rhs, "real", rhs_aval), part(rhs, "imag", rhs_aval)
+
+    def conv(x, y):
+        return ctx.op("stablehlo.convolution", x, y, results=[out_r], attributes=attributes)[0]
+
+    k1 = conv(binary("add", ar, ai, lhs_r), br)
+    k2 = conv(ar, binary("subtract", bi, br, rhs_r))
+    k3 = conv(ai, binary("add", br, bi, rhs_r))
+    return ctx.op("stablehlo.complex", binary("subtract", k1, k3, out_r),
+                  binary("add", k1, k2, out_r), results=[out_aval])[0]
+
+
 @conv_general_dilated_p.def_lower
 def _lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
            dimension_numbers, feature_group_count, batch_group_count, precision,
@@ -355,8 +382,11 @@ def _lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
         "window_strides": _i64_array(window_strides),
     }
     acc_aval = out_aval.update(dtype=acc)
-    (out,) = ctx.op("stablehlo.convolution", lhs, rhs, results=[acc_aval],
-                    attributes=attributes)
+    if np.dtype(acc).kind == "c" and ctx.platform not in ("cpu", None):
+        out = _complex_as_real_convolutions(ctx, lhs, rhs, acc_aval, attributes)
+    else:
+        (out,) = ctx.op("stablehlo.convolution", lhs, rhs, results=[acc_aval],
+                        attributes=attributes)
     if acc != out_aval.dtype:
         out = ctx.op("stablehlo.convert", out, results=[out_aval])[0]
     return [out]

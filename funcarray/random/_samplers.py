@@ -143,7 +143,14 @@ def _fused_multiply_add(a, b, c):
 
     float32 is computed in float64 (the product is exact there); float64 uses Dekker's exact
     product and Knuth's two-sum. Narrower floats round after each operation, as XLA does.
+    XLA's GPU backend does not contract them (an H200 run: jax's scaled uniforms there are
+    ``a * b + c`` rounded twice), so on a GPU platform this is the plain expression. (A jit
+    with ``device=`` on the other platform than the default one follows the default's rule.)
     """
+    from funcarray._compiled import default_backend
+
+    if default_backend() != "cpu":
+        return a * b + c
     if a.dtype == dtypes.float32:
         wide = [convert(x, dtypes.float64) for x in (a, b, c)]
         return convert(wide[0] * wide[1] + wide[2], dtypes.float32)
