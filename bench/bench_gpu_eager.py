@@ -2,7 +2,7 @@
 
 On an accelerator funcarray's eager ops run as cached single-op XLA executables (as jax's
 do), so per-op cost is dispatch plus the kernel: this measures small ops (dispatch-bound),
-a 10-op chain and a large matmul (kernel-bound), each result waited for. Ratios are
+a 15-op chain and a large matmul (kernel-bound), each result waited for. Ratios are
 funcarray time / jax time (lower is better). Needs a GPU (or another non-CPU platform);
 bench/gpu_check.sh runs it. Information only: exits 0 whatever the numbers are.
 
@@ -52,7 +52,7 @@ def _cases(fa, fnp, jax, jnp) -> dict[str, tuple]:
                               lambda: (j_small + j_small).block_until_ready()),
         "sin(x), 16 float32": (lambda: fnp.sin(f_small).block_until_ready(),
                                lambda: jnp.sin(j_small).block_until_ready()),
-        "10-op chain, 16 float32": (lambda: chain(fnp, f_small).block_until_ready(),
+        "15-op chain, 16 float32": (lambda: chain(fnp, f_small).block_until_ready(),
                                     lambda: chain(jnp, j_small).block_until_ready()),
         "matmul 2048^2 float32 (HIGHEST)": (
             lambda: (f_a @ f_b).block_until_ready(),

@@ -130,15 +130,29 @@ def _cholesky_jvp(primals, tangents):
     if type(a_dot) is Zero:
         return lower, Zero(tangent_aval(lower.aval))
     fnp = _fnp()
-    # L' = L Phi(L^-1 A' L^-H), where Phi keeps the lower triangle and halves the diagonal.
-    # As in JAX, the whole tangent is used (the rule assumes a symmetric perturbation, which
-    # funcarray.numpy.linalg.cholesky guarantees by symmetrising its input).
+    # The factorisation reads the lower triangle only, so the tangent is first made the
+    # Hermitian matrix of its lower triangle (as jax >= 0.11 does; jax 0.10 used the whole
+    # tangent, which gave derivatives for the entries above the diagonal that the result
+    # does not depend on). Then L' = L Phi(L^-1 A' L^-H), where Phi keeps the lower
+    # triangle and halves the diagonal.
+    a_dot = _hermitian_from_lower(fnp, a_dot)
     right = triangular_solve_p.bind(lower, a_dot, left_side=False, lower=True,
                                     transpose_a=True, conjugate_a=True, unit_diagonal=False)
     middle = triangular_solve_p.bind(lower, right, left_side=True, lower=True,
                                      transpose_a=False, conjugate_a=False, unit_diagonal=False)
     phi = fnp.tril(middle) - 0.5 * middle * fnp.eye(a.shape[-1], dtype=middle.dtype)
     return lower, fnp.matmul(lower, phi)
+
+
+def _hermitian_from_lower(fnp, t):
+    """The Hermitian matrix whose lower triangle is ``t``'s (a real diagonal)."""
+    def mirror(x):  # the strictly lower triangle, transposed
+        return fnp.swapaxes(fnp.tril(x, -1), -1, -2)
+
+    if not fnp.iscomplexobj(t):
+        return fnp.tril(t) + mirror(t)
+    re, im = fnp.real(t), fnp.imag(t)
+    return fnp.tril(re) + mirror(re) + 1j * (fnp.tril(im, -1) - mirror(im))
 
 
 @cholesky_p.def_batch
