@@ -332,7 +332,9 @@ def _constant_buffer(a, jdev):
     if buf is None:
         if len(_constant_buffers) >= 1024:
             _constant_buffers.clear()
-        buf = _constant_buffers[key] = to_buffer(a, jdev)
+        # (not cached on ``a`` as to_buffer would: a jit that donated ``a`` would then
+        # delete the buffer every op with this value shares)
+        buf = _constant_buffers[key] = runtime.device_put(value, jdev)
     return buf
 
 

@@ -224,11 +224,10 @@ def _make_guard(args, jdev, to_buffer, run, inline):
 
     Two steps: the structure (positional Arrays and a single flat dict, the common cases,
     are written out; anything else, nested containers too, goes through ``flatten``), then
-    the leaves. A leaf that is a
-    DeviceArray with the compiled aval (the identical, canonical object) on the executable's
-    device costs one lean loop step; the first other leaf sends every leaf through
-    ``_checked_buffers``, which accepts host Arrays, equal non-canonical avals and other
-    devices (copied over).
+    the leaves. A leaf that is a DeviceArray with the compiled aval (the identical, canonical
+    object) on the executable's device costs one lean loop step; the first other leaf sends
+    every leaf through ``_checked_buffers``, which accepts host Arrays, equal non-canonical
+    avals and other devices (copied over).
     """
     if inline is not None:
         start, finish, exe, out_aval = inline
@@ -313,8 +312,9 @@ def _make_guard(args, jdev, to_buffer, run, inline):
 def _structure(x):
     """What a guard checks a positional argument's structure against: None for a leaf, else
     ``(kind, size, values, children, flat)``: the container's type and length, for a dict
-    the getter of its values by sorted key, the children's structures, and whether they are
-    all leaves (then one ``extend`` flattens it)."""
+    the getter of its values by sorted key (pytree order, so a dict with the same keys in
+    another order matches too), the children's structures, and whether they are all leaves
+    (then one ``extend`` flattens it)."""
     t = type(x)
     if t is Array or t is DeviceArray:
         return None

@@ -397,13 +397,19 @@ def raise_execution_error(exe: Executable, exc: Exception):
     as ``ExecutionError`` naming the executable, anything else as it is."""
     jax, _ = _jax()
     if isinstance(exc, jax.errors.JaxRuntimeError):
-        if callback_errors:
-            original = callback_errors.pop()
-            callback_errors.clear()
-            original.add_note(f"(raised by a Python callback while running {exe!r})")
-            raise original.with_traceback(original.__traceback__)
+        _reraise_callback_error(f"(raised by a Python callback while running {exe!r})")
         raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
     raise exc
+
+
+def _reraise_callback_error(note: str) -> None:
+    """Raise the exception a host callback recorded (XLA passes on only a message), with
+    ``note`` added, if there is one."""
+    if callback_errors:
+        original = callback_errors.pop()
+        callback_errors.clear()
+        original.add_note(note)
+        raise original.with_traceback(original.__traceback__)
 
 
 def raise_deferred_error(exc: Exception):
@@ -412,13 +418,10 @@ def raise_deferred_error(exc: Exception):
     raised (``pure_callback``'s result check, the user's own) surfaces here, where the result
     is read; it is re-raised as itself, as ``raise_execution_error`` does at the call."""
     jax, _ = _jax()
-    if isinstance(exc, jax.errors.JaxRuntimeError) and callback_errors:
-        original = callback_errors.pop()
-        callback_errors.clear()
-        original.add_note("(raised by a Python callback of the computation that produced "
-                          "this array; on an accelerator it surfaces where the result is "
-                          "first waited for or read)")
-        raise original.with_traceback(original.__traceback__)
+    if isinstance(exc, jax.errors.JaxRuntimeError):
+        _reraise_callback_error("(raised by a Python callback of the computation that "
+                                "produced this array; on an accelerator it surfaces where "
+                                "the result is first waited for or read)")
     raise exc
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from funcarray.numpy._util import asarray_arg, broadcast_shapes, canonicalize_ax
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.special import erf_inv_p, erf_p, lgamma_p
 from funcarray.random._prng import _random_bits, _split, canonical_shape, check_key
+from funcarray.transforms.core import running_numpy_kernels
 
 __all__ = ["uniform", "normal", "randint", "bernoulli", "categorical", "choice", "permutation",
            "truncated_normal", "gamma", "loggamma", "beta", "dirichlet", "exponential",
@@ -144,12 +146,11 @@ def _fused_multiply_add(a, b, c):
     float32 is computed in float64 (the product is exact there); float64 uses Dekker's exact
     product and Knuth's two-sum. Narrower floats round after each operation, as XLA does.
     XLA's GPU backend does not contract them (an H200 run: jax's scaled uniforms there are
-    ``a * b + c`` rounded twice), so on a GPU platform this is the plain expression. (A jit
-    with ``device=`` on the other platform than the default one follows the default's rule.)
+    ``a * b + c`` rounded twice), so where XLA computes this on a GPU it is the plain
+    expression. (A jit with ``device=`` on another platform than the default one follows the
+    default's rule; so does a jit traced before jax is first imported.)
     """
-    from funcarray._compiled import default_backend
-
-    if default_backend() != "cpu":
+    if _xla_on_gpu():
         return a * b + c
     if a.dtype == dtypes.float32:
         wide = [convert(x, dtypes.float64) for x in (a, b, c)]
@@ -165,6 +166,17 @@ def _fused_multiply_add(a, b, c):
     c_part = total - product
     sum_error = (product - (total - c_part)) + (c - c_part)
     return total + (sum_error + product_error)
+
+
+def _xla_on_gpu() -> bool:
+    """Whether these operations will run through XLA on a non-CPU platform. NumPy kernels
+    run on the host; before jax is imported nothing has been placed on a device (and eager
+    CPU work must not import it just to ask)."""
+    if running_numpy_kernels() or "jax" not in sys.modules:
+        return False
+    from funcarray._compiled import default_backend
+
+    return default_backend() != "cpu"
 
 
 def _dekker_split(x):
