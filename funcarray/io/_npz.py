@@ -21,17 +21,23 @@ __all__ = ["RECORD", "read", "write"]
 
 RECORD = "__funcarray__"
 # The dtypes NumPy cannot describe in a .npy header, stored as unsigned ints of the same size.
-_AS_BITS = {d: np.dtype(f"uint{8 * d.itemsize}")
-            for d in (dtypes.bfloat16, dtypes.float8_e4m3fn, dtypes.float8_e5m2)}
-_BY_NAME = {d.name: d for d in _AS_BITS}
+_STORED_AS_BITS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
+def _bits_dtype(dtype: np.dtype):
+    """The unsigned int dtype a leaf of ``dtype`` is stored as, or None: stored as it is."""
+    if dtype.isbuiltin == 2 and dtype.name in _STORED_AS_BITS:  # (2: not NumPy's own)
+        return np.dtype(f"uint{8 * dtype.itemsize}")
+    return None
 
 
 def write(file, arrays: dict, metadata: dict | None) -> None:
     members, stored_as = {}, {}
     for name, array in arrays.items():
-        if array.dtype in _AS_BITS:
+        bits = _bits_dtype(array.dtype)
+        if bits is not None:
             stored_as[name] = array.dtype.name
-            array = array.view(_AS_BITS[array.dtype])
+            array = array.view(bits)
         members[name] = array
     record = {"dtypes": stored_as, "metadata": metadata or {}}
     members[RECORD] = np.array(json.dumps(record))
@@ -96,9 +102,10 @@ def _record(op: str, member, where: str) -> dict:
 
 
 def _from_bits(op: str, arrays: dict, name: str, dtype_name: str, where: str) -> np.ndarray:
-    dtype = _BY_NAME.get(dtype_name)
+    # (getattr of an ml_dtypes name loads ml_dtypes)
+    dtype = getattr(dtypes, dtype_name) if dtype_name in _STORED_AS_BITS else None
     bits = arrays.get(name)
-    if dtype is None or bits is None or bits.dtype != _AS_BITS[dtype]:
+    if dtype is None or bits is None or bits.dtype != _bits_dtype(dtype):
         raise op_value_error(op, f"{where}: key {name!r}: the record says it stores "
                                  f"{dtype_name} bits, but the member is "
                                  f"{'missing' if bits is None else bits.dtype.name}: the file "

@@ -20,24 +20,33 @@ import os
 import struct
 import sys
 
-import ml_dtypes
 import numpy as np
 
+from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 
 __all__ = ["DTYPE_CODES", "Entry", "read_header", "read_tensor", "write"]
 
-# The official dtype codes (huggingface/safetensors), for the dtypes funcarray supports.
+# The official dtype codes (huggingface/safetensors), for the dtypes funcarray supports. The
+# ml_dtypes ones join on first use (dtypes.dtype_map), so saving float32 weights never imports
+# ml_dtypes.
+_NARROW_CODES = {"bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3", "float8_e5m2": "F8_E5M2"}
 DTYPE_CODES = {
     "BOOL": np.dtype(np.bool_), "U8": np.dtype(np.uint8), "I8": np.dtype(np.int8),
     "U16": np.dtype(np.uint16), "I16": np.dtype(np.int16), "U32": np.dtype(np.uint32),
     "I32": np.dtype(np.int32), "U64": np.dtype(np.uint64), "I64": np.dtype(np.int64),
-    "F16": np.dtype(np.float16), "BF16": np.dtype(ml_dtypes.bfloat16),
-    "F32": np.dtype(np.float32), "F64": np.dtype(np.float64),
-    "F8_E4M3": np.dtype(ml_dtypes.float8_e4m3fn), "F8_E5M2": np.dtype(ml_dtypes.float8_e5m2),
+    "F16": np.dtype(np.float16), "F32": np.dtype(np.float32), "F64": np.dtype(np.float64),
     "C64": np.dtype(np.complex64),
 }
 _CODE_OF = {dtype: code for code, dtype in DTYPE_CODES.items()}
+
+
+def _add_narrow_codes() -> None:
+    """Put bfloat16 and the float8 types in the tables (loads ml_dtypes)."""
+    dtypes.load_narrow_dtypes()
+    for name, code in _NARROW_CODES.items():
+        DTYPE_CODES[code] = np.dtype(getattr(dtypes, name))
+        _CODE_OF[DTYPE_CODES[code]] = code
 # The reference implementation refuses larger headers; so does this one, before reading it.
 _MAX_HEADER_BYTES = 100_000_000
 _METADATA = "__metadata__"
@@ -56,6 +65,8 @@ class Entry:
 
 
 def code_of(op: str, name: str, dtype: np.dtype) -> str:
+    if dtype.isbuiltin == 2:  # an ml_dtypes type
+        _add_narrow_codes()
     try:
         return _CODE_OF[dtype]
     except KeyError:
@@ -154,6 +165,8 @@ def _entry(op: str, name: str, fields, where: str) -> Entry:
     if not isinstance(fields, dict) or not {"dtype", "shape", "data_offsets"} <= fields.keys():
         raise bad(f"expected an object with dtype, shape and data_offsets, got {fields!r}")
     code, shape, offsets = fields["dtype"], fields["shape"], fields["data_offsets"]
+    if code in _NARROW_CODES.values():
+        _add_narrow_codes()
     if code not in DTYPE_CODES:
         raise bad(f"unsupported dtype code {code!r} (funcarray reads "
                   f"{', '.join(DTYPE_CODES)})")

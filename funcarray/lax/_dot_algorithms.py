@@ -31,7 +31,6 @@ import typing
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import ml_dtypes
 import numpy as np
 
 from funcarray import dtypes
@@ -67,11 +66,9 @@ class DotAlgorithm(NamedTuple):
     allow_imprecise_accumulation: bool = False
 
 
-_F8_TYPES = tuple(np.dtype(t) for t in (
-    ml_dtypes.float8_e4m3b11fnuz, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz,
-    ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e3m4,
-    ml_dtypes.float8_e4m3, ml_dtypes.float8_e8m0fnu))
-_F16, _BF16 = np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
+# The float8 types the ANY_F8 presets take (float6/float4 are not among them).
+_F8_TYPES = dtypes.dtype_set(lambda d: d.name.startswith("float8_"))
+_F16 = np.dtype(np.float16)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -117,7 +114,7 @@ class DotAlgorithmPreset(enum.Enum):
         if self.name.startswith("F16_"):
             return (_F16,)
         if self in (DotAlgorithmPreset.BF16_BF16_BF16, DotAlgorithmPreset.BF16_BF16_F32):
-            return (_BF16, _F32)
+            return (dtypes.bfloat16, _F32)
         if self is DotAlgorithmPreset.F64_F64_F64:
             return (_F64,)
         return (_F32,)
@@ -132,8 +129,9 @@ class DotAlgorithmPreset(enum.Enum):
         """The type the products are summed in (None: the result type)."""
         if self.name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
             return None
-        return {"F16_F16_F16": _F16, "BF16_BF16_BF16": _BF16,
-                "F64_F64_F64": _F64}.get(self.name, _F32)
+        if self.name == "BF16_BF16_BF16":
+            return dtypes.bfloat16
+        return {"F16_F16_F16": _F16, "F64_F64_F64": _F64}.get(self.name, _F32)
 
 
 PrecisionLike = None | str | Precision | tuple | DotAlgorithm | DotAlgorithmPreset

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import operator
 
-import ml_dtypes
 import numpy as np
 
 from funcarray import dtypes
@@ -71,7 +70,7 @@ def _kind(dt) -> str:
     if dtypes.is_float(dt):
         return "f"
     if dtypes.is_integer(dt):
-        return "u" if ml_dtypes.iinfo(dt).min == 0 else "i"
+        return "u" if dtypes.iinfo(dt).min == 0 else "i"
     return dt.kind
 
 

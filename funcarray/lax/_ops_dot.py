@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 
-import ml_dtypes
 import numpy as np
 
 from funcarray import dtypes
@@ -51,9 +50,9 @@ def _dot_rank(dt) -> tuple:
     complex_ = dtypes.is_complex(dt)
     c = np.dtype(np.float32 if dt == dtypes.complex64 else np.float64) if complex_ else dt
     if dtypes.is_float(c):
-        info = ml_dtypes.finfo(c)
+        info = dtypes.finfo(c)
         return (complex_, info.maxexp, info.nmant, info.bits, True)
-    bits = 1 if c == np.bool_ else ml_dtypes.iinfo(c).bits
+    bits = 1 if c == np.bool_ else dtypes.iinfo(c).bits
     return (complex_, -1, -1, bits, _kind(c) != "u")
 
 

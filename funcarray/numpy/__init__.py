@@ -51,15 +51,7 @@ uint8, uint16, uint32, uint64 = (_ScalarType(_dtypes.uint8), _ScalarType(_dtypes
                                  _ScalarType(_dtypes.uint32), _ScalarType(_dtypes.uint64))
 float16, float32, float64 = (_ScalarType(_dtypes.float16), _ScalarType(_dtypes.float32),
                              _ScalarType(_dtypes.float64))
-bfloat16 = _ScalarType(_dtypes.bfloat16)
-float8_e4m3fn, float8_e5m2 = _ScalarType(_dtypes.float8_e4m3fn), _ScalarType(_dtypes.float8_e5m2)
 complex64, complex128 = _ScalarType(_dtypes.complex64), _ScalarType(_dtypes.complex128)
-# The other narrow floats and ints of ml_dtypes that the dtype lattice supports (float8
-# variants, float6/float4, int2/int4...), under their ml_dtypes names, as jax.numpy has them.
-for _dtype in _dtypes.supported_dtypes:
-    if _dtype.name not in globals():
-        globals()[_dtype.name] = _ScalarType(_dtype)
-del _dtype
 # NumPy's aliases of the same types (jax.numpy has them too): ``double`` is float64, etc.
 double = float_ = float64
 single = float32
@@ -160,4 +152,20 @@ from funcarray.numpy._ufunc import frompyfunc, ufunc  # noqa: E402
 from funcarray.numpy._ufunc import numpy_ufuncs as _numpy_ufuncs  # noqa: E402
 
 globals().update(_numpy_ufuncs(globals()))
-del _dtypes
+
+
+def __getattr__(name):
+    # bfloat16 and the other narrow floats and ints of ml_dtypes (float8 variants, float6/4,
+    # int2/int4...), under their ml_dtypes names as jax.numpy has them: made on first access,
+    # since importing ml_dtypes costs more than all of funcarray (see funcarray.dtypes).
+    if name in _dtypes.NARROW_DTYPE_NAMES:
+        _dtypes.load_narrow_dtypes()
+        for dtype in _dtypes.supported_dtypes:
+            if dtype.name == name:
+                globals()[name] = _ScalarType(dtype)
+                return globals()[name]
+    raise AttributeError(f"module 'funcarray.numpy' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_dtypes.NARROW_DTYPE_NAMES))

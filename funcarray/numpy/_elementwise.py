@@ -39,8 +39,11 @@ _INT = frozenset("iu")
 
 # The dtype family letter of every supported dtype (bfloat16 and float8 count as floats),
 # looked up once per call instead of recomputed: this sits on the eager hot path.
-_KIND_OF = {dt: ("f" if dt == dtypes.bfloat16 or dt in dtypes.float8_types else dt.kind)
-            for dt in dtypes.supported_dtypes}
+def _family_letter(dt) -> str:
+    return "f" if dtypes.is_float(dt) else dt.kind
+
+
+_KIND_OF = dtypes.dtype_map(_family_letter)
 
 
 def _kind(dt) -> str:
@@ -91,11 +94,11 @@ def _doc(fn, name, summary, example):
 # filter their tracebacks (what `_errors.api_boundary` does for hand-written functions), so no
 # wrapper call sits on the hot path.
 
-_INEXACT_DTYPES = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_inexact(d))
+_INEXACT_DTYPES = dtypes.dtype_set(dtypes.is_inexact)
 
 
-def _dtypes_of_kinds(kinds) -> frozenset:
-    return frozenset(d for d in dtypes.supported_dtypes if _kind(d) in kinds)
+def _dtypes_of_kinds(kinds) -> set:
+    return dtypes.dtype_set(lambda d: _family_letter(d) in kinds)
 
 
 def _unary_inexact(name, prim, summary, example):

@@ -94,13 +94,10 @@ def iterable(y):
     return np.iterable(y)
 
 
-_SIGNED = frozenset(d for d in dtypes.supported_dtypes if d.kind == "i" or (
-    d.kind == "V" and d.name.startswith("int")))
-_UNSIGNED = frozenset(d for d in dtypes.supported_dtypes if d.kind == "u" or (
-    d.kind == "V" and d.name.startswith("uint")))
-_REAL_FLOATING = frozenset(d for d in dtypes.supported_dtypes if d.kind == "f" or (
-    d.kind == "V" and d.name.startswith(("float", "bfloat"))))
-_COMPLEX = frozenset(d for d in dtypes.supported_dtypes if d.kind == "c")
+_SIGNED = dtypes.dtype_set(lambda d: dtypes.kind(d) == "i")
+_UNSIGNED = dtypes.dtype_set(lambda d: dtypes.kind(d) == "u")
+_REAL_FLOATING = dtypes.dtype_set(dtypes.is_float)
+_COMPLEX = dtypes.dtype_set(dtypes.is_complex)
 _DTYPE_KINDS = {
     "bool": frozenset({dtypes.bool_}),
     "signed integer": _SIGNED,

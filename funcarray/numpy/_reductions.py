@@ -105,7 +105,7 @@ def _promote_integer(dt) -> np.dtype:
 
 
 def _upcast_f16(dt) -> np.dtype:
-    return dtypes.float32 if dt in (dtypes.float16, dtypes.bfloat16) else np.dtype(dt)
+    return dtypes.float32 if dtypes.is_half_precision(dt) else np.dtype(dt)
 
 
 def _real_dtype(dt) -> np.dtype:

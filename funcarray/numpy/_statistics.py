@@ -74,7 +74,7 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     out_dtype = a.dtype
     # Positions are computed in q's dtype promoted with a's, at least float32.
     work = dtypes.result_type(a, q if dtypes.is_inexact(q.dtype) else a)
-    if work in (dtypes.float16, dtypes.bfloat16):
+    if dtypes.is_half_precision(work):
         work = dtypes.float32
     # (From q_arg: a Python float q keeps float64's precision when work is float64.)
     q, a = convert_arg(op, q_arg, work), convert(a, work)

@@ -52,7 +52,7 @@ def _scalar_to_array(op: str, x, dtype=None) -> Array:
 
 def _from_numpy(op: str, x, dtype=None) -> Array:
     value = np.asarray(x)
-    if value.dtype.kind in "OUSV" and value.dtype not in dtypes.supported_dtypes:
+    if value.dtype.kind in "OUSV" and not dtypes.is_supported(value.dtype):
         if value.dtype == dtypes.float0:
             raise op_type_error(op, dtypes.float0_message())
         raise op_type_error(
@@ -189,9 +189,8 @@ def broadcast_to_shape(x, shape):
 
 
 # Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
-_ABSORBS_FLOAT = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_inexact(d))
-_ABSORBS_INT = _ABSORBS_FLOAT | frozenset(
-    d for d in dtypes.supported_dtypes if dtypes.is_integer(d))
+_ABSORBS_FLOAT = dtypes.dtype_set(dtypes.is_inexact)
+_ABSORBS_INT = dtypes.dtype_set(lambda d: dtypes.is_inexact(d) or dtypes.is_integer(d))
 
 
 def _scalar_operand(op: str, scalar, dtype) -> Array:

@@ -30,7 +30,8 @@ __all__ = ["unary", "binary", "elementwise_abstract_eval", "memoized_abstract_ev
 
 # XLA computes transcendental functions of these types in float32 and rounds the result;
 # the eager kernels do the same, so eager and jit agree.
-LOW_PRECISION_FLOATS = frozenset((dtypes.float16, dtypes.bfloat16, *dtypes.float8_types))
+LOW_PRECISION_FLOATS = dtypes.dtype_set(
+    lambda dt: dt == dtypes.float16 or (dtypes.is_float(dt) and dt.isbuiltin == 2))
 
 
 def _upcast_low_precision(kernel):

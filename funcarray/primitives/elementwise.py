@@ -32,7 +32,6 @@ wants one shape).
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from funcarray import dtypes
@@ -565,7 +564,9 @@ def convert_kernel(x, new_dtype):
         inside = np.where(above | below | np.isnan(whole), 0.0, whole).astype(new_dtype)
         out = np.where(above, np.asarray(info.max, new_dtype), inside)
         return np.where(below, np.asarray(info.min, new_dtype), out)
-    if src in dtypes.float8_types or new_dtype in dtypes.float8_types:
+    # (isbuiltin == 2: a dtype from outside NumPy, so ml_dtypes is loaded already.)
+    if (src.isbuiltin == 2 and src in dtypes.float8_types) or (
+            new_dtype.isbuiltin == 2 and new_dtype in dtypes.float8_types):
         # ml_dtypes converts narrow floats reliably through float32.
         if src.itemsize <= 4 and new_dtype.itemsize <= 4:
             return x.astype(np.float32).astype(new_dtype)
@@ -605,10 +606,9 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type):
 
 # Sub-byte types (int4, float4_e2m1fn...) take a whole byte in NumPy but their bit width in
 # StableHLO, so the two engines would reinterpret different bits: not bitcast.
-_SUB_BYTE_TYPES = frozenset(
-    dt for dt in dtypes.supported_dtypes
-    if dt.kind == "V" and (ml_dtypes.iinfo(dt) if dtypes.is_integer(dt)
-                           else ml_dtypes.finfo(dt)).bits < 8)
+_SUB_BYTE_TYPES = dtypes.dtype_set(
+    lambda dt: dt.isbuiltin == 2 and (dtypes.iinfo(dt) if dtypes.is_integer(dt)
+                                   else dtypes.finfo(dt)).bits < 8)
 
 
 def _bitcast_shape(shape, src, dst):

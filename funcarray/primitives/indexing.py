@@ -1179,7 +1179,7 @@ scatter_max_p.jvp_rule = _scatter_extremum_jvp(scatter_max_p)
 def _sort_keys(x):
     """NumPy keys with the order jax.numpy uses (NaN last, -0.0 == 0.0); lexsort wants the
     primary key last."""
-    if x.dtype == dtypes.bfloat16 or x.dtype in dtypes.float8_types:
+    if x.dtype.isbuiltin == 2 and dtypes.is_float(x.dtype):  # bfloat16, float8 (ml_dtypes)
         x = x.astype(np.float32)  # exact, and NumPy sorts NaNs of native floats last
     if x.dtype.kind == "c":
         return [x.imag, x.real]

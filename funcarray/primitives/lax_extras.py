@@ -23,9 +23,9 @@ Example:
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, instantiate
@@ -39,7 +39,7 @@ _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def reduce_precision_kernel(x: np.ndarray, exponent_bits: int, mantissa_bits: int):
     """XLA's ``ReducePrecision`` on a NumPy float array (its elemental IR, on the bits)."""
-    info = ml_dtypes.finfo(x.dtype)
+    info = dtypes.finfo(x.dtype)
     src_exponent, src_mantissa = int(info.nexp), int(info.nmant)
     utype = _UNSIGNED[x.dtype.itemsize]
     nbits = 8 * x.dtype.itemsize

@@ -99,7 +99,7 @@ def free_dims(ndim: int, contracting, batch) -> tuple:
 def can_accumulate_in(operand_dtype, preferred_element_type) -> bool:
     """Whether ``preferred_element_type`` is allowed for operands of ``operand_dtype``."""
     preferred = np.dtype(preferred_element_type)
-    return (preferred in dtypes.supported_dtypes
+    return (dtypes.is_supported(preferred)
             and _kind_rank(preferred) >= _kind_rank(np.dtype(operand_dtype)))
 
 
@@ -161,8 +161,7 @@ _MATRIX_PRODUCTS = {(((1,), (0,)), ((), ())): (False, False),
 
 # Operand dtypes whose products NumPy computes in the operand dtype itself, as dot_general
 # does (float16/bfloat16/float8 and int4 accumulate wider: they take the general path).
-_NATIVE_MATMUL_DTYPES = frozenset(
-    d for d in dtypes.supported_dtypes if accumulation_dtype(d, d) == d)
+_NATIVE_MATMUL_DTYPES = dtypes.dtype_set(lambda d: accumulation_dtype(d, d) == d)
 
 
 def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
@@ -359,7 +358,7 @@ _validated: dict = {}
 
 # Operand dtypes whose products are exact in float32: a dot of them may return float32
 # directly (GPUs multiply them on tensor cores and accumulate in float32).
-_EXACT_IN_FLOAT32 = frozenset((dtypes.float16, dtypes.bfloat16))
+_EXACT_IN_FLOAT32 = dtypes.dtype_set(lambda d: d == dtypes.float16 or d.name == "bfloat16")
 # Without an explicit precision these run at full precision: on GPUs XLA's DEFAULT rounds
 # float32 operands to TensorFloat-32, and the eager kernel never does.
 _FULL_PRECISION_DTYPES = frozenset(

@@ -42,8 +42,8 @@ from funcarray.transforms.jvp import defjvp, defjvp_with_output
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p"]
 
-_FLOATS = frozenset(np.dtype(d) for d in (dtypes.float16, dtypes.bfloat16, dtypes.float32,
-                                          dtypes.float64))
+_FLOATS = dtypes.dtype_set(
+    lambda d: d in (dtypes.float16, dtypes.float32, dtypes.float64) or d.name == "bfloat16")
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,8 +7,6 @@ float64, others as float32); complex inputs are refused with a TypeError naming 
 
 from __future__ import annotations
 
-import numpy as np
-
 from funcarray import dtypes
 from funcarray._errors import op_type_error
 from funcarray.numpy._util import asarray_arg, convert, promote_args, to_inexact_dtype
@@ -47,10 +45,7 @@ def float_args(op: str, *args):
 
 def finfo(x):
     """``np.finfo`` of an Array's float dtype (bfloat16 included, through ml_dtypes)."""
-    import ml_dtypes
-
-    dt = np.dtype(x.dtype)
-    return ml_dtypes.finfo(dt) if dt == dtypes.bfloat16 else np.finfo(dt)
+    return dtypes.finfo(x.dtype)
 
 
 def weak_result(fn, arrays):
