@@ -69,7 +69,8 @@ from funcarray.numpy import asarray as asarray  # noqa: E402
 from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the transforms)
 from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402
 
-__version__ = "0.1.0"
+# The one place the version is written (pyproject.toml reads it; CHANGELOG.md says what changed).
+__version__ = "0.2.0"
 
 
 # Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that

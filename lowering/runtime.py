@@ -43,17 +43,28 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
-    "SUPPORTED_JAXLIB_VERSION", "RuntimeVersionError", "CompileError", "ExecutionError",
+    "SUPPORTED_JAXLIB_VERSION", "SUPPORTED_JAXLIB_RANGE", "RuntimeVersionError", "CompileError",
+    "ExecutionError",
     "Executable", "backend", "devices", "default_device", "default_device_for", "device_put",
     "compile", "execute", "execute_buffers", "buffer_executor", "execute_steps",
     "raise_execution_error",
     "to_numpy", "serialize", "deserialize",
 ]
 
-SUPPORTED_JAXLIB_VERSION = "0.10.2"  # the pinned one (pyproject.toml), CI's
-# Also run against (the NVIDIA device image ships jaxlib 0.11.2 on Python 3.12, and jaxlib
-# wheels are too large to bring another): the calls that differ are marked "0.11".
-COMPATIBLE_JAXLIB_VERSIONS = (SUPPORTED_JAXLIB_VERSION, "0.11.2")
+# The jaxlib releases whose private compile/execute API this module speaks: the range
+# pyproject.toml declares. CI runs the suite on both ends (constraints/: 0.10.2 on Python 3.11,
+# the newest 0.11 on Python 3.12); the calls that differ between them are marked "0.11".
+SUPPORTED_JAXLIB_VERSION = "0.10.2"  # the oldest supported, what CI pins for Python 3.11
+SUPPORTED_JAXLIB_RANGE = ">=0.10.2,<0.12"
+
+
+def _is_supported_version(version: str) -> bool:
+    parts = version.split(".")
+    try:
+        major, minor, patch = int(parts[0]), int(parts[1]), int(parts[2])
+    except (IndexError, ValueError):
+        return False
+    return major == 0 and (minor == 11 or (minor == 10 and patch >= 2))
 
 
 class RuntimeVersionError(ImportError):
@@ -83,8 +94,8 @@ def _jax():
         except ImportError as exc:
             raise RuntimeVersionError(
                 f"funcarray's compiled mode (jit, devices) needs jax and jaxlib "
-                f"{SUPPORTED_JAXLIB_VERSION}: pip install 'jax=={SUPPORTED_JAXLIB_VERSION}' "
-                f"'jaxlib=={SUPPORTED_JAXLIB_VERSION}'") from exc
+                f"{SUPPORTED_JAXLIB_RANGE}: pip install 'jax{SUPPORTED_JAXLIB_RANGE}' "
+                f"'jaxlib{SUPPORTED_JAXLIB_RANGE}'") from exc
         _check_version(jaxlib.__version__)
         import jax
         import jax.extend.backend
@@ -97,12 +108,12 @@ def _jax():
 
 
 def _check_version(version: str) -> None:
-    if version not in COMPATIBLE_JAXLIB_VERSIONS:
+    if not _is_supported_version(version):
         raise RuntimeVersionError(
-            f"funcarray's runtime supports jaxlib {' and '.join(COMPATIBLE_JAXLIB_VERSIONS)} "
-            f"only (it uses jaxlib's private compile/execute API, which changes between "
-            f"releases), but jaxlib {version} is installed. Install the supported version: pip "
-            f"install 'jax=={SUPPORTED_JAXLIB_VERSION}' 'jaxlib=={SUPPORTED_JAXLIB_VERSION}'")
+            f"funcarray's runtime supports jaxlib {SUPPORTED_JAXLIB_RANGE} only (it uses "
+            f"jaxlib's private compile/execute API, which changes between releases), but "
+            f"jaxlib {version} is installed. Install a supported version: pip install "
+            f"'jax{SUPPORTED_JAXLIB_RANGE}' 'jaxlib{SUPPORTED_JAXLIB_RANGE}'")
 
 
 # --------------------------------------------------------------------------------------------

@@ -59,9 +59,13 @@ def assert_same_values(got, want, err_msg=""):
 
 
 def test_version_check():
-    runtime._jax()  # the installed version is the supported one
-    with pytest.raises(runtime.RuntimeVersionError, match=r"supports jaxlib 0\.10\.2.*0\.4\.38"):
-        runtime._check_version("0.4.38")
+    runtime._jax()  # the installed version is a supported one
+    for version in ("0.10.2", "0.10.3", "0.11.0", "0.11.2"):
+        runtime._check_version(version)
+    for version in ("0.4.38", "0.10.1", "0.12.0", "1.10.3", "0.11", "0.11.dev"):
+        with pytest.raises(runtime.RuntimeVersionError,
+                           match=rf"supports jaxlib >=0\.10\.2,<0\.12 .*{version}"):
+            runtime._check_version(version)
 
 
 def test_importing_lowering_does_not_import_jax():
