@@ -386,9 +386,6 @@ def set_eager_backend(name: str) -> None:
     The eager trace object is the ContextVar's default, shared by every thread; switching its
     class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
     """
-    if name not in ("numpy", "xla", "auto"):
-        raise ValueError(f"funcarray.config.eager_backend must be 'auto', 'numpy' or 'xla', "
-                         f"got {name!r}")
     if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
         name = "numpy"
     global _eager_trace_class
@@ -402,7 +399,6 @@ _eager_trace_class = EvalTrace  # the eager backend's trace class (set_eager_bac
 def refresh_eval_trace_class() -> None:
     """Give the eager trace the eager backend's class, or its NaN-checking subclass while
     ``debug_nans``/``debug_infs`` is on (``funcarray._debug_nans``)."""
-    from funcarray._config import config
     from funcarray._debug_nans import checking_trace_class
 
     cls = _eager_trace_class
@@ -419,12 +415,8 @@ def _make_xla_eval_trace_class():
 _XlaEvalTrace = _make_xla_eval_trace_class()
 
 
-def _apply_environment_settings() -> None:
-    """The eager trace's class for settings read from the environment at import
-    (``FUNCARRAY_EAGER_BACKEND``, ``FUNCARRAY_DEBUG_NANS``, ``FUNCARRAY_DEBUG_INFS``)."""
-    from funcarray._config import config
-
-    set_eager_backend(config.eager_backend)
-
-
-_apply_environment_settings()
+# The eager trace's class follows the settings (from the environment at import, then each
+# config.update).
+config.subscribe(("eager_backend",), lambda name, value: set_eager_backend(value))
+config.subscribe(("debug_nans", "debug_infs"), lambda name, value: refresh_eval_trace_class(),
+                 now=False)

@@ -49,6 +49,8 @@ _DEFAULTS = {
     "debug_nans": False,
     "debug_infs": False,
 }
+# Settings that take one of a few strings.
+_CHOICES = {"eager_backend": ("auto", "numpy", "xla")}
 # Settings under which jit's dispatch fast path must not run (it skips every check).
 _SLOW_DISPATCH_SETTINGS = ("disable_jit", "debug_nans", "debug_infs")
 
@@ -64,14 +66,51 @@ def _parse(name: str, text: str):
     return kind(text)
 
 
+def _check(name: str, value) -> None:
+    if name == "eager_buffer_pool_bytes" and value < 0:
+        raise ValueError(f"funcarray.config.eager_buffer_pool_bytes must be >= 0, got "
+                         f"{value}")
+    choices = _CHOICES.get(name)
+    if choices is not None and value not in choices:
+        raise ValueError(f"funcarray.config.{name} must be "
+                         f"{', '.join(map(repr, choices[:-1]))} or {choices[-1]!r}, got "
+                         f"{value!r}")
+
+
 class Config:
     """The settings object (``funcarray.config``); see the module docstring."""
 
     def __init__(self):
+        object.__setattr__(self, "_subscribers", [])
         for name, default in _DEFAULTS.items():
             text = os.environ.get(f"FUNCARRAY_{name.upper()}")
-            object.__setattr__(self, name, default if text is None else _parse(name, text))
+            value = default if text is None else _parse(name, text)
+            _check(name, value)
+            object.__setattr__(self, name, value)
         self._derive()
+
+    def subscribe(self, names, callback, *, now: bool = True) -> None:
+        """Call ``callback(name, value)`` after each change of a setting in ``names``, and,
+        with ``now``, once at once for each (so the subscriber starts from the current
+        values). The modules that react to a setting subscribe; the settings import none of
+        them.
+
+        Example:
+            >>> from funcarray import config
+            >>> seen = []
+            >>> config.subscribe(("explain_cache_misses",), lambda n, v: seen.append(v))
+            >>> config.update("explain_cache_misses", True)
+            >>> config.update("explain_cache_misses", False)
+            >>> seen
+            [False, True, False]
+        """
+        names = tuple(names)
+        unknown = [n for n in names if n not in _DEFAULTS]
+        if unknown:
+            raise AttributeError(f"funcarray.config has no setting {unknown[0]!r}")
+        self._subscribers.append((names, callback))
+        for name in names if now else ():
+            callback(name, getattr(self, name))
 
     def _derive(self) -> None:
         # One attribute for jit's hot path to read (see funcarray._jit._dispatcher).
@@ -92,23 +131,12 @@ class Config:
         if not isinstance(value, kind):
             raise TypeError(f"funcarray.config.{name} takes a {kind.__name__}, got "
                             f"{type(value).__name__} {value!r}")
-        if name == "eager_buffer_pool_bytes" and value < 0:
-            raise ValueError(f"funcarray.config.eager_buffer_pool_bytes must be >= 0, got "
-                             f"{value}")
-        if name == "eager_backend":
-            from funcarray._compiled import set_eager_backend
-
-            set_eager_backend(value)  # validates the value first
+        _check(name, value)
         object.__setattr__(self, name, value)
         self._derive()
-        if name in ("debug_nans", "debug_infs"):
-            from funcarray._compiled import refresh_eval_trace_class
-
-            refresh_eval_trace_class()
-        if name == "platform":  # executables compiled for the old platform are stale
-            from funcarray._jit import clear_caches
-
-            clear_caches()
+        for names, callback in self._subscribers:
+            if name in names:
+                callback(name, value)
 
     def values(self) -> dict:
         """Every setting and its current value."""

@@ -862,3 +862,7 @@ def clear_caches() -> None:
     if branches is not None:
         branches._EAGER_TYPES.clear()
     _buffers.release()
+
+
+# Executables compiled for the old platform are stale once config.platform changes.
+config.subscribe(("platform",), lambda name, value: clear_caches(), now=False)
