@@ -8,24 +8,26 @@ user's code even when the traceback passes through funcarray's own frames.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import linecache
 import os
 import sys
 
-import funcarray
-import funcarray.lowering
-import funcarray.transforms
 
-# Frames from files under these folders belong to funcarray, not to the user. With the
-# package-dir mapping, transforms/ and lowering/ may sit outside funcarray/'s folder.
-_INTERNAL_DIRS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (funcarray.__file__, funcarray.transforms.__file__, funcarray.lowering.__file__)
-)
+@functools.cache
+def _internal_dirs() -> tuple:
+    """The folders whose files belong to funcarray, not to the user. With the package-dir
+    mapping, transforms/ and lowering/ may sit outside funcarray/'s folder; their places are
+    looked up, not imported (this module sits below both)."""
+    origins = [__file__] + [importlib.util.find_spec(name).origin
+                            for name in ("funcarray.transforms", "funcarray.lowering")]
+    return tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in origins)
 
 
 def is_internal_file(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_INTERNAL_DIRS) or filename.startswith("<frozen")
+    return (os.path.abspath(filename).startswith(_internal_dirs())
+            or filename.startswith("<frozen"))
 
 
 def user_location() -> str:
