@@ -199,10 +199,12 @@ def _leaf_path(tree, i) -> str:
 def _public_tangent(primal, tangent):
     """An output tangent as the API returns it: float0 zeros for an integer or bool output
     (whatever the transforms carried: a symbolic zero, or zeros of its dtype), instantiated
-    zeros for a symbolic zero of a float output."""
+    zeros for a symbolic zero of a float output; weak when its primal is, as JAX types a
+    tangent by its primal (the rules inside carry strong tangents)."""
     if not _differentiable(primal):
         return _float0.zeros(primal.shape)
-    return instantiate(tangent) if type(tangent) is Zero else tangent
+    tangent = instantiate(tangent) if type(tangent) is Zero else tangent
+    return _weak_like(tangent, primal)
 
 
 def _differentiable(x) -> bool:
@@ -815,7 +817,8 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
             for x in in_leaves:
                 n = int(x.size)
                 part = col[..., start:start + n] if n else col[..., :0]
-                row.append(part.reshape((*out.shape, *x.shape)))
+                # weak when the output is: the block is a tangent of it (JAX's typing)
+                row.append(_weak_like(part.reshape((*out.shape, *x.shape)), out))
                 start += n
             blocks.append(row)
         jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
@@ -850,9 +853,11 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         blocks, start = [], 0
         for out in out_leaves:
             n = int(out.size)
-            # (an integer input's block: zeros of its dtype, weak for a Python int, as JAX)
-            blocks.append([_weak_int_like(r[start:start + n].reshape((*out.shape, *x.shape)), x)
-                           for r, x in zip(rows, in_leaves)])
+            # Each block is a cotangent of its input: weak when the input is, as grad's (an
+            # integer input's block: zeros of its dtype, weak for a Python int, as JAX).
+            blocks.append([_weak_like(_weak_int_like(
+                r[start:start + n].reshape((*out.shape, *x.shape)), x), x)
+                for r, x in zip(rows, in_leaves)])
             start += n
         jac = _jacobian_tree(aux_box["out_tree"], in_tree, blocks)
         return (jac, aux) if has_aux else jac

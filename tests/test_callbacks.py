@@ -128,7 +128,7 @@ def test_pure_callback_pytrees_keywords_and_custom_jvp():
     f = fa.jit(lambda a, b: fa.pure_callback(host, out_types, {"a": a, "b": b},
                                              scale=np.float32(2.0)))
     out = f(fnp.asarray([0.0, 1.0]), fnp.ones(5))
-    assert_allclose(out["s"], 2.0 * np.sin([0.0, 1.0]))
+    assert_allclose(out["s"], (2.0 * np.sin([0.0, 1.0])).astype(np.float32))
     assert int(out["n"]) == 5
 
     @fa.custom_jvp
@@ -137,7 +137,7 @@ def test_pure_callback_pytrees_keywords_and_custom_jvp():
 
     host_sin.defjvp(lambda p, t: (host_sin(p[0]), fnp.cos(p[0]) * t[0]))
     x = fnp.asarray([0.3, 1.2])
-    assert_allclose(fa.jit(fa.grad(lambda v: host_sin(v).sum()))(x), np.cos([0.3, 1.2]))
+    assert_allclose(fa.jit(fa.grad(lambda v: host_sin(v).sum()))(x), np.cos(np.asarray(x)))
 
 
 def test_callback_errors():
@@ -183,7 +183,7 @@ def test_runtime_compiles_a_module_with_host_callbacks():
     exe = runtime.compile(text, [f32], [f32], runtime.devices("cpu")[0], host_callbacks=[
         lambda x: seen.append(x.copy()) or (), lambda x: (np.cos(x).astype(np.float32),)])
     (out,) = runtime.execute(exe, [np.array([0.0, 1.0], np.float32)])
-    assert_allclose(np.asarray(out), np.cos([0.0, 1.0]))
+    assert_allclose(np.asarray(out), np.cos([0.0, 1.0]).astype(np.float32))
     assert [s.tolist() for s in seen] == [[0.0, 1.0]]
     assert runtime.host_callback_target(None) is None
     assert cache.lowered_module(fa.make_ir(lambda v: v)(fnp.ones(1)).closed)[1] == ()

@@ -146,7 +146,7 @@ def test_extremum_derivatives_against_finite_differences(prim):
     # Each of the 3 members' outputs is the extremum, whose tangent the two tied members
     # share: each gets 3 * 1/2 (per-member gradients sum over every member's output, as for
     # psum, whose vmap(grad) is the axis size).
-    assert_allclose(tied, np.array([1.5, 1.5, 0.0]))
+    assert_allclose(tied, np.array([1.5, 1.5, 0.0], np.float32))
 
 
 def test_collectives_inside_control_flow_and_checkpoint():
@@ -201,7 +201,7 @@ def test_jitted_function_recompiles_for_another_axis_size():
     for n in (2, 3):
         out = fa.vmap(gather, axis_name="i")(fnp.arange(float(n)))
         assert out.shape == (n, n)
-        assert_allclose(out, np.tile(np.arange(float(n)), (n, 1)))
+        assert_allclose(out, np.tile(np.arange(n, dtype=np.float32), (n, 1)))
 
 
 @settings(max_examples=30, deadline=None)

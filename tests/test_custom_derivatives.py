@@ -211,9 +211,10 @@ def test_parameter_defaults_reach_the_rules_like_jax(call):
     for mine, theirs in zip(make(fa), make(jax)):
         for x in (1.5, -0.5):
             got = fa.grad(calls(mine))(x)
-            want = jax.grad(calls(theirs))(x)
+            with jax.enable_x64(False):  # Python floats are float32 (weak) in funcarray
+                want, want_value = jax.grad(calls(theirs))(x), calls(theirs)(x)
             assert_allclose(got, want, rtol=1e-6)
-            assert_allclose(calls(mine)(x), calls(theirs)(x), rtol=1e-6)
+            assert_allclose(calls(mine)(x), want_value, rtol=1e-6)
 
 
 def test_custom_jvp_symbolic_zeros():

@@ -631,7 +631,7 @@ def test_eager_fast_paths_defer_to_the_xla_eager_backend():
     finally:
         fa.config.update("eager_backend", "auto")
     assert counter.count == 3  # dot_general, add, tanh
-    fa.testing.assert_allclose(out, np.tanh(np.full((3, 3), 1.25)))
+    fa.testing.assert_allclose(out, np.tanh(np.full((3, 3), 1.25, np.float32)))
     seen = []
     fa.vmap(lambda x: seen.append(running_numpy_kernels()) or x)(a)
     fa.grad(lambda x: seen.append(running_numpy_kernels()) or x)(1.0)

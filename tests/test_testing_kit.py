@@ -349,7 +349,7 @@ def test_check_jit_catches_a_lowering_that_differs_from_eager():
 def test_check_jit_compares_dtypes():
     ft.check_jit(lambda x, n: x * n, (fnp.ones(3), 2), static_argnums=(1,))
     with pytest.raises(AssertionError, match="dtypes differ"):
-        ft.assert_allclose(fnp.ones(2), np.ones(2), check_dtype=True)
+        ft.assert_allclose(fnp.ones(2), np.ones(2))
 
 
 def test_check_transforms_runs_every_check():
@@ -368,12 +368,27 @@ def test_check_transforms_runs_every_check():
 # assert_allclose, assert_trees_allclose, count_compiles
 # --------------------------------------------------------------------------------------------
 
-def test_assert_allclose_tolerance_follows_the_looser_dtype():
+def test_assert_allclose_tolerance_follows_the_expected_dtype():
     x = np.array([1.0, 2.0, 3.0])
-    ft.assert_allclose(fnp.asarray(x.astype(np.float32)), x + 1e-6)
+    x32 = x.astype(np.float32)
+    ft.assert_allclose(fnp.asarray(x32), x32 * (1 + 1e-6))  # float32 noise, float32 tolerance
     with pytest.raises(AssertionError, match=r"largest difference 1e-06 at index \(0,\)"):
         ft.assert_allclose(fnp.asarray(x), x + np.array([1e-6, 0, 0]))
-    ft.assert_allclose(fnp.asarray(x.astype(ml_dtypes.bfloat16)), x * 1.01)
+    # A float64 result off by 5e-5 fails against a float64 oracle (float32's tolerance would
+    # have let it through).
+    with pytest.raises(AssertionError, match="rtol=1e-09"):
+        ft.assert_allclose(fnp.asarray(x * (1 + 5e-5)), x)
+    # With the dtype check off, the expected side still decides the tolerance.
+    ft.assert_allclose(fnp.asarray(x * (1 + 1e-6)), x32, check_dtype=False)
+    with pytest.raises(AssertionError, match="elements differ"):
+        ft.assert_allclose(fnp.asarray(x32), x * (1 + 1e-6), check_dtype=False)
+    # A Python list states no dtype: the actual value's decides.
+    ft.assert_allclose(fnp.asarray(x32), (x * (1 + 1e-6)).tolist())
+    with pytest.raises(AssertionError, match="elements differ"):
+        ft.assert_allclose(fnp.asarray(x), (x * (1 + 1e-6)).tolist())
+    ft.assert_allclose(fnp.asarray(x), (x * (1 + 1e-6)).tolist(), rtol=2e-6)  # explicit wins
+    bf16 = fnp.asarray(x.astype(ml_dtypes.bfloat16))
+    ft.assert_allclose(bf16, (x * 1.01).astype(ml_dtypes.bfloat16))
     with pytest.raises(AssertionError, match="elements differ"):
         ft.assert_allclose(fnp.arange(3), [0, 1, 3])  # ints compare exactly
     ft.assert_allclose(fnp.asarray([np.nan, 1.0]), [np.nan, 1.0])
@@ -382,14 +397,59 @@ def test_assert_allclose_tolerance_follows_the_looser_dtype():
     ft.assert_allclose(fnp.asarray(np.array([2**63], np.uint64)), np.array([2**63], np.uint64))
 
 
+def test_assert_allclose_checks_dtypes_stated_on_both_sides():
+    import jax.numpy as jnp
+    with pytest.raises(AssertionError, match=r"dtypes differ: actual float32 vs expected "
+                                             r"float64 \(cast .* check_dtype=False"):
+        ft.assert_allclose(fnp.ones(2), np.ones(2))
+    with pytest.raises(AssertionError, match="dtypes differ: actual int32 vs expected int64"):
+        ft.assert_allclose(fnp.arange(2), jnp.arange(2, dtype=jnp.int64))
+    with pytest.raises(AssertionError, match="dtypes differ: actual float32 vs expected float16"):
+        ft.assert_allclose(fnp.ones(()), np.float16(1))  # a NumPy scalar states its dtype
+    with pytest.raises(AssertionError, match="dtypes differ"):
+        ft.assert_allclose(fnp.ones(2), [np.float64(1), np.float64(1)])  # so does a list of them
+    ft.assert_allclose(fnp.ones(2), np.ones(2, np.float32))
+    ft.assert_allclose(fnp.ones(2), [1, 1])  # Python numbers: values only
+    ft.assert_allclose(fnp.ones(()), 1.0)
+    ft.assert_allclose(1.0, np.float32(1))  # a Python result: values only too
+    ft.assert_allclose(fnp.ones(2), np.ones(2), check_dtype=False)
+
+
+def test_assert_allclose_checks_weak_types_where_both_sides_carry_them():
+    import jax
+    import jax.numpy as jnp
+    weak, strong = fnp.full(2, 2.0), fnp.ones(2) * 2  # the same values and dtype
+    assert (weak.weak_type, strong.weak_type) == (True, False)
+    with pytest.raises(AssertionError, match=r"weak types differ: actual float32 weak_type=True "
+                                             r"vs expected float32 weak_type=False \(.*"
+                                             r"check_weak_type=False"):
+        ft.assert_allclose(weak, strong)
+    with jax.enable_x64(False):
+        jax_weak = jnp.full(2, 2.0)  # float32, weak: jax arrays carry the flag too
+    with pytest.raises(AssertionError, match="weak types differ"):
+        ft.assert_allclose(strong, jax_weak)
+    ft.assert_allclose(weak, jax_weak)
+    ft.assert_allclose(weak, np.full(2, 2.0, np.float32))  # NumPy values carry none
+    ft.assert_allclose(weak, strong, check_weak_type=False)
+    ft.assert_allclose(weak, strong, check_dtype=False)  # no type checks at all
+    with pytest.raises(AssertionError, match=r"leaf \['b'\]: weak types differ"):
+        ft.assert_trees_allclose({"a": strong, "b": strong}, {"a": strong, "b": weak})
+
+
 def test_assert_trees_allclose_names_the_leaf():
     ours = {"a": fnp.ones(2), "b": (fnp.zeros((2, 2)), fnp.ones(1))}
-    ft.assert_trees_allclose(ours, {"a": np.ones(2), "b": (np.zeros((2, 2)), np.ones(1))})
+    f32 = np.float32
+    b = (np.zeros((2, 2), f32), np.ones(1, f32))
+    ft.assert_trees_allclose(ours, {"a": np.ones(2, f32), "b": b})
+    ft.assert_trees_allclose({"s": fnp.ones(())}, {"s": 1.0})  # a Python leaf: values only
     with pytest.raises(AssertionError, match=r"leaf \['b'\]\[0\].*index \(1, 0\)"):
         ft.assert_trees_allclose(
-            ours, {"a": np.ones(2), "b": (np.array([[0, 0], [5, 0.0]]), np.ones(1))})
+            ours, {"a": np.ones(2, f32), "b": (np.array([[0, 0], [5, 0]], f32), np.ones(1, f32))})
     with pytest.raises(AssertionError, match="tree structures differ"):
         ft.assert_trees_allclose(ours, {"a": np.ones(2)})
+    with pytest.raises(AssertionError, match=r"leaf \['a'\]: dtypes differ: actual float32 vs "
+                                             r"expected float64 \(cast"):
+        ft.assert_trees_allclose(ours, {"a": np.ones(2), "b": b})
 
 
 def test_count_compiles_bounds_compilations():

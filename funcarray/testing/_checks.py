@@ -3,7 +3,8 @@ jit versus eager.
 
 Each checker returns None on success and raises an AssertionError that shows the input, the
 two results that should agree, and the largest difference with its index. Tolerances are tied
-to the dtype (the least precise float among the values compared).
+to the dtype of the reference value (the expected one, the loop's, eager's) or, for derivative
+checks, to the least precise float among the values compared.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ def _format_value(x) -> str:
     if not hasattr(x, "dtype") and not isinstance(x, (bool, int, float, complex, np.generic)):
         return repr(x)
     value = np.asarray(x)
-    head = f"{_short(value.dtype)}{list(value.shape)}"
+    if isinstance(x, (bool, int, float, complex)):
+        head = f"Python {type(x).__name__}"  # no dtype: its value is compared, not its type
+    else:
+        weak = " weak" if _weak_type_of(x) else ""
+        head = f"{_short(value.dtype)}{list(value.shape)}{weak}"
     if value.dtype.kind == "V" or value.dtype in dtypes.float8_types or \
             value.dtype == dtypes.bfloat16:
         value = value.astype(np.float32)  # ml_dtypes print poorly inside array2string
@@ -116,14 +121,49 @@ def _wide(value: np.ndarray) -> np.ndarray:
     return value.astype(kind)
 
 
-def _leaf_mismatch(actual, expected, *, rtol, atol, check_dtype, names) -> str | None:
-    """Why two leaves differ (shape, dtype or values), or None when they are close."""
+def _weak_type_of(x) -> bool | None:
+    """The weak-type flag of a funcarray or jax array; None for values that carry none (NumPy
+    arrays and scalars, Python numbers)."""
+    weak = getattr(x, "weak_type", None)
+    return bool(weak) if isinstance(weak, (bool, np.bool_)) else None
+
+
+def _declared_type(x, typed: bool | None) -> tuple[np.dtype | None, bool | None]:
+    """``(dtype, weak_type)`` that a leaf states, None where it states none: a Python number
+    has no dtype (its value is compared, not its type). ``typed`` overrides the leaf's own
+    answer for a nested sequence already converted to one array (see ``_as_array_like``)."""
+    if typed is not None:
+        return (np.asarray(x).dtype if typed else None), None
+    if getattr(x, "dtype", None) is None:
+        return None, None
+    return np.dtype(x.dtype), _weak_type_of(x)
+
+
+_DTYPE_HINT = ("cast the expected value to the dtype the result should have, or pass "
+               "check_dtype=False where the dtype is not what the test checks")
+_WEAK_HINT = ("build the expected value with the weak type the result should have, or pass "
+              "check_weak_type=False where weak typing is not what the test checks")
+
+
+def _leaf_mismatch(actual, expected, *, rtol, atol, check_dtype, check_weak_type, names,
+                   typed=(None, None), hints=False) -> str | None:
+    """Why two leaves differ (shape, dtype, weak type or values), or None when they are
+    close. The tolerance is the expected leaf's dtype's (the actual one's when the expected
+    is a Python value); ``hints`` adds how to fix a type mismatch to the message."""
     a, e = np.asarray(actual), np.asarray(expected)
     if a.shape != e.shape:
         return f"shapes differ: {names[0]} {a.shape} vs {names[1]} {e.shape}"
-    if check_dtype and a.dtype != e.dtype:
-        return f"dtypes differ: {names[0]} {a.dtype} vs {names[1]} {e.dtype}"
-    rtol, atol = tolerance(a.dtype, e.dtype, rtol=rtol, atol=atol)
+    a_dtype, a_weak = _declared_type(actual, typed[0])
+    e_dtype, e_weak = _declared_type(expected, typed[1])
+    if check_dtype and a_dtype is not None and e_dtype is not None:
+        if a_dtype != e_dtype:
+            hint = f" ({_DTYPE_HINT})" if hints else ""
+            return f"dtypes differ: {names[0]} {a_dtype} vs {names[1]} {e_dtype}{hint}"
+        if check_weak_type and a_weak is not None and e_weak is not None and a_weak != e_weak:
+            hint = f" ({_WEAK_HINT})" if hints else ""
+            return (f"weak types differ: {names[0]} {a_dtype} weak_type={a_weak} vs "
+                    f"{names[1]} {e_dtype} weak_type={e_weak}{hint}")
+    rtol, atol = tolerance(e_dtype if e_dtype is not None else a.dtype, rtol=rtol, atol=atol)
     if not (dtypes.is_inexact(a.dtype) or dtypes.is_inexact(e.dtype)):
         close = np.asarray(a == e)  # ints and bools: exact, without a lossy float conversion
         a64, e64 = a, e
@@ -143,9 +183,10 @@ def _leaf_mismatch(actual, expected, *, rtol, atol, check_dtype, names) -> str |
             f"{names[0]} {a64[idx].item()!r} vs {names[1]} {e64[idx].item()!r}")
 
 
-def _compare_trees(actual, expected, *, rtol=None, atol=None, check_dtype=False,
-                   title="values are not close", names=("actual", "expected"), inputs=None,
-                   err_msg=""):
+def _compare_trees(actual, expected, *, rtol=None, atol=None, check_dtype=True,
+                   check_weak_type=True, title="values are not close",
+                   names=("actual", "expected"), inputs=None, err_msg="", typed=(None, None),
+                   hints=False):
     """Raise an AssertionError describing the first leaf where two trees differ."""
     a_paths, a_leaves, a_tree = fa_tree.flatten_with_path(actual)
     e_leaves, e_tree = fa_tree.flatten(expected)
@@ -155,7 +196,8 @@ def _compare_trees(actual, expected, *, rtol=None, atol=None, check_dtype=False,
     else:
         for path, a, e in zip(a_paths, a_leaves, e_leaves):
             why = _leaf_mismatch(a, e, rtol=rtol, atol=atol, check_dtype=check_dtype,
-                                 names=names)
+                                 check_weak_type=check_weak_type, names=names, typed=typed,
+                                 hints=hints)
             if why is not None:
                 where = f"leaf {_path_str(path)}: " if a_paths != [()] else ""
                 problem = where + why
@@ -170,50 +212,92 @@ def _compare_trees(actual, expected, *, rtol=None, atol=None, check_dtype=False,
     raise AssertionError("\n".join(parts))
 
 
+def _as_array_like(x) -> tuple[np.ndarray, bool]:
+    """A nested sequence as one NumPy array, and whether it states a dtype: only when every
+    number in it does (a list of NumPy or funcarray arrays, not of Python numbers)."""
+    leaves = fa_tree.leaves(x)
+    typed = bool(leaves) and all(getattr(leaf, "dtype", None) is not None for leaf in leaves)
+    return np.asarray(x), typed
+
+
 def _is_single_leaf(x) -> bool:
     leaves = fa_tree.leaves(x)
     return len(leaves) == 1 and leaves[0] is x
 
 
 def assert_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
-                    check_dtype: bool = False):
-    """Values close within a tolerance tied to the dtypes (the looser of the two; exact for
-    ints and bools); shapes must match, and dtypes too with ``check_dtype=True``. NaNs
-    compare equal. The error shows both values and the largest difference with its index.
+                    check_dtype: bool = True, check_weak_type: bool = True):
+    """``actual`` equals ``expected`` within the expected value's dtype's tolerance (exact for
+    ints and bools; ``rtol``/``atol`` override it); NaNs compare equal. The two must have the
+    same shape, and, by default, the same dtype and weak type.
+
+    Types are compared where both sides state them. A NumPy array or scalar, a jax array or a
+    funcarray Array states its dtype; a Python scalar or a nested list of Python numbers
+    states none, so only its values are compared (and the tolerance is the actual value's
+    dtype's). Weak types are compared where both sides carry a ``weak_type`` flag (funcarray
+    and jax arrays; NumPy values carry none). ``check_dtype=False`` turns off both checks,
+    ``check_weak_type=False`` only the weak-type one. The error names the mismatch (with the
+    leaf's path in a tree), shows both values and the largest difference with its index.
 
     Example:
+        >>> import numpy as np
         >>> import funcarray.numpy as fnp
-        >>> assert_allclose(fnp.ones(2), [1.0, 1.0])
+        >>> assert_allclose(fnp.ones(2), [1.0, 1.0])   # a Python list: values only
         >>> assert_allclose(fnp.ones(2), [1.0, 1.5])
         Traceback (most recent call last):
         AssertionError: values are not close
           1 of 2 ...; largest difference 0.5 at index (1,): actual 1.0 vs expected 1.5
         ...
+        >>> assert_allclose(fnp.ones(2), np.ones(2))   # float32 result, float64 oracle
+        Traceback (most recent call last):
+        AssertionError: values are not close
+          dtypes differ: actual float32 vs expected float64 (cast the expected value ...)
+        ...
+        >>> assert_allclose(fnp.ones(2), np.ones(2, np.float32))
+        >>> assert_allclose(fnp.full(2, 2.0), fnp.ones(2) * 2)   # as jax: full(2, 2.0) is weak
+        Traceback (most recent call last):
+        AssertionError: values are not close
+          weak types differ: actual float32 weak_type=True vs expected float32 weak_type=False ...
+        ...
+        >>> assert_allclose(fnp.full(2, 2.0), fnp.ones(2) * 2, check_weak_type=False)
+        >>> assert_allclose(fnp.ones(2), np.ones(2), check_dtype=False)
     """
+    typed = (None, None)
     # One side a single array and the other a nested list: compare them as arrays.
     if _is_single_leaf(actual) and not _is_single_leaf(expected):
-        expected = np.asarray(expected)
+        expected, e_typed = _as_array_like(expected)
+        typed = (None, e_typed)
     elif _is_single_leaf(expected) and not _is_single_leaf(actual):
-        actual = np.asarray(actual)
+        actual, a_typed = _as_array_like(actual)
+        typed = (a_typed, None)
     elif fa_tree.structure(actual) != fa_tree.structure(expected):
         # Two nestings of the same numbers (a tuple and a list): array-likes, as in NumPy.
-        actual, expected = np.asarray(actual), np.asarray(expected)
+        (actual, a_typed), (expected, e_typed) = _as_array_like(actual), _as_array_like(expected)
+        typed = (a_typed, e_typed)
     _compare_trees(actual, expected, rtol=rtol, atol=atol, check_dtype=check_dtype,
-                   err_msg=err_msg)
+                   check_weak_type=check_weak_type, err_msg=err_msg, typed=typed, hints=True)
 
 
 def assert_trees_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
-                          check_dtype: bool = False):
-    """``assert_allclose`` leaf by leaf, after checking the two trees' structures match; the
-    error names the leaf by its path.
+                          check_dtype: bool = True, check_weak_type: bool = True):
+    """``assert_allclose`` leaf by leaf (same defaults: dtypes and weak types checked where
+    both leaves state them, the expected leaf's tolerance), after checking the two trees'
+    structures match; the error names the leaf by its path.
 
     Example:
         >>> import numpy as np
         >>> import funcarray.numpy as fnp
+        >>> assert_trees_allclose({"a": fnp.ones(1)}, {"a": np.ones(1, np.float32)})
+        >>> assert_trees_allclose({"a": fnp.ones(()), "b": fnp.arange(2)},
+        ...                       {"a": 1.0, "b": np.arange(2, dtype=np.int32)})
         >>> assert_trees_allclose({"a": fnp.ones(1)}, {"a": np.ones(1)})
+        Traceback (most recent call last):
+        AssertionError: values are not close
+          leaf ['a']: dtypes differ: actual float32 vs expected float64 ...
+        ...
     """
     _compare_trees(actual, expected, rtol=rtol, atol=atol, check_dtype=check_dtype,
-                   err_msg=err_msg)
+                   check_weak_type=check_weak_type, err_msg=err_msg, hints=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,8 +411,10 @@ def _check_fwd(flat, xs, tangents, eps, rtol, atol, inputs, label):
     import funcarray.numpy as fnp
     _, out_t = fa.jvp(flat, tuple(xs), tuple(fnp.asarray(t) for t in tangents))
     expected = _numerical_jvp(flat, xs, tangents, eps)
+    # The differences are taken in float64 whatever the function's dtype (so rounding there
+    # does not add to the error): the dtypes differ by design, the tolerance is explicit.
     _compare_trees(
-        list(out_t), expected, rtol=rtol, atol=atol, inputs=inputs,
+        list(out_t), expected, rtol=rtol, atol=atol, inputs=inputs, check_dtype=False,
         names=("jvp", "finite differences"),
         title=f"check_grads{label}: jvp differs from central finite differences (eps={eps:g}) "
               f"in a random direction")

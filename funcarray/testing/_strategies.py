@@ -12,7 +12,7 @@ Example:
     >>> import funcarray.testing as ft
     >>> @given(ft.arrays(ft.dtypes("floating"), ft.array_shapes(max_dims=2)))
     ... def test_negation_is_an_involution(x):
-    ...     ft.assert_allclose(-(-x), x, check_dtype=True)
+    ...     ft.assert_allclose(-(-x), x)
     >>> test_negation_is_an_involution()
 """
 
