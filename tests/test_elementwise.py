@@ -675,12 +675,23 @@ def test_operators_return_not_implemented_for_unknown_types():
 
 
 def test_matmul_operator():
-    if not hasattr(fnp, "matmul"):
-        pytest.skip("funcarray.numpy.matmul is not written yet")
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.arange(3, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(fnp.asarray(a) @ fnp.asarray(b)), a @ b)
     np.testing.assert_allclose(np.asarray(a @ fnp.asarray(b)), a @ b)
+
+
+@pytest.mark.parametrize("missing,what", [("matmul", "__matmul__"), ("divmod", "__divmod__"),
+                                          ("cumsum", "method Target.cumsum")])
+def test_operator_without_its_function_fails_at_import(monkeypatch, missing, what):
+    """An operator or method whose funcarray.numpy function is missing is an import error
+    that names both, never a class quietly left without the operator."""
+    from funcarray import _operators
+
+    monkeypatch.delattr(fnp, missing)
+    target = type("Target", (), {})
+    with pytest.raises(ImportError, match=rf"{what} forwards to funcarray\.numpy\.{missing},"):
+        _operators.install(target)
 
 
 @pytest.mark.parametrize("dtype", [d for d in dtypes.supported_dtypes if d.itemsize <= 8])
