@@ -111,11 +111,20 @@ def _copy(self):
     return self  # immutable: a copy is the same value
 
 
+def _namespace_function(fn_name, what):
+    """``funcarray.numpy.<fn_name>``; an ImportError naming ``what`` (the operator or method
+    that forwards to it) if it is missing, so a deleted function breaks the import instead of
+    leaving ``Array`` without the operator."""
+    fn = getattr(fnp, fn_name, None)
+    if fn is None:
+        raise ImportError(f"funcarray: {what} forwards to funcarray.numpy.{fn_name}, which "
+                          "does not exist")
+    return fn
+
+
 def install(cls):
     for name, fn_name in _BINARY.items():
-        fn = getattr(fnp, fn_name, None)
-        if fn is None:  # not written yet
-            continue
+        fn = _namespace_function(fn_name, f"the operator __{name}__")
         setattr(cls, f"__{name}__", _forward(fn))
         setattr(cls, f"__r{name}__", _reflected(fn))
     for name, fn in _COMPARISONS.items():
@@ -123,6 +132,7 @@ def install(cls):
     for name, fn in _UNARY.items():
         setattr(cls, f"__{name}__", fn)
     for name in _METHODS:
+        _namespace_function(name, f"the method {cls.__name__}.{name}")
         setattr(cls, name, _method(name))
     cls.reshape = _reshape
     cls.transpose = _transpose

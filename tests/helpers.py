@@ -47,22 +47,8 @@ def assert_array_equal_typed(actual, expected, *, rtol=None, atol=0.0, check_dty
 
 
 def compiled(f):
-    """``f`` run through the compiler: ``fa.jit(f)`` once jit exists, until then staged with
-    ``make_ir`` and run with ``lowering.stablehlo.run_ir`` (same lowering, same executable)."""
-    jit = getattr(fa, "jit", None)
-    if jit is not None:
-        return jit(f)
-    from funcarray import tree
-    from funcarray.lowering.stablehlo import run_ir
-    from funcarray.transforms.staging import make_ir
-
-    def run(*args):
-        staged = make_ir(f)(*args)
-        leaves = tree.leaves((args, {}))
-        leaves = [fa.numpy.asarray(x) for x in leaves]
-        return tree.unflatten(staged.out_tree, run_ir(staged.closed, leaves))
-
-    return run
+    """``f`` run through the compiler (XLA): ``fa.jit(f)``."""
+    return fa.jit(f)
 
 
 def assert_compiled_matches_eager(f, *args, rtol=None, atol=0.0):

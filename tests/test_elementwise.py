@@ -382,9 +382,9 @@ def test_mixed_dtype_pairs_match_jax(name):
 # --------------------------------------------------------------------------------------------
 
 _SHAPES = dict(min_dims=0, max_dims=3, min_side=0, max_side=4)
-# Each example checks every accepted dtype (about 15 cases), so an eighth of the profile's
-# examples still gives each op over 70 random cases while keeping the file fast.
-_ALL_DTYPE_EXAMPLES = settings(max_examples=max(5, settings().max_examples // 8))
+# Each example checks every accepted dtype (about 15 cases), so 5 examples still give each op
+# over 70 random cases while keeping the file fast (the thorough run scales it: conftest.py).
+_ALL_DTYPE_EXAMPLES = settings(max_examples=5)
 
 
 @functools.cache
@@ -675,12 +675,23 @@ def test_operators_return_not_implemented_for_unknown_types():
 
 
 def test_matmul_operator():
-    if not hasattr(fnp, "matmul"):
-        pytest.skip("funcarray.numpy.matmul is not written yet")
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.arange(3, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(fnp.asarray(a) @ fnp.asarray(b)), a @ b)
     np.testing.assert_allclose(np.asarray(a @ fnp.asarray(b)), a @ b)
+
+
+@pytest.mark.parametrize("missing,what", [("matmul", "__matmul__"), ("divmod", "__divmod__"),
+                                          ("cumsum", "method Target.cumsum")])
+def test_operator_without_its_function_fails_at_import(monkeypatch, missing, what):
+    """An operator or method whose funcarray.numpy function is missing is an import error
+    that names both, never a class quietly left without the operator."""
+    from funcarray import _operators
+
+    monkeypatch.delattr(fnp, missing)
+    target = type("Target", (), {})
+    with pytest.raises(ImportError, match=rf"{what} forwards to funcarray\.numpy\.{missing},"):
+        _operators.install(target)
 
 
 @pytest.mark.parametrize("dtype", [d for d in dtypes.supported_dtypes if d.itemsize <= 8])

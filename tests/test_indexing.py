@@ -426,7 +426,7 @@ def test_scatter_primitives_match_lax(case, mode, name):
         # Which repeated write wins is unspecified: keep the indices unique for this one.
         flat = [tuple(r) for r in indices.reshape(-1, indices.shape[-1])]
         if len(set(flat)) != len(flat):
-            pytest.skip("repeated indices")
+            pytest.skip("undefined: repeated indices (which write wins is unspecified)")
     jax_mode = "fill" if mode == "drop" else mode
     expected = getattr(lax, name)(operand, indices, updates, dn, mode=jax_mode)
     got = getattr(ix, name)(fnp.asarray(operand), fnp.asarray(indices), fnp.asarray(updates),

@@ -720,7 +720,8 @@ def test_at_update_derivatives_against_jax():
 def test_at_update_grads(name, op):
     idx, values_shape, unique = UPDATE_CASES[name]
     if op == "multiply" and not unique:
-        pytest.skip("multiply's derivative in the values needs unique indices")
+        pytest.skip("multiply's derivative in the values needs unique indices, as in JAX "
+                    "(test_at_multiply_values_grad_needs_unique_indices checks the error)")
     rng = np.random.default_rng(8)
     args = _as_fa(_normal(rng, X_SHAPE), _normal(rng, values_shape))
     check_grads(_update(fnp, op, idx, unique), args, order=1)

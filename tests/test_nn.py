@@ -417,10 +417,6 @@ def test_standardize_with_given_moments_mask_and_gradient():
 # Initializers
 # ------------------------------------------------------------------------------------------
 
-def _random():
-    return pytest.importorskip("funcarray.random")
-
-
 SCALINGS = [  # (constructor, scale, mode, distribution)
     ("glorot_uniform", 1.0, "fan_avg", "uniform"),
     ("glorot_normal", 1.0, "fan_avg", "truncated_normal"),
@@ -433,7 +429,7 @@ SCALINGS = [  # (constructor, scale, mode, distribution)
 
 @pytest.mark.parametrize("name,scale,mode,distribution", SCALINGS)
 def test_named_initializers_have_the_variance_of_their_formula(name, scale, mode, distribution):
-    key = _random().key(0)
+    key = fa.random.key(0)
     shape = (3, 3, 40, 60)  # a conv kernel: receptive field 9, fan_in 360, fan_out 540
     w = np.asarray(getattr(nn.initializers, name)()(key, shape), np.float64)
     assert w.shape == shape
@@ -449,7 +445,7 @@ def test_named_initializers_have_the_variance_of_their_formula(name, scale, mode
 
 
 def test_variance_scaling_modes_axes_and_distributions():
-    key = _random().key(1)
+    key = fa.random.key(1)
     shape = (50, 4, 80)
     for mode, n in [("fan_in", 50), ("fan_out", 80), ("fan_avg", 65),
                     ("fan_geo_avg", np.sqrt(50 * 80))]:
@@ -461,7 +457,7 @@ def test_variance_scaling_modes_axes_and_distributions():
 
 
 def test_simple_initializers():
-    key = _random().key(2)
+    key = fa.random.key(2)
     i = nn.initializers
     assert_array_equal_typed(i.zeros(key, (2, 3)), np.zeros((2, 3), np.float32), rtol=0)
     assert_array_equal_typed(i.ones(key, (2,), fnp.float16), np.ones(2, np.float16), rtol=0)
@@ -477,7 +473,7 @@ def test_simple_initializers():
 
 
 def test_initializers_are_pure_functions_of_the_key():
-    random = _random()
+    random = fa.random
     init = nn.initializers.he_normal()
     a, b = init(random.key(3), (6, 7)), init(random.key(3), (6, 7))
     assert_array_equal_typed(a, np.asarray(b), rtol=0)
@@ -496,7 +492,7 @@ def test_initializer_errors():
         i.variance_scaling(1.0, "fan_sum", "normal")
     with pytest.raises(ValueError, match="variance_scaling: distribution must be one of"):
         i.variance_scaling(1.0, "fan_in", "cauchy")
-    key = _random().key(0)
+    key = fa.random.key(0)
     with pytest.raises(ValueError, match="1-dimensional weight"):
         i.glorot_uniform()(key, (5,))
     with pytest.raises(TypeError, match="real floating values; dtype int32"):

@@ -150,16 +150,11 @@ def test_polynomial_errors():
         fnp.vander(fnp.ones((2, 2)))
 
 
-needs_eigvals = pytest.mark.skipif(not hasattr(fnp.linalg, "eigvals"),
-                                   reason="funcarray.numpy.linalg.eigvals is missing")
-
-
 def _sorted_complex(z):
     z = np.asarray(z)
     return z[np.lexsort((np.round(z.imag, 6), np.round(z.real, 6)))]
 
 
-@needs_eigvals
 def test_roots_and_characteristic_polynomial():
     p = np.array([0.0, 0.0, 2.0, -3.0, -11.0, 6.0])
     got = fnp.roots(p)

@@ -1,6 +1,7 @@
 """funcarray.optim against the published update equations, written out in NumPy."""
 
 import numpy as np
+import optax
 import pytest
 from helpers import assert_array_equal_typed, compiled
 from hypothesis import given
@@ -341,8 +342,7 @@ def test_hyperparameter_and_usage_errors():
         opt.update({"w": fnp.ones(1)}, opt.init({"w": fnp.ones(1)}), {"w": fnp.ones(1)})
 
 
-def test_optax_agrees_when_installed():
-    optax = pytest.importorskip("optax")
+def test_optax_agrees():
     import jax.numpy as jnp
     for name, make_fa, make_optax in [
             ("adam", lambda: optim.adam(0.01), lambda: optax.adam(0.01)),

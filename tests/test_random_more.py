@@ -4,12 +4,10 @@ jax.random (the oracle): same key, same samples; jit, vmap and grad; shapes; err
 jax's samplers compile on first use (its gamma-based ones ~10 s each, binomial ~2 s), so the
 jax oracles run batched in one ``jax.jit`` per dtype, and the gamma-based samplers are checked
 against their construction from funcarray's ``gamma``/``loggamma`` (themselves checked against
-jax in test_random.py); the direct jax comparison of those runs with FUNCARRAY_SLOW_ORACLES=1.
+jax in test_random.py) as well as directly against jax, in a few tests that compile once each.
 """
 
 from __future__ import annotations
-
-import os
 
 import jax
 import jax.numpy as jnp
@@ -174,9 +172,6 @@ def test_gamma_based_follow_jax_construction(dt, rtol):
     assert float(fnp.max(fnp.sum(fnp.abs(ball) ** p, axis=-1))) <= 1.0
 
 
-@pytest.mark.skipif(not os.environ.get("FUNCARRAY_SLOW_ORACLES"),
-                    reason="jax's gamma-based samplers compile ~10 s each; set "
-                           "FUNCARRAY_SLOW_ORACLES=1")
 def test_gamma_based_match_jax():
     df = np.array([0.5, 3.0], np.float32)
     full = np.broadcast_to(np.array([4.0, 9.0], np.float32), (6, 2))  # jax's f needs it
@@ -264,9 +259,6 @@ def test_jit_matches_eager():
     assert text.count("stablehlo.while") == 2 and len(text) < 400_000
 
 
-@pytest.mark.skipif(not os.environ.get("FUNCARRAY_SLOW_ORACLES"),
-                    reason="compiling binomial and multinomial takes ~10 s; set "
-                           "FUNCARRAY_SLOW_ORACLES=1")
 def test_jit_binomial_and_multinomial_match_eager():
     k = fr.key(8)
     _close(fa.jit(_binomial_both_loops)(k), _binomial_both_loops(k), 0.0)
@@ -328,9 +320,6 @@ def test_gamma_based_grads_are_jax_implicit_gradients():
     np.testing.assert_allclose(float(g_t), want_t, rtol=1e-4)
 
 
-@pytest.mark.skipif(not os.environ.get("FUNCARRAY_SLOW_ORACLES"),
-                    reason="jax's gamma-based samplers compile ~10 s each; set "
-                           "FUNCARRAY_SLOW_ORACLES=1")
 def test_gamma_based_grads_match_jax():
     k, jk = fr.key(1), jr.PRNGKey(1)
     for name, arg in [("chisquare", 3.0), ("t", 3.0), ("generalized_normal", 1.5)]:

@@ -499,10 +499,6 @@ def test_diag(x, k):
     check(fnp.diag(fnp.asarray(x), k), np.diag(x, k))
 
 
-needs_sum = pytest.mark.skipif(not hasattr(fnp, "sum"), reason="fnp.sum is not written yet")
-
-
-@needs_sum
 @given(np_arrays(min_dims=2, dtype=np.float64), st.integers(-3, 3))
 def test_trace(x, offset):
     a = fnp.asarray(x)
@@ -510,7 +506,6 @@ def test_trace(x, offset):
     np.testing.assert_allclose(np.asarray(a.trace(offset, 1, 0)), x.trace(offset, 1, 0))
 
 
-@needs_sum
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.float16, np.int64])
 def test_trace_dtype_like_jax(dtype):
     x = make_value((3, 3), dtype, 0)

@@ -13,9 +13,9 @@ Two layers are tested:
   ``jax.numpy`` function) on a few cases each.
 
 The sums in these tests go through ``fnp.vdot`` (dot_general, which has all its rules), so they
-do not depend on the elementwise rules. A few tests need rules of other families (reduce_sum,
-sub, select_n); while such a rule is missing they are expected failures that name it (see
-``needs``), and they run for real once it exists.
+do not depend on the elementwise rules. Some cases also run through rules of other families
+(reduce_sum and sub in the transposes of broadcast_in_dim and pad, select_n in tril/triu and in
+pad's batched padding value); they run here like the rest, so a deleted rule fails a test.
 """
 
 from __future__ import annotations
@@ -34,28 +34,12 @@ from hypothesis.extra import numpy as hnp
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.numpy import _shape
-from funcarray.primitives import elementwise as ew
-from funcarray.primitives import reduce as red
 from funcarray.primitives import shape as sp
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
 from funcarray.transforms.jvp import Zero
 
 BATCH = 3  # the size of every vmapped axis
-SLOTS = {"jvp": "jvp_rule", "transpose": "transpose_rule", "batch": "batch_rule"}
-
-
-def needs(*requirements):
-    """An xfail mark (not run) while a listed ``(primitive, slot)`` rule of another family is
-    missing; no mark once they all exist."""
-    absent = [f"{p.name} {slot}" for p, slot in requirements if not getattr(p, SLOTS[slot])]
-    return pytest.mark.xfail(bool(absent), run=False, strict=False,
-                             reason="needs rules from another family: " + ", ".join(absent))
-
-
-SUM_BATCH = [(red.reduce_sum_p, "batch")]  # transposes of broadcast_in_dim and pad, vmapped
-SUM_JVP = [(red.reduce_sum_p, "jvp"), (ew.sub_p, "jvp")]  # ... differentiated
-SELECT = [(ew.select_n_p, "jvp"), (ew.select_n_p, "transpose"), (ew.select_n_p, "batch")]
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,13 +268,6 @@ PRIMITIVES = {
     "transpose": transpose_cases(), "squeeze": squeeze_cases(), "rev": rev_cases(),
     "concatenate": concatenate_cases(), "pad": pad_cases(), "slice": slice_cases(),
 }
-# The transposes of these use reduce_sum (and sub for pad's padding value).
-SUMMING = {"broadcast_in_dim", "pad"}
-
-
-def _prim_params(slot_needs):
-    return [pytest.param(name, marks=needs(*slot_needs) if name in SUMMING else ())
-            for name in PRIMITIVES]
 
 
 def test_every_shape_primitive_has_its_rules():
@@ -337,7 +314,7 @@ def test_primitive_vmap_of_jvp(name, data):
     check_vmap(tangent_out, args, in_axes=in_axes)
 
 
-@pytest.mark.parametrize("name", _prim_params(SUM_BATCH))
+@pytest.mark.parametrize("name", list(PRIMITIVES))
 @settings(max_examples=20)  # compositions: fewer examples than the laws above
 @given(data=st.data())
 def test_primitive_vmap_of_vjp(name, data):
@@ -346,7 +323,7 @@ def test_primitive_vmap_of_vjp(name, data):
     _check_vmap_of_vjp(case.fn, [_values(rng, s) for s in case.shapes], data.draw, rng)
 
 
-@pytest.mark.parametrize("name", _prim_params(SUM_JVP))
+@pytest.mark.parametrize("name", list(PRIMITIVES))
 @settings(max_examples=20)  # compositions: fewer examples than the laws above
 @given(data=st.data())
 def test_primitive_jvp_of_vjp(name, data):
@@ -355,8 +332,7 @@ def test_primitive_jvp_of_vjp(name, data):
     _check_jvp_of_vjp(case.fn, [_values(rng, s) for s in case.shapes], rng)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=needs(*SELECT) if n == "pad" else ()) for n in PRIMITIVES])
+@pytest.mark.parametrize("name", list(PRIMITIVES))
 @settings(max_examples=20)  # compositions: fewer examples than the laws above
 @given(data=st.data())
 def test_primitive_vjp_of_vmap(name, data):
@@ -835,26 +811,6 @@ PUBLIC = {
 }
 NOT_ARRAY_FUNCTIONS = {"broadcast_shapes"}  # takes shapes, returns a tuple
 
-# Public functions that go through primitives of other families.
-FORWARD_NEEDS = {
-    "tril": SELECT, "triu": SELECT,
-    "trace": [(red.reduce_sum_p, "jvp"), (red.reduce_sum_p, "transpose"),
-              (red.reduce_sum_p, "batch")],
-}
-# Those whose transposes sum (a broadcast_in_dim that copies, or a pad with a differentiated
-# padding value), for the tests that transform the pullback.
-SUMMING_PUBLIC = {"broadcast_to", "broadcast_arrays", "tile", "repeat", "pad"}
-
-
-def _public_params(extra=()):
-    params = []
-    for name in PUBLIC:
-        requirements = list(FORWARD_NEEDS.get(name, ()))
-        if name in SUMMING_PUBLIC or name in FORWARD_NEEDS:
-            requirements += list(extra)
-        params.append(pytest.param(name, marks=needs(*requirements)))
-    return params
-
 
 def test_every_public_shape_function_is_covered():
     assert set(_shape.__all__) - NOT_ARRAY_FUNCTIONS == set(PUBLIC)
@@ -867,7 +823,7 @@ def _draw_public(data, name):
 
 
 # Fewer examples than the primitives' tests get: ~40 functions, built from the same rules.
-@pytest.mark.parametrize("name", _public_params())
+@pytest.mark.parametrize("name", list(PUBLIC))
 @settings(max_examples=15)
 @given(data=st.data())
 def test_public_grads_and_vmap(name, data):
@@ -886,7 +842,7 @@ def test_public_grads_and_vmap(name, data):
     check_vmap(f, batched, in_axes=in_axes)
 
 
-@pytest.mark.parametrize("name", _public_params(SUM_BATCH + SUM_JVP))
+@pytest.mark.parametrize("name", list(PUBLIC))
 @settings(max_examples=8)
 @given(data=st.data())
 def test_public_pullback_under_vmap_and_jvp(name, data):
@@ -901,7 +857,7 @@ def test_public_pullback_under_vmap_and_jvp(name, data):
     _check_jvp_of_vjp(f, args, rng)
 
 
-@pytest.mark.parametrize("name", _public_params())
+@pytest.mark.parametrize("name", list(PUBLIC))
 @settings(max_examples=2)  # each example compiles a jax program
 @given(data=st.data())
 def test_public_against_jax(name, data):

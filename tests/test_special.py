@@ -1,6 +1,6 @@
 """Special-function primitives (erf, erfc, erf_inv, lgamma, digamma) and funcarray.scipy.special.
 
-Oracles: scipy.special for values (if installed, else jax.scipy.special), XLA (jax.lax and
+Oracles: scipy.special for values, XLA (jax.lax and
 our own compiled code) for edge values and low-precision behaviour, jax.grad for derivatives.
 """
 
@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
+import scipy.special as oracle
 from helpers import assert_compiled_matches_eager
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,18 +25,9 @@ from funcarray.scipy import special as fsp
 from funcarray.testing import check_grads, check_jvp_vjp, check_vmap
 from funcarray.transforms.staging import make_ir
 
-try:
-    import scipy.special as oracle
-
-    _ORACLE = {"erf": oracle.erf, "erfc": oracle.erfc, "erfinv": oracle.erfinv,
-               "gammaln": oracle.gammaln, "digamma": oracle.digamma,
-               "trigamma": lambda x: oracle.polygamma(1, x)}
-except ImportError:  # pragma: no cover - scipy is optional
-    import jax.scipy.special as oracle
-
-    _ORACLE = {"erf": oracle.erf, "erfc": oracle.erfc, "erfinv": oracle.erfinv,
-               "gammaln": oracle.gammaln, "digamma": oracle.digamma,
-               "trigamma": lambda x: oracle.polygamma(1, x)}
+_ORACLE = {"erf": oracle.erf, "erfc": oracle.erfc, "erfinv": oracle.erfinv,
+           "gammaln": oracle.gammaln, "digamma": oracle.digamma,
+           "trigamma": lambda x: oracle.polygamma(1, x)}
 
 FUNCS = {"erf": fsp.erf, "erfc": fsp.erfc, "erfinv": fsp.erfinv, "gammaln": fsp.gammaln,
          "digamma": fsp.digamma}

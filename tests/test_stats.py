@@ -17,6 +17,7 @@ import jax
 import jax.scipy.stats as jstats
 import numpy as np
 import pytest
+import scipy.stats as scipy_stats
 
 import funcarray as fa
 from funcarray.scipy import stats as fstats
@@ -418,7 +419,6 @@ if __name__ == "__main__":
 
 
 def test_rankdata_mode_sem_match_scipy():
-    scipy_stats = pytest.importorskip("scipy.stats")
     rng = np.random.default_rng(2)
     a = rng.integers(0, 4, (5, 6)).astype(np.float64)
     with_nan = a.copy()

@@ -144,7 +144,9 @@ def _fused_multiply_add(a, b, c):
     multiply-adds into FMA instructions), so that scaled uniforms match JAX bit for bit.
 
     float32 is computed in float64 (the product is exact there); float64 uses Dekker's exact
-    product and Knuth's two-sum. Narrower floats round after each operation, as XLA does.
+    product and Knuth's two-sum. Narrower floats round after each operation, as XLA does,
+    except float16 on a CPU with native float16 arithmetic (x86 AVX512-FP16), where XLA's CPU
+    backend keeps float16 and contracts the multiply-add too (checked with jax 0.10.2).
     XLA's GPU backend does not contract them (an H200 run: jax's scaled uniforms there are
     ``a * b + c`` rounded twice), so where XLA computes this on a GPU it is the plain
     expression. (A jit with ``device=`` on another platform than the default one follows the
@@ -152,9 +154,9 @@ def _fused_multiply_add(a, b, c):
     """
     if _xla_on_gpu():
         return a * b + c
-    if a.dtype == dtypes.float32:
+    if a.dtype == dtypes.float32 or (a.dtype == dtypes.float16 and _native_float16_cpu()):
         wide = [convert(x, dtypes.float64) for x in (a, b, c)]
-        return convert(wide[0] * wide[1] + wide[2], dtypes.float32)
+        return convert(wide[0] * wide[1] + wide[2], a.dtype)
     if a.dtype != dtypes.float64:
         return a * b + c
     product = a * b
@@ -177,6 +179,15 @@ def _xla_on_gpu() -> bool:
     from funcarray._compiled import default_backend
 
     return default_backend() != "cpu"
+
+
+@functools.cache
+def _native_float16_cpu() -> bool:
+    """Whether this host's CPU does float16 arithmetic natively (AVX512-FP16), as NumPy's
+    runtime CPU feature detection reports it."""
+    from numpy._core._multiarray_umath import __cpu_features__
+
+    return bool(__cpu_features__.get("AVX512FP16", False))
 
 
 def _dekker_split(x):
