@@ -11,10 +11,17 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import funcarray
 import funcarray.lowering
 import funcarray.transforms
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 # Frames from files under these folders belong to funcarray, not to the user. With the
 # package-dir mapping, transforms/ and lowering/ may sit outside funcarray/'s folder.
@@ -68,7 +75,7 @@ def filtered(exc: BaseException) -> BaseException:
     return exc.with_traceback(new_tb)
 
 
-def api_boundary(fn):
+def api_boundary(fn: _F) -> _F:
     """Wrap a public function so user-facing errors show the user's frames only.
 
     Example:
