@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,11 +40,20 @@ from funcarray.primitives.elementwise import clamp_p
 from funcarray.transforms.core import ConcretizationError
 from funcarray.transforms.ir_transforms import CallForm
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    from funcarray.typing import ArrayLike
+
+    _T = TypeVar("_T")
+
 __all__ = ["cond", "switch"]
 
 
 
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred: ArrayLike, true_fun: Callable[..., _T], false_fun: Callable[..., _T],
+         *operands: Any) -> _T:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
     Under a transform both branches are staged and must return the same pytree of types;
@@ -74,7 +84,7 @@ def cond(pred, true_fun, false_fun, *operands):
                           ("false_fun", "true_fun"))
 
 
-def switch(index, branches, *operands):
+def switch(index: ArrayLike, branches: Sequence[Callable[..., _T]], *operands: Any) -> _T:
     """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
 
     Example:

@@ -12,6 +12,7 @@ them compose with every transform.
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,17 @@ from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import to_concrete_value
 from funcarray.transforms.ir_transforms import CallForm
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from funcarray.typing import ArrayLike
+
+    _T = TypeVar("_T")
+    _Carry = TypeVar("_Carry")
+    _X = TypeVar("_X")
+    _Y = TypeVar("_Y")
 
 __all__ = ["while_loop", "fori_loop", "scan", "map", "associative_scan", "select_n"]
 
@@ -89,7 +101,8 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
 # while_loop / fori_loop
 # --------------------------------------------------------------------------------------------
 
-def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
+def while_loop(cond_fun: Callable[[_T], Any], body_fun: Callable[[_T], _T], init_val: _T, *,
+               max_steps: int | None = None) -> _T:
     """``val = init_val; while cond_fun(val): val = body_fun(val)``; returns ``val``.
 
     ``cond_fun`` returns a boolean scalar; ``body_fun`` returns a value of the same pytree
@@ -215,7 +228,8 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, _T], _T],
+              init_val: _T, *, unroll: int | bool | None = None) -> _T:
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete bounds (Python ints, or concrete arrays) the loop is a ``scan`` of
@@ -270,7 +284,9 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 # scan / map
 # --------------------------------------------------------------------------------------------
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f: Callable[[_Carry, _X], tuple[_Carry, _Y]], init: _Carry, xs: _X | None = None,
+         length: int | None = None, reverse: bool = False, unroll: int | bool = 1
+         ) -> tuple[_Carry, _Y]:
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
     carry and the ``y`` s stacked.
 
@@ -468,7 +484,7 @@ def _stack(arrays):
     return fnp.stack(arrays)  # the ys' types differ between steps: promote them
 
 
-def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
+def map(f: Callable[[_X], _Y], xs: _X, *, batch_size: int | None = None) -> _Y:  # noqa: A001 (JAX's name)
     """``f`` applied to each slice of ``xs`` along its leading axis, results stacked.
 
     With ``batch_size``, slices are processed ``batch_size`` at a time with ``vmap``
@@ -509,7 +525,8 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
 # associative_scan
 # --------------------------------------------------------------------------------------------
 
-def associative_scan(fn, elems, reverse=False, axis=0):
+def associative_scan(fn: Callable[[_T, _T], _T], elems: _T, reverse: bool = False,
+                     axis: int = 0) -> _T:
     """All prefix combinations of ``elems`` along ``axis`` under the associative ``fn``:
     ``out[0] = x[0]``, ``out[i] = fn(out[i - 1], x[i])`` (with ``reverse``,
     ``out[i] = fn(out[i + 1], x[i])``), computed as a parallel prefix scan.
@@ -624,7 +641,7 @@ def _interleave(even, odd, axis):
 # select_n
 # --------------------------------------------------------------------------------------------
 
-def select_n(which, *cases):
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise: ``which`` is a boolean (two cases) or integer array,
     a scalar or of the cases' shape; the cases share a shape and dtype.
 
