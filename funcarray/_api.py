@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Hashable, Sequence
     from typing import Any, Literal, ParamSpec, TypeVar
 
+    from funcarray.typing import ArrayLike
+
     _P = ParamSpec("_P")
     _T = TypeVar("_T")
     _F = TypeVar("_F", bound=Callable[..., Any])
@@ -262,10 +264,17 @@ def _leaf_owner(args, names):
     return owners
 
 
-@api_boundary
+@overload
+def vmap(fun: Callable[_P, ArrayLike], in_axes: Any = 0, out_axes: Any = 0,
+         axis_name: Hashable | None = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None, chunk_size: int | None = None) -> Callable[_P, Array]: ...
+@overload
 def vmap(fun: _F, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
          axis_size: int | None = None, spmd_axis_name: Any = None,
-         chunk_size: int | None = None) -> _F:
+         chunk_size: int | None = None) -> _F: ...
+@api_boundary
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
+         chunk_size=None):
     """Vectorise ``fun`` over a batch axis of its arguments.
 
     ``in_axes``/``out_axes`` follow JAX: an int (negative counts from the end), ``None`` (not

@@ -58,10 +58,11 @@ from funcarray.transforms.vmap import axis_env
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
-    from typing import Any, ParamSpec, Protocol, TypeVar
+    from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
     from funcarray.array import Device
     from funcarray.transforms.ir import IR
+    from funcarray.typing import ArrayLike
 
     _P = ParamSpec("_P")
     _R = TypeVar("_R")
@@ -116,6 +117,14 @@ _all_jitted: weakref.WeakSet = weakref.WeakSet()
 
 
 @overload
+def jit(fun: Callable[_P, ArrayLike], /, *, in_shardings: None = None, out_shardings: None = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None, keep_unused: bool = False,
+        device: Device | None = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None) -> JitWrapped[_P, Array]: ...
+@overload
 def jit(fun: Callable[_P, _R], /, *, in_shardings: None = None, out_shardings: None = None,
         static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Iterable[str] | None = None,
@@ -130,8 +139,7 @@ def jit(fun: None = None, /, *, in_shardings: None = None, out_shardings: None =
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Iterable[str] | None = None, keep_unused: bool = False,
         device: Device | None = None, backend: str | None = None, inline: bool = False,
-        compiler_options: dict[str, Any] | None = None
-        ) -> Callable[[Callable[_P, _R]], JitWrapped[_P, _R]]: ...
+        compiler_options: dict[str, Any] | None = None) -> _JitDecorator: ...
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
         device=None, backend=None, inline=False, compiler_options=None):
@@ -762,13 +770,34 @@ def _explain_miss(name, last_key, key, cache) -> None:
 if TYPE_CHECKING:
     class JitWrapped(Protocol[_P, _R_co]):
         """What ``jit(fun)`` returns, for type checkers: a function with ``fun``'s signature
-        and result type (Python scalars among the outputs come back as Arrays), and the
-        jitted function's attributes."""
+        and result type (a single Array where ``fun`` returns an ArrayLike: Python scalars
+        come back as Arrays), and the jitted function's attributes."""
 
         def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
         def lower(self, *args: _P.args, **kwargs: _P.kwargs) -> Lowered: ...
         def cache_info(self) -> CacheInfo: ...
         def clear_cache(self) -> None: ...
+
+        # (set by functools.update_wrapper)
+        __name__: str
+        __qualname__: str
+        __wrapped__: Callable[..., Any]
+
+        # A jitted function in a class body is a method: it binds like a function.
+        @overload
+        def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+        @overload
+        def __get__(self, instance: object, owner: type | None = None
+                    ) -> Callable[..., _R_co]: ...
+
+    class _JitDecorator(Protocol):
+        """What ``jit(static_argnums=...)`` (no function) returns: ``jit`` with those
+        options."""
+
+        @overload
+        def __call__(self, fun: Callable[_P, ArrayLike], /) -> JitWrapped[_P, Array]: ...
+        @overload
+        def __call__(self, fun: Callable[_P, _R], /) -> JitWrapped[_P, _R]: ...
 
 
 class Lowered:

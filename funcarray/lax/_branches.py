@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -52,8 +52,13 @@ __all__ = ["cond", "switch"]
 
 
 
+@overload
+def cond(pred: ArrayLike, true_fun: Callable[..., ArrayLike],
+         false_fun: Callable[..., ArrayLike], *operands: Any) -> Array: ...
+@overload
 def cond(pred: ArrayLike, true_fun: Callable[..., _T], false_fun: Callable[..., _T],
-         *operands: Any) -> _T:
+         *operands: Any) -> _T: ...
+def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
     Under a transform both branches are staged and must return the same pytree of types;
@@ -84,7 +89,13 @@ def cond(pred: ArrayLike, true_fun: Callable[..., _T], false_fun: Callable[..., 
                           ("false_fun", "true_fun"))
 
 
-def switch(index: ArrayLike, branches: Sequence[Callable[..., _T]], *operands: Any) -> _T:
+@overload
+def switch(index: ArrayLike, branches: Sequence[Callable[..., ArrayLike]],
+           *operands: Any) -> Array: ...
+@overload
+def switch(index: ArrayLike, branches: Sequence[Callable[..., _T]], *operands: Any
+           ) -> _T: ...
+def switch(index, branches, *operands):
     """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
 
     Example:

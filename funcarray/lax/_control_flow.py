@@ -12,7 +12,7 @@ them compose with every transform.
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -101,8 +101,13 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
 # while_loop / fori_loop
 # --------------------------------------------------------------------------------------------
 
+@overload
+def while_loop(cond_fun: Callable[[Array], Any], body_fun: Callable[[Array], ArrayLike],
+               init_val: ArrayLike, *, max_steps: int | None = None) -> Array: ...
+@overload
 def while_loop(cond_fun: Callable[[_T], Any], body_fun: Callable[[_T], _T], init_val: _T, *,
-               max_steps: int | None = None) -> _T:
+               max_steps: int | None = None) -> _T: ...
+def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
     """``val = init_val; while cond_fun(val): val = body_fun(val)``; returns ``val``.
 
     ``cond_fun`` returns a boolean scalar; ``body_fun`` returns a value of the same pytree
@@ -228,8 +233,13 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
+@overload
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, Array], ArrayLike],
+              init_val: ArrayLike, *, unroll: int | bool | None = None) -> Array: ...
+@overload
 def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, _T], _T],
-              init_val: _T, *, unroll: int | bool | None = None) -> _T:
+              init_val: _T, *, unroll: int | bool | None = None) -> _T: ...
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete bounds (Python ints, or concrete arrays) the loop is a ``scan`` of
@@ -284,9 +294,15 @@ def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, _T], 
 # scan / map
 # --------------------------------------------------------------------------------------------
 
+@overload
+def scan(f: Callable[[Array, _X], tuple[ArrayLike, _Y]], init: ArrayLike, xs: _X | None = None,
+         length: int | None = None, reverse: bool = False, unroll: int | bool = 1
+         ) -> tuple[Array, _Y]: ...
+@overload
 def scan(f: Callable[[_Carry, _X], tuple[_Carry, _Y]], init: _Carry, xs: _X | None = None,
          length: int | None = None, reverse: bool = False, unroll: int | bool = 1
-         ) -> tuple[_Carry, _Y]:
+         ) -> tuple[_Carry, _Y]: ...
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
     carry and the ``y`` s stacked.
 
@@ -484,7 +500,13 @@ def _stack(arrays):
     return fnp.stack(arrays)  # the ys' types differ between steps: promote them
 
 
-def map(f: Callable[[_X], _Y], xs: _X, *, batch_size: int | None = None) -> _Y:  # noqa: A001 (JAX's name)
+@overload
+def map(f: Callable[[_X], ArrayLike], xs: _X, *,  # noqa: A001 (JAX's name)
+        batch_size: int | None = None) -> Array: ...
+@overload
+def map(f: Callable[[_X], _Y], xs: _X, *,  # noqa: A001 (JAX's name)
+        batch_size: int | None = None) -> _Y: ...
+def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     """``f`` applied to each slice of ``xs`` along its leading axis, results stacked.
 
     With ``batch_size``, slices are processed ``batch_size`` at a time with ``vmap``
@@ -525,8 +547,13 @@ def map(f: Callable[[_X], _Y], xs: _X, *, batch_size: int | None = None) -> _Y: 
 # associative_scan
 # --------------------------------------------------------------------------------------------
 
+@overload
+def associative_scan(fn: Callable[[Array, Array], ArrayLike], elems: ArrayLike,
+                     reverse: bool = False, axis: int = 0) -> Array: ...
+@overload
 def associative_scan(fn: Callable[[_T, _T], _T], elems: _T, reverse: bool = False,
-                     axis: int = 0) -> _T:
+                     axis: int = 0) -> _T: ...
+def associative_scan(fn, elems, reverse=False, axis=0):
     """All prefix combinations of ``elems`` along ``axis`` under the associative ``fn``:
     ``out[0] = x[0]``, ``out[i] = fn(out[i - 1], x[i])`` (with ``reverse``,
     ``out[i] = fn(out[i + 1], x[i])``), computed as a parallel prefix scan.
