@@ -19,6 +19,7 @@ import funcarray.numpy as fnp
 from funcarray import Array, lax, nn, random
 from funcarray._jit import Compiled, Lowered
 from funcarray.nn import initializers
+from funcarray.numpy.linalg import QRResult
 from funcarray.typing import ArrayLike, DTypeLike
 
 # --- funcarray.typing ----------------------------------------------------------------------
@@ -158,6 +159,19 @@ assert_type(fnp.take(x, fnp.array([0, 2])), Array)
 assert_type(fnp.isclose(x, x), Array)
 assert_type(fnp.allclose(x, x), Array)
 assert_type(fnp.shape(m), tuple[int, ...])
+sq = fnp.eye(3) * 2.0 + 1.0
+assert_type(fnp.linalg.norm(x), Array)
+assert_type(fnp.linalg.inv(sq), Array)
+assert_type(fnp.linalg.solve(sq, x[:3]), Array)
+assert_type(fnp.linalg.det(sq), Array)
+assert_type(fnp.linalg.slogdet(sq).logabsdet, Array)
+assert_type(fnp.linalg.qr(sq), QRResult)
+assert_type(fnp.linalg.qr(sq).Q, Array)
+assert_type(fnp.linalg.qr(sq, mode="r"), Array)
+assert_type(fnp.linalg.svd(sq).S, Array)
+assert_type(fnp.linalg.svd(sq, compute_uv=False), Array)
+assert_type(fnp.linalg.eigh(sq).eigenvectors, Array)
+assert_type(fnp.linalg.cholesky(sq), Array)
 assert_type(fnp.ndim(m), int)
 
 # --- transforms ----------------------------------------------------------------------------
