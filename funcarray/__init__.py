@@ -8,6 +8,7 @@ Example:
     [1.0, 3.0, 5.0]
 """
 
+import typing as _typing
 import warnings as _warnings
 
 # The eager kernels follow XLA, where log(0) = -inf and 0/0 = nan silently; NumPy would warn
@@ -75,17 +76,28 @@ __version__ = "0.2.0"
 
 # Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that
 # `import funcarray` costs little more than `import numpy`.
-_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy"})
+_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "typing"})
+
+if _typing.TYPE_CHECKING:
+    # What the lazy attributes hold, for type checkers (which do not run __getattr__).
+    from funcarray import io as io
+    from funcarray import lax as lax
+    from funcarray import nn as nn
+    from funcarray import optim as optim
+    from funcarray import random as random
+    from funcarray import scipy as scipy
+    from funcarray import typing as typing
 
 
-def __getattr__(name):
-    if name in _LAZY_SUBPACKAGES:
-        import importlib
+if not _typing.TYPE_CHECKING:  # (hidden from type checkers, so `fa.grd` is an error there)
+    def __getattr__(name):
+        if name in _LAZY_SUBPACKAGES:
+            import importlib
 
-        module = importlib.import_module(f"funcarray.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'funcarray' has no attribute {name!r}")
+            module = importlib.import_module(f"funcarray.{name}")
+            globals()[name] = module
+            return module
+        raise AttributeError(f"module 'funcarray' has no attribute {name!r}")
 
 
 def __dir__():

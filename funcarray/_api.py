@@ -5,6 +5,7 @@ these). Arguments are flattened here, at the API edge; ``transforms/`` works on 
 from __future__ import annotations
 
 import inspect
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import optree
@@ -19,6 +20,16 @@ from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
 from funcarray.tree_util import Partial
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable, Sequence
+    from typing import Any, Literal, ParamSpec, TypeVar
+
+    from funcarray.typing import ArrayLike
+
+    _P = ParamSpec("_P")
+    _T = TypeVar("_T")
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad", "stop_gradient",
            "jacfwd", "jacrev", "hessian"]
@@ -111,6 +122,12 @@ def _with_zero_aux_cotangents(f_vjp_flat, store, all_outs):
     return lambda cts: f_vjp_flat(list(cts) + zeros)
 
 
+@overload
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: Literal[False] = False) -> tuple[Any, Any]: ...
+@overload
+def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: Literal[True]) -> tuple[Any, Any, Any]: ...
 @api_boundary
 def jvp(fun, primals, tangents, has_aux: bool = False):
     """Forward-mode derivative: ``(fun(*primals), J(primals) @ tangents)``.
@@ -249,6 +266,14 @@ def _leaf_owner(args, names):
     return owners
 
 
+@overload
+def vmap(fun: Callable[_P, ArrayLike], in_axes: Any = 0, out_axes: Any = 0,
+         axis_name: Hashable | None = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None, chunk_size: int | None = None) -> Callable[_P, Array]: ...
+@overload
+def vmap(fun: _F, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None,
+         chunk_size: int | None = None) -> _F: ...
 @api_boundary
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
          chunk_size=None):
@@ -435,6 +460,12 @@ def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
 # Reverse mode: vjp, grad, value_and_grad, linearize; Jacobians
 # --------------------------------------------------------------------------------------------
 
+@overload
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: Literal[False] = False
+        ) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]: ...
+@overload
+def vjp(fun: Callable[..., Any], *primals: Any, has_aux: Literal[True]
+        ) -> tuple[Any, Callable[[Any], tuple[Any, ...]], Any]: ...
 @api_boundary
 def vjp(fun, *primals, has_aux: bool = False):
     """Reverse-mode derivative: ``(fun(*primals), f_vjp)`` where ``f_vjp(cotangent)`` returns
@@ -516,6 +547,12 @@ def _aval_str(x) -> str:
     return f"float0{list(x.shape)}" if _float0.is_float0(x) else x.aval.str_short()
 
 
+@overload
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: Literal[False] = False
+              ) -> tuple[Any, Callable[..., Any]]: ...
+@overload
+def linearize(fun: Callable[..., Any], *primals: Any, has_aux: Literal[True]
+              ) -> tuple[Any, Callable[..., Any], Any]: ...
 @api_boundary
 def linearize(fun, *primals, has_aux: bool = False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the linear map ``J @ t``,
@@ -655,8 +692,9 @@ def _weak_like(g, primal):
     return g
 
 
-def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-                   allow_int: bool = False):
+def value_and_grad(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False) -> Callable[_P, tuple[Any, Any]]:
     """``fun``'s value and its gradient with respect to ``argnums`` (JAX's signature).
 
     Integer and bool inputs are refused unless ``allow_int=True``, which gives them float0
@@ -691,8 +729,8 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     return api_boundary(value_and_grad_fun)
 
 
-def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-         allow_int: bool = False):
+def grad(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False) -> Callable[_P, Any]:
     """The gradient of a scalar function with respect to ``argnums`` (JAX's signature).
 
     Runs eagerly: ``print`` and Python control flow on values work inside ``fun``.
@@ -721,7 +759,7 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 
 
 @api_boundary
-def stop_gradient(x):
+def stop_gradient(x: _T) -> _T:
     """``x`` itself, with no derivative flowing through it (applied to every leaf).
 
     Example:
@@ -787,7 +825,8 @@ def _jacobian_inputs(name, fun, argnums, args, kwargs, has_aux, allow_int, holom
     return in_leaves, in_tree, flat_f, box
 
 
-def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+def jacfwd(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[_P, Any]:
     """The Jacobian by forward mode (one jvp per input element, vectorised with vmap).
 
     The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair.
@@ -827,8 +866,8 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     return api_boundary(jac_fun)
 
 
-def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
-           allow_int: bool = False):
+def jacrev(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[_P, Any]:
     """The Jacobian by reverse mode (one vjp per output element, vectorised with vmap).
 
     The result has shape ``out.shape + in.shape`` for each (output, input) leaf pair. With
@@ -871,7 +910,8 @@ def _weak_int_like(block, x):
     return block
 
 
-def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+def hessian(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[_P, Any]:
     """The Hessian, as ``jacfwd(jacrev(fun))`` (forward-over-reverse).
 
     Example:

@@ -35,6 +35,10 @@ Example:
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Config", "config"]
 
@@ -80,7 +84,19 @@ def _check(name: str, value) -> None:
 class Config:
     """The settings object (``funcarray.config``); see the module docstring."""
 
-    def __init__(self):
+    # The settings (set in __init__ from _DEFAULTS and the environment), for type checkers.
+    platform: str
+    disable_jit: bool
+    explain_cache_misses: bool
+    compilation_cache_dir: str
+    persistent_cache_min_compile_time_secs: float
+    eager_backend: str
+    eager_buffer_pool_bytes: int
+    debug_nans: bool
+    debug_infs: bool
+    _fast_dispatch: bool
+
+    def __init__(self) -> None:
         object.__setattr__(self, "_subscribers", [])
         for name, default in _DEFAULTS.items():
             text = os.environ.get(f"FUNCARRAY_{name.upper()}")
@@ -117,11 +133,11 @@ class Config:
         object.__setattr__(self, "_fast_dispatch",
                            not any(getattr(self, n) for n in _SLOW_DISPATCH_SETTINGS))
 
-    def update(self, name: str, value) -> None:
+    def update(self, name: str, value: Any) -> None:
         """Set ``name`` to ``value`` (checked against the setting's type)."""
         setattr(self, name, value)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if name not in _DEFAULTS:
             raise AttributeError(f"funcarray.config has no setting {name!r}; the settings "
                                  f"are {sorted(_DEFAULTS)}")
@@ -138,7 +154,7 @@ class Config:
             if name in names:
                 callback(name, value)
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         """Every setting and its current value."""
         return {name: getattr(self, name) for name in _DEFAULTS}
 

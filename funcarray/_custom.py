@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
 from funcarray import _float0
 from funcarray import tree as fa_tree
@@ -48,6 +49,21 @@ from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
 from funcarray.transforms.staging import StagingTrace
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    import numpy as np
+
+    from funcarray.array import Array
+
+    _G = TypeVar("_G", bound=Callable[..., Any])
+
+# The type parameters of custom_jvp / custom_vjp: the wrapped function's parameters and result
+# (for type checkers; at run time only the Generic base's bookkeeping).
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = ["custom_jvp", "custom_vjp", "SymbolicZero"]
 
@@ -209,18 +225,18 @@ class SymbolicZero:
 
     __slots__ = ("aval",)
 
-    def __init__(self, aval):
+    def __init__(self, aval: ShapedArray) -> None:
         self.aval = aval
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.aval.shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self.aval.dtype
 
-    def instantiate(self):
+    def instantiate(self) -> Array:
         return _public_zero(self.aval)
 
     def __repr__(self):
@@ -229,7 +245,7 @@ class SymbolicZero:
         return f"SymbolicZero({self.aval.str_short()})"
 
 
-class custom_jvp:
+class custom_jvp(Generic[_P, _R]):
     """A function with a custom forward-mode derivative rule (JAX's ``jax.custom_jvp``).
 
     ``f = custom_jvp(fun, nondiff_argnums=())``, then ``f.defjvp(rule)`` where
@@ -260,7 +276,8 @@ class custom_jvp:
         Array(2., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    def __init__(self, fun: Callable[_P, _R], nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()) -> None:
         if not callable(fun):
             raise TypeError(f"custom_jvp: expected a function, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -270,7 +287,7 @@ class custom_jvp:
         self.jvp = None
         self.symbolic_zeros = False
 
-    def defjvp(self, jvp, symbolic_zeros: bool = False):
+    def defjvp(self, jvp: _G, symbolic_zeros: bool = False) -> _G:
         """Set the jvp rule (usable as a decorator); returns ``jvp``."""
         if not callable(jvp):
             raise TypeError(f"custom_jvp.defjvp: expected a function, got {type(jvp).__name__}")
@@ -278,7 +295,7 @@ class custom_jvp:
         self.symbolic_zeros = bool(symbolic_zeros)
         return jvp
 
-    def defjvps(self, *jvps):
+    def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
         """Set the rule from one tangent function per argument (``None``: zero)."""
         if self.nondiff_argnums:
             raise TypeError("custom_jvp.defjvps can't be used with nondiff_argnums; use defjvp")
@@ -297,7 +314,7 @@ class custom_jvp:
 
         self.defjvp(jvp)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         name = _fun_name(self.fun)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
@@ -436,7 +453,7 @@ def _type_str(x) -> str:
 # custom_vjp
 # --------------------------------------------------------------------------------------------
 
-class custom_vjp:
+class custom_vjp(Generic[_P, _R]):
     """A function with a custom reverse-mode derivative rule (JAX's ``jax.custom_vjp``).
 
     ``f = custom_vjp(fun, nondiff_argnums=())``, then ``f.defvjp(fwd, bwd)``:
@@ -462,7 +479,8 @@ class custom_vjp:
         Array(1., dtype=float32, weak_type=True)
     """
 
-    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+    def __init__(self, fun: Callable[_P, _R], nondiff_argnums: Sequence[int] = (),
+                 nondiff_argnames: Sequence[str] = ()) -> None:
         if not callable(fun):
             raise TypeError(f"custom_vjp: expected a function, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -471,7 +489,8 @@ class custom_vjp:
             "custom_vjp", "nondiff_argnames", fun, nondiff_argnames)
         self.fwd = self.bwd = None
 
-    def defvjp(self, fwd, bwd, symbolic_zeros: bool = False, optimize_remat: bool = False):
+    def defvjp(self, fwd: Callable[..., tuple[Any, Any]], bwd: Callable[..., Any],
+               symbolic_zeros: bool = False, optimize_remat: bool = False) -> None:
         """Set the forward and backward rules."""
         if symbolic_zeros:
             raise NotImplementedError("custom_vjp.defvjp: symbolic_zeros=True is not supported "
@@ -480,7 +499,7 @@ class custom_vjp:
             raise TypeError("custom_vjp.defvjp: fwd and bwd must be functions")
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         name = _fun_name(self.fun)
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")

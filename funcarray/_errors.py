@@ -13,6 +13,13 @@ import importlib.util
 import linecache
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @functools.cache
@@ -70,7 +77,7 @@ def filtered(exc: BaseException) -> BaseException:
     return exc.with_traceback(new_tb)
 
 
-def api_boundary(fn):
+def api_boundary(fn: _F) -> _F:
     """Wrap a public function so user-facing errors show the user's frames only.
 
     Example:

@@ -31,7 +31,7 @@ import copy
 import functools
 import time
 import weakref
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
@@ -55,6 +55,18 @@ from funcarray.transforms.core import (
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.vmap import axis_env
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from typing import Any, ParamSpec, Protocol, Self, TypeVar
+
+    from funcarray.array import Device
+    from funcarray.transforms.ir import IR
+    from funcarray.typing import ArrayLike
+
+    _P = ParamSpec("_P")
+    _R = TypeVar("_R")
+    _R_co = TypeVar("_R_co", covariant=True)
 
 __all__ = ["jit", "Jitted", "Lowered", "Compiled", "CacheInfo", "disable_jit", "clear_caches"]
 
@@ -104,6 +116,30 @@ class _Entry:
 _all_jitted: weakref.WeakSet = weakref.WeakSet()
 
 
+@overload
+def jit(fun: Callable[_P, ArrayLike], /, *, in_shardings: None = None, out_shardings: None = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None, keep_unused: bool = False,
+        device: Device | None = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None) -> JitWrapped[_P, Array]: ...
+@overload
+def jit(fun: Callable[_P, _R], /, *, in_shardings: None = None, out_shardings: None = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None, keep_unused: bool = False,
+        device: Device | None = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None) -> JitWrapped[_P, _R]: ...
+@overload
+def jit(fun: None = None, /, *, in_shardings: None = None, out_shardings: None = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None, keep_unused: bool = False,
+        device: Device | None = None, backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None) -> _JitDecorator: ...
 def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
         static_argnames=None, donate_argnums=None, donate_argnames=None, keep_unused=False,
         device=None, backend=None, inline=False, compiler_options=None):
@@ -516,7 +552,7 @@ class Jitted:
         return _Entry(call.ir, tuple(call.consts), out_tree, donated, float0), cacheable
 
     # --- introspection -------------------------------------------------------------------------
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Stage and lower for these arguments: ``.as_text()`` is the StableHLO module,
         ``.compile()`` compiles it.
 
@@ -731,6 +767,39 @@ def _explain_miss(name, last_key, key, cache) -> None:
                    "; ".join(reasons) or "of a change in the arguments")
 
 
+if TYPE_CHECKING:
+    class JitWrapped(Protocol[_P, _R_co]):
+        """What ``jit(fun)`` returns, for type checkers: a function with ``fun``'s signature
+        and result type (a single Array where ``fun`` returns an ArrayLike: Python scalars
+        come back as Arrays), and the jitted function's attributes."""
+
+        def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+        def lower(self, *args: _P.args, **kwargs: _P.kwargs) -> Lowered: ...
+        def cache_info(self) -> CacheInfo: ...
+        def clear_cache(self) -> None: ...
+
+        # (set by functools.update_wrapper)
+        __name__: str
+        __qualname__: str
+        __wrapped__: Callable[..., Any]
+
+        # A jitted function in a class body is a method: it binds like a function.
+        @overload
+        def __get__(self, instance: None, owner: type | None = None) -> Self: ...
+        @overload
+        def __get__(self, instance: object, owner: type | None = None
+                    ) -> Callable[..., _R_co]: ...
+
+    class _JitDecorator(Protocol):
+        """What ``jit(static_argnums=...)`` (no function) returns: ``jit`` with those
+        options."""
+
+        @overload
+        def __call__(self, fun: Callable[_P, ArrayLike], /) -> JitWrapped[_P, Array]: ...
+        @overload
+        def __call__(self, fun: Callable[_P, _R], /) -> JitWrapped[_P, _R]: ...
+
+
 class Lowered:
     """A jitted function lowered for one signature (``jit(f).lower(*args)``)."""
 
@@ -740,7 +809,7 @@ class Lowered:
         self._key = key
 
     @property
-    def ir(self):
+    def ir(self) -> IR:
         """The staged body (funcarray IR, call form: consts first)."""
         return self._entry.ir
 
@@ -751,7 +820,7 @@ class Lowered:
         platform = _compiled.runtime_device(self._jitted._target_device()).platform
         return cache.lowered_text(self._entry.ir, self._entry.donated, platform)
 
-    def compile(self, compiler_options=None) -> Compiled:
+    def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
         """Compile (or fetch from the cache) the executable.
 
         ``compiler_options`` (a dict of XLA options, JAX's argument) are added to the jitted
@@ -785,7 +854,7 @@ class Compiled:
         self._jitted = jitted
         self._entry = entry
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key, leaves, _ = self._jitted._key(args, kwargs)
         if self._entry.float0 is not None:
             operands = _as_operands([x for k, x in enumerate(leaves)
@@ -807,17 +876,17 @@ class Compiled:
         """XLA's optimised HLO module, as text."""
         return self._entry.exe.loaded.hlo_modules()[0].to_string()
 
-    def cost_analysis(self) -> dict:
+    def cost_analysis(self) -> dict[str, Any]:
         """XLA's cost estimates (flops, bytes accessed...), as a dict."""
         return dict(self._entry.exe.loaded.cost_analysis())
 
-    def memory_analysis(self):
+    def memory_analysis(self) -> Any:
         """XLA's memory statistics (argument, output, temp sizes in bytes)."""
         return self._entry.exe.loaded.get_compiled_memory_stats()
 
 
 @contextlib.contextmanager
-def disable_jit(disable: bool = True):
+def disable_jit(disable: bool = True) -> Iterator[None]:
     """Run jitted functions eagerly inside this block (``print`` and ``pdb`` see values).
 
     Example:

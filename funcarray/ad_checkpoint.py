@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+from typing import TYPE_CHECKING
 
 from funcarray import tree as fa_tree
 from funcarray._custom import (
@@ -52,6 +53,15 @@ from funcarray.transforms.autodiff import linearize_flat
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import Lit
 from funcarray.transforms.staging import stage_flat
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    from funcarray.transforms.core import ShapedArray
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
+    _T = TypeVar("_T")
 
 __all__ = ["checkpoint", "remat", "checkpoint_policies", "checkpoint_name", "saved_residuals",
            "print_saved_residuals"]
@@ -87,8 +97,9 @@ def _policy_param(policy):
     return policy
 
 
-def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=(),
-               static_argnames=()):
+def checkpoint(fun: _F, *, prevent_cse: bool = True, policy: Callable[..., bool] | None = None,
+               static_argnums: int | Sequence[int] = (),
+               static_argnames: str | Sequence[str] = ()) -> _F:
     """Rematerialisation: the backward pass recomputes ``fun``'s intermediates from its inputs
     instead of saving them (JAX's ``jax.checkpoint``, alias ``remat``).
 
@@ -144,7 +155,7 @@ remat = checkpoint
 
 
 @api_boundary
-def checkpoint_name(x, name: str):
+def checkpoint_name(x: _T, name: str) -> _T:
     """Mark ``x`` (an array or a pytree of arrays) with ``name`` for checkpoint policies such
     as ``save_only_these_names``; the identity on values.
 
@@ -164,7 +175,8 @@ def checkpoint_name(x, name: str):
 
 
 @api_boundary
-def saved_residuals(fun, *args, **kwargs) -> list:
+def saved_residuals(fun: Callable[..., Any], *args: Any, **kwargs: Any
+                    ) -> list[tuple[ShapedArray, str]]:
     """What reverse mode saves for the backward pass of ``fun(*args, **kwargs)``: a list of
     ``(aval, description)``, one per saved value (JAX's ``saved_residuals``). The description
     says where the value comes from: an argument (by name), a value marked with
@@ -198,7 +210,7 @@ def saved_residuals(fun, *args, **kwargs) -> list:
     return [(x.aval, _origin(x, producers, args_by_var)) for x in ordered]
 
 
-def print_saved_residuals(fun, *args, **kwargs) -> None:
+def print_saved_residuals(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     """Print ``saved_residuals(fun, *args, **kwargs)``, a line per saved value."""
     for aval, description in saved_residuals(fun, *args, **kwargs):
         print(aval.str_short(), description)

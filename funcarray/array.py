@@ -20,9 +20,21 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from funcarray.transforms.core import ShapedArray, Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import overload
+
+    from funcarray.numpy._indexing import IndexUpdateHelper
+    from funcarray.typing import ArrayLike, DTypeLike
+
+    # Axis arguments: one axis, several, or None for all of them.
+    _Axis = int | Sequence[int] | None
 
 _trusted_aval = ShapedArray.trusted
 
@@ -39,17 +51,17 @@ class Device:
 
     __slots__ = ("platform", "id")
 
-    def __init__(self, platform: str, id: int = 0):
+    def __init__(self, platform: str, id: int = 0) -> None:
         self.platform = platform
         self.id = id
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.platform, self.id))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{self.platform.capitalize()}Device(id={self.id})"
 
 
@@ -104,7 +116,7 @@ class Array(metaclass=_ArrayMeta):
     __array_priority__ = 100
     __hash__ = None  # arrays are unhashable, as in NumPy and JAX
 
-    def __init__(self, value, weak_type: bool = False):
+    def __init__(self, value: Any, weak_type: bool = False) -> None:
         self._value = value  # np.ndarray, or a NumPy scalar for 0-d results of ufuncs
         self._weak = weak_type
 
@@ -115,7 +127,7 @@ class Array(metaclass=_ArrayMeta):
         return _trusted_aval(value.shape, value.dtype, self._weak)
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> tuple[int, ...]:
         return self._value.shape
 
     @property
@@ -149,7 +161,7 @@ class Array(metaclass=_ArrayMeta):
             return _CPU0
         return Device(entry[0].platform, entry[0].id)
 
-    def devices(self) -> set:
+    def devices(self) -> set[Device]:
         return {self.device}
 
     def block_until_ready(self) -> Array:
@@ -162,7 +174,8 @@ class Array(metaclass=_ArrayMeta):
         view.flags.writeable = False
         return view
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None
+                  ) -> np.ndarray:
         if copy:
             return np.array(self._value, dtype=dtype, copy=True)
         out = self._readonly_numpy()
@@ -172,7 +185,8 @@ class Array(metaclass=_ArrayMeta):
             out = out.astype(dtype)
         return out
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
         kwargs = {"stream": stream}
         if max_version is not None:
             kwargs["max_version"] = max_version
@@ -184,64 +198,190 @@ class Array(metaclass=_ArrayMeta):
             # that nothing they do can change this array.
             return np.array(self._value, copy=True).__dlpack__(**kwargs)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         return np.asarray(self._value).__dlpack_device__()
 
-    def item(self, *args):
+    def item(self, *args: int) -> Any:
         return self._value.item(*args)
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return np.asarray(self._value).tolist()
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self._value)
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self._value)
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self._value)
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self._value)
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self._value.dtype.kind not in "iub":
             raise TypeError(
                 f"Only integer arrays can be used as an index, got dtype {self.dtype}"
             )
         return self._value.__index__()
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self._value.shape:
             raise TypeError("len() of unsized object (a 0-d array)")
         return self._value.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
         if not self._value.shape:
             raise TypeError("iteration over a 0-d array")
         value = np.asarray(self._value)
         weak = self._weak
         return (Array(value[i], weak) for i in range(value.shape[0]))
 
-    def __setitem__(self, idx, value):
+    def __setitem__(self, idx: Any, value: Any) -> None:
         raise TypeError(_SETITEM_MSG.format(idx=_format_index(idx)))
 
-    def __delitem__(self, idx):
+    def __delitem__(self, idx: Any) -> None:
         raise TypeError(_SETITEM_MSG.format(idx=_format_index(idx)))
 
     # Arrays are values: copying returns the same immutable object.
-    def __copy__(self):
+    def __copy__(self) -> Array:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Any) -> Array:
         return self
 
     def __reduce__(self):
         return (_rebuild, (np.asarray(self._value), self._weak))
 
+
+    if TYPE_CHECKING:
+        # The operators and array methods, installed at import by funcarray._operators (on
+        # the tracers too): declared here for type checkers only, with the signatures of the
+        # funcarray.numpy functions they call (JAX's).
+        def __getitem__(self, idx: Any) -> Array: ...
+
+        def __eq__(self, other: ArrayLike) -> Array: ...
+        def __ne__(self, other: ArrayLike) -> Array: ...
+        def __lt__(self, other: ArrayLike) -> Array: ...
+        def __le__(self, other: ArrayLike) -> Array: ...
+        def __gt__(self, other: ArrayLike) -> Array: ...
+        def __ge__(self, other: ArrayLike) -> Array: ...
+
+        def __neg__(self) -> Array: ...
+        def __pos__(self) -> Array: ...
+        def __abs__(self) -> Array: ...
+        def __invert__(self) -> Array: ...
+
+        def __add__(self, other: ArrayLike) -> Array: ...
+        def __sub__(self, other: ArrayLike) -> Array: ...
+        def __mul__(self, other: ArrayLike) -> Array: ...
+        def __matmul__(self, other: ArrayLike) -> Array: ...
+        def __truediv__(self, other: ArrayLike) -> Array: ...
+        def __floordiv__(self, other: ArrayLike) -> Array: ...
+        def __mod__(self, other: ArrayLike) -> Array: ...
+        def __divmod__(self, other: ArrayLike) -> tuple[Array, Array]: ...
+        def __pow__(self, other: ArrayLike) -> Array: ...
+        def __lshift__(self, other: ArrayLike) -> Array: ...
+        def __rshift__(self, other: ArrayLike) -> Array: ...
+        def __and__(self, other: ArrayLike) -> Array: ...
+        def __xor__(self, other: ArrayLike) -> Array: ...
+        def __or__(self, other: ArrayLike) -> Array: ...
+
+        def __radd__(self, other: ArrayLike) -> Array: ...
+        def __rsub__(self, other: ArrayLike) -> Array: ...
+        def __rmul__(self, other: ArrayLike) -> Array: ...
+        def __rmatmul__(self, other: ArrayLike) -> Array: ...
+        def __rtruediv__(self, other: ArrayLike) -> Array: ...
+        def __rfloordiv__(self, other: ArrayLike) -> Array: ...
+        def __rmod__(self, other: ArrayLike) -> Array: ...
+        def __rdivmod__(self, other: ArrayLike) -> tuple[Array, Array]: ...
+        def __rpow__(self, other: ArrayLike) -> Array: ...
+        def __rlshift__(self, other: ArrayLike) -> Array: ...
+        def __rrshift__(self, other: ArrayLike) -> Array: ...
+        def __rand__(self, other: ArrayLike) -> Array: ...
+        def __rxor__(self, other: ArrayLike) -> Array: ...
+        def __ror__(self, other: ArrayLike) -> Array: ...
+
+        # round(x) is a Python number (of x.item()), round(x, n) an Array.
+        @overload
+        def __round__(self, ndigits: None = None) -> int: ...
+        @overload
+        def __round__(self, ndigits: int) -> Array: ...
+
+        @property
+        def T(self) -> Array: ...
+        @property
+        def mT(self) -> Array: ...
+        @property
+        def real(self) -> Array: ...
+        @property
+        def imag(self) -> Array: ...
+        @property
+        def at(self) -> IndexUpdateHelper: ...
+
+        def all(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *,
+                where: ArrayLike | None = None) -> Array: ...
+        def any(self, axis: _Axis = None, out: None = None, keepdims: bool = False, *,
+                where: ArrayLike | None = None) -> Array: ...
+        def argmax(self, axis: int | None = None, out: None = None,
+                   keepdims: bool | None = None) -> Array: ...
+        def argmin(self, axis: int | None = None, out: None = None,
+                   keepdims: bool | None = None) -> Array: ...
+        def argsort(self, axis: int | None = -1, *, kind: None = None, order: None = None,
+                    stable: bool = True, descending: bool = False) -> Array: ...
+        def astype(self, dtype: DTypeLike, copy: bool = False) -> Array: ...
+        def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array: ...
+        def conj(self) -> Array: ...
+        def conjugate(self) -> Array: ...
+        def copy(self) -> Array: ...
+        def cumprod(self, axis: int | None = None, dtype: DTypeLike | None = None,
+                    out: None = None) -> Array: ...
+        def cumsum(self, axis: int | None = None, dtype: DTypeLike | None = None,
+                   out: None = None) -> Array: ...
+        def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array: ...
+        def dot(self, b: ArrayLike, *, precision: Any = None,
+                preferred_element_type: DTypeLike | None = None) -> Array: ...
+        def flatten(self, order: str = "C") -> Array: ...
+        def max(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+                initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array: ...
+        def mean(self, axis: _Axis = None, dtype: DTypeLike | None = None, out: None = None,
+                 keepdims: bool = False, *, where: ArrayLike | None = None) -> Array: ...
+        def min(self, axis: _Axis = None, out: None = None, keepdims: bool = False,
+                initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array: ...
+        def nonzero(self, *, size: int | None = None,
+                    fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None
+                    ) -> tuple[Array, ...]: ...
+        def prod(self, axis: _Axis = None, dtype: DTypeLike | None = None, out: None = None,
+                 keepdims: bool = False, initial: ArrayLike | None = None,
+                 where: ArrayLike | None = None, promote_integers: bool = True) -> Array: ...
+        def ravel(self, order: str = "C") -> Array: ...
+        def repeat(self, repeats: ArrayLike, axis: int | None = None, *,
+                   total_repeat_length: int | None = None) -> Array: ...
+        def reshape(self, *shape: Any, order: str = "C") -> Array: ...
+        def round(self, decimals: int = 0, out: None = None) -> Array: ...
+        def sort(self, axis: int | None = -1, *, kind: None = None, order: None = None,
+                 stable: bool = True, descending: bool = False) -> Array: ...
+        def squeeze(self, axis: _Axis = None) -> Array: ...
+        def std(self, axis: _Axis = None, dtype: DTypeLike | None = None, out: None = None,
+                ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+                correction: int | float | None = None) -> Array: ...
+        def sum(self, axis: _Axis = None, dtype: DTypeLike | None = None, out: None = None,
+                keepdims: bool = False, initial: ArrayLike | None = None,
+                where: ArrayLike | None = None, promote_integers: bool = True) -> Array: ...
+        def swapaxes(self, axis1: int, axis2: int) -> Array: ...
+        def take(self, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
+                 unique_indices: bool = False, indices_are_sorted: bool = False,
+                 fill_value: ArrayLike | None = None) -> Array: ...
+        def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1,
+                  dtype: DTypeLike | None = None, out: None = None) -> Array: ...
+        def transpose(self, *axes: Any) -> Array: ...
+        def var(self, axis: _Axis = None, dtype: DTypeLike | None = None, out: None = None,
+                ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+                correction: int | float | None = None) -> Array: ...
+
     # --- printing -------------------------------------------------------------------------
-    def __repr__(self):
+    def __repr__(self) -> str:
         value = np.asarray(self._value)
         weak = ", weak_type=True" if self._weak else ""
         suffix = f", dtype={value.dtype.name}{weak})"
@@ -250,10 +390,10 @@ class Array(metaclass=_ArrayMeta):
         body = np.array2string(value, separator=", ", prefix="Array(", suffix=suffix)
         return f"Array({body}{suffix}"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(np.asarray(self._value))
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if not self._value.shape:
             return format(self._value.item(), spec)
         return format(str(self), spec)
@@ -304,7 +444,7 @@ class DeviceArray(Array):
         return self._aval
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> tuple[int, ...]:
         return self._aval.shape
 
     @property
@@ -333,7 +473,7 @@ class DeviceArray(Array):
         return self
 
 
-def device_array(device, buffer, aval: ShapedArray) -> DeviceArray:
+def device_array(device: Any, buffer: Any, aval: ShapedArray) -> DeviceArray:
     """A DeviceArray for ``buffer`` (on runtime device ``device``) of type ``aval``."""
     out = DeviceArray.__new__(DeviceArray)
     out._weak = aval.weak_type

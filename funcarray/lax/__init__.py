@@ -21,6 +21,8 @@ Example:
     Array(6, dtype=int32)
 """
 
+import typing as _typing
+
 from funcarray._api import stop_gradient as stop_gradient
 from funcarray.lax import (
     _collectives,
@@ -76,6 +78,31 @@ def _export_ops():
 
 
 _export_ops()
+
+if _typing.TYPE_CHECKING:
+    # The names _export_ops() puts here, for type checkers (which do not run it; _extras
+    # gathers the _extras_* modules' names).
+    from funcarray.lax._collectives import *  # noqa: F403
+    from funcarray.lax._conv import *  # noqa: F403
+    from funcarray.lax._dot_algorithms import *  # noqa: F403
+    from funcarray.lax._extras_conv import *  # noqa: F403
+    from funcarray.lax._extras_misc import *  # noqa: F403
+    from funcarray.lax._extras_more import *  # noqa: F403
+    from funcarray.lax._extras_reduce import *  # noqa: F403
+    from funcarray.lax._extras_shape import *  # noqa: F403
+    from funcarray.lax._extras_small import *  # noqa: F403
+    from funcarray.lax._fft import *  # noqa: F403
+    from funcarray.lax._linear_solve import *  # noqa: F403
+    from funcarray.lax._ops_binary import *  # noqa: F403
+    from funcarray.lax._ops_dot import *  # noqa: F403
+    from funcarray.lax._ops_reduce import *  # noqa: F403
+    from funcarray.lax._ops_shape import *  # noqa: F403
+    from funcarray.lax._ops_slicing import *  # noqa: F403
+    from funcarray.lax._ops_unary import *  # noqa: F403
+    from funcarray.lax._ragged import *  # noqa: F403
+    from funcarray.lax._rng import *  # noqa: F403
+    from funcarray.lax._special import *  # noqa: F403
+    from funcarray.lax._windowed import *  # noqa: F403
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
            "select_n", "stop_gradient", *(name for m in _OP_MODULES for name in m.__all__),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -39,10 +40,24 @@ from funcarray.primitives.elementwise import clamp_p
 from funcarray.transforms.core import ConcretizationError
 from funcarray.transforms.ir_transforms import CallForm
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    from funcarray.typing import ArrayLike
+
+    _T = TypeVar("_T")
+
 __all__ = ["cond", "switch"]
 
 
 
+@overload
+def cond(pred: ArrayLike, true_fun: Callable[..., ArrayLike],
+         false_fun: Callable[..., ArrayLike], *operands: Any) -> Array: ...
+@overload
+def cond(pred: ArrayLike, true_fun: Callable[..., _T], false_fun: Callable[..., _T],
+         *operands: Any) -> _T: ...
 def cond(pred, true_fun, false_fun, *operands):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
@@ -74,6 +89,12 @@ def cond(pred, true_fun, false_fun, *operands):
                           ("false_fun", "true_fun"))
 
 
+@overload
+def switch(index: ArrayLike, branches: Sequence[Callable[..., ArrayLike]],
+           *operands: Any) -> Array: ...
+@overload
+def switch(index: ArrayLike, branches: Sequence[Callable[..., _T]], *operands: Any
+           ) -> _T: ...
 def switch(index, branches, *operands):
     """``branches[index](*operands)``, with ``index`` clamped to ``[0, len(branches) - 1]``.
 

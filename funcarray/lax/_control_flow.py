@@ -12,6 +12,7 @@ them compose with every transform.
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -37,6 +38,17 @@ from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import to_concrete_value
 from funcarray.transforms.ir_transforms import CallForm
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from funcarray.typing import ArrayLike
+
+    _T = TypeVar("_T")
+    _Carry = TypeVar("_Carry")
+    _X = TypeVar("_X")
+    _Y = TypeVar("_Y")
 
 __all__ = ["while_loop", "fori_loop", "scan", "map", "associative_scan", "select_n"]
 
@@ -89,6 +101,12 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
 # while_loop / fori_loop
 # --------------------------------------------------------------------------------------------
 
+@overload
+def while_loop(cond_fun: Callable[[Array], Any], body_fun: Callable[[Array], ArrayLike],
+               init_val: ArrayLike, *, max_steps: int | None = None) -> Array: ...
+@overload
+def while_loop(cond_fun: Callable[[_T], Any], body_fun: Callable[[_T], _T], init_val: _T, *,
+               max_steps: int | None = None) -> _T: ...
 def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
     """``val = init_val; while cond_fun(val): val = body_fun(val)``; returns ``val``.
 
@@ -215,6 +233,12 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
+@overload
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, Array], ArrayLike],
+              init_val: ArrayLike, *, unroll: int | bool | None = None) -> Array: ...
+@overload
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, _T], _T],
+              init_val: _T, *, unroll: int | bool | None = None) -> _T: ...
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
@@ -270,6 +294,14 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 # scan / map
 # --------------------------------------------------------------------------------------------
 
+@overload
+def scan(f: Callable[[Array, _X], tuple[ArrayLike, _Y]], init: ArrayLike, xs: _X | None = None,
+         length: int | None = None, reverse: bool = False, unroll: int | bool = 1
+         ) -> tuple[Array, _Y]: ...
+@overload
+def scan(f: Callable[[_Carry, _X], tuple[_Carry, _Y]], init: _Carry, xs: _X | None = None,
+         length: int | None = None, reverse: bool = False, unroll: int | bool = 1
+         ) -> tuple[_Carry, _Y]: ...
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns the final
     carry and the ``y`` s stacked.
@@ -468,6 +500,12 @@ def _stack(arrays):
     return fnp.stack(arrays)  # the ys' types differ between steps: promote them
 
 
+@overload
+def map(f: Callable[[_X], ArrayLike], xs: _X, *,  # noqa: A001 (JAX's name)
+        batch_size: int | None = None) -> Array: ...
+@overload
+def map(f: Callable[[_X], _Y], xs: _X, *,  # noqa: A001 (JAX's name)
+        batch_size: int | None = None) -> _Y: ...
 def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     """``f`` applied to each slice of ``xs`` along its leading axis, results stacked.
 
@@ -509,6 +547,12 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
 # associative_scan
 # --------------------------------------------------------------------------------------------
 
+@overload
+def associative_scan(fn: Callable[[Array, Array], ArrayLike], elems: ArrayLike,
+                     reverse: bool = False, axis: int = 0) -> Array: ...
+@overload
+def associative_scan(fn: Callable[[_T, _T], _T], elems: _T, reverse: bool = False,
+                     axis: int = 0) -> _T: ...
 def associative_scan(fn, elems, reverse=False, axis=0):
     """All prefix combinations of ``elems`` along ``axis`` under the associative ``fn``:
     ``out[0] = x[0]``, ``out[i] = fn(out[i - 1], x[i])`` (with ``reverse``,
@@ -624,7 +668,7 @@ def _interleave(even, odd, axis):
 # select_n
 # --------------------------------------------------------------------------------------------
 
-def select_n(which, *cases):
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise: ``which`` is a boolean (two cases) or integer array,
     a scalar or of the cases' shape; the cases share a shape and dtype.
 

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,11 @@ from funcarray.lax._ops_common import (
 from funcarray.numpy._util import convert
 from funcarray.primitives import elementwise as ew
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.array import Array
+
 __all__ = [
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
@@ -53,7 +59,7 @@ def _operand_pair(op: str, x, y, kinds: str, equivalent: str | None):
     return _broadcast_operands(op, (x, y), equivalent=equivalent)
 
 
-def _binary(name, prim, kinds, summary, example, *, equivalent=None):
+def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     def fn(x, y):

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray._errors import op_type_error, op_value_error
@@ -34,6 +36,11 @@ from funcarray.primitives import indexing as ix
 from funcarray.primitives import reduce as red
 from funcarray.primitives.top_k import top_k_p
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.array import Array
+
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
     "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
@@ -41,7 +48,7 @@ __all__ = [
 ]
 
 
-def _reducer(name: str, prim, kinds: str, example: tuple, summary: str):
+def _reducer(name: str, prim, kinds: str, example: tuple, summary: str) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     def fn(operand, axes):
@@ -82,7 +89,7 @@ reduce_xor = _reducer("reduce_xor", red.reduce_xor_p, _BIU,
                                                     "over ``axes``.")
 
 
-def _arg_reducer(name: str, prim, example: tuple, summary: str):
+def _arg_reducer(name: str, prim, example: tuple, summary: str) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     def fn(operand, axis, index_dtype):
@@ -109,7 +116,7 @@ argmin = _arg_reducer("argmin", red.argmin_p,
                       "Index of the minimum along ``axis`` (the first on ties; NaN wins).")
 
 
-def _scanner(name: str, prim, kinds: str, example: tuple, summary: str):
+def _scanner(name: str, prim, kinds: str, example: tuple, summary: str) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     def fn(operand, axis=0, reverse=False):

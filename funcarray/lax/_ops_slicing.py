@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from funcarray.numpy._util import convert, is_array
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import indexing as ix
 from funcarray.primitives import shape as sh
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
@@ -419,7 +423,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
                          fill_value=fill_value)
 
 
-def _scatter(name: str, prim, example: tuple, combine: str):
+def _scatter(name: str, prim, example: tuple, combine: str) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,

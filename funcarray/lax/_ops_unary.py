@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import operator
+from typing import TYPE_CHECKING
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
@@ -40,6 +41,11 @@ from funcarray.numpy._util import convert, convert_arg
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.array import Array
+
 __all__ = [
     "neg", "sign", "floor", "ceil", "round", "RoundingMethod", "is_finite", "exp", "exp2",
     "expm1", "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
@@ -50,7 +56,7 @@ __all__ = [
 ]
 
 
-def _unary(name, prim, kinds, summary, example, *, accuracy=False):
+def _unary(name, prim, kinds, summary, example, *, accuracy=False) -> Callable[..., Array]:
     op = f"lax.{name}"
 
     if accuracy:

@@ -10,6 +10,7 @@ inputs where they are finite (so a ``where`` never mixes a NaN cotangent in).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,10 @@ from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
+
+if TYPE_CHECKING:
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "log_sigmoid", "softplus", "silu",
@@ -53,7 +58,7 @@ def _stop_gradient(x):
     return stop_gradient_p.bind(x)
 
 
-def relu(x):
+def relu(x: ArrayLike) -> Array:
     """Rectified linear unit, ``max(x, 0)``; its gradient at 0 is 0 (as in ``jax.nn``).
 
     NaN propagates, and integer arrays keep their dtype.
@@ -69,7 +74,7 @@ def relu(x):
     return fnp.where(x > 0, x, _stop_gradient(fnp.maximum(x, 0)))
 
 
-def relu6(x):
+def relu6(x: ArrayLike) -> Array:
     """``min(max(x, 0), 6)``; its gradient is 0 at both kinks, as in ``jax.nn``.
 
     Example:
@@ -82,7 +87,7 @@ def relu6(x):
     return fnp.where((x > 0) & (x < 6), x, _stop_gradient(fnp.minimum(fnp.maximum(x, 0), 6)))
 
 
-def leaky_relu(x, negative_slope=1e-2):
+def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 1e-2) -> Array:
     """``x`` for ``x >= 0``, else ``negative_slope * x``.
 
     Example:
@@ -94,7 +99,7 @@ def leaky_relu(x, negative_slope=1e-2):
     return fnp.where(x >= 0, x, negative_slope * x)
 
 
-def hard_tanh(x):
+def hard_tanh(x: ArrayLike) -> Array:
     """``x`` clipped to ``[-1, 1]`` (gradient 1 on the closed interval, as in ``jax.nn``).
 
     Example:
@@ -106,7 +111,7 @@ def hard_tanh(x):
     return fnp.where(x > 1, 1, fnp.where(x < -1, -1, x))
 
 
-def sigmoid(x):
+def sigmoid(x: ArrayLike) -> Array:
     """Logistic sigmoid ``1 / (1 + exp(-x))``, without overflow for large ``|x|``.
 
     Example:
@@ -117,7 +122,7 @@ def sigmoid(x):
     return logistic_p.bind(_inexact_arg("sigmoid", x))
 
 
-def softplus(x):
+def softplus(x: ArrayLike) -> Array:
     """``log(1 + exp(x))``, stable for large ``|x|``; its gradient is ``sigmoid(x)``.
 
     Example:
@@ -134,7 +139,7 @@ def softplus(x):
     return fnp.where(positive, x_pos + fnp.log1p(fnp.exp(-x_pos)), fnp.log1p(fnp.exp(x_neg)))
 
 
-def log_sigmoid(x):
+def log_sigmoid(x: ArrayLike) -> Array:
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``.
 
     Example:
@@ -145,7 +150,7 @@ def log_sigmoid(x):
     return -softplus(-_inexact_arg("log_sigmoid", x))
 
 
-def silu(x):
+def silu(x: ArrayLike) -> Array:
     """SiLU (swish): ``x * sigmoid(x)``.
 
     Example:
@@ -157,7 +162,7 @@ def silu(x):
     return x * logistic_p.bind(x)
 
 
-def swish(x):
+def swish(x: ArrayLike) -> Array:
     """Alias of :func:`silu`.
 
     Example:
@@ -168,7 +173,7 @@ def swish(x):
     return silu(x)
 
 
-def gelu(x, approximate: bool = True):
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """Gaussian error linear unit, ``x * Phi(x)``.
 
     ``approximate=True`` (the default, as in ``jax.nn``) uses the tanh approximation
@@ -192,7 +197,7 @@ def gelu(x, approximate: bool = True):
     return convert(out, x.dtype, x.weak_type)
 
 
-def elu(x, alpha=1.0):
+def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Exponential linear unit: ``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``.
 
     Example:
@@ -205,7 +210,7 @@ def elu(x, alpha=1.0):
     return fnp.where(positive, x, alpha * fnp.expm1(fnp.where(positive, 0, x)))
 
 
-def celu(x, alpha=1.0):
+def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """Continuously differentiable ELU: ``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``.
 
     Example:
@@ -217,7 +222,7 @@ def celu(x, alpha=1.0):
     return fnp.maximum(x, 0) + alpha * fnp.expm1(fnp.minimum(x, 0) / alpha)
 
 
-def selu(x):
+def selu(x: ArrayLike) -> Array:
     """Scaled ELU with the self-normalising constants ``scale * elu(x, alpha)``.
 
     Example:
@@ -228,7 +233,7 @@ def selu(x):
     return _SELU_SCALE * elu(_inexact_arg("selu", x), _SELU_ALPHA)
 
 
-def soft_sign(x):
+def soft_sign(x: ArrayLike) -> Array:
     """``x / (|x| + 1)``.
 
     Example:

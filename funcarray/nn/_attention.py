@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -19,6 +21,12 @@ from funcarray import dtypes
 from funcarray._api import stop_gradient
 from funcarray.nn._functions import logsumexp, softmax
 from funcarray.numpy._util import asarray_arg
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
 
 __all__ = ["dot_product_attention"]
 
@@ -67,6 +75,33 @@ def _mask(t: int, s: int, mask, is_causal, q_lengths, kv_lengths, window):
     return combined
 
 
+@overload
+def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
+                          bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
+                          scale: float | None = None, is_causal: bool = False,
+                          query_seq_lengths: ArrayLike | None = None,
+                          key_value_seq_lengths: ArrayLike | None = None,
+                          local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None,
+                          return_residual: Literal[False] = False) -> Array: ...
+@overload
+def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
+                          bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
+                          scale: float | None = None, is_causal: bool = False,
+                          query_seq_lengths: ArrayLike | None = None,
+                          key_value_seq_lengths: ArrayLike | None = None,
+                          local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None,
+                          return_residual: Literal[True]) -> tuple[Array, Array]: ...
+@overload
+def dot_product_attention(query: ArrayLike, key: ArrayLike, value: ArrayLike,
+                          bias: ArrayLike | None = None, mask: ArrayLike | None = None, *,
+                          scale: float | None = None, is_causal: bool = False,
+                          query_seq_lengths: ArrayLike | None = None,
+                          key_value_seq_lengths: ArrayLike | None = None,
+                          local_window_size: int | tuple[int, int] | None = None,
+                          implementation: str | None = None,
+                          return_residual: bool = False) -> Array | tuple[Array, Array]: ...
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
                           is_causal: bool = False, query_seq_lengths=None,
                           key_value_seq_lengths=None, local_window_size=None,

@@ -10,6 +10,7 @@ that a slice of ``-inf`` gives ``-inf`` rather than NaN.
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -25,6 +26,13 @@ from funcarray.numpy._util import (
     promote_args,
 )
 from funcarray.primitives.elementwise import rsqrt_p
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = ["softmax", "log_softmax", "logsumexp", "one_hot", "standardize"]
 
@@ -50,7 +58,8 @@ def _masked_max(x, axes, where, keepdims=True):
     return _stop_gradient(fnp.max(x, axes, keepdims=keepdims, where=where, initial=-np.inf))
 
 
-def softmax(x, axis=-1, where=None):
+def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, where: ArrayLike | None = None
+           ) -> Array:
     """``exp(x) / sum(exp(x))`` along ``axis`` (an int, a tuple of ints or None for all).
 
     Stable for large logits; entries of ``-inf`` get probability 0 (and gradient 0); entries
@@ -70,7 +79,8 @@ def softmax(x, axis=-1, where=None):
     return result if mask is None else fnp.where(mask, result, 0)
 
 
-def log_softmax(x, axis=-1, where=None):
+def log_softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
+                where: ArrayLike | None = None) -> Array:
     """``x - logsumexp(x)`` along ``axis``, computed without overflow.
 
     Entries of ``-inf`` stay ``-inf`` with finite gradients; masked-out entries are ``-inf``.
@@ -89,6 +99,23 @@ def log_softmax(x, axis=-1, where=None):
     return result if mask is None else fnp.where(mask, result, -np.inf)
 
 
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              b: ArrayLike | None = None, keepdims: bool = False,
+              return_sign: Literal[False] = False, where: ArrayLike | None = None) -> Array: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None, b: ArrayLike | None,
+              keepdims: bool, return_sign: Literal[True], where: ArrayLike | None = None
+              ) -> tuple[Array, Array]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              b: ArrayLike | None = None, keepdims: bool = False, *,
+              return_sign: Literal[True], where: ArrayLike | None = None
+              ) -> tuple[Array, Array]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: int | tuple[int, ...] | None = None,
+              b: ArrayLike | None = None, keepdims: bool = False, return_sign: bool = False,
+              where: ArrayLike | None = None) -> Array | tuple[Array, Array]: ...
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """``log(sum(b * exp(a)))`` over ``axis``, computed without overflow.
 
@@ -130,7 +157,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-def one_hot(x, num_classes, *, dtype=None, axis=-1):
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike | None = None,
+            axis: int | Sequence[int] = -1) -> Array:
     """One-hot encoding of the integer indices ``x`` along a new axis ``axis``.
 
     Indices outside ``[0, num_classes)`` give a row of zeros. ``dtype`` defaults to float32.
@@ -163,8 +191,10 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return convert(hot, dtype)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
-                algorithm="fast"):
+def standardize(x: ArrayLike, axis: int | tuple[int, ...] | None = -1,
+                mean: ArrayLike | None = None, variance: ArrayLike | None = None,
+                epsilon: ArrayLike = 1e-5, where: ArrayLike | None = None, *,
+                algorithm: str = "fast") -> Array:
     """``(x - mean) / sqrt(variance + epsilon)`` with the mean and variance over ``axis``.
 
     ``algorithm="fast"`` (``jax.nn``'s default) computes the variance as

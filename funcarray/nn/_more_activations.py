@@ -10,16 +10,22 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.nn._activations import _inexact_arg, relu6, sigmoid, softplus
 
+if TYPE_CHECKING:
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
+
 __all__ = ["glu", "hard_sigmoid", "hard_silu", "hard_swish", "mish", "squareplus",
            "sparse_plus", "sparse_sigmoid", "log1mexp", "identity", "tanh"]
 
 
-def glu(x, axis: int = -1):
+def glu(x: ArrayLike, axis: int = -1) -> Array:
     """Gated linear unit: ``x`` split in two along ``axis``, ``a * sigmoid(b)``.
 
     Example:
@@ -36,7 +42,7 @@ def glu(x, axis: int = -1):
     return a * sigmoid(b)
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: ArrayLike) -> Array:
     """``relu6(x + 3) / 6``.
 
     Example:
@@ -47,7 +53,7 @@ def hard_sigmoid(x):
     return relu6(_inexact_arg("hard_sigmoid", x) + 3.0) / 6.0
 
 
-def hard_silu(x):
+def hard_silu(x: ArrayLike) -> Array:
     """``x * hard_sigmoid(x)`` (also ``hard_swish``).
 
     Example:
@@ -62,7 +68,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-def mish(x):
+def mish(x: ArrayLike) -> Array:
     """``x * tanh(softplus(x))``.
 
     Example:
@@ -74,7 +80,7 @@ def mish(x):
     return x * fnp.tanh(softplus(x))
 
 
-def squareplus(x, b=4):
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """``(x + sqrt(x**2 + b)) / 2``, a smooth ReLU.
 
     Example:
@@ -86,7 +92,7 @@ def squareplus(x, b=4):
     return (x + fnp.sqrt(x * x + b)) / 2
 
 
-def sparse_plus(x):
+def sparse_plus(x: ArrayLike) -> Array:
     """0 below -1, ``(x + 1)**2 / 4`` on [-1, 1], ``x`` above 1 (a sparse softplus).
 
     Example:
@@ -98,7 +104,7 @@ def sparse_plus(x):
     return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
-def sparse_sigmoid(x):
+def sparse_sigmoid(x: ArrayLike) -> Array:
     """0 below -1, ``(x + 1) / 2`` on [-1, 1], 1 above: ``sparse_plus``'s derivative.
 
     Example:
@@ -110,7 +116,7 @@ def sparse_sigmoid(x):
     return 0.5 * fnp.clip(x + 1.0, 0.0, 2.0)  # (jax's form: its gradient at +-1 is 1/2)
 
 
-def log1mexp(x):
+def log1mexp(x: ArrayLike) -> Array:
     """``log(1 - exp(-x))`` for ``x > 0``, accurate at both ends (Maechler's switch at
     ``log 2`` between ``log(-expm1(-x))`` and ``log1p(-exp(-x))``).
 
@@ -127,7 +133,7 @@ def log1mexp(x):
     return fnp.where(small, fnp.log(-fnp.expm1(-x_small)), fnp.log1p(-fnp.exp(-x_large)))
 
 
-def identity(x):
+def identity(x: ArrayLike) -> Array:
     """``x`` itself.
 
     Example:
@@ -138,7 +144,7 @@ def identity(x):
     return fnp.asarray(x)
 
 
-def tanh(x):
+def tanh(x: ArrayLike) -> Array:
     """``funcarray.numpy.tanh``, under ``nn`` as in ``jax.nn``.
 
     Example:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -27,11 +28,33 @@ from funcarray import dtypes
 from funcarray import numpy as fnp
 from funcarray._errors import op_type_error, op_value_error
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+
 __all__ = [
     "zeros", "ones", "constant", "uniform", "normal", "truncated_normal", "variance_scaling",
     "glorot_uniform", "glorot_normal", "xavier_uniform", "xavier_normal", "lecun_uniform",
     "lecun_normal", "he_uniform", "he_normal", "kaiming_uniform", "kaiming_normal",
+    "Initializer",
 ]
+
+
+class Initializer(Protocol):
+    """The type of an initializer, ``init(key, shape, dtype=float32) -> Array`` (JAX's).
+
+    Example:
+        >>> from funcarray.nn import initializers
+        >>> init: initializers.Initializer = initializers.constant(0.5)
+        >>> init(None, (2,))
+        Array([0.5, 0.5], dtype=float32)
+    """
+
+    def __call__(self, key: ArrayLike | None, shape: ShapeLike,
+                 dtype: DTypeLike = ...) -> Array: ...
+
 
 _MODES = ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")
 _DISTRIBUTIONS = ("truncated_normal", "normal", "uniform")
@@ -67,7 +90,7 @@ def _float_dtype(op: str, dtype) -> np.dtype:
     return dtype
 
 
-def zeros(key, shape, dtype=dtypes.float32):
+def zeros(key: ArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32) -> Array:
     """An array of zeros (the key is ignored).
 
     Example:
@@ -79,7 +102,7 @@ def zeros(key, shape, dtype=dtypes.float32):
     return fnp.zeros(_shape_tuple("zeros", shape), dtype)
 
 
-def ones(key, shape, dtype=dtypes.float32):
+def ones(key: ArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32) -> Array:
     """An array of ones (the key is ignored).
 
     Example:
@@ -90,7 +113,7 @@ def ones(key, shape, dtype=dtypes.float32):
     return fnp.ones(_shape_tuple("ones", shape), dtype)
 
 
-def constant(value, dtype=dtypes.float32):
+def constant(value: ArrayLike, dtype: DTypeLike = dtypes.float32) -> Initializer:
     """An initializer that fills the shape with ``value``.
 
     Example:
@@ -103,7 +126,7 @@ def constant(value, dtype=dtypes.float32):
     return init
 
 
-def uniform(scale=1e-2, dtype=dtypes.float32):
+def uniform(scale: ArrayLike = 1e-2, dtype: DTypeLike = dtypes.float32) -> Initializer:
     """An initializer drawing uniformly from ``[0, scale)``.
 
     Example:
@@ -115,7 +138,7 @@ def uniform(scale=1e-2, dtype=dtypes.float32):
     return _scaled_draw("uniform", scale, dtype)
 
 
-def normal(stddev=1e-2, dtype=dtypes.float32):
+def normal(stddev: ArrayLike = 1e-2, dtype: DTypeLike = dtypes.float32) -> Initializer:
     """An initializer drawing from a normal distribution with mean 0 and std ``stddev``.
 
     Example:
@@ -136,7 +159,8 @@ def _scaled_draw(sampler: str, scale, default_dtype):
     return init
 
 
-def truncated_normal(stddev=1e-2, dtype=dtypes.float32, lower=-2.0, upper=2.0):
+def truncated_normal(stddev: ArrayLike = 1e-2, dtype: DTypeLike = dtypes.float32,
+                     lower: ArrayLike = -2.0, upper: ArrayLike = 2.0) -> Initializer:
     """An initializer drawing ``stddev * z`` with ``z`` standard normal truncated to
     ``(lower, upper)`` (so the draws' own std is below ``stddev``, as in JAX).
 
@@ -182,8 +206,10 @@ def _compute_fans(op: str, shape: tuple, in_axis, out_axis, batch_axis) -> tuple
     return in_size * receptive_field, out_size * receptive_field
 
 
-def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
-                     dtype=dtypes.float32):
+def variance_scaling(scale: float, mode: str, distribution: str,
+                     in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: int | Sequence[int] = (), dtype: DTypeLike = dtypes.float32
+                     ) -> Initializer:
     """An initializer with variance ``scale / n``, ``n`` given by ``mode`` (see the module).
 
     ``distribution`` is ``"truncated_normal"`` (normal truncated at 2 standard deviations,
@@ -224,7 +250,8 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     return init
 
 
-def _named_scaling(name: str, scale: float, mode: str, distribution: str):
+def _named_scaling(name: str, scale: float, mode: str, distribution: str
+                   ) -> Callable[..., Initializer]:
     def constructor(in_axis=-2, out_axis=-1, batch_axis=(), dtype=dtypes.float32):
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
 

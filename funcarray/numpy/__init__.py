@@ -11,6 +11,8 @@ Example:
     Array(3., dtype=float32)
 """
 
+import typing as _typing
+
 import numpy as _np
 
 from funcarray import dtypes as _dtypes
@@ -77,7 +79,7 @@ signedinteger, unsignedinteger, complexfloating = (
     _np.signedinteger, _np.unsignedinteger, _np.complexfloating)
 
 
-def shape(a):
+def shape(a: _typing.Any) -> tuple[int, ...]:
     """The shape of ``a`` (an Array, a tracer, a NumPy array or a nested list).
 
     Example:
@@ -88,7 +90,7 @@ def shape(a):
     return tuple(a.shape) if hasattr(a, "shape") else _np.shape(a)
 
 
-def ndim(a):
+def ndim(a: _typing.Any) -> int:
     """The number of dimensions of ``a``.
 
     Example:
@@ -99,7 +101,7 @@ def ndim(a):
     return len(shape(a))
 
 
-def size(a):
+def size(a: _typing.Any) -> int:
     """The number of elements of ``a``.
 
     Example:
@@ -110,7 +112,7 @@ def size(a):
     return int(_np.prod(shape(a), dtype=_np.int64))
 
 
-def can_cast(from_, to, casting="safe"):
+def can_cast(from_: _typing.Any, to: _typing.Any, casting: str = "safe") -> bool:
     """NumPy's casting rules over funcarray's dtypes.
 
     Example:
@@ -121,7 +123,7 @@ def can_cast(from_, to, casting="safe"):
     return _np.can_cast(getattr(from_, "dtype", from_), to, casting)
 
 
-def isscalar(element):
+def isscalar(element: object) -> bool:
     """True for Python and NumPy scalars (not 0-d arrays), as in NumPy.
 
     Example:
@@ -154,17 +156,57 @@ from funcarray.numpy._ufunc import numpy_ufuncs as _numpy_ufuncs  # noqa: E402
 globals().update(_numpy_ufuncs(globals()))
 
 
-def __getattr__(name):
-    # bfloat16 and the other narrow floats and ints of ml_dtypes (float8 variants, float6/4,
-    # int2/int4...), under their ml_dtypes names as jax.numpy has them: made on first access,
-    # since importing ml_dtypes costs more than all of funcarray (see funcarray.dtypes).
-    if name in _dtypes.NARROW_DTYPE_NAMES:
-        _dtypes.load_narrow_dtypes()
-        for dtype in _dtypes.supported_dtypes:
-            if dtype.name == name:
-                globals()[name] = _ScalarType(dtype)
-                return globals()[name]
-    raise AttributeError(f"module 'funcarray.numpy' has no attribute {name!r}")
+if _typing.TYPE_CHECKING:
+    # What the run-time machinery above and below makes, declared for type checkers: the
+    # fourteen ufuncs, and the narrow dtypes of ml_dtypes (funcarray.dtypes.NARROW_DTYPE_NAMES).
+    from funcarray.numpy._misc_info import *  # (re-exported by _misc and _numerics through
+    from funcarray.numpy._numerics_stats import *  # __all__ lists type checkers cannot follow)
+    from funcarray.numpy._ufunc import _BinaryUfunc, _UnaryUfunc
+
+    add: _BinaryUfunc
+    subtract: _BinaryUfunc
+    multiply: _BinaryUfunc
+    maximum: _BinaryUfunc
+    minimum: _BinaryUfunc
+    logaddexp: _BinaryUfunc
+    logaddexp2: _BinaryUfunc
+    logical_and: _BinaryUfunc
+    logical_or: _BinaryUfunc
+    logical_xor: _BinaryUfunc
+    bitwise_and: _BinaryUfunc
+    bitwise_or: _BinaryUfunc
+    bitwise_xor: _BinaryUfunc
+    negative: _UnaryUfunc
+
+    bfloat16: _ScalarType
+    float4_e2m1fn: _ScalarType
+    float6_e2m3fn: _ScalarType
+    float6_e3m2fn: _ScalarType
+    float8_e3m4: _ScalarType
+    float8_e4m3: _ScalarType
+    float8_e4m3b11fnuz: _ScalarType
+    float8_e4m3fn: _ScalarType
+    float8_e4m3fnuz: _ScalarType
+    float8_e5m2: _ScalarType
+    float8_e5m2fnuz: _ScalarType
+    float8_e8m0fnu: _ScalarType
+    int2: _ScalarType
+    int4: _ScalarType
+    uint2: _ScalarType
+    uint4: _ScalarType
+else:  # (hidden from type checkers, so a misspelt name is an error there)
+    def __getattr__(name):
+        # bfloat16 and the other narrow floats and ints of ml_dtypes (float8 variants,
+        # float6/4, int2/int4...), under their ml_dtypes names as jax.numpy has them: made on
+        # first access, since importing ml_dtypes costs more than all of funcarray (see
+        # funcarray.dtypes).
+        if name in _dtypes.NARROW_DTYPE_NAMES:
+            _dtypes.load_narrow_dtypes()
+            for dtype in _dtypes.supported_dtypes:
+                if dtype.name == name:
+                    globals()[name] = _ScalarType(dtype)
+                    return globals()[name]
+        raise AttributeError(f"module 'funcarray.numpy' has no attribute {name!r}")
 
 
 def __dir__():

@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,6 +41,11 @@ from funcarray.numpy._util import (
 )
 from funcarray.primitives.elementwise import complex_p
 
+if TYPE_CHECKING:
+    from typing import Any
+
+    from funcarray.typing import ArrayLike, DTypeLike
+
 __all__ = ["diff", "ediff1d", "append", "nan_to_num", "copy", "astype"]
 
 
@@ -47,7 +53,8 @@ def _along(axis, ndim, index):
     return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
 
 
-def diff(a, n=1, axis=-1, prepend=None, append=None):
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Array:
     """The ``n``-th discrete difference ``a[i + 1] - a[i]`` along ``axis`` (bools: ``!=``).
 
     ``prepend``/``append`` are joined to ``a`` along ``axis`` first (a scalar is broadcast
@@ -88,7 +95,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return arr
 
 
-def ediff1d(ary, to_end=None, to_begin=None):
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+            to_begin: ArrayLike | None = None) -> Array:
     """The differences between consecutive elements of the flattened ``ary``, with
     ``to_begin``/``to_end`` (converted to ``ary``'s dtype) joined before/after.
 
@@ -110,7 +118,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return result
 
 
-def append(arr, values, axis=None):
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` joined at the end along ``axis`` (both flattened when None).
 
     Example:
@@ -128,7 +136,8 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis=_concrete_int(op, axis, "axis"))
 
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
+               posinf: ArrayLike | None = None, neginf: ArrayLike | None = None) -> Array:
     """``x`` with NaN replaced by ``nan``, +inf by ``posinf`` and -inf by ``neginf`` (the
     dtype's largest and lowest finite values by default); complex parts separately. Integer
     and bool arrays are returned unchanged.
@@ -161,7 +170,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(isneginf(out), value(neginf, info.min, "neginf"), out)
 
 
-def copy(a, order=None):
+def copy(a: ArrayLike, order: str | None = None) -> Array:
     """A copy of ``a`` as an array (funcarray arrays are immutable, so this is ``asarray``).
 
     Example:
@@ -176,7 +185,8 @@ def copy(a, order=None):
     return asarray_arg(op, a)
 
 
-def astype(x, dtype, /, *, copy=False, device=None):
+def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False,
+           device: Any = None) -> Array:
     """``x`` converted to ``dtype`` (the default float dtype when None).
 
     Float to integer truncates toward zero; complex to bool is ``x != 0``; complex to real

@@ -13,6 +13,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray import dtypes
@@ -43,6 +45,9 @@ from funcarray.numpy._util import (
     to_inexact_dtype,
 )
 
+if TYPE_CHECKING:
+    from funcarray.typing import ArrayLike
+
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isin"]
 
 
@@ -57,7 +62,8 @@ def _tolerance(op, value, name, dtype):
     return convert(value, dtype)
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+            equal_nan: bool = False) -> Array:
     """Elementwise ``|a - b| <= atol + rtol * |b|`` (not symmetric in ``a`` and ``b``).
 
     Infinities are close only to themselves; NaN is close to nothing unless ``equal_nan``.
@@ -85,7 +91,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return out
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+             equal_nan: bool = False) -> Array:
     """Whether ``isclose(a, b, ...)`` holds everywhere, as a bool scalar array.
 
     Example:
@@ -96,7 +103,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return all(isclose(a, b, rtol, atol, equal_nan))
 
 
-def array_equal(a1, a2, equal_nan=False):
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """Whether ``a1`` and ``a2`` have the same shape and equal elements (False, not an error,
     when the shapes differ).
 
@@ -117,7 +124,7 @@ def array_equal(a1, a2, equal_nan=False):
     return all(eq)
 
 
-def array_equiv(a1, a2):
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     """Whether ``a1`` and ``a2`` are equal after broadcasting (False when they do not
     broadcast).
 
@@ -138,7 +145,8 @@ def array_equiv(a1, a2):
 _ISIN_METHODS = ("auto", "compare_all", "binary_search", "sort")
 
 
-def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
+         invert: bool = False, *, method: str = "auto") -> Array:
     """Elementwise, whether each value of ``element`` occurs in ``test_elements`` (a bool
     array of ``element``'s shape; negated when ``invert``). NaN occurs nowhere.
 

@@ -9,9 +9,17 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray import dtypes
 from funcarray._errors import op_value_error
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = ["convolve", "correlate"]
 
@@ -52,7 +60,8 @@ def _conv1d(op: str, a, v, mode: str, precision, preferred_element_type):
     return out[::-1] if reverse else out
 
 
-def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type=None):
+def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: Any = None,
+             preferred_element_type: DTypeLike | None = None) -> Array:
     """The discrete convolution of two 1-d arrays (``mode``: ``"full"``, ``"same"`` or
     ``"valid"``, as ``numpy.convolve``).
 
@@ -64,7 +73,8 @@ def convolve(a, v, mode: str = "full", *, precision=None, preferred_element_type
     return _conv1d("convolve", a, v, mode, precision, preferred_element_type)
 
 
-def correlate(a, v, mode: str = "valid", *, precision=None, preferred_element_type=None):
+def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Any = None,
+              preferred_element_type: DTypeLike | None = None) -> Array:
     """The cross-correlation of two 1-d arrays (``v`` conjugated, as ``numpy.correlate``).
 
     Example:

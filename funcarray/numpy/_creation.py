@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -27,13 +28,18 @@ from funcarray.numpy._util import (
 )
 from funcarray.primitives.shape import iota_p
 
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+
 __all__ = [
     "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
     "full_like", "empty_like", "arange", "linspace", "eye", "identity",
 ]
 
 
-def shape_tuple(op: str, shape) -> tuple:
+def shape_tuple(op: str, shape: Any) -> tuple[int, ...]:
     """``shape`` (an int or a sequence of non-negative ints) as a tuple of ints: the one
     check of every function that takes a shape. A traced value raises the concretization
     error that names static_argnums (``fnp.zeros(n)`` under jit with a traced ``n``)."""
@@ -43,7 +49,8 @@ def shape_tuple(op: str, shape) -> tuple:
     return shape
 
 
-def array(object, dtype=None, copy: bool = True, ndmin: int = 0):
+def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
+          ndmin: int = 0) -> Array:
     """Create an Array from a scalar, a nested list, a NumPy array or another Array.
 
     Python floats default to float32 and ints to int32 (as in JAX); a NumPy float64 array
@@ -62,7 +69,7 @@ def array(object, dtype=None, copy: bool = True, ndmin: int = 0):
     return out
 
 
-def asarray(a, dtype=None, copy=None):
+def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) -> Array:
     """Convert ``a`` to an Array, without copying when it already is one of that dtype.
 
     Example:
@@ -73,7 +80,7 @@ def asarray(a, dtype=None, copy=None):
     return asarray_arg("asarray", a, dtype)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with ``fill_value``.
 
     Example:
@@ -90,7 +97,7 @@ def full(shape, fill_value, dtype=None):
     return broadcast_to_shape(value, shape)
 
 
-def zeros(shape, dtype=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """An array of zeros (float32 unless ``dtype`` says otherwise). With
     ``dtype=funcarray.dtypes.float0`` it is a NumPy float0 array, as in JAX (the tangent type
     of integers: no operation takes it).
@@ -110,7 +117,7 @@ def zeros(shape, dtype=None):
     return full(shape, Array(np.zeros((), dtype)))
 
 
-def ones(shape, dtype=None):
+def ones(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ones (float32 unless ``dtype`` says otherwise).
 
     Example:
@@ -122,7 +129,7 @@ def ones(shape, dtype=None):
     return full(shape, Array(np.ones((), dtype)))
 
 
-def empty(shape, dtype=None):
+def empty(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """Same as ``zeros``: arrays are immutable, so uninitialised memory has no use.
 
     Example:
@@ -147,7 +154,8 @@ def _weak_like(out, a, dtype):
     return out
 
 
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
+               shape: ShapeLike | None = None) -> Array:
     """Zeros with the shape and dtype of ``a``.
 
     Example:
@@ -162,7 +170,8 @@ def zeros_like(a, dtype=None, shape=None):
     return _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
+              shape: ShapeLike | None = None) -> Array:
     """Ones with the shape and dtype of ``a``.
 
     Example:
@@ -173,7 +182,8 @@ def ones_like(a, dtype=None, shape=None):
     return _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
 
 
-def empty_like(a, dtype=None, shape=None):
+def empty_like(a: ArrayLike, dtype: DTypeLike | None = None,
+               shape: ShapeLike | None = None) -> Array:
     """Same as ``zeros_like`` (arrays are immutable).
 
     Example:
@@ -184,7 +194,8 @@ def empty_like(a, dtype=None, shape=None):
     return zeros_like(a, dtype, shape)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+              shape: ShapeLike | None = None) -> Array:
     """``fill_value`` with the shape and dtype of ``a``.
 
     Example:
@@ -205,7 +216,8 @@ def _concrete_number(op, x, name):
                             f"array sizes must be known while tracing")
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
+           dtype: DTypeLike | None = None) -> Array:
     """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
 
     Integer arguments give int32, float arguments float32 (unless ``dtype`` is given).
@@ -237,6 +249,22 @@ def arange(start, stop=None, step=None, dtype=None):
     return add(ramp, Array(np.asarray(start, dtype))) if start != 0 else ramp
 
 
+@overload
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: Literal[False] = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array: ...
+@overload
+def linspace(start: ArrayLike, stop: ArrayLike, num: int, endpoint: bool,
+             retstep: Literal[True], dtype: DTypeLike | None = None,
+             axis: int = 0) -> tuple[Array, Array]: ...
+@overload
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, *,
+             retstep: Literal[True], dtype: DTypeLike | None = None,
+             axis: int = 0) -> tuple[Array, Array]: ...
+@overload
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array | tuple[Array, Array]: ...
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive by default).
@@ -288,7 +316,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return out
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal.
 
     Example:
@@ -305,7 +333,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
     return convert(equal(add(rows, k), cols), dtype)
 
 
-def identity(n: int, dtype=None):
+def identity(n: int, dtype: DTypeLike | None = None) -> Array:
     """The ``n`` x ``n`` identity matrix.
 
     Example:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -30,6 +31,14 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import running_numpy_kernels
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.typing import ArrayLike
+
+    _Unary = Callable[[ArrayLike], Array]
+    _Binary = Callable[[ArrayLike, ArrayLike], Array]
 
 # Which dtype kinds each family accepts: b=bool, i=int, u=uint, f=float, c=complex.
 _NUMERIC = frozenset("iufc")
@@ -101,7 +110,7 @@ def _dtypes_of_kinds(kinds) -> set:
     return dtypes.dtype_set(lambda d: _family_letter(d) in kinds)
 
 
-def _unary_inexact(name, prim, summary, example):
+def _unary_inexact(name, prim, summary, example) -> _Unary:
     """A math function of floats/complex; ints and bools are converted to float first."""
     def fn(x, /):
         if type(x) is Array and x._value.dtype in _INEXACT_DTYPES:
@@ -116,7 +125,7 @@ def _unary_inexact(name, prim, summary, example):
     return _no_wrapper(_doc(fn, name, summary, example))
 
 
-def _unary_same(name, prim, kinds, summary, example):
+def _unary_same(name, prim, kinds, summary, example) -> _Unary:
     """A function that keeps the dtype (neg, abs, sign...) on the accepted dtype kinds."""
     accepted = _dtypes_of_kinds(kinds)
 
@@ -132,7 +141,7 @@ def _unary_same(name, prim, kinds, summary, example):
     return _no_wrapper(_doc(fn, name, summary, example))
 
 
-def _binary(name, prim, kinds, summary, example):
+def _binary(name, prim, kinds, summary, example) -> _Binary:
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
 
@@ -164,7 +173,7 @@ def _no_wrapper(fn):
     return fn
 
 
-def _binary_inexact(name, prim, summary, example):
+def _binary_inexact(name, prim, summary, example) -> _Binary:
     def fn(x, y, /):
         x, y = promote_binary(name, x, y)
         if not dtypes.is_inexact(x.dtype):
@@ -191,7 +200,7 @@ minimum = _binary("minimum", ew.min_p, _NUMERIC | {"b"},
                   ("fnp.minimum(fnp.arange(3), 1)", "Array([0, 1, 1], dtype=int32)"))
 
 
-def fmod(x, y, /):
+def fmod(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Remainder with the sign of the dividend (C's ``fmod``).
 
     Example:
@@ -214,7 +223,7 @@ arctan2 = _binary_inexact(
 atan2 = arctan2
 
 
-def negative(x, /):
+def negative(x: ArrayLike, /) -> Array:
     """Elementwise ``-x``.
 
     Example:
@@ -227,7 +236,7 @@ def negative(x, /):
     return ew.neg_p.bind(x)
 
 
-def positive(x, /):
+def positive(x: ArrayLike, /) -> Array:
     """Elementwise ``+x`` (returns ``x``).
 
     Example:
@@ -240,7 +249,7 @@ def positive(x, /):
     return x
 
 
-def true_divide(x, y, /):
+def true_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x / y``; integers and bools are divided as floats.
 
     Example:
@@ -283,7 +292,7 @@ def _float_divmod(x, y):
     return div, mod
 
 
-def floor_divide(x, y, /):
+def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x // y``: division rounded toward minus infinity (NumPy semantics).
 
     Example:
@@ -308,7 +317,7 @@ def floor_divide(x, y, /):
     return _float_divmod(x, y)[0]
 
 
-def remainder(x, y, /):
+def remainder(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x % y`` with the sign of the divisor (NumPy/Python semantics).
 
     Example:
@@ -333,7 +342,7 @@ def remainder(x, y, /):
 mod = remainder
 
 
-def divmod(x, y, /):  # noqa: A001 (NumPy's name)
+def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Array, Array]:  # noqa: A001 (NumPy's name)
     """``(floor_divide(x, y), remainder(x, y))``.
 
     Example:
@@ -344,7 +353,7 @@ def divmod(x, y, /):  # noqa: A001 (NumPy's name)
     return floor_divide(x, y), remainder(x, y)
 
 
-def power(x, y, /):
+def power(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x ** y``. A Python int exponent uses repeated multiplication, exactly
     like ``x * x * ...`` (as in JAX).
 
@@ -364,7 +373,7 @@ def power(x, y, /):
     return ew.pow_p.bind(_bool_to_int(x), _bool_to_int(y))
 
 
-def float_power(x, y, /):
+def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``x ** y`` in floating point: integers are converted to float first (as in
     ``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does
     silently).
@@ -378,7 +387,7 @@ def float_power(x, y, /):
     return ew.pow_p.bind(_to_inexact(x), _to_inexact(y))
 
 
-def square(x, /):
+def square(x: ArrayLike, /) -> Array:
     """Elementwise ``x * x``.
 
     Example:
@@ -391,7 +400,7 @@ def square(x, /):
     return ew.square_p.bind(_bool_to_int(x))
 
 
-def reciprocal(x, /):
+def reciprocal(x: ArrayLike, /) -> Array:
     """Elementwise ``1 / x`` (integers are converted to float).
 
     Example:
@@ -403,7 +412,7 @@ def reciprocal(x, /):
     return ew.div_p.bind(_constant_like(x, 1), x)
 
 
-def absolute(x, /):
+def absolute(x: ArrayLike, /) -> Array:
     """Elementwise ``|x|`` (complex gives the magnitude, a float).
 
     Example:
@@ -421,7 +430,7 @@ def absolute(x, /):
 abs = absolute  # noqa: A001 (NumPy's name)
 
 
-def fabs(x, /):
+def fabs(x: ArrayLike, /) -> Array:
     """Elementwise ``|x|`` of real numbers, as floats (integers are converted first).
 
     Example:
@@ -434,7 +443,7 @@ def fabs(x, /):
     return ew.abs_p.bind(_to_inexact(x))
 
 
-def sign(x, /):
+def sign(x: ArrayLike, /) -> Array:
     """Elementwise sign: -1, 0 or 1 (NaN for NaN; ``x / |x|`` for complex).
 
     Example:
@@ -492,7 +501,7 @@ asin, acos, atan = arcsin, arccos, arctan
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
 
 
-def _scaled_log(name, scale, summary, example):
+def _scaled_log(name, scale, summary, example) -> _Unary:
     def fn(x, /):
         return multiply(log(x), scale)
     return _doc(fn, name, summary, example)
@@ -504,7 +513,7 @@ log10 = _scaled_log("log10", 1 / math.log(10), "Base-10 logarithm.",
                     ("fnp.log10(fnp.array([100.0]))", "Array([2.], dtype=float32)"))
 
 
-def _scale(name, factor, summary, example):
+def _scale(name, factor, summary, example) -> _Unary:
     def fn(x, /):
         x = asarray_arg(name, x)
         if not dtypes.is_inexact(x.dtype):
@@ -520,7 +529,7 @@ rad2deg = _scale("rad2deg", 180 / math.pi, "Radians to degrees.",
 radians, degrees = deg2rad, rad2deg
 
 
-def _rounding(name, prim_fn, summary, example):
+def _rounding(name, prim_fn, summary, example) -> _Unary:
     """floor, ceil, trunc: real numbers only; integers and bools are returned unchanged."""
     def fn(x, /):
         x = asarray_arg(name, x)
@@ -537,7 +546,7 @@ ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
                  ("fnp.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
 
 
-def rint(x, /):
+def rint(x: ArrayLike, /) -> Array:
     """Round to the nearest integer, halves to even. Integers give floats (as in NumPy and
     ``jax.numpy``); complex numbers are rounded part by part.
 
@@ -576,7 +585,7 @@ def _round_int(a, factor: int):
     return ew.mul_p.bind(select_n_p.bind(up, q, ew.add_p.bind(q, _constant_like(a, 1))), f)
 
 
-def round(a, decimals: int = 0, out=None):  # noqa: A001 (NumPy's name)
+def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001 (NumPy's name)
     """Round to ``decimals`` decimal places, halves to even (like ``numpy.round``).
 
     Example:
@@ -617,7 +626,7 @@ def _lexicographic(prim, x, y):
     return ew.or_p.bind(strict.bind(xr, yr), by_imag)
 
 
-def _comparison(name, prim, summary, example, ordered=True):
+def _comparison(name, prim, summary, example, ordered=True) -> _Binary:
     def fn(x, y, /):
         x, y = promote_binary(name, x, y)
         _check_kinds(name, x, _NUMERIC | {"b"})
@@ -644,7 +653,7 @@ greater_equal = _comparison("greater_equal", ew.ge_p, "Elementwise ``x >= y``.",
                              "Array([False,  True], dtype=bool)"))
 
 
-def isfinite(x, /):
+def isfinite(x: ArrayLike, /) -> Array:
     """True where ``x`` is neither infinite nor NaN.
 
     Example:
@@ -660,7 +669,7 @@ def isfinite(x, /):
     return ew.is_finite_p.bind(x)
 
 
-def isnan(x, /):
+def isnan(x: ArrayLike, /) -> Array:
     """True where ``x`` is NaN.
 
     Example:
@@ -674,7 +683,7 @@ def isnan(x, /):
     return ew.ne_p.bind(x, x)
 
 
-def isinf(x, /):
+def isinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus or minus infinity.
 
     Example:
@@ -691,7 +700,7 @@ def isinf(x, /):
     return ew.eq_p.bind(ew.abs_p.bind(x), inf)
 
 
-def isposinf(x, /):
+def isposinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus infinity.
 
     Example:
@@ -704,7 +713,7 @@ def isposinf(x, /):
     return logical_and(isinf(x), greater(x, 0))
 
 
-def isneginf(x, /):
+def isneginf(x: ArrayLike, /) -> Array:
     """True where ``x`` is minus infinity.
 
     Example:
@@ -722,7 +731,7 @@ def _full_bool(x, value):
     return broadcast_to_shape(Array(np.asarray(value), x.weak_type), x.shape)
 
 
-def signbit(x, /):
+def signbit(x: ArrayLike, /) -> Array:
     """True where the sign bit is set (``-0.0`` included).
 
     Example:
@@ -741,7 +750,7 @@ def signbit(x, /):
     return less(as_int, 0)
 
 
-def copysign(x, y, /):
+def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``|x|`` with the sign of ``y``.
 
     Example:
@@ -756,7 +765,7 @@ def copysign(x, y, /):
     return where(signbit(y), negative(magnitude), magnitude)
 
 
-def fmax(x, y, /):
+def fmax(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise maximum that ignores NaN (returns the other value).
 
     Example:
@@ -768,7 +777,7 @@ def fmax(x, y, /):
     return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
 
 
-def fmin(x, y, /):
+def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise minimum that ignores NaN (returns the other value).
 
     Example:
@@ -780,7 +789,7 @@ def fmin(x, y, /):
     return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
 
 
-def hypot(x, y, /):
+def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
 
     Example:
@@ -802,7 +811,7 @@ def hypot(x, y, /):
     return where(logical_or(isinf(x), isinf(y)), np.inf, where(big == 0, 0, out))
 
 
-def logaddexp(x, y, /):
+def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log(exp(x) + exp(y))`` without overflow.
 
     Example:
@@ -819,7 +828,7 @@ def logaddexp(x, y, /):
     return where(isnan(delta), add(x, y), add(big, log1p(exp(negative(absolute(delta))))))
 
 
-def logaddexp2(x, y, /):
+def logaddexp2(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log2(2**x + 2**y)`` without overflow.
 
     Example:
@@ -834,7 +843,7 @@ def logaddexp2(x, y, /):
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
 
-def sinc(x, /):
+def sinc(x: ArrayLike, /) -> Array:
     """``sin(pi x) / (pi x)``, 1 at 0.
 
     Example:
@@ -871,7 +880,7 @@ def _sinc_maclaurin():
     return maclaurin
 
 
-def heaviside(x1, x2, /):
+def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``.
 
     Example:
@@ -889,7 +898,7 @@ def heaviside(x1, x2, /):
 # Complex parts
 # --------------------------------------------------------------------------------------------
 
-def real(x, /):
+def real(x: ArrayLike, /) -> Array:
     """The real part (``x`` itself for real dtypes).
 
     Example:
@@ -901,7 +910,7 @@ def real(x, /):
     return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
 
 
-def imag(x, /):
+def imag(x: ArrayLike, /) -> Array:
     """The imaginary part (zeros for real dtypes).
 
     Example:
@@ -915,7 +924,7 @@ def imag(x, /):
     return broadcast_to_shape(Array(np.zeros((), x.dtype), x.weak_type), x.shape)
 
 
-def conjugate(x, /):
+def conjugate(x: ArrayLike, /) -> Array:
     """The complex conjugate (``x`` itself for real dtypes).
 
     Example:
@@ -930,7 +939,7 @@ def conjugate(x, /):
 conj = conjugate
 
 
-def angle(z, deg: bool = False):
+def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The argument of a complex number (0 or pi for reals).
 
     Example:
@@ -956,7 +965,7 @@ def _to_bool(op, x):
     return ew.ne_p.bind(x, zero)
 
 
-def _logical(name, prim, summary, example):
+def _logical(name, prim, summary, example) -> _Binary:
     def fn(x, y, /):
         x, y = _to_bool(name, x), _to_bool(name, y)
         x, y = promote_binary(name, x, y)
@@ -975,7 +984,7 @@ logical_xor = _logical("logical_xor", ew.xor_p, "Elementwise logical XOR (nonzer
                         "Array([False,  True], dtype=bool)"))
 
 
-def logical_not(x, /):
+def logical_not(x: ArrayLike, /) -> Array:
     """Elementwise logical NOT (nonzero is true).
 
     Example:
@@ -998,7 +1007,7 @@ invert = bitwise_not
 bitwise_invert = bitwise_not
 
 
-def bitwise_count(x, /):
+def bitwise_count(x: ArrayLike, /) -> Array:
     """Number of set bits in each element (of ``|x|`` for signed integers), as uint8.
 
     Example:
@@ -1015,7 +1024,7 @@ def bitwise_count(x, /):
     return convert(x, dtypes.uint8)
 
 
-def left_shift(x, y, /):
+def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x << y``.
 
     Example:
@@ -1029,7 +1038,7 @@ def left_shift(x, y, /):
     return ew.shift_left_p.bind(x, y)
 
 
-def right_shift(x, y, /):
+def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x >> y`` (arithmetic for signed, logical for unsigned integers).
 
     Example:
@@ -1051,6 +1060,10 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 # Selection
 # --------------------------------------------------------------------------------------------
 
+@overload
+def where(condition: ArrayLike, x: None = None, y: None = None, /) -> tuple[Array, ...]: ...
+@overload
+def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike, /) -> Array: ...
 def where(condition, x=None, y=None, /):
     """``x`` where ``condition`` is true, else ``y`` (all three broadcast together).
 
@@ -1076,7 +1089,8 @@ def where(condition, x=None, y=None, /):
     return select_n_p.bind(condition, y, x)
 
 
-def clip(arr, /, min=None, max=None):  # noqa: A002 (JAX's names)
+def clip(arr: ArrayLike, /, min: ArrayLike | None = None,
+         max: ArrayLike | None = None) -> Array:  # noqa: A002 (JAX's names)
     """Limit values to ``[min, max]`` (either bound may be None; keywords, as in JAX).
 
     Example:
@@ -1102,3 +1116,23 @@ __all__ = sorted(
     name for name, value in list(globals().items())
     if callable(value) and not name.startswith("_") and getattr(value, "__module__", "") == __name__
 )
+
+if TYPE_CHECKING:
+    # Type checkers cannot evaluate the line above: the same names written out (without the
+    # fourteen that funcarray.numpy turns into ufunc objects and declares as such);
+    # tests/test_typing.py checks that the lists agree.
+    __all__ = [
+        "abs", "absolute", "acos", "acosh", "angle", "arccos", "arccosh", "arcsin",
+        "arcsinh", "arctan", "arctan2", "arctanh", "around", "asin", "asinh", "atan",
+        "atan2", "atanh", "bitwise_count", "bitwise_invert", "bitwise_left_shift",
+        "bitwise_not", "bitwise_right_shift", "cbrt", "ceil", "clip", "conj", "conjugate",
+        "copysign", "cos", "cosh", "deg2rad", "degrees", "divide", "divmod", "equal",
+        "exp", "exp2", "expm1", "fabs", "fix", "float_power", "floor", "floor_divide",
+        "fmax", "fmin", "fmod", "greater", "greater_equal", "heaviside", "hypot", "imag",
+        "invert", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "left_shift",
+        "less", "less_equal", "log", "log10", "log1p", "log2", "logical_not", "mod",
+        "nextafter", "not_equal", "positive", "power", "rad2deg", "radians", "real",
+        "reciprocal", "remainder", "right_shift", "rint", "round", "sign", "signbit",
+        "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "true_divide", "trunc",
+        "where",
+    ]

@@ -23,6 +23,7 @@ through a one-dimensional ``scatter``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -58,6 +59,12 @@ from funcarray.primitives.indexing import (
 from funcarray.primitives.reduce import cumsum_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, rev_p, slice_p, squeeze_p
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, Literal
+
+    from funcarray.typing import ArrayLike
 
 __all__ = [
     "getitem", "IndexUpdateHelper", "nonzero", "flatnonzero", "argwhere", "take",
@@ -447,7 +454,7 @@ def _insert_new_axes(shape, layout):
     return tuple(out)
 
 
-def getitem(x, idx):
+def getitem(x: ArrayLike, idx: Any) -> Array:
     """``x[idx]`` with NumPy's indexing rules (what ``Array.__getitem__`` calls).
 
     Integer-array entries out of bounds are clamped (as in JAX); a static Python int out of
@@ -600,15 +607,16 @@ class _IndexUpdateRef:
 
     __slots__ = ("array", "index")
 
-    def __init__(self, array, index):
+    def __init__(self, array: Array, index: Any) -> None:
         self.array = array
         self.index = index
 
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, wrap_negative_indices=True):
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: str | None = None, fill_value: ArrayLike | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx]``, with a choice of out-of-bounds ``mode`` ("clip" or "fill").
 
         Example:
@@ -618,7 +626,8 @@ class _IndexUpdateRef:
         """
         return _rewriting_take("at[].get", self.array, self.index, mode, fill_value)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def set(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype).
 
         Example:
@@ -630,7 +639,8 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def add(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] += values``; repeated indices accumulate.
 
         Example:
@@ -642,7 +652,8 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+                 unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] *= values``; repeated indices accumulate.
 
         Example:
@@ -656,7 +667,8 @@ class _IndexUpdateRef:
 
     mul = multiply
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+               unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] /= values`` (true division, as ``x / y`` would give).
 
         Example:
@@ -670,7 +682,8 @@ class _IndexUpdateRef:
                                   indices_are_sorted=indices_are_sorted)
         return true_divide(x, divisor)
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def power(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+              unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] **= values``.
 
         Example:
@@ -684,7 +697,8 @@ class _IndexUpdateRef:
                                    indices_are_sorted=indices_are_sorted)
         return power(x, exponent)
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def min(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = minimum(x[idx], values)``; repeated indices accumulate.
 
         Example:
@@ -696,7 +710,8 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def max(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = maximum(x[idx], values)``; repeated indices accumulate.
 
         Example:
@@ -708,7 +723,9 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(self, func: Callable[[Array], ArrayLike], *,
+              indices_are_sorted: bool = False, unique_indices: bool = False,
+              mode: str | None = None) -> Array:
         """``x[idx] = func(x[idx])`` (``func`` maps arrays elementwise). Unlike JAX, an index
         repeated in ``idx`` gets ``func`` applied once, not once per repetition.
 
@@ -738,10 +755,10 @@ class IndexUpdateHelper:
 
     __slots__ = ("array",)
 
-    def __init__(self, array):
+    def __init__(self, array: Array) -> None:
         self.array = array
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> _IndexUpdateRef:
         return _IndexUpdateRef(self.array, index)
 
     def __repr__(self):
@@ -800,7 +817,9 @@ def _fill_values(op, fill_value, ndim):
     return (fill_value,) * ndim
 
 
-def nonzero(a, *, size=None, fill_value=None):
+def nonzero(a: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None
+            ) -> tuple[Array, ...]:
     """The indices of the nonzero elements of ``a``, one int32 array per dimension.
 
     The number of results depends on the values, so a traced ``a`` needs a static ``size``:
@@ -834,7 +853,8 @@ def nonzero(a, *, size=None, fill_value=None):
     return tuple(out)
 
 
-def flatnonzero(a, *, size=None, fill_value=None):
+def flatnonzero(a: ArrayLike, *, size: int | None = None,
+                fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """Indices of the nonzero elements of ``ravel(a)``.
 
     Example:
@@ -846,7 +866,8 @@ def flatnonzero(a, *, size=None, fill_value=None):
     return nonzero(_ravel(a), size=size, fill_value=fill_value)[0]
 
 
-def argwhere(a, *, size=None, fill_value=None):
+def argwhere(a: ArrayLike, *, size: int | None = None,
+             fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """Indices of the nonzero elements as an ``(N, a.ndim)`` array.
 
     Example:
@@ -892,8 +913,9 @@ def _take_mode(op, mode):
     raise op_value_error(op, f"mode must be 'fill', 'clip' or 'wrap', got {mode!r}")
 
 
-def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sorted=False,
-         fill_value=None):
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
+         unique_indices: bool = False, indices_are_sorted: bool = False,
+         fill_value: ArrayLike | None = None) -> Array:
     """Elements of ``a`` at ``indices`` along ``axis`` (the flattened array when None).
 
     ``mode`` (jax.numpy's default is "fill"): "fill" returns ``fill_value`` (NaN for floats)
@@ -938,7 +960,8 @@ def take(a, indices, axis=None, mode=None, unique_indices=False, indices_are_sor
                          fill_value=fill_value)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None,
+                    mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
     """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other dimensions
     broadcast), as ``numpy.take_along_axis``. Negative indices count from the end;
     out-of-bounds ones give ``fill_value`` (mode "fill", the default) or are clamped ("clip").
@@ -991,7 +1014,8 @@ def _with_axis(batch, axis, size):
     return tuple(shape)
 
 
-def compress(condition, a, axis=None, *, size=None, fill_value=0):
+def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
+             size: int | None = None, fill_value: ArrayLike = 0) -> Array:
     """The slices of ``a`` along ``axis`` where the 1-D ``condition`` is true (``a`` is
     flattened when ``axis`` is None). ``condition`` must be concrete unless ``size`` is given;
     a shorter ``condition`` counts as False beyond its end, as in NumPy.
@@ -1022,7 +1046,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0):
     return where(keep, taken, convert(_const(fill_value, a.dtype), a.dtype, True))
 
 
-def extract(condition, arr, *, size=None, fill_value=0):
+def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike = 0) -> Array:
     """The elements of ``arr`` where ``condition`` is true, flattened.
 
     Example:
@@ -1036,7 +1061,8 @@ def extract(condition, arr, *, size=None, fill_value=0):
     return compress(_ravel(condition), _ravel(arr), size=size, fill_value=fill_value)
 
 
-def select(condlist, choicelist, default=0):
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
+           default: ArrayLike = 0) -> Array:
     """Elementwise, the choice of the first true condition (``default`` where none is).
 
     Example:
@@ -1081,7 +1107,8 @@ def _check_sort_args(op, order):
         raise op_value_error(op, "order= (sorting structured arrays) is not supported")
 
 
-def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
+         stable: bool = True, descending: bool = False) -> Array:
     """A sorted copy of ``a`` along ``axis`` (flattened when None); NaNs sort last.
 
     Example:
@@ -1098,7 +1125,8 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return rev_p.bind(out, dimensions=(axis,)) if descending else out
 
 
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
+            stable: bool = True, descending: bool = False) -> Array:
     """The int32 indices that sort ``a`` along ``axis`` (stable: ties keep their order, also
     when ``descending``).
 
@@ -1123,6 +1151,16 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
     return ew.sub_p.bind(last, order_)
 
 
+@overload
+def unique(ar: ArrayLike, return_index: Literal[False] = False,
+           return_inverse: Literal[False] = False, return_counts: Literal[False] = False,
+           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
+           fill_value: ArrayLike | None = None) -> Array: ...
+@overload
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
+           size: int | None = None, fill_value: ArrayLike | None = None
+           ) -> Array | tuple[Array, ...]: ...
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, size=None, fill_value=None):
     """The sorted unique values of a concrete ``ar`` (as ``numpy.unique``; indices int32).

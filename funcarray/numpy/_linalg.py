@@ -17,6 +17,7 @@ import functools
 import math
 import operator
 import string
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,12 @@ from funcarray.primitives.shape import (
     squeeze_p,
     transpose_p,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "matmul", "dot", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum", "kron", "cross",
@@ -169,7 +176,8 @@ def _broadcast_batch(op: str, a_shape, b_shape, a_batch, b_batch) -> tuple:
 # matmul, dot, vdot, vecdot, inner, outer
 # --------------------------------------------------------------------------------------------
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """Matrix product with NumPy's rules (``a @ b``): batch dimensions broadcast, and a 1-d
     operand is a vector (a row on the left, a column on the right) whose axis is dropped.
 
@@ -224,7 +232,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     return prod.dot_general(a, b, ((a.ndim - 1,), (b.ndim - 2,)), (dims, dims))
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
     """NumPy's ``dot``: a scalar operand scales the other; otherwise the last axis of ``a`` is
     summed against the second-to-last axis of ``b`` (its only axis if ``b`` is 1-d).
 
@@ -245,7 +254,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return prod.dot_general(a, b, ((a_dim,), (b_dim,)))
 
 
-def vdot(a, b, *, precision=None, preferred_element_type=None):
+def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
+         preferred_element_type: DTypeLike | None = None) -> Array:
     """Dot product of the flattened arrays, conjugating the first one if it is complex.
 
     Example:
@@ -264,7 +274,8 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     return prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,)))
 
 
-def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """Vector dot product along ``axis`` (conjugating ``x1`` if complex); the other axes
     broadcast.
 
@@ -291,7 +302,8 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     return prod.dot_general(x1, x2, ((len(batch),), (len(batch),)), (dims, dims))
 
 
-def inner(a, b, *, precision=None, preferred_element_type=None):
+def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
+          preferred_element_type: DTypeLike | None = None) -> Array:
     """Sum of products over the last axes of ``a`` and ``b`` (a scalar operand scales).
 
     Example:
@@ -308,7 +320,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return prod.dot_general(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
 
 
-def outer(a, b, out=None):
+def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
     """Outer product of the flattened arrays: ``out[i, j] = a.ravel()[i] * b.ravel()[j]``.
 
     Example:
@@ -358,7 +370,9 @@ def _tensordot_axes(a, b, axes) -> tuple[tuple, tuple]:
     return a_axes, b_axes
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2, *,
+              precision: Any = None, preferred_element_type: DTypeLike | None = None
+              ) -> Array:
     """Sum of products over the given axes: ``axes=n`` pairs the last ``n`` axes of ``a``
     with the first ``n`` of ``b``; ``axes=(a_axes, b_axes)`` names them. The result has the
     remaining axes of ``a``, then those of ``b``.
@@ -645,8 +659,8 @@ def _explicit_path(optimize, n_operands):
     return [tuple(sorted(step)) for step in path]
 
 
-def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None):
+def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any = "auto",
+           precision: Any = None, preferred_element_type: DTypeLike | None = None) -> Array:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``.
 
     Supports explicit (``->``) and implicit output, ``...`` for broadcast dimensions, repeated
@@ -691,7 +705,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 # kron, cross, matrix_power
 # --------------------------------------------------------------------------------------------
 
-def kron(a, b):
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """Kronecker product: blocks ``a[i, j] * b`` laid out in ``a``'s pattern.
 
     Example:
@@ -727,7 +741,8 @@ def _vectors_last(op: str, x, axis):
     return x
 
 
-def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None):
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:
     """Cross product of 3-vectors (or 2-vectors, giving the z component) along the given
     axes; the other axes broadcast.
 
@@ -771,7 +786,7 @@ def _cross_term(p, q, r, s):
     return subtract(multiply(p, q), multiply(r, s))
 
 
-def matrix_power(a, n: int):
+def matrix_power(a: ArrayLike, n: int) -> Array:
     """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; the identity
     for ``n == 0``), by repeated squaring; ``a`` is a (batch of) square matrices.
     ``funcarray.numpy.linalg.matrix_power``.

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._linalg import cross as _cross
@@ -24,15 +24,19 @@ from funcarray.numpy._shape import _concrete_int, reshape, transpose
 from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
 from funcarray.primitives.eig import EIG_DTYPES, eig_p
 
+if TYPE_CHECKING:
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
+
 __all__ = ["cross", "tensorinv", "tensorsolve", "EigResult", "eig", "eigvals"]
 
 
 class EigResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """Cross product of 3-vectors along ``axis`` (jax.numpy.linalg.cross, the array API's
     form: both operands need 3 elements there; the other axes broadcast).
 
@@ -58,7 +62,7 @@ def cross(x1, x2, /, *, axis=-1):
     return _cross(x1, x2, axis=axis)
 
 
-def tensorinv(a, ind: int = 2):
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """The inverse of ``a`` read as a linear map from its last ``a.ndim - ind`` axes to its
     first ``ind`` axes: ``tensordot(tensorinv(a, ind), a, ind)`` is the identity. The result
     has shape ``a.shape[ind:] + a.shape[:ind]``.
@@ -83,7 +87,7 @@ def tensorinv(a, ind: int = 2):
     return reshape(inv(square), (*cols, *rows))
 
 
-def tensorsolve(a, b, axes=None):
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> Array:
     """The ``x`` with ``tensordot(a, x, x.ndim) == b``: ``a``'s leading ``b.ndim`` axes must
     have ``b``'s shape and as many elements as its remaining axes (``x``'s shape). ``axes``
     names axes of ``a`` to move to the end first (in that order, as NumPy).
@@ -126,7 +130,7 @@ def _eig_operand(op: str, a):
     return convert(a, dtype)
 
 
-def eig(a):
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and right eigenvectors ``(w, v)`` of general square matrices, with
     ``a @ v == v * w`` (jax.numpy.linalg.eig; LAPACK ``geev``). Both are complex; each
     eigenvector has unit norm and its largest component real; the order is LAPACK's. Only
@@ -142,7 +146,7 @@ def eig(a):
     return EigResult(w, v)
 
 
-def eigvals(a):
+def eigvals(a: ArrayLike) -> Array:
     """Eigenvalues of general square matrices, complex (jax.numpy.linalg.eigvals; LAPACK
     ``geev``'s order). Differentiable: ``dw = diag(inv(v) @ da @ v)``.
 

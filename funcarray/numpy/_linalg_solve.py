@@ -11,7 +11,7 @@ other function. Integer and bool inputs are computed in floating point, as in JA
 from __future__ import annotations
 
 import builtins
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -35,6 +35,12 @@ from funcarray.primitives.decompositions import (
 )
 from funcarray.transforms.core import running_numpy_kernels
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from funcarray.typing import ArrayLike, DTypeLike
+
 __all__ = [
     "cholesky", "solve", "inv", "det", "slogdet", "SlogdetResult", "norm", "vector_norm",
     "matrix_norm", "matrix_power", "multi_dot", "matrix_transpose", "trace", "diagonal",
@@ -45,8 +51,8 @@ __all__ = [
 class SlogdetResult(NamedTuple):
     """``slogdet``'s result: ``det = sign * exp(logabsdet)``."""
 
-    sign: object
-    logabsdet: object
+    sign: Array
+    logabsdet: Array
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,7 +91,7 @@ def _lapack_now(*xs) -> bool:
     return running_numpy_kernels() and all(type(x) in (Array, DeviceArray) for x in xs)
 
 
-def hermitian_part(a):
+def hermitian_part(a: ArrayLike) -> Array:
     """``(a + a^H) / 2``: what ``cholesky`` and ``eigh`` factor by default (symmetric
     gradients, as in JAX). Concrete eager operands are computed in one NumPy expression
     (four eager ops cost more than a 16 x 16 factorisation)."""
@@ -112,7 +118,7 @@ def _lapack(fn, *xs):
 # Factorisation-based functions
 # --------------------------------------------------------------------------------------------
 
-def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """The Cholesky factor of a Hermitian positive-definite matrix (or stack of them).
 
     Returns the lower-triangular ``L`` with ``a = L @ L^H`` (``upper=True``: ``U = L^H`` with
@@ -184,7 +190,7 @@ def solve_operands(op: str, a, b):
             vector)
 
 
-def solve(a, b):
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """The solution ``x`` of ``a @ x = b`` for square ``a`` (LU with partial pivoting).
 
     ``b`` is a vector when it is 1-d (shape (n,)), otherwise a stack of (n, k) matrices whose
@@ -219,7 +225,7 @@ def solve(a, b):
     return x[..., 0] if vector else x
 
 
-def inv(a):
+def inv(a: ArrayLike) -> Array:
     """The inverse of a square matrix (or of each in a stack); singular: inf/NaN, as JAX.
 
     Example:
@@ -246,7 +252,7 @@ def _lu_diagonal_and_parity(op: str, a):
     return _diagonal(lu, axis1=-2, axis2=-1), swaps % 2 == 1
 
 
-def det(a):
+def det(a: ArrayLike) -> Array:
     """The determinant of a square matrix (or of each in a stack), from its LU factors.
 
     Example:
@@ -262,7 +268,7 @@ def det(a):
     return where(odd, -product, product)
 
 
-def slogdet(a, *, method=None):
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """``(sign, logabsdet)`` with ``det(a) = sign * exp(logabsdet)``, without overflow.
 
     For a singular matrix ``sign`` is 0 and ``logabsdet`` is ``-inf``; for complex matrices
@@ -294,7 +300,7 @@ def slogdet(a, *, method=None):
                          where(singular, -np.inf, logabsdet))
 
 
-def multi_dot(arrays, *, precision=None):
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     """The product of a sequence of matrices (the first and last may be vectors), left to
     right.
 
@@ -381,7 +387,8 @@ def _norm_axes(x, axis) -> tuple:
     return normalized
 
 
-def norm(x, ord=None, axis=None, keepdims: bool = False):
+def norm(x: ArrayLike, ord: int | float | str | None = None,
+         axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """A vector or matrix norm, with NumPy's (and JAX's) ``ord``/``axis`` rules.
 
     ``axis=None``: the 2-norm of the flattened array when ``ord`` is None, else the vector
@@ -413,7 +420,8 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
     return _matrix_norm(x, ord, axes, keepdims)
 
 
-def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
+def vector_norm(x: ArrayLike, /, *, axis: int | tuple[int, ...] | None = None,
+                keepdims: bool = False, ord: int | float = 2) -> Array:
     """The array API's vector norm: ``norm`` over ``axis`` (all axes, flattened, if None).
 
     Example:
@@ -430,7 +438,8 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
     return _vector_norm(x, ord, axes if len(axes) > 1 else axes[0], keepdims)
 
 
-def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: int | float | str = "fro"
+                ) -> Array:
     """The array API's matrix norm of the last two axes.
 
     Example:
@@ -445,7 +454,7 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
 # The array API's matrix helpers (JAX exposes them in jax.numpy.linalg)
 # --------------------------------------------------------------------------------------------
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes.
 
     Example:
@@ -460,7 +469,7 @@ def matrix_transpose(x, /):
     return _mT(x)
 
 
-def trace(x, /, *, offset: int = 0, dtype=None):
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of each matrix's diagonal (the last two axes).
 
     Example:
@@ -471,7 +480,7 @@ def trace(x, /, *, offset: int = 0, dtype=None):
     return sum(_diagonal(x, offset=offset, axis1=-2, axis2=-1), axis=-1, dtype=dtype)
 
 
-def diagonal(x, /, *, offset: int = 0):
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """Each matrix's diagonal (the last two axes; ``funcarray.numpy.diagonal`` takes axes).
 
     Example:

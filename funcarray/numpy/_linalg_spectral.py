@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
@@ -28,24 +28,30 @@ from funcarray.numpy._linalg_solve import hermitian_part
 from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
+
 __all__ = ["QRResult", "EighResult", "SVDResult", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "matrix_rank", "pinv", "lstsq", "cond"]
 
 
 class QRResult(NamedTuple):
-    Q: object
-    R: object
+    Q: Array
+    R: Array
 
 
 class EighResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class SVDResult(NamedTuple):
-    U: object
-    S: object
-    Vh: object
+    U: Array
+    S: Array
+    Vh: Array
 
 
 def _mT(x):
@@ -76,6 +82,12 @@ def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2,
     return a
 
 
+@overload
+def qr(a: ArrayLike, mode: Literal["reduced", "complete"] = "reduced") -> QRResult: ...
+@overload
+def qr(a: ArrayLike, mode: Literal["r"]) -> Array: ...
+@overload
+def qr(a: ArrayLike, mode: str = "reduced") -> Array | QRResult: ...
 def qr(a, mode: str = "reduced"):
     """QR decomposition ``a = Q @ R`` (jax.numpy.linalg.qr): ``mode`` is ``"reduced"``
     (``Q`` is ``(..., m, k)``, ``k = min(m, n)``), ``"complete"`` (``Q`` square) or ``"r"``
@@ -101,7 +113,8 @@ def _symmetrize(a):
     return (a + _mT(a)) / 2
 
 
-def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True
+         ) -> EighResult:
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices
     (jax.numpy.linalg.eigh). ``UPLO`` ("L", the default, or "U") is the triangle read when
     ``symmetrize_input`` is False; by default ``(a + a.T) / 2`` is decomposed, which gives
@@ -123,7 +136,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:
     """Eigenvalues of symmetric matrices, ascending (jax.numpy.linalg.eigvalsh).
 
     Example:
@@ -149,6 +162,18 @@ def _hermitian_svd(a, compute_uv: bool):
     return SVDResult(u, s, _mT(u * signs[..., None, :]))
 
 
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: Literal[True] = True,
+        hermitian: bool = False) -> SVDResult: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool, compute_uv: Literal[False],
+        hermitian: bool = False) -> Array: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, *, compute_uv: Literal[False],
+        hermitian: bool = False) -> Array: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> Array | SVDResult: ...
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """Singular value decomposition ``a = U @ diag(S) @ Vh`` (jax.numpy.linalg.svd),
     singular values descending; ``S`` only when ``compute_uv`` is False. ``hermitian``
@@ -174,7 +199,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     return SVDResult(u, s, vh)
 
 
-def svdvals(x, /):
+def svdvals(x: ArrayLike, /) -> Array:
     """Singular values, descending (jax.numpy.linalg.svdvals).
 
     Example:
@@ -186,7 +211,8 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
-def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool = False,
+                tol: ArrayLike | None = None) -> Array:
     """The number of singular values above ``rtol * max(S)`` (jax.numpy.linalg.matrix_rank;
     the default ``rtol`` is ``max(m, n) * eps``; ``tol`` is its older name).
 
@@ -252,7 +278,8 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
     return p, dp
 
 
-def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
+         rcond: ArrayLike | None = None) -> Array:
     """Moore-Penrose pseudo-inverse from the SVD (jax.numpy.linalg.pinv): singular values
     at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero.
 
@@ -273,7 +300,8 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     return _pinv(a, rtol, bool(hermitian))
 
 
-def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid: bool = False
+          ) -> tuple[Array, Array, Array, Array]:
     """Least-squares solution of ``a @ x = b`` from the SVD (jax.numpy.linalg.lstsq):
     returns ``(x, residuals, rank, s)``; singular values below ``rcond * max(S)`` (default
     ``max(m, n) * eps``) count as zero. ``residuals`` (squared norms of ``b - a @ x`` per
@@ -327,7 +355,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     return x, resid, rank, s
 
 
-def cond(x, p=None):
+def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
     """Condition number in the 2-norm, ``max(S) / min(S)`` (jax.numpy.linalg.cond; ``p``
     may be None, 2 or -2 (``min(S) / max(S)``)).
 

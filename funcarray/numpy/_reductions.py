@@ -23,6 +23,7 @@ The semantics and dtypes are jax.numpy's with JAX's default (32-bit) settings, e
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -43,6 +44,11 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from funcarray.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -199,8 +205,9 @@ def _sum_like(op, prim, bool_prim, combine, bool_combine, identity, a, axis, dty
     return _keepdims(result, a.shape, axes, keepdims)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noqa: A001
-        where=None, promote_integers=True):
+def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,  # noqa: A001
+        keepdims: bool = False, initial: ArrayLike | None = None,
+        where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
     """Sum of the elements over ``axis`` (all axes when None).
 
     bool and integers narrower than 32 bits are summed in int32 (uint32 for unsigned ones),
@@ -220,8 +227,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noq
                      dtype, out, keepdims, initial, where, promote_integers)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
-         promote_integers=True):
+def prod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+         keepdims: bool = False, initial: ArrayLike | None = None,
+         where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
     """Product of the elements over ``axis`` (all axes when None).
 
     Same dtype rules as ``sum``: narrow integers and bool multiply in int32 (wrapping around),
@@ -262,7 +270,8 @@ def _extremum(op, prim, combine, identity, a, axis, out, keepdims, initial, wher
     return _keepdims(result, a.shape, axes, keepdims)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
+        initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Maximum over ``axis`` (all axes when None); NaN propagates.
 
     An empty reduction needs ``initial``, which also takes part in every result; ``where``
@@ -280,7 +289,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
                      keepdims, initial, where)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def min(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
+        initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Minimum over ``axis`` (all axes when None); NaN propagates.
 
     An empty reduction needs ``initial``, which also takes part in every result; ``where``
@@ -299,7 +309,7 @@ amax = max
 amin = min
 
 
-def ptp(a, axis=None, out=None, keepdims=False):
+def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False) -> Array:
     """Peak to peak: ``max(a) - min(a)`` over ``axis``.
 
     Example:
@@ -346,7 +356,8 @@ def _arg_extremum(op, prim, a, axis, out, keepdims):
     return result
 
 
-def argmax(a, axis=None, out=None, keepdims=None):
+def argmax(a: ArrayLike, axis: int | None = None, out: None = None,
+           keepdims: bool | None = None) -> Array:
     """Index of the maximum along ``axis`` (of the flattened array when None), as int32.
 
     Ties go to the first index; NaN counts as the maximum, so the first NaN's index wins.
@@ -359,7 +370,8 @@ def argmax(a, axis=None, out=None, keepdims=None):
     return _arg_extremum("argmax", red.argmax_p, a, axis, out, keepdims)
 
 
-def argmin(a, axis=None, out=None, keepdims=None):
+def argmin(a: ArrayLike, axis: int | None = None, out: None = None,
+           keepdims: bool | None = None) -> Array:
     """Index of the minimum along ``axis`` (of the flattened array when None), as int32.
 
     Ties go to the first index; NaN counts as the minimum, so the first NaN's index wins.
@@ -383,7 +395,8 @@ def _logical(op, prim, identity, a, axis, out, keepdims, where):
     return _keepdims(prim.bind(a, axes=axes), a.shape, axes, keepdims)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def all(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
+        where: ArrayLike | None = None) -> Array:
     """Whether every element over ``axis`` is nonzero (True for empty reductions).
 
     Example:
@@ -394,7 +407,8 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     return _logical("all", red.reduce_and_p, True, a, axis, out, keepdims, where)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
+        where: ArrayLike | None = None) -> Array:
     """Whether some element over ``axis`` is nonzero (False for empty reductions).
 
     Example:
@@ -405,7 +419,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     return _logical("any", red.reduce_or_p, False, a, axis, out, keepdims, where)
 
 
-def count_nonzero(a, axis=None, keepdims=False):
+def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     """How many elements over ``axis`` are nonzero, as int32.
 
     Example:
@@ -432,7 +446,8 @@ def _mean(op, a, axes, mask, dtype, keepdims):
     return convert(_divide(total, count), result_dtype)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+         keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
     """Arithmetic mean over ``axis``; integers and bools give float32 (float64 for int64).
 
     float16/bfloat16 are summed and divided in float32, then rounded once.
@@ -509,8 +524,9 @@ def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool):
     return convert(result, result_dtype)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+        ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+        correction: int | float | None = None) -> Array:
     """Variance over ``axis``: the mean squared deviation, divided by ``N - ddof``.
 
     ``correction`` is the Array API name of ``ddof`` (give one of them). Integers give
@@ -529,8 +545,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return _var("var", a, axis, dtype, correction, keepdims, where, skip_nan=False)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+        ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+        correction: int | float | None = None) -> Array:
     """Standard deviation over ``axis``: ``sqrt(var(...))`` with the same arguments.
 
     Example:
@@ -571,6 +588,16 @@ def _spread_weights(op, w, shape, axis):
     return broadcast_in_dim_p.bind(w, shape=tuple(shape), broadcast_dimensions=tuple(sorted(axes)))
 
 
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None,
+            returned: Literal[False] = False, keepdims: bool = False) -> Array: ...
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, *,
+            returned: Literal[True], keepdims: bool = False) -> tuple[Array, Array]: ...
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None,
+            returned: bool = False, keepdims: bool = False
+            ) -> Array | tuple[Array, Array]: ...
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     """Weighted mean over ``axis``: ``sum(a * weights) / sum(weights)``.
 
@@ -628,7 +655,8 @@ def _cumulative(op, prim, a, axis, dtype, promote_integers):
     return convert(result, result_dtype)
 
 
-def cumsum(a, axis=None, dtype=None, out=None):
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+           out: None = None) -> Array:
     """Running sum along ``axis`` (of the flattened array when None).
 
     Integers keep their dtype (and wrap around); bools count in int32.
@@ -643,7 +671,8 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", red.cumsum_p, a, axis, dtype, promote_integers=False)
 
 
-def cumprod(a, axis=None, dtype=None, out=None):
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+            out: None = None) -> Array:
     """Running product along ``axis`` (of the flattened array when None).
 
     Example:
@@ -673,7 +702,8 @@ def _array_api_cumulative(op, prim, x, axis, dtype, include_initial, identity, p
     return out
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None,
+                   dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Running sum along ``axis`` (Array API): narrow integers accumulate in int32.
 
     ``axis`` may be left out for 1-d arrays only; ``include_initial`` starts with a 0.
@@ -687,7 +717,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
                                  include_initial, 0, promote=True)
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None,
+                    dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Running product along ``axis`` (Array API); ``include_initial`` starts with a 1.
 
     Example:
@@ -708,7 +739,9 @@ def _without_nan(a, fill):
     return select_n_p.bind(_isnan(a), a, _const(fill, a.dtype, a.shape))
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+           keepdims: bool = False, initial: ArrayLike | None = None,
+           where: ArrayLike | None = None) -> Array:
     """``sum`` that treats NaN as zero.
 
     Example:
@@ -723,7 +756,9 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                      dtype, out, keepdims, initial, where, True)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+def nanprod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None,
+            out: None = None, keepdims: bool = False, initial: ArrayLike | None = None,
+            where: ArrayLike | None = None) -> Array:
     """``prod`` that treats NaN as one.
 
     Example:
@@ -745,7 +780,9 @@ def _nan_mean(a, axes, mask, dtype, keepdims, result_dtype=None):
     return convert(_divide(total, count), result_dtype or dtype)
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None,
+            out: None = None, keepdims: bool = False, *,
+            where: ArrayLike | None = None) -> Array:
     """``mean`` of the non-NaN elements (NaN where all are NaN).
 
     Example:
@@ -777,7 +814,8 @@ def _nan_extremum(op, prim, combine, identity, a, axis, out, keepdims, initial, 
     return select_n_p.bind(all_nan, result, _const(np.nan, a.dtype, result.shape))
 
 
-def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+def nanmax(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``max`` that skips NaN (NaN only where every element is NaN and no ``initial``).
 
     Example:
@@ -789,7 +827,8 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
                          keepdims, initial, where)
 
 
-def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+def nanmin(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
+           initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``min`` that skips NaN (NaN only where every element is NaN and no ``initial``).
 
     Example:
@@ -812,7 +851,8 @@ def _nan_arg_extremum(op, prim, identity, a, axis, out, keepdims):
     return select_n_p.bind(all_nan, index, _const(-1, index.dtype, index.shape))
 
 
-def nanargmax(a, axis=None, out=None, keepdims=None):
+def nanargmax(a: ArrayLike, axis: int | None = None, out: None = None,
+              keepdims: bool | None = None) -> Array:
     """``argmax`` that skips NaN; an all-NaN slice gives -1 (NumPy raises instead).
 
     Example:
@@ -824,7 +864,8 @@ def nanargmax(a, axis=None, out=None, keepdims=None):
                              keepdims)
 
 
-def nanargmin(a, axis=None, out=None, keepdims=None):
+def nanargmin(a: ArrayLike, axis: int | None = None, out: None = None,
+              keepdims: bool | None = None) -> Array:
     """``argmin`` that skips NaN; an all-NaN slice gives -1 (NumPy raises instead).
 
     Example:
@@ -836,8 +877,9 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
                              keepdims)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-           correction=None):
+def nanvar(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           correction: int | float | None = None) -> Array:
     """``var`` of the non-NaN elements (``N`` counts the non-NaN ones).
 
     Example:
@@ -850,8 +892,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     return _var("nanvar", a, axis, dtype, correction, keepdims, where, skip_nan=True)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-           correction=None):
+def nanstd(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
+           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           correction: int | float | None = None) -> Array:
     """``std`` of the non-NaN elements: ``sqrt(nanvar(...))``.
 
     Example:

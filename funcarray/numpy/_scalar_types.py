@@ -16,7 +16,15 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import DTypeLike
 
 __all__ = ["ScalarType"]
 
@@ -25,16 +33,17 @@ class ScalarType:
     """A dtype that can be called to make an Array of that dtype (see the module docstring)."""
 
     __slots__ = ("dtype",)
+    dtype: np.dtype
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: DTypeLike) -> None:
         self.dtype = np.dtype(dtype)
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> Array:
         from funcarray.numpy._creation import asarray
 
         return asarray(value, dtype=self.dtype)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, ScalarType):
             return self.dtype == other.dtype
         try:
@@ -42,12 +51,12 @@ class ScalarType:
         except TypeError:
             return NotImplemented
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.dtype)
 
     @property
     def name(self) -> str:
         return self.dtype.name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"funcarray.numpy.{self.dtype.name}"

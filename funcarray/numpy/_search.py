@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,6 +54,11 @@ from funcarray.numpy._util import (
     to_inexact_dtype,
 )
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.typing import ArrayLike
 
 __all__ = ["searchsorted", "interp", "bincount", "histogram"]
 
@@ -109,7 +115,8 @@ def _search_sort(a, v, side):
     return reshape(subtract(index, rank(flat)), v.shape)
 
 
-def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
+                 sorter: ArrayLike | None = None, *, method: str = "scan") -> Array:
     """Where the values ``v`` would go in the sorted 1-D ``a`` to keep it sorted (int32).
 
     ``side="left"`` gives the first suitable position, "right" the last; ``sorter`` holds
@@ -162,7 +169,8 @@ def _extrapolate(op, name, value):
     return False
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | None = None,
+           right: ArrayLike | str | None = None, period: ArrayLike | None = None) -> Array:
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at ``x``.
 
     Outside ``[xp[0], xp[-1]]`` the result is ``left``/``right`` (default ``fp[0]``/
@@ -222,7 +230,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return f
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
+             length: int | None = None) -> Array:
     """How often each value ``0, 1, ..., length - 1`` occurs in the 1-D integer ``x`` (summing
     ``weights`` instead of ones when given).
 
@@ -299,7 +308,9 @@ def _bin_edges(op, a, bins, range):
     return linspace(lo, hi, count + 1, dtype=dt)
 
 
-def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogram(a: ArrayLike, bins: ArrayLike = 10, range: Sequence[ArrayLike] | None = None,  # noqa: A002
+              weights: ArrayLike | None = None, density: bool | None = None
+              ) -> tuple[Array, Array]:
     """Counts of the values of ``a`` (flattened) in ``bins`` and the bin edges.
 
     ``bins`` is a static number of equal bins over ``range`` (default: ``a``'s min and max)

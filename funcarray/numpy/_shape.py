@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -42,6 +43,12 @@ from funcarray.primitives.shape import (
     transpose_p,
 )
 from funcarray.transforms.core import ConcretizationError, Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from funcarray.typing import ArrayLike, Axis, DTypeLike, ShapeLike
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
@@ -223,7 +230,7 @@ def _reshape_in_order(op: str, a, shape, order: str):
     raise op_value_error(op, f"order must be 'C' or 'F', got {order!r}")
 
 
-def reshape(a, shape, order="C"):
+def reshape(a: ArrayLike, shape: ShapeLike, order: str = "C") -> Array:
     """Give ``a`` a new shape with the same number of elements; one size may be ``-1``.
 
     ``order="F"`` reads and writes the elements in column-major order.
@@ -237,7 +244,7 @@ def reshape(a, shape, order="C"):
     return _reshape_in_order("reshape", a, shape, order)
 
 
-def ravel(a, order="C"):
+def ravel(a: ArrayLike, order: str = "C") -> Array:
     """The elements of ``a`` as a 1-d array (row-major, or column-major with ``order="F"``).
 
     Example:
@@ -259,7 +266,7 @@ def _permute(op: str, a, axes):
     return _transpose(a, _axes(op, axes, a.shape))
 
 
-def transpose(a, axes=None):
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """Permute the axes of ``a``: reverse them by default, or put axis ``axes[i]`` at ``i``.
 
     Example:
@@ -270,7 +277,7 @@ def transpose(a, axes=None):
     return _permute("transpose", a, axes)
 
 
-def permute_dims(a, /, axes):
+def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Array:
     """Array API name of ``transpose(a, axes)``.
 
     Example:
@@ -281,7 +288,7 @@ def permute_dims(a, /, axes):
     return _permute("permute_dims", a, axes)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes (a stack of matrices transposed); ``x.mT`` calls this.
 
     Example:
@@ -297,7 +304,8 @@ def matrix_transpose(x, /):
     return _transpose(x, perm)
 
 
-def moveaxis(a, source, destination):
+def moveaxis(a: ArrayLike, source: int | Sequence[int],
+             destination: int | Sequence[int]) -> Array:
     """Move axes ``source`` to positions ``destination``; the other axes keep their order.
 
     Example:
@@ -317,7 +325,7 @@ def moveaxis(a, source, destination):
     return _transpose(a, tuple(order))
 
 
-def swapaxes(a, axis1, axis2):
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     """Exchange two axes of ``a``.
 
     Example:
@@ -332,7 +340,7 @@ def swapaxes(a, axis1, axis2):
     return _transpose(a, tuple(perm))
 
 
-def expand_dims(a, axis):
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     """Insert axes of size 1 at positions ``axis`` (an int or a tuple) of the result.
 
     Example:
@@ -353,7 +361,7 @@ def expand_dims(a, axis):
     return broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=kept)
 
 
-def squeeze(a, axis=None):
+def squeeze(a: ArrayLike, axis: Axis = None) -> Array:
     """Remove axes of size 1: all of them, or only those in ``axis`` (which must be size 1).
 
     Example:
@@ -378,7 +386,7 @@ def squeeze(a, axis=None):
 # Broadcasting
 # --------------------------------------------------------------------------------------------
 
-def broadcast_shapes(*shapes):
+def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
     """The shape that arrays of ``shapes`` broadcast to (NumPy's rules).
 
     Example:
@@ -390,7 +398,7 @@ def broadcast_shapes(*shapes):
     return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
     """Broadcast ``array`` to ``shape`` (NumPy's rules: trailing axes match or are 1).
 
     Example:
@@ -411,7 +419,7 @@ def broadcast_to(array, shape):
     return broadcast_to_shape(array, shape)
 
 
-def broadcast_arrays(*args):
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     """Broadcast all arguments to their common shape; returns a list.
 
     Example:
@@ -447,6 +455,10 @@ def _to_3d(x):
     return _reshape(x, x.shape + (1,)) if x.ndim == 2 else x
 
 
+@overload
+def atleast_1d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_1d(*arys: ArrayLike) -> list[Array]: ...
 def atleast_1d(*arys):
     """View each argument with at least one dimension (a list when given several).
 
@@ -458,6 +470,10 @@ def atleast_1d(*arys):
     return _at_least("atleast_1d", arys, _to_1d)
 
 
+@overload
+def atleast_2d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_2d(*arys: ArrayLike) -> list[Array]: ...
 def atleast_2d(*arys):
     """View each argument with at least two dimensions: ``(N,)`` becomes ``(1, N)``.
 
@@ -469,6 +485,10 @@ def atleast_2d(*arys):
     return _at_least("atleast_2d", arys, _to_2d)
 
 
+@overload
+def atleast_3d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_3d(*arys: ArrayLike) -> list[Array]: ...
 def atleast_3d(*arys):
     """View each argument with at least three dimensions: ``(N,)`` becomes ``(1, N, 1)`` and
     ``(M, N)`` becomes ``(M, N, 1)``.
@@ -522,7 +542,8 @@ def _concatenate_arrays(op: str, arrays, axis, dtype=None):
     return _concatenate(arrays, axis)
 
 
-def concatenate(arrays, axis=0, dtype=None):
+def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | None = 0,
+                dtype: DTypeLike | None = None) -> Array:
     """Join arrays along an existing axis (``axis=None`` flattens them first).
 
     The arrays are promoted to one dtype (or converted to ``dtype``).
@@ -538,7 +559,7 @@ def concatenate(arrays, axis=0, dtype=None):
     return _concatenate_arrays("concatenate", arrays, axis, dtype)
 
 
-def concat(arrays, /, *, axis=0):
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """Array API name of ``concatenate``.
 
     Example:
@@ -561,7 +582,8 @@ def _stack_arrays(op: str, arrays, axis, dtype=None):
     return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
 
 
-def stack(arrays, axis=0, out=None, dtype=None):
+def stack(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int = 0, out: None = None,
+          dtype: DTypeLike | None = None) -> Array:
     """Join arrays of one shape along a new axis (promoting them to one dtype).
 
     Example:
@@ -581,7 +603,8 @@ def _sequence(op: str, tup) -> list:
     return _unstack(asarray_arg(op, tup)) if _is_array_like(tup) else list(tup)
 
 
-def vstack(tup, dtype=None):
+def vstack(tup: np.ndarray | Array | Sequence[ArrayLike],
+           dtype: DTypeLike | None = None) -> Array:
     """Stack arrays vertically: 1-d arrays become rows, then join along axis 0.
 
     Example:
@@ -594,7 +617,8 @@ def vstack(tup, dtype=None):
     return _concatenate_arrays("vstack", arrays, 0, dtype)
 
 
-def hstack(tup, dtype=None):
+def hstack(tup: np.ndarray | Array | Sequence[ArrayLike],
+           dtype: DTypeLike | None = None) -> Array:
     """Stack arrays horizontally: along axis 0 for 1-d arrays, else along axis 1.
 
     Example:
@@ -607,7 +631,8 @@ def hstack(tup, dtype=None):
     return _concatenate_arrays("hstack", arrays, axis, dtype)
 
 
-def dstack(tup, dtype=None):
+def dstack(tup: np.ndarray | Array | Sequence[ArrayLike],
+           dtype: DTypeLike | None = None) -> Array:
     """Stack arrays along the third axis (after making them at least 3-d).
 
     Example:
@@ -619,7 +644,7 @@ def dstack(tup, dtype=None):
     return _concatenate_arrays("dstack", arrays, 2, dtype)
 
 
-def column_stack(tup):
+def column_stack(tup: np.ndarray | Array | Sequence[ArrayLike]) -> Array:
     """Stack 1-d arrays as columns of a 2-d array (2-d arrays are joined as they are).
 
     Example:
@@ -664,7 +689,8 @@ def _split(op: str, ary, indices_or_sections, axis, equal: bool):
     return [_slice_axis(ary, axis, start, stop) for start, stop in pieces]
 
 
-def split(ary, indices_or_sections, axis=0):
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike,
+          axis: int = 0) -> list[Array]:
     """Split into equal sections (an int) or at the given indices along ``axis``.
 
     Example:
@@ -675,7 +701,8 @@ def split(ary, indices_or_sections, axis=0):
     return _split("split", ary, indices_or_sections, axis, equal=True)
 
 
-def array_split(ary, indices_or_sections, axis=0):
+def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike,
+                axis: int = 0) -> list[Array]:
     """Like ``split``, but ``n`` sections need not be equal: the first ones are one longer.
 
     Example:
@@ -694,7 +721,8 @@ def _split_min_ndim(op: str, ary, indices_or_sections, min_ndim: int, axis: int)
     return _split(op, ary, indices_or_sections, axis, equal=True)
 
 
-def vsplit(ary, indices_or_sections):
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike
+           ) -> list[Array]:
     """``split`` along axis 0 of an array of at least 2 dimensions.
 
     Example:
@@ -705,7 +733,8 @@ def vsplit(ary, indices_or_sections):
     return _split_min_ndim("vsplit", ary, indices_or_sections, 2, 0)
 
 
-def hsplit(ary, indices_or_sections):
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike
+           ) -> list[Array]:
     """``split`` along axis 1 (axis 0 for 1-d arrays).
 
     Example:
@@ -717,7 +746,8 @@ def hsplit(ary, indices_or_sections):
     return _split_min_ndim("hsplit", ary, indices_or_sections, 1, 0 if ary.ndim == 1 else 1)
 
 
-def dsplit(ary, indices_or_sections):
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike
+           ) -> list[Array]:
     """``split`` along axis 2 of an array of at least 3 dimensions.
 
     Example:
@@ -815,7 +845,8 @@ def _pad_periodic(x, axis: int, before: int, after: int, mode: str):
     return _slice_axis(tiled, axis, offset, offset + total)
 
 
-def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
+def pad(array: ArrayLike, pad_width: Any, mode: str = "constant",
+        constant_values: Any = 0, **kwargs: Any) -> Array:
     """Pad an array; ``mode`` is ``constant`` (default), ``edge``, ``reflect``,
     ``symmetric``, ``wrap`` or ``empty`` (same as ``constant``: arrays are never
     uninitialised).
@@ -860,7 +891,7 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
 # Rearranging
 # --------------------------------------------------------------------------------------------
 
-def flip(m, axis=None):
+def flip(m: ArrayLike, axis: Axis = None) -> Array:
     """Reverse the order of elements along ``axis`` (all axes by default).
 
     Example:
@@ -881,7 +912,7 @@ def _flip_min_ndim(op: str, m, min_ndim: int, axis: int):
     return _rev(m, (axis,))
 
 
-def fliplr(m):
+def fliplr(m: ArrayLike) -> Array:
     """Reverse the columns (axis 1) of an array of at least 2 dimensions.
 
     Example:
@@ -893,7 +924,7 @@ def fliplr(m):
     return _flip_min_ndim("fliplr", m, 2, 1)
 
 
-def flipud(m):
+def flipud(m: ArrayLike) -> Array:
     """Reverse the rows (axis 0) of an array of at least 1 dimension.
 
     Example:
@@ -904,7 +935,7 @@ def flipud(m):
     return _flip_min_ndim("flipud", m, 1, 0)
 
 
-def rot90(m, k=1, axes=(0, 1)):
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the first axis toward
     the second.
 
@@ -932,7 +963,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return _rev(_transpose(m, tuple(perm)), (second,))
 
 
-def roll(a, shift, axis=None):
+def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> Array:
     """Shift elements cyclically along ``axis`` (of the flattened array when None).
 
     ``shift`` and ``axis`` may be tuples (broadcast against each other); shifts must be
@@ -963,7 +994,7 @@ def roll(a, shift, axis=None):
     return a
 
 
-def tile(A, reps):
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """Repeat the whole array ``reps`` times along each axis.
 
     Example:
@@ -1017,7 +1048,8 @@ def _repeat_each(x, axis: int, count: int):
     return _reshape(out, tuple(merged))
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
+           total_repeat_length: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array when
     None).
 
@@ -1077,7 +1109,7 @@ def _triangle(op: str, m, k, lower: bool):
     return ew.select_n_p.bind(keep, zeros, m)
 
 
-def tril(m, k=0):
+def tril(m: ArrayLike, k: int = 0) -> Array:
     """The lower triangle of the last two axes: elements above the ``k``-th diagonal are 0.
 
     Example:
@@ -1089,7 +1121,7 @@ def tril(m, k=0):
     return _triangle("tril", m, k, lower=True)
 
 
-def triu(m, k=0):
+def triu(m: ArrayLike, k: int = 0) -> Array:
     """The upper triangle of the last two axes: elements below the ``k``-th diagonal are 0.
 
     Example:
@@ -1101,7 +1133,7 @@ def triu(m, k=0):
     return _triangle("triu", m, k, lower=False)
 
 
-def diagonal(a, offset=0, axis1=0, axis2=1):
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The ``offset``-th diagonal of the ``(axis1, axis2)`` planes, as the last axis.
 
     Example:
@@ -1131,7 +1163,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
                         limit_indices=flat.shape, strides=(1,) * len(batch) + (length + 1,))
 
 
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: DTypeLike | None = None, out: None = None) -> Array:
     """The sum along the ``offset``-th diagonal (dtype rules of ``sum``).
 
     Example:
@@ -1146,7 +1179,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return reduce_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
-def diag(v, k=0):
+def diag(v: ArrayLike, k: int = 0) -> Array:
     """The ``k``-th diagonal of a 2-d array, or a 2-d array with 1-d ``v`` on its ``k``-th
     diagonal.
 

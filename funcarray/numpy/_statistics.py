@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
@@ -41,6 +42,10 @@ from funcarray.numpy._util import (
     convert_arg,
     to_inexact_dtype,
 )
+
+if TYPE_CHECKING:
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nancumsum", "nancumprod"]
@@ -120,8 +125,9 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     return convert(result, out_dtype)
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None):
+def quantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
+             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+             *, weights: ArrayLike | None = None) -> Array:
     """The ``q``-th quantiles (``0 <= q <= 1``; a scalar or 1-D ``q``) of ``a`` along
     ``axis`` (all axes when None; an int or a tuple). ``q``'s dimension comes first.
 
@@ -139,8 +145,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None):
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear",
+                keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
     """``quantile`` of the non-NaN elements (NaN where a slice has none).
 
     Example:
@@ -161,8 +168,9 @@ def _percent(op, q):
     return divide(q, 100)
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):
+def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
     """The ``q``-th percentiles (``0 <= q <= 100``) of ``a``: ``quantile(a, q / 100, ...)``.
 
     Example:
@@ -175,8 +183,9 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=False)
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None):
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
     """``percentile`` of the non-NaN elements.
 
     Example:
@@ -189,7 +198,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=True)
 
 
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def median(a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Array:
     """The median of ``a`` along ``axis`` (the mean of the two middle values for an even
     count); NaN if the slice has a NaN.
 
@@ -202,7 +212,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile("median", a, 0.5, axis, "midpoint", keepdims, skip_nan=False)
 
 
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+def nanmedian(a: ArrayLike, axis: Axis = None, out: None = None,
+              overwrite_input: bool = False, keepdims: bool = False) -> Array:
     """The median of the non-NaN elements of ``a`` along ``axis``.
 
     Example:
@@ -221,7 +232,8 @@ def _nan_filled(op, a, fill):
     return a
 
 
-def nancumsum(a, axis=None, dtype=None, out=None):
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+              out: None = None) -> Array:
     """``cumsum`` that treats NaN as zero.
 
     Example:
@@ -232,7 +244,8 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     return cumsum(_nan_filled("nancumsum", a, 0), axis=axis, dtype=dtype, out=out)
 
 
-def nancumprod(a, axis=None, dtype=None, out=None):
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
+               out: None = None) -> Array:
     """``cumprod`` that treats NaN as one.
 
     Example:

@@ -21,8 +21,16 @@ Example:
 from __future__ import annotations
 
 import types
+from typing import TYPE_CHECKING
 
 from funcarray._errors import api_boundary, op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = ["ufunc", "frompyfunc", "numpy_ufuncs"]
 
@@ -39,9 +47,13 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         Array(13., dtype=float32)
     """
 
-    def __init__(self, func, /, nin: int, nout: int, *, name: str | None = None,
-                 nargs: int | None = None, identity=None, call=None, reduce=None,
-                 accumulate=None, at=None, reduceat=None):
+    def __init__(self, func: Callable[..., Any], /, nin: int, nout: int, *,
+                 name: str | None = None, nargs: int | None = None, identity: Any = None,
+                 call: Callable[..., Any] | None = None,
+                 reduce: Callable[..., Any] | None = None,
+                 accumulate: Callable[..., Any] | None = None,
+                 at: Callable[..., Any] | None = None,
+                 reduceat: Callable[..., Any] | None = None) -> None:
         self.__name__ = name or getattr(func, "__name__", "ufunc")
         self.__doc__ = getattr(func, "__doc__", None) or ufunc.__doc__
         self._func, self.nin, self.nout = func, int(nin), int(nout)
@@ -59,10 +71,10 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         # as a plain function attribute would be bound.
         return self if obj is None else types.MethodType(self._call, obj)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<funcarray.numpy.ufunc '{self.__name__}'>"
 
-    def __call__(self, *args, out=None, where=None):
+    def __call__(self, *args: ArrayLike, out: None = None, where: None = None) -> Any:
         if out is not None or where is not None:
             raise NotImplementedError(f"{self.__name__}: out= and where= are not supported "
                                       "(arrays are immutable); use fnp.where on the result")
@@ -80,7 +92,7 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
                                  f"output; this one has nin={self.nin}, nout={self.nout}")
 
     @api_boundary
-    def outer(self, A, B, /):
+    def outer(self, A: ArrayLike, B: ArrayLike, /) -> Array:
         """``f(A[i, ...], B[j, ...])`` for every pair: shape ``A.shape + B.shape``.
 
         Example:
@@ -96,8 +108,9 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return self(A.reshape(A.shape + (1,) * B.ndim), B)
 
     @api_boundary
-    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
-               where=None):
+    def reduce(self, a: ArrayLike, axis: int | Sequence[int] | None = 0,
+               dtype: DTypeLike | None = None, out: None = None, keepdims: bool = False,
+               initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
         """Fold ``f`` along ``axis`` (an int, a tuple, or None for every axis).
 
         Example:
@@ -116,7 +129,8 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return _fold(self, a, axis, dtype, keepdims, initial, where)
 
     @api_boundary
-    def accumulate(self, a, axis=0, dtype=None, out=None):
+    def accumulate(self, a: ArrayLike, axis: int = 0, dtype: DTypeLike | None = None,
+                   out: None = None) -> Array:
         """The running fold of ``f`` along ``axis``: ``out[i] = f(out[i-1], a[i])``.
 
         Example:
@@ -132,7 +146,8 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return _running_fold(self, a, axis, dtype)
 
     @api_boundary
-    def at(self, a, indices, b=None, /, *, inplace=True):
+    def at(self, a: ArrayLike, indices: Any, b: ArrayLike | None = None, /, *,
+           inplace: bool = True) -> Array:
         """``a`` with ``a[indices] = f(a[indices], b)`` applied once per index, repeated
         indices included (``add.at`` accumulates). Pass ``inplace=False``, as in JAX.
 
@@ -154,7 +169,8 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         return _scatter_fold(self, a, indices, b)
 
     @api_boundary
-    def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+    def reduceat(self, a: ArrayLike, indices: Any, axis: int = 0,
+                 dtype: DTypeLike | None = None, out: None = None) -> Array:
         """NumPy's ``reduceat``: ``reduce`` over each slice ``a[indices[i]:indices[i+1]]``
         along ``axis`` (just ``a[indices[i]]`` where ``indices[i] >= indices[i+1]``; the
         last slice runs to the end). ``indices`` must be concrete.
@@ -191,6 +207,20 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
             piece = moved[start:stop] if start < stop else moved[start:start + 1]
             pieces.append(expand_dims(self.reduce(piece, axis=0), 0))
         return moveaxis(concatenate(pieces, axis=0), 0, axis)
+
+
+if TYPE_CHECKING:
+    class _UnaryUfunc(ufunc):
+        """funcarray.numpy's one-argument ufunc (``negative``), for type checkers."""
+
+        def __call__(self, x: ArrayLike, /, *, out: None = None, where: None = None
+                     ) -> Array: ...
+
+    class _BinaryUfunc(ufunc):
+        """funcarray.numpy's two-argument ufuncs (``add``...), for type checkers."""
+
+        def __call__(self, x: ArrayLike, y: ArrayLike, /, *, out: None = None,
+                     where: None = None) -> Array: ...
 
 
 def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
@@ -272,7 +302,8 @@ def _scatter_fold(uf: ufunc, a, indices, b):
     return flat.reshape(a.shape)
 
 
-def frompyfunc(func, /, nin, nout, *, identity=None) -> ufunc:
+def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *,
+               identity: Any = None) -> ufunc:
     """A ``ufunc`` from a function of scalars (JAX's ``jnp.frompyfunc``): calls are
     ``vectorize``d over broadcast arguments; the methods fold it with ``lax.scan``.
 

@@ -27,7 +27,9 @@ def _install_api_boundaries():
     from funcarray._errors import api_boundary
     namespace = globals()
     for name in __all__:
-        namespace[name] = api_boundary(namespace[name])
+        value = namespace[name]
+        # (the result classes, QRResult..., stay classes: isinstance and type hints need them)
+        namespace[name] = value if isinstance(value, type) else api_boundary(value)
 
 
 _install_api_boundaries()

@@ -13,6 +13,8 @@ is left, with one key per category.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray import dtypes
@@ -28,6 +30,9 @@ from funcarray.random._samplers import (
     _result_shape,
     _uniform,
 )
+
+if TYPE_CHECKING:
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["rademacher", "geometric", "binomial", "multinomial", "clone", "key_impl"]
 
@@ -54,7 +59,7 @@ def _sample_dtype(op: str, dtype) -> np.dtype:
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def clone(key):
+def clone(key: ArrayLike) -> Array:
     """A copy of ``key`` for deliberate reuse; for funcarray's raw uint32 keys (as for JAX's
     outside its key-reuse checker) this is the identity.
 
@@ -68,7 +73,7 @@ def clone(key):
 
 
 @api_boundary
-def key_impl(keys):
+def key_impl(keys: ArrayLike) -> str:
     """The name of the PRNG implementation behind ``keys``: always ``"threefry2x32"``, the
     only one funcarray has (JAX's answer for raw uint32 keys too).
 
@@ -86,7 +91,7 @@ def key_impl(keys):
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def rademacher(key, shape=(), dtype=None):
+def rademacher(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or 1 with probability 1/2 each (int32 unless ``dtype`` says
     otherwise), as ``2 * bernoulli(key, 0.5, shape) - 1``.
 
@@ -103,7 +108,8 @@ def rademacher(key, shape=(), dtype=None):
 
 
 @api_boundary
-def geometric(key, p, shape=None, dtype=None):
+def geometric(key: ArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to and including the first
     success (values 1, 2, ...; int32 unless ``dtype`` says otherwise).
 
@@ -229,7 +235,8 @@ def _binomial(key, count, prob, shape, dtype):
 
 
 @api_boundary
-def binomial(key, n, p, shape=None, dtype=None):
+def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Binomial counts of successes in ``n`` trials of probability ``p`` (returned as floats:
     float32 unless ``dtype`` says otherwise, as in JAX).
 
@@ -259,7 +266,8 @@ def binomial(key, n, p, shape=None, dtype=None):
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: ShapeLike | None = None,
+                dtype: DTypeLike | None = None, unroll: int | bool = 1) -> Array:
     """Multinomial counts: ``n`` trials spread over the outcomes of probability ``p`` (outcomes
     along the last axis). The result has shape ``p.shape`` or ``shape``, which, as in JAX's
     implementation, includes the outcome axis; ``n`` broadcasts to the batch ``shape[:-1]``.

@@ -19,6 +19,7 @@ parameters with the sample by ordinary type promotion, as JAX's do.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
@@ -36,6 +37,10 @@ from funcarray.random._samplers import (
     _result_shape,
     _uniform,
 )
+
+if TYPE_CHECKING:
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["lognormal", "cauchy", "chisquare", "f", "t", "pareto", "rayleigh", "wald",
            "weibull_min", "maxwell", "double_sided_maxwell", "generalized_normal", "triangular",
@@ -88,7 +93,8 @@ def _keys_pair(key):
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def lognormal(key, sigma=1.0, shape=None, dtype=None):
+def lognormal(key: ArrayLike, sigma: ArrayLike = 1.0, shape: ShapeLike | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Log-normal samples ``exp(sigma * normal())`` (float32 unless ``dtype`` says otherwise).
 
     Example:
@@ -105,7 +111,7 @@ def lognormal(key, sigma=1.0, shape=None, dtype=None):
 
 
 @api_boundary
-def cauchy(key, shape=(), dtype=None):
+def cauchy(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples (density ``1 / (pi (1 + x^2))``): ``tan(pi (u - 1/2))``.
 
     Example:
@@ -122,7 +128,8 @@ def cauchy(key, shape=(), dtype=None):
 
 
 @api_boundary
-def pareto(key, b, shape=None, dtype=None):
+def pareto(key: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
+           dtype: DTypeLike | None = None) -> Array:
     """Pareto samples with shape parameter ``b > 0`` (density ``b / x^(b+1)`` on x >= 1):
     ``exp(exponential() / b)``.
 
@@ -139,7 +146,8 @@ def pareto(key, b, shape=None, dtype=None):
 
 
 @api_boundary
-def rayleigh(key, scale, shape=None, dtype=None):
+def rayleigh(key: ArrayLike, scale: ArrayLike, shape: ShapeLike | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """Rayleigh samples with ``scale > 0``: ``scale * sqrt(-2 log(u))``.
 
     Example:
@@ -156,7 +164,8 @@ def rayleigh(key, scale, shape=None, dtype=None):
 
 
 @api_boundary
-def wald(key, mean, shape=None, dtype=None):
+def wald(key: ArrayLike, mean: ArrayLike, shape: ShapeLike | None = None,
+         dtype: DTypeLike | None = None) -> Array:
     """Wald (inverse Gaussian) samples with ``mean > 0`` and unit shape parameter, by the
     Michael-Schucany-Haas transformation of a normal and a uniform draw.
 
@@ -181,7 +190,8 @@ def wald(key, mean, shape=None, dtype=None):
 
 
 @api_boundary
-def weibull_min(key, scale, concentration, shape=(), dtype=None):
+def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike, shape: ShapeLike = (),
+                dtype: DTypeLike | None = None) -> Array:
     """Weibull samples ``scale * (-log(1 - u)) ** (1 / concentration)`` (the inverse CDF).
 
     As in JAX, ``shape`` is the shape of the uniform draw; the parameters broadcast against
@@ -202,7 +212,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
 
 
 @api_boundary
-def maxwell(key, shape=(), dtype=None):
+def maxwell(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """One-sided Maxwell samples: the Euclidean norm of three standard normals.
 
     Example:
@@ -221,7 +231,8 @@ def _maxwell(key, shape, dtype):
 
 
 @api_boundary
-def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike, shape: ShapeLike = (),
+                         dtype: DTypeLike | None = None) -> Array:
     """Double-sided Maxwell samples ``sign * maxwell() * scale + loc``.
 
     As in JAX, the result shape is ``shape + broadcast(loc, scale).shape`` (with ``shape=()``
@@ -245,7 +256,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 @api_boundary
-def triangular(key, left, mode, right, shape=None, dtype=None):
+def triangular(key: ArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+               shape: ShapeLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode`` (inverse CDF).
 
     Example:
@@ -276,7 +288,8 @@ def _chisquare(key, df, shape, dtype):
 
 
 @api_boundary
-def chisquare(key, df, shape=None, dtype=None):
+def chisquare(key: ArrayLike, df: ArrayLike, shape: ShapeLike | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Chi-square samples with ``df > 0`` degrees of freedom: ``2 * exp(loggamma(df / 2))``.
 
     Example:
@@ -293,7 +306,8 @@ def chisquare(key, df, shape=None, dtype=None):
 
 
 @api_boundary
-def f(key, dfnum, dfden, shape=None, dtype=None):
+def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: ShapeLike | None = None,
+      dtype: DTypeLike | None = None) -> Array:
     """F-distribution samples: the ratio of two chi-squares, each divided by its degrees of
     freedom.
 
@@ -314,7 +328,8 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
 
 
 @api_boundary
-def t(key, df, shape=None, dtype=None):
+def t(key: ArrayLike, df: ArrayLike, shape: ShapeLike | None = None, dtype: DTypeLike | None = None
+     ) -> Array:
     """Student's t samples with ``df > 0``: ``normal() * sqrt((df / 2) / gamma(df / 2))``.
 
     Example:
@@ -341,7 +356,8 @@ def _generalized_normal(key, p, shape, dtype):
 
 
 @api_boundary
-def generalized_normal(key, p, shape=(), dtype=None):
+def generalized_normal(key: ArrayLike, p: ArrayLike, shape: ShapeLike = (),
+                       dtype: DTypeLike | None = None) -> Array:
     """Generalized normal samples (density proportional to ``exp(-|x|^p)``, ``p > 0``):
     a random sign times ``gamma(1 / p) ** (1 / p)``.
 
@@ -359,7 +375,8 @@ def generalized_normal(key, p, shape=(), dtype=None):
 
 
 @api_boundary
-def ball(key, d, p=2, shape=(), dtype=None):
+def ball(key: ArrayLike, d: int, p: float = 2, shape: ShapeLike = (), dtype: DTypeLike | None = None
+        ) -> Array:
     """Uniform samples from the unit Lp ball in ``d`` dimensions (shape ``shape + (d,)``),
     by Barthe-Guedon-Mendelson-Naor: generalized normals scaled by an exponential draw.
 
@@ -402,7 +419,8 @@ def _concrete_size(op: str, name: str, n) -> int:
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def orthogonal(key, n, shape=(), dtype=None, m=None):
+def orthogonal(key: ArrayLike, n: int, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+               m: int | None = None) -> Array:
     """Uniform samples from the orthogonal group O(n), shape ``shape + (n, m)``; ``m != n``
     gives semi-orthogonal matrices. (JAX's complex dtypes, for the unitary group, need a
     complex QR, which ``funcarray.numpy.linalg`` does not have yet.)

@@ -13,6 +13,7 @@ shape ``batch + shape``: the samplers use them to draw per-element streams in on
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,11 @@ from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._creation import shape_tuple as canonical_shape
 from funcarray.numpy._util import asarray_arg, convert, is_array
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "threefry2x32"]
@@ -57,7 +63,8 @@ def _threefry_rounds(k1, k2, x1, x2):
 
 
 @api_boundary
-def threefry2x32(key1, key2, count1, count2):
+def threefry2x32(key1: ArrayLike, key2: ArrayLike, count1: ArrayLike, count2: ArrayLike
+                ) -> tuple[Array, Array]:
     """The Threefry-2x32 block cipher: hash the counter pairs ``(count1, count2)`` under the key
     ``(key1, key2)``; all four are uint32 arrays that broadcast together.
 
@@ -178,7 +185,7 @@ def _seed_array(seed):
 
 
 @api_boundary
-def key(seed):
+def key(seed: ArrayLike) -> Array:
     """A PRNG key made from an integer seed: a ``uint32`` array of shape ``(2,)``.
 
     A Python int or an array of 32 bits or fewer gives ``[0, seed as uint32]`` (a Python int
@@ -217,7 +224,7 @@ PRNGKey = key
 
 
 @api_boundary
-def key_data(keys):
+def key_data(keys: ArrayLike) -> Array:
     """The uint32 data of a key or a batch of keys (shape ``(..., 2)``).
 
     funcarray's keys already are their data, so this checks and returns them; it exists so that
@@ -232,7 +239,7 @@ def key_data(keys):
 
 
 @api_boundary
-def wrap_key_data(key_bits_array):
+def wrap_key_data(key_bits_array: ArrayLike) -> Array:
     """The inverse of ``key_data``: a uint32 ``(..., 2)`` array used as (a batch of) keys.
 
     Example:
@@ -244,7 +251,7 @@ def wrap_key_data(key_bits_array):
 
 
 @api_boundary
-def split(key, num=2):
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array:
     """Split a key into ``num`` new independent keys (``num`` may be a shape tuple).
 
     Example:
@@ -260,7 +267,7 @@ def split(key, num=2):
 
 
 @api_boundary
-def fold_in(key, data):
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     """A new key made from ``key`` and a 32-bit integer ``data`` (e.g. a step number).
 
     Example:
@@ -285,7 +292,7 @@ def fold_in(key, data):
 
 
 @api_boundary
-def bits(key, shape=(), dtype=None):
+def bits(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits as unsigned integers (uint32 unless ``dtype`` says otherwise).
 
     Reproduces ``jax.random.bits`` bit for bit for the same key, shape and dtype.

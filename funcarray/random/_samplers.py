@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives.special import erf_inv_p, erf_p, lgamma_p
 from funcarray.random._prng import _random_bits, _split, canonical_shape, check_key
 from funcarray.transforms.core import running_numpy_kernels
+
+if TYPE_CHECKING:
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["uniform", "normal", "randint", "bernoulli", "categorical", "choice", "permutation",
            "truncated_normal", "gamma", "loggamma", "beta", "dirichlet", "exponential",
@@ -218,7 +222,8 @@ def _normal(keys, shape, dtype):
 # --------------------------------------------------------------------------------------------
 
 @api_boundary
-def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+def uniform(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
     """Uniform floats in ``[minval, maxval)`` (float32 unless ``dtype`` says otherwise).
 
     Reproduces ``jax.random.uniform`` bit for bit.
@@ -279,7 +284,8 @@ def _randint(key, shape, minval, maxval, dtype):
 
 
 @api_boundary
-def randint(key, shape, minval, maxval, dtype=None):
+def randint(key: ArrayLike, shape: ShapeLike, minval: ArrayLike, maxval: ArrayLike,
+            dtype: DTypeLike | None = None) -> Array:
     """Uniform integers in ``[minval, maxval)`` (int32 unless ``dtype`` says otherwise).
 
     Reproduces ``jax.random.randint`` bit for bit, including its modulo bias for spans that
@@ -307,7 +313,8 @@ def randint(key, shape, minval, maxval, dtype=None):
 
 
 @api_boundary
-def bernoulli(key, p=0.5, shape=None, mode="low"):
+def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: ShapeLike | None = None, mode: str = "low"
+             ) -> Array:
     """Booleans that are True with probability ``p`` (a float or a float array).
 
     ``mode="high"`` draws twice the bits, for probabilities below about 1e-7.
@@ -380,7 +387,7 @@ def _normal_or_complex_dtype(op, dtype):
 
 
 @api_boundary
-def normal(key, shape=(), dtype=None):
+def normal(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     key = check_key("normal", key)
     shape = canonical_shape("normal", shape)
     return _normal(key, shape, _normal_or_complex_dtype("normal", dtype))
@@ -427,7 +434,8 @@ logistic.__doc__ = """Standard logistic samples (density ``e^-x / (1 + e^-x)^2``
 
 
 @api_boundary
-def gumbel(key, shape=(), dtype=None, mode=None):
+def gumbel(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+           mode: str | None = None) -> Array:
     """Standard Gumbel samples (density ``exp(-(x + exp(-x)))``).
 
     ``mode="high"`` draws twice the bits to reach further into the right tail; the default is
@@ -448,7 +456,8 @@ def gumbel(key, shape=(), dtype=None, mode=None):
 
 
 @api_boundary
-def truncated_normal(key, lower, upper, shape=None, dtype=None):
+def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
+                     shape: ShapeLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples truncated to the open interval ``(lower, upper)``.
 
     Example:
@@ -588,7 +597,8 @@ def _gamma_public(op, key, a, shape, dtype, log_space):
 
 
 @api_boundary
-def gamma(key, a, shape=None, dtype=None):
+def gamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
+          dtype: DTypeLike | None = None) -> Array:
     """Standard gamma samples with shape parameter ``a > 0`` (density ``x^(a-1) e^-x``).
 
     Each element has its own key (``split(key, size)``) and its own Marsaglia-Tsang rejection
@@ -604,7 +614,8 @@ def gamma(key, a, shape=None, dtype=None):
 
 
 @api_boundary
-def loggamma(key, a, shape=None, dtype=None):
+def loggamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
+             dtype: DTypeLike | None = None) -> Array:
     """``log`` of gamma samples, computed in log space (accurate for small ``a``).
 
     Example:
@@ -616,7 +627,8 @@ def loggamma(key, a, shape=None, dtype=None):
 
 
 @api_boundary
-def beta(key, a, b, shape=None, dtype=None):
+def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
+         dtype: DTypeLike | None = None) -> Array:
     """Beta(a, b) samples in [0, 1], from two log-space gamma samples.
 
     Example:
@@ -639,7 +651,8 @@ def beta(key, a, b, shape=None, dtype=None):
 
 
 @api_boundary
-def dirichlet(key, alpha, shape=None, dtype=None):
+def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: ShapeLike | None = None,
+              dtype: DTypeLike | None = None) -> Array:
     """Dirichlet samples for concentrations ``alpha`` of shape ``(..., n)``: the softmax of
     log-gamma samples, so each sample sums to 1 along the last axis.
 
@@ -684,7 +697,9 @@ def _cholesky(a):
 
 
 @api_boundary
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+                        shape: ShapeLike | None = None, dtype: DTypeLike | None = None,
+                        method: str = "cholesky") -> Array:
     """Multivariate normal samples with ``mean`` (..., n) and covariance ``cov`` (..., n, n).
 
     The result has shape ``shape + (n,)`` (``shape`` defaults to the broadcast batch shape of
@@ -739,7 +754,7 @@ def _shuffle(key, x, axis: int):
 
 
 @api_boundary
-def permutation(key, x, axis=0, independent=False):
+def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of ``arange(x)`` (an int) or of ``x``'s slices along ``axis``
     (each slice shuffled separately when ``independent``).
 
@@ -770,7 +785,8 @@ def _top_k_indices(values, k: int):
 
 
 @api_boundary
-def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+def choice(key: ArrayLike, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = True,
+           p: ArrayLike | None = None, axis: int = 0, mode: str | None = None) -> Array:
     """Random samples from ``a`` (an array, or ``arange(a)`` for an int), with or without
     replacement, uniformly or with probabilities ``p``.
 
@@ -831,7 +847,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 
 @api_boundary
-def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
+def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1, shape: ShapeLike | None = None,
+                replace: bool = True, mode: str | None = None) -> Array:
     """Category indices (int32) drawn with probabilities ``softmax(logits, axis)``, by the
     Gumbel-max trick (Gumbel-top-k without replacement).
 
@@ -920,7 +937,8 @@ def _poisson_rejection(key, lam, shape):
 
 
 @api_boundary
-def poisson(key, lam, shape=None, dtype=None):
+def poisson(key: ArrayLike, lam: ArrayLike, shape: ShapeLike | None = None,
+            dtype: DTypeLike | None = None) -> Array:
     """Poisson samples with rate ``lam >= 0`` (int32 unless ``dtype`` says otherwise).
 
     Knuth's algorithm for ``lam < 10``, Hormann's transformed rejection above, as in JAX

@@ -1,0 +1,371 @@
+"""Typed uses of funcarray's public API, checked two ways by tests/test_typing.py.
+
+mypy checks every ``assert_type`` below, and reports exactly the errors marked ``# E: <code>``
+(the lines in ``_misuses``, which must stay errors). The file is also run, with an
+``assert_type`` that checks each value's run-time type against the static one, so the
+annotations describe what the functions really return. (Not collected by pytest: no
+``test_`` prefix.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, assert_type
+
+import numpy as np
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray import Array, lax, nn, random
+from funcarray._jit import Compiled, Lowered
+from funcarray.nn import initializers
+from funcarray.numpy.linalg import QRResult
+from funcarray.typing import ArrayLike, DTypeLike
+
+# --- funcarray.typing ----------------------------------------------------------------------
+like: ArrayLike = 1.0
+like = True
+like = np.float32(2.0)
+like = np.ones(3)
+like = fnp.ones(3)
+dtype_like: DTypeLike = fnp.float32
+dtype_like = "int8"
+dtype_like = np.float64
+dtype_like = np.dtype("float16")
+dtype_like = float
+
+# --- creation ------------------------------------------------------------------------------
+x = fnp.linspace(0.0, 1.0, 6)
+assert_type(x, Array)
+assert_type(fnp.linspace(0.0, 1.0, 6, retstep=True), tuple[Array, Array])
+assert_type(fnp.ones(3), Array)
+assert_type(fnp.ones((2, 3), dtype=fnp.int8), Array)
+assert_type(fnp.zeros((2, np.int64(3)), "float16"), Array)
+assert_type(fnp.full((2,), 7), Array)
+assert_type(fnp.empty(2), Array)
+assert_type(fnp.arange(5), Array)
+assert_type(fnp.arange(1.0, 2.0, 0.5, dtype=np.float64), Array)
+assert_type(fnp.eye(3, k=1), Array)
+assert_type(fnp.identity(2), Array)
+assert_type(fnp.asarray(np.ones(3)), Array)
+assert_type(fnp.array([[1, 2], [3, 4]]), Array)
+assert_type(fnp.zeros_like(x), Array)
+assert_type(fnp.full_like(x, 2.0, dtype=fnp.float64), Array)
+assert_type(fnp.float32(1.5), Array)
+
+# --- Array: attributes, operators, methods -------------------------------------------------
+m = fnp.arange(6.0).reshape(2, 3)
+assert_type(m.shape, tuple[int, ...])
+assert_type(m.dtype, np.dtype[Any])
+assert_type(m.ndim, int)
+assert_type(m.size, int)
+assert_type(m.weak_type, bool)
+assert_type(m + 1, Array)
+assert_type(1 + m, Array)
+assert_type(2.0 * m - m / 3, Array)
+assert_type(m // 2 % 3, Array)
+assert_type(m**2, Array)
+assert_type(2**m, Array)
+assert_type(m @ m.T, Array)
+assert_type(np.float32(2.0) * m, Array)
+assert_type(-m, Array)
+assert_type(abs(m), Array)
+assert_type(m == 1, Array)
+assert_type(m < x[:3], Array)
+assert_type((m > 1) & (m < 4) | ~(m == 2), Array)
+assert_type(divmod(m, 4), tuple[Array, Array])
+assert_type(m[0], Array)
+assert_type(m[:, 1:], Array)
+assert_type(m[None, ..., fnp.array([0, 2])], Array)
+assert_type(m.T, Array)
+assert_type(m.mT, Array)
+assert_type(m.real, Array)
+assert_type(m.at[0, 1].set(5.0), Array)
+assert_type(m.at[:, 0].add(1.0, mode="drop"), Array)
+assert_type(m.at[1].get(mode="fill", fill_value=0.0), Array)
+assert_type(m.at[0].apply(fnp.exp), Array)
+assert_type(m.astype(np.int32), Array)
+assert_type(m.astype(fnp.bfloat16), Array)
+assert_type(m.reshape((3, 2)), Array)
+assert_type(m.reshape(-1), Array)
+assert_type(m.transpose(1, 0), Array)
+assert_type(m.sum(), Array)
+assert_type(m.sum(axis=0, keepdims=True), Array)
+assert_type(m.mean(axis=(0, 1)), Array)
+assert_type(m.max(axis=1), Array)
+assert_type(m.argmax(), Array)
+assert_type(m.cumsum(axis=1), Array)
+assert_type(m.nonzero(), tuple[Array, ...])
+assert_type(m.flatten(), Array)
+assert_type(m.copy(), Array)
+assert_type(m.item(0), Any)
+assert_type(m.tolist(), Any)
+assert_type(len(m), int)
+assert_type(float(m[0, 1]), float)
+assert_type(int(m[0, 1]), int)
+assert_type(bool(m[0, 1]), bool)
+assert_type(round(m[0, 1]), int)
+assert_type(round(m, 1), Array)
+assert_type(np.asarray(m), np.ndarray[tuple[Any, ...], np.dtype[Any]])
+for row in m:
+    assert_type(row, Array)
+
+# --- funcarray.numpy functions -------------------------------------------------------------
+assert_type(fnp.sin(x), Array)
+assert_type(fnp.exp(1.0), Array)
+assert_type(fnp.sqrt(np.float64(2.0)), Array)
+assert_type(fnp.floor(x), Array)
+assert_type(fnp.log2(x), Array)
+assert_type(fnp.add(x, 1), Array)
+assert_type(fnp.maximum(x, 0.5), Array)
+assert_type(fnp.negative(x), Array)
+assert_type(fnp.add.outer(x, x), Array)
+assert_type(fnp.add.reduce(x), Array)
+assert_type(fnp.maximum.accumulate(x), Array)
+assert_type(fnp.logical_and(x > 0, x < 1), Array)
+assert_type(fnp.equal(x, 0.0), Array)
+assert_type(fnp.where(x > 0.5, x, 0.0), Array)
+assert_type(fnp.where(x > 0.5), tuple[Array, ...])
+assert_type(fnp.clip(x, max=0.5), Array)
+assert_type(fnp.divmod(x, 2), tuple[Array, Array])
+assert_type(fnp.sum(m, axis=1), Array)
+assert_type(fnp.mean(m), Array)
+assert_type(fnp.var(m, ddof=1), Array)
+assert_type(fnp.std(m, axis=0), Array)
+assert_type(fnp.max(m, initial=0.0), Array)
+assert_type(fnp.argmin(m, axis=0), Array)
+assert_type(fnp.all(m > 0), Array)
+assert_type(fnp.cumsum(m), Array)
+assert_type(fnp.average(x, weights=x, returned=True), tuple[Array, Array])
+assert_type(fnp.average(x), Array)
+assert_type(fnp.median(x), Array)
+assert_type(fnp.reshape(m, (3, 2)), Array)
+assert_type(fnp.transpose(m), Array)
+assert_type(fnp.expand_dims(x, 0), Array)
+assert_type(fnp.concatenate([x, x]), Array)
+assert_type(fnp.stack((x, x), axis=1), Array)
+assert_type(fnp.split(x, 3), list[Array])
+assert_type(fnp.broadcast_arrays(x, m[:, :1]), list[Array])
+assert_type(fnp.atleast_2d(x), Array)
+assert_type(fnp.atleast_2d(x, x), list[Array])
+assert_type(fnp.dot(x, x), Array)
+assert_type(fnp.matmul(m, m.T), Array)
+assert_type(fnp.einsum("ij,kj->ik", m, m), Array)
+assert_type(fnp.sort(x), Array)
+assert_type(fnp.argsort(x, descending=True), Array)
+assert_type(fnp.unique(fnp.array([3, 1, 3])), Array)
+assert_type(fnp.nonzero(x), tuple[Array, ...])
+assert_type(fnp.take(x, fnp.array([0, 2])), Array)
+assert_type(fnp.isclose(x, x), Array)
+assert_type(fnp.allclose(x, x), Array)
+assert_type(fnp.shape(m), tuple[int, ...])
+sq = fnp.eye(3) * 2.0 + 1.0
+assert_type(fnp.linalg.norm(x), Array)
+assert_type(fnp.linalg.inv(sq), Array)
+assert_type(fnp.linalg.solve(sq, x[:3]), Array)
+assert_type(fnp.linalg.det(sq), Array)
+assert_type(fnp.linalg.slogdet(sq).logabsdet, Array)
+assert_type(fnp.linalg.qr(sq), QRResult)
+assert_type(fnp.linalg.qr(sq).Q, Array)
+assert_type(fnp.linalg.qr(sq, mode="r"), Array)
+assert_type(fnp.linalg.svd(sq).S, Array)
+assert_type(fnp.linalg.svd(sq, compute_uv=False), Array)
+assert_type(fnp.linalg.eigh(sq).eigenvectors, Array)
+assert_type(fnp.linalg.cholesky(sq), Array)
+assert_type(fnp.ndim(m), int)
+
+# --- transforms ----------------------------------------------------------------------------
+w = fnp.ones(3)
+xs = fnp.ones((4, 3))
+
+
+def loss(w: Array, x: Array) -> Array:
+    return fnp.sum((x @ w) ** 2)
+
+
+if TYPE_CHECKING:  # the exact signatures (reveal_type is mypy's; see test_typing.REVEALED)
+    from typing import reveal_type
+
+    reveal_type(fa.grad(loss))  # R: grad
+    reveal_type(fa.jit(loss))  # R: jit
+    reveal_type(fa.vmap(loss, in_axes=(None, 0)))  # R: vmap
+    reveal_type(fa.custom_jvp(loss))  # R: custom_jvp
+
+g = fa.grad(loss)(w, xs)
+assert_type(g, Any)
+assert_type(fa.value_and_grad(loss)(w, xs), tuple[Any, Any])
+assert_type(fa.grad(loss, argnums=(0, 1))(w, xs), Any)
+assert_type(fa.jacfwd(loss)(w, xs), Any)
+assert_type(fa.jacrev(loss)(w, xs), Any)
+assert_type(fa.hessian(loss)(w, xs), Any)
+assert_type(fa.jvp(fnp.sin, (w,), (w,)), tuple[Any, Any])
+primal, f_vjp = fa.vjp(fnp.sin, w)
+assert_type(f_vjp(w), tuple[Any, ...])
+assert_type(fa.linearize(fnp.sin, w), tuple[Any, Callable[..., Any]])
+per_example = fa.vmap(loss, in_axes=(None, 0))(w, xs)
+assert_type(per_example, Array)
+assert_type(fa.stop_gradient(w), Array)
+assert_type(fa.stop_gradient({"w": w}), dict[str, Array])
+
+jitted = fa.jit(loss)
+assert_type(jitted(w, xs), Array)
+lowered = jitted.lower(w, xs)
+assert_type(lowered, Lowered)
+assert_type(lowered.as_text(), str)
+compiled = lowered.compile()
+assert_type(compiled, Compiled)
+assert_type(compiled(w, xs), Any)
+assert_type(jitted.cache_info().hits, int)
+assert_type(jitted.__name__, str)
+jitted.clear_cache()
+
+
+@fa.jit
+def double(v: Array) -> Array:
+    return v * 2
+
+
+@fa.jit(static_argnums=1)
+def power(v: Array, n: int) -> Array:
+    return v**n
+
+
+@fa.jit
+def pair(v: Array) -> tuple[Array, Array]:
+    return v, v + 1
+
+
+@fa.jit
+def mean_value(v: Array) -> float:  # a Python scalar result comes back as an Array
+    return 0.5
+
+
+assert_type(double(w), Array)
+assert_type(power(w, 3), Array)
+assert_type(pair(w), tuple[Array, Array])
+assert_type(mean_value(w), Array)
+
+
+class Model:
+    scale = 2.0
+
+    @fa.jit(static_argnums=0)
+    def apply(self, v: Array) -> Array:  # a jitted method binds like a function
+        return v * self.scale
+
+
+assert_type(Model().apply(w), Array)
+
+
+@fa.custom_jvp
+def softplus(v: Array) -> Array:
+    return fnp.logaddexp(v, 0.0)
+
+
+@softplus.defjvp
+def _softplus_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (v,), (t,) = primals, tangents
+    return softplus(v), t / (1.0 + fnp.exp(-v))
+
+
+@fa.custom_vjp
+def clip_gradient(v: Array) -> Array:
+    return v
+
+
+def _clip_fwd(v: Array) -> tuple[Array, None]:
+    return v, None
+
+
+def _clip_bwd(_: None, g: Array) -> tuple[Array]:
+    return (fnp.clip(g, -1.0, 1.0),)
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+assert_type(softplus(w), Array)
+assert_type(clip_gradient(w), Array)
+assert_type(fa.grad(lambda v: softplus(v).sum())(w), Any)
+assert_type(fa.checkpoint(loss)(w, xs), Array)
+assert_type(fa.checkpoint(loss, policy=fa.checkpoint_policies.dots_saveable)(w, xs), Array)
+
+# --- funcarray.random ----------------------------------------------------------------------
+key = random.key(0)
+assert_type(key, Array)
+assert_type(random.PRNGKey(1), Array)
+k1, k2 = random.split(key)
+assert_type(k1, Array)
+assert_type(random.split(key, 3), Array)
+assert_type(random.fold_in(key, 7), Array)
+assert_type(random.normal(k1, (2, 3)), Array)
+assert_type(random.uniform(k2, (3,), minval=-1.0, maxval=1.0), Array)
+assert_type(random.randint(k1, (4,), 0, 10), Array)
+assert_type(random.bernoulli(k2, 0.3, (5,)), Array)
+assert_type(random.categorical(k1, fnp.zeros(4)), Array)
+assert_type(random.permutation(k2, 5), Array)
+assert_type(random.gamma(k1, 2.0), Array)
+assert_type(random.key_impl(key), str)
+
+# --- funcarray.nn --------------------------------------------------------------------------
+assert_type(nn.relu(x), Array)
+assert_type(nn.gelu(x, approximate=False), Array)
+assert_type(nn.sigmoid(x), Array)
+assert_type(nn.softmax(m, axis=-1), Array)
+assert_type(nn.log_softmax(m), Array)
+assert_type(nn.logsumexp(m, axis=1), Array)
+assert_type(nn.logsumexp(m, b=m, return_sign=True), tuple[Array, Array])
+assert_type(nn.one_hot(fnp.array([0, 2]), 3), Array)
+assert_type(nn.standardize(m), Array)
+init: initializers.Initializer = initializers.glorot_normal()
+assert_type(init(key, (3, 4)), Array)
+assert_type(initializers.zeros(key, (2,)), Array)
+
+# --- funcarray.lax -------------------------------------------------------------------------
+assert_type(lax.cond(True, fnp.sin, fnp.cos, w), Array)
+assert_type(lax.cond(False, lambda: 1.0, lambda: 2.0), Array)
+assert_type(lax.cond(True, lambda v: (v, v), lambda v: (v, -v), w), tuple[Any, Any])
+assert_type(lax.switch(1, [fnp.sin, fnp.cos], w), Array)
+carry, ys = lax.scan(lambda c, t: (c + t, c * 2), 0.0, fnp.arange(3.0))
+assert_type(carry, Array)
+assert_type(ys, Array)
+_, nothing = lax.scan(lambda c, t: (c + t, None), w, xs)
+assert_type(nothing, None)
+
+
+def _step(i: Any, c: Array) -> Array:
+    return c + i
+
+
+def _cond(c: Array) -> Array:
+    return c < 5
+
+
+def _body(c: Array) -> Array:
+    return c + 1
+
+
+assert_type(lax.fori_loop(0, 4, _step, 0), Array)
+assert_type(lax.while_loop(_cond, _body, 0), Array)
+assert_type(lax.map(fnp.sin, xs), Array)
+assert_type(lax.associative_scan(fnp.add, x), Array)
+assert_type(lax.select_n(x > 0.5, x, -x), Array)
+assert_type(lax.sin(x), Array)
+assert_type(lax.add(x, x), Array)
+assert_type(lax.reduce_sum(m, axes=(0,)), Array)
+assert_type(fa.config.disable_jit, bool)
+
+
+# --- misuses: each marked line must stay a type error (never called) ------------------------
+def _misuses() -> None:
+    fa.grad(loss)(w)  # E: call-arg
+    jitted(w)  # E: call-arg
+    fnp.sin("0.5")  # E: arg-type
+    fnp.sin([0.5])  # E: arg-type
+    fnp.zeros((2, 3), dtype=3)  # E: arg-type
+    m.at[0].sett(1.0)  # E: attr-defined
+    m + "a"  # E: operator
+    random.normal(key, shape=(2.5,))  # E: arg-type
+    fa.grd  # E: attr-defined
+    fnp.sinn  # E: attr-defined
+    double(w, w)  # E: call-arg
+    _bad_like: ArrayLike = [1.0]  # E: assignment
+    _bad_dtype: DTypeLike = 3  # E: assignment
