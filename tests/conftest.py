@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 # fresh one each run, printed at the end of the run so that a failure can be replayed with
 # it. Every property test explores more: 10 times the examples, at least
 # THOROUGH_PINNED_MIN for the tests that pin a small max_examples in CI (their examples are
-# costly; see pytest_collection_modifyitems). About 35 minutes with -n 2 on 2 idle cores.
+# costly; see pytest_collection_modifyitems). About 30 minutes with -n 2 on 2 idle cores.
 CI_EXAMPLES, THOROUGH_EXAMPLES, THOROUGH_PINNED_MIN = 30, 300, 200
 SEED_VARIABLE = "FUNCARRAY_HYPOTHESIS_SEED"
 

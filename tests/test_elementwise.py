@@ -681,6 +681,22 @@ def test_matmul_operator():
     np.testing.assert_allclose(np.asarray(a @ fnp.asarray(b)), a @ b)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_division_by_zero_and_infinities_like_xla(dtype):
+    """Eager complex division (and negative integer powers, 1 / x**n) give XLA's answers
+    where Smith's algorithm gives NaN + NaN j: C99's infinities and zeros."""
+    parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e30]
+    values = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    x, y = (v.ravel() for v in np.meshgrid(values, values))
+    with jax.enable_x64(dtype == np.complex128):
+        want = np.asarray(jax.jit(jnp.divide)(x, y))
+        want_pow = np.asarray(jax.jit(lambda v: lax.integer_pow(v, -2))(values))
+    got = np.asarray(fnp.divide(fnp.asarray(x), fnp.asarray(y)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=0, equal_nan=True)
+    got_pow = np.asarray(ew.integer_pow_p.bind(fnp.asarray(values), y=-2))
+    np.testing.assert_allclose(got_pow, want_pow, rtol=1e-5, atol=0, equal_nan=True)
+
+
 @pytest.mark.parametrize("missing,what", [("matmul", "__matmul__"), ("divmod", "__divmod__"),
                                           ("cumsum", "method Target.cumsum")])
 def test_operator_without_its_function_fails_at_import(monkeypatch, missing, what):

@@ -73,6 +73,18 @@ def test_reduce_window_gradients_match_jax(case):
     assert_allclose(fa.jit(fa.grad(loss_f))(fnp.asarray(x)), want)
 
 
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_gradient_with_an_empty_output_is_zero(kind):
+    """A window longer than the (dilated) operand: no output, a zero gradient, as in jax."""
+    ours, theirs, init = MONOIDS[kind]
+    args = ((4,), (1,), "VALID", (2,), (1,))  # operand of 2 dilates to 3 < 4: output (0,)
+    x = np.array([0.5, -1.0])
+    want = jax.grad(lambda v: jnp.sum(jax.lax.reduce_window(v, init, theirs, *args)))(x)
+    for grad in (fa.grad, lambda f: fa.jit(fa.grad(f))):
+        got = grad(lambda v: fnp.sum(lax.reduce_window(v, init, ours, *args)))(fnp.asarray(x))
+        assert_allclose(got, want)
+
+
 def test_pooling_cnn_gradient_matches_jax():
     """conv -> max pool -> avg pool, the jitted gradient of the weights (NHWC)."""
     rng = np.random.default_rng(5)

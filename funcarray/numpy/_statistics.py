@@ -165,7 +165,12 @@ def _percent(op, q):
     q = asarray_arg(op, q)
     if not dtypes.is_inexact(q.dtype):
         q = convert(q, to_inexact_dtype(q.dtype), q.weak_type)
-    return divide(q, 100)
+    # The barrier keeps XLA from folding the division into the constant position factor
+    # (q / 100 * 5 -> q * 0.05 rounds 100 to 4.9999995: the 100th percentile would miss the
+    # maximum under jit).
+    from funcarray.primitives.lax_extras import optimization_barrier_p
+
+    return optimization_barrier_p.bind(divide(q, 100))[0]
 
 
 def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,

@@ -66,6 +66,8 @@ def _real_dtype(dt):
 # --------------------------------------------------------------------------------------------
 
 def _div_kernel(x, y):
+    if x.dtype.kind == "c":
+        return _complex_div_kernel(x, y)
     if x.dtype.kind not in "iu":
         return np.divide(x, y)
     x, y = np.asarray(x), np.asarray(y)
@@ -76,6 +78,51 @@ def _div_kernel(x, y):
     q = q + ((r != 0) & ((x < 0) != (safe_y < 0))).astype(x.dtype)
     by_zero = np.iinfo(x.dtype).max if x.dtype.kind == "u" else -1
     return np.where(y == 0, np.asarray(by_zero, x.dtype), q).astype(x.dtype, copy=False)
+
+
+def _complex_div_kernel(x, y):
+    """``x / y`` for complex arrays as XLA computes it where that is not NumPy's answer: where
+    XLA's Smith's-algorithm quotient is NaN + NaN j, XLA follows C99 (Annex G) for a zero
+    denominator (infinite, signed by the denominator's real part), an infinite numerator
+    over a finite denominator (infinite) and a finite numerator over an infinite one (zero).
+    Elsewhere NumPy's quotient (within an ulp of XLA's)."""
+    with np.errstate(all="ignore"):
+        q = np.asarray(np.divide(x, y))
+        if np.isfinite(q).all():  # (the common case: no infinity, NaN or zero denominator)
+            return q
+        x, y = np.broadcast_arrays(x, y)
+        ar, ai, br, bi = x.real, x.imag, y.real, y.imag
+        # XLA's Smith's algorithm, only to find where it gives NaN + NaN j.
+        r1, r2 = br / bi, bi / br
+        d1, d2 = bi + r1 * br, br + r2 * bi
+        imag_larger = np.abs(br) < np.abs(bi)
+        smith_r = np.where(imag_larger, (r1 * ar + ai) / d1, (r2 * ai + ar) / d2)
+        smith_i = np.where(imag_larger, (r1 * ai - ar) / d1, (ai - r2 * ar) / d2)
+        lost = np.isnan(smith_r) & np.isnan(smith_i)
+        if not lost.any():
+            return q
+
+        def unit(part):  # +-1 where part is infinite, +-0 elsewhere (its sign kept)
+            return np.copysign(np.isinf(part).astype(part.dtype), part)
+
+        zero_den = (br == 0) & (bi == 0) & ~(np.isnan(ar) & np.isnan(ai))
+        inf_num = (np.isinf(ar) | np.isinf(ai)) & np.isfinite(br) & np.isfinite(bi)
+        inf_den = (np.isinf(br) | np.isinf(bi)) & np.isfinite(ar) & np.isfinite(ai)
+        big = np.copysign(np.asarray(np.inf, br.dtype), br)
+        ur, ui, vr, vi = unit(ar), unit(ai), unit(br), unit(bi)
+        cases = [
+            (np.ones_like(lost), smith_r, smith_i),  # none applies: NaN + NaN j
+            (inf_den, 0.0 * (ar * vr + ai * vi), 0.0 * (ai * vr - ar * vi)),
+            (inf_num, np.inf * (ur * br + ui * bi), np.inf * (ui * br - ur * bi)),
+            (zero_den, big * ar, big * ai),  # the first case in XLA's order wins: set last
+        ]
+        real, imag = np.array(q.real), np.array(q.imag)
+        for where, r, i in cases:
+            where = lost & where
+            real[where], imag[where] = r[where], i[where]
+        out = np.empty(q.shape, q.dtype)
+        out.real, out.imag = real, imag
+        return out
 
 
 def _rem_kernel(x, y):

@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -169,7 +170,7 @@ def _window_indices(shape: tuple, key: tuple) -> np.ndarray:
         shape_k[k], shape_k[ndim + k] = o, w  # axes (outputs..., taps...)
         coords.append(grid.reshape(shape_k))
     flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*coords)), padded)
-    return flat.reshape(*out, -1)
+    return flat.reshape(*out, math.prod(p["window_dimensions"]))  # (no -1: out may be empty)
 
 
 def _chooser_jvp(prim, kind: str):
@@ -179,7 +180,7 @@ def _chooser_jvp(prim, kind: str):
 
         (x,), (t,) = primals, tangents
         out = prim.bind(x, **p)
-        if type(t) is Zero:
+        if type(t) is Zero or 0 in out.shape:  # (no window: nothing to choose from)
             return out, Zero(tangent_aval(out.aval))
         key = tuple(sorted(p.items()))
         index = fnp.asarray(_window_indices(tuple(x.shape), key))
