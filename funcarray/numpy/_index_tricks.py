@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -40,6 +41,12 @@ from funcarray.numpy._util import asarray_arg, convert
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Literal
+
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+
 __all__ = ["meshgrid", "indices", "tri", "tril_indices", "triu_indices", "unravel_index",
            "ravel_multi_index", "r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "ix_",
            "diag_indices", "diag_indices_from", "tril_indices_from", "triu_indices_from",
@@ -55,7 +62,8 @@ def _user_dtype(op, dtype, default):
         raise op_type_error(op, str(exc)) from None
 
 
-def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
+             ) -> list[Array]:
     """Coordinate grids from 1-D coordinate arrays, as a list of arrays.
 
     ``indexing="xy"`` (default) gives shape ``(len(x2), len(x1), len(x3), ...)``, "ij" gives
@@ -94,6 +102,15 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return out
 
 
+@overload
+def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None,
+            sparse: Literal[False] = False) -> Array: ...
+@overload
+def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None, *,
+            sparse: Literal[True]) -> tuple[Array, ...]: ...
+@overload
+def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None,
+            sparse: bool = False) -> Array | tuple[Array, ...]: ...
 def indices(dimensions, dtype=None, sparse=False):
     """An array of index grids for an array of shape ``dimensions``: stacked (shape
     ``(len(dimensions), *dimensions)``), or, with ``sparse=True``, a tuple of broadcastable
@@ -124,7 +141,7 @@ def indices(dimensions, dtype=None, sparse=False):
     return stack([iota_p.bind(dtype=dtype, shape=dims, dimension=i) for i in range(n)])
 
 
-def tri(N, M=None, k=0, dtype=None):
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """An ``N`` x ``M`` array with ones at and below the ``k``-th diagonal (float32 unless
     ``dtype`` is given).
 
@@ -156,7 +173,7 @@ def _triangle_indices(op, lower, n, k, m):
     return (Array(rows.astype(dtypes.default_int)), Array(cols.astype(dtypes.default_int)))
 
 
-def tril_indices(n, k=0, m=None):
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """The (row, column) indices of the lower triangle (at and below diagonal ``k``) of an
     ``n`` x ``m`` array, in row-major order.
 
@@ -168,7 +185,7 @@ def tril_indices(n, k=0, m=None):
     return _triangle_indices("tril_indices", True, n, k, m)
 
 
-def triu_indices(n, k=0, m=None):
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
     """The (row, column) indices of the upper triangle (at and above diagonal ``k``) of an
     ``n`` x ``m`` array, in row-major order.
 
@@ -188,7 +205,7 @@ def _shape_tuple(op, shape):
     return tuple(_concrete_int(op, s, "shape") for s in items)
 
 
-def unravel_index(indices, shape):
+def unravel_index(indices: ArrayLike, shape: ShapeLike) -> tuple[Array, ...]:
     """The multi-index (one array per dimension) of each flat index into an array of
     ``shape``.
 
@@ -224,7 +241,8 @@ def unravel_index(indices, shape):
 _RAVEL_MODES = ("raise", "wrap", "clip", "ignore")
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
+def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: ShapeLike, mode: str = "raise",
+                      order: str = "C", *, dtype: DTypeLike | None = None) -> Array:
     """The flat index into an array of shape ``dims`` of each multi-index (one integer array
     per dimension, broadcast together).
 
@@ -458,7 +476,7 @@ r_ = _RClass()
 c_ = _CClass()
 
 
-def ix_(*args):
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """Open index grids from 1-D integer sequences: ``x[ix_(rows, cols)]`` picks the cross
     product (boolean sequences are refused, as in jax.numpy).
 
@@ -493,7 +511,7 @@ def ix_(*args):
 # diag_indices, diag_indices_from, tril/triu_indices_from, mask_indices
 # --------------------------------------------------------------------------------------------
 
-def diag_indices(n, ndim=2):
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     """Indices of the main diagonal of an ``ndim``-d array with every dimension ``n``: the
     same ``arange(n)`` for each dimension.
 
@@ -510,7 +528,7 @@ def diag_indices(n, ndim=2):
     return (iota_p.bind(dtype=dtypes.default_int, shape=(n,), dimension=0),) * ndim
 
 
-def diag_indices_from(arr):
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     """``diag_indices`` for the shape of ``arr`` (at least 2-D, all dimensions equal).
 
     Example:
@@ -534,7 +552,7 @@ def _shape_2d(op, arr):
     return shape
 
 
-def tril_indices_from(arr, k=0):
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``tril_indices`` for the shape of the 2-D ``arr``.
 
     Example:
@@ -546,7 +564,7 @@ def tril_indices_from(arr, k=0):
     return tril_indices(n, k=k, m=m)
 
 
-def triu_indices_from(arr, k=0):
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     """``triu_indices`` for the shape of the 2-D ``arr``.
 
     Example:
@@ -558,7 +576,8 @@ def triu_indices_from(arr, k=0):
     return triu_indices(n, k=k, m=m)
 
 
-def mask_indices(n, mask_func, k=0, *, size=None):
+def mask_indices(n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *,
+                 size: int | None = None) -> tuple[Array, Array]:
     """(row, column) indices of the nonzero entries of ``mask_func(ones((n, n)), k)``
     (e.g. ``fnp.triu``); ``size`` pads or cuts the result to a static length.
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,15 @@ from funcarray.numpy._misc_info import *  # noqa: F403
 from funcarray.numpy._misc_info import __all__ as _info_all
 from funcarray.numpy._shape import _axis, _concrete_int
 from funcarray.numpy._util import asarray_arg, convert, convert_arg, to_inexact_dtype
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "vectorize", "fromfunction", "frombuffer", "fromiter", "fromstring", "geomspace",
@@ -94,7 +104,8 @@ def _checked_outputs(func, sizes, out_core_dims, context):
     return call
 
 
-def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = frozenset(),
+              signature: str | None = None) -> Callable[..., Any]:
     """``pyfunc`` turned into a function that maps over the leading (broadcast) dimensions of
     its arguments with ``vmap``, as jax.numpy.vectorize.
 
@@ -192,7 +203,8 @@ def _any(items):
 # Constructors: fromfunction, frombuffer, fromiter, fromstring, geomspace, logspace, diagflat
 # --------------------------------------------------------------------------------------------
 
-def fromfunction(function, shape, *, dtype=float, **kwargs):
+def fromfunction(function: Callable[..., _T], shape: ShapeLike, *,
+                 dtype: DTypeLike = float, **kwargs: Any) -> _T:
     """``function(*indices)`` where ``indices`` are the coordinates of an array of ``shape``
     (as ``dtype``); ``function`` is mapped with ``vmap`` over each coordinate, so it sees
     scalars.
@@ -212,7 +224,8 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     return function(*(fnp.arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
-def frombuffer(buffer, dtype=float, count=-1, offset=0):
+def frombuffer(buffer: bytes | Any, dtype: DTypeLike = float, count: int = -1,
+               offset: int = 0) -> Array:
     """An array (a copy) of the bytes of ``buffer`` read as NumPy reads ``dtype`` (``float``:
     8-byte doubles), then converted to funcarray's meaning of ``dtype`` (``float``: float32),
     as jax.numpy does with its 32-bit defaults.
@@ -240,7 +253,7 @@ def fromiter(*args, **kwargs):
         "(under jit it would run once only). Use fnp.asarray(np.fromiter(...)) instead.")
 
 
-def fromstring(string, dtype=float, count=-1, *, sep):
+def fromstring(string: str, dtype: DTypeLike = float, count: int = -1, *, sep: str) -> Array:
     """An array of the numbers in the text ``string`` separated by ``sep`` (NumPy's
     ``fromstring``; ``sep`` is required, binary strings belong to ``frombuffer``).
 
@@ -267,7 +280,8 @@ def _space_dtypes(op, start, stop, dtype):
     return convert_arg(op, start, compute), convert_arg(op, stop, compute), dtype, compute
 
 
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``base ** linspace(start, stop, num)``: ``num`` values evenly spaced on a log scale
     (differentiable in ``start`` and ``stop``).
 
@@ -284,7 +298,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return convert(fnp.power(base, lin), dtype)
 
 
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+              dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``num`` values from ``start`` to ``stop`` in a geometric progression (both of one
     sign; negative ranges work).
 
@@ -304,7 +319,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     return convert(out, dtype)
 
 
-def diagflat(v, k=0):
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """A 2-D array with the flattened ``v`` on its ``k``-th diagonal.
 
     Example:
@@ -324,7 +339,7 @@ def diagflat(v, k=0):
 # Sorting: lexsort, partition, argpartition, sort_complex
 # --------------------------------------------------------------------------------------------
 
-def lexsort(keys, axis=-1):
+def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
     """The indices that sort by several keys: the last key is the primary one (NumPy's
     order), earlier keys break ties; the sort is stable.
 
@@ -376,7 +391,7 @@ def _negated(a):
     return -a
 
 
-def partition(a, kth, axis=-1):
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """``a`` reordered along ``axis`` so that entry ``kth`` holds the value it would have
     sorted, smaller ones before it (ascending) and the others after it (descending, as
     jax.numpy's ``top_k`` gives them). Differentiable in ``a``.
@@ -393,7 +408,7 @@ def partition(a, kth, axis=-1):
     return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
 
 
-def argpartition(a, kth, axis=-1):
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """The indices that ``partition`` would reorder ``a`` by (int32).
 
     Example:
@@ -412,7 +427,7 @@ def argpartition(a, kth, axis=-1):
     return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
 
 
-def sort_complex(a):
+def sort_complex(a: ArrayLike) -> Array:
     """``a`` sorted along its last axis (real part first, then imaginary), as a complex
     array.
 
@@ -437,7 +452,7 @@ def _check_bitorder(op, bitorder):
         raise op_value_error(op, f"bitorder must be 'big' or 'little', got {bitorder!r}")
 
 
-def packbits(a, axis=None, bitorder="big"):
+def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
     """Pack the truth values of ``a`` into bytes (uint8) along ``axis`` (flattened when
     None), padding the last byte with zero bits.
 
@@ -467,7 +482,8 @@ def packbits(a, axis=None, bitorder="big"):
     return fnp.swapaxes(packed, axis, -1)
 
 
-def unpackbits(a, axis=None, count=None, bitorder="big"):
+def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
+               bitorder: str = "big") -> Array:
     """Unpack the uint8 ``a`` into its bits (uint8 0/1) along ``axis`` (flattened when
     None); ``count`` keeps that many bits (or pads with zeros).
 
@@ -504,7 +520,7 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 # vecmat, matvec
 # --------------------------------------------------------------------------------------------
 
-def matvec(x1, x2, /):
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products over the broadcast leading dimensions: ``x1[..., i, j] *
     x2[..., j]`` summed over ``j``.
 
@@ -517,7 +533,7 @@ def matvec(x1, x2, /):
     return vectorize(fnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)
 
 
-def vecmat(x1, x2, /):
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector-matrix products over the broadcast leading dimensions, conjugating ``x1``:
     ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``.
 

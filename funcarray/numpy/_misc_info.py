@@ -12,12 +12,20 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._util import asarray_arg, is_array
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "isreal", "iscomplex", "isrealobj", "iscomplexobj", "iterable", "isdtype", "printoptions",
@@ -30,7 +38,7 @@ __all__ = [
 # Predicates
 # --------------------------------------------------------------------------------------------
 
-def isreal(x):
+def isreal(x: ArrayLike) -> Array:
     """Elementwise, whether the imaginary part is zero (always true for real dtypes).
 
     Example:
@@ -41,7 +49,7 @@ def isreal(x):
     return fnp.imag(asarray_arg("isreal", x)) == 0
 
 
-def iscomplex(x):
+def iscomplex(x: ArrayLike) -> Array:
     """Elementwise, whether the imaginary part is nonzero.
 
     Example:
@@ -52,7 +60,7 @@ def iscomplex(x):
     return fnp.imag(asarray_arg("iscomplex", x)) != 0
 
 
-def iscomplexobj(x):
+def iscomplexobj(x: Any) -> bool:
     """Whether ``x`` has a complex dtype (a Python bool, whatever its values).
 
     Example:
@@ -70,7 +78,7 @@ def iscomplexobj(x):
     return np.dtype(dtype).kind == "c"
 
 
-def isrealobj(x):
+def isrealobj(x: Any) -> bool:
     """Whether ``x`` does not have a complex dtype.
 
     Example:
@@ -81,7 +89,7 @@ def isrealobj(x):
     return not iscomplexobj(x)
 
 
-def iterable(y):
+def iterable(y: object) -> bool:
     """Whether ``iter(y)`` works (NumPy's function; a 0-d array is not iterable).
 
     Example:
@@ -109,7 +117,7 @@ _DTYPE_KINDS = {
 }
 
 
-def isdtype(dtype, kind):
+def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...]) -> bool:
     """Whether ``dtype`` is of ``kind``: a dtype, a kind name ("bool", "signed integer",
     "unsigned integer", "integral", "real floating", "complex floating", "numeric"), or a
     tuple of these (the array API's function; bfloat16 and float8 are real floating).
@@ -159,7 +167,7 @@ def printoptions(*args, **kwargs):
     return np.printoptions(*args, **kwargs)
 
 
-def get_printoptions():
+def get_printoptions() -> dict[str, Any]:
     """NumPy's current print options, as a dict.
 
     Example:
@@ -170,7 +178,7 @@ def get_printoptions():
     return np.get_printoptions()
 
 
-def set_printoptions(*args, **kwargs):
+def set_printoptions(*args: Any, **kwargs: Any) -> None:
     """Set NumPy's print options (they apply to Arrays); prefer ``printoptions`` as a context
     manager, which restores them.
 
@@ -186,7 +194,8 @@ def _print_options(max_line_width, precision, suppress_small):
     return np.printoptions(**{k: v for k, v in given.items() if v is not None})
 
 
-def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+def array_repr(arr: ArrayLike, max_line_width: int | None = None,
+               precision: int | None = None, suppress_small: bool | None = None) -> str:
     """``repr(arr)`` as an Array, with the given print options.
 
     Example:
@@ -199,7 +208,8 @@ def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
         return repr(arr)
 
 
-def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+def array_str(a: ArrayLike, max_line_width: int | None = None, precision: int | None = None,
+              suppress_small: bool | None = None) -> str:
     """``str(a)``: the values only, with the given print options.
 
     Example:
@@ -216,7 +226,8 @@ def array_str(a, max_line_width=None, precision=None, suppress_small=None):
 # einsum_path, pow
 # --------------------------------------------------------------------------------------------
 
-def einsum_path(subscripts, /, *operands, optimize="auto"):
+def einsum_path(subscripts: str, /, *operands: ArrayLike, optimize: Any = "auto"
+                ) -> tuple[list[Any], str]:
     """A contraction order for ``einsum`` and a printable report: (path, report). The path
     (a list of operand-index tuples) can be passed to ``fnp.einsum(..., optimize=path)``.
     Only the operands' shapes matter. ``optimize`` is "auto"/"greedy" (or True), "optimal",
@@ -249,7 +260,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     return list(path[1:]), report
 
 
-def pow(x1, x2, /):  # noqa: A001 (jax.numpy's name)
+def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 (jax.numpy's name)
     """``x1 ** x2`` elementwise (the array API's name for ``power``).
 
     Example:
@@ -264,7 +275,7 @@ def pow(x1, x2, /):  # noqa: A001 (jax.numpy's name)
 # Interchange and files: from_dlpack, load, save, savez
 # --------------------------------------------------------------------------------------------
 
-def from_dlpack(x, /, *, device=None, copy=None):
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An Array from any object that implements the DLPack protocol (``__dlpack__``): a
     NumPy array, a torch CPU tensor, a jax array on the CPU... The data is always copied
     (funcarray arrays are immutable, the producer's may not be), so ``copy=False`` is refused.
@@ -316,7 +327,7 @@ def load(file, *args, **kwargs):
     return out
 
 
-def save(file, arr, allow_pickle=True):
+def save(file: Any, arr: ArrayLike, allow_pickle: bool = True) -> None:
     """NumPy's ``save`` of ``arr`` (an Array or anything NumPy takes) to a ``.npy`` file.
 
     Example:
@@ -330,7 +341,7 @@ def save(file, arr, allow_pickle=True):
     np.save(file, np.asarray(arr), allow_pickle=allow_pickle)
 
 
-def savez(file, *args, allow_pickle=True, **kwds):
+def savez(file: Any, *args: ArrayLike, allow_pickle: bool = True, **kwds: ArrayLike) -> None:
     """NumPy's ``savez`` of several arrays (Arrays accepted) to an uncompressed ``.npz``
     archive; ``fnp.load`` gives NumPy's archive object back.
 

@@ -20,11 +20,18 @@ Example:
 from __future__ import annotations
 
 import builtins
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
 
 __all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trapezoid",
            "unwrap"]
@@ -95,7 +102,7 @@ def _gcd_abs(x1, x2):
     return lax.while_loop(lambda state: fnp.any(state[1] != 0), step, (x1, x2))[0]
 
 
-def gcd(x1, x2):
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The elementwise greatest common divisor of integers (``gcd(0, 0) == 0``).
 
     Example:
@@ -106,7 +113,7 @@ def gcd(x1, x2):
     return _gcd_abs(*_integer_pair("gcd", x1, x2))
 
 
-def lcm(x1, x2):
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The elementwise least common multiple of integers (0 if either is 0).
 
     Example:
@@ -169,7 +176,7 @@ def _frexp(x):
     return fnp.where(special, x, m), e
 
 
-def frexp(x, /):
+def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     """Mantissa and exponent: ``x == m * 2**e`` with ``0.5 <= |m| < 1`` (``m = x``, ``e = 0``
     for 0, inf and NaN). ``e`` is int32; differentiable in ``m``.
 
@@ -181,7 +188,7 @@ def frexp(x, /):
     return _frexp(_float_arg("frexp", x))
 
 
-def ldexp(x1, x2, /):
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 * 2**x2`` for integer exponents ``x2``.
 
     Example:
@@ -207,7 +214,7 @@ def ldexp(x1, x2, /):
     return fnp.where(fnp.isinf(x1) | (x1 == 0), x1, x)
 
 
-def modf(x, /, out=None):
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """Fractional and integral parts of ``x``, both with ``x``'s sign.
 
     Example:
@@ -226,7 +233,7 @@ def modf(x, /, out=None):
     return x - whole, whole
 
 
-def spacing(x, /):
+def spacing(x: ArrayLike, /) -> Array:
     """The distance from ``x`` to the next float away from zero (ULP of ``x``).
 
     Example:
@@ -290,7 +297,8 @@ def _gradient_along(f, h, axis, edge_order):
     return fnp.concatenate([first, inner, last], axis=axis)
 
 
-def gradient(f, *varargs, axis=None, edge_order=None):
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
+             edge_order: int | None = None) -> Array | list[Array]:
     """The gradient of the sampled function ``f`` by central differences inside and one-sided
     differences at the edges (second order there with ``edge_order=2``).
 
@@ -337,7 +345,8 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return result[0] if len(axes) == 1 else result
 
 
-def trapezoid(y, x=None, dx=1.0, axis=-1):
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
+              ) -> Array:
     """The integral of the samples ``y`` along ``axis`` by the trapezoidal rule, at the points
     ``x`` or with a uniform step ``dx``.
 
@@ -367,7 +376,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return 0.5 * fnp.sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
 
 
-def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
+           period: ArrayLike = 2 * np.pi) -> Array:
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) between neighbours
     along ``axis`` replaced by their ``period``-complement.
 

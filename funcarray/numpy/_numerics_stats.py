@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,13 @@ from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
 from funcarray.numpy._shape import _concrete_int
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, DTypeLike
 
 __all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef",
            "bartlett", "blackman", "hamming", "hanning", "kaiser", "i0"]
@@ -28,7 +36,8 @@ __all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov
 # Binning
 # --------------------------------------------------------------------------------------------
 
-def digitize(x, bins, right=False, *, method=None):
+def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
+             method: str | None = None) -> Array:
     """The index of the bin each value of ``x`` falls in, for monotonic (increasing or
     decreasing) 1-D ``bins`` edges; ``right`` puts values equal to an edge in the bin on its
     left. int32.
@@ -54,7 +63,9 @@ def digitize(x, bins, right=False, *, method=None):
     return fnp.where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
 
 
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
+                        range: Sequence[ArrayLike] | None = None,
+                        weights: ArrayLike | None = None) -> Array:
     """The edges ``histogram`` would use: ``bins`` equal bins over ``range`` (default
     ``a``'s min and max, widened by 0.5 each side when they are equal), or ``bins`` itself
     when it is 1-D. ``weights`` is ignored.
@@ -71,7 +82,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     return _bin_edges("histogram_bin_edges", convert(a, to_inexact_dtype(a.dtype)), bins, range)
 
 
-def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogramdd(sample: ArrayLike, bins: ArrayLike | Sequence[ArrayLike] = 10,  # noqa: A002
+                range: Sequence[Any] | None = None, weights: ArrayLike | None = None,
+                density: bool | None = None) -> tuple[Array, list[Array]]:
     """The histogram of ``N`` points in ``D`` dimensions (``sample`` of shape ``(N, D)``):
     ``(counts, [edges per dimension])``. ``bins`` and ``range`` are as in ``histogram``, for
     all dimensions or one per dimension. Counts are int32 without ``weights`` (as in
@@ -132,7 +145,9 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):  # noq
     return hist, edges
 
 
-def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike | Sequence[ArrayLike] = 10,  # noqa: A002
+                range: Sequence[Any] | None = None, weights: ArrayLike | None = None,
+                density: bool | None = None) -> tuple[Array, Array, Array]:
     """The 2-D histogram of the points ``(x, y)``: ``(counts, x_edges, y_edges)``. ``bins``
     is one number or edge array for both, or a pair.
 
@@ -182,8 +197,9 @@ def _weights(op, w, n, kind):
     return fnp.abs(w)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
-        dtype=None):
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """The covariance matrix of the variables in the rows of ``m`` (columns if not
     ``rowvar``), with ``y``'s variables appended; normalised by ``N - 1`` (``N`` with
     ``bias``, or ``N - ddof``). ``fweights`` repeat observations, ``aweights`` weigh them.
@@ -246,7 +262,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return fnp.squeeze(fnp.divide(x @ fnp.conj(x_t), factor))
 
 
-def corrcoef(x, y=None, rowvar=True, dtype=None):
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
+             dtype: DTypeLike | None = None) -> Array:
     """The Pearson correlation coefficients: ``cov`` normalised by the standard deviations
     (clipped to [-1, 1]).
 
@@ -283,7 +300,7 @@ def _window(op, M, formula):
     return formula(fnp.arange(M, dtype=dt), M)
 
 
-def bartlett(M):
+def bartlett(M: int) -> Array:
     """The Bartlett (triangular) window of ``M`` points.
 
     Example:
@@ -295,7 +312,7 @@ def bartlett(M):
     return _window("bartlett", M, lambda n, M: 1 - fnp.abs(2 * n + 1 - M) / (M - 1))
 
 
-def blackman(M):
+def blackman(M: int) -> Array:
     """The Blackman window of ``M`` points.
 
     Example:
@@ -308,7 +325,7 @@ def blackman(M):
                    + 0.08 * fnp.cos(4 * np.pi * n / (M - 1)))
 
 
-def hamming(M):
+def hamming(M: int) -> Array:
     """The Hamming window of ``M`` points.
 
     Example:
@@ -320,7 +337,7 @@ def hamming(M):
     return _window("hamming", M, lambda n, M: 0.54 - 0.46 * fnp.cos(2 * np.pi * n / (M - 1)))
 
 
-def hanning(M):
+def hanning(M: int) -> Array:
     """The Hann window of ``M`` points.
 
     Example:
@@ -332,7 +349,7 @@ def hanning(M):
     return _window("hanning", M, lambda n, M: 0.5 * (1 - fnp.cos(2 * np.pi * n / (M - 1))))
 
 
-def i0(x):
+def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of the first kind, order 0 (``funcarray.scipy.special.i0``,
     as jax.numpy has it too).
 
@@ -346,7 +363,7 @@ def i0(x):
     return special_i0(x)
 
 
-def kaiser(M, beta):
+def kaiser(M: int, beta: ArrayLike) -> Array:
     """The Kaiser window of ``M`` points with shape parameter ``beta``.
 
     Example:

@@ -16,12 +16,20 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, overload
+
 import numpy as np
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._shape import _concrete_int
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyval", "polyfit", "vander", "roots"]
@@ -44,7 +52,7 @@ def _coefficients(op, *arrays, inexact=False):
     return out
 
 
-def vander(x, N=None, increasing=False):
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (or
     ``x ** j`` when ``increasing``); ``N`` defaults to ``len(x)``.
 
@@ -74,7 +82,7 @@ def vander(x, N=None, increasing=False):
     return fnp.stack([columns[int(p)] for p in powers], axis=1)
 
 
-def poly(seq_of_zeros):
+def poly(seq_of_zeros: ArrayLike) -> Array:
     """The coefficients of the monic polynomial whose roots are ``seq_of_zeros`` (1-D), or
     the characteristic polynomial of a square matrix (complex, from its eigenvalues).
 
@@ -104,7 +112,7 @@ def poly(seq_of_zeros):
     return coeffs
 
 
-def polyadd(a1, a2):
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The sum of two polynomials (the shorter is aligned with the end of the longer).
 
     Example:
@@ -120,7 +128,7 @@ def polyadd(a1, a2):
     return a1.at[a1.shape[0] - a2.shape[0]:].add(a2)
 
 
-def polysub(a1, a2):
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The difference of two polynomials, ``a1 - a2``.
 
     Example:
@@ -145,7 +153,7 @@ def _trim_leading_zeros(op, a, tol=None):
     return a[first:]
 
 
-def polymul(a1, a2, *, trim_leading_zeros=False):
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
     """The product of two polynomials (the convolution of their coefficients).
 
     ``trim_leading_zeros=True`` drops leading zero coefficients first (eager only: the shape
@@ -168,7 +176,8 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     return fnp.convolve(a1, a2, mode="full")
 
 
-def polydiv(u, v, *, trim_leading_zeros=False):
+def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
+            ) -> tuple[Array, Array]:
     """The quotient and remainder of ``u / v`` (long division of coefficients).
 
     The remainder keeps ``u``'s length (leading zeros included), as in jax.numpy;
@@ -198,7 +207,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, u
 
 
-def polyder(p, m=1):
+def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The ``m``-th derivative of the polynomial ``p``.
 
     Example:
@@ -220,7 +229,7 @@ def polyder(p, m=1):
     return p[:max(n - m, 0)] * np.asarray(factors, dtype=p.dtype)
 
 
-def polyint(p, m=1, k=None):
+def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     """The ``m``-th antiderivative of ``p``, with integration constants ``k`` (a scalar or
     ``m`` values, the first for the first integration).
 
@@ -254,7 +263,7 @@ def polyint(p, m=1, k=None):
     return fnp.concatenate([p, k]) / np.asarray(divisors, dtype=p.dtype)
 
 
-def polyval(p, x, *, unroll=16):
+def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     """The polynomial ``p`` evaluated at ``x`` by Horner's rule (``p`` may be 2-D: each column
     of coefficients broadcasts against ``x``). ``unroll`` is the scan's unroll factor.
 
@@ -282,6 +291,14 @@ def polyval(p, x, *, unroll=16):
     return y
 
 
+@overload
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
+            full: Literal[False] = False, w: ArrayLike | None = None,
+            cov: Literal[False] = False) -> Array: ...
+@overload
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
+            full: bool = False, w: ArrayLike | None = None, cov: bool = False
+            ) -> Array | tuple[Array, ...]: ...
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """The least-squares polynomial of degree ``deg`` through the points ``(x, y)`` (``y``
     1-D, or 2-D for one fit per column), highest power first.
@@ -384,7 +401,7 @@ def _complex_dtype(dtype):
     return np.dtype(dtypes.complex128 if np.dtype(dtype).itemsize == 8 else dtypes.complex64)
 
 
-def roots(p, *, strip_zeros=True):
+def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
     """The roots of the polynomial ``p`` (highest power first): the eigenvalues of its
     companion matrix, complex, in the eigensolver's order.
 

@@ -20,12 +20,17 @@ Example:
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 from funcarray import dtypes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from funcarray.typing import ArrayLike
 
 __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all", "unique_counts",
            "unique_inverse", "unique_values"]
@@ -167,7 +172,8 @@ def _unique(op, x, *, size, fill_value, equal_nan=False, indices=False, inverse=
     return values, first_indices, inverse_indices, run_lengths
 
 
-def unique_values(x, /, *, size=None, fill_value=None):
+def unique_values(x: ArrayLike, /, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values of ``x`` (flattened), every NaN counted as distinct.
 
     Under a transform pass a static ``size=``: results beyond it are dropped, missing ones
@@ -184,7 +190,8 @@ def unique_values(x, /, *, size=None, fill_value=None):
     return _unique("unique_values", x, size=size, fill_value=fill_value)[0]
 
 
-def unique_counts(x, /, *, size=None, fill_value=None):
+def unique_counts(x: ArrayLike, /, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> _UniqueCountsResult:
     """The sorted unique values of ``x`` and how often each occurs: ``(values, counts)``
     (padding slots count 0).
 
@@ -199,7 +206,8 @@ def unique_counts(x, /, *, size=None, fill_value=None):
     return _UniqueCountsResult(values, counts)
 
 
-def unique_inverse(x, /, *, size=None, fill_value=None):
+def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
+                   fill_value: ArrayLike | None = None) -> _UniqueInverseResult:
     """The sorted unique values of ``x`` and, for each element of ``x``, the index of its
     value among them: ``(values, inverse_indices)``, the latter of ``x``'s shape.
 
@@ -217,7 +225,8 @@ def unique_inverse(x, /, *, size=None, fill_value=None):
     return _UniqueInverseResult(values, inverse.reshape(shape))
 
 
-def unique_all(x, /, *, size=None, fill_value=None):
+def unique_all(x: ArrayLike, /, *, size: int | None = None,
+               fill_value: ArrayLike | None = None) -> _UniqueAllResult:
     """``(values, indices, inverse_indices, counts)``: the sorted unique values of ``x``,
     the flat index of each one's first occurrence, the index of each element's value, and
     how often each occurs.
@@ -237,7 +246,8 @@ def unique_all(x, /, *, size=None, fill_value=None):
     return _UniqueAllResult(values, indices, inverse.reshape(shape), counts)
 
 
-def union1d(ar1, ar2, *, size=None, fill_value=None):
+def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values found in either array (both flattened).
 
     Example:
@@ -301,6 +311,19 @@ def _set_operation(op, ar1, ar2, select, size, fill_value):
     return picked, (runs, positions, valid, n1, n2)
 
 
+@overload
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
+                return_indices: Literal[False] = False, *, size: int | None = None,
+                fill_value: ArrayLike | None = None) -> Array: ...
+@overload
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
+                return_indices: Literal[True], size: int | None = None,
+                fill_value: ArrayLike | None = None) -> tuple[Array, Array, Array]: ...
+@overload
+def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
+                return_indices: bool = False, *, size: int | None = None,
+                fill_value: ArrayLike | None = None
+                ) -> Array | tuple[Array, Array, Array]: ...
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
     """The sorted unique values found in both arrays (both flattened).
@@ -333,7 +356,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     return values, first, second
 
 
-def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
+              size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (both flattened).
 
     Padding (under ``size=``) defaults to 0, as in jax.numpy.
@@ -349,7 +373,8 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
                           size, fill)[0]
 
 
-def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
+             size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """The sorted values found in exactly one of the arrays (both flattened).
 
     Example:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,13 @@ from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._shape import _axis, _concrete_int, _int_tuple
 from funcarray.numpy._util import asarray_arg, convert_arg, is_array
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from funcarray.array import Array
+    from funcarray.typing import ArrayLike, Axis, ShapeLike
 
 __all__ = [
     "block", "resize", "rollaxis", "trim_zeros", "insert", "delete", "unstack",
@@ -77,7 +85,7 @@ def _block(op, xs):
     return fnp.concatenate(parts, axis=-depths[0]), depths[0] + 1
 
 
-def block(arrays):
+def block(arrays: ArrayLike | Sequence[Any]) -> Array:
     """Assemble an array from nested lists of blocks: the innermost lists join along the last
     axis, the next ones along the second-to-last, and so on (blocks get leading unit axes up
     to the nesting depth).
@@ -93,7 +101,7 @@ def block(arrays):
     return _block("block", arrays)[0]
 
 
-def resize(a, new_shape):
+def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     """An array of ``new_shape`` filled with the elements of ``a`` in order, repeated as often
     as needed (zeros when ``a`` is empty).
 
@@ -116,7 +124,7 @@ def resize(a, new_shape):
     return fnp.reshape(_tile_to_size(flat, size), new_shape)
 
 
-def rollaxis(a, axis, start=0):
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """Move ``axis`` so that it comes before position ``start`` (NumPy's older form of
     ``moveaxis``).
 
@@ -139,7 +147,7 @@ def rollaxis(a, axis, start=0):
     return fnp.moveaxis(a, axis, start)
 
 
-def trim_zeros(filt, trim="fb", axis=None):
+def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Axis = None) -> Array:
     """``filt`` without its leading ("f") and/or trailing ("b") zeros along ``axis`` (every
     axis when None; a slice along an axis is trimmed when all of it is zero). ``filt`` must be
     concrete: the result's shape depends on its values.
@@ -180,7 +188,7 @@ def trim_zeros(filt, trim="fb", axis=None):
     return filt[tuple(index)]
 
 
-def unstack(x, /, *, axis=0):
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``stack``).
 
     Example:
@@ -211,7 +219,7 @@ def _along(axis, index):
     return (slice(None),) * axis + (index,)
 
 
-def insert(arr, obj, values, axis=None):
+def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` inserted before the positions ``obj`` (an int, a 1-D integer
     array or a slice) along ``axis`` (the flattened array when None). ``obj`` may be traced;
     out-of-range positions are clamped to the ends, as in jax.numpy.
@@ -264,7 +272,8 @@ def insert(arr, obj, values, axis=None):
     return out.at[_along(axis, arr_at)].set(a)
 
 
-def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *,
+           assume_unique_indices: bool = False) -> Array:
     """``arr`` without the entries ``obj`` (an int, a slice, integer indices or a boolean
     mask) along ``axis`` (the flattened array when None).
 
@@ -329,7 +338,8 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
 # apply_along_axis, apply_over_axes, piecewise, choose
 # --------------------------------------------------------------------------------------------
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *args: Any,
+                     **kwargs: Any) -> Array:
     """``func1d`` applied to each 1-D slice of ``arr`` along ``axis`` (through ``vmap``, so
     ``func1d`` sees traced 1-D arrays); its output dimensions replace ``axis``.
 
@@ -354,7 +364,8 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return func(arr)
 
 
-def apply_over_axes(func, a, axes):
+def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike,
+                    axes: int | Sequence[int]) -> Array:
     """``func(a, axis)`` applied for each axis in turn; a result with one dimension fewer gets
     it back as a unit axis, so the rank stays that of ``a``.
 
@@ -377,7 +388,8 @@ def apply_over_axes(func, a, axes):
     return a
 
 
-def piecewise(x, condlist, funclist, *args, **kw):
+def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
+              **kw: Any) -> Array:
     """Elementwise, ``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
     ``condlist[i]`` is true, the last true condition winning; where none is, the extra last
     entry of ``funclist`` (or 0). Functions are applied to scalars through ``vmap``, so every
@@ -423,7 +435,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return fnp.reshape(out, x.shape)
 
 
-def choose(a, choices, out=None, mode="raise"):
+def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
+           ) -> Array:
     """Elementwise, ``choices[a]``: the entry of choice array number ``a`` (all broadcast
     together). ``mode``: "raise" (needs a concrete ``a``), "wrap" or "clip".
 
@@ -464,7 +477,8 @@ def choose(a, choices, out=None, mode="raise"):
 # put, put_along_axis, fill_diagonal, place
 # --------------------------------------------------------------------------------------------
 
-def put(a, ind, v, mode=None, *, inplace=True):
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
+        inplace: bool = True) -> Array:
     """``a`` with the flat positions ``ind`` set to ``v`` (cycled to the length of ``ind``),
     as a new array: pass ``inplace=False``. ``mode``: None drops out-of-range positions,
     "clip" clamps them, "wrap" takes them modulo ``a.size``.
@@ -498,7 +512,8 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return a.at[fnp.unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
 
 
-def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Array:
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
     ``take_along_axis``), as a new array: pass ``inplace=False``.
 
@@ -539,7 +554,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     return fnp.reshape(arr.at[tuple(index)].set(values, mode=mode), shape)
 
 
-def fill_diagonal(a, val, wrap=False, *, inplace=True):
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
+                  ) -> Array:
     """``a`` with its main diagonal set to ``val`` (a scalar, or values cycled along the
     diagonal), as a new array: pass ``inplace=False``. Arrays of more than 2 dimensions must
     have equal dimensions.
@@ -566,7 +582,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     return a.at[index].set(val if val.ndim == 0 else _tile_to_size(fnp.ravel(val), n))
 
 
-def place(arr, mask, vals, *, inplace=True):
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (cycled), as
     a new array: pass ``inplace=False``. ``mask`` may be traced.
 
