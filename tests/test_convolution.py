@@ -268,3 +268,52 @@ def test_complex_convolution_on_gpu_is_three_real_ones():
                                         precision="highest")
     assert got.dtype == np.complex64
     np.testing.assert_allclose(got, np.asarray(want), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("kernel, stride, lhs_dilation, layout", [
+    (2, 1, 2, ((0, 3, 2, 1), (0, 2, 1, 3), (1, 0, 3, 2))),
+    (2, 1, 2, ((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))),
+    (3, 2, 3, ((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))),
+])
+def test_convolutions_xla_would_swap_wrongly_run_under_jit(kernel, stride, lhs_dilation, layout):
+    """XLA's operand swap mistakes an unpadded dimension with lhs dilation k and stride k - 1
+    for a group dimension and aborts the process (jax too); the lowering reverses that
+    dimension's kernel under ``window_reversal`` instead, so jit gives the eager numbers.
+    The second spatial dimension (input 1, padded window 3 of a 2-tap kernel) makes XLA swap."""
+    lhs_perm, rhs_perm, out_perm = layout
+    rng = np.random.default_rng(3)
+    lhs_c, rhs_c = rng.normal(size=(1, 1, 4, 1)), rng.normal(size=(2, 1, kernel, 2))
+    lhs = np.transpose(lhs_c, np.argsort(lhs_perm))
+    rhs = np.transpose(rhs_c, np.argsort(rhs_perm))
+    params = dict(window_strides=(stride, 1), padding=((0, 0), (2, 0)),
+                  lhs_dilation=(lhs_dilation, 1), rhs_dilation=(1, 2),
+                  dimension_numbers=lax.ConvDimensionNumbers(lhs_perm, rhs_perm, out_perm))
+    f = lambda a, b: lax.conv_general_dilated(a, b, **params)  # noqa: E731
+    text = fa.jit(f).lower(lhs, rhs).as_text()
+    assert "window_reversal" in text and "stablehlo.reverse" in text
+    eager = f(fnp.asarray(lhs), fnp.asarray(rhs))
+    # the NumPy oracle: the canonical-layout convolution written as a sum over taps
+    want = _direct_convolution(lhs_c, rhs_c, params)
+    assert_allclose(eager, np.transpose(want, out_perm))
+    assert_allclose(fa.jit(f)(fnp.asarray(lhs), fnp.asarray(rhs)), eager)
+
+
+def _direct_convolution(lhs, rhs, params):
+    """conv_general_dilated of canonical (N, C, H, W) x (O, I, KH, KW) operands by loops."""
+    (sh, sw), (ph, pw) = params["window_strides"], params["padding"]
+    (lh, lw), (rh, rw) = params["lhs_dilation"], params["rhs_dilation"]
+    n, c, h, w = lhs.shape
+    dilated = np.zeros((n, c, (h - 1) * lh + 1, (w - 1) * lw + 1))
+    dilated[:, :, ::lh, ::lw] = lhs
+    padded = np.pad(dilated, ((0, 0), (0, 0), (max(ph[0], 0), max(ph[1], 0)),
+                              (max(pw[0], 0), max(pw[1], 0))))
+    o, _, kh, kw = rhs.shape
+    window_h, window_w = (kh - 1) * rh + 1, (kw - 1) * rw + 1
+    out_h = (padded.shape[2] - window_h) // sh + 1
+    out_w = (padded.shape[3] - window_w) // sw + 1
+    out = np.zeros((n, o, out_h, out_w))
+    for i in range(out_h):
+        for j in range(out_w):
+            patch = padded[:, :, i * sh:i * sh + window_h:rh, j * sw:j * sw + window_w:rw]
+            out[:, :, i, j] = np.einsum("ncij,ocij->no", patch, rhs)
+    return out

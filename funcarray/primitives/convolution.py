@@ -356,6 +356,23 @@ def _complex_as_real_convolutions(ctx, lhs, rhs, out_aval, attributes) -> str:
                   binary("add", k1, k2, out_r), results=[out_aval])[0]
 
 
+def _dims_xla_would_misswap(lhs_shape, rhs_shape, lhs_spec, rhs_spec, strides, padding,
+                            lhs_dilation, rhs_dilation, feature_groups, batch_groups):
+    """The spatial dimensions that XLA's convolution operand swap mistakes for group
+    dimensions: unpadded, undilated kernel of size k with lhs dilation k and stride k - 1 over
+    an input of another size. XLA copies such a dimension's window unchanged when it swaps
+    the operands (it swaps ungrouped convolutions whose kernel outweighs the input), builds
+    an invalid convolution and aborts the process (jax crashes the same way). A reversed
+    kernel under ``window_reversal`` computes the same convolution and is swapped correctly."""
+    if feature_groups != 1 or batch_groups != 1:
+        return ()
+    return tuple(
+        d for d, (stride, (lo, hi), lhs_dil, rhs_dil) in enumerate(
+            zip(strides, padding, lhs_dilation, rhs_dilation))
+        if (lo, hi) == (0, 0) and rhs_dil == 1 and lhs_dil == rhs_shape[rhs_spec[2 + d]]
+        and stride == lhs_dil - 1 and lhs_shape[lhs_spec[2 + d]] != lhs_dil)
+
+
 @conv_general_dilated_p.def_lower
 def _lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
            dimension_numbers, feature_group_count, batch_group_count, precision,
@@ -381,6 +398,14 @@ def _lower(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
         "rhs_dilation": _i64_array(rhs_dilation),
         "window_strides": _i64_array(window_strides),
     }
+    reversed_dims = _dims_xla_would_misswap(lhs_aval.shape, rhs_aval.shape, lhs_spec, rhs_spec,
+                                            window_strides, padding, lhs_dilation, rhs_dilation,
+                                            feature_group_count, batch_group_count)
+    if reversed_dims:
+        rhs = ctx.op("stablehlo.reverse", rhs, results=[ctx.type_of(rhs)], attributes={
+            "dimensions": _i64_array(rhs_spec[2 + d] for d in reversed_dims)})[0]
+        attributes["window_reversal"] = "array<i1: " + ", ".join(
+            "true" if d in reversed_dims else "false" for d in range(n)) + ">"
     acc_aval = out_aval.update(dtype=acc)
     if np.dtype(acc).kind == "c" and ctx.platform not in ("cpu", None):
         out = _complex_as_real_convolutions(ctx, lhs, rhs, acc_aval, attributes)
