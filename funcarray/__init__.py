@@ -39,15 +39,8 @@ from funcarray._closure import custom_gradient as custom_gradient  # noqa: E402
 from funcarray._closure import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402
 from funcarray._closure import named_call as named_call  # noqa: E402
 from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
-from funcarray._compiled import default_backend as default_backend  # noqa: E402
-from funcarray._compiled import device_count as device_count  # noqa: E402
 from funcarray._compiled import device_get as device_get  # noqa: E402
 from funcarray._compiled import device_put as device_put  # noqa: E402
-from funcarray._compiled import devices as devices  # noqa: E402
-from funcarray._compiled import local_device_count as local_device_count  # noqa: E402
-from funcarray._compiled import local_devices as local_devices  # noqa: E402
-from funcarray._compiled import process_count as process_count  # noqa: E402
-from funcarray._compiled import process_index as process_index  # noqa: E402
 from funcarray._config import config as config  # noqa: E402
 from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
 from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
@@ -66,6 +59,13 @@ from funcarray.ad_checkpoint import checkpoint_policies as checkpoint_policies  
 from funcarray.ad_checkpoint import remat as remat  # noqa: E402
 from funcarray.array import Array as Array  # noqa: E402
 from funcarray.array import Device as Device  # noqa: E402
+from funcarray.lowering.devices import default_backend as default_backend  # noqa: E402
+from funcarray.lowering.devices import device_count as device_count  # noqa: E402
+from funcarray.lowering.devices import devices as devices  # noqa: E402
+from funcarray.lowering.devices import local_device_count as local_device_count  # noqa: E402
+from funcarray.lowering.devices import local_devices as local_devices  # noqa: E402
+from funcarray.lowering.devices import process_count as process_count  # noqa: E402
+from funcarray.lowering.devices import process_index as process_index  # noqa: E402
 from funcarray.numpy import asarray as asarray  # noqa: E402
 from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the transforms)
 from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402

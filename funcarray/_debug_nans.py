@@ -29,75 +29,19 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import functools
 
-import numpy as np
-
-from funcarray import dtypes
 from funcarray import tree as fa_tree
 from funcarray._config import config
-from funcarray._errors import _mark, _with_location
-from funcarray.transforms.core import Tracer
+from funcarray.lowering.executor import floating_point_error, invalid_value
 
-__all__ = ["debug_nans", "debug_infs", "checking_trace_class", "check_jit_outputs"]
-
-
-def _problem(x) -> str | None:
-    """'nan' or 'inf' when concrete ``x`` holds one the flags look for, else None."""
-    if isinstance(x, Tracer) or not hasattr(x, "dtype") or not dtypes.is_inexact(x.dtype):
-        return None
-    value = np.asarray(x)
-    if value.dtype.kind not in "fc":  # bfloat16, float8...: NumPy's isnan needs a float
-        value = value.astype(np.float32)
-    if np.isnan(value).any():
-        return "nan"
-    if config.debug_infs and np.isinf(value).any():
-        return "inf"
-    return None
-
-
-def _error(message: str) -> FloatingPointError:
-    return _mark(FloatingPointError(_with_location(message)))
-
-
-def _check_primitive_outputs(prim, params, args, out) -> None:
-    outs = out if prim.multiple_results else (out,)
-    for i, x in enumerate(outs):
-        found = _problem(x)
-        if found is None:
-            continue
-        if prim.name == "jit":  # find the operation inside: evaluate the body op by op
-            from funcarray.transforms.ir import eval_ir
-
-            eval_ir(params["ir"], (), args)
-            where = f"jit '{params['name']}'"
-        else:
-            where = prim.name
-        which = f" {i}" if len(outs) > 1 else ""
-        raise _error(f"{where}: invalid value ({found}) in the output{which} "
-                     f"({x.aval.str_short()}); funcarray.config.debug_"
-                     f"{'infs' if found == 'inf' else 'nans'} is on")
-
-
-@functools.cache
-def checking_trace_class(base: type) -> type:
-    """A subclass of the eager trace class ``base`` that checks every primitive's outputs."""
-
-    def process_primitive(self, prim, args, params):
-        out = base.process_primitive(self, prim, args, params)
-        _check_primitive_outputs(prim, params, args, out)
-        return out
-
-    return type(f"NanChecking{base.__name__}", (base,), {
-        "__slots__": (), "__doc__": checking_trace_class.__doc__,
-        "process_primitive": process_primitive})
+__all__ = ["debug_nans", "debug_infs", "check_jit_outputs"]
 
 
 def check_jit_outputs(fun, name: str, args, kwargs, out, *, can_rerun: bool) -> None:
     """After a jitted call ran: on a NaN (inf) in ``out``, re-run ``fun`` eagerly to raise at
     the operation that made it; failing that, raise naming the jitted function."""
     for i, x in enumerate(fa_tree.leaves(out)):
-        found = _problem(x)
+        found = invalid_value(x)
         if found is None:
             continue
         if can_rerun:
@@ -108,7 +52,7 @@ def check_jit_outputs(fun, name: str, args, kwargs, out, *, can_rerun: bool) -> 
             reason = "an eager re-run computed none (XLA's compiled numerics differ)"
         else:
             reason = "the call donated its arguments, so it cannot be re-run eagerly"
-        raise _error(f"jit '{name}': invalid value ({found}) in output {i} "
+        raise floating_point_error(f"jit '{name}': invalid value ({found}) in output {i} "
                      f"({x.aval.str_short()}); {reason}")
 
 

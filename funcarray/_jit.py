@@ -35,20 +35,21 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
-from funcarray import _compiled, _float0, tree
+from funcarray import _float0, tree
 from funcarray._config import config
 from funcarray._debug_nans import check_jit_outputs
 from funcarray._errors import _mark, _with_location, filtered
 from funcarray._jit_fast import MISS, FastPath, leaf_type
-from funcarray.array import Array, DeviceArray, device_array
-from funcarray.lowering import cache, runtime
+from funcarray.array import Array, DeviceArray
+from funcarray.base.avals import canonical_aval
+from funcarray.lowering import cache, executor, runtime
+from funcarray.lowering.devices import devices, runtime_device
 from funcarray.primitives import _buffers
 from funcarray.primitives.jit_call import jit_p
 from funcarray.transforms.core import (
     CURRENT_TRACE,
     EVAL_TRACE,
     Tracer,
-    canonical_aval,
     current_trace,
     set_current_trace,
 )
@@ -406,41 +407,23 @@ class Jitted:
         return tree.unflatten(out_tree, _float0.fill(outs, holes))
 
     def _run_eagerly(self, entry, leaves):
-        exe = entry.exe
-        if exe is None:
+        if entry.exe is None:
             self._compile(entry)
-            exe = entry.exe
-        jdev = exe.device
-        bufs = []
-        for x in (*entry.consts, *leaves):
-            cached = getattr(x, "_buf", None)  # (device, buffer): see array.DeviceArray
-            if cached is not None and cached[0] is jdev:
-                bufs.append(cached[1])
-            else:
-                bufs.append(_compiled.to_buffer(_as_array(x), jdev))
-        if entry.donated:
-            operands = (*entry.consts, *leaves)
-            donated = [operands[k] for k in entry.donated]
-            _prepare_donation(donated)
-            outs = runtime.execute_buffers(exe, bufs)
-            _finish_donation(donated)
-        else:
-            outs = runtime.execute_buffers(exe, bufs)
+        operands = [*entry.consts, *(x if isinstance(x, Array) else _as_array(x)
+                                     for x in leaves)]
+        outs = executor.run_executable(entry.exe, operands, entry.out_avals, entry.donated)
         if entry.single_output:
-            return device_array(jdev, outs[0], entry.out_avals[0])
-        return tree.unflatten(entry.out_tree, [
-            device_array(jdev, b, a) for b, a in zip(outs, entry.out_avals)])
+            return outs[0]
+        return tree.unflatten(entry.out_tree, outs)
 
     def _target_device(self):
         if self._backend is not None:
-            from funcarray._compiled import devices
-
             return devices(self._backend)[0]
         return self._device
 
     def _compile(self, entry, compiler_options=None) -> None:
         """Compile ``entry`` (with this function's XLA options, or ``compiler_options``)."""
-        jdev = _compiled.runtime_device(self._target_device())
+        jdev = runtime_device(self._target_device())
         start = time.perf_counter()
         cache.lowered_text(entry.ir, entry.donated, jdev.platform)
         entry.lower_s = time.perf_counter() - start
@@ -610,29 +593,6 @@ def _donated_leaves(in_tree, count, static_positions, npositional, argnums, argn
     positions = {i % npositional for i in argnums if -npositional <= i < npositional}
     return [k for k, (first, _) in enumerate(_leaf_paths(in_tree, count, static_positions))
             if first in positions or first in argnames]
-
-
-def _prepare_donation(arrays) -> None:
-    """Before XLA may overwrite their buffers: a host value that is a view of a donated CPU
-    buffer must become a copy, or it would silently change under the user."""
-    from funcarray.array import _VALUE_SLOT
-
-    for x in arrays:
-        if type(x) is DeviceArray:
-            try:
-                value = _VALUE_SLOT.__get__(x, DeviceArray)
-            except AttributeError:
-                continue
-            _VALUE_SLOT.__set__(x, np.array(value, copy=True))
-
-
-def _finish_donation(arrays) -> None:
-    """After the call the donated device buffers are gone: forget them."""
-    for x in arrays:
-        if type(x) is Array and getattr(x, "_buf", None) is not None:
-            del x._buf  # the host value is intact; the next call copies it again
-        elif type(x) is DeviceArray:
-            x._donated = True
 
 
 def _argument_names(fun, in_tree, count: int, static_positions=frozenset()) -> list:
@@ -817,7 +777,7 @@ class Lowered:
         """The StableHLO module (MLIR generic form) that XLA compiles."""
         from funcarray.lowering import cache
 
-        platform = _compiled.runtime_device(self._jitted._target_device()).platform
+        platform = runtime_device(self._jitted._target_device()).platform
         return cache.lowered_text(self._entry.ir, self._entry.donated, platform)
 
     def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
@@ -925,7 +885,7 @@ def clear_caches() -> None:
     for jitted in list(_all_jitted):
         jitted.clear_cache()
     cache.clear()
-    _compiled.clear_eager_caches()
+    executor.clear_eager_caches()
     ir_transforms._memo.clear()
     branches = sys.modules.get("funcarray.lax._branches")  # loaded lazily with funcarray.lax
     if branches is not None:

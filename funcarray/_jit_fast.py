@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from funcarray import _compiled, tree
+from funcarray import tree
 from funcarray.array import Array, DeviceArray, device_array
-from funcarray.lowering import runtime
-from funcarray.transforms.core import ShapedArray, canonical_aval
+from funcarray.base.avals import ShapedArray, canonical_aval
+from funcarray.lowering import executor, runtime
 
 __all__ = ["FastPath", "MISS", "fast_signature", "leaf_type"]
 
@@ -141,7 +141,7 @@ class _FastEntry:
             return
         jdev, consts = entry.exe.device, entry.consts
         execute = runtime.buffer_executor(entry.exe)
-        to_buffer = _compiled.to_buffer
+        to_buffer = executor.to_buffer
 
         def buffers(leaves):
             bufs = []

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from funcarray.transforms.core import ShapedArray, Tracer
+from funcarray.base.avals import ShapedArray
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -87,7 +87,18 @@ class _ArrayMeta(type):
     never get here: ``isinstance`` answers those before calling this."""
 
     def __instancecheck__(cls, obj):
-        return type.__instancecheck__(cls, obj) or (cls is Array and isinstance(obj, Tracer))
+        return type.__instancecheck__(cls, obj) or (cls is Array and isinstance(obj, _traced))
+
+
+# The tracer type (``funcarray.transforms.core.Tracer``), registered by the transforms when
+# they load: the value type sits below them and imports none of their modules.
+_traced: tuple = ()
+
+
+def register_tracer_type(tracer_type: type) -> None:
+    """Make ``isinstance(x, Array)`` true for instances of ``tracer_type``."""
+    global _traced
+    _traced = (*_traced, tracer_type)
 
 
 class Array(metaclass=_ArrayMeta):
@@ -434,8 +445,7 @@ class DeviceArray(Array):
             try:
                 value = np.asarray(self._buf[1])
             except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
-                from funcarray.lowering import runtime
-                runtime.raise_deferred_error(exc)
+                _raise_deferred_error(exc)
             _VALUE_SLOT.__set__(self, value)
             return value
 
@@ -468,9 +478,23 @@ class DeviceArray(Array):
         try:
             self._buf[1].block_until_ready()
         except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
-            from funcarray.lowering import runtime
-            runtime.raise_deferred_error(exc)
+            _raise_deferred_error(exc)
         return self
+
+
+def _reraise(exc: Exception) -> None:
+    raise exc
+
+
+# How an error that XLA reports late (when a buffer is read) reaches the user: the runtime
+# (``funcarray.lowering.runtime``), which made every buffer, registers its translation.
+_raise_deferred_error = _reraise
+
+
+def register_deferred_error_handler(handler) -> None:
+    """Have ``handler(exc)`` raise the user-facing error for a device buffer's ``exc``."""
+    global _raise_deferred_error
+    _raise_deferred_error = handler
 
 
 def device_array(device: Any, buffer: Any, aval: ShapedArray) -> DeviceArray:

@@ -19,42 +19,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict
 
-__all__ = ["LRUCache", "lowered_text", "lowered_module", "compile_ir", "compile_count",
+from funcarray.base.lru_cache import LRUCache
+
+__all__ = ["lowered_text", "lowered_module", "compile_ir", "compile_count",
            "persistent_path", "clear", "info"]
-
-
-class LRUCache:
-    """A dict bounded to ``maxsize`` entries; the least recently used one is evicted."""
-
-    def __init__(self, maxsize: int):
-        self.maxsize = maxsize
-        self._data: OrderedDict = OrderedDict()
-        self.hits = self.misses = 0
-
-    def get(self, key):
-        try:
-            value = self._data[key]
-        except KeyError:
-            self.misses += 1
-            return None
-        self._data.move_to_end(key)
-        self.hits += 1
-        return value
-
-    def put(self, key, value) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.maxsize:
-            self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        self._data.clear()
-        self.hits = self.misses = 0
-
-    def __len__(self):
-        return len(self._data)
 
 
 # id(ir) -> (ir, text): the IR is kept alive with its text, so its id is never reused while

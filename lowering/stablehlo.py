@@ -48,7 +48,7 @@ from funcarray.transforms.ir import IR, ClosedIR, Lit, _Namer, _param_str, type_
 
 __all__ = [
     "lower_module",
-    "LoweringContext", "LoweringError", "lower_ir", "lower_inline", "run_ir", "mlir_element_type",
+    "LoweringContext", "LoweringError", "lower_ir", "lower_inline", "mlir_element_type",
     "tensor_type", "elementwise_lowering", "compare", "COMPARISON_DIRECTIONS",
     "i64_array_attribute",
 ]
@@ -417,30 +417,6 @@ def _check_rule_results(eqn, text: str, outs, builder: _Builder) -> None:
             raise LoweringError(f"The lowering rule of '{eqn.prim.name}' returned {got_str} "
                                 f"for output {k}, the equation declares "
                                 f"{type_str(var.aval)}\nEquation: {text}")
-
-
-def run_ir(closed: ClosedIR, args, *, device=None) -> list:
-    """Lower, compile (cached) and run ``closed`` on ``args``; returns funcarray Arrays.
-
-    ``args`` are funcarray Arrays (or NumPy arrays) matching ``closed.in_avals``; the consts
-    must be concrete. The results are copied back to the host (device-resident arrays come
-    later).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> from funcarray.transforms.staging import make_ir
-        >>> staged = make_ir(lambda x, y: fnp.cos(x) * y)(fnp.zeros(2), fnp.ones(2))
-        >>> run_ir(staged.closed, [fnp.zeros(2), fnp.array([1.0, 2.0])])
-        [Array([1., 2.], dtype=float32)]
-    """
-    from funcarray.array import Array
-    from funcarray.lowering import cache, runtime
-
-    exe = cache.compile_ir(closed, device=device)
-    values = [np.asarray(getattr(x, "_value", x)) for x in (*closed.consts, *args)]
-    outs = runtime.execute(exe, values)
-    return [Array(runtime.to_numpy(out), aval.weak_type)
-            for out, aval in zip(outs, closed.out_avals)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -441,7 +441,7 @@ def cache_runtime():
 
 
 def _compiled_device(device):
-    from funcarray._compiled import runtime_device
+    from funcarray.lowering.devices import runtime_device
 
     return runtime_device(device)
 
@@ -671,16 +671,16 @@ def test_eager_ops_on_device_arrays_take_the_host_fast_paths():
 
 def test_auto_eager_backend_switches_to_xla_once_an_accelerator_is_used():
     skip_unless_numpy_eager()
-    from funcarray import _compiled
+    from funcarray.lowering import executor
     from funcarray.transforms.core import EVAL_TRACE, EvalTrace
 
     class FakeAccelerator:
         platform = "gpu"
 
-    _compiled._note_accelerator(runtime_cpu_device())  # the CPU: nothing changes
+    executor._note_accelerator(runtime_cpu_device())  # the CPU: nothing changes
     assert type(EVAL_TRACE) is EvalTrace
     try:
-        _compiled._note_accelerator(FakeAccelerator())
+        executor._note_accelerator(FakeAccelerator())
         assert type(EVAL_TRACE).__name__ == "XlaEvalTrace"
     finally:
         fa.config.update("eager_backend", "auto")
@@ -688,7 +688,7 @@ def test_auto_eager_backend_switches_to_xla_once_an_accelerator_is_used():
 
 
 def runtime_cpu_device():
-    from funcarray._compiled import runtime_device
+    from funcarray.lowering.devices import runtime_device
 
     return runtime_device(fa.devices("cpu")[0])
 

@@ -23,6 +23,7 @@ from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.lowering import cache, runtime
 from funcarray.lowering import stablehlo as sh
+from funcarray.lowering.executor import execute_ir
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as shape_ops
 from funcarray.transforms.core import MissingRuleError, Primitive, ShapedArray
@@ -33,7 +34,7 @@ from funcarray.transforms.staging import make_ir, stage_flat
 def run_flat(f, *args):
     """Stage ``f(*args) -> list`` and run it compiled; returns NumPy values."""
     closed = stage_flat(f, [x.aval for x in args])
-    return [np.asarray(y._value) for y in sh.run_ir(closed, list(args))]
+    return [np.asarray(y._value) for y in execute_ir(closed, list(args))]
 
 
 def eager_flat(f, *args):
@@ -303,23 +304,23 @@ def test_staged_elementwise_matches_eager(shape, dtype, seed):
                                rtol=4 * tol, atol=20 * tol)
 
 
-def test_run_ir_with_consts_literals_and_weak_outputs():
+def test_execute_ir_with_consts_literals_and_weak_outputs():
     w = fnp.arange(3.0)
     staged = make_ir(lambda x: (x * w, 2.0, x))(fnp.ones(3))
     assert len(staged.consts) == 1
-    outs = sh.run_ir(staged.closed, [fnp.full(3, 2.0)])
+    outs = execute_ir(staged.closed, [fnp.full(3, 2.0)])
     assert repr(outs[0]) == "Array([0., 2., 4.], dtype=float32)"
     assert outs[1].weak_type and float(outs[1]) == 2.0
     np.testing.assert_array_equal(np.asarray(outs[2]), [2.0, 2.0, 2.0])
 
 
-def test_run_ir_caches_executables():
+def test_execute_ir_caches_executables():
     staged = make_ir(lambda x: [fnp.cos(x)])(fnp.ones(2))
     zeros = fnp.zeros(2)
     with numpy_eager():  # (XLA eager ops would use the same cache)
         cache.clear()
         for _ in range(3):
-            sh.run_ir(staged.closed, [zeros])
+            execute_ir(staged.closed, [zeros])
         info = cache.info()
     assert (info["hits"], info["misses"], info["size"]) == (2, 1, 1)
 
@@ -535,7 +536,7 @@ def test_compile_error_names_the_funcarray_equation():
     closed = ClosedIR(_single_eqn_ir(prim, F32_2), ())
     with pytest.raises(runtime.CompileError,
                        match=r"(?s)not_an_op.*from funcarray equation: b:f32\[2\] = broken a"):
-        sh.run_ir(closed, [fnp.zeros(2)])
+        execute_ir(closed, [fnp.zeros(2)])
 
 
 def test_elementwise_lowering_rejects_unknown_op_names():

@@ -33,7 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from funcarray.lowering.cache import LRUCache
+from funcarray.base.lru_cache import LRUCache
 from funcarray.transforms.core import set_current_trace
 from funcarray.transforms.ir import IR, ClosedIR, eval_ir
 from funcarray.transforms.jvp import JVPTrace, JVPTracer, Zero, tangent_aval

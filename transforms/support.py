@@ -27,9 +27,11 @@ def _unregistered(name):
 
 class _Ops:
     """``add(x, y)`` (same shape and dtype), ``zeros(aval)``, ``moveaxis(x, src, dst)``,
-    ``broadcast_batch(x, size, axis)`` (insert a new axis of ``size`` at ``axis``)."""
+    ``broadcast_batch(x, size, axis)`` (insert a new axis of ``size`` at ``axis``), and the
+    ``broadcast_in_dim_p`` primitive itself (the XLA eager engine puts it in the single-op
+    IRs it compiles, to broadcast elementwise operands as staging does)."""
 
-    NAMES = ("add", "zeros", "moveaxis", "broadcast_batch")
+    NAMES = ("add", "zeros", "moveaxis", "broadcast_batch", "broadcast_in_dim_p")
 
     def __init__(self):
         for name in self.NAMES:

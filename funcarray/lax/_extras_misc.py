@@ -212,7 +212,7 @@ def platform_dependent(*args, default=None, **per_platform):
         >>> lax.platform_dependent(3, cpu=lambda x: x + 1, default=lambda x: x)
         4
     """
-    from funcarray._compiled import default_backend
+    from funcarray.lowering.devices import default_backend
 
     op = "lax.platform_dependent"
     for name, fun in (*per_platform.items(), ("default", default)):

@@ -35,4 +35,5 @@ def _broadcast_batch(x, size: int, axis: int):
     return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
-support.register(add=_add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch)
+support.register(add=_add, zeros=_zeros, moveaxis=_moveaxis, broadcast_batch=_broadcast_batch,
+                 broadcast_in_dim_p=broadcast_in_dim_p)

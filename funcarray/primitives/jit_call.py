@@ -36,6 +36,7 @@ Example:
 
 from __future__ import annotations
 
+from funcarray.lowering.executor import execute_ir
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.transforms.core import Primitive, set_current_trace
 from funcarray.transforms.ir import Eqn, Var
@@ -44,16 +45,9 @@ from funcarray.transforms.jvp import Zero
 from funcarray.transforms.partial_eval import partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
 
-__all__ = ["jit_p", "run_compiled"]
+__all__ = ["jit_p"]
 
 jit_p = Primitive("jit", multiple_results=True)
-
-
-def run_compiled(ir, args, device=None, compiler_options=()) -> list:
-    """Compile ``ir`` (call form, cached) for ``device`` and run it on concrete ``args``."""
-    from funcarray import _compiled
-
-    return _compiled.execute_ir(ir, args, device, compiler_options)
 
 
 def _options(compiler_options) -> dict:
@@ -65,7 +59,7 @@ def _options(compiler_options) -> dict:
 def _jit_impl(*args, ir, name, device, compiler_options=()):
     # XLA would reinterpret the bits of a same-size wrong dtype: check before running.
     _check_operands(name, [x.aval for x in args], ir)
-    return run_compiled(ir, args, device, compiler_options)
+    return execute_ir(ir, args, device, compiler_options)
 
 
 @jit_p.def_abstract_eval

@@ -48,9 +48,9 @@ def _rbg_abstract_eval(key, *, shape, dtype, algorithm):
 
 def _run_one_op(prim, args, params) -> list:
     """``prim`` on concrete ``args`` as a one-equation XLA program (cached per signature)."""
-    from funcarray._compiled import _single_op_ir, execute_ir
+    from funcarray.lowering.executor import execute_ir, single_op_ir
 
-    ir = _single_op_ir(prim, tuple(a.aval for a in args), params)
+    ir = single_op_ir(prim, tuple(a.aval for a in args), params)
     return execute_ir(ir, args)
 
 

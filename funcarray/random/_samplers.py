@@ -180,7 +180,7 @@ def _xla_on_gpu() -> bool:
     CPU work must not import it just to ask)."""
     if running_numpy_kernels() or "jax" not in sys.modules:
         return False
-    from funcarray._compiled import default_backend
+    from funcarray.lowering.devices import default_backend
 
     return default_backend() != "cpu"
 

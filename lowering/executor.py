@@ -1,0 +1,366 @@
+"""Running IR on a device: the one executor behind jit's calls, ``jit_p``'s eager rule, the
+XLA eager engine and random bits drawn by XLA, and the choice of eager engine.
+
+``execute_ir`` compiles an IR in call form (cached in ``cache.py``), moves the arguments to
+the device (reusing a buffer an Array already holds), runs it and wraps the outputs as Arrays.
+On the CPU an output's NumPy value is a zero-copy view of its XLA buffer, and the buffer stays
+attached, so feeding outputs back into a jitted function costs no copy.
+
+The eager engine: outside every transform a primitive runs its NumPy kernel (``EvalTrace``)
+or, with ``eager_backend = "xla"`` (or ``"auto"`` once an accelerator holds an array), a
+cached single-op executable (``XlaEvalTrace``); with ``debug_nans``/``debug_infs`` on, a
+subclass of either checks each output. This module alone decides which: it sets the class of
+the eager trace object when those settings change.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from funcarray import dtypes
+from funcarray._config import config
+from funcarray._errors import _mark, _with_location
+from funcarray.array import _VALUE_SLOT, Array, DeviceArray, device_array
+from funcarray.base.avals import canonical_aval
+from funcarray.lowering import cache, runtime
+from funcarray.lowering.devices import runtime_device
+from funcarray.transforms import support
+from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer
+from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
+
+__all__ = ["execute_ir", "run_executable", "to_buffer", "from_buffer", "single_op_ir",
+           "XlaEvalTrace", "set_eager_backend", "clear_eager_caches", "invalid_value",
+           "floating_point_error", "checking_trace_class"]
+
+
+def _note_accelerator(jdev) -> None:
+    """With ``eager_backend = "auto"`` (the default), eager ops switch to XLA the first time
+    an array is placed on an accelerator, so device arrays stay on their device instead of
+    being fetched to the host by every NumPy kernel."""
+    if jdev.platform != "cpu" and config.eager_backend == "auto":
+        set_eager_backend("xla")
+
+
+def to_buffer(x, jdev):
+    """The XLA buffer of Array ``x`` on ``jdev``, copied there once and cached on ``x``."""
+    entry = getattr(x, "_buf", None)
+    if entry is not None and (entry[0] is jdev or entry[0] == jdev):
+        return entry[1]
+    buf = runtime.device_put(np.asarray(x._value), jdev)
+    _note_accelerator(jdev)
+    try:
+        x._buf = (jdev, buf)
+    except AttributeError:  # not an Array (a NumPy value): nothing to cache on
+        pass
+    return buf
+
+
+def from_buffer(buf, aval, jdev) -> Array:
+    """An Array for an XLA output buffer of type ``aval`` on ``jdev`` (fetched lazily)."""
+    return device_array(jdev, buf, canonical_aval(aval))
+
+
+
+
+def execute_ir(ir, args, device=None, compiler_options=()) -> list:
+    """Compile ``ir`` for ``device`` with XLA ``compiler_options`` (``(name, value)`` pairs)
+    and run it on concrete ``args``; returns device Arrays. ``ir`` is an IR in call form (its
+    constants are its first arguments) or a ``ClosedIR``, whose concrete constants are passed
+    before ``args``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.transforms.staging import make_ir
+        >>> staged = make_ir(lambda x, y: fnp.cos(x) * y)(fnp.zeros(2), fnp.ones(2))
+        >>> execute_ir(staged.closed, [fnp.zeros(2), fnp.array([1.0, 2.0])])
+        [Array([1., 2.], dtype=float32)]
+    """
+    jdev = runtime_device(device)
+    exe = cache.compile_ir(ir, device=jdev, compiler_options=compiler_options)
+    if isinstance(ir, ClosedIR):
+        return run_executable(exe, [*ir.consts, *args], ir.out_avals)
+    return run_executable(exe, args, [x.aval for x in ir.outs])
+
+
+def run_executable(exe, args, out_avals, donated: tuple = ()) -> list:
+    """Run compiled ``exe`` on Arrays ``args`` (each Array's buffer on the executable's
+    device is reused, or made once and kept) and wrap its outputs, of types ``out_avals``, as
+    device Arrays. ``donated``: the positions of arguments whose buffers XLA may reuse."""
+    jdev = exe.device
+    bufs = [to_buffer(x, jdev) for x in args]
+    if donated:
+        given = [args[k] for k in donated]
+        _prepare_donation(given)
+        outs = runtime.execute_buffers(exe, bufs)
+        _finish_donation(given)
+    else:
+        outs = runtime.execute_buffers(exe, bufs)
+    return [device_array(jdev, b, aval) for b, aval in zip(outs, out_avals)]
+
+
+def _prepare_donation(arrays) -> None:
+    """Before XLA may overwrite their buffers: a host value that is a view of a donated CPU
+    buffer must become a copy, or it would silently change under the user."""
+    for x in arrays:
+        if type(x) is DeviceArray:
+            try:
+                value = _VALUE_SLOT.__get__(x, DeviceArray)
+            except AttributeError:
+                continue
+            _VALUE_SLOT.__set__(x, np.array(value, copy=True))
+
+
+def _finish_donation(arrays) -> None:
+    """After the call the donated device buffers are gone: forget them."""
+    for x in arrays:
+        if type(x) is Array and getattr(x, "_buf", None) is not None:
+            del x._buf  # the host value is intact; the next call copies it again
+        elif type(x) is DeviceArray:
+            x._donated = True
+
+
+# --------------------------------------------------------------------------------------------
+# Eager execution through XLA: one cached single-op executable per (primitive, types, params)
+# --------------------------------------------------------------------------------------------
+
+
+class XlaEvalTrace:
+    """Eager mode through XLA instead of NumPy (the ``eager_backend = "xla"`` setting).
+
+    ``funcarray.config.update("eager_backend", "xla")`` switches the eager trace to this
+    class, so each primitive applied outside every transform compiles once (per primitive,
+    operand types, params and device) into a one-equation executable and runs it. On the CPU
+    this reproduces jit's numerics op by op; on an accelerator it is how eager ops run on the
+    device. Primitives without a lowering rule (and higher-order ones, which compile
+    themselves) and host callbacks (``eager_on_host``: they run at once, their errors raised
+    at the user's line) run their eager kernel.
+
+    An op runs on the device of its first operand that lives on one (as in JAX), else on the
+    selected platform's default device. Each call is one executable run: operands of other
+    shapes are broadcast inside it, and small constants (the Python scalars of ``x * 1.5``)
+    keep one device copy per value (``_constant_buffer``).
+    """
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        if not prim.lower_rule or prim.partial_eval_rule or getattr(
+                prim, "eager_on_host", False):
+            return prim.impl(*args, **params)
+        if not all(isinstance(a, Array) for a in args):
+            from funcarray.numpy._util import asarray_arg
+            args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
+        jdev = None
+        for a in args:
+            entry = getattr(a, "_buf", None)
+            if entry is not None:
+                jdev = entry[0]
+                break
+        if jdev is None:
+            jdev = runtime.default_device_for(config.platform or None)
+        avals = tuple(a.aval for a in args)
+        try:
+            key = (prim, avals, tuple(params.items()), jdev)
+            op = _eager_ops.get(key)
+        except TypeError:  # an unhashable param: look the executable up every time
+            key, op = None, None
+        if op is None:
+            op = _EagerOp(prim, avals, params, jdev)
+            if key is not None:
+                if len(_eager_ops) >= _EAGER_OPS_MAX:
+                    _eager_ops.clear()
+                _eager_ops[key] = op
+        bufs = []
+        for a in args:
+            entry = getattr(a, "_buf", None)
+            if entry is not None and entry[0] is jdev:
+                bufs.append(entry[1])
+            elif entry is None and a.ndim == 0:
+                bufs.append(_constant_buffer(a, jdev))
+            else:
+                bufs.append(to_buffer(a, jdev))
+        outs = op.run(bufs)
+        if op.single:
+            return device_array(jdev, outs[0], op.out_avals[0])
+        return [device_array(jdev, b, aval) for b, aval in zip(outs, op.out_avals)]
+
+
+class _EagerOp:
+    """One primitive's compiled single-op executable for given operand types and params,
+    with what a call needs at hand (``run``: ``runtime.buffer_executor``)."""
+
+    __slots__ = ("run", "out_avals", "single")
+
+    def __init__(self, prim, avals, params, jdev):
+        ir = single_op_ir(prim, avals, params)
+        exe = cache.compile_ir(ir, device=jdev)
+        self.run = runtime.buffer_executor(exe)
+        self.out_avals = tuple(canonical_aval(v.aval) for v in ir.outs)
+        self.single = not prim.multiple_results
+
+
+# (primitive, operand avals, params, device) -> _EagerOp. Bounded: cleared when full (a
+# program whose shapes keep changing recompiles nothing: cache.compile_ir keeps the
+# executables; only this shortcut is rebuilt).
+_eager_ops: dict = {}
+_EAGER_OPS_MAX = 4096
+
+
+# (device, dtype, bytes) -> the device buffer of a 0-d constant made afresh for each op
+# (``x * 1.5`` converts 1.5 every time): copied to the device once per value, not per call.
+_constant_buffers: dict = {}
+
+
+def _constant_buffer(a, jdev):
+    value = np.asarray(a._value)
+    key = (jdev, value.dtype, value.tobytes())
+    buf = _constant_buffers.get(key)
+    if buf is None:
+        if len(_constant_buffers) >= 1024:
+            _constant_buffers.clear()
+        # (not cached on ``a`` as to_buffer would: a jit that donated ``a`` would then
+        # delete the buffer every op with this value shares)
+        buf = _constant_buffers[key] = runtime.device_put(value, jdev)
+    return buf
+
+
+single_op_irs: dict = {}
+
+
+def clear_eager_caches() -> None:
+    """Forget the XLA eager backend's executables, IRs and constant buffers
+    (``funcarray.clear_caches``)."""
+    _eager_ops.clear()
+    _constant_buffers.clear()
+    single_op_irs.clear()
+
+
+def single_op_ir(prim, avals, params):
+    """The one-equation IR of ``prim`` on operands of ``avals`` (elementwise operands of
+    other shapes are broadcast first, inside the IR, as staging does)."""
+    try:
+        key = (prim, avals, tuple(sorted(params.items())))
+        ir = single_op_irs.get(key)
+    except TypeError:  # an unhashable param: build it every time
+        key, ir = None, None
+    if ir is None:
+        ins = tuple(Var(a) for a in avals)
+        eqns, operands = [], list(ins)
+        if getattr(prim, "nargs", 1) > 1 and len({a.shape for a in avals}) > 1:
+            shape = np.broadcast_shapes(*(a.shape for a in avals))
+            for k, v in enumerate(ins):
+                if v.aval.shape != shape:
+                    dims = tuple(range(len(shape) - v.aval.ndim, len(shape)))
+                    bparams = {"shape": shape, "broadcast_dimensions": dims}
+                    out = Var(support.ops.broadcast_in_dim_p.abstract_eval(v.aval, **bparams))
+                    eqns.append(Eqn(support.ops.broadcast_in_dim_p, (v,), bparams, (out,)))
+                    operands[k] = out
+        out_avals = prim.abstract_eval(*(v.aval for v in operands), **params)
+        out_avals = out_avals if prim.multiple_results else [out_avals]
+        outs = tuple(Var(a) for a in out_avals)
+        eqns.append(Eqn(prim, tuple(operands), dict(params), outs))
+        ir = IR((), ins, tuple(eqns), outs)
+        if key is not None:
+            single_op_irs[key] = ir
+    return ir
+
+
+def set_eager_backend(name: str) -> None:
+    """Make the eager trace run NumPy kernels (``"numpy"``) or XLA executables (``"xla"``);
+    ``"auto"`` starts with NumPy and switches to XLA once an accelerator holds an array.
+
+    The eager trace object is the ContextVar's default, shared by every thread; switching its
+    class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
+    """
+    if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
+        name = "numpy"
+    global _eager_trace_class
+    _eager_trace_class = _XlaEvalTrace if name == "xla" else EvalTrace
+    refresh_eval_trace_class()
+
+
+_eager_trace_class = EvalTrace  # the eager backend's trace class (set_eager_backend)
+
+
+def refresh_eval_trace_class() -> None:
+    """Give the eager trace the eager backend's class, or its NaN-checking subclass while
+    ``debug_nans``/``debug_infs`` is on (``checking_trace_class``)."""
+    cls = _eager_trace_class
+    EVAL_TRACE.__class__ = (checking_trace_class(cls) if config.debug_nans or config.debug_infs
+                            else cls)
+
+
+def _make_xla_eval_trace_class():
+    return type("XlaEvalTrace", (EvalTrace,), {
+        "__slots__": (), "__doc__": XlaEvalTrace.__doc__,
+        "process_primitive": XlaEvalTrace.process_primitive})
+
+
+_XlaEvalTrace = _make_xla_eval_trace_class()
+
+
+
+
+# --------------------------------------------------------------------------------------------
+# debug_nans / debug_infs: the eager trace checks every primitive's outputs
+# --------------------------------------------------------------------------------------------
+
+
+def invalid_value(x) -> str | None:
+    """'nan' or 'inf' when concrete ``x`` holds one the flags look for, else None."""
+    if isinstance(x, Tracer) or not hasattr(x, "dtype") or not dtypes.is_inexact(x.dtype):
+        return None
+    value = np.asarray(x)
+    if value.dtype.kind not in "fc":  # bfloat16, float8...: NumPy's isnan needs a float
+        value = value.astype(np.float32)
+    if np.isnan(value).any():
+        return "nan"
+    if config.debug_infs and np.isinf(value).any():
+        return "inf"
+    return None
+
+
+def floating_point_error(message: str) -> FloatingPointError:
+    return _mark(FloatingPointError(_with_location(message)))
+
+
+def _check_primitive_outputs(prim, params, args, out) -> None:
+    outs = out if prim.multiple_results else (out,)
+    for i, x in enumerate(outs):
+        found = invalid_value(x)
+        if found is None:
+            continue
+        if prim.name == "jit":  # find the operation inside: evaluate the body op by op
+            from funcarray.transforms.ir import eval_ir
+
+            eval_ir(params["ir"], (), args)
+            where = f"jit '{params['name']}'"
+        else:
+            where = prim.name
+        which = f" {i}" if len(outs) > 1 else ""
+        raise floating_point_error(f"{where}: invalid value ({found}) in the output{which} "
+                     f"({x.aval.str_short()}); funcarray.config.debug_"
+                     f"{'infs' if found == 'inf' else 'nans'} is on")
+
+
+@functools.cache
+def checking_trace_class(base: type) -> type:
+    """A subclass of the eager trace class ``base`` that checks every primitive's outputs."""
+
+    def process_primitive(self, prim, args, params):
+        out = base.process_primitive(self, prim, args, params)
+        _check_primitive_outputs(prim, params, args, out)
+        return out
+
+    return type(f"NanChecking{base.__name__}", (base,), {
+        "__slots__": (), "__doc__": checking_trace_class.__doc__,
+        "process_primitive": process_primitive})
+
+
+# The eager trace's class follows the settings (from the environment at import, then each
+# config.update).
+config.subscribe(("eager_backend",), lambda name, value: set_eager_backend(value))
+config.subscribe(("debug_nans", "debug_infs"), lambda name, value: refresh_eval_trace_class(),
+                 now=False)
