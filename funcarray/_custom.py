@@ -41,10 +41,14 @@ import functools
 import inspect
 from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
-from funcarray import _float0
+import numpy as np
+
+from funcarray import _float0, dtypes
 from funcarray import tree as fa_tree
+from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
 from funcarray.transforms.ir_transforms import closed_call
 from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
@@ -245,6 +249,25 @@ class SymbolicZero:
         return f"SymbolicZero({self.aval.str_short()})"
 
 
+def zeros_like_tangent(x):
+    """The zero tangent of ``x`` as the user sees it: float0 for integer and boolean values,
+    zeros of ``x``'s dtype otherwise.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray._custom import zeros_like_tangent
+        >>> zeros_like_tangent(fnp.arange(2)).dtype == fa.dtypes.float0
+        True
+        >>> zeros_like_tangent(fnp.ones(2))
+        Array([0., 0.], dtype=float32)
+    """
+    if _float0.is_float0(x) or not dtypes.is_inexact(x.dtype):
+        return _float0.zeros(x.shape)
+    zero = Array(np.zeros((), x.dtype), x.weak_type)  # (fnp.zeros_like keeps the weak type)
+    return broadcast_in_dim_p.bind(zero, shape=tuple(x.shape), broadcast_dimensions=())
+
+
 class custom_jvp(Generic[_P, _R]):
     """A function with a custom forward-mode derivative rule (JAX's ``jax.custom_jvp``).
 
@@ -306,7 +329,7 @@ class custom_jvp(Generic[_P, _R]):
             contributions = [rule(t, primal_out, *primals)
                              for rule, t in zip(jvps, tangents) if rule is not None]
             if not contributions:
-                return primal_out, fa_tree.map(_float0.zeros_like_tangent, primal_out)
+                return primal_out, fa_tree.map(zeros_like_tangent, primal_out)
             # (float0 tangents of integer outputs are zeros: not summed)
             return primal_out, fa_tree.map(lambda *ts: ts[0] if _float0.is_float0(ts[0]) else
                                            functools.reduce(lambda a, b: a + b, ts),

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.dtypes import float0, is_inexact
+from funcarray.dtypes import float0
 
-__all__ = ["is_float0", "is_float0_dtype", "zeros", "zeros_like_tangent", "split", "fill"]
+__all__ = ["is_float0", "is_float0_dtype", "zeros", "split", "fill"]
 
 
 def is_float0(x) -> bool:
@@ -58,24 +58,6 @@ def zeros(shape) -> np.ndarray:
         (2, 3)
     """
     return np.zeros(shape, float0)
-
-
-def zeros_like_tangent(x):
-    """The zero tangent of ``x`` as the user sees it: float0 for integer and boolean values,
-    zeros of ``x``'s dtype otherwise.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> zeros_like_tangent(fnp.arange(2)).dtype == float0
-        True
-        >>> zeros_like_tangent(fnp.ones(2))
-        Array([0., 0.], dtype=float32)
-    """
-    if is_float0(x) or not is_inexact(x.dtype):
-        return zeros(x.shape)
-    import funcarray.numpy as fnp
-
-    return fnp.zeros_like(x)
 
 
 def split(leaves) -> tuple[list, tuple | None]:

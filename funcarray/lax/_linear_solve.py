@@ -19,8 +19,7 @@ Example:
 from __future__ import annotations
 
 from funcarray import tree as fa_tree
-from funcarray._custom import _stage_body, custom_jvp
-from funcarray._float0 import zeros_like_tangent
+from funcarray._custom import _stage_body, custom_jvp, zeros_like_tangent
 from funcarray._transpose import linear_transpose
 from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.linear_solve import custom_linear_solve_p
