@@ -27,8 +27,8 @@ def _internal_dirs() -> tuple:
     """The folders whose files belong to funcarray, not to the user. With the package-dir
     mapping, transforms/ and lowering/ may sit outside funcarray/'s folder; their places are
     looked up, not imported (this module sits below both)."""
-    origins = [__file__] + [importlib.util.find_spec(name).origin
-                            for name in ("funcarray.transforms", "funcarray.lowering")]
+    origins = [importlib.util.find_spec(name).origin
+               for name in ("funcarray", "funcarray.transforms", "funcarray.lowering")]
     return tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in origins)
 
 
