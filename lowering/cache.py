@@ -125,11 +125,11 @@ def persistent_path(directory: str, text: str, in_avals, out_avals, device,
     """
     import hashlib
 
-    import jaxlib
+    from funcarray.lowering import runtime
 
     options = repr(compiler_options) if compiler_options else "default-compile-options"
     parts = [text, repr(in_avals), repr(list(out_avals)), options,
-             jaxlib.__version__, device.platform, device.client.platform_version,
+             runtime.jaxlib_version(), device.platform, device.client.platform_version,
              device.device_kind]
     digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()
     return os.path.join(directory, f"{digest}.fexe")

@@ -48,7 +48,7 @@ __all__ = [
     "Executable", "backend", "devices", "default_device", "default_device_for", "device_put",
     "compile", "execute", "execute_buffers", "buffer_executor", "execute_steps",
     "raise_execution_error",
-    "to_numpy", "serialize", "deserialize",
+    "to_numpy", "serialize", "deserialize", "jaxlib_version",
 ]
 
 # The jaxlib releases whose private compile/execute API this module speaks: the range
@@ -105,6 +105,14 @@ def _jax():
         _modules.update(jax=jax, xc=xla_client,
                         legacy_handlers=jaxlib.__version__.startswith("0.10."))
     return _modules["jax"], _modules["xc"]
+
+
+def jaxlib_version() -> str:
+    """The version of the jaxlib in use (keys the persistent compilation cache)."""
+    _jax()
+    import jaxlib
+
+    return jaxlib.__version__
 
 
 def _check_version(version: str) -> None:
