@@ -15,6 +15,8 @@ from funcarray import tree as fa_tree
 from funcarray._errors import api_boundary
 from funcarray.array import Array
 from funcarray.numpy._util import asarray_arg, convert, is_array
+from funcarray.primitives.elementwise import convert_element_type_p, eq_p
+from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
@@ -433,12 +435,19 @@ def _with_passed_leaves(flat_fun, passed: dict, total: int):
     return with_passed
 
 
+def _slice_axis(x, axis: int, start: int, stop: int):
+    """``x[..., start:stop, ...]`` along ``axis``."""
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, stop
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=None)
+
+
 def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
-    import funcarray.numpy as fnp
     chunks = []
     for start in range(0, size, chunk_size):
         stop = min(start + chunk_size, size)
-        part = [x if d is None else fnp.take(x, fnp.arange(start, stop), axis=d)
+        part = [x if d is None else _slice_axis(x, d, start, stop)
                 for x, d in zip(leaves, dims)]
         chunks.append(run(part, stop - start))
     out_leaves = chunks[0]
@@ -451,8 +460,9 @@ def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
             results.append(out_leaves[j])
         else:
             axis = d % chunks[0][j].ndim
-            concatenate = np.concatenate if _float0.is_float0(out_leaves[j]) else fnp.concatenate
-            results.append(concatenate([c[j] for c in chunks], axis=axis))
+            parts = [c[j] for c in chunks]
+            results.append(np.concatenate(parts, axis=axis) if _float0.is_float0(out_leaves[j])
+                           else concatenate_p.bind(*parts, dimension=axis))
     return results
 
 
@@ -778,14 +788,17 @@ def stop_gradient(x: _T) -> _T:
 def _std_basis(leaves):
     """Rows of the identity over all leaves' elements, split back into per-leaf arrays with a
     leading basis axis: the tangents (or cotangents) that build a Jacobian."""
-    import funcarray.numpy as fnp
     sizes = [int(x.size) for x in leaves]
     total = sum(sizes)
     dtype = _common_float_dtype(leaves)
-    eye = fnp.eye(total, dtype=dtype)
+    rows, cols = (iota_p.bind(dtype=dtypes.int32, shape=(total, total), dimension=d)
+                  for d in (0, 1))
+    eye = convert_element_type_p.bind(eq_p.bind(rows, cols), new_dtype=np.dtype(dtype),
+                                      weak_type=False)
     parts, start = [], 0
     for x, n in zip(leaves, sizes):
-        block = eye[:, start:start + n].reshape((total, *x.shape))
+        block = reshape_p.bind(_slice_axis(eye, 1, start, start + n),
+                               new_sizes=(total, *x.shape))
         # in each leaf's dtype and weak_type, so weak inputs get weak Jacobians (JAX)
         parts.append(convert(block, x.dtype, x.weak_type))
         start += n
