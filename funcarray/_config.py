@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -105,16 +106,19 @@ class Config:
             object.__setattr__(self, name, value)
         self._derive()
 
-    def subscribe(self, names, callback, *, now: bool = True) -> None:
+    def subscribe(self, names, callback, *, now: bool = True) -> Callable[[], None]:
         """Call ``callback(name, value)`` after each change of a setting in ``names``, and,
         with ``now``, once at once for each (so the subscriber starts from the current
         values). The modules that react to a setting subscribe; the settings import none of
-        them.
+        them. Returns a function that ends the subscription.
 
         Example:
             >>> from funcarray import config
             >>> seen = []
-            >>> config.subscribe(("explain_cache_misses",), lambda n, v: seen.append(v))
+            >>> stop = config.subscribe(("explain_cache_misses",), lambda n, v: seen.append(v))
+            >>> config.update("explain_cache_misses", True)
+            >>> config.update("explain_cache_misses", False)
+            >>> stop()
             >>> config.update("explain_cache_misses", True)
             >>> config.update("explain_cache_misses", False)
             >>> seen
@@ -124,9 +128,15 @@ class Config:
         unknown = [n for n in names if n not in _DEFAULTS]
         if unknown:
             raise AttributeError(f"funcarray.config has no setting {unknown[0]!r}")
-        self._subscribers.append((names, callback))
+        entry = (names, callback)
+        self._subscribers.append(entry)
         for name in names if now else ():
             callback(name, getattr(self, name))
+
+        def unsubscribe() -> None:
+            if entry in self._subscribers:
+                self._subscribers.remove(entry)
+        return unsubscribe
 
     def _derive(self) -> None:
         # One attribute for jit's hot path to read (see funcarray._jit._dispatcher).
@@ -150,7 +160,7 @@ class Config:
         _check(name, value)
         object.__setattr__(self, name, value)
         self._derive()
-        for names, callback in self._subscribers:
+        for names, callback in tuple(self._subscribers):  # (a callback may unsubscribe)
             if name in names:
                 callback(name, value)
 
