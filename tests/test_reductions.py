@@ -569,7 +569,8 @@ def test_cumsum_cumprod_against_numpy_and_jax(op, data):
     result_dtype = np.dtype(dtype) if dtype else (np.dtype(np.int32) if x.dtype == bool
                                                    else x.dtype)
     rtol = None if result_dtype in LOW else _RTOL.get(result_dtype, 0) * max(x.size, 1)
-    check_against_jax(out, jax_out, np.asarray(expected).astype(result_dtype), rtol=rtol)
+    # (a float32 accumulator's overflow to inf when cast back is part of what is compared)
+    check_against_jax(out, jax_out, _quiet(np.asarray(expected).astype, result_dtype), rtol=rtol)
 
 
 @pytest.mark.parametrize("op", ["cumulative_sum", "cumulative_prod"])
