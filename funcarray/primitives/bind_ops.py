@@ -330,14 +330,19 @@ def take_along_axis(x, indices, axis: int):
                          unique_indices=False, mode="fill", fill_value=None)
 
 
-def take(x, indices):
-    """``x`` (1-d) at the in-range integer ``indices`` (any shape)."""
-    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,),
-                                operand_batching_dims=(), start_indices_batching_dims=())
+def take(x, indices, axis: int = 0):
+    """``numpy.take`` along ``axis`` for in-range, non-negative integer ``indices`` (any
+    shape, which replaces that axis)."""
     indices = convert(indices, _index_dtype(indices.dtype))
+    n_idx = indices.ndim
+    out_ndim = x.ndim - 1 + n_idx
+    offset_dims = (*range(axis), *range(axis + n_idx, out_ndim))
+    dn = GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
+                                start_index_map=(axis,))
+    slice_sizes = tuple(1 if d == axis else n for d, n in enumerate(x.shape))
     return gather_p.bind(x, reshape(indices, (*indices.shape, 1)), dimension_numbers=dn,
-                         slice_sizes=(1,), indices_are_sorted=False, unique_indices=False,
-                         mode="fill", fill_value=None)
+                         slice_sizes=slice_sizes, indices_are_sorted=False,
+                         unique_indices=False, mode="fill", fill_value=None)
 
 
 def _index_dtype(dt):
