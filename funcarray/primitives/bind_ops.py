@@ -366,6 +366,14 @@ def dynamic_index_in_dim(x, index, axis: int):
     return squeeze(dynamic_slice_in_dim(x, index, 1, axis), (axis,))
 
 
+def slice_in_dim(x, start: int, limit: int, stride: int, axis: int):
+    """Elements ``start:limit:stride`` (static, in range) along ``axis``."""
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=tuple(strides))
+
+
 def index_in_dim(x, index: int, axis: int):
     """The entry at the static ``index`` along ``axis``, that axis dropped."""
     start = [0] * x.ndim
