@@ -75,7 +75,8 @@ def _combine(body, lhs: list, rhs: list) -> list:
     flat = [ops.reshape(x, (size,)) for x in (*lhs, *rhs)]
     outs, dims = vmap_flat(lambda *xs: eval_ir(body.ir, body.consts, xs), flat,
                            (0,) * len(flat), size)
-    outs = [o if d is not not_mapped else ops.broadcast_to(o, (size, *o.shape)) for o, d in zip(outs, dims)]
+    outs = [o if d is not not_mapped else ops.broadcast_to(o, (size, *o.shape))
+            for o, d in zip(outs, dims)]
     return [ops.reshape(o, shape) for o in outs]
 
 
@@ -91,7 +92,6 @@ def tree_reduce(body, xs: list, inits: list, dimensions, valid=None, *,
     A reduction (not ``windows``) of one element per output returns it without the init,
     as XLA does (its simplifier turns such a reduce into a reshape).
     """
-    import funcarray.numpy as fnp
     if not windows and all(xs[0].shape[d] == 1 for d in dimensions):
         kept_shape = tuple(s for d, s in enumerate(xs[0].shape) if d not in dimensions)
         return [ops.reshape(x, kept_shape) for x in xs]
