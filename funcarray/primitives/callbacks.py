@@ -33,6 +33,7 @@ import numpy as np
 from funcarray.array import Array
 from funcarray.lowering import runtime
 from funcarray.lowering.stablehlo import LoweringError
+from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import move_to_front
 
@@ -177,8 +178,6 @@ def _pure_jvp(primals, tangents, *, callback, vmap_method):
 
 @pure_callback_p.def_batch
 def _pure_batch(vals, dims, *, callback, vmap_method):
-    import funcarray.numpy as fnp
-
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     if vmap_method not in VMAP_METHODS:
         raise NotImplementedError(
@@ -191,9 +190,9 @@ def _pure_batch(vals, dims, *, callback, vmap_method):
         members = [pure_callback_p.bind(*(v if f is None else f[i] for v, f in zip(vals, fronts)),
                                         callback=callback, vmap_method=vmap_method)
                    for i in range(size)]
-        return [fnp.stack(outs) for outs in zip(*members)], [0] * len(callback.result_avals)
+        return [ops.stack(outs) for outs in zip(*members)], [0] * len(callback.result_avals)
     if vmap_method == "expand_dims":
-        operands = [fnp.expand_dims(v, 0) if f is None else f for v, f in zip(vals, fronts)]
+        operands = [ops.expand_dims(v, 0) if f is None else f for v, f in zip(vals, fronts)]
     else:  # broadcast_all
         operands = [move_to_front(v, None, size) if f is None else f for v, f in zip(vals, fronts)]
     batched = HostCallback(callback.fn, tuple(

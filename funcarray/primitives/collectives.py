@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcarray.array import Array
+from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, tangent_aval
 
@@ -40,10 +42,9 @@ __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_ind
            "psum_scatter_p", "all_to_all_p", "COLLECTIVES"]
 
 
-def _fnp():
-    import funcarray.numpy as fnp  # (the NumPy layer imports the primitives: import late)
-
-    return fnp
+def _times_axis_size(x, axis_size):
+    """The sum over the members of a value every member holds."""
+    return ops.mul(x, ops.full_like(x, axis_size))
 
 
 def _unbound(name):
@@ -90,10 +91,9 @@ def _define(name: str, reduce_batch, scale_unmapped):
     return prim
 
 
-psum_p = _define("psum", lambda x, d: _fnp().sum(x, axis=d, dtype=x.dtype),
-                 lambda x, size: x * size)
-pmax_p = _define("pmax", lambda x, d: _fnp().max(x, axis=d), lambda x, size: x)
-pmin_p = _define("pmin", lambda x, d: _fnp().min(x, axis=d), lambda x, size: x)
+psum_p = _define("psum", lambda x, d: ops.reduce_sum(x, (d,)), _times_axis_size)
+pmax_p = _define("pmax", lambda x, d: ops.reduce_max(x, (d,)), lambda x, size: x)
+pmin_p = _define("pmin", lambda x, d: ops.reduce_min(x, (d,)), lambda x, size: x)
 deflinear(psum_p)
 
 
@@ -110,11 +110,10 @@ def _extremum_jvp(prim):
         out = prim.bind(x, axis_name=axis_name)
         if type(t) is Zero:
             return out, t
-        fnp = _fnp()
-        holds = x == out  # the members holding the extremum share its tangent
-        count = psum_p.bind(holds.astype(t.dtype), axis_name=axis_name)
-        share = psum_p.bind(fnp.where(holds, t, fnp.zeros_like(t)), axis_name=axis_name)
-        return out, share / count
+        holds = ops.eq(x, out)  # the members holding the extremum share its tangent
+        count = psum_p.bind(ops.convert(holds, t.dtype), axis_name=axis_name)
+        share = psum_p.bind(ops.select(holds, t, ops.zeros_like(t)), axis_name=axis_name)
+        return out, ops.div(share, count)
     return jvp
 
 
@@ -142,16 +141,15 @@ def _all_gather_abstract_eval(x, *, axis_name, axis, tiled, axis_size):
 
 def _all_gather_named(trace, vals, dims, *, axis_name, axis, tiled, axis_size):
     (x,), (d,) = vals, dims
-    fnp = _fnp()
     if d is None:  # every member holds the same value: axis_size copies of it
-        stacked = fnp.broadcast_to(fnp.expand_dims(x, axis), x.shape[:axis] + (axis_size,)
+        stacked = ops.broadcast_to(ops.expand_dims(x, axis), x.shape[:axis] + (axis_size,)
                                    + x.shape[axis:])
     else:
-        stacked = fnp.moveaxis(x, d, axis)
+        stacked = ops.moveaxis(x, d, axis)
     if tiled:
         shape = stacked.shape
-        stacked = stacked.reshape(shape[:axis] + (shape[axis] * shape[axis + 1],)
-                                  + shape[axis + 2:])
+        stacked = ops.reshape(stacked, shape[:axis] + (shape[axis] * shape[axis + 1],)
+                              + shape[axis + 2:])
     return stacked, None
 
 
@@ -162,7 +160,7 @@ deflinear(all_gather_p)
 @all_gather_p.def_batch
 def _all_gather_batch(vals, dims, *, axis_name, axis, tiled, axis_size):
     (x,), (d,) = vals, dims
-    x = _fnp().moveaxis(x, d, 0)
+    x = ops.moveaxis(x, d, 0)
     return all_gather_p.bind(x, axis_name=axis_name, axis=axis + 1, tiled=tiled,
                              axis_size=axis_size), 0
 
@@ -173,14 +171,13 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, axis_size):
     # over members of that slot.
     if type(ct) is Zero:
         return [None]
-    from funcarray import lax
-
     total = psum_p.bind(ct, axis_name=axis_name)
     index = axis_index_p.bind(axis_name=axis_name)
     if tiled:
         size = total.shape[axis] // axis_size
-        return [lax.dynamic_slice_in_dim(total, index * size, size, axis=axis)]
-    return [lax.dynamic_index_in_dim(total, index, axis=axis, keepdims=False)]
+        start = ops.mul(index, ops.full_like(index, size))
+        return [ops.dynamic_slice_in_dim(total, start, size, axis)]
+    return [ops.dynamic_index_in_dim(total, index, axis)]
 
 
 # --- ppermute --------------------------------------------------------------------------------
@@ -202,16 +199,16 @@ def _sources(perm, axis_size):
 
 def _ppermute_named(trace, vals, dims, *, axis_name, perm):
     (x,), (d,) = vals, dims
-    fnp = _fnp()
     source = _sources(perm, trace.axis_size)
     receives = source >= 0
-    if d is None:  # every member sends the same value
-        shape = (trace.axis_size,) + (1,) * x.ndim
-        out = fnp.where(fnp.asarray(receives).reshape(shape), x, fnp.zeros_like(x))
-        return out, 0
-    moved = fnp.take(x, fnp.asarray(np.maximum(source, 0)), axis=d)
-    shape = tuple(trace.axis_size if k == d else 1 for k in range(x.ndim))
-    return fnp.where(fnp.asarray(receives).reshape(shape), moved, fnp.zeros_like(moved)), d
+    if d is None:  # every member sends the same value: the receivers get it, others zeros
+        shape = (trace.axis_size, *x.shape)
+        mask = ops.broadcast_in_dim(Array(receives), shape, (0,))
+        return ops.select(mask, ops.broadcast_to(x, shape), ops.full(shape, 0, x.dtype)), 0
+    index = ops.broadcast_in_dim(Array(np.maximum(source, 0).astype(np.int32)), x.shape, (d,))
+    moved = ops.take_along_axis(x, index, d)
+    mask = ops.broadcast_in_dim(Array(receives), moved.shape, (d,))
+    return ops.select(mask, moved, ops.zeros_like(moved)), d
 
 
 ppermute_p.named_axis_rule = _ppermute_named
@@ -235,7 +232,7 @@ axis_index_p.abstract_eval = lambda *, axis_name: ShapedArray((), np.dtype(np.in
 
 
 def _axis_index_named(trace, vals, dims, *, axis_name):
-    return _fnp().arange(trace.axis_size, dtype=np.int32), 0
+    return ops.arange(trace.axis_size, np.int32), 0
 
 
 axis_index_p.named_axis_rule = _axis_index_named
@@ -274,12 +271,12 @@ def _member_chunks(total, dim, tiled, axis_size):
     if not tiled:
         return total
     shape = total.shape
-    return total.reshape(shape[:dim] + (axis_size, shape[dim] // axis_size) + shape[dim + 1:])
+    return ops.reshape(total, shape[:dim] + (axis_size, shape[dim] // axis_size) + shape[dim + 1:])
 
 
 def _psum_scatter_named(trace, vals, dims, *, axis_name, scatter_dimension, tiled, axis_size):
     (x,), (d,) = vals, dims
-    total = x * axis_size if d is None else _fnp().sum(x, axis=d, dtype=x.dtype)
+    total = _times_axis_size(x, axis_size) if d is None else ops.reduce_sum(x, (d,))
     return _member_chunks(total, scatter_dimension, tiled, axis_size), scatter_dimension
 
 
@@ -290,7 +287,7 @@ deflinear(psum_scatter_p)
 @psum_scatter_p.def_batch
 def _psum_scatter_batch(vals, dims, *, scatter_dimension, **params):
     (x,), (d,) = vals, dims
-    x = _fnp().moveaxis(x, d, 0)
+    x = ops.moveaxis(x, d, 0)
     return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
 
 
@@ -335,22 +332,21 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, tiled, a
 def _all_to_all_named(trace, vals, dims, *, axis_name, split_axis, concat_axis, tiled,
                       axis_size):
     (x,), (d,) = vals, dims
-    fnp = _fnp()
     if d is None:  # every member sends the same value
-        x = fnp.broadcast_to(x[None], (axis_size,) + x.shape)
+        x = ops.broadcast_to(x, (axis_size, *x.shape))
     else:
-        x = fnp.moveaxis(x, d, 0)  # x[j]: member j's value
+        x = ops.moveaxis(x, d, 0)  # x[j]: member j's value
     if tiled:  # split_axis -> (receiver, chunk)
         where = split_axis + 1
-        x = x.reshape(x.shape[:where] + (axis_size, x.shape[where] // axis_size)
-                      + x.shape[where + 1:])
+        x = ops.reshape(x, x.shape[:where] + (axis_size, x.shape[where] // axis_size)
+                        + x.shape[where + 1:])
     # out[i, j, ...] = x[j, ..., i at split_axis, ...]: the receivers become the batch axis
-    out = fnp.moveaxis(x, split_axis + 1, 0)
+    out = ops.moveaxis(x, split_axis + 1, 0)
     # then the senders go to concat_axis (merged with it when tiled, senders major)
-    out = fnp.moveaxis(out, 1, concat_axis + 1)
+    out = ops.moveaxis(out, 1, concat_axis + 1)
     if tiled:
         where = concat_axis + 1
-        out = out.reshape(out.shape[:where] + (out.shape[where] * out.shape[where + 1],)
+        out = ops.reshape(out, out.shape[:where] + (out.shape[where] * out.shape[where + 1],)
                           + out.shape[where + 2:])
     return out, 0
 
@@ -362,7 +358,7 @@ deflinear(all_to_all_p)
 @all_to_all_p.def_batch
 def _all_to_all_batch(vals, dims, *, split_axis, concat_axis, **params):
     (x,), (d,) = vals, dims
-    x = _fnp().moveaxis(x, d, 0)
+    x = ops.moveaxis(x, d, 0)
     return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
                              **params), 0
 

@@ -39,9 +39,10 @@ import numpy as np
 
 from funcarray.array import Array
 from funcarray.lowering.regions import _window_output_size
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives.linalg import _precision_attribute, accumulation_dtype
 from funcarray.transforms.core import Primitive, ShapedArray
-from funcarray.transforms.jvp import defbilinear
+from funcarray.transforms.jvp import Zero, defbilinear
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import move_to_front
 
@@ -181,22 +182,18 @@ def _swap_first_two(spec):
 def _split_axis(x, axis, parts):
     """``x`` with axis ``axis`` split into (parts, size // parts), the parts first."""
     shape = x.shape
-    return x.reshape(shape[:axis] + (parts, shape[axis] // parts) + shape[axis + 1:])
+    return ops.reshape(x, shape[:axis] + (parts, shape[axis] // parts) + shape[axis + 1:])
 
 
 def _merge_axes(x, src, dst):
     """Move axis ``src`` next to (before) axis ``dst`` and merge the two (``src`` major)."""
-    from funcarray.numpy import moveaxis
-
-    x = moveaxis(x, src, dst if dst < src else dst - 1)
+    x = ops.moveaxis(x, src, dst if dst < src else dst - 1)
     dst = dst if dst < src else dst - 1
     shape = x.shape
-    return x.reshape(shape[:dst] + (shape[dst] * shape[dst + 1],) + shape[dst + 2:])
+    return ops.reshape(x, shape[:dst] + (shape[dst] * shape[dst + 1],) + shape[dst + 2:])
 
 
 def _transpose_lhs(ct, rhs, lhs_aval, params):
-    from funcarray.numpy import flip
-
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     strides, padding = params["window_strides"], params["padding"]
     lhs_dil, rhs_dil = params["lhs_dilation"], params["rhs_dilation"]
@@ -214,7 +211,7 @@ def _transpose_lhs(ct, rhs, lhs_aval, params):
         dilate_shape([ct.shape[d] for d in out_spec[2:]], strides), padding)
     numbers = ConvDimensionNumbers(out_spec, _swap_first_two(rhs_spec), lhs_spec)
     out = conv_general_dilated_p.bind(
-        ct, flip(rhs, axis=tuple(rhs_spec[2:])), window_strides=lhs_dil,
+        ct, ops.rev(rhs, rhs_spec[2:]), window_strides=lhs_dil,
         padding=new_padding, lhs_dilation=strides, rhs_dilation=rhs_dil,
         dimension_numbers=numbers, feature_group_count=max(groups, batch_groups),
         batch_group_count=1, precision=params["precision"],
@@ -223,7 +220,7 @@ def _transpose_lhs(ct, rhs, lhs_aval, params):
         # the features came out grouped (batch group, batch): move the groups back to batch
         out = _split_axis(out, lhs_spec[1], batch_groups)
         out = _merge_axes(out, lhs_spec[1], lhs_spec[0] + (lhs_spec[0] > lhs_spec[1]))
-    return out.astype(lhs_aval.dtype) if out.dtype != lhs_aval.dtype else out
+    return ops.convert(out, lhs_aval.dtype) if out.dtype != lhs_aval.dtype else out
 
 
 def _transpose_rhs(ct, lhs, rhs_aval, params):
@@ -243,13 +240,11 @@ def _transpose_rhs(ct, lhs, rhs_aval, params):
         rhs_dilation=strides, dimension_numbers=numbers, feature_group_count=batch_groups,
         batch_group_count=groups, precision=params["precision"],
         preferred_element_type=params["preferred_element_type"])
-    return out.astype(rhs_aval.dtype) if out.dtype != rhs_aval.dtype else out
+    return ops.convert(out, rhs_aval.dtype) if out.dtype != rhs_aval.dtype else out
 
 
 @conv_general_dilated_p.def_transpose
 def _transpose(ct, lhs, rhs, **params):
-    from funcarray.transforms.jvp import Zero
-
     if type(ct) is Zero:
         return [None, None]
     if is_undefined(lhs) and is_undefined(rhs):
@@ -263,8 +258,6 @@ def _transpose(ct, lhs, rhs, **params):
 
 @conv_general_dilated_p.def_batch
 def _batch(vals, dims, **params):
-    from funcarray.numpy import moveaxis, transpose
-
     lhs, rhs = vals
     lhs_dim, rhs_dim = dims
     size = lhs.shape[lhs_dim] if lhs_dim is not None else rhs.shape[rhs_dim]
@@ -272,47 +265,47 @@ def _batch(vals, dims, **params):
     groups, batch_groups = params["feature_group_count"], params["batch_group_count"]
     # canonical layouts with the vmap axis in front: lhs (B, N, C, S...), rhs (B, O, I, K...)
     if lhs_dim is not None:
-        lhs = transpose(move_to_front(lhs, lhs_dim, size), (0, *(d + 1 for d in lhs_spec)))
+        lhs = ops.transpose(move_to_front(lhs, lhs_dim, size), (0, *(d + 1 for d in lhs_spec)))
     else:
-        lhs = transpose(lhs, lhs_spec)
+        lhs = ops.transpose(lhs, lhs_spec)
     if rhs_dim is not None:
-        rhs = transpose(move_to_front(rhs, rhs_dim, size), (0, *(d + 1 for d in rhs_spec)))
+        rhs = ops.transpose(move_to_front(rhs, rhs_dim, size), (0, *(d + 1 for d in rhs_spec)))
     else:
-        rhs = transpose(rhs, rhs_spec)
+        rhs = ops.transpose(rhs, rhs_spec)
     n_spatial = len(lhs_spec) - 2
     canonical = tuple(range(n_spatial + 2))
     new = dict(params, dimension_numbers=ConvDimensionNumbers(canonical, canonical, canonical))
     if rhs_dim is None:  # fold B into the batch dimension, inside each batch group
         b, n = lhs.shape[:2]
         lhs = _split_axis(lhs, 1, batch_groups)  # (B, G, N/G, ...)
-        lhs = moveaxis(lhs, 0, 1).reshape((b * n, *lhs.shape[3:]))  # (G, B, N/G) merged
+        lhs = ops.reshape(ops.moveaxis(lhs, 0, 1), (b * n, *lhs.shape[3:]))  # (G, B, N/G) merged
         out = conv_general_dilated_p.bind(lhs, rhs, **new)  # (B * N/G, O, ...)
-        out = out.reshape((b, out.shape[0] // b, *out.shape[1:]))
+        out = ops.reshape(out, (b, out.shape[0] // b, *out.shape[1:]))
     elif lhs_dim is None:  # fold B into the output features, inside each feature group
         b, o = rhs.shape[:2]
         count = max(groups, batch_groups)
         rhs = _split_axis(rhs, 1, count)  # (B, count, O/count, ...)
-        rhs = moveaxis(rhs, 0, 1).reshape((b * o, *rhs.shape[3:]))  # (count, B, O/count)
+        rhs = ops.reshape(ops.moveaxis(rhs, 0, 1), (b * o, *rhs.shape[3:]))  # (count, B, O/count)
         out = conv_general_dilated_p.bind(lhs, rhs, **new)  # (N', count*B*O/count, ...)
         out = _split_axis(out, 1, count)  # (N', count, B*O/count, ...)
         out = _split_axis(out, 2, b)  # (N', count, B, O/count, ...)
-        out = moveaxis(out, 2, 0)
-        out = out.reshape((b, out.shape[1], o, *out.shape[4:]))
+        out = ops.moveaxis(out, 2, 0)
+        out = ops.reshape(out, (b, out.shape[1], o, *out.shape[4:]))
     else:  # both: B more feature groups (or batch groups) of the same convolution
         b, n, c = lhs.shape[:3]
         o = rhs.shape[1]
         if batch_groups > 1:
-            lhs = lhs.reshape((b * n, *lhs.shape[2:]))  # batch groups (B, G), B major
-            rhs = rhs.reshape((b * o, *rhs.shape[2:]))
+            lhs = ops.reshape(lhs, (b * n, *lhs.shape[2:]))  # batch groups (B, G), B major
+            rhs = ops.reshape(rhs, (b * o, *rhs.shape[2:]))
             new["batch_group_count"] = b * batch_groups
         else:
-            lhs = moveaxis(lhs, 0, 1).reshape((n, b * c, *lhs.shape[3:]))
-            rhs = rhs.reshape((b * o, *rhs.shape[2:]))
+            lhs = ops.reshape(ops.moveaxis(lhs, 0, 1), (n, b * c, *lhs.shape[3:]))
+            rhs = ops.reshape(rhs, (b * o, *rhs.shape[2:]))
             new["feature_group_count"] = b * groups
         out = conv_general_dilated_p.bind(lhs, rhs, **new)  # (N', B*O, ...)
-        out = moveaxis(_split_axis(out, 1, b), 1, 0)
+        out = ops.moveaxis(_split_axis(out, 1, b), 1, 0)
     # out: (B, N', O, S...) canonical -> the caller's out_spec, B in front
-    return transpose(out, (0, *(int(i) + 1 for i in np.argsort(out_spec)))), 0
+    return ops.transpose(out, (0, *(int(i) + 1 for i in np.argsort(out_spec)))), 0
 
 
 # --- lowering --------------------------------------------------------------------------------

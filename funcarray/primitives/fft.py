@@ -45,6 +45,7 @@ import math
 import numpy as np
 
 from funcarray.array import Array
+from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear
 from funcarray.transforms.vmap import move_to_front
@@ -176,8 +177,6 @@ def _mirror_weights(n: int, count: int, dtype) -> np.ndarray:
 
 @fft_p.def_transpose
 def _fft_transpose(ct, x, *, fft_type, fft_lengths):
-    import funcarray.numpy as fnp
-
     if type(ct) is Zero:
         return [None]
     if fft_type in (FftType.FFT, FftType.IFFT):  # the DFT matrix is symmetric
@@ -185,13 +184,16 @@ def _fft_transpose(ct, x, *, fft_type, fft_lengths):
     n, total = fft_lengths[-1], math.prod(fft_lengths)
     if fft_type == FftType.RFFT:
         real = _COMPLEX[np.dtype(ct.dtype)]
-        halved = fnp.asarray(total / _mirror_weights(n, n // 2 + 1, np.float64), real)
-        return [fft_p.bind(fnp.conj(ct) * halved, fft_type=FftType.IRFFT,
+        halved = ops.convert(Array((total / _mirror_weights(n, n // 2 + 1, np.float64))
+                                   .astype(real)), ct.dtype)
+        halved = ops.broadcast_to(halved, ct.shape)
+        return [fft_p.bind(ops.mul(ops.conj(ct), halved), fft_type=FftType.IRFFT,
                            fft_lengths=fft_lengths)]
     real = np.dtype(ct.dtype)
     spectrum = fft_p.bind(ct, fft_type=FftType.RFFT, fft_lengths=fft_lengths)
-    doubled = fnp.asarray(_mirror_weights(n, n // 2 + 1, np.float64) / total, real)
-    return [fnp.conj(spectrum * doubled)]
+    doubled = ops.convert(Array((_mirror_weights(n, n // 2 + 1, np.float64) / total)
+                                .astype(real)), spectrum.dtype)
+    return [ops.conj(ops.mul(spectrum, ops.broadcast_to(doubled, spectrum.shape)))]
 
 
 @fft_p.def_batch

@@ -45,6 +45,7 @@ import numpy as np
 from funcarray.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import lower_inline
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.windowed import _window_indices, _windows, window_output_shape
 from funcarray.transforms.core import EVAL_TRACE, Primitive, ShapedArray, set_current_trace
@@ -67,17 +68,16 @@ reduce_window_p = Primitive("reduce_window", multiple_results=True)
 
 def _combine(body, lhs: list, rhs: list) -> list:
     """``body`` applied elementwise to arrays of one shape (vmapped over their entries)."""
-    from funcarray import lax
-
     shape = tuple(lhs[0].shape)
     size = math.prod(shape)
     if size == 0:
-        return [lax.full(shape, 0, aval.dtype) for aval in body.out_avals]
-    flat = [lax.reshape(x, (size,)) for x in (*lhs, *rhs)]
+        return [ops.full(shape, 0, aval.dtype) for aval in body.out_avals]
+    flat = [ops.reshape(x, (size,)) for x in (*lhs, *rhs)]
     outs, dims = vmap_flat(lambda *xs: eval_ir(body.ir, body.consts, xs), flat,
                            (0,) * len(flat), size)
-    outs = [o if d is not not_mapped else lax.broadcast(o, (size,)) for o, d in zip(outs, dims)]
-    return [lax.reshape(o, shape) for o in outs]
+    outs = [o if d is not not_mapped else ops.broadcast_to(o, (size, *o.shape))
+            for o, d in zip(outs, dims)]
+    return [ops.reshape(o, shape) for o in outs]
 
 
 def tree_reduce(body, xs: list, inits: list, dimensions, valid=None, *,
@@ -92,47 +92,44 @@ def tree_reduce(body, xs: list, inits: list, dimensions, valid=None, *,
     A reduction (not ``windows``) of one element per output returns it without the init,
     as XLA does (its simplifier turns such a reduce into a reshape).
     """
-    import funcarray.numpy as fnp
-    from funcarray import lax
-
     if not windows and all(xs[0].shape[d] == 1 for d in dimensions):
         kept_shape = tuple(s for d, s in enumerate(xs[0].shape) if d not in dimensions)
-        return [lax.reshape(x, kept_shape) for x in xs]
+        return [ops.reshape(x, kept_shape) for x in xs]
     ndim = xs[0].ndim
     reduced = sorted(dimensions)
     kept = [d for d in range(ndim) if d not in reduced]
     kept_shape = tuple(xs[0].shape[d] for d in kept)
     n = math.prod(xs[0].shape[d] for d in reduced)
-    xs = [lax.reshape(lax.transpose(x, (*reduced, *kept)), (n, *kept_shape)) for x in xs]
+    xs = [ops.reshape(ops.transpose(x, (*reduced, *kept)), (n, *kept_shape)) for x in xs]
     if valid is not None:
         valid = np.transpose(valid, (*reduced, *kept)).reshape(n, *kept_shape)
         if valid.all():
             valid = None
     while n > 1:
         half = n // 2
-        lhs = [lax.slice_in_dim(x, 0, 2 * half, 2, 0) for x in xs]
-        rhs = [lax.slice_in_dim(x, 1, 2 * half, 2, 0) for x in xs]
+        lhs = [ops.slice_in_dim(x, 0, 2 * half, 2, 0) for x in xs]
+        rhs = [ops.slice_in_dim(x, 1, 2 * half, 2, 0) for x in xs]
         pairs = _combine(body, lhs, rhs)
         if valid is not None:
             left, right = valid[0:2 * half:2], valid[1:2 * half:2]
-            both, only_left = fnp.asarray(left & right), fnp.asarray(left & ~right)
-            pairs = [lax.select(both, p, lax.select(only_left, a, b))
+            both, only_left = Array(left & right), Array(left & ~right)
+            pairs = [ops.select(both, p, ops.select(only_left, a, b))
                      for p, a, b in zip(pairs, lhs, rhs)]
             merged = left | right
             if n % 2:
                 merged = np.concatenate([merged, valid[n - 1:n]], 0)
             valid = merged
         if n % 2:
-            pairs = [lax.concatenate([p, lax.slice_in_dim(x, n - 1, n, 1, 0)], 0)
+            pairs = [ops.concatenate([p, ops.slice_in_dim(x, n - 1, n, 1, 0)], 0)
                      for p, x in zip(pairs, xs)]
         xs, n = pairs, half + n % 2
-    starts = [lax.broadcast(i, kept_shape) for i in inits]
+    starts = [ops.broadcast_to(i, kept_shape) for i in inits]
     if n == 0:
         return starts
-    outs = _combine(body, starts, [lax.squeeze(x, (0,)) for x in xs])
+    outs = _combine(body, starts, [ops.squeeze(x, (0,)) for x in xs])
     if valid is not None:
-        some = fnp.asarray(valid[0])
-        outs = [lax.select(some, o, s) for o, s in zip(outs, starts)]
+        some = Array(valid[0])
+        outs = [ops.select(some, o, s) for o, s in zip(outs, starts)]
     return outs
 
 
@@ -173,15 +170,13 @@ def _check_types(what: str, operands, inits, body) -> None:
 
 def _per_member(prim, vals, dims, params):
     """Batching by a loop over the members (batched init values): one reduction each."""
-    from funcarray import lax
-
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
     results = []
     for k in range(size):
-        member = [v if d is not_mapped else lax.index_in_dim(v, k, d, keepdims=False)
+        member = [v if d is not_mapped else ops.index_in_dim(v, k, d)
                   for v, d in zip(vals, dims)]
         results.append(prim.bind(*member, **params))
-    outs = [lax.concatenate([lax.expand_dims(r[j], (0,)) for r in results], 0)
+    outs = [ops.stack([r[j] for r in results])
             for j in range(len(results[0]))]
     return outs, [0] * len(outs)
 
@@ -272,20 +267,16 @@ def _taps_used(shape, p) -> np.ndarray:
 def _window_composition(body, p, shape):
     """``f(*operands, *inits)``: gather every window (static indices into the padded,
     dilated operand) and tree-reduce each over its taps; differentiable in everything."""
-    from funcarray import lax
-
     index = _window_indices(tuple(shape), tuple(sorted(p.items())))
     out_shape = window_output_shape(tuple(shape), p)
 
     def f(*args):
-        import funcarray.numpy as fnp
-
         operands, inits = _split(args)
-        padded = [lax.pad(x, i, _pad_config(p)) for x, i in zip(operands, inits)]
-        gathered = [fnp.take(lax.reshape(x, (math.prod(x.shape),)), fnp.asarray(index))
+        padded = [ops.pad(x, i, _pad_config(p)) for x, i in zip(operands, inits)]
+        gathered = [ops.take(ops.reshape(x, (math.prod(x.shape),)), Array(index))
                     for x in padded]
         if 0 in out_shape:
-            return [lax.full(out_shape, 0, x.dtype) for x in operands]
+            return [ops.full(out_shape, 0, x.dtype) for x in operands]
         if not out_shape:  # (XLA returns a 0-d operand as it is)
             return list(operands)
         return tree_reduce(body, gathered, inits, (len(out_shape),), _taps_used(shape, p),

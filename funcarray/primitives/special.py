@@ -37,7 +37,9 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray.lowering.stablehlo import compare
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import elementwise_abstract_eval, unary
+from funcarray.primitives.elementwise import sin_p
 from funcarray.transforms.jvp import defjvp, defjvp_with_output
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p"]
@@ -309,9 +311,7 @@ digamma_p = _special("digamma", _digamma_kernel)
 
 def _gaussian(x):
     """``2/sqrt(pi) exp(-x^2)``, the derivative of erf."""
-    from funcarray import numpy as fnp
-
-    return (2 / math.sqrt(math.pi)) * fnp.exp(-(x * x))
+    return ops.mul(ops.full_like(x, 2 / math.sqrt(math.pi)), ops.exp(ops.neg(ops.mul(x, x))))
 
 
 # Trigamma's asymptotic series sum_k B_2k / z^(2k+1) after 1/z + 1/(2 z^2), from B_2 to B_14:
@@ -321,26 +321,31 @@ _TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
 def _trigamma(x):
-    """``polygamma(1, x)``, composed from ``funcarray.numpy`` operations (so it works under
-    every transform): ``psi1(x) = sum_{k<n} 1/(x+k)^2 + psi1(x+n)`` with the asymptotic series
-    at ``x + n``, and ``psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)`` below 1/2."""
-    from funcarray import numpy as fnp
+    """``polygamma(1, x)``, composed from primitives (so it works under every transform):
+    ``psi1(x) = sum_{k<n} 1/(x+k)^2 + psi1(x+n)`` with the asymptotic series at ``x + n``,
+    and ``psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)`` below 1/2."""
+    def c(value):
+        return ops.full_like(x, value)
 
-    reflect = x < 0.5
-    y = fnp.where(reflect, 1 - x, x)
-    total = fnp.zeros_like(y)
+    one = c(1)
+    reflect = ops.lt(x, c(0.5))
+    y = ops.select(reflect, ops.sub(one, x), x)
+    total = ops.zeros_like(y)
     for k in range(_TRIGAMMA_RECURRENCE_STEPS):
-        total = total + 1 / ((y + k) * (y + k))
-    inv = 1 / (y + _TRIGAMMA_RECURRENCE_STEPS)
-    inv2 = inv * inv
-    series = fnp.full_like(y, _TRIGAMMA_SERIES[-1])
-    for c in reversed(_TRIGAMMA_SERIES[:-1]):
-        series = series * inv2 + c
-    total = total + inv + inv2 / 2 + inv * inv2 * series
+        shifted = ops.add(y, c(k))
+        total = ops.add(total, ops.div(one, ops.mul(shifted, shifted)))
+    inv = ops.div(one, ops.add(y, c(_TRIGAMMA_RECURRENCE_STEPS)))
+    inv2 = ops.mul(inv, inv)
+    series = c(_TRIGAMMA_SERIES[-1])
+    for coefficient in reversed(_TRIGAMMA_SERIES[:-1]):
+        series = ops.add(ops.mul(series, inv2), c(coefficient))
+    total = ops.add(ops.add(ops.add(total, inv), ops.div(inv2, c(2))),
+                    ops.mul(ops.mul(inv, inv2), series))
     # Inputs that are not reflected go through sin at a harmless point (1/2), so that the
     # unused branch has no infinities whose derivatives could leak NaNs.
-    sin_pi_x = fnp.sin(math.pi * fnp.where(reflect, x, 0.5))
-    return fnp.where(reflect, math.pi ** 2 / (sin_pi_x * sin_pi_x) - total, total)
+    sin_pi_x = sin_p.bind(ops.mul(c(math.pi), ops.select(reflect, x, c(0.5))))
+    reflected = ops.sub(ops.div(c(math.pi ** 2), ops.mul(sin_pi_x, sin_pi_x)), total)
+    return ops.select(reflect, reflected, total)
 
 
 def _lower_lgamma(ctx, x):
@@ -356,15 +361,9 @@ def _lower_lgamma(ctx, x):
 
 lgamma_p.lower_rule = _lower_lgamma
 
-defjvp(erf_p, lambda t, x: t * _gaussian(x))
-defjvp(erfc_p, lambda t, x: -(t * _gaussian(x)))
-defjvp_with_output(
-    erf_inv_p, lambda t, out, x: t * ((math.sqrt(math.pi) / 2) * _exp_square(out)))
-defjvp(lgamma_p, lambda t, x: t * digamma_p.bind(x))
-defjvp(digamma_p, lambda t, x: t * _trigamma(x))
-
-
-def _exp_square(x):
-    from funcarray import numpy as fnp
-
-    return fnp.exp(x * x)
+defjvp(erf_p, lambda t, x: ops.mul(t, _gaussian(x)))
+defjvp(erfc_p, lambda t, x: ops.neg(ops.mul(t, _gaussian(x))))
+defjvp_with_output(erf_inv_p, lambda t, out, x: ops.mul(
+    t, ops.mul(ops.full_like(out, math.sqrt(math.pi) / 2), ops.exp(ops.mul(out, out)))))
+defjvp(lgamma_p, lambda t, x: ops.mul(t, digamma_p.bind(x)))
+defjvp(digamma_p, lambda t, x: ops.mul(t, _trigamma(x)))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.array import Array
+from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.vmap import move_to_front
@@ -63,14 +64,12 @@ def _top_k_abstract_eval(x, *, k):
 
 @top_k_p.def_jvp
 def _top_k_jvp(primals, tangents, *, k):
-    from funcarray.numpy import take_along_axis
-
     (x,), (t,) = primals, tangents
     values, indices = top_k_p.bind(x, k=k)
     index_zero = Zero(tangent_aval(indices.aval))
     if type(t) is Zero:
         return [values, indices], [Zero(tangent_aval(values.aval)), index_zero]
-    return [values, indices], [take_along_axis(t, indices, axis=-1), index_zero]
+    return [values, indices], [ops.take_along_axis(t, indices, t.ndim - 1), index_zero]
 
 
 @top_k_p.def_batch

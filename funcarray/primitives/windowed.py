@@ -36,6 +36,7 @@ from funcarray import dtypes
 from funcarray.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.regions import _window_output_size
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives.convolution import adjoint_padding, dilate_shape
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, tangent_aval
@@ -135,8 +136,6 @@ deflinear(reduce_window_sum_p)
 
 @reduce_window_sum_p.def_transpose
 def _sum_transpose(ct, x, **p):
-    from funcarray import lax
-
     if type(ct) is Zero:
         return [None]
     shape = x.aval.shape
@@ -144,7 +143,7 @@ def _sum_transpose(ct, x, **p):
                            dilate_shape(p["window_dimensions"], p["window_dilation"]),
                            dilate_shape(ct.shape, p["window_strides"]), p["padding"])
     config = [(lo, hi, stride - 1) for (lo, hi), stride in zip(pads, p["window_strides"])]
-    padded = lax.pad(ct, np.zeros((), ct.dtype), config)
+    padded = ops.pad(ct, ops.scalar(0, ct.dtype), config)
     ones = (1,) * len(shape)
     return [reduce_window_sum_p.bind(
         padded, window_dimensions=p["window_dimensions"], window_strides=p["base_dilation"],
@@ -175,21 +174,24 @@ def _window_indices(shape: tuple, key: tuple) -> np.ndarray:
 
 def _chooser_jvp(prim, kind: str):
     def jvp(primals, tangents, **p):
-        import funcarray.numpy as fnp
-        from funcarray import lax
-
         (x,), (t,) = primals, tangents
         out = prim.bind(x, **p)
         if type(t) is Zero or 0 in out.shape:  # (no window: nothing to choose from)
             return out, Zero(tangent_aval(out.aval))
         key = tuple(sorted(p.items()))
-        index = fnp.asarray(_window_indices(tuple(x.shape), key))
+        index = Array(_window_indices(tuple(x.shape), key))
         config = [(lo, hi, b - 1) for (lo, hi), b in zip(p["padding"], p["base_dilation"])]
-        fill = np.asarray(identity_of(kind, x.dtype), x.dtype)
-        x_windows = fnp.take(lax.pad(x, fill, config).reshape(-1), index)
-        t_windows = fnp.take(lax.pad(t, np.zeros((), t.dtype), config).reshape(-1), index)
-        choice = (fnp.argmax if kind == "max" else fnp.argmin)(x_windows, axis=-1)
-        return out, fnp.take_along_axis(t_windows, choice[..., None], axis=-1)[..., 0]
+
+        def windows(v, fill):
+            padded = ops.pad(v, ops.scalar(fill, v.dtype), config)
+            return ops.take(ops.reshape(padded, (math.prod(padded.shape),)), index)
+
+        x_windows = windows(x, identity_of(kind, x.dtype))
+        t_windows = windows(t, 0)
+        last = x_windows.ndim - 1
+        choice = (ops.argmax if kind == "max" else ops.argmin)(x_windows, last, np.int32)
+        chosen = ops.take_along_axis(t_windows, ops.expand_dims(choice, last), last)
+        return out, ops.squeeze(chosen, (last,))
     prim.jvp_rule = jvp
 
 
