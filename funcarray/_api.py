@@ -12,9 +12,9 @@ import optree
 
 from funcarray import _float0, dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg, convert, is_array
 from funcarray._errors import api_boundary
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, convert, is_array
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcarray._arguments import asarray_arg
 from funcarray._config import config
 from funcarray.array import Array, Device, device_array
 from funcarray.lowering import cache, runtime
-from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer, canonical_aval
 from funcarray.transforms.ir import IR, Eqn, Var

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
 from funcarray import _float0
 from funcarray import tree as fa_tree
-from funcarray.numpy._util import asarray_arg, is_array
+from funcarray._arguments import asarray_arg, is_array
 from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
 from funcarray.transforms.ir_transforms import closed_call

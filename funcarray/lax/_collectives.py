@@ -23,7 +23,7 @@ import operator
 import numpy as np
 
 from funcarray import tree as fa_tree
-from funcarray.numpy._util import asarray_arg
+from funcarray._arguments import asarray_arg
 from funcarray.primitives.collectives import (
     all_gather_p,
     all_to_all_p,

@@ -18,6 +18,16 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import (
+    _concatenate,
+    _insert_axis,
+    _reshape,
+    _rev,
+    _slice_axis,
+    asarray_arg,
+    canonicalize_axis,
+    is_array,
+)
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.lax._branches import cond
@@ -32,8 +42,6 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
-from funcarray.numpy._shape import _concatenate, _insert_axis, _reshape, _rev, _slice_axis
-from funcarray.numpy._util import asarray_arg, canonicalize_axis, is_array
 from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import to_concrete_value

@@ -29,8 +29,8 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg
 from funcarray._errors import op_type_error
-from funcarray.numpy._util import asarray_arg
 
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
            "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all"]

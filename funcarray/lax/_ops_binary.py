@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import convert
 from funcarray._errors import op_type_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -36,7 +37,6 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
-from funcarray.numpy._util import convert
 from funcarray.primitives import elementwise as ew
 
 if TYPE_CHECKING:

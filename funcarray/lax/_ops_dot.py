@@ -18,6 +18,7 @@ import enum
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
@@ -28,7 +29,6 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.numpy._linalg import _canonicalize_precision
-from funcarray.numpy._util import convert
 from funcarray.primitives.linalg import can_accumulate_in, dot_general_p
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision"]

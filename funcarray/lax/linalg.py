@@ -15,8 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_value_error
-from funcarray.numpy import _util
 from funcarray.numpy._linalg_solve import hermitian_part
 from funcarray.primitives.decompositions import (
     cholesky_p,
@@ -33,7 +33,7 @@ __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr
 
 
 def _operand(op: str, x):
-    return _util.asarray_arg(op, x)
+    return asarray_arg(op, x)
 
 
 @api_boundary

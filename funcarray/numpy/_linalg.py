@@ -22,11 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._creation import full
-from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
-from funcarray.numpy._util import (
+from funcarray._arguments import (
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -34,6 +30,10 @@ from funcarray.numpy._util import (
     convert_arg,
     is_array,
 )
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.numpy._creation import full
+from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
 from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
 from funcarray.primitives.linalg import (
     PRECISION_NAMES,

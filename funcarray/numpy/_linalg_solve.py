@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array, DeviceArray
 from funcarray.numpy._creation import eye
@@ -26,7 +27,6 @@ from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._search import argsort
 from funcarray.numpy._shape import broadcast_to, swapaxes
 from funcarray.numpy._shape import diagonal as _diagonal
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.decompositions import (
     FACTORISABLE_DTYPES,
     cholesky_p,

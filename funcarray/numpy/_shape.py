@@ -19,28 +19,34 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._util import (
+from funcarray._arguments import (
+    _axis,
+    _broadcast_along,
+    _concatenate,
+    _promote_all,
+    _reshape,
+    _rev,
+    _shape_list,
+    _slice_axis,
+    _stack_arrays,
+    _transpose,
+    _unstack,
     asarray_arg,
     broadcast_to_shape,
-    canonicalize_axis,
     convert,
     convert_arg,
     is_array,
 )
-from funcarray.numpy._util import broadcast_shapes as _broadcast_shapes
+from funcarray._arguments import broadcast_shapes as _broadcast_shapes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
-    concatenate_p,
     iota_p,
     pad_p,
-    reshape_p,
-    rev_p,
     slice_p,
     squeeze_p,
-    transpose_p,
 )
 from funcarray.transforms.core import ConcretizationError, Tracer
 
@@ -93,21 +99,6 @@ def _int_tuple(op: str, value, what: str) -> tuple:
     return tuple(_concrete_int(op, v, what) for v in items)
 
 
-def _axis(op: str, axis, shape, ndim: int | None = None) -> int:
-    """A possibly negative axis as a non-negative int: an axis of an array of ``shape``, or,
-    when ``ndim`` is given, of the ``ndim``-d result made from it (expand_dims, stack)."""
-    what = f"an array of shape {tuple(shape)}"
-    if ndim is None:
-        ndim = len(shape)
-    else:
-        what = f"the {ndim}-d result made from {what}"
-    try:
-        return canonicalize_axis(op, axis, ndim)
-    except ValueError:
-        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "it has no axes"
-        raise op_value_error(op, f"axis {axis} is out of bounds for {what} ({valid})") from None
-
-
 def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
     """An int or a sequence of ints as a tuple of unique non-negative axes, in given order."""
     out = tuple(_axis(op, a, shape, ndim) for a in _int_tuple(op, axes, "axis"))
@@ -117,82 +108,9 @@ def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
     return out
 
 
-def _shape_list(arrays) -> str:
-    return ", ".join(str(tuple(a.shape)) for a in arrays)
-
-
-# --------------------------------------------------------------------------------------------
-# Thin wrappers over the primitives that skip no-op binds
-# --------------------------------------------------------------------------------------------
-
-def _reshape(x, shape: tuple):
-    return x if x.shape == shape else reshape_p.bind(x, new_sizes=shape)
-
-
-def _transpose(x, perm: tuple):
-    if perm == tuple(range(x.ndim)):
-        return x
-    return transpose_p.bind(x, permutation=perm)
-
-
-def _rev(x, axes: tuple):
-    axes = tuple(a for a in axes if x.shape[a] > 1)  # reversing 0 or 1 element is a no-op
-    return rev_p.bind(x, dimensions=axes) if axes else x
-
-
-def _concatenate(arrays, axis: int):
-    return arrays[0] if len(arrays) == 1 else concatenate_p.bind(*arrays, dimension=axis)
-
-
-def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
-    """``x[..., start:stop:step, ...]`` along ``axis`` with 0 <= start <= stop <= size."""
-    if start == 0 and stop == x.shape[axis] and step == 1:
-        return x
-    starts, limits = [0] * x.ndim, list(x.shape)
-    starts[axis], limits[axis] = start, stop
-    strides = None
-    if step != 1:
-        strides = [1] * x.ndim
-        strides[axis] = step
-        strides = tuple(strides)
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=strides)
-
-
-def _broadcast_along(x, axis: int, count: int):
-    """Broadcast ``x`` (of size 1 along ``axis``) to size ``count`` along ``axis``."""
-    shape = list(x.shape)
-    shape[axis] = count
-    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
-                                   broadcast_dimensions=tuple(range(x.ndim)))
-
-
-def _insert_axis(x, axis: int):
-    """A new axis of size 1 at ``axis`` of the result."""
-    shape = x.shape[:axis] + (1,) + x.shape[axis:]
-    dims = tuple(d if d < axis else d + 1 for d in range(x.ndim))
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
-
-
-def _unstack(x):
-    """The sub-arrays ``x[0], x[1], ...`` along the first axis."""
-    return [_reshape(_slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
-
-
 def _scalar(value, dtype, weak: bool) -> Array:
     return Array(np.asarray(value, dtype), weak)
 
-
-def _promote_all(op: str, arrays, dtype=None) -> list:
-    """Convert every array to one dtype: ``dtype`` if given, else their promoted type."""
-    if dtype is not None:
-        target, weak = dtypes.canonicalize_dtype(dtype), False
-    else:
-        try:
-            target, weak = dtypes.result_type(*arrays, return_weak_type=True)
-        except TypeError as exc:
-            raise op_type_error(op, str(exc)) from None
-    return [convert(a, target, weak) for a in arrays]
 
 
 # --------------------------------------------------------------------------------------------
@@ -568,18 +486,6 @@ def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
         (1, 4)
     """
     return _concatenate_arrays("concat", arrays, axis)
-
-
-def _stack_arrays(op: str, arrays, axis, dtype=None):
-    arrays = [asarray_arg(op, a) for a in arrays]
-    if not arrays:
-        raise op_value_error(op, "needs at least one array to stack")
-    if any(a.shape != arrays[0].shape for a in arrays):
-        raise op_value_error(op, f"all arrays must have the same shape, got shapes "
-                                 f"{_shape_list(arrays)}")
-    arrays = _promote_all(op, arrays, dtype)
-    axis = _axis(op, axis, arrays[0].shape, arrays[0].ndim + 1)
-    return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
 
 
 def stack(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int = 0, out: None = None,
