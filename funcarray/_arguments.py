@@ -9,6 +9,8 @@ above, in ``funcarray.numpy._promotion``; nothing here promotes beyond joining a
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from funcarray import dtypes
@@ -23,7 +25,7 @@ from funcarray.primitives.shape import (
     slice_p,
     transpose_p,
 )
-from funcarray.transforms.core import Tracer
+from funcarray.transforms.core import ConcretizationError, Tracer
 
 _SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
                     complex: dtypes.default_complex, bool: dtypes.bool_}
@@ -195,6 +197,18 @@ def broadcast_to_shape(x, shape):
         x, shape=tuple(shape), broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
+def _broadcast_to_checked(op: str, array, shape: tuple):
+    """``array`` broadcast to ``shape`` with NumPy's rules, or an error naming both shapes."""
+    lead = len(shape) - array.ndim
+    fits = lead >= 0 and all(d >= 0 for d in shape) and all(
+        size in (1, target) for size, target in zip(array.shape, shape[lead:]))
+    if not fits:
+        raise op_value_error(
+            op, f"cannot broadcast an array of shape {array.shape} to shape "
+                f"{shape}: each trailing axis must match the target or be 1")
+    return broadcast_to_shape(array, shape)
+
+
 def _scalar_operand(op: str, scalar, dtype) -> Array:
     try:
         return Array(dtype.type(scalar), True)  # a NumPy scalar: ~3x cheaper than a 0-d array
@@ -259,8 +273,37 @@ def canonicalize_axes(op: str, axis, ndim: int) -> tuple:
 
 
 # --------------------------------------------------------------------------------------------
-# Axes and joining (a list of arrays is stacked; lax and numpy share these)
+# Concrete ints, axes and joining (a list of arrays is stacked; lax and numpy share these)
 # --------------------------------------------------------------------------------------------
+
+def _concrete_int(op: str, value, what: str) -> int:
+    """``value`` as a Python int; a traced value raises the usual concretization error."""
+    try:
+        return int(operator.index(value))
+    except ConcretizationError:
+        raise
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an integer, got {value!r}") from None
+
+
+def _is_single_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) or (
+        getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
+
+
+def _int_tuple(op: str, value, what: str) -> tuple:
+    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
+    if _is_single_int(value):
+        return (_concrete_int(op, value, what),)
+    if isinstance(value, Tracer):
+        raise value._concretization_error(f"{op}: {what}")
+    try:
+        items = list(value)
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an int or a sequence of ints, "
+                                f"got {value!r}") from None
+    return tuple(_concrete_int(op, v, what) for v in items)
+
 
 def _axis(op: str, axis, shape, ndim: int | None = None) -> int:
     """A possibly negative axis as a non-negative int: an axis of an array of ``shape``, or,
@@ -293,6 +336,15 @@ def _transpose(x, perm: tuple):
     if perm == tuple(range(x.ndim)):
         return x
     return transpose_p.bind(x, permutation=perm)
+
+
+def _moveaxes(x, source: tuple, destination: tuple):
+    """``x`` with the axes ``source`` moved to ``destination`` (non-negative, unique, of one
+    length; the other axes keep their order)."""
+    order = [d for d in range(x.ndim) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _transpose(x, tuple(order))
 
 
 def _rev(x, axes: tuple):
@@ -361,3 +413,26 @@ def _stack_arrays(op: str, arrays, axis, dtype=None):
     arrays = _promote_all(op, arrays, dtype)
     axis = _axis(op, axis, arrays[0].shape, arrays[0].ndim + 1)
     return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
+
+
+def _concatenate_arrays(op: str, arrays, axis, dtype=None):
+    arrays = [asarray_arg(op, a) for a in arrays]
+    if not arrays:
+        raise op_value_error(op, "needs at least one array to concatenate")
+    if axis is None:
+        arrays = [_reshape(a, (a.size,)) for a in arrays]
+        axis = 0
+    arrays = _promote_all(op, arrays, dtype)
+    first = arrays[0]
+    if any(a.ndim == 0 for a in arrays):
+        raise op_value_error(op, f"0-d arrays cannot be concatenated (shapes "
+                                 f"{_shape_list(arrays)}); use stack, or atleast_1d first")
+    if any(a.ndim != first.ndim for a in arrays):
+        raise op_value_error(op, f"all arrays must have the same number of dimensions, got "
+                                 f"shapes {_shape_list(arrays)}")
+    axis = _axis(op, axis, first.shape)
+    for a in arrays:
+        if any(s != t for d, (s, t) in enumerate(zip(a.shape, first.shape)) if d != axis):
+            raise op_value_error(op, f"array shapes must match except along axis {axis}, got "
+                                     f"shapes {_shape_list(arrays)}")
+    return _concatenate(arrays, axis)

@@ -240,3 +240,15 @@ def select(pred, on_true, on_false):
         pred = convert(pred, dtypes.int32)
     return ew.select_n_p.bind(pred, on_false, on_true)
 
+
+
+# Binary functions of the namespaces above lax that compute what lax's do (funcarray.numpy's
+# add, maximum, ...): lax.reduce and lax.reduce_window recognise a monoid by the function's
+# identity. lax may not import those namespaces, so each registers its functions on import.
+EQUIVALENT_FUNCTIONS: dict[str, tuple] = {}
+
+
+def register_equivalents(**functions) -> None:
+    """Record ``name=function``: ``function`` computes what ``lax.<name>`` computes."""
+    for name, function in functions.items():
+        EQUIVALENT_FUNCTIONS[name] = EQUIVALENT_FUNCTIONS.get(name, ()) + (function,)

@@ -16,6 +16,7 @@ import numpy as np
 
 from funcarray import _float0, dtypes
 from funcarray._arguments import (
+    _int_tuple,
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -25,7 +26,6 @@ from funcarray._arguments import (
 )
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
-from funcarray.numpy._shape import _int_tuple
 from funcarray.primitives.shape import iota_p
 
 if TYPE_CHECKING:

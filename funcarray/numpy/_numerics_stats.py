@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
-from funcarray.numpy._shape import _concrete_int
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._shape import _concrete_int
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:

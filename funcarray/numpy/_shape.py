@@ -13,7 +13,6 @@ weak-typed. Functions that join several arrays promote them to one dtype first.
 from __future__ import annotations
 
 import builtins
-import operator
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -22,11 +21,15 @@ from funcarray import dtypes
 from funcarray._arguments import (
     _axis,
     _broadcast_along,
+    _broadcast_to_checked,
     _concatenate,
-    _promote_all,
+    _concatenate_arrays,
+    _concrete_int,
+    _int_tuple,
+    _is_single_int,
+    _moveaxes,
     _reshape,
     _rev,
-    _shape_list,
     _slice_axis,
     _stack_arrays,
     _transpose,
@@ -40,6 +43,7 @@ from funcarray._arguments import (
 from funcarray._arguments import broadcast_shapes as _broadcast_shapes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
+from funcarray.lax._extras_small import broadcast_shapes
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
@@ -48,7 +52,7 @@ from funcarray.primitives.shape import (
     slice_p,
     squeeze_p,
 )
-from funcarray.transforms.core import ConcretizationError, Tracer
+from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -69,35 +73,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Concrete arguments: ints, shapes, axes
 # --------------------------------------------------------------------------------------------
-
-def _concrete_int(op: str, value, what: str) -> int:
-    """``value`` as a Python int; a traced value raises the usual concretization error."""
-    try:
-        return int(operator.index(value))
-    except ConcretizationError:
-        raise
-    except TypeError:
-        raise op_type_error(op, f"{what} must be an integer, got {value!r}") from None
-
-
-def _is_single_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) or (
-        getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
-
-
-def _int_tuple(op: str, value, what: str) -> tuple:
-    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
-    if _is_single_int(value):
-        return (_concrete_int(op, value, what),)
-    if isinstance(value, Tracer):
-        raise value._concretization_error(f"{op}: {what}")
-    try:
-        items = list(value)
-    except TypeError:
-        raise op_type_error(op, f"{what} must be an int or a sequence of ints, "
-                                f"got {value!r}") from None
-    return tuple(_concrete_int(op, v, what) for v in items)
-
 
 def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
     """An int or a sequence of ints as a tuple of unique non-negative axes, in given order."""
@@ -237,10 +212,7 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int],
     if len(source) != len(destination):
         raise op_value_error("moveaxis", f"source {source} and destination {destination} must "
                                          f"have the same number of axes")
-    order = [d for d in range(a.ndim) if d not in source]
-    for dest, src in sorted(zip(destination, source)):
-        order.insert(dest, src)
-    return _transpose(a, tuple(order))
+    return _moveaxes(a, source, destination)
 
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
@@ -304,18 +276,6 @@ def squeeze(a: ArrayLike, axis: Axis = None) -> Array:
 # Broadcasting
 # --------------------------------------------------------------------------------------------
 
-def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
-    """The shape that arrays of ``shapes`` broadcast to (NumPy's rules).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.broadcast_shapes((2, 1), (3,))
-        (2, 3)
-    """
-    shapes = [_int_tuple("broadcast_shapes", s, "shape") for s in shapes]
-    return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
-
-
 def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
     """Broadcast ``array`` to ``shape`` (NumPy's rules: trailing axes match or are 1).
 
@@ -326,15 +286,7 @@ def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
                [0, 1, 2]], dtype=int32)
     """
     array = asarray_arg("broadcast_to", array)
-    shape = _int_tuple("broadcast_to", shape, "shape")
-    lead = len(shape) - array.ndim
-    fits = lead >= 0 and all(d >= 0 for d in shape) and all(
-        size in (1, target) for size, target in zip(array.shape, shape[lead:]))
-    if not fits:
-        raise op_value_error(
-            "broadcast_to", f"cannot broadcast an array of shape {array.shape} to shape "
-                            f"{shape}: each trailing axis must match the target or be 1")
-    return broadcast_to_shape(array, shape)
+    return _broadcast_to_checked("broadcast_to", array, _int_tuple("broadcast_to", shape, "shape"))
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Array]:
@@ -435,29 +387,6 @@ def _join_array(op: str, a, axis, dtype, joiner):
     if a.ndim == 0:
         raise op_value_error(op, "needs a sequence of arrays; got a 0-d array")
     return joiner(_unstack(a), axis)
-
-
-def _concatenate_arrays(op: str, arrays, axis, dtype=None):
-    arrays = [asarray_arg(op, a) for a in arrays]
-    if not arrays:
-        raise op_value_error(op, "needs at least one array to concatenate")
-    if axis is None:
-        arrays = [_reshape(a, (a.size,)) for a in arrays]
-        axis = 0
-    arrays = _promote_all(op, arrays, dtype)
-    first = arrays[0]
-    if any(a.ndim == 0 for a in arrays):
-        raise op_value_error(op, f"0-d arrays cannot be concatenated (shapes "
-                                 f"{_shape_list(arrays)}); use stack, or atleast_1d first")
-    if any(a.ndim != first.ndim for a in arrays):
-        raise op_value_error(op, f"all arrays must have the same number of dimensions, got "
-                                 f"shapes {_shape_list(arrays)}")
-    axis = _axis(op, axis, first.shape)
-    for a in arrays:
-        if any(s != t for d, (s, t) in enumerate(zip(a.shape, first.shape)) if d != axis):
-            raise op_value_error(op, f"array shapes must match except along axis {axis}, got "
-                                     f"shapes {_shape_list(arrays)}")
-    return _concatenate(arrays, axis)
 
 
 def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | None = 0,
