@@ -12,9 +12,9 @@ import optree
 
 from funcarray import _float0, dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg, convert, is_array
 from funcarray._errors import api_boundary
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, convert, is_array
 from funcarray.primitives.elementwise import convert_element_type_p, eq_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.callbacks import VMAP_METHODS, HostCallback, pure_callback_p
 from funcarray.transforms.core import ShapedArray
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import tree
+from funcarray._arguments import asarray_arg
 from funcarray.array import Array
 from funcarray.lowering.devices import runtime_device
 from funcarray.lowering.executor import from_buffer, to_buffer
-from funcarray.numpy._util import asarray_arg
 from funcarray.transforms.core import Tracer
 
 __all__ = ["block_until_ready", "device_get", "device_put"]

@@ -45,8 +45,8 @@ import numpy as np
 
 from funcarray import _float0, dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg, is_array
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace

@@ -633,7 +633,7 @@ def _array_signature(x):
 def _as_array(x):
     if isinstance(x, (Tracer, Array)):
         return x
-    from funcarray.numpy._util import asarray_arg
+    from funcarray._arguments import asarray_arg
 
     return asarray_arg("jit", x)
 

@@ -98,8 +98,8 @@ def _transpose(self, *axes):
 
 def _astype(self, dtype, copy=False):
     """A copy of the array converted to ``dtype`` (float to int truncates and saturates)."""
+    from funcarray._arguments import convert
     from funcarray.dtypes import canonicalize_dtype
-    from funcarray.numpy._util import convert
     return convert(self, canonicalize_dtype(dtype))
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from funcarray import tree as fa_tree
 from funcarray._api import _flatten_fun
+from funcarray._arguments import asarray_arg, is_array
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.transforms.core import MissingRuleError, ShapedArray
 from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.transpose import backward_pass

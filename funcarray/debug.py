@@ -21,9 +21,9 @@ from __future__ import annotations
 import builtins
 
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg
 from funcarray._callback import flat_host_function
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.callbacks import HostCallback, debug_callback_p
 
 __all__ = ["print", "callback"]

@@ -150,7 +150,7 @@ class XlaEvalTrace:
                 prim, "eager_on_host", False):
             return prim.impl(*args, **params)
         if not all(isinstance(a, Array) for a in args):
-            from funcarray.numpy._util import asarray_arg
+            from funcarray._arguments import asarray_arg
             args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
         jdev = None
         for a in args:

@@ -399,7 +399,7 @@ def _as_array(x):
     """Arrays and tracers pass; Python scalars, NumPy arrays and lists become Arrays."""
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
-    from funcarray.numpy._util import asarray_arg
+    from funcarray._arguments import asarray_arg
     return asarray_arg("make_ir", x)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import is_array
 from funcarray.array import Array
 from funcarray.lax._common import (
     _arrays,
@@ -34,7 +35,6 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
-from funcarray.numpy._util import is_array
 from funcarray.primitives.control_flow import cond_p, convert_outputs, join_calls
 from funcarray.primitives.elementwise import clamp_p
 from funcarray.transforms.core import ConcretizationError

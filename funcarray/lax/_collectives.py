@@ -23,7 +23,7 @@ import operator
 import numpy as np
 
 from funcarray import tree as fa_tree
-from funcarray.numpy._util import asarray_arg
+from funcarray._arguments import asarray_arg
 from funcarray.primitives.collectives import (
     all_gather_p,
     all_to_all_p,
@@ -425,7 +425,6 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
         Array([[1, 3, 0, 0],
                [2, 2, 4, 0]], dtype=int32)
     """
-    import funcarray.numpy as fnp
     from funcarray import lax
 
     what = "ragged_all_to_all"
@@ -462,11 +461,12 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
     mine = [lax.dynamic_slice_in_dim(gather(m.astype(np.int32)), me * per_member, per_member,
                                      axis=1) for m in meta[:3]]
     starts, sizes, dests = (m[:, :, None] for m in mine)  # (senders, slices, 1)
-    step = fnp.arange(rows, dtype=np.int32)  # row t of each slice
-    source_rows = fnp.clip(starts + step, 0, rows - 1)  # (senders, slices, rows)
-    sent = fnp.take_along_axis(gather(operand)[:, None], source_rows.reshape(
-        source_rows.shape + (1,) * (operand.ndim - 1)), axis=2)
+    step = lax.iota(np.int32, rows)  # row t of each slice
+    source_rows = (starts + step).clip(0, rows - 1)  # (senders, slices, rows)
+    senders = lax.iota(np.int32, source_rows.shape[0]).reshape(-1, 1, 1)
+    sent = gather(operand)[senders, source_rows]  # (senders, slices, rows, ...)
     # Rows past a slice's size go to an index past the output's end: dropped.
-    targets = fnp.where(step < sizes, dests + step, output.shape[0])
+    rows_at = dests + step
+    targets = lax.select(step < sizes, rows_at, lax.full(rows_at.shape, output.shape[0], np.int32))
     return output.at[targets.reshape(-1)].set(
         sent.reshape((-1,) + operand.shape[1:]), mode="drop")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import tree as fa_tree
-from funcarray.numpy._util import asarray_arg, is_array
+from funcarray._arguments import asarray_arg, is_array
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace, set_current_trace
 from funcarray.transforms.ir_transforms import CallForm, closed_call

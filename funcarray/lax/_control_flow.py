@@ -18,6 +18,18 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import (
+    _concatenate,
+    _concatenate_arrays,
+    _insert_axis,
+    _reshape,
+    _rev,
+    _slice_axis,
+    _stack_arrays,
+    asarray_arg,
+    canonicalize_axis,
+    is_array,
+)
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.lax._branches import cond
@@ -32,8 +44,6 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
-from funcarray.numpy._shape import _concatenate, _insert_axis, _reshape, _rev, _slice_axis
-from funcarray.numpy._util import asarray_arg, canonicalize_axis, is_array
 from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import to_concrete_value
@@ -495,9 +505,7 @@ def _stack(arrays):
         stacked = (np.array(values, dtype) if not shape
                    else np.concatenate(values).reshape(len(values), *shape))
         return Array(stacked, all(a._weak for a in arrays))
-    import funcarray.numpy as fnp
-
-    return fnp.stack(arrays)  # the ys' types differ between steps: promote them
+    return _stack_arrays("stack", arrays, 0)  # the ys' types differ between steps: promote
 
 
 @overload
@@ -521,7 +529,6 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     _check_callable("map", "f", f)
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    import funcarray.numpy as fnp
     from funcarray._api import vmap
 
     batch_size = int(batch_size)
@@ -540,7 +547,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
         parts.append(vmap(f)(fa_tree.unflatten(tree, [x[full * batch_size:] for x in leaves])))
     if len(parts) == 1:
         return parts[0]
-    return fa_tree.map(lambda a, b: fnp.concatenate([a, b]), *parts)
+    return fa_tree.map(lambda a, b: _concatenate_arrays("concatenate", [a, b], 0), *parts)
 
 
 # --------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import operator
 
 import numpy as np
 
+from funcarray._arguments import _rev
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand_of_kinds, _short
 from funcarray.primitives.convolution import (
@@ -274,8 +275,6 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         ...                    "SAME").shape
         (1, 8, 8, 5)
     """
-    from funcarray.numpy import flip, swapaxes
-
     lhs = _operand_of_kinds("lax.conv_transpose", lhs, "iufc", "lhs")
     rhs = _operand_of_kinds("lax.conv_transpose", rhs, "iufc", "rhs")
     if dimension_numbers is None:
@@ -292,8 +291,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     if isinstance(padding, str):
         padding = [_transpose_padding(k, s, padding.upper()) for k, s in zip(kernel, strides)]
     if transpose_kernel:
-        rhs = flip(rhs, axis=tuple(numbers.rhs_spec[2:]))
-        rhs = swapaxes(rhs, numbers.rhs_spec[0], numbers.rhs_spec[1])
+        rhs = _rev(rhs, tuple(numbers.rhs_spec[2:]))
+        rhs = rhs.swapaxes(numbers.rhs_spec[0], numbers.rhs_spec[1])
     return conv_general_dilated(lhs, rhs, (1,) * n, padding, strides, rhs_dilation, numbers,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)

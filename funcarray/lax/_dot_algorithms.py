@@ -239,9 +239,9 @@ def dot_with_algorithm(op, lhs, rhs, dimension_numbers, algorithm, preferred_ele
     """``dot_general`` under a dot algorithm (see the module docstring): operands converted
     to its storage types, products accumulated in its accumulation type, the result in the
     dtype of the product without the algorithm."""
+    from funcarray._arguments import convert
     from funcarray.lax._ops_common import _operand
     from funcarray.lax._ops_dot import _dot_general
-    from funcarray.numpy._util import convert
 
     lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
     if algorithm is DotAlgorithmPreset.DEFAULT:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcarray._arguments import _moveaxes, convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
@@ -75,6 +76,14 @@ def _elementwise(func, dtype):
     return apply
 
 
+def _select_same_dtype(pred, on_true, on_false):
+    """``numpy.where(pred, on_true, on_false)`` for cases of one dtype and of ``pred``'s
+    shape: weak only when both cases are."""
+    weak = on_true.weak_type and on_false.weak_type
+    return ew.select_n_p.bind(pred, convert(on_false, on_false.dtype, weak),
+                              convert(on_true, on_true.dtype, weak))
+
+
 def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
                   indices_are_sorted=False, unique_indices=False, mode=None):
     """Apply ``func`` (a function of one scalar) to the elements of ``operand`` that the
@@ -95,7 +104,6 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
         ...                   update_shape=(3,))
         Array([3., 1., 9.], dtype=float32)
     """
-    import funcarray.numpy as fnp
     from funcarray import lax
 
     op = "lax.scatter_apply"
@@ -105,21 +113,21 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
         raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
     dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
     shape = _int_tuple(op, "update_shape", update_shape)
-    counts = _checked_bind(op, ix.scatter_add_p, fnp.zeros(x.shape, np.int32), indices,
-                           fnp.ones(shape, np.int32), dimension_numbers=dn,
+    counts = _checked_bind(op, ix.scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
+                           lax.full(shape, 1, np.int32), dimension_numbers=dn,
                            indices_are_sorted=bool(indices_are_sorted),
                            unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
     apply = _elementwise(func, x.dtype)
     if unique_indices:
-        return fnp.where(counts > 0, apply(x), x)
+        return _select_same_dtype(counts > 0, apply(x), x)
 
     def more(state):
         done, _ = state
-        return fnp.any(counts > done)
+        return (counts > done).any()
 
     def again(state):
         done, value = state
-        return done + 1, fnp.where(counts > done, apply(value), value)
+        return done + 1, _select_same_dtype(counts > done, apply(value), value)
 
     return lax.while_loop(more, again, (np.int32(0), x))[1]
 
@@ -146,8 +154,7 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
     from funcarray import lax
     from funcarray.lax._conv import conv_dimension_numbers
     from funcarray.lax._dot_algorithms import algorithm_of
-    from funcarray.numpy import moveaxis
-    from funcarray.numpy._linalg import _canonicalize_precision
+    from funcarray.lax._ops_dot import _canonicalize_precision
 
     op = "lax.conv_general_dilated_local"
     x = _operand(op, lhs, "lhs")
@@ -181,7 +188,7 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
           (tuple(p for p, _ in pairs), tuple(r for _, r in pairs)))
     out = lax.dot_general(patches, kernel, dn, precision=precision)
     # (spatial..., N, O) -> the output layout
-    return moveaxis(out, (-2, -1), (out_spec[0], out_spec[1]))
+    return _moveaxes(out, (out.ndim - 2, out.ndim - 1), (out_spec[0], out_spec[1]))
 
 
 def _check_scale(op, side, x, scale, contracting):
@@ -202,7 +209,6 @@ def _check_scale(op, side, x, scale, contracting):
 def _scaled(x, scale, contracting):
     """``x * scale`` in bfloat16, each scale entry covering a block of the contracting
     dimensions (JAX's decomposition)."""
-    import funcarray.numpy as fnp
     from funcarray.dtypes import bfloat16
 
     x = x.astype(bfloat16)
@@ -211,7 +217,7 @@ def _scaled(x, scale, contracting):
     scale = scale.astype(bfloat16)
     for d in contracting:
         if scale.shape[d] != x.shape[d]:
-            scale = fnp.repeat(scale, x.shape[d] // scale.shape[d], axis=d)
+            scale = scale.repeat(x.shape[d] // scale.shape[d], axis=d)
     return x * scale
 
 

@@ -26,9 +26,9 @@ import operator
 import numpy as np
 
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg, is_array
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _int_tuple, _operand, _same_dtype_operands, _short
-from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.primitives.reduce_general import reduce_p
 from funcarray.transforms.core import ShapedArray, Tracer, current_trace, set_current_trace
 from funcarray.transforms.staging import StagingTrace
@@ -108,7 +108,6 @@ def _monoid_reducer(computation, x, init):
     identity (``init`` a concrete scalar), else None."""
     import builtins
 
-    import funcarray.numpy as fnp
     from funcarray import lax
     from funcarray.lax import _ops_binary as raw
     from funcarray.primitives.windowed import identity_of
@@ -117,17 +116,21 @@ def _monoid_reducer(computation, x, init):
     if value is None:
         return None
     intlike = x.dtype == np.bool_ or x.dtype.kind in "iu"
+
+    def same(name):  # (funcarray.numpy's functions, registered on its import)
+        return raw.EQUIVALENT_FUNCTIONS.get(name, ())
+
     table = (
-        ((lax.add, raw.add, fnp.add, operator.add), lax.reduce_sum, 0, "iufc"),
-        ((lax.mul, raw.mul, fnp.multiply, operator.mul), lax.reduce_prod, 1, "iufc"),
-        ((lax.max, raw.max, fnp.maximum, builtins.max), lax.reduce_max,
+        ((lax.add, raw.add, *same("add"), operator.add), lax.reduce_sum, 0, "iufc"),
+        ((lax.mul, raw.mul, *same("mul"), operator.mul), lax.reduce_prod, 1, "iufc"),
+        ((lax.max, raw.max, *same("max"), builtins.max), lax.reduce_max,
          identity_of("max", x.dtype), "biuf"),
-        ((lax.min, raw.min, fnp.minimum, builtins.min), lax.reduce_min,
+        ((lax.min, raw.min, *same("min"), builtins.min), lax.reduce_min,
          identity_of("min", x.dtype), "biuf"),
-        ((lax.bitwise_or, raw.bitwise_or, fnp.bitwise_or), lax.reduce_or, 0, "biu"),
-        ((lax.bitwise_and, raw.bitwise_and, fnp.bitwise_and), lax.reduce_and,
+        ((lax.bitwise_or, raw.bitwise_or, *same("bitwise_or")), lax.reduce_or, 0, "biu"),
+        ((lax.bitwise_and, raw.bitwise_and, *same("bitwise_and")), lax.reduce_and,
          -1 if x.dtype != np.bool_ else True, "biu"),
-        ((lax.bitwise_xor, raw.bitwise_xor, fnp.bitwise_xor), lax.reduce_xor, 0, "biu"),
+        ((lax.bitwise_xor, raw.bitwise_xor, *same("bitwise_xor")), lax.reduce_xor, 0, "biu"),
     )
     kind = "b" if x.dtype == np.bool_ else ("f" if x.dtype.kind in "fV" else x.dtype.kind)
     for functions, reducer, identity, kinds in table:
@@ -168,7 +171,7 @@ def reduce(operands, init_values, computation, dimensions):
     if len(xs) == 1:
         reducer = _monoid_reducer(computation, xs[0], raw_inits[0])
         if reducer is not None:
-            from funcarray.numpy._util import convert
+            from funcarray._arguments import convert
 
             out = reducer(xs[0], dims)
             weak = xs[0].weak_type and (type(raw_inits[0]) in (int, float, complex, bool) or

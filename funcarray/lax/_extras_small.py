@@ -29,8 +29,10 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import tree as fa_tree
+from funcarray._arguments import _broadcast_to_checked, _int_tuple, asarray_arg
+from funcarray._arguments import broadcast_shapes as _broadcast_shapes
 from funcarray._errors import op_type_error
-from funcarray.numpy._util import asarray_arg
+from funcarray.array import Array
 
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
            "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all"]
@@ -47,11 +49,9 @@ def broadcast_like(arr, like_arr):
         >>> lax.broadcast_like(1.0, fnp.zeros(2))
         Array([1., 1.], dtype=float32, weak_type=True)
     """
-    import funcarray.numpy as fnp
-
     op = "lax.broadcast_like"
     like = like_arr if hasattr(like_arr, "shape") else asarray_arg(op, like_arr)
-    return fnp.broadcast_to(asarray_arg(op, arr), tuple(like.shape))
+    return _broadcast_to_checked("broadcast_to", asarray_arg(op, arr), tuple(like.shape))
 
 
 def broadcast_shapes(*shapes):
@@ -63,9 +63,8 @@ def broadcast_shapes(*shapes):
         >>> lax.broadcast_shapes((3, 1), (1, 4), (5, 1, 1))
         (5, 3, 4)
     """
-    import funcarray.numpy as fnp
-
-    return fnp.broadcast_shapes(*shapes)
+    shapes = [_int_tuple("broadcast_shapes", s, "shape") for s in shapes]
+    return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
 
 
 def dtype(x):
@@ -99,15 +98,13 @@ def shape_as_value(shape):
         >>> lax.shape_as_value((2, 3))
         Array([2, 3], dtype=int32)
     """
-    import funcarray.numpy as fnp
-
     try:
         dims = [int(d) for d in shape]
     except TypeError:
         raise op_type_error("lax.shape_as_value", f"shape must be a sequence of ints, got "
                                                   f"{shape!r}") from None
     wide = any(d > np.iinfo(np.int32).max for d in dims)
-    return fnp.asarray(np.asarray(dims, np.int64 if wide else np.int32).reshape(len(dims)))
+    return Array(np.asarray(dims, np.int64 if wide else np.int32).reshape(len(dims)))
 
 
 def stage(x, /):

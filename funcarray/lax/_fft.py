@@ -14,8 +14,8 @@ from __future__ import annotations
 import operator
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, convert
 from funcarray.primitives.fft import FftType, complex_dtype_for, fft_p, real_dtype_for
 
 __all__ = ["fft", "FftType"]

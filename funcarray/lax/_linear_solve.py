@@ -19,9 +19,9 @@ Example:
 from __future__ import annotations
 
 from funcarray import tree as fa_tree
+from funcarray._arguments import asarray_arg
 from funcarray._custom import _stage_body, custom_jvp, zeros_like_tangent
 from funcarray._transpose import linear_transpose
-from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.linear_solve import custom_linear_solve_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import eval_ir

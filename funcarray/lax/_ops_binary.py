@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import convert
 from funcarray._errors import op_type_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -36,7 +37,6 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
-from funcarray.numpy._util import convert
 from funcarray.primitives import elementwise as ew
 
 if TYPE_CHECKING:
@@ -240,3 +240,15 @@ def select(pred, on_true, on_false):
         pred = convert(pred, dtypes.int32)
     return ew.select_n_p.bind(pred, on_false, on_true)
 
+
+
+# Binary functions of the namespaces above lax that compute what lax's do (funcarray.numpy's
+# add, maximum, ...): lax.reduce and lax.reduce_window recognise a monoid by the function's
+# identity. lax may not import those namespaces, so each registers its functions on import.
+EQUIVALENT_FUNCTIONS: dict[str, tuple] = {}
+
+
+def register_equivalents(**functions) -> None:
+    """Record ``name=function``: ``function`` computes what ``lax.<name>`` computes."""
+    for name, function in functions.items():
+        EQUIVALENT_FUNCTIONS[name] = EQUIVALENT_FUNCTIONS.get(name, ()) + (function,)

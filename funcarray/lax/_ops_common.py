@@ -39,14 +39,8 @@ import operator
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _scalar_operand, asarray_arg, broadcast_to_shape, convert, is_array
 from funcarray._errors import axis_error, op_type_error, op_value_error
-from funcarray.numpy._util import (
-    _scalar_operand,
-    asarray_arg,
-    broadcast_to_shape,
-    convert,
-    is_array,
-)
 
 __all__ = [
     "_kind", "_short", "_operand", "_check_kinds", "_operand_of_kinds", "_same_dtype_operands",

@@ -18,6 +18,7 @@ import enum
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
@@ -27,11 +28,39 @@ from funcarray.lax._ops_common import (
     _operand,
     _short,
 )
-from funcarray.numpy._linalg import _canonicalize_precision
-from funcarray.numpy._util import convert
-from funcarray.primitives.linalg import can_accumulate_in, dot_general_p
+from funcarray.primitives.linalg import PRECISION_NAMES, can_accumulate_in, dot_general_p
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision"]
+
+
+# JAX's precision aliases (lax.Precision accepts these names too).
+_PRECISION_ALIASES = {
+    "default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
+    "high": "HIGH", "bfloat16_3x": "HIGH", "tensorfloat32": "HIGH",
+    "highest": "HIGHEST", "float32": "HIGHEST",
+}
+
+
+def _precision_name(op: str, p) -> str:
+    name = getattr(p, "name", p)  # enum members such as jax.lax.Precision.HIGHEST
+    canonical = _PRECISION_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
+    if canonical is None:
+        raise op_value_error(
+            op, f"precision must be None, one of {', '.join(PRECISION_NAMES)} (any case) or a "
+                f"pair of them, got {p!r}")
+    return canonical
+
+
+def _canonicalize_precision(op: str, precision):
+    """``None`` or a pair of precision names: the hashable form the primitive takes."""
+    if precision is None:
+        return None
+    if isinstance(precision, (tuple, list)):
+        if len(precision) != 2:
+            raise op_value_error(op, f"precision needs one entry per operand, got {precision!r}")
+        return tuple(_precision_name(op, p) for p in precision)
+    name = _precision_name(op, precision)
+    return (name, name)
 
 
 class Precision(enum.Enum):

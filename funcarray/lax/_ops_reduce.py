@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from funcarray._arguments import _moveaxes
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -221,7 +222,5 @@ def top_k(operand, k, *, axis=-1):
     return values, indices
 
 
-def _moveaxis(x, source, destination):
-    from funcarray.numpy import moveaxis
-
-    return moveaxis(x, source, destination)
+def _moveaxis(x, source: int, destination: int):
+    return _moveaxes(x, (source,), (destination,))

@@ -20,6 +20,7 @@ import operator
 
 import numpy as np
 
+from funcarray._arguments import convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.lax._ops_common import (
@@ -35,7 +36,6 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
-from funcarray.numpy._util import convert
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as sh
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import convert, is_array
 from funcarray._errors import index_error, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.lax._ops_common import (
@@ -35,7 +36,6 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.lax._ops_shape import expand_dims
-from funcarray.numpy._util import convert, is_array
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import indexing as ix
 from funcarray.primitives import shape as sh

@@ -20,6 +20,7 @@ import operator
 from typing import TYPE_CHECKING
 
 from funcarray import dtypes
+from funcarray._arguments import convert, convert_arg
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -37,7 +38,6 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _short,
 )
-from funcarray.numpy._util import convert, convert_arg
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 

@@ -32,6 +32,13 @@ import dataclasses
 
 import numpy as np
 
+from funcarray._arguments import (
+    _moveaxes,
+    _transpose,
+    broadcast_shapes,
+    broadcast_to_shape,
+    convert,
+)
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _int_tuple, _operand, _short
 from funcarray.lax._ops_dot import _dot_general
@@ -89,26 +96,30 @@ def _group_masked(x, sizes, ragged: int, prefix: list):
     """``x`` repeated once per group along a new leading axis, each copy zero outside its
     group's positions along ``ragged``. ``sizes`` has shape ``[x's prefix dims..., groups]``
     (or ``[groups]`` for every position)."""
-    import funcarray.numpy as fnp
+    from funcarray import lax
 
     groups = sizes.shape[-1]
-    ends = fnp.cumsum(sizes, axis=-1)
+    ends = sizes.cumsum(axis=-1)
     starts = ends - sizes
     bounds = []
     for b in (starts, ends):
-        b = fnp.moveaxis(b, -1, 0)  # (groups, prefix...)
+        b = _moveaxes(b, (b.ndim - 1,), (0,))  # (groups, prefix...)
         if b.ndim > 1:  # prefix dims in x's order, so a reshape can place them
             order = np.argsort(prefix)
-            b = fnp.transpose(b, (0, *(1 + order)))
+            b = _transpose(b, (0, *(int(d) for d in 1 + order)))
             placed = set(prefix)
         else:
             placed = set()
         bounds.append(b.reshape((groups,) + tuple(
             x.shape[d] if d in placed else 1 for d in range(x.ndim))))
-    position = fnp.arange(x.shape[ragged], dtype=sizes.dtype).reshape(
+    position = lax.iota(sizes.dtype, x.shape[ragged]).reshape(
         tuple(x.shape[ragged] if d == ragged else 1 for d in range(x.ndim)))
     inside = (bounds[0] <= position) & (position < bounds[1])
-    return fnp.where(inside, x[None], fnp.zeros((), x.dtype))
+    # (numpy.where(inside, x[None], zeros((), x.dtype)): a strong result of x's dtype)
+    shape = broadcast_shapes("where", inside.shape, (1,) + x.shape)
+    return lax.select(broadcast_to_shape(inside, shape),
+                      broadcast_to_shape(convert(x[None], x.dtype), shape),
+                      lax.full(shape, 0, x.dtype))
 
 
 def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,

@@ -43,12 +43,12 @@ def _monoid(computation) -> str | None:
     binary functions of funcarray.lax / funcarray.numpy / operator / builtins)."""
     import builtins
 
-    import funcarray.numpy as fnp
     from funcarray import lax
+    from funcarray.lax._ops_binary import EQUIVALENT_FUNCTIONS
 
-    table = {"sum": (lax.add, fnp.add, operator.add),
-             "max": (lax.max, fnp.maximum, builtins.max),
-             "min": (lax.min, fnp.minimum, builtins.min)}
+    table = {"sum": (lax.add, *EQUIVALENT_FUNCTIONS.get("add", ()), operator.add),
+             "max": (lax.max, *EQUIVALENT_FUNCTIONS.get("max", ()), builtins.max),
+             "min": (lax.min, *EQUIVALENT_FUNCTIONS.get("min", ()), builtins.min)}
     for kind, functions in table.items():
         if any(computation is f for f in functions):
             return kind

@@ -16,8 +16,8 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_type_error
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p

@@ -19,8 +19,8 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray._api import stop_gradient
+from funcarray._arguments import asarray_arg
 from funcarray.nn._functions import logsumexp, softmax
-from funcarray.numpy._util import asarray_arg
 
 if TYPE_CHECKING:
     from typing import Literal

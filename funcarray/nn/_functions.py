@@ -16,15 +16,10 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, canonicalize_axes, canonicalize_axis, convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.nn._activations import _inexact_arg
-from funcarray.numpy._util import (
-    asarray_arg,
-    canonicalize_axes,
-    canonicalize_axis,
-    convert,
-    promote_args,
-)
+from funcarray.numpy._promotion import promote_args
 from funcarray.primitives.elementwise import rsqrt_p
 
 if TYPE_CHECKING:

@@ -24,6 +24,7 @@ from funcarray.dtypes import (  # noqa: F401
     promote_types,
     result_type,
 )
+from funcarray.lax._ops_binary import register_equivalents as _register_lax_equivalents
 from funcarray.numpy import fft as fft
 from funcarray.numpy import linalg as linalg
 from funcarray.numpy._array_ops import *  # noqa: F403
@@ -44,6 +45,11 @@ from funcarray.numpy._sets import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
 from funcarray.numpy._shape_extras import *  # noqa: F403
 from funcarray.numpy._statistics import *  # noqa: F403
+
+# lax.reduce / lax.reduce_window recognise these as the monoids lax's functions are.
+_register_lax_equivalents(add=add, mul=multiply, max=maximum, min=minimum,  # noqa: F405
+                          bitwise_or=bitwise_or, bitwise_and=bitwise_and,  # noqa: F405
+                          bitwise_xor=bitwise_xor)  # noqa: F405
 
 # Scalar types: dtypes that are also constructors (``fnp.float32(1.5)``), as in jax.numpy.
 bool_ = _ScalarType(_dtypes.bool_)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int, asarray_arg, canonicalize_axis, convert, convert_arg
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._elementwise import (
@@ -31,14 +32,8 @@ from funcarray.numpy._elementwise import (
     subtract,
     where,
 )
-from funcarray.numpy._shape import _concrete_int, broadcast_to, concatenate, ravel
-from funcarray.numpy._util import (
-    asarray_arg,
-    canonicalize_axis,
-    convert,
-    convert_arg,
-    promote_args_unbroadcast,
-)
+from funcarray.numpy._promotion import promote_args_unbroadcast
+from funcarray.numpy._shape import broadcast_to, concatenate, ravel
 from funcarray.primitives.elementwise import complex_p
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, broadcast_shapes, convert, to_inexact_dtype
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._elementwise import (
@@ -34,16 +35,10 @@ from funcarray.numpy._elementwise import (
     subtract,
 )
 from funcarray.numpy._indexing import sort
+from funcarray.numpy._promotion import promote_args
 from funcarray.numpy._reductions import all, any
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import reshape
-from funcarray.numpy._util import (
-    asarray_arg,
-    broadcast_shapes,
-    convert,
-    promote_args,
-    to_inexact_dtype,
-)
 
 if TYPE_CHECKING:
     from funcarray.typing import ArrayLike

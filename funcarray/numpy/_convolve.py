@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_value_error
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 
 if TYPE_CHECKING:
     from typing import Any

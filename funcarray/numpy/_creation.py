@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import _float0, dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._shape import _int_tuple
-from funcarray.numpy._util import (
+from funcarray._arguments import (
+    _int_tuple,
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -26,6 +24,8 @@ from funcarray.numpy._util import (
     convert_arg,
     to_inexact_dtype,
 )
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
 from funcarray.primitives.shape import iota_p
 
 if TYPE_CHECKING:

@@ -16,17 +16,16 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import filtered, op_type_error
-from funcarray.array import Array
-from funcarray.numpy._util import (
+from funcarray._arguments import (
     asarray_arg,
     broadcast_to_shape,
     convert,
     is_array,
-    promote_args,
-    promote_binary,
     to_inexact_dtype,
 )
+from funcarray._errors import filtered, op_type_error
+from funcarray.array import Array
+from funcarray.numpy._promotion import promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import select_n_p
@@ -1082,7 +1081,7 @@ def where(condition, x=None, y=None, /):
         raise op_type_error("where", "give both x and y, or neither")
     condition = _to_bool("where", condition)
     x, y = promote_args("where", x, y)
-    from funcarray.numpy._util import broadcast_shapes
+    from funcarray._arguments import broadcast_shapes
     shape = broadcast_shapes("where", condition.shape, x.shape)
     condition = broadcast_to_shape(condition, shape)
     x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)

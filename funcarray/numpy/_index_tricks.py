@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int, asarray_arg, convert
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._elementwise import (
@@ -36,8 +37,7 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._reductions import any as reduce_any
-from funcarray.numpy._shape import _concrete_int, stack
-from funcarray.numpy._util import asarray_arg, convert
+from funcarray.numpy._shape import stack
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 

@@ -28,10 +28,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import index_error, op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._elementwise import power, true_divide, where
-from funcarray.numpy._util import (
+from funcarray._arguments import (
     asarray_arg,
     broadcast_shapes,
     broadcast_to_shape,
@@ -39,8 +36,11 @@ from funcarray.numpy._util import (
     convert,
     convert_arg,
     is_array,
-    promote_args,
 )
+from funcarray._errors import index_error, op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.numpy._elementwise import power, true_divide, where
+from funcarray.numpy._promotion import promote_args
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.indexing import (
     GatherDimensionNumbers,

@@ -22,11 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._creation import full
-from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
-from funcarray.numpy._util import (
+from funcarray._arguments import (
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -34,9 +30,13 @@ from funcarray.numpy._util import (
     convert_arg,
     is_array,
 )
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.lax._ops_dot import _canonicalize_precision
+from funcarray.numpy._creation import full
+from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
 from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
 from funcarray.primitives.linalg import (
-    PRECISION_NAMES,
     can_accumulate_in,
     dot_general_p,
     plain_matmul,
@@ -64,36 +64,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Shared helpers
 # --------------------------------------------------------------------------------------------
-
-# JAX's precision aliases (lax.Precision accepts these names too).
-_PRECISION_ALIASES = {
-    "default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
-    "high": "HIGH", "bfloat16_3x": "HIGH", "tensorfloat32": "HIGH",
-    "highest": "HIGHEST", "float32": "HIGHEST",
-}
-
-
-def _precision_name(op: str, p) -> str:
-    name = getattr(p, "name", p)  # enum members such as jax.lax.Precision.HIGHEST
-    canonical = _PRECISION_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
-    if canonical is None:
-        raise op_value_error(
-            op, f"precision must be None, one of {', '.join(PRECISION_NAMES)} (any case) or a "
-                f"pair of them, got {p!r}")
-    return canonical
-
-
-def _canonicalize_precision(op: str, precision):
-    """``None`` or a pair of precision names: the hashable form the primitive takes."""
-    if precision is None:
-        return None
-    if isinstance(precision, (tuple, list)):
-        if len(precision) != 2:
-            raise op_value_error(op, f"precision needs one entry per operand, got {precision!r}")
-        return tuple(_precision_name(op, p) for p in precision)
-    name = _precision_name(op, precision)
-    return (name, name)
-
 
 class _Product:
     """The promoted operands of a product and the dtype settings every dot_general shares."""

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array, DeviceArray
+from funcarray.array import Array
+from funcarray.lax.linalg import _lapack_now, hermitian_part
 from funcarray.numpy._creation import eye
 from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
 from funcarray.numpy._indexing import take_along_axis, where
@@ -26,7 +28,6 @@ from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._search import argsort
 from funcarray.numpy._shape import broadcast_to, swapaxes
 from funcarray.numpy._shape import diagonal as _diagonal
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.decompositions import (
     FACTORISABLE_DTYPES,
     cholesky_p,
@@ -80,25 +81,6 @@ def _square(op: str, a, name: str = "a"):
 
 def _mT(x):
     return swapaxes(x, -1, -2)
-
-
-def _lapack_now(*xs) -> bool:
-    """True when the operands are concrete and eager kernels run: ``solve``, ``inv``, ``det``
-    and ``slogdet`` then call NumPy's LAPACK routine in one step (a 16 x 16 solve: tens of
-    microseconds instead of the primitives' ~1.8 ms: an LU eliminated column by column in
-    Python). Under a transform they compose the primitives, whose rules differentiate,
-    vectorise and lower. The two differ only by rounding."""
-    return running_numpy_kernels() and all(type(x) in (Array, DeviceArray) for x in xs)
-
-
-def hermitian_part(a: ArrayLike) -> Array:
-    """``(a + a^H) / 2``: what ``cholesky`` and ``eigh`` factor by default (symmetric
-    gradients, as in JAX). Concrete eager operands are computed in one NumPy expression
-    (four eager ops cost more than a 16 x 16 factorisation)."""
-    if _lapack_now(a):
-        v = a._value
-        return Array(((v + np.conj(np.swapaxes(v, -1, -2))) / 2).astype(v.dtype, copy=False))
-    return (a + conj(_mT(a))) / 2
 
 
 def _lapack(fn, *xs):

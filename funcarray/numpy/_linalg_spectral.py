@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._custom import custom_jvp
 from funcarray._errors import op_type_error, op_value_error
+from funcarray.lax.linalg import hermitian_part
 from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
-from funcarray.numpy._linalg_solve import hermitian_part
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
 if TYPE_CHECKING:

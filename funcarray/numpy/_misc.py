@@ -21,11 +21,17 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import (
+    _axis,
+    _concrete_int,
+    asarray_arg,
+    convert,
+    convert_arg,
+    to_inexact_dtype,
+)
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._misc_info import *  # noqa: F403
 from funcarray.numpy._misc_info import __all__ as _info_all
-from funcarray.numpy._shape import _axis, _concrete_int
-from funcarray.numpy._util import asarray_arg, convert, convert_arg, to_inexact_dtype
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

@@ -18,8 +18,8 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, is_array
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, is_array
 
 if TYPE_CHECKING:
     from typing import Any

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._shape import _concrete_int
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
                [9, 3, 1]], dtype=int32)
     """
     op = "vander"
-    from funcarray.numpy._util import asarray_arg
+    from funcarray._arguments import asarray_arg
     fnp = _fnp()
     x = asarray_arg(op, x)
     if x.ndim != 1:
@@ -93,7 +93,7 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     """
     op = "poly"
     fnp = _fnp()
-    from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+    from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
     zeros_ = asarray_arg(op, seq_of_zeros)
     zeros_ = convert(zeros_, to_inexact_dtype(zeros_.dtype), zeros_.weak_type)
     if zeros_.ndim == 0:
@@ -275,8 +275,8 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     op = "polyval"
     fnp = _fnp()
     from funcarray import lax
+    from funcarray._arguments import broadcast_shapes
     from funcarray.numpy._numerics import promote_keep_shapes
-    from funcarray.numpy._util import broadcast_shapes
     p, x = promote_keep_shapes(op, p, x)
     if p.ndim == 0:
         raise op_value_error(op, "p must have at least one dimension (the coefficients, highest "
@@ -315,7 +315,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """
     op = "polyfit"
     fnp = _fnp()
-    from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
+    from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
     deg = _concrete_int(op, deg, "deg")
     x, y = asarray_arg(op, x), asarray_arg(op, y)
     if deg < 0:
@@ -370,7 +370,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 def _coefficient_dtypes(lhs, rhs):
     """lhs and rhs in one inexact dtype (lstsq's)."""
-    from funcarray.numpy._util import convert, to_inexact_dtype
+    from funcarray._arguments import convert, to_inexact_dtype
     dt = to_inexact_dtype(dtypes.result_type(lhs, rhs))
     return convert(lhs, dt), convert(rhs, dt)
 

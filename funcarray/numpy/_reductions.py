@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._util import (
+from funcarray._arguments import (
     asarray_arg,
     broadcast_shapes,
     broadcast_to_shape,
@@ -40,6 +38,8 @@ from funcarray.numpy._util import (
     convert_arg,
     to_inexact_dtype,
 )
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
 from funcarray.primitives.elementwise import select_n_p

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import _concrete_int, asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._creation import linspace, ones_like, zeros
@@ -44,15 +45,9 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._indexing import argsort, take
+from funcarray.numpy._promotion import promote_args, promote_args_unbroadcast
 from funcarray.numpy._reductions import max, min, sum
-from funcarray.numpy._shape import _concrete_int, concatenate, reshape
-from funcarray.numpy._util import (
-    asarray_arg,
-    convert,
-    promote_args,
-    promote_args_unbroadcast,
-    to_inexact_dtype,
-)
+from funcarray.numpy._shape import concatenate, reshape
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:

@@ -13,36 +13,46 @@ weak-typed. Functions that join several arrays promote them to one dtype first.
 from __future__ import annotations
 
 import builtins
-import operator
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
-from funcarray.numpy._util import (
+from funcarray._arguments import (
+    _axis,
+    _broadcast_along,
+    _broadcast_to_checked,
+    _concatenate,
+    _concatenate_arrays,
+    _concrete_int,
+    _int_tuple,
+    _is_single_int,
+    _moveaxes,
+    _reshape,
+    _rev,
+    _slice_axis,
+    _stack_arrays,
+    _transpose,
+    _unstack,
     asarray_arg,
     broadcast_to_shape,
-    canonicalize_axis,
     convert,
     convert_arg,
     is_array,
 )
-from funcarray.numpy._util import broadcast_shapes as _broadcast_shapes
+from funcarray._arguments import broadcast_shapes as _broadcast_shapes
+from funcarray._errors import op_type_error, op_value_error
+from funcarray.array import Array
+from funcarray.lax._extras_small import broadcast_shapes
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
-    concatenate_p,
     iota_p,
     pad_p,
-    reshape_p,
-    rev_p,
     slice_p,
     squeeze_p,
-    transpose_p,
 )
-from funcarray.transforms.core import ConcretizationError, Tracer
+from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -64,50 +74,6 @@ __all__ = [
 # Concrete arguments: ints, shapes, axes
 # --------------------------------------------------------------------------------------------
 
-def _concrete_int(op: str, value, what: str) -> int:
-    """``value`` as a Python int; a traced value raises the usual concretization error."""
-    try:
-        return int(operator.index(value))
-    except ConcretizationError:
-        raise
-    except TypeError:
-        raise op_type_error(op, f"{what} must be an integer, got {value!r}") from None
-
-
-def _is_single_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) or (
-        getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
-
-
-def _int_tuple(op: str, value, what: str) -> tuple:
-    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
-    if _is_single_int(value):
-        return (_concrete_int(op, value, what),)
-    if isinstance(value, Tracer):
-        raise value._concretization_error(f"{op}: {what}")
-    try:
-        items = list(value)
-    except TypeError:
-        raise op_type_error(op, f"{what} must be an int or a sequence of ints, "
-                                f"got {value!r}") from None
-    return tuple(_concrete_int(op, v, what) for v in items)
-
-
-def _axis(op: str, axis, shape, ndim: int | None = None) -> int:
-    """A possibly negative axis as a non-negative int: an axis of an array of ``shape``, or,
-    when ``ndim`` is given, of the ``ndim``-d result made from it (expand_dims, stack)."""
-    what = f"an array of shape {tuple(shape)}"
-    if ndim is None:
-        ndim = len(shape)
-    else:
-        what = f"the {ndim}-d result made from {what}"
-    try:
-        return canonicalize_axis(op, axis, ndim)
-    except ValueError:
-        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "it has no axes"
-        raise op_value_error(op, f"axis {axis} is out of bounds for {what} ({valid})") from None
-
-
 def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
     """An int or a sequence of ints as a tuple of unique non-negative axes, in given order."""
     out = tuple(_axis(op, a, shape, ndim) for a in _int_tuple(op, axes, "axis"))
@@ -117,82 +83,9 @@ def _axes(op: str, axes, shape, ndim: int | None = None) -> tuple:
     return out
 
 
-def _shape_list(arrays) -> str:
-    return ", ".join(str(tuple(a.shape)) for a in arrays)
-
-
-# --------------------------------------------------------------------------------------------
-# Thin wrappers over the primitives that skip no-op binds
-# --------------------------------------------------------------------------------------------
-
-def _reshape(x, shape: tuple):
-    return x if x.shape == shape else reshape_p.bind(x, new_sizes=shape)
-
-
-def _transpose(x, perm: tuple):
-    if perm == tuple(range(x.ndim)):
-        return x
-    return transpose_p.bind(x, permutation=perm)
-
-
-def _rev(x, axes: tuple):
-    axes = tuple(a for a in axes if x.shape[a] > 1)  # reversing 0 or 1 element is a no-op
-    return rev_p.bind(x, dimensions=axes) if axes else x
-
-
-def _concatenate(arrays, axis: int):
-    return arrays[0] if len(arrays) == 1 else concatenate_p.bind(*arrays, dimension=axis)
-
-
-def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
-    """``x[..., start:stop:step, ...]`` along ``axis`` with 0 <= start <= stop <= size."""
-    if start == 0 and stop == x.shape[axis] and step == 1:
-        return x
-    starts, limits = [0] * x.ndim, list(x.shape)
-    starts[axis], limits[axis] = start, stop
-    strides = None
-    if step != 1:
-        strides = [1] * x.ndim
-        strides[axis] = step
-        strides = tuple(strides)
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=strides)
-
-
-def _broadcast_along(x, axis: int, count: int):
-    """Broadcast ``x`` (of size 1 along ``axis``) to size ``count`` along ``axis``."""
-    shape = list(x.shape)
-    shape[axis] = count
-    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
-                                   broadcast_dimensions=tuple(range(x.ndim)))
-
-
-def _insert_axis(x, axis: int):
-    """A new axis of size 1 at ``axis`` of the result."""
-    shape = x.shape[:axis] + (1,) + x.shape[axis:]
-    dims = tuple(d if d < axis else d + 1 for d in range(x.ndim))
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
-
-
-def _unstack(x):
-    """The sub-arrays ``x[0], x[1], ...`` along the first axis."""
-    return [_reshape(_slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
-
-
 def _scalar(value, dtype, weak: bool) -> Array:
     return Array(np.asarray(value, dtype), weak)
 
-
-def _promote_all(op: str, arrays, dtype=None) -> list:
-    """Convert every array to one dtype: ``dtype`` if given, else their promoted type."""
-    if dtype is not None:
-        target, weak = dtypes.canonicalize_dtype(dtype), False
-    else:
-        try:
-            target, weak = dtypes.result_type(*arrays, return_weak_type=True)
-        except TypeError as exc:
-            raise op_type_error(op, str(exc)) from None
-    return [convert(a, target, weak) for a in arrays]
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,10 +212,7 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int],
     if len(source) != len(destination):
         raise op_value_error("moveaxis", f"source {source} and destination {destination} must "
                                          f"have the same number of axes")
-    order = [d for d in range(a.ndim) if d not in source]
-    for dest, src in sorted(zip(destination, source)):
-        order.insert(dest, src)
-    return _transpose(a, tuple(order))
+    return _moveaxes(a, source, destination)
 
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
@@ -386,18 +276,6 @@ def squeeze(a: ArrayLike, axis: Axis = None) -> Array:
 # Broadcasting
 # --------------------------------------------------------------------------------------------
 
-def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
-    """The shape that arrays of ``shapes`` broadcast to (NumPy's rules).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.broadcast_shapes((2, 1), (3,))
-        (2, 3)
-    """
-    shapes = [_int_tuple("broadcast_shapes", s, "shape") for s in shapes]
-    return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
-
-
 def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
     """Broadcast ``array`` to ``shape`` (NumPy's rules: trailing axes match or are 1).
 
@@ -408,15 +286,7 @@ def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
                [0, 1, 2]], dtype=int32)
     """
     array = asarray_arg("broadcast_to", array)
-    shape = _int_tuple("broadcast_to", shape, "shape")
-    lead = len(shape) - array.ndim
-    fits = lead >= 0 and all(d >= 0 for d in shape) and all(
-        size in (1, target) for size, target in zip(array.shape, shape[lead:]))
-    if not fits:
-        raise op_value_error(
-            "broadcast_to", f"cannot broadcast an array of shape {array.shape} to shape "
-                            f"{shape}: each trailing axis must match the target or be 1")
-    return broadcast_to_shape(array, shape)
+    return _broadcast_to_checked("broadcast_to", array, _int_tuple("broadcast_to", shape, "shape"))
 
 
 def broadcast_arrays(*args: ArrayLike) -> list[Array]:
@@ -519,29 +389,6 @@ def _join_array(op: str, a, axis, dtype, joiner):
     return joiner(_unstack(a), axis)
 
 
-def _concatenate_arrays(op: str, arrays, axis, dtype=None):
-    arrays = [asarray_arg(op, a) for a in arrays]
-    if not arrays:
-        raise op_value_error(op, "needs at least one array to concatenate")
-    if axis is None:
-        arrays = [_reshape(a, (a.size,)) for a in arrays]
-        axis = 0
-    arrays = _promote_all(op, arrays, dtype)
-    first = arrays[0]
-    if any(a.ndim == 0 for a in arrays):
-        raise op_value_error(op, f"0-d arrays cannot be concatenated (shapes "
-                                 f"{_shape_list(arrays)}); use stack, or atleast_1d first")
-    if any(a.ndim != first.ndim for a in arrays):
-        raise op_value_error(op, f"all arrays must have the same number of dimensions, got "
-                                 f"shapes {_shape_list(arrays)}")
-    axis = _axis(op, axis, first.shape)
-    for a in arrays:
-        if any(s != t for d, (s, t) in enumerate(zip(a.shape, first.shape)) if d != axis):
-            raise op_value_error(op, f"array shapes must match except along axis {axis}, got "
-                                     f"shapes {_shape_list(arrays)}")
-    return _concatenate(arrays, axis)
-
-
 def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | None = 0,
                 dtype: DTypeLike | None = None) -> Array:
     """Join arrays along an existing axis (``axis=None`` flattens them first).
@@ -568,18 +415,6 @@ def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
         (1, 4)
     """
     return _concatenate_arrays("concat", arrays, axis)
-
-
-def _stack_arrays(op: str, arrays, axis, dtype=None):
-    arrays = [asarray_arg(op, a) for a in arrays]
-    if not arrays:
-        raise op_value_error(op, "needs at least one array to stack")
-    if any(a.shape != arrays[0].shape for a in arrays):
-        raise op_value_error(op, f"all arrays must have the same shape, got shapes "
-                                 f"{_shape_list(arrays)}")
-    arrays = _promote_all(op, arrays, dtype)
-    axis = _axis(op, axis, arrays[0].shape, arrays[0].ndim + 1)
-    return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
 
 
 def stack(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int = 0, out: None = None,

@@ -25,9 +25,15 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import (
+    _axis,
+    _concrete_int,
+    _int_tuple,
+    asarray_arg,
+    convert_arg,
+    is_array,
+)
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._shape import _axis, _concrete_int, _int_tuple
-from funcarray.numpy._util import asarray_arg, convert_arg, is_array
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:

@@ -18,6 +18,13 @@ import math
 from typing import TYPE_CHECKING
 
 from funcarray import dtypes
+from funcarray._arguments import (
+    asarray_arg,
+    canonicalize_axes,
+    convert,
+    convert_arg,
+    to_inexact_dtype,
+)
 from funcarray._errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
@@ -35,13 +42,6 @@ from funcarray.numpy._elementwise import (
 from funcarray.numpy._indexing import sort, take_along_axis
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
 from funcarray.numpy._shape import moveaxis, reshape, transpose
-from funcarray.numpy._util import (
-    asarray_arg,
-    canonicalize_axes,
-    convert,
-    convert_arg,
-    to_inexact_dtype,
-)
 
 if TYPE_CHECKING:
     from funcarray.array import Array

@@ -226,9 +226,9 @@ if TYPE_CHECKING:
 def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
     """The generic ``reduce``: a ``lax.scan`` applying ``f`` along the (merged) axes."""
     from funcarray import lax
+    from funcarray._arguments import canonicalize_axes
     from funcarray.numpy import asarray, broadcast_to, expand_dims, moveaxis
     from funcarray.numpy import where as where_
-    from funcarray.numpy._util import canonicalize_axes
 
     op = f"{uf.__name__}.reduce"
     a = asarray(a) if dtype is None else asarray(a).astype(dtype)
@@ -262,8 +262,8 @@ def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
 def _running_fold(uf: ufunc, a, axis, dtype):
     """The generic ``accumulate``: a ``lax.scan`` that keeps every partial fold."""
     from funcarray import lax
+    from funcarray._arguments import canonicalize_axis
     from funcarray.numpy import asarray, concatenate, moveaxis
-    from funcarray.numpy._util import canonicalize_axis
 
     a = asarray(a) if dtype is None else asarray(a).astype(dtype)
     axis = canonicalize_axis(f"{uf.__name__}.accumulate", axis, a.ndim)
@@ -364,8 +364,8 @@ def numpy_ufuncs(namespace: dict) -> dict:
         (looked up at the call: ``import funcarray`` does not load lax)."""
         def accumulate(a, axis=0, dtype=None):
             from funcarray import lax
+            from funcarray._arguments import canonicalize_axis
             from funcarray.numpy import asarray
-            from funcarray.numpy._util import canonicalize_axis
 
             a = asarray(a) if dtype is None else asarray(a).astype(dtype)
             op = getattr(lax, fn) if isinstance(fn, str) else fn

@@ -15,8 +15,8 @@ import numpy as np
 
 from funcarray import dtypes, tree
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, convert, is_array
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, convert, is_array
 
 __all__ = [
     "GradientTransformation", "EmptyState", "identity", "chain", "apply_updates",

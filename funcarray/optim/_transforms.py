@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 
 from funcarray import numpy as fnp
 from funcarray import tree
+from funcarray._arguments import asarray_arg, is_array
 from funcarray._errors import op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, is_array
 from funcarray.optim._base import (
     EmptyState,
     GradientTransformation,

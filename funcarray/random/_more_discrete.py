@@ -19,9 +19,9 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.random._prng import _split, canonical_shape, check_key
 from funcarray.random._samplers import (
     _check_shape,

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, broadcast_shapes, convert
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, broadcast_shapes, convert
 from funcarray.random._prng import _split, canonical_shape, check_key
 from funcarray.random._samplers import (
     _check_shape,

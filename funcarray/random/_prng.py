@@ -19,10 +19,10 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, convert, is_array
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
 from funcarray.numpy._creation import shape_tuple as canonical_shape
-from funcarray.numpy._util import asarray_arg, convert, is_array
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

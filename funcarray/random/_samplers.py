@@ -23,10 +23,10 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, broadcast_shapes, canonicalize_axis, convert
 from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, broadcast_shapes, canonicalize_axis, convert
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.special import erf_inv_p, erf_p, lgamma_p
 from funcarray.random._prng import _random_bits, _split, canonical_shape, check_key

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import fori_loop
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 
 __all__ = ["hessenberg"]
 

@@ -21,8 +21,8 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.decompositions import FACTORISABLE_DTYPES
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
 from funcarray.primitives.spectral import qr_p

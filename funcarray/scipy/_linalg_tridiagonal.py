@@ -28,9 +28,9 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import scan, while_loop
-from funcarray.numpy._util import asarray_arg
 
 __all__ = ["eigh_tridiagonal"]
 

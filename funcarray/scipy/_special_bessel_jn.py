@@ -21,8 +21,8 @@ import numpy as np
 
 from funcarray import numpy as fnp
 from funcarray._api import stop_gradient
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg
 from funcarray.scipy._special_util import finfo, float_arg, weak_result
 
 __all__ = ["bessel_jn"]

@@ -25,9 +25,9 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg
 from funcarray._custom import SymbolicZero, custom_jvp
 from funcarray._errors import api_boundary, op_type_error
-from funcarray.numpy._util import asarray_arg
 from funcarray.primitives.special import digamma_p, lgamma_p
 from funcarray.scipy._special_util import float_arg, float_args, weak_result
 

@@ -27,9 +27,9 @@ import math
 import numpy as np
 
 from funcarray import numpy as fnp
+from funcarray._arguments import convert
 from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import convert
 from funcarray.scipy._special_util import float_arg
 
 __all__ = ["fresnel", "sici"]

@@ -28,9 +28,9 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary
-from funcarray.numpy._util import asarray_arg, convert, to_inexact_dtype
 from funcarray.primitives.special import erf_p, erfc_p
 from funcarray.scipy._special_util import float_args, weak_result
 

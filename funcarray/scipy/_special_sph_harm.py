@@ -27,8 +27,8 @@ import numpy as np
 
 from funcarray import dtypes
 from funcarray import numpy as fnp
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg
 from funcarray.scipy._special_util import float_args
 from funcarray.transforms.core import Tracer
 

@@ -25,8 +25,8 @@ import operator
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.numpy._util import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
 

@@ -20,7 +20,7 @@ import functools
 
 from funcarray import lax
 from funcarray import tree as fa_tree
-from funcarray.numpy._util import asarray_arg
+from funcarray._arguments import asarray_arg
 
 __all__ = ["cg"]
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray._errors import op_type_error
 from funcarray.array import Array
-from funcarray.numpy._util import asarray_arg, convert, promote_args, to_inexact_dtype
+from funcarray.numpy._promotion import promote_args
 
 
 def promote_args_inexact(op: str, *args):

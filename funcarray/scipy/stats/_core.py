@@ -14,8 +14,8 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes, lax
+from funcarray._arguments import asarray_arg, canonicalize_axis
 from funcarray._errors import api_boundary, op_value_error
-from funcarray.numpy._util import asarray_arg, canonicalize_axis
 from funcarray.scipy.stats._common import promote_args_inexact
 
 __all__ = ["ModeResult", "mode", "rankdata", "sem"]

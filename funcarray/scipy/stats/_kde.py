@@ -13,9 +13,9 @@ import functools
 import numpy as np
 
 import funcarray.numpy as fnp
+from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_value_error
 from funcarray.nn import logsumexp
-from funcarray.numpy._util import asarray_arg
 from funcarray.scipy import special
 from funcarray.scipy.linalg import cho_factor, cho_solve, cholesky
 from funcarray.scipy.stats._common import promote_dtypes_inexact

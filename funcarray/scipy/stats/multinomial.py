@@ -7,8 +7,8 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
+from funcarray._arguments import asarray_arg, convert
 from funcarray._errors import api_boundary, op_type_error
-from funcarray.numpy._util import asarray_arg, convert
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 

@@ -1,12 +1,15 @@
-"""Argument normalisation shared by ``funcarray.numpy``: conversion, promotion, broadcasting,
-axes.
+"""Argument conversion shared by ``funcarray.lax``, ``funcarray.numpy``, the libraries and the
+API functions (``grad``, ``jit``, callbacks...): user arguments to Arrays, dtype conversion,
+shapes and axes.
 
-This is where NumPy's conveniences (Python scalars, lists, implicit broadcasting, mixed dtypes,
-negative axes) are turned into the strict operands that primitives accept. Nothing below this
-layer promotes or broadcasts.
+This is where Python scalars, NumPy arrays, nested lists and negative axes become the strict
+operands and parameters that primitives accept. NumPy's promotion of mixed operands lives
+above, in ``funcarray.numpy._promotion``; nothing here promotes beyond joining a list of arrays.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -14,8 +17,15 @@ from funcarray import dtypes
 from funcarray._errors import axis_error, op_type_error, op_value_error
 from funcarray.array import Array, DeviceArray
 from funcarray.primitives.elementwise import convert_element_type_p
-from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import Tracer, running_eagerly, running_numpy_kernels
+from funcarray.primitives.shape import (
+    broadcast_in_dim_p,
+    concatenate_p,
+    reshape_p,
+    rev_p,
+    slice_p,
+    transpose_p,
+)
+from funcarray.transforms.core import ConcretizationError, Tracer
 
 _SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
                     complex: dtypes.default_complex, bool: dtypes.bool_}
@@ -108,8 +118,7 @@ def asarray_arg(op: str, x, dtype=None):
         return _from_numpy(op, x, dtype)
     if isinstance(x, (list, tuple)):
         if _contains_arrays(x):
-            from funcarray.numpy._shape import stack
-            out = stack([asarray_arg(op, item) for item in x])
+            out = _stack_arrays("stack", [asarray_arg(op, item) for item in x], 0)
             # A list built from arrays is a strong array, as in JAX, even if every item is weak.
             target = out.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
             return convert(out, target, weak_type=False)
@@ -188,9 +197,16 @@ def broadcast_to_shape(x, shape):
         x, shape=tuple(shape), broadcast_dimensions=tuple(range(lead, len(shape))))
 
 
-# Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
-_ABSORBS_FLOAT = dtypes.dtype_set(dtypes.is_inexact)
-_ABSORBS_INT = dtypes.dtype_set(lambda d: dtypes.is_inexact(d) or dtypes.is_integer(d))
+def _broadcast_to_checked(op: str, array, shape: tuple):
+    """``array`` broadcast to ``shape`` with NumPy's rules, or an error naming both shapes."""
+    lead = len(shape) - array.ndim
+    fits = lead >= 0 and all(d >= 0 for d in shape) and all(
+        size in (1, target) for size, target in zip(array.shape, shape[lead:]))
+    if not fits:
+        raise op_value_error(
+            op, f"cannot broadcast an array of shape {array.shape} to shape "
+                f"{shape}: each trailing axis must match the target or be 1")
+    return broadcast_to_shape(array, shape)
 
 
 def _scalar_operand(op: str, scalar, dtype) -> Array:
@@ -200,97 +216,6 @@ def _scalar_operand(op: str, scalar, dtype) -> Array:
         raise op_value_error(
             op, f"the Python int {scalar} is out of range for {dtype}; convert the array to "
                 f"a wider dtype first (x.astype(...))") from None
-
-
-def promote_binary(op: str, x, y, eager: bool | None = None):
-    """``promote_args`` for two operands, with fast paths for the common eager cases.
-
-    Eager kernels broadcast like NumPy (NumPy's own, and the XLA eager backend's single-op
-    executables, which broadcast inside), so when every operand is concrete and a bind would
-    run at once (``running_eagerly``) the explicit ``broadcast_in_dim`` is skipped (shapes
-    are still validated). Under a transform the operands are broadcast explicitly, since
-    primitives are strict about shapes: even concrete operands can reach an equation
-    (``fa.jit(lambda x: x + c * 2.0)`` with a closed-over ``c`` stages ``c * 2.0``).
-    """
-    tx, ty = type(x), type(y)
-    if tx is Array:
-        vx = x._value
-        if ty is Array:
-            vy = y._value
-            if (vx.dtype is vy.dtype or vx.dtype == vy.dtype) and vx.shape == vy.shape:
-                return x, y
-        elif (ty is float and vx.dtype in _ABSORBS_FLOAT) or (
-                ty is int and vx.dtype in _ABSORBS_INT):
-            if not x._weak:
-                scalar = _scalar_operand(op, y, vx.dtype)
-                if vx.shape and not running_eagerly():  # (eager kernels broadcast)
-                    scalar = broadcast_to_shape(scalar, vx.shape)
-                return x, scalar
-    elif ty is Array and (tx is float or tx is int):
-        vy = y._value
-        if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
-            scalar = _scalar_operand(op, x, vy.dtype)
-            if vy.shape and not running_eagerly():
-                scalar = broadcast_to_shape(scalar, vy.shape)
-            return scalar, y
-    elif ty is float or ty is int:
-        if isinstance(x, Tracer) and not x.weak_type and x.dtype in (
-                _ABSORBS_FLOAT if ty is float else _ABSORBS_INT):
-            # A strong tracer and a Python scalar under a transform (``maximum(h, 0.0)``,
-            # ``x - 1.0`` in grad's forward pass): the scalar takes the tracer's dtype, with
-            # no walk of the promotion lattice.
-            return x, broadcast_to_shape(_scalar_to_array(op, y, x.dtype), x.shape)
-    elif tx is float or tx is int:
-        if isinstance(y, Tracer) and not y.weak_type and y.dtype in (
-                _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
-            return broadcast_to_shape(_scalar_to_array(op, x, y.dtype), y.shape), y
-    elif isinstance(x, Tracer) and is_array(y) or isinstance(y, Tracer) and is_array(x):
-        # Under a transform (grad's forward pass): operands of one dtype and weak type need no
-        # conversion, only a broadcast when their shapes differ (a bias added to a batch).
-        # (A weak one meeting a strong one takes the general path.)
-        if x.dtype == y.dtype and x.weak_type == y.weak_type:
-            x_shape, y_shape = x.shape, y.shape
-            if x_shape == y_shape:
-                return x, y
-            shape = broadcast_shapes(op, x_shape, y_shape)
-            return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
-    if eager is None:
-        eager = running_numpy_kernels()
-    if eager:
-        if tx is DeviceArray or ty is DeviceArray:
-            # A jit output in eager code (``params["w"] * 2.0`` after a jitted step): NumPy
-            # kernels read its host value anyway, so take the host Arrays' fast paths above.
-            return promote_binary(op, host_view(x), host_view(y), eager)
-        return _promote(op, (x, y), eager_broadcast=True)
-    # The XLA eager backend broadcasts operands inside its single-op executable: outside
-    # every transform the explicit broadcast (an executable run of its own) is skipped too.
-    eagerly = running_eagerly()
-    if eagerly and (tx is DeviceArray or ty is DeviceArray):
-        operands = _device_operands(op, x, y, tx, ty)
-        if operands is not None:
-            return operands
-    return _promote(op, (x, y), eager_broadcast=eagerly)
-
-
-def _device_operands(op: str, x, y, tx, ty):
-    """The common eager cases on device arrays with the XLA eager backend, read from their
-    types alone (their values stay on the device): two arrays of one dtype and weak type, or
-    a strong array and a Python scalar its dtype absorbs. None: take the general path."""
-    if tx is DeviceArray:
-        ax = x._aval
-        if ty is DeviceArray:
-            ay = y._aval
-            if ax.dtype == ay.dtype and x._weak == y._weak:
-                if ax.shape != ay.shape:
-                    broadcast_shapes(op, ax.shape, ay.shape)  # (validated, not applied)
-                return x, y
-        elif not x._weak and ((ty is float and ax.dtype in _ABSORBS_FLOAT) or (
-                ty is int and ax.dtype in _ABSORBS_INT)):
-            return x, _scalar_operand(op, y, ax.dtype)
-    elif (tx is float or tx is int) and not y._weak and y._aval.dtype in (
-            _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
-        return _scalar_operand(op, x, y._aval.dtype), y
-    return None
 
 
 _new_object = object.__new__
@@ -315,50 +240,6 @@ def host_view(x):
     view._weak = x._weak
     view._buf = x._buf
     return view
-
-
-def promote_args(op: str, *args):
-    """Convert, promote to one dtype and broadcast to one shape: the operands of an
-    elementwise primitive."""
-    return _promote(op, args, eager_broadcast=False)
-
-
-def promote_args_unbroadcast(op: str, *args):
-    """``promote_args`` without the broadcast: the operands converted to their common dtype and
-    weak type, for operations that join arrays of different shapes (``append``, ``diff``'s
-    ``prepend``). A Python scalar is converted straight to that dtype (a Python float joining
-    a float64 array keeps float64's precision, as it does in ``promote_args``)."""
-    return _promote(op, args, eager_broadcast=False, broadcast=False)
-
-
-def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
-    args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
-            for a in args]
-    if len(args) == 2 and is_array(args[0]) and is_array(args[1]) and (
-            args[0].dtype == args[1].dtype):
-        # Two arrays of one dtype (a bias added under grad): no lattice walk needed.
-        dtype, weak = args[0].dtype, args[0].weak_type and args[1].weak_type
-    else:
-        try:
-            dtype, weak = dtypes.result_type(*args, return_weak_type=True)
-        except TypeError as exc:
-            raise op_type_error(op, str(exc)) from None
-    arrays = []
-    all_concrete = True
-    for a in args:
-        if type(a) in _SCALAR_DEFAULTS:
-            a = _scalar_to_array(op, a, dtype)
-            a._weak = weak
-        else:
-            a = convert(a, dtype, weak)
-            all_concrete = all_concrete and (type(a) is Array or type(a) is DeviceArray)
-        arrays.append(a)
-    if not broadcast:
-        return arrays
-    shape = broadcast_shapes(op, *(a.shape for a in arrays))
-    if all_concrete and eager_broadcast:
-        return arrays  # the eager kernel broadcasts them itself (see promote_binary)
-    return [broadcast_to_shape(a, shape) for a in arrays]
 
 
 def to_inexact_dtype(dtype) -> np.dtype:
@@ -389,3 +270,169 @@ def canonicalize_axes(op: str, axis, ndim: int) -> tuple:
             raise op_value_error(op, f"repeated axis in {tuple(axis)}")
         return tuple(sorted(axes))
     return (canonicalize_axis(op, axis, ndim),)
+
+
+# --------------------------------------------------------------------------------------------
+# Concrete ints, axes and joining (a list of arrays is stacked; lax and numpy share these)
+# --------------------------------------------------------------------------------------------
+
+def _concrete_int(op: str, value, what: str) -> int:
+    """``value`` as a Python int; a traced value raises the usual concretization error."""
+    try:
+        return int(operator.index(value))
+    except ConcretizationError:
+        raise
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an integer, got {value!r}") from None
+
+
+def _is_single_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) or (
+        getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
+
+
+def _int_tuple(op: str, value, what: str) -> tuple:
+    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
+    if _is_single_int(value):
+        return (_concrete_int(op, value, what),)
+    if isinstance(value, Tracer):
+        raise value._concretization_error(f"{op}: {what}")
+    try:
+        items = list(value)
+    except TypeError:
+        raise op_type_error(op, f"{what} must be an int or a sequence of ints, "
+                                f"got {value!r}") from None
+    return tuple(_concrete_int(op, v, what) for v in items)
+
+
+def _axis(op: str, axis, shape, ndim: int | None = None) -> int:
+    """A possibly negative axis as a non-negative int: an axis of an array of ``shape``, or,
+    when ``ndim`` is given, of the ``ndim``-d result made from it (expand_dims, stack)."""
+    what = f"an array of shape {tuple(shape)}"
+    if ndim is None:
+        ndim = len(shape)
+    else:
+        what = f"the {ndim}-d result made from {what}"
+    try:
+        return canonicalize_axis(op, axis, ndim)
+    except ValueError:
+        valid = f"valid axes are {-ndim} to {ndim - 1}" if ndim else "it has no axes"
+        raise op_value_error(op, f"axis {axis} is out of bounds for {what} ({valid})") from None
+
+
+def _shape_list(arrays) -> str:
+    return ", ".join(str(tuple(a.shape)) for a in arrays)
+
+
+# --------------------------------------------------------------------------------------------
+# Thin wrappers over the primitives that skip no-op binds
+# --------------------------------------------------------------------------------------------
+
+def _reshape(x, shape: tuple):
+    return x if x.shape == shape else reshape_p.bind(x, new_sizes=shape)
+
+
+def _transpose(x, perm: tuple):
+    if perm == tuple(range(x.ndim)):
+        return x
+    return transpose_p.bind(x, permutation=perm)
+
+
+def _moveaxes(x, source: tuple, destination: tuple):
+    """``x`` with the axes ``source`` moved to ``destination`` (non-negative, unique, of one
+    length; the other axes keep their order)."""
+    order = [d for d in range(x.ndim) if d not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _transpose(x, tuple(order))
+
+
+def _rev(x, axes: tuple):
+    axes = tuple(a for a in axes if x.shape[a] > 1)  # reversing 0 or 1 element is a no-op
+    return rev_p.bind(x, dimensions=axes) if axes else x
+
+
+def _concatenate(arrays, axis: int):
+    return arrays[0] if len(arrays) == 1 else concatenate_p.bind(*arrays, dimension=axis)
+
+
+def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
+    """``x[..., start:stop:step, ...]`` along ``axis`` with 0 <= start <= stop <= size."""
+    if start == 0 and stop == x.shape[axis] and step == 1:
+        return x
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, stop
+    strides = None
+    if step != 1:
+        strides = [1] * x.ndim
+        strides[axis] = step
+        strides = tuple(strides)
+    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
+                        strides=strides)
+
+
+def _broadcast_along(x, axis: int, count: int):
+    """Broadcast ``x`` (of size 1 along ``axis``) to size ``count`` along ``axis``."""
+    shape = list(x.shape)
+    shape[axis] = count
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape),
+                                   broadcast_dimensions=tuple(range(x.ndim)))
+
+
+def _insert_axis(x, axis: int):
+    """A new axis of size 1 at ``axis`` of the result."""
+    shape = x.shape[:axis] + (1,) + x.shape[axis:]
+    dims = tuple(d if d < axis else d + 1 for d in range(x.ndim))
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims)
+
+
+def _unstack(x):
+    """The sub-arrays ``x[0], x[1], ...`` along the first axis."""
+    return [_reshape(_slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
+
+
+def _promote_all(op: str, arrays, dtype=None) -> list:
+    """Convert every array to one dtype: ``dtype`` if given, else their promoted type."""
+    if dtype is not None:
+        target, weak = dtypes.canonicalize_dtype(dtype), False
+    else:
+        try:
+            target, weak = dtypes.result_type(*arrays, return_weak_type=True)
+        except TypeError as exc:
+            raise op_type_error(op, str(exc)) from None
+    return [convert(a, target, weak) for a in arrays]
+
+
+def _stack_arrays(op: str, arrays, axis, dtype=None):
+    arrays = [asarray_arg(op, a) for a in arrays]
+    if not arrays:
+        raise op_value_error(op, "needs at least one array to stack")
+    if any(a.shape != arrays[0].shape for a in arrays):
+        raise op_value_error(op, f"all arrays must have the same shape, got shapes "
+                                 f"{_shape_list(arrays)}")
+    arrays = _promote_all(op, arrays, dtype)
+    axis = _axis(op, axis, arrays[0].shape, arrays[0].ndim + 1)
+    return _concatenate([_insert_axis(a, axis) for a in arrays], axis)
+
+
+def _concatenate_arrays(op: str, arrays, axis, dtype=None):
+    arrays = [asarray_arg(op, a) for a in arrays]
+    if not arrays:
+        raise op_value_error(op, "needs at least one array to concatenate")
+    if axis is None:
+        arrays = [_reshape(a, (a.size,)) for a in arrays]
+        axis = 0
+    arrays = _promote_all(op, arrays, dtype)
+    first = arrays[0]
+    if any(a.ndim == 0 for a in arrays):
+        raise op_value_error(op, f"0-d arrays cannot be concatenated (shapes "
+                                 f"{_shape_list(arrays)}); use stack, or atleast_1d first")
+    if any(a.ndim != first.ndim for a in arrays):
+        raise op_value_error(op, f"all arrays must have the same number of dimensions, got "
+                                 f"shapes {_shape_list(arrays)}")
+    axis = _axis(op, axis, first.shape)
+    for a in arrays:
+        if any(s != t for d, (s, t) in enumerate(zip(a.shape, first.shape)) if d != axis):
+            raise op_value_error(op, f"array shapes must match except along axis {axis}, got "
+                                     f"shapes {_shape_list(arrays)}")
+    return _concatenate(arrays, axis)
