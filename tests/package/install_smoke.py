@@ -1,5 +1,5 @@
-"""Smoke test of an installed (non-editable) funcarray, run by tests/test_packaging.py and by
-.ci/run against the built wheel and sdist: ``python tests/install_smoke.py [subpackage ...]``
+"""Smoke test of an installed (non-editable) funcarray, run by tests/package/test_packaging.py and by
+.ci/run against the built wheel and sdist: ``python tests/package/install_smoke.py [subpackage ...]``
 from a directory outside the repository. Prints "ok"."""
 
 import importlib

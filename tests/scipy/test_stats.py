@@ -4,7 +4,7 @@ eager, fa.grad of log densities against jax.grad, fa.vmap against a loop, and er
 
 jax's values and gradients are stored in stats_jax_oracle.npz (jax's eager functions compile
 each operation per shape and dtype: tens of seconds for the table); regenerate it with
-`python tests/test_stats.py` (`--update` adds only the missing keys). A sample is recomputed
+`python tests/scipy/test_stats.py` (`--update` adds only the missing keys). A sample is recomputed
 live by test_stored_oracle_is_current_jax. rankdata/mode/sem use scipy.stats, which jax follows.
 """
 
@@ -189,7 +189,7 @@ def _grad_args(args):
 
 
 # jax's eager functions compile every operation per shape and dtype (tens of seconds for the
-# whole table), so jax's values are computed once by `python tests/test_stats.py` and stored
+# whole table), so jax's values are computed once by `python tests/scipy/test_stats.py` and stored
 # next to this file; test_stored_oracle_is_current_jax recomputes a sample live.
 _ORACLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_jax_oracle.npz")
 
@@ -260,7 +260,7 @@ def oracle():
 
 
 def _expected(oracle, key):
-    assert key in oracle, f"{key} has no stored jax value: run `python tests/test_stats.py`"
+    assert key in oracle, f"{key} has no stored jax value: run `python tests/scipy/test_stats.py`"
     return oracle[key]
 
 
