@@ -501,3 +501,28 @@ def test_gaussian_kde_transforms_and_errors():
 
 def fnp_sum(x):
     return x.sum()
+
+
+# --- weak types of the discrete distributions ------------------------------------------------
+
+_K_INT = np.arange(4, dtype=np.int32)
+_DISCRETE = [  # (distribution, function, parameters)
+    ("betabinom", "logpmf", (4, 2.0, 3.0)), ("betabinom", "pmf", (np.array([4, 5, 6, 7]), 2, 3)),
+    ("binom", "logpmf", (4, 0.3)), ("geom", "logpmf", (0.3,)), ("geom", "pmf", (0.3,)),
+    ("nbinom", "logpmf", (3, 0.3)), ("poisson", "pmf", (2.5,)), ("poisson", "cdf", (2.5,)),
+    ("bernoulli", "logpmf", (0.3,)), ("bernoulli", "cdf", (0.3,)), ("bernoulli", "ppf", (0.3,)),
+]
+
+
+@pytest.mark.parametrize("dist,fn,params", _DISCRETE, ids=[f"{d}.{f}" for d, f, _ in _DISCRETE])
+def test_discrete_distributions_weak_type_as_jax(dist, fn, params):
+    ours, theirs = getattr(getattr(fstats, dist), fn), getattr(getattr(jstats, dist), fn)
+    for k in (2, _K_INT, _K_INT.astype(np.float32)):
+        if fn == "ppf" and not isinstance(k, int):
+            k = k.astype(np.float32) / 4
+        # (the oracle's types by tracing alone: jax's eager special functions compile slowly)
+        want = jax.eval_shape(lambda k: theirs(k, *params), k).weak_type
+        assert ours(k, *params).weak_type == want, (k, want)
+    k = _K_INT if fn != "ppf" else _K_INT.astype(np.float32) / 4
+    want = jax.eval_shape(lambda k: theirs(k, *params), k).weak_type
+    assert fa.jit(lambda k: ours(k, *params))(k).weak_type == want
