@@ -1,6 +1,6 @@
 """Cholesky's gradient on a GPU against the CPU: which piece differs, if any.
 
-An H200 run of tests/test_linalg_decompositions.py found funcarray's gradient of
+An H200 run of tests/numpy/test_linalg_decompositions.py found funcarray's gradient of
 ``sum(|sin(cholesky(x))|^2)`` on the GPU off from jax's on the GPU (both agree on the CPU).
 This prints the gradient from jax and funcarray on each platform, then the pieces of
 funcarray's rule (the factor, the two triangular solves) on the GPU against NumPy.

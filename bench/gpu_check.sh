@@ -31,7 +31,7 @@ python3 -c "import jax, funcarray as fa; print(jax.devices(), fa.devices(), fa.d
 # GPU_CHECK_PARTS picks what runs (default: all six, in this order).
 PARTS=${GPU_CHECK_PARTS:-tests tests_more bench_jit bench_eager cholesky diagnose}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
-# The jit tests and tests/test_gpu.py with the GPU as the platform (eager ops on device
+# The jit tests and tests/api/test_gpu.py with the GPU as the platform (eager ops on device
 # arrays then run through XLA on the GPU). Several pytest workers share the GPU: jax's client
 # must not take 75% of its memory in each. The jax oracle multiplies float32 at full
 # precision too (its GPU default is TF32). -v lists each result as it comes, so a run cut
@@ -39,9 +39,9 @@ part() { [[ " $PARTS " == *" $1 "* ]]; }
 export JAX_DEFAULT_MATMUL_PRECISION=highest
 if part tests; then
     XLA_PYTHON_CLIENT_PREALLOCATE=false FUNCARRAY_PLATFORM=cuda timeout 120 python3 -m pytest \
-        -v -n 8 -p no:cacheprovider --tb=short tests/test_gpu.py tests/test_jit.py \
-        tests/test_lowering.py tests/test_composition.py tests/test_control_flow.py \
-        tests/test_callbacks.py > "$OUT/tests.log" 2>&1
+        -v -n 8 -p no:cacheprovider --tb=short tests/api/test_gpu.py tests/api/test_jit.py \
+        tests/lowering/test_lowering.py tests/api/test_composition.py tests/lax/test_control_flow.py \
+        tests/api/test_callbacks.py > "$OUT/tests.log" 2>&1
     echo "pytest exit status $?" >> "$OUT/tests.log"
     grep -E "FAILED|ERROR|passed|failed|exit status" "$OUT/tests.log" | tail -40
 fi
@@ -50,9 +50,9 @@ fi
 # eager kernels (on a GPU, eager ops run through XLA).
 if part tests_more; then
     XLA_PYTHON_CLIENT_PREALLOCATE=false FUNCARRAY_PLATFORM=cuda timeout 120 python3 -m pytest \
-        -v -n 12 -p no:cacheprovider --tb=short tests/test_lowering_ops.py \
-        tests/test_random.py tests/test_fft.py tests/test_convolution.py \
-        tests/test_linalg_decompositions.py > "$OUT/tests_more.log" 2>&1
+        -v -n 12 -p no:cacheprovider --tb=short tests/lowering/test_lowering_ops.py \
+        tests/random/test_random.py tests/lax/test_fft.py tests/lax/test_convolution.py \
+        tests/numpy/test_linalg_decompositions.py > "$OUT/tests_more.log" 2>&1
     echo "pytest exit status $?" >> "$OUT/tests_more.log"
     grep -E "FAILED|ERROR|passed|failed|exit status" "$OUT/tests_more.log" | tail -30
 fi

@@ -47,6 +47,16 @@ def assert_array_equal_typed(actual, expected, *, rtol=None, atol=0.0, check_dty
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
 
 
+def assert_same(actual, expected, rtol=0.0):
+    """Same dtype, shape and values (NaN == NaN), bit for bit unless ``rtol`` says."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    if rtol:
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=0)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
 def compiled(f):
     """``f`` run through the compiler (XLA): ``fa.jit(f)``."""
     return fa.jit(f)

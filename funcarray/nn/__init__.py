@@ -18,10 +18,8 @@ from funcarray.nn._activations import __all__ as _activation_names
 from funcarray.nn._attention import dot_product_attention as dot_product_attention
 from funcarray.nn._functions import *  # noqa: F403
 from funcarray.nn._functions import __all__ as _function_names
-from funcarray.nn._more_activations import *  # noqa: F403
-from funcarray.nn._more_activations import __all__ as _more_activation_names
 
-__all__ = ["initializers", *_activation_names, *_more_activation_names, *_function_names,
+__all__ = ["initializers", *_activation_names, *_function_names,
            "dot_product_attention"]
 
 

@@ -14,60 +14,64 @@ Example:
     (3,)
 """
 
-from funcarray.random._more_discrete import (
-    binomial,
-    clone,
-    geometric,
-    key_impl,
-    multinomial,
-    rademacher,
-)
-from funcarray.random._more_samplers import (
-    ball,
+from funcarray.random._continuous import (
     cauchy,
-    chisquare,
     double_sided_maxwell,
-    f,
-    generalized_normal,
+    exponential,
+    gumbel,
+    laplace,
+    logistic,
     lognormal,
     maxwell,
-    orthogonal,
+    normal,
     pareto,
     rayleigh,
-    t,
     triangular,
+    truncated_normal,
+    uniform,
     wald,
     weibull_min,
+)
+from funcarray.random._discrete import (
+    bernoulli,
+    binomial,
+    categorical,
+    geometric,
+    multinomial,
+    poisson,
+    rademacher,
+    randint,
+)
+from funcarray.random._gamma import (
+    beta,
+    chisquare,
+    dirichlet,
+    f,
+    gamma,
+    generalized_normal,
+    loggamma,
+    t,
+)
+from funcarray.random._multivariate import (
+    ball,
+    multivariate_normal,
+    orthogonal,
+)
+from funcarray.random._permutations import (
+    choice,
+    permutation,
 )
 from funcarray.random._prng import (
     PRNGKey,
     bits,
+    clone,
     fold_in,
     key,
     key_data,
+    key_impl,
     split,
     threefry2x32,
     wrap_key_data,
-)
-from funcarray.random._samplers import (
-    bernoulli,
-    beta,
-    categorical,
-    choice,
-    dirichlet,
-    exponential,
-    gamma,
-    gumbel,
-    laplace,
-    loggamma,
-    logistic,
-    multivariate_normal,
-    normal,
-    permutation,
-    poisson,
-    randint,
-    truncated_normal,
-    uniform,
 )
 
 __all__ = [

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
-           "threefry2x32"]
+           "threefry2x32", "clone", "key_impl"]
 
 _UINT32 = dtypes.uint32
 # Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
@@ -308,3 +308,31 @@ def bits(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) 
     if dtype.kind != "u":
         raise op_value_error("bits", f"dtype must be an unsigned integer dtype, got {dtype}")
     return _random_bits(key, dtype.itemsize * 8, shape)
+
+
+@api_boundary
+def clone(key: ArrayLike) -> Array:
+    """A copy of ``key`` for deliberate reuse; for funcarray's raw uint32 keys (as for JAX's
+    outside its key-reuse checker) this is the identity.
+
+    Example:
+        >>> import funcarray.random as fr
+        >>> k = fr.key(0)
+        >>> bool(fr.uniform(k) == fr.uniform(fr.clone(k)))
+        True
+    """
+    return check_key("clone", key, batched=True)
+
+
+@api_boundary
+def key_impl(keys: ArrayLike) -> str:
+    """The name of the PRNG implementation behind ``keys``: always ``"threefry2x32"``, the
+    only one funcarray has (JAX's answer for raw uint32 keys too).
+
+    Example:
+        >>> import funcarray.random as fr
+        >>> fr.key_impl(fr.key(0))
+        'threefry2x32'
+    """
+    check_key("key_impl", keys, batched=True)
+    return "threefry2x32"

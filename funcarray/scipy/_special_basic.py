@@ -16,7 +16,7 @@ from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary
 from funcarray.nn import _functions as _nn
 from funcarray.primitives.elementwise import logistic_p
-from funcarray.scipy._special_util import float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
 
 __all__ = ["xlogy", "xlog1py", "expit", "logit", "entr", "rel_entr", "kl_div", "boxcox",
            "boxcox1p", "logsumexp", "softmax", "log_softmax"]

@@ -23,7 +23,7 @@ from funcarray import numpy as fnp
 from funcarray._api import stop_gradient
 from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.scipy._special_util import finfo, float_arg, weak_result
+from funcarray.scipy._special_arguments import finfo, float_arg, weak_result
 
 __all__ = ["bessel_jn"]
 

@@ -43,7 +43,7 @@ from funcarray import numpy as fnp
 from funcarray._custom import SymbolicZero, custom_jvp
 from funcarray._errors import api_boundary, op_type_error
 from funcarray.primitives.special import digamma_p
-from funcarray.scipy._special_util import float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
 
 __all__ = ["bernoulli", "dawsn", "exp1", "expi", "expn", "spence"]
 

@@ -29,7 +29,7 @@ from funcarray._arguments import asarray_arg
 from funcarray._custom import SymbolicZero, custom_jvp
 from funcarray._errors import api_boundary, op_type_error
 from funcarray.primitives.special import digamma_p, lgamma_p
-from funcarray.scipy._special_util import float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
 
 __all__ = ["gamma", "gammasgn", "loggamma", "betaln", "beta", "factorial", "comb", "poch",
            "multigammaln", "zeta", "polygamma"]

@@ -39,6 +39,7 @@ from funcarray import numpy as fnp
 from funcarray._custom import SymbolicZero, custom_jvp
 from funcarray._errors import api_boundary
 from funcarray.primitives.special import digamma_p
+from funcarray.scipy._special_arguments import finfo, float_args, weak_result
 from funcarray.scipy._special_hyper import (
     converge,
     gamma_ratios,
@@ -48,7 +49,6 @@ from funcarray.scipy._special_hyper import (
     series_done,
     upcast,
 )
-from funcarray.scipy._special_util import finfo, float_args, weak_result
 
 __all__ = ["hyp2f1"]
 

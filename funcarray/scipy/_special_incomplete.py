@@ -28,8 +28,8 @@ from funcarray import numpy as fnp
 from funcarray._custom import SymbolicZero, custom_jvp
 from funcarray._errors import api_boundary
 from funcarray.primitives.special import digamma_p, lgamma_p
+from funcarray.scipy._special_arguments import finfo, float_args, weak_result
 from funcarray.scipy._special_gamma import _betaln
-from funcarray.scipy._special_util import finfo, float_args, weak_result
 
 __all__ = ["gammainc", "gammaincc", "betainc"]
 

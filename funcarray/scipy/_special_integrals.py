@@ -30,7 +30,7 @@ from funcarray import numpy as fnp
 from funcarray._arguments import convert
 from funcarray._custom import custom_jvp
 from funcarray._errors import api_boundary
-from funcarray.scipy._special_util import float_arg
+from funcarray.scipy._special_arguments import float_arg
 
 __all__ = ["fresnel", "sici"]
 

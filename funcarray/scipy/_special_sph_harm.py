@@ -29,7 +29,7 @@ from funcarray import dtypes
 from funcarray import numpy as fnp
 from funcarray._arguments import asarray_arg
 from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.scipy._special_util import float_args
+from funcarray.scipy._special_arguments import float_args
 from funcarray.transforms.core import Tracer
 
 __all__ = ["sph_harm_y"]

@@ -28,7 +28,6 @@ from funcarray.scipy import (
     _special_hyper,
     _special_incomplete,
     _special_integrals,
-    _special_more,
     _special_normal,
     _special_sph_harm,
 )
@@ -41,12 +40,11 @@ from funcarray.scipy._special_hyp2f1 import *  # noqa: F403
 from funcarray.scipy._special_hyper import *  # noqa: F403
 from funcarray.scipy._special_incomplete import *  # noqa: F403
 from funcarray.scipy._special_integrals import *  # noqa: F403
-from funcarray.scipy._special_more import *  # noqa: F403
 from funcarray.scipy._special_normal import *  # noqa: F403
 from funcarray.scipy._special_sph_harm import *  # noqa: F403
 
 _MODULES = (_special_basic, _special_gamma, _special_normal, _special_incomplete,
-            _special_bessel, _special_expint, _special_integrals, _special_more,
+            _special_bessel, _special_expint, _special_integrals,
             _special_bessel_jn, _special_sph_harm, _special_hyper,
             _special_hyp2f1)
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma",

@@ -13,8 +13,11 @@ import contextlib
 
 import numpy as np
 
-from funcarray import dtypes
+from funcarray import _api, _jit, dtypes
+from funcarray import numpy as fnp
 from funcarray import tree as fa_tree
+from funcarray.lowering import cache
+from funcarray.transforms.core import short_dtype_name
 
 __all__ = ["assert_allclose", "assert_trees_allclose", "check_grads", "check_jvp_vjp",
            "check_vmap", "check_jit", "check_transforms", "count_compiles", "tolerance"]
@@ -86,7 +89,6 @@ def _format_value(x) -> str:
 
 
 def _short(dtype) -> str:
-    from funcarray.transforms.core import short_dtype_name
     return short_dtype_name(dtype)
 
 
@@ -325,7 +327,6 @@ class _Restricted:
     """
 
     def __init__(self, f, args, upcast: bool):
-        import funcarray.numpy as fnp
         leaves, self.tree = fa_tree.flatten(tuple(args))
         self.leaves = list(leaves)
         self.positions = [i for i, x in enumerate(leaves) if _is_inexact_leaf(x)]
@@ -373,7 +374,6 @@ def _fd_settings(flat, xs, eps, rtol, atol):
 
 
 def _numerical_jvp(flat, xs, tangents, eps):
-    import funcarray.numpy as fnp
 
     def shifted(sign):
         return [fnp.asarray((_wide(np.asarray(x)) + sign * eps * _wide(t)).astype(t.dtype))
@@ -407,9 +407,7 @@ def _check_inner_products(lhs, rhs, scale, rtol, atol, *, title, names, inputs, 
 
 
 def _check_fwd(flat, xs, tangents, eps, rtol, atol, inputs, label):
-    import funcarray as fa
-    import funcarray.numpy as fnp
-    _, out_t = fa.jvp(flat, tuple(xs), tuple(fnp.asarray(t) for t in tangents))
+    _, out_t = _api.jvp(flat, tuple(xs), tuple(fnp.asarray(t) for t in tangents))
     expected = _numerical_jvp(flat, xs, tangents, eps)
     # The differences are taken in float64 whatever the function's dtype (so rounding there
     # does not add to the error): the dtypes differ by design, the tolerance is explicit.
@@ -421,9 +419,7 @@ def _check_fwd(flat, xs, tangents, eps, rtol, atol, inputs, label):
 
 
 def _check_rev(flat, xs, outs, tangents, cotangents, eps, rtol, atol, inputs, label):
-    import funcarray as fa
-    import funcarray.numpy as fnp
-    _, f_vjp = fa.vjp(flat, *xs)
+    _, f_vjp = _api.vjp(flat, *xs)
     in_cts = f_vjp([fnp.asarray(c) for c in cotangents])
     fd = _numerical_jvp(flat, xs, tangents, eps)
     lhs, scale_l = _inner_and_scale(in_cts, tangents)
@@ -437,8 +433,6 @@ def _check_rev(flat, xs, outs, tangents, cotangents, eps, rtol, atol, inputs, la
 
 
 def _check_grads_flat(flat, xs, order, modes, eps, rtol, atol, seed, inputs, label):
-    import funcarray as fa
-    import funcarray.numpy as fnp
     rng = np.random.default_rng(seed)
     outs, eps_, rtol_, atol_ = _fd_settings(flat, xs, eps, rtol, atol)
     # Directions are rounded to the values' dtypes, so jvp/vjp and the differences see the
@@ -455,12 +449,12 @@ def _check_grads_flat(flat, xs, order, modes, eps, rtol, atol, seed, inputs, lab
     fixed_ct = [fnp.asarray(c) for c in cotangents]
     if "fwd" in modes:
         def jvp_in_fixed_direction(*ys):
-            return list(fa.jvp(flat, ys, fixed_t)[1])
+            return list(_api.jvp(flat, ys, fixed_t)[1])
         _check_grads_flat(jvp_in_fixed_direction, xs, order - 1, modes, eps, rtol, atol,
                           seed + 1, inputs, label + " of the jvp")
     if "rev" in modes:
         def vjp_of_fixed_cotangent(*ys):
-            return list(fa.vjp(flat, *ys)[1](fixed_ct))
+            return list(_api.vjp(flat, *ys)[1](fixed_ct))
         _check_grads_flat(vjp_of_fixed_cotangent, xs, order - 1, modes, eps, rtol, atol,
                           seed + 2, inputs, label + " of the vjp")
 
@@ -506,16 +500,14 @@ def check_jvp_vjp(f, args, *, seed: int = 0, rtol=None, atol=None):
         >>> import funcarray.numpy as fnp
         >>> check_jvp_vjp(fnp.sin, (fnp.arange(3.0),))
     """
-    import funcarray as fa
-    import funcarray.numpy as fnp
     rng = np.random.default_rng(seed)
     restricted = _Restricted(f, args, upcast=False)
     xs = restricted.primals
     tangents = [_random_like(rng, x) for x in xs]
     ts = tuple(fnp.asarray(t.astype(x.dtype)) for x, t in zip(xs, tangents))
-    outs, out_tangents = fa.jvp(restricted, tuple(xs), ts)
+    outs, out_tangents = _api.jvp(restricted, tuple(xs), ts)
     cotangents = [fnp.asarray(_random_like(rng, o).astype(_dtype_of(o))) for o in outs]
-    _, f_vjp = fa.vjp(restricted, *xs)
+    _, f_vjp = _api.vjp(restricted, *xs)
     in_cts = f_vjp(list(cotangents))
     lhs, scale_l = _inner_and_scale(cotangents, out_tangents)
     rhs, scale_r = _inner_and_scale(in_cts, ts)
@@ -561,15 +553,13 @@ def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
         >>> import funcarray.numpy as fnp
         >>> check_vmap(lambda x, y: x + y, (fnp.ones((2, 3)), fnp.ones(3)), in_axes=(0, None))
     """
-    import funcarray as fa
-    import funcarray.numpy as fnp
     args = tuple(args)
     axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
     if len(axes) != len(args):
         raise ValueError(f"check_vmap: in_axes has {len(axes)} entries for {len(args)} "
                          f"arguments")
     size = _axis_size(args, axes)
-    batched = fa.vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
+    batched = _api.vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
     results = []
     for i in range(size):
         sliced = [arg if ax is None else
@@ -591,9 +581,8 @@ def check_jit(f, args, *, static_argnums=(), rtol=None, atol=None):
         >>> import funcarray.numpy as fnp
         >>> check_jit(lambda x: fnp.tanh(x) * 2, (fnp.linspace(-1.0, 1.0, 5),))
     """
-    import funcarray as fa
     args = tuple(args)
-    compiled = fa.jit(f, static_argnums=static_argnums)(*args)
+    compiled = _jit.jit(f, static_argnums=static_argnums)(*args)
     eager = f(*args)
     _compare_trees(compiled, eager, rtol=rtol, atol=atol, check_dtype=True, inputs=args,
                    names=("jit", "eager"), title="check_jit: jit(f) differs from eager f")
@@ -602,7 +591,6 @@ def check_jit(f, args, *, static_argnums=(), rtol=None, atol=None):
 def _perturbed_batch(args, size: int, seed: int):
     """A batch of ``size`` variants of ``args`` stacked on axis 0: floats are scaled by
     ``1 + 0.01 * noise`` (signs and zeros stay, so a function's domain usually does too)."""
-    import funcarray.numpy as fnp
     rng = np.random.default_rng(seed)
 
     def stack(leaf):
@@ -651,7 +639,6 @@ class CompileCounter:
     inside the ``with`` block (final once the block exits)."""
 
     def __init__(self, at_most):
-        from funcarray.lowering import cache
         self._cache = cache
         self.at_most = at_most
         self._start = cache.compile_count()

@@ -26,6 +26,7 @@ from hypothesis.extra import numpy as hnp
 from hypothesis.strategies import SearchStrategy
 
 from funcarray import dtypes as fa_dtypes
+from funcarray import numpy as fnp
 
 __all__ = ["arrays", "array_shapes", "broadcastable_shapes", "mutually_broadcastable_shapes",
            "dtypes", "finite_floats", "pytrees", "keys", "axes", "DTYPE_FAMILIES"]
@@ -218,7 +219,6 @@ def arrays(dtype, shape, *, elements=None, fill=None, unique: bool = False) -> S
     """
     @st.composite
     def draw_array(draw):
-        import funcarray.numpy as fnp
         dt = fa_dtypes.canonicalize_dtype(_resolve(dtype, draw))
         shp = _as_shape(_resolve(shape, draw))
         return fnp.asarray(draw(_numpy_arrays(dt, shp, elements, fill, unique)))

@@ -1,6 +1,6 @@
 """funcarray's type hints (PEP 561: funcarray/py.typed) as a type checker sees them.
 
-mypy checks the README's Python blocks (no errors) and tests/typing_usage.py, whose
+mypy checks the README's Python blocks (no errors) and tests/package/typing_usage.py, whose
 ``assert_type`` calls pin the types of the public API and whose ``# E: <code>`` lines must stay
 errors; the same file is then run with an ``assert_type`` that also checks each value's
 run-time type, so the hints describe what funcarray really returns.
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from test_readme import _python_blocks
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 USAGE = Path(__file__).with_name("typing_usage.py")
 
 # What mypy reveals for the `reveal_type(...)  # R: <tag>` lines of typing_usage.py.

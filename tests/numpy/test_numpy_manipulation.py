@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -513,3 +514,22 @@ def test_diag_and_triangle_indices_match_numpy():
         fnp.tril_indices_from(np.zeros(3))
     with pytest.raises(ValueError, match="diag_indices: n and ndim must be non-negative"):
         fnp.diag_indices(-1)
+
+
+# --- mode="promise_in_bounds" ----------------------------------------------------------------
+
+def test_promise_in_bounds_matches_jax_for_in_bounds_indices():
+    x = np.arange(12.0).reshape(3, 4)
+    for idx in ((np.array([0, 2, -1]),), (slice(None), np.array([3, 0, -4]))):
+        for kind in ("get", "set", "add"):
+            def f(m, x, idx=idx, kind=kind):
+                ref = m.asarray(x).at[idx]
+                args = () if kind == "get" else (7.0,)
+                return getattr(ref, kind)(*args, mode="promise_in_bounds")
+            want = f(jnp, x)
+            assert_same(f(fnp, x), want)
+            if kind in ("get", "add"):
+                assert_same(fa.jit(lambda x: f(fnp, x))(x), want)
+    take = [np.array([[0], [3], [1]]), 1]
+    assert_same(fnp.take_along_axis(x, *take, mode="promise_in_bounds"),
+          jnp.take_along_axis(x, *take, mode="promise_in_bounds"))

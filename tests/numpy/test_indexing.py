@@ -499,11 +499,13 @@ def test_nonzero_flatnonzero_argwhere_match_numpy(mask, dtype):
 
 
 def _padded_nonzero(mask, size, fill):
-    """NumPy oracle for nonzero(size=, fill_value=): truncate, then pad with the fill."""
-    fill = 0 if fill is None else fill
+    """NumPy oracle for nonzero(size=, fill_value=): truncate, then pad with the fill (one
+    value for every axis, or a tuple of one per axis)."""
+    fills = (0,) * mask.ndim if fill is None else fill if isinstance(fill, tuple) else (
+        (fill,) * mask.ndim)
     out = []
-    for positions in np.nonzero(mask):
-        padded = np.full(size, fill, np.int32)
+    for positions, axis_fill in zip(np.nonzero(mask), fills):
+        padded = np.full(size, axis_fill, np.int32)
         kept = positions[:size]
         padded[:len(kept)] = kept
         out.append(padded)
@@ -709,3 +711,30 @@ def test_at_static_out_of_bounds_ints_follow_an_explicit_mode_like_jax(idx, mode
         fx.at[idx].set(9.0)
     with pytest.raises(IndexError, match="out of bounds"):
         fx[idx]
+
+
+# --- nonzero(size=) is a cumulative sum and a scatter ----------------------------------------
+
+def test_nonzero_with_size_matches_jax_without_a_sort():
+    rng = np.random.default_rng(0)
+    for shape in [(7,), (3, 4), (2, 3, 2)]:
+        a = (rng.random(shape) > 0.5) * rng.integers(1, 5, shape)
+        for size in (0, 1, 3, 30):
+            for fill in (None, -1, (9,) * len(shape)):
+                for g, w in zip(fnp.nonzero(a, size=size, fill_value=fill),
+                                _padded_nonzero(a, size, fill)):
+                    np.testing.assert_array_equal(g, w)
+    a = np.array([[0, 3, 0, 1], [2, 0, 0, 5]])
+    for size, fill in ((6, -1),):
+        want = jnp.nonzero(a, size=size, fill_value=fill)
+        for got in (fnp.nonzero(a, size=size, fill_value=fill),
+                    fa.jit(lambda a: fnp.nonzero(a, size=size, fill_value=fill))(a)):
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(fnp.argwhere(a, size=6, fill_value=-1), np.stack(want, 1))
+    np.testing.assert_array_equal(fnp.flatnonzero(a, size=6, fill_value=-1),
+                                  _padded_nonzero(a.ravel(), 6, -1)[0])
+    np.testing.assert_array_equal(fa.vmap(lambda r: fnp.nonzero(r, size=3, fill_value=-1)[0])(a),
+                                  [[1, 3, -1], [0, 3, -1]])
+    text = fa.jit(lambda a: fnp.nonzero(a, size=3)).lower(fnp.zeros(5)).as_text()
+    assert "stablehlo.scatter" in text and "stablehlo.sort" not in text

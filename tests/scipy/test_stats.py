@@ -4,7 +4,7 @@ eager, fa.grad of log densities against jax.grad, fa.vmap against a loop, and er
 
 jax's values and gradients are stored in stats_jax_oracle.npz (jax's eager functions compile
 each operation per shape and dtype: tens of seconds for the table); regenerate it with
-`python tests/test_stats.py` (`--update` adds only the missing keys). A sample is recomputed
+`python tests/scipy/test_stats.py` (`--update` adds only the missing keys). A sample is recomputed
 live by test_stored_oracle_is_current_jax. rankdata/mode/sem use scipy.stats, which jax follows.
 """
 
@@ -189,7 +189,7 @@ def _grad_args(args):
 
 
 # jax's eager functions compile every operation per shape and dtype (tens of seconds for the
-# whole table), so jax's values are computed once by `python tests/test_stats.py` and stored
+# whole table), so jax's values are computed once by `python tests/scipy/test_stats.py` and stored
 # next to this file; test_stored_oracle_is_current_jax recomputes a sample live.
 _ORACLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_jax_oracle.npz")
 
@@ -260,7 +260,7 @@ def oracle():
 
 
 def _expected(oracle, key):
-    assert key in oracle, f"{key} has no stored jax value: run `python tests/test_stats.py`"
+    assert key in oracle, f"{key} has no stored jax value: run `python tests/scipy/test_stats.py`"
     return oracle[key]
 
 
@@ -501,3 +501,28 @@ def test_gaussian_kde_transforms_and_errors():
 
 def fnp_sum(x):
     return x.sum()
+
+
+# --- weak types of the discrete distributions ------------------------------------------------
+
+_K_INT = np.arange(4, dtype=np.int32)
+_DISCRETE = [  # (distribution, function, parameters)
+    ("betabinom", "logpmf", (4, 2.0, 3.0)), ("betabinom", "pmf", (np.array([4, 5, 6, 7]), 2, 3)),
+    ("binom", "logpmf", (4, 0.3)), ("geom", "logpmf", (0.3,)), ("geom", "pmf", (0.3,)),
+    ("nbinom", "logpmf", (3, 0.3)), ("poisson", "pmf", (2.5,)), ("poisson", "cdf", (2.5,)),
+    ("bernoulli", "logpmf", (0.3,)), ("bernoulli", "cdf", (0.3,)), ("bernoulli", "ppf", (0.3,)),
+]
+
+
+@pytest.mark.parametrize("dist,fn,params", _DISCRETE, ids=[f"{d}.{f}" for d, f, _ in _DISCRETE])
+def test_discrete_distributions_weak_type_as_jax(dist, fn, params):
+    ours, theirs = getattr(getattr(fstats, dist), fn), getattr(getattr(jstats, dist), fn)
+    for k in (2, _K_INT, _K_INT.astype(np.float32)):
+        if fn == "ppf" and not isinstance(k, int):
+            k = k.astype(np.float32) / 4
+        # (the oracle's types by tracing alone: jax's eager special functions compile slowly)
+        want = jax.eval_shape(lambda k: theirs(k, *params), k).weak_type
+        assert ours(k, *params).weak_type == want, (k, want)
+    k = _K_INT if fn != "ppf" else _K_INT.astype(np.float32) / 4
+    want = jax.eval_shape(lambda k: theirs(k, *params), k).weak_type
+    assert fa.jit(lambda k: ours(k, *params))(k).weak_type == want

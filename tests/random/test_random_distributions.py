@@ -1,4 +1,4 @@
-"""The rest of jax.random's samplers (funcarray.random._more_samplers, _more_discrete) against
+"""The rest of jax.random's samplers (continuous, gamma-based, multivariate, discrete) against
 jax.random (the oracle): same key, same samples; jit, vmap and grad; shapes; errors.
 
 jax's samplers compile on first use (its gamma-based ones ~10 s each, binomial ~2 s), so the

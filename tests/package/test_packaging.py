@@ -8,7 +8,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 def _subpackages() -> list:
     """Dotted names of funcarray's subpackages in the source tree (folders with __init__)."""
@@ -47,7 +47,7 @@ def test_regular_install_in_fresh_venv(tmp_path):
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(build)],
                    check=True, cwd=tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([str(python), str(ROOT / "tests" / "install_smoke.py"),
+    result = subprocess.run([str(python), str(ROOT / "tests" / "package" / "install_smoke.py"),
                              *_subpackages()], capture_output=True, text=True, cwd=tmp_path,
                             env=env)
     assert result.returncode == 0, result.stderr

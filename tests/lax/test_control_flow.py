@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers import assert_same
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -933,3 +934,25 @@ def test_eager_control_flow_hands_python_scalars_to_the_user_as_arrays(name):
     jitted = fa.jit(lambda: _SEES_ARRAYS[name](lambda x: x))()
     assert (eager.dtype, eager.weak_type, float(eager)) == (
         jitted.dtype, jitted.weak_type, float(jitted))
+
+
+# --- an eager scan whose ys hold vjp functions -----------------------------------------------
+
+def test_eager_scan_stacks_vjp_functions_in_ys():
+    def body(m, vjp):
+        def step(c, x):
+            y, f_vjp = vjp(lambda a: m.sin(a) * c, x)
+            return c + 1.0, (y, f_vjp)
+        return step
+
+    xs = np.linspace(0.0, 1.0, 8).reshape(4, 2).astype(np.float32)
+    want_c, (want_y, want_f) = jax.lax.scan(body(jnp, jax.vjp), jnp.float32(1.0), xs)
+    want = jax.vmap(lambda f, ct: f(ct))(want_f, jnp.ones_like(xs))
+    c, (y, f) = lax.scan(body(fnp, fa.vjp), fnp.float32(1.0), xs)
+    assert_same(c, want_c)
+    np.testing.assert_allclose(y, want_y, rtol=1e-6)
+    np.testing.assert_allclose(fa.vmap(lambda f, ct: f(ct))(f, fnp.ones_like(xs))[0], want[0],
+                               rtol=1e-6)
+    # a body that really changes the structure of its ys still gets the eager error
+    with pytest.raises(TypeError, match="ys of one pytree structure"):
+        lax.scan(lambda c, x: (c, x if x < 2 else (x,)), fnp.float32(0.0), fnp.arange(4.0))

@@ -13,7 +13,11 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers import assert_same
 
+import funcarray as fa
+import funcarray.lax as flax
+import funcarray.nn as fnn
 import funcarray.numpy as fnp
 from funcarray import dtypes
 
@@ -326,3 +330,84 @@ def test_like_constructors_keep_weak_type_like_jax(name):
             ours = getattr(fnp, name)(make(fnp), *args, dtype=dtype)
             theirs = getattr(jnp, name)(make(jnp), *args, dtype=dtype)
             assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), (name, dtype)
+
+
+X64 = np.linspace(-1.0, 1.0, 7)  # float64
+MASK = X64 > 0
+
+# float64 results whose algorithm differs from jax's in a last bit (float32's rounding of a
+# Python float would be 1e-9 off)
+_LAST_BIT = 2e-15
+
+
+# --- Python floats meet float64 at float64's precision ---------------------------------------
+
+# (name, f(module, x)): each takes Python floats into a float64 computation.
+_PY_FLOAT_CASES = [
+    ("full", lambda m, x: m.full(3, 0.1, dtype=m.float64)),
+    ("full_like", lambda m, x: m.full_like(x, 0.1)),
+    ("full_complex", lambda m, x: m.full(2, 0.1 + 0.3j, dtype=m.complex128)),
+    ("arange", lambda m, x: m.arange(0, 1, 0.1, dtype=m.float64)),
+    ("linspace", lambda m, x: m.linspace(0, 0.3, dtype=m.float64)),
+    ("linspace_f64_start", lambda m, x: m.linspace(x[1], 0.3, 5)),
+    ("logspace", lambda m, x: m.logspace(0.1, 0.7, 9, dtype=m.float64)),
+    ("clip", lambda m, x: m.clip(x, 0.1, 0.3)),
+    ("mul", lambda m, x: x * 0.1),
+    ("where", lambda m, x: m.where(MASK, x, 0.1)),
+    ("where_complex", lambda m, x: m.where(MASK, x + 0j, 0.1j)),
+    ("pad", lambda m, x: m.pad(x, 1, constant_values=0.1)),
+    ("pad_pair", lambda m, x: m.pad(x, 1, constant_values=(0.1, 0.3))),
+    ("nan_to_num", lambda m, x: m.nan_to_num(x / 0, nan=0.1, posinf=0.3, neginf=-0.7)),
+    ("fill_diagonal", lambda m, x: m.fill_diagonal(m.zeros((3, 3), m.float64), 0.1,
+                                                   inplace=False)),
+    ("at_set", lambda m, x: x.at[2].set(0.1)),
+    ("at_add", lambda m, x: x.at[m.array([1, 2])].add(0.1)),
+    ("at_multiply", lambda m, x: x.at[2].multiply(0.1)),
+    ("interp_scalar_x", lambda m, x: m.interp(0.1, x, x ** 3)),
+    ("ediff1d", lambda m, x: m.ediff1d(x, to_begin=0.1, to_end=0.3)),
+    ("diff", lambda m, x: m.diff(x, prepend=0.1, append=0.3)),
+    ("append", lambda m, x: m.append(x, 0.1)),
+    ("sum_initial", lambda m, x: m.sum(x, initial=0.1)),
+    ("quantile", lambda m, x: m.quantile(x, 0.1)),
+    ("nanquantile", lambda m, x: m.nanquantile(x, 0.1)),
+    ("percentile", lambda m, x: m.percentile(x, 10.1)),
+    ("outer", lambda m, x: m.outer(x, 0.1)),
+    ("dot", lambda m, x: m.dot(x, 0.1)),
+    ("kron", lambda m, x: m.kron(x, 0.1)),
+]
+
+
+@pytest.mark.parametrize("name,f", _PY_FLOAT_CASES, ids=[c[0] for c in _PY_FLOAT_CASES])
+def test_python_floats_keep_float64_precision(name, f):
+    assert_same(f(fnp, fnp.asarray(X64)), f(jnp, jnp.asarray(X64)),
+          rtol=_LAST_BIT if name == "linspace_f64_start" else 0.0)
+
+
+def test_python_floats_keep_float64_precision_elsewhere():
+    x = fnp.asarray(X64)
+    assert_same(fnp.linspace(0, 0.3, dtype=fnp.float64)[-1], np.float64(0.3))
+    assert_same(flax.convert_element_type(0.1, fnp.float64), np.float64(0.1))
+    assert_same(fnn.logsumexp(x, b=0.1), jax.nn.logsumexp(jnp.asarray(X64), b=0.1), rtol=_LAST_BIT)
+    # (NumPy as the oracle where jax's version compiles for long)
+    assert_same(fnp.insert(x, 2, 0.1), np.insert(X64, 2, 0.1))
+    placed = X64.copy()
+    np.place(placed, MASK, 0.1)
+    assert_same(fnp.place(x, MASK, 0.1, inplace=False), placed)
+    put = X64.copy()
+    np.put(put, 1, 0.1)
+    assert_same(fnp.put(x, 1, 0.1, inplace=False), put)
+    # and under jit, where the Python floats are constants of the staged program
+    for name, f in [c for c in _PY_FLOAT_CASES if c[0] in ("pad", "at_set")]:
+        assert_same(fa.jit(lambda x, f=f: f(fnp, x))(x), f(jnp, jnp.asarray(X64)))
+
+
+# --- full / full_like with a float fill and an integer dtype truncate ------------------------
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "int64", "bool"])
+def test_full_float_fill_to_integer_dtype_converts_as_jax(dtype):
+    for fill in (2.7, -2.7, 1e10, float("nan"), 0.5):
+        assert_same(fnp.full(3, fill, dtype=dtype), jnp.full(3, fill, dtype=dtype))
+        assert_same(fnp.full_like(fnp.zeros(2, dtype), fill),
+                    jnp.full_like(jnp.zeros(2, dtype), fill))
+    assert_same(fa.jit(lambda: fnp.full(2, 2.7, dtype=dtype))(), jnp.full(2, 2.7, dtype=dtype))
+    assert_same(fnp.full(2, 300, dtype="uint8"), jnp.full(2, 300, dtype="uint8"))  # wraps, as jax

@@ -136,7 +136,7 @@ def test_reduce_window_dtypes(dtype):
 
 def test_reduce_window_errors():
     # (general computations and non-identity inits work since lax's general reduce_window:
-    # tests/test_lax_extras.py)
+    # tests/lax/test_lax_reduce_and_precision.py)
     x = fnp.ones((4, 4))
     with pytest.raises(ValueError, match="window_dimensions needs one entry per axis"):
         lax.reduce_window(x, 0.0, lax.add, (2,), (1, 1), "VALID")

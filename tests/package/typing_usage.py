@@ -1,4 +1,4 @@
-"""Typed uses of funcarray's public API, checked two ways by tests/test_typing.py.
+"""Typed uses of funcarray's public API, checked two ways by tests/package/test_typing.py.
 
 mypy checks every ``assert_type`` below, and reports exactly the errors marked ``# E: <code>``
 (the lines in ``_misuses``, which must stay errors). The file is also run, with an

@@ -1,6 +1,7 @@
-"""Smoke test of an installed (non-editable) funcarray, run by tests/test_packaging.py and by
-.ci/run against the built wheel and sdist: ``python tests/install_smoke.py [subpackage ...]``
-from a directory outside the repository. Prints "ok"."""
+"""Smoke test of an installed (non-editable) funcarray, run by tests/package/test_packaging.py
+and by .ci/run against the built wheel and sdist:
+``python tests/package/install_smoke.py [subpackage ...]`` from a directory outside the
+repository. Prints "ok"."""
 
 import importlib
 import importlib.resources

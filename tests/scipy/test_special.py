@@ -6,19 +6,22 @@ our own compiled code) for edge values and low-precision behaviour, jax.grad for
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special as oracle
-from helpers import assert_compiled_matches_eager
+from helpers import assert_compiled_matches_eager, assert_same
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray import lax
 from funcarray.lowering.stablehlo import lower_ir
 from funcarray.primitives import special
 from funcarray.scipy import special as fsp
@@ -247,3 +250,24 @@ def test_vmap(name, rows, cols, axis):
     x = fnp.asarray(np.random.default_rng(rows * cols).uniform(0.1, 0.9, (rows, cols)))
     check_vmap(FUNCS[name], (x,), in_axes=axis)
     check_vmap(lambda a, b: FUNCS[name](a) * b, (x, fnp.asarray(0.5)), in_axes=(axis, None))
+
+
+# --- lgamma is exactly 0 at 1 and 2 ----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lgamma_exact_zeros_and_accuracy(dtype):
+    ones_twos = np.array([1.0, 2.0], dtype)
+    for got in (lax.lgamma(ones_twos), fa.jit(lax.lgamma)(ones_twos)):
+        assert_same(got, np.zeros(2, dtype))
+    # Accuracy elsewhere is the Lanczos approximation's: within a few ulps of the terms it
+    # sums (|lgamma| + 7), as XLA's lgamma is.
+    xs = np.concatenate([np.linspace(0.01, 30.0, 2001), np.linspace(-9.7, 0.45, 501)])
+    xs = xs.astype(dtype)
+    want = np.array([math.lgamma(float(v)) for v in xs])
+    scale = np.finfo(dtype).eps * (np.abs(want) + 7.0)
+    for got in (lax.lgamma(xs), fa.jit(lax.lgamma)(xs)):
+        assert np.max(np.abs(np.asarray(got, np.float64) - want) / scale) < 16
+    # gammainc/gammaincc at a = 1 (exp(-x)) no longer carry lgamma(1)'s error
+    one = dtype(1.0)
+    np.testing.assert_allclose(fsp.gammaincc(one, one), math.exp(-1),
+                               rtol=3 * np.finfo(dtype).eps)

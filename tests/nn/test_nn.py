@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.special
-from helpers import assert_array_equal_typed, assert_compiled_matches_eager, compiled
+from helpers import assert_array_equal_typed, assert_compiled_matches_eager, assert_same, compiled
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 import funcarray as fa
 import funcarray.nn as nn
 import funcarray.numpy as fnp
+import funcarray.scipy.special as fss
 from funcarray import dtypes
 
 FLOATS = [dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64]
@@ -501,3 +502,37 @@ def test_initializer_errors():
         i.normal()(key, (2.5, 2))
     with pytest.raises(ValueError, match="in_axis 4 is out of range"):
         i.variance_scaling(1.0, "fan_in", "normal", in_axis=4)(key, (2, 2))
+
+
+# --- activation gradients at 0 and NaN -------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["relu", "relu6", "hard_sigmoid", "leaky_relu", "elu", "gelu",
+                                  "silu"])
+def test_activation_gradients_at_zero_and_nan_match_jax(name):
+    ours, theirs = getattr(nn, name), getattr(jax.nn, name)
+    changed = name in ("relu", "relu6", "hard_sigmoid")  # (the others were right already)
+    for dtype in (np.float32, np.float64) if changed else (np.float32,):
+        x = np.array([0.0, np.nan, -0.0, 6.0, -3.0], dtype)
+        # (one compile per dtype for the oracle: jax's eager grad compiles per call)
+        want_grad = jax.jit(jax.vmap(jax.grad(theirs)))(x)
+        got_grads = fa.vmap(fa.grad(ours))(x), fa.jit(fa.vmap(fa.grad(ours)))(x)
+        # gelu/silu: XLA's and NumPy's exp/tanh differ in last bits away from 0; elu's
+        # gradient is expm1(x) + 1 (as jax's), where one ulp of expm1 near -1 (NumPy's
+        # AVX-512 float32 kernel vs XLA's) is ~1e-6 relative of the result at x = -3
+        rtol = 2e-5 if name in ("gelu", "silu") else 5e-6 if name == "elu" else 0.0
+        for got in got_grads:
+            assert_same(got, want_grad, rtol)
+            assert_same(got[:3], want_grad[:3])  # at 0, NaN and -0: exactly
+        assert_same(ours(x), jax.jit(theirs)(x), rtol)
+
+
+# --- eager sigmoid keeps subnormals; compiled code flushes them (documented) -----------------
+
+def test_sigmoid_subnormals_eager_and_flushed_under_jit():
+    x = np.array([-80.0, -90.0, -100.0, 0.0, 30.0], np.float32)
+    exact = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
+    eager, jitted = np.asarray(nn.sigmoid(x)), np.asarray(fa.jit(nn.sigmoid)(x))
+    np.testing.assert_array_equal(eager[1:3], exact[1:3])  # NumPy's subnormals, kept
+    np.testing.assert_array_equal(jitted, np.asarray(jax.jit(jax.nn.sigmoid)(x)))  # flushed
+    np.testing.assert_array_equal(np.asarray(fss.expit(x)), eager)
+    np.testing.assert_allclose(eager, jitted, rtol=1e-6, atol=np.finfo(np.float32).tiny)
