@@ -21,68 +21,81 @@ Example:
     Array(6, dtype=int32)
 """
 
+import importlib as _importlib
 import typing as _typing
 
-from funcarray._api import stop_gradient as stop_gradient
-from funcarray.lax import (
-    _collectives,
-    _conv,
-    _dot_algorithms,
-    _extras,
-    _extras_more,
-    _extras_small,
-    _fft,
-    _linear_solve,
-    _ops_binary,
-    _ops_dot,
-    _ops_reduce,
-    _ops_shape,
-    _ops_slicing,
-    _ops_unary,
-    _ragged,
-    _rng,
-    _special,
-    _windowed,
-)
-from funcarray.lax import linalg as linalg
-from funcarray.lax._branches import cond as cond
-from funcarray.lax._branches import switch as switch
-from funcarray.lax._control_flow import associative_scan as associative_scan
-from funcarray.lax._control_flow import fori_loop as fori_loop
-from funcarray.lax._control_flow import map as map  # noqa: A004 (JAX's name)
-from funcarray.lax._control_flow import scan as scan
-from funcarray.lax._control_flow import select_n as select_n
-from funcarray.lax._control_flow import while_loop as while_loop
-from funcarray.lax._dot_algorithms import (  # type aliases: exported as they are
-    ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers,
-)
-from funcarray.lax._dot_algorithms import DotDimensionNumbers as DotDimensionNumbers
-from funcarray.lax._dot_algorithms import PrecisionLike as PrecisionLike
-
-# The modules of jax.lax's operations, whose ``__all__`` this package re-exports.
-_OP_MODULES = (_ops_slicing, _ops_unary, _ops_binary, _ops_shape, _ops_reduce, _ops_dot,
-               _collectives, _linear_solve, _conv, _windowed, _fft, _special,
-               _extras, _ragged, _dot_algorithms, _rng, _extras_more, _extras_small)
+# The control flow and the modules of jax.lax's operations, whose ``__all__`` this package
+# re-exports. They load on first use of a name (module ``__getattr__``): funcarray.numpy
+# imports a few of lax's modules at start-up, and importing one of them must not load the
+# rest (interpreter start-up stays within 2x NumPy's: bench/bench_startup.py).
+_CONTROL_FLOW = {
+    "cond": "_branches", "switch": "_branches", "associative_scan": "_control_flow",
+    "fori_loop": "_control_flow", "map": "_control_flow", "scan": "_control_flow",
+    "select_n": "_control_flow", "while_loop": "_control_flow",
+}
+_TYPE_ALIASES = ("PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers")
+_OP_MODULES = ("_ops_slicing", "_ops_unary", "_ops_binary", "_ops_shape", "_ops_reduce",
+               "_ops_dot", "_collectives", "_linear_solve", "_conv", "_windowed", "_fft",
+               "_special", "_extras", "_ragged", "_dot_algorithms", "_rng", "_extras_more",
+               "_extras_small")
+_namespace: dict | None = None
 
 
-def _export_ops():
-    """Re-export the op modules' public names; functions are wrapped so that user-facing
-    errors show the user's frames only (the unwrapped ones in the modules keep their
-    doctests)."""
-    from funcarray._errors import api_boundary
-    namespace = globals()
-    for module in _OP_MODULES:
-        for name in module.__all__:
-            value = getattr(module, name)
-            namespace[name] = value if isinstance(value, type) else api_boundary(value)
+def _load_namespace() -> dict:
+    """Every public name of the package, its functions wrapped so that user-facing errors
+    show the user's frames only (the unwrapped ones in the modules keep their doctests)."""
+    global _namespace
+    if _namespace is None:
+        from funcarray._api import stop_gradient
+        from funcarray._errors import api_boundary
+
+        names = {"stop_gradient": stop_gradient,
+                 "linalg": _importlib.import_module("funcarray.lax.linalg")}
+        for name, module in _CONTROL_FLOW.items():
+            names[name] = getattr(_importlib.import_module(f"funcarray.lax.{module}"), name)
+        algorithms = _importlib.import_module("funcarray.lax._dot_algorithms")
+        names.update((alias, getattr(algorithms, alias)) for alias in _TYPE_ALIASES)
+        for module_name in _OP_MODULES:
+            module = _importlib.import_module(f"funcarray.lax.{module_name}")
+            for name in module.__all__:
+                value = getattr(module, name)
+                names[name] = value if isinstance(value, type) else api_boundary(value)
+        names["__all__"] = ["cond", "switch", "while_loop", "fori_loop", "scan", "map",
+                            "associative_scan", "select_n", "stop_gradient",
+                            *(name for module in _OP_MODULES for name in
+                              _importlib.import_module(f"funcarray.lax.{module}").__all__),
+                            *_TYPE_ALIASES]
+        globals().update(names)
+        _namespace = names
+    return _namespace
 
 
-_export_ops()
+def __getattr__(name: str):
+    namespace = _load_namespace()
+    try:
+        return namespace[name]
+    except KeyError:
+        raise AttributeError(f"module 'funcarray.lax' has no attribute {name!r}") from None
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_load_namespace()))
+
 
 if _typing.TYPE_CHECKING:
-    # The names _export_ops() puts here, for type checkers (which do not run it; _extras
+    # The names ``__getattr__`` provides, for type checkers (which do not run it; _extras
     # gathers the _extras_* modules' names).
+    from funcarray._api import stop_gradient as stop_gradient
+    from funcarray.lax import linalg as linalg
+    from funcarray.lax._branches import cond as cond
+    from funcarray.lax._branches import switch as switch
     from funcarray.lax._collectives import *  # noqa: F403
+    from funcarray.lax._control_flow import associative_scan as associative_scan
+    from funcarray.lax._control_flow import fori_loop as fori_loop
+    from funcarray.lax._control_flow import map as map  # noqa: A004 (JAX's name)
+    from funcarray.lax._control_flow import scan as scan
+    from funcarray.lax._control_flow import select_n as select_n
+    from funcarray.lax._control_flow import while_loop as while_loop
     from funcarray.lax._conv import *  # noqa: F403
     from funcarray.lax._dot_algorithms import *  # noqa: F403
     from funcarray.lax._extras_conv import *  # noqa: F403
@@ -104,6 +117,3 @@ if _typing.TYPE_CHECKING:
     from funcarray.lax._special import *  # noqa: F403
     from funcarray.lax._windowed import *  # noqa: F403
 
-__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map", "associative_scan",
-           "select_n", "stop_gradient", *(name for m in _OP_MODULES for name in m.__all__),
-           "PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers"]
