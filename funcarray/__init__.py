@@ -16,49 +16,50 @@ import warnings as _warnings
 # every call, which costs ~3 µs) keeps eager ops fast and leaves the user's NumPy state alone.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.")
 
-from funcarray import _operators  # noqa: E402,F401  (installs Array/Tracer operators)
 from funcarray import debug as debug  # noqa: E402
 from funcarray import dtypes as dtypes  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402
-from funcarray._api import grad as grad  # noqa: E402
-from funcarray._api import hessian as hessian  # noqa: E402
-from funcarray._api import jacfwd as jacfwd  # noqa: E402
-from funcarray._api import jacrev as jacobian  # noqa: E402,F401  (JAX's alias)
-from funcarray._api import jacrev as jacrev  # noqa: E402
-from funcarray._api import jvp as jvp  # noqa: E402
-from funcarray._api import linearize as linearize  # noqa: E402
-from funcarray._api import stop_gradient as stop_gradient  # noqa: E402
-from funcarray._api import value_and_grad as value_and_grad  # noqa: E402
-from funcarray._api import vjp as vjp  # noqa: E402
-from funcarray._api import vmap as vmap  # noqa: E402
-from funcarray._callback import pure_callback as pure_callback  # noqa: E402
-from funcarray._closure import closure_convert as closure_convert  # noqa: E402
-from funcarray._closure import custom_gradient as custom_gradient  # noqa: E402
-from funcarray._closure import ensure_compile_time_eval as ensure_compile_time_eval  # noqa: E402
-from funcarray._closure import named_call as named_call  # noqa: E402
-from funcarray._compiled import block_until_ready as block_until_ready  # noqa: E402
-from funcarray._compiled import device_get as device_get  # noqa: E402
-from funcarray._compiled import device_put as device_put  # noqa: E402
-from funcarray._config import config as config  # noqa: E402
-from funcarray._custom import custom_jvp as custom_jvp  # noqa: E402
-from funcarray._custom import custom_vjp as custom_vjp  # noqa: E402
-from funcarray._debug_nans import debug_infs as debug_infs  # noqa: E402
-from funcarray._debug_nans import debug_nans as debug_nans  # noqa: E402
-from funcarray._eval_shape import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
-from funcarray._eval_shape import eval_shape as eval_shape  # noqa: E402
-from funcarray._eval_shape import make_jaxpr as make_jaxpr  # noqa: E402
-from funcarray._eval_shape import typeof as typeof  # noqa: E402
-from funcarray._jit import clear_caches as clear_caches  # noqa: E402
-from funcarray._jit import disable_jit as disable_jit  # noqa: E402
-from funcarray._jit import jit as jit  # noqa: E402
-from funcarray._transpose import linear_transpose as linear_transpose  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint as checkpoint  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from funcarray.ad_checkpoint import remat as remat  # noqa: E402
-from funcarray.array import Array as Array  # noqa: E402
-from funcarray.array import Device as Device  # noqa: E402
+from funcarray.api.callbacks import pure_callback as pure_callback  # noqa: E402
+from funcarray.api.closure_conversion import closure_convert as closure_convert  # noqa: E402
+from funcarray.api.closure_conversion import custom_gradient as custom_gradient  # noqa: E402
+from funcarray.api.closure_conversion import (  # noqa: E402
+    ensure_compile_time_eval as ensure_compile_time_eval,
+)
+from funcarray.api.closure_conversion import named_call as named_call  # noqa: E402
+from funcarray.api.custom_derivatives import custom_jvp as custom_jvp  # noqa: E402
+from funcarray.api.custom_derivatives import custom_vjp as custom_vjp  # noqa: E402
+from funcarray.api.debug_nans import debug_infs as debug_infs  # noqa: E402
+from funcarray.api.debug_nans import debug_nans as debug_nans  # noqa: E402
+from funcarray.api.jit import clear_caches as clear_caches  # noqa: E402
+from funcarray.api.jit import disable_jit as disable_jit  # noqa: E402
+from funcarray.api.jit import jit as jit  # noqa: E402
+from funcarray.api.linear_transpose import linear_transpose as linear_transpose  # noqa: E402
+from funcarray.api.shape_evaluation import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
+from funcarray.api.shape_evaluation import eval_shape as eval_shape  # noqa: E402
+from funcarray.api.shape_evaluation import make_jaxpr as make_jaxpr  # noqa: E402
+from funcarray.api.shape_evaluation import typeof as typeof  # noqa: E402
+from funcarray.api.transfers import block_until_ready as block_until_ready  # noqa: E402
+from funcarray.api.transfers import device_get as device_get  # noqa: E402
+from funcarray.api.transfers import device_put as device_put  # noqa: E402
+from funcarray.api.transformations import grad as grad  # noqa: E402
+from funcarray.api.transformations import hessian as hessian  # noqa: E402
+from funcarray.api.transformations import jacfwd as jacfwd  # noqa: E402
+from funcarray.api.transformations import jacrev as jacobian  # noqa: E402,F401  (JAX's alias)
+from funcarray.api.transformations import jacrev as jacrev  # noqa: E402
+from funcarray.api.transformations import jvp as jvp  # noqa: E402
+from funcarray.api.transformations import linearize as linearize  # noqa: E402
+from funcarray.api.transformations import stop_gradient as stop_gradient  # noqa: E402
+from funcarray.api.transformations import value_and_grad as value_and_grad  # noqa: E402
+from funcarray.api.transformations import vjp as vjp  # noqa: E402
+from funcarray.api.transformations import vmap as vmap  # noqa: E402
+from funcarray.base.array import Array as Array  # noqa: E402
+from funcarray.base.array import Device as Device  # noqa: E402
+from funcarray.base.config import config as config  # noqa: E402
 from funcarray.lowering.devices import default_backend as default_backend  # noqa: E402
 from funcarray.lowering.devices import device_count as device_count  # noqa: E402
 from funcarray.lowering.devices import devices as devices  # noqa: E402
@@ -66,6 +67,7 @@ from funcarray.lowering.devices import local_device_count as local_device_count 
 from funcarray.lowering.devices import local_devices as local_devices  # noqa: E402
 from funcarray.lowering.devices import process_count as process_count  # noqa: E402
 from funcarray.lowering.devices import process_index as process_index  # noqa: E402
+from funcarray.numpy import array_methods as _operators  # noqa: E402,F401  (installs Array/Tracer operators)
 from funcarray.numpy import asarray as asarray  # noqa: E402
 from funcarray.primitives import _transform_support  # noqa: E402,F401  (for the transforms)
 from funcarray.transforms.staging import make_ir as make_ir  # noqa: E402

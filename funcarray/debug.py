@@ -1,71 +1,13 @@
 """Debugging inside transformed code, as ``jax.debug``: ``print`` and ``callback``.
 
-Outside every transform Python's own ``print`` already works (funcarray is eager). Under
-``jit`` a value has no value yet at trace time, so ``debug.print`` stages a host callback that
-prints when the compiled code runs; under ``vmap`` it prints once per batch member; under
-``grad`` it prints the primal values (in the forward pass). The mechanism is
-``primitives/callbacks.py``.
-
-Example:
-    >>> import funcarray as fa, funcarray.numpy as fnp
-    >>> @fa.jit
-    ... def f(x):
-    ...     fa.debug.print("x = {x}, sum = {s}", x=x, s=x.sum())
-    ...     return x * 2
-    >>> _ = f(fnp.arange(3.0))
-    x = [0. 1. 2.], sum = 3.0
+The public module; the implementation is ``funcarray/api/debugging.py``.
 """
 
-from __future__ import annotations
+from funcarray.api.debugging import (  # noqa: F401  (re-exports)
+    callback,
+    print,
+)
 
-import builtins
-
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg
-from funcarray._callback import flat_host_function
-from funcarray._errors import api_boundary
-from funcarray.primitives.callbacks import HostCallback, debug_callback_p
-
-__all__ = ["print", "callback"]
-
-
-@api_boundary
-def callback(callback, *args, ordered=False, **kwargs):
-    """Call ``callback(*args, **kwargs)`` for its side effect with the arguments' values as
-    NumPy arrays, wherever this line runs: eagerly, in compiled code (``jit``), once per
-    batch member (``vmap``), with primal values (``grad``). Returns None. ``ordered`` is
-    accepted for JAX compatibility (callbacks run in program order on one device).
-
-    Example:
-        >>> import funcarray as fa, funcarray.numpy as fnp
-        >>> seen = []
-        >>> fa.jit(lambda x: fa.debug.callback(seen.append, x) or x)(fnp.ones(2))
-        Array([1., 1.], dtype=float32)
-        >>> seen
-        [array([1., 1.], dtype=float32)]
-    """
-    leaves, in_tree = fa_tree.flatten((args, kwargs))
-    leaves = [asarray_arg("debug.callback", x) for x in leaves]
-    name = f"debug.callback({getattr(callback, '__name__', type(callback).__name__)})"
-    host = HostCallback(flat_host_function(callback, in_tree), (), name)
-    debug_callback_p.bind(*leaves, callback=host)
-
-
-@api_boundary
-def print(fmt: str, *args, ordered=False, **kwargs):  # noqa: A001 (JAX's name)
-    """Print ``fmt.format(*args, **kwargs)`` with the arguments' values (NumPy arrays) when
-    this line runs, even inside ``jit`` (see the module docstring).
-
-    Example:
-        >>> import funcarray as fa, funcarray.numpy as fnp
-        >>> _ = fa.vmap(lambda x: fa.debug.print("member {}", x) or x)(fnp.arange(2.0))
-        member 0.0
-        member 1.0
-    """
-    if not isinstance(fmt, str):
-        raise TypeError(f"debug.print: the format must be a string, got {type(fmt).__name__}")
-
-    def show(*values, **named):
-        builtins.print(fmt.format(*values, **named))
-
-    callback(show, *args, ordered=ordered, **kwargs)
+__all__ = [
+    'print', 'callback'
+]

@@ -4,7 +4,7 @@ This package is the only place that talks to jaxlib; it is imported lazily, on t
 or device transfer, so eager CPU work never loads jax.
 """
 
-from funcarray.array import register_deferred_error_handler
+from funcarray.base.array import register_deferred_error_handler
 from funcarray.lowering.runtime import raise_deferred_error
 
 # An error a computation reports late (when a device array is read) surfaces as the runtime

@@ -91,7 +91,7 @@ def compile_count() -> int:
 
 
 def _compile_or_load(text, in_avals, out_avals, device, callbacks=(), compiler_options=()):
-    from funcarray._config import config
+    from funcarray.base.config import config
     from funcarray.lowering import runtime
 
     # A module that calls Python functions back is never written to disk: the functions

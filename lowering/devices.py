@@ -15,8 +15,8 @@ Example:
 
 from __future__ import annotations
 
-from funcarray._config import config
-from funcarray.array import Device
+from funcarray.base.array import Device
+from funcarray.base.config import config
 from funcarray.lowering import runtime
 
 __all__ = ["devices", "device_count", "local_devices", "local_device_count", "process_index",

@@ -93,7 +93,7 @@ def mlir_element_type(dtype) -> str:
         # Checked here, where every type of a module is spelled, because XLA aborts the
         # whole process on a float6 constant (jaxlib 0.10 and 0.11) and has no float6
         # arithmetic on CPU: a Python error is the only safe outcome.
-        from funcarray._errors import op_type_error  # (lazily: _errors imports lowering)
+        from funcarray.base.errors import op_type_error  # (lazily: _errors imports lowering)
 
         raise op_type_error(
             "jit", f"XLA cannot run {name} values (it has no {name} arithmetic, and its "

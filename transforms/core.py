@@ -27,7 +27,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
-from funcarray.array import register_tracer_type
+from funcarray.base.array import register_tracer_type
 from funcarray.base.avals import ShapedArray, short_dtype_name
 
 __all__ = [
@@ -211,7 +211,7 @@ def running_eagerly() -> bool:
 
 def running_numpy_kernels() -> bool:
     """True when a primitive bound now would run its NumPy kernel: outside every transform,
-    with the default eager backend (``funcarray._compiled`` swaps EVAL_TRACE's class for the
+    with the default eager backend (``funcarray.api.transfers`` swaps EVAL_TRACE's class for the
     XLA one). Hot eager paths (an RNN step's ``@``, ``+`` and ``tanh``) check this and call
     ``prim.impl`` themselves, skipping ``bind``'s dispatch: the same kernel, ~0.3 us less.
     """
@@ -260,7 +260,7 @@ _CONCRETIZATION_MSG = (
 class Tracer:
     """A value being traced by a transform. Subclasses carry what their trace needs.
 
-    Array methods and operators are installed on this class by ``funcarray._operators`` so
+    Array methods and operators are installed on this class by ``funcarray.numpy.array_methods`` so
     user code cannot tell a tracer from an ``Array`` except by its abstract value.
     """
 
@@ -337,7 +337,7 @@ class Tracer:
         detail = self._concretization_detail()
         if detail:
             message = f"{detail}\n{message}"
-        from funcarray._errors import user_location  # lazily: core is imported first
+        from funcarray.base.errors import user_location  # lazily: core is imported first
 
         where = user_location()
         return ConcretizationError(f"{message}\n  (at {where})" if where else message)

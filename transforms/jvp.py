@@ -53,7 +53,7 @@ class Zero:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Tangents of float/complex values share their dtype; integer and bool values have
     no tangent space: their tangents are always symbolic zeros of their own dtype here, which
-    the public API shows as JAX's float0 arrays (``funcarray/_float0.py``)."""
+    the public API shows as JAX's float0 arrays (``funcarray/base/float0.py``)."""
     if not aval.weak_type:
         return aval  # (avals are never mutated, so sharing one is safe)
     return ShapedArray.trusted(aval.shape, aval.dtype, False)

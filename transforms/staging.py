@@ -280,7 +280,7 @@ class StagedIR:
         return self.closed.out_avals
 
     def __call__(self, *args, **kwargs):
-        from funcarray import tree
+        from funcarray.base import pytrees as tree
 
         dyn_args = _split_static(args, dict(self.static_args), "calling a StagedIR")
         leaves, in_tree = tree.flatten((dyn_args, kwargs))
@@ -337,7 +337,7 @@ def make_ir(f, *, static_argnums=()):
 
     @functools.wraps(f)
     def make(*args, **kwargs) -> StagedIR:
-        from funcarray import tree
+        from funcarray.base import pytrees as tree
 
         positions = _static_positions(static, len(args))
         static_args = tuple((i, args[i]) for i in sorted(positions))
@@ -399,7 +399,7 @@ def _as_array(x):
     """Arrays and tracers pass; Python scalars, NumPy arrays and lists become Arrays."""
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     return asarray_arg("make_ir", x)
 
 

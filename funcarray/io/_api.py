@@ -8,10 +8,10 @@ import tempfile
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray import tree as _tree
-from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base import pytrees as _tree
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.io import _npz, _safetensors
 from funcarray.io._names import leaf_names, nest
 from funcarray.transforms.core import Tracer

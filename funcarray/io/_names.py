@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numbers
 
-from funcarray import tree as _tree
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import pytrees as _tree
+from funcarray.base.errors import op_type_error, op_value_error
 
 __all__ = ["leaf_names", "nest", "RESERVED"]
 

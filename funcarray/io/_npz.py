@@ -14,8 +14,8 @@ import zipfile
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._errors import op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_value_error
 
 __all__ = ["RECORD", "read", "write"]
 

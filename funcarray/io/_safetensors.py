@@ -22,8 +22,8 @@ import sys
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 
 __all__ = ["DTYPE_CODES", "Entry", "read_header", "read_tensor", "write"]
 

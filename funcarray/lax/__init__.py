@@ -46,8 +46,8 @@ def _load_namespace() -> dict:
     show the user's frames only (the unwrapped ones in the modules keep their doctests)."""
     global _namespace
     if _namespace is None:
-        from funcarray._api import stop_gradient
-        from funcarray._errors import api_boundary
+        from funcarray.api.transformations import stop_gradient
+        from funcarray.base.errors import api_boundary
 
         names = {"stop_gradient": stop_gradient,
                  "linalg": _importlib.import_module("funcarray.lax.linalg")}
@@ -85,7 +85,7 @@ def __dir__() -> list:
 if _typing.TYPE_CHECKING:
     # The names ``__getattr__`` provides, for type checkers (which do not run it; _extras
     # gathers the _extras_* modules' names).
-    from funcarray._api import stop_gradient as stop_gradient
+    from funcarray.api.transformations import stop_gradient as stop_gradient
     from funcarray.lax import linalg as linalg
     from funcarray.lax._branches import cond as cond
     from funcarray.lax._branches import switch as switch

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray import tree as fa_tree
-from funcarray._arguments import is_array
-from funcarray.array import Array
+from funcarray.api.arguments import is_array
+from funcarray.base import dtypes
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
 from funcarray.lax._common import (
     _arrays,
     _as_leaves,
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, TypeVar
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
     _T = TypeVar("_T")
 

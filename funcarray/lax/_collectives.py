@@ -22,8 +22,8 @@ import operator
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import pytrees as fa_tree
 from funcarray.primitives.collectives import (
     all_gather_p,
     all_to_all_p,

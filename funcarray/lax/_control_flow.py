@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray import tree as fa_tree
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _concatenate,
     _concatenate_arrays,
     _insert_axis,
@@ -30,8 +28,10 @@ from funcarray._arguments import (
     canonicalize_axis,
     is_array,
 )
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._branches import cond
 from funcarray.lax._common import (
     _arrays,
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
     _T = TypeVar("_T")
     _Carry = TypeVar("_Carry")
@@ -529,7 +529,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     _check_callable("map", "f", f)
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    from funcarray._api import vmap
+    from funcarray.api.transformations import vmap
 
     batch_size = int(batch_size)
     if batch_size < 1:

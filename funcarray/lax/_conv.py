@@ -18,8 +18,8 @@ import operator
 
 import numpy as np
 
-from funcarray._arguments import _rev
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import _rev
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand_of_kinds, _short
 from funcarray.primitives.convolution import (
     ConvDimensionNumbers,

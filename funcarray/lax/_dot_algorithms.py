@@ -33,8 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._errors import op_type_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error
 from funcarray.lax._conv import ConvDimensionNumbers
 from funcarray.lax._ops_dot import Precision
 
@@ -239,7 +239,7 @@ def dot_with_algorithm(op, lhs, rhs, dimension_numbers, algorithm, preferred_ele
     """``dot_general`` under a dot algorithm (see the module docstring): operands converted
     to its storage types, products accumulated in its accumulation type, the result in the
     dtype of the product without the algorithm."""
-    from funcarray._arguments import convert
+    from funcarray.api.arguments import convert
     from funcarray.lax._ops_common import _operand
     from funcarray.lax._ops_dot import _dot_general
 

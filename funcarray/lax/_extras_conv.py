@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand_of_kinds, _short
 
 __all__ = ["conv_general_dilated_patches", "conv_general_permutations", "conv_shape_tuple",

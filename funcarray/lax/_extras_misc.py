@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _broadcast_operands,
     _check_kinds,

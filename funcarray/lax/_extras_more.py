@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray._arguments import _moveaxes, convert
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import _moveaxes, convert
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
     _int_tuple,
@@ -62,7 +62,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
 def _elementwise(func, dtype):
     """``func`` (a function of one scalar, as jax.lax's ``scatter_apply`` traces it) applied
     to every element of an array of ``dtype``."""
-    from funcarray._api import vmap
+    from funcarray.api.transformations import vmap
 
     def apply(v):
         if v.size == 0:
@@ -209,7 +209,7 @@ def _check_scale(op, side, x, scale, contracting):
 def _scaled(x, scale, contracting):
     """``x * scale`` in bfloat16, each scale entry covering a block of the contracting
     dimensions (JAX's decomposition)."""
-    from funcarray.dtypes import bfloat16
+    from funcarray.base.dtypes import bfloat16
 
     x = x.astype(bfloat16)
     if scale is None:
@@ -237,7 +237,7 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
         Array([[6.]], dtype=float32)
     """
     from funcarray import lax
-    from funcarray.dtypes import bfloat16
+    from funcarray.base.dtypes import bfloat16
 
     op = "lax.scaled_dot"
     x, y = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")

@@ -25,9 +25,9 @@ import operator
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg, is_array
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _int_tuple, _operand, _same_dtype_operands, _short
 from funcarray.primitives.reduce_general import reduce_p
 from funcarray.transforms.core import ShapedArray, Tracer, current_trace, set_current_trace
@@ -171,7 +171,7 @@ def reduce(operands, init_values, computation, dimensions):
     if len(xs) == 1:
         reducer = _monoid_reducer(computation, xs[0], raw_inits[0])
         if reducer is not None:
-            from funcarray._arguments import convert
+            from funcarray.api.arguments import convert
 
             out = reducer(xs[0], dims)
             weak = xs[0].weak_type and (type(raw_inits[0]) in (int, float, complex, bool) or

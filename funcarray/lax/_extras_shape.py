@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray._errors import axis_error, op_type_error, op_value_error
+from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _dtype_arg,
     _int,

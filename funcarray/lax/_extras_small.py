@@ -27,12 +27,12 @@ import functools
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray import tree as fa_tree
-from funcarray._arguments import _broadcast_to_checked, _int_tuple, asarray_arg
-from funcarray._arguments import broadcast_shapes as _broadcast_shapes
-from funcarray._errors import op_type_error
-from funcarray.array import Array
+from funcarray.api.arguments import _broadcast_to_checked, _int_tuple, asarray_arg
+from funcarray.api.arguments import broadcast_shapes as _broadcast_shapes
+from funcarray.base import dtypes
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error
 
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
            "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import operator
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives.fft import FftType, complex_dtype_for, fft_p, real_dtype_for
 
 __all__ = ["fft", "FftType"]

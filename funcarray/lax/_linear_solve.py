@@ -18,10 +18,10 @@ Example:
 
 from __future__ import annotations
 
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg
-from funcarray._custom import _stage_body, custom_jvp, zeros_like_tangent
-from funcarray._transpose import linear_transpose
+from funcarray.api.arguments import asarray_arg
+from funcarray.api.custom_derivatives import _stage_body, custom_jvp, zeros_like_tangent
+from funcarray.api.linear_transpose import linear_transpose
+from funcarray.base import pytrees as fa_tree
 from funcarray.primitives.linear_solve import custom_linear_solve_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import eval_ir
@@ -160,7 +160,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         consts, guess = primals
         consts_dot, _ = tangents
         x, aux = root(consts, guess)
-        from funcarray._api import jvp
+        from funcarray.api.transformations import jvp
 
         # f(theta, x*(theta)) = 0  =>  (df/dx) dx = -(df/dtheta) dtheta
         _, rhs = jvp(lambda c: f_with(c, x), (consts,), (consts_dot,))

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import convert
-from funcarray._errors import op_type_error
+from funcarray.api.arguments import convert
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -42,7 +42,7 @@ from funcarray.primitives import elementwise as ew
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from funcarray.array import Array
+    from funcarray.base.array import Array
 
 __all__ = [
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",

@@ -38,9 +38,15 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _scalar_operand, asarray_arg, broadcast_to_shape, convert, is_array
-from funcarray._errors import axis_error, op_type_error, op_value_error
+from funcarray.api.arguments import (
+    _scalar_operand,
+    asarray_arg,
+    broadcast_to_shape,
+    convert,
+    is_array,
+)
+from funcarray.base import dtypes
+from funcarray.base.errors import axis_error, op_type_error, op_value_error
 
 __all__ = [
     "_kind", "_short", "_operand", "_check_kinds", "_operand_of_kinds", "_same_dtype_operands",

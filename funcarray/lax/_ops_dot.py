@@ -17,9 +17,9 @@ import enum
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import convert
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import convert
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
     _dtype_arg,

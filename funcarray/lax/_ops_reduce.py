@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray._arguments import _moveaxes
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import _moveaxes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -40,7 +40,7 @@ from funcarray.primitives.top_k import top_k_p
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from funcarray.array import Array
+    from funcarray.base.array import Array
 
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",

@@ -20,9 +20,9 @@ import operator
 
 import numpy as np
 
-from funcarray._arguments import convert
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import convert
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _IUFC,
     _any_axis,

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import convert, is_array
-from funcarray._errors import index_error, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import convert, is_array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import index_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _any_axis,
     _checked_bind,

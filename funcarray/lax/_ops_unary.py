@@ -19,9 +19,9 @@ import enum
 import operator
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
-from funcarray._arguments import convert, convert_arg
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import convert, convert_arg
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -44,7 +44,7 @@ from funcarray.primitives import special as sp
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from funcarray.array import Array
+    from funcarray.base.array import Array
 
 __all__ = [
     "neg", "sign", "floor", "ceil", "round", "RoundingMethod", "is_finite", "exp", "exp2",

@@ -32,14 +32,14 @@ import dataclasses
 
 import numpy as np
 
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _moveaxes,
     _transpose,
     broadcast_shapes,
     broadcast_to_shape,
     convert,
 )
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _int_tuple, _operand, _short
 from funcarray.lax._ops_dot import _dot_general
 

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _dtype_arg, _operand, _same_dtype_operands, _short
 from funcarray.primitives.rng import BIT_DTYPES, rng_bit_generator_p, rng_uniform_p
 

@@ -19,8 +19,8 @@ import operator
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._errors import op_value_error
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import op_value_error
 from funcarray.lax._conv import padding_pairs, padtype_to_pads, positive_ints
 from funcarray.lax._ops_common import _operand_of_kinds
 from funcarray.primitives.convolution import dilate_shape

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary, op_value_error
-from funcarray.array import Array, DeviceArray
+from funcarray.api.arguments import asarray_arg
+from funcarray.base.array import Array, DeviceArray
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.primitives.decompositions import (
     cholesky_p,
     lu_p,
@@ -34,7 +34,7 @@ from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh",
            "svd", "schur"]

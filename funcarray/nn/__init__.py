@@ -25,7 +25,7 @@ __all__ = ["initializers", *_activation_names, *_function_names,
 
 def _install_api_boundaries():
     """Wrap every public function so that user-facing errors show the user's frames only."""
-    from funcarray._errors import api_boundary
+    from funcarray.base.errors import api_boundary
     namespace = globals()
     for name in __all__:
         value = namespace[name]

@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_type_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error
 from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
 
 if TYPE_CHECKING:
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "hard_tanh", "sigmoid", "log_sigmoid", "softplus", "silu",

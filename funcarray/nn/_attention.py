@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._api import stop_gradient
-from funcarray._arguments import asarray_arg
+from funcarray.api.arguments import asarray_arg
+from funcarray.api.transformations import stop_gradient
+from funcarray.base import dtypes
 from funcarray.nn._functions import logsumexp, softmax
 
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["dot_product_attention"]
 

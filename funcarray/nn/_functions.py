@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, canonicalize_axes, canonicalize_axis, convert
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, canonicalize_axes, canonicalize_axis, convert
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.nn._activations import _inexact_arg
 from funcarray.numpy._promotion import promote_args
 from funcarray.primitives.elementwise import rsqrt_p
@@ -26,14 +26,16 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["softmax", "log_softmax", "logsumexp", "one_hot", "standardize"]
 
 
 def _stop_gradient(x):
-    from funcarray._api import stop_gradient  # _api imports funcarray.numpy: import late
+    from funcarray.api.transformations import (
+        stop_gradient,  # _api imports funcarray.numpy: import late
+    )
     return stop_gradient(x)
 
 

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = [
     "zeros", "ones", "constant", "uniform", "normal", "truncated_normal", "variance_scaling",

@@ -15,9 +15,9 @@ import typing as _typing
 
 import numpy as _np
 
-from funcarray import dtypes as _dtypes
-from funcarray.array import Array as Array
-from funcarray.dtypes import (  # noqa: F401
+from funcarray.base import dtypes as _dtypes
+from funcarray.base.array import Array as Array
+from funcarray.base.dtypes import (  # noqa: F401
     finfo,
     iinfo,
     issubdtype,
@@ -142,7 +142,7 @@ def isscalar(element: object) -> bool:
 
 def _install_api_boundaries():
     """Wrap every public function so that user-facing errors show the user's frames only."""
-    from funcarray._errors import api_boundary
+    from funcarray.base.errors import api_boundary
     namespace = globals()
     for name, value in list(namespace.items()):
         if (not name.startswith("_") and callable(value)
@@ -164,7 +164,7 @@ globals().update(_numpy_ufuncs(globals()))
 
 if _typing.TYPE_CHECKING:
     # What the run-time machinery above and below makes, declared for type checkers: the
-    # fourteen ufuncs, and the narrow dtypes of ml_dtypes (funcarray.dtypes.NARROW_DTYPE_NAMES).
+    # fourteen ufuncs, and the narrow dtypes of ml_dtypes (base.dtypes.NARROW_DTYPE_NAMES).
     from funcarray.numpy._misc_info import *  # (re-exported by _misc and _numerics through
     from funcarray.numpy._numerics_stats import *  # __all__ lists type checkers cannot follow)
     from funcarray.numpy._ufunc import _BinaryUfunc, _UnaryUfunc

@@ -18,10 +18,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _concrete_int, asarray_arg, canonicalize_axis, convert, convert_arg
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import (
+    _concrete_int,
+    asarray_arg,
+    canonicalize_axis,
+    convert,
+    convert_arg,
+)
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     imag,
     isnan,
@@ -39,7 +45,7 @@ from funcarray.primitives.elementwise import complex_p
 if TYPE_CHECKING:
     from typing import Any
 
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["diff", "ediff1d", "append", "nan_to_num", "copy", "astype"]
 

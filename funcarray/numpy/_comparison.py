@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, broadcast_shapes, convert, to_inexact_dtype
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, broadcast_shapes, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     abs,
     add,
@@ -41,7 +41,7 @@ from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import reshape
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "isin"]
 

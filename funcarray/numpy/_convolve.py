@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_value_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import op_value_error
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["convolve", "correlate"]
 

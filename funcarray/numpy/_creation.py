@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import _float0, dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _int_tuple,
     asarray_arg,
     broadcast_to_shape,
@@ -24,14 +23,16 @@ from funcarray._arguments import (
     convert_arg,
     to_inexact_dtype,
 )
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base import float0 as _float0
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives.shape import iota_p
 
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = [
     "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",

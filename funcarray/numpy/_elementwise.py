@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     asarray_arg,
     broadcast_to_shape,
     convert,
     is_array,
     to_inexact_dtype,
 )
-from funcarray._errors import filtered, op_type_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._promotion import promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.autodiff_ops import stop_gradient_p
@@ -34,7 +34,7 @@ from funcarray.transforms.core import running_numpy_kernels
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
     _Unary = Callable[[ArrayLike], Array]
     _Binary = Callable[[ArrayLike, ArrayLike], Array]
@@ -867,7 +867,7 @@ def _sinc_maclaurin():
     """``maclaurin(k, t)``: the k-th derivative of sin(t)/t at t = 0, shaped like ``t``, with
     ``maclaurin(k + 1, t) * dt`` as its tangent. (Made on first use: ``custom_jvp`` lives
     above funcarray.numpy in the import graph.)"""
-    from funcarray._custom import custom_jvp
+    from funcarray.api.custom_derivatives import custom_jvp
 
     def maclaurin(k, t):
         # (t * 0: t's shape and dtype; only its value where t == 0 is used)
@@ -1081,7 +1081,7 @@ def where(condition, x=None, y=None, /):
         raise op_type_error("where", "give both x and y, or neither")
     condition = _to_bool("where", condition)
     x, y = promote_args("where", x, y)
-    from funcarray._arguments import broadcast_shapes
+    from funcarray.api.arguments import broadcast_shapes
     shape = broadcast_shapes("where", condition.shape, x.shape)
     condition = broadcast_to_shape(condition, shape)
     x, y = broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)

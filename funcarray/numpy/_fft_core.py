@@ -16,9 +16,9 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, canonicalize_axis, convert
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives.fft import FftType, complex_dtype_for, fft_p, real_dtype_for
 
 __all__ = ["FftType", "transform", "check_single_axis", "check_norm", "lengths_arg"]

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _concrete_int, asarray_arg, convert
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import _concrete_int, asarray_arg, convert
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
     clip,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Literal
 
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["meshgrid", "indices", "tri", "tril_indices", "triu_indices", "unravel_index",
            "ravel_multi_index", "r_", "c_", "s_", "index_exp", "mgrid", "ogrid", "ix_",

@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     asarray_arg,
     broadcast_shapes,
     broadcast_to_shape,
@@ -37,8 +36,9 @@ from funcarray._arguments import (
     convert_arg,
     is_array,
 )
-from funcarray._errors import index_error, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import index_error, op_type_error, op_value_error
 from funcarray.numpy._elementwise import power, true_divide, where
 from funcarray.numpy._promotion import promote_args
 from funcarray.primitives import elementwise as ew
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, Literal
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
 __all__ = [
     "getitem", "IndexUpdateHelper", "nonzero", "flatnonzero", "argwhere", "take",

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -30,8 +29,9 @@ from funcarray._arguments import (
     convert_arg,
     is_array,
 )
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_dot import _canonicalize_precision
 from funcarray.numpy._creation import full
 from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "matmul", "dot", "vdot", "vecdot", "inner", "outer", "tensordot", "einsum", "kron", "cross",

@@ -17,22 +17,22 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _concrete_int,
     asarray_arg,
     canonicalize_axis,
     convert,
     to_inexact_dtype,
 )
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._linalg import cross as _cross
 from funcarray.numpy._linalg_solve import inv, solve
 from funcarray.numpy._shape import reshape, transpose
 from funcarray.primitives.eig import EIG_DTYPES, eig_p
 
 if TYPE_CHECKING:
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["cross", "tensorinv", "tensorsolve", "EigResult", "eig", "eigvals"]
 

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import _lapack_now, hermitian_part
 from funcarray.numpy._creation import eye
 from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "cholesky", "solve", "inv", "det", "slogdet", "SlogdetResult", "norm", "vector_norm",
@@ -144,7 +144,7 @@ def _implicit_solve(a, b):
     ``stop_gradient(a)`` inside ``custom_linear_solve``, so derivatives are solves with the
     same factors (``a``'s own derivative enters through the product ``a @ x``) instead of
     derivatives of the factorisation."""
-    from funcarray._api import stop_gradient
+    from funcarray.api.transformations import stop_gradient
     from funcarray.lax._linear_solve import custom_linear_solve
 
     lu, _, permutation = lu_p.bind(stop_gradient(a))

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._custom import custom_jvp
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import hermitian_part
 from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
@@ -31,8 +31,8 @@ from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["QRResult", "EighResult", "SVDResult", "qr", "eigh", "eigvalsh", "svd", "svdvals",
            "matrix_rank", "pinv", "lstsq", "cond"]

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _axis,
     _concrete_int,
     asarray_arg,
@@ -29,7 +28,8 @@ from funcarray._arguments import (
     convert_arg,
     to_inexact_dtype,
 )
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._misc_info import *  # noqa: F403
 from funcarray.numpy._misc_info import __all__ as _info_all
 
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, TypeVar
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
     _T = TypeVar("_T")
 
@@ -138,7 +138,7 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        from funcarray._api import vmap
+        from funcarray.api.transformations import vmap
         context = f"(vectorize with excluded={excluded!r} and signature={signature!r})"
         static_args = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int))
                        if i < len(args)]
@@ -221,7 +221,7 @@ def fromfunction(function: Callable[..., _T], shape: ShapeLike, *,
         Array([[ 0, 10, 20],
                [ 1, 11, 21]], dtype=int32)
     """
-    from funcarray._api import vmap
+    from funcarray.api.transformations import vmap
     from funcarray.numpy._creation import shape_tuple
     shape = shape_tuple("fromfunction", shape)
     for i in range(len(shape)):

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, is_array
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "isreal", "iscomplex", "isrealobj", "iscomplexobj", "iterable", "isdtype", "printoptions",

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trapezoid",
            "unwrap"]
@@ -48,7 +48,7 @@ def _promote(op, *args, inexact=False):
 
     Python scalars are made in the result dtype directly, so ``0.1`` next to a float64
     array is float64's 0.1, not float32's widened."""
-    from funcarray._arguments import _scalar_to_array, asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import _scalar_to_array, asarray_arg, convert, to_inexact_dtype
     values = [a if type(a) in (int, float, complex) else asarray_arg(op, a) for a in args]
     try:
         dt, weak = dtypes.result_type(*values, return_weak_type=True)
@@ -198,7 +198,7 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """
     op = "ldexp"
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     x1, x2 = asarray_arg(op, x1), asarray_arg(op, x2)
     if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
         raise op_type_error(op, f"needs a real x1 and integer exponents x2, got dtypes "
@@ -313,7 +313,7 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
         Array([1.       , 1.1666667, 1.5      ], dtype=float32)
     """
     op = "gradient"
-    from funcarray._arguments import canonicalize_axes, canonicalize_axis
+    from funcarray.api.arguments import canonicalize_axes, canonicalize_axis
     if edge_order not in (None, 1, 2):
         raise op_value_error(op, f"edge_order must be 1 or 2, got {edge_order!r}")
     f, *spacing = _promote(op, f, *varargs, inexact=True)
@@ -359,7 +359,7 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     """
     op = "trapezoid"
     fnp = _fnp()
-    from funcarray._arguments import canonicalize_axis
+    from funcarray.api.arguments import canonicalize_axis
     if x is None:
         y, step = _promote(op, y, dx, inexact=True)
         axis = canonicalize_axis(op, axis, y.ndim)
@@ -388,7 +388,7 @@ def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
     """
     op = "unwrap"
     fnp = _fnp()
-    from funcarray._arguments import canonicalize_axis
+    from funcarray.api.arguments import canonicalize_axis
     p, period = _promote(op, p, period)
     if dtypes.is_complex(p.dtype):
         raise op_type_error(op, f"p must be real, got dtype {p.dtype}")

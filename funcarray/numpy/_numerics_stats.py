@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _concrete_int
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import _concrete_int
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["digitize", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef",
            "bartlett", "blackman", "hamming", "hanning", "kaiser", "i0"]
@@ -49,7 +49,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     """
     op = "digitize"
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     x, bins = asarray_arg(op, x), asarray_arg(op, bins)
     if bins.ndim != 1:
         raise op_value_error(op, f"bins must be a 1-D array of edges, got shape "
@@ -75,7 +75,7 @@ def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
         >>> fnp.histogram_bin_edges(fnp.array([1.0, 2.0, 5.0]), bins=4)
         Array([1., 2., 3., 4., 5.], dtype=float32)
     """
-    from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
     from funcarray.numpy._search import _bin_edges  # (histogram's own rule)
 
     a = asarray_arg("histogram_bin_edges", a)
@@ -161,7 +161,7 @@ def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike | Sequence[ArrayLike
     """
     op = "histogram2d"
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     x, y = asarray_arg(op, x), asarray_arg(op, y)
     if x.ndim != 1 or x.shape != y.shape:
         raise op_value_error(op, f"x and y must be 1-D of one length, got shapes "
@@ -187,7 +187,7 @@ def _check_dtype(op, dtype):
 
 def _weights(op, w, n, kind):
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     w = asarray_arg(op, w)
     if w.ndim != 1 or w.shape[0] != n:
         raise op_value_error(op, f"{kind} must be 1-D with one weight per observation ({n}), "

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _concrete_int
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import _concrete_int
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
            "polyval", "polyfit", "vander", "roots"]
@@ -64,7 +64,7 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
                [9, 3, 1]], dtype=int32)
     """
     op = "vander"
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     fnp = _fnp()
     x = asarray_arg(op, x)
     if x.ndim != 1:
@@ -93,7 +93,7 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     """
     op = "poly"
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
     zeros_ = asarray_arg(op, seq_of_zeros)
     zeros_ = convert(zeros_, to_inexact_dtype(zeros_.dtype), zeros_.weak_type)
     if zeros_.ndim == 0:
@@ -275,7 +275,7 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     op = "polyval"
     fnp = _fnp()
     from funcarray import lax
-    from funcarray._arguments import broadcast_shapes
+    from funcarray.api.arguments import broadcast_shapes
     from funcarray.numpy._numerics import promote_keep_shapes
     p, x = promote_keep_shapes(op, p, x)
     if p.ndim == 0:
@@ -315,7 +315,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """
     op = "polyfit"
     fnp = _fnp()
-    from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
     deg = _concrete_int(op, deg, "deg")
     x, y = asarray_arg(op, x), asarray_arg(op, y)
     if deg < 0:
@@ -370,7 +370,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 def _coefficient_dtypes(lhs, rhs):
     """lhs and rhs in one inexact dtype (lstsq's)."""
-    from funcarray._arguments import convert, to_inexact_dtype
+    from funcarray.api.arguments import convert, to_inexact_dtype
     dt = to_inexact_dtype(dtypes.result_type(lhs, rhs))
     return convert(lhs, dt), convert(rhs, dt)
 

@@ -1,14 +1,13 @@
 """NumPy's promotion of mixed operands for ``funcarray.numpy``: dtypes promoted to one, shapes
 broadcast to one, with fast paths for the common eager cases.
 
-Argument conversion (scalars, lists, axes) is below, in ``funcarray._arguments``; primitives
+Argument conversion (scalars, lists, axes) is below, in ``funcarray.api.arguments``; primitives
 and ``funcarray.lax`` never promote or broadcast implicitly.
 """
 
 from __future__ import annotations
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _SCALAR_DEFAULTS,
     _scalar_operand,
     _scalar_to_array,
@@ -19,8 +18,9 @@ from funcarray._arguments import (
     host_view,
     is_array,
 )
-from funcarray._errors import op_type_error
-from funcarray.array import Array, DeviceArray
+from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
+from funcarray.base.errors import op_type_error
 from funcarray.transforms.core import Tracer, running_eagerly, running_numpy_kernels
 
 # Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.

@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     asarray_arg,
     broadcast_shapes,
     broadcast_to_shape,
@@ -38,8 +37,9 @@ from funcarray._arguments import (
     convert_arg,
     to_inexact_dtype,
 )
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
 from funcarray.primitives.elementwise import select_n_p
@@ -48,7 +48,7 @@ from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.typing import ArrayLike, Axis, DTypeLike
+    from funcarray.base.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = [
     "sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin",

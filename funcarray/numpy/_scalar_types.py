@@ -23,8 +23,8 @@ import numpy as np
 if TYPE_CHECKING:
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import DTypeLike
 
 __all__ = ["ScalarType"]
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import _concrete_int, asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import _concrete_int, asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import linspace, ones_like, zeros
 from funcarray.numpy._elementwise import (
     abs,
@@ -53,7 +53,7 @@ from funcarray.transforms.core import Tracer
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["searchsorted", "interp", "bincount", "histogram"]
 

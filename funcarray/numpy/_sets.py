@@ -22,15 +22,15 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, NamedTuple, overload
 
-from funcarray import dtypes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all", "unique_counts",
            "unique_inverse", "unique_values"]
@@ -64,7 +64,7 @@ def _fnp():
 
 def _flat(op, *arrays):
     """The arguments flattened and promoted to one dtype."""
-    from funcarray._arguments import asarray_arg, convert
+    from funcarray.api.arguments import asarray_arg, convert
     arrays = [asarray_arg(op, a) for a in arrays]
     try:
         dt, weak = dtypes.result_type(*arrays, return_weak_type=True)
@@ -217,7 +217,7 @@ def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
         >>> inverse
         Array([2, 0, 2, 1], dtype=int32)
     """
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     shape = asarray_arg("unique_inverse", x).shape
     (x,) = _flat("unique_inverse", x)
     values, _, inverse, _ = _unique("unique_inverse", x, size=size, fill_value=fill_value,
@@ -237,7 +237,7 @@ def unique_all(x: ArrayLike, /, *, size: int | None = None,
         >>> result.values, result.indices, result.counts
         (Array([1, 2, 3], dtype=int32), Array([1, 3, 0], dtype=int32), Array([1, 1, 2], dtype=int32))
     """  # noqa: E501
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     shape = asarray_arg("unique_all", x).shape
     (x,) = _flat("unique_all", x)
     values, indices, inverse, counts = _unique("unique_all", x, size=size,

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _axis,
     _broadcast_along,
     _broadcast_to_checked,
@@ -40,9 +39,10 @@ from funcarray._arguments import (
     convert_arg,
     is_array,
 )
-from funcarray._arguments import broadcast_shapes as _broadcast_shapes
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import broadcast_shapes as _broadcast_shapes
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._extras_small import broadcast_shapes
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import (
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from funcarray.typing import ArrayLike, Axis, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, Axis, DTypeLike, ShapeLike
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     _axis,
     _concrete_int,
     _int_tuple,
@@ -33,15 +32,16 @@ from funcarray._arguments import (
     convert_arg,
     is_array,
 )
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, Axis, ShapeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, Axis, ShapeLike
 
 __all__ = [
     "block", "resize", "rollaxis", "trim_zeros", "insert", "delete", "unstack",
@@ -356,7 +356,7 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *arg
         Array([[1, 2, 3],
                [4, 5, 6]], dtype=int32)
     """
-    from funcarray._api import vmap
+    from funcarray.api.transformations import vmap
     op = "apply_along_axis"
     arr = asarray_arg(op, arr)
     axis = _axis(op, axis, arr.shape)
@@ -407,7 +407,7 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
         >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
         Array([2., 7., 9.], dtype=float32)
     """
-    from funcarray._api import vmap
+    from funcarray.api.transformations import vmap
     from funcarray.lax import switch
     op = "piecewise"
     x = asarray_arg(op, x)

@@ -17,15 +17,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
-from funcarray._arguments import (
+from funcarray.api.arguments import (
     asarray_arg,
     canonicalize_axes,
     convert,
     convert_arg,
     to_inexact_dtype,
 )
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
     ceil,
@@ -44,8 +44,8 @@ from funcarray.numpy._reductions import any, cumprod, cumsum, sum
 from funcarray.numpy._shape import moveaxis, reshape, transpose
 
 if TYPE_CHECKING:
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, Axis, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nancumsum", "nancumprod"]

@@ -23,14 +23,14 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING
 
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from funcarray.array import Array
-    from funcarray.typing import ArrayLike, DTypeLike
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["ufunc", "frompyfunc", "numpy_ufuncs"]
 
@@ -226,7 +226,7 @@ if TYPE_CHECKING:
 def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
     """The generic ``reduce``: a ``lax.scan`` applying ``f`` along the (merged) axes."""
     from funcarray import lax
-    from funcarray._arguments import canonicalize_axes
+    from funcarray.api.arguments import canonicalize_axes
     from funcarray.numpy import asarray, broadcast_to, expand_dims, moveaxis
     from funcarray.numpy import where as where_
 
@@ -262,7 +262,7 @@ def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
 def _running_fold(uf: ufunc, a, axis, dtype):
     """The generic ``accumulate``: a ``lax.scan`` that keeps every partial fold."""
     from funcarray import lax
-    from funcarray._arguments import canonicalize_axis
+    from funcarray.api.arguments import canonicalize_axis
     from funcarray.numpy import asarray, concatenate, moveaxis
 
     a = asarray(a) if dtype is None else asarray(a).astype(dtype)
@@ -364,7 +364,7 @@ def numpy_ufuncs(namespace: dict) -> dict:
         (looked up at the call: ``import funcarray`` does not load lax)."""
         def accumulate(a, axis=0, dtype=None):
             from funcarray import lax
-            from funcarray._arguments import canonicalize_axis
+            from funcarray.api.arguments import canonicalize_axis
             from funcarray.numpy import asarray
 
             a = asarray(a) if dtype is None else asarray(a).astype(dtype)

@@ -27,9 +27,9 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import canonicalize_axis
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import canonicalize_axis
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._fft_core import FftType, check_single_axis, transform
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
@@ -147,7 +147,7 @@ def ihfft(a, n=None, axis=-1, norm=None):
 
 
 def _complex(x):
-    from funcarray._arguments import convert
+    from funcarray.api.arguments import convert
     from funcarray.primitives.fft import complex_dtype_for
 
     return convert(x, complex_dtype_for(x.dtype))
@@ -322,7 +322,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
 
 
 def _shift(op: str, x, axes, sign: int):
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
     from funcarray.numpy import roll
 
     x = asarray_arg(op, x)

@@ -24,7 +24,7 @@ __all__ = [*_solve_names, *_spectral_names, *_extra_names]
 
 def _install_api_boundaries():
     """Public functions show the user's frames only in their errors (as funcarray.numpy)."""
-    from funcarray._errors import api_boundary
+    from funcarray.base.errors import api_boundary
     namespace = globals()
     for name in __all__:
         value = namespace[name]

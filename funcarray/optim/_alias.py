@@ -5,7 +5,7 @@ transformations in ``_transforms`` ending with ``scale_by_learning_rate`` (so up
 
 from __future__ import annotations
 
-from funcarray._errors import op_type_error
+from funcarray.base.errors import op_type_error
 from funcarray.optim._base import GradientTransformation, chain, identity
 from funcarray.optim._transforms import (
     add_decayed_weights,

@@ -13,10 +13,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from funcarray import dtypes, tree
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, convert, is_array
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert, is_array
+from funcarray.base import dtypes
+from funcarray.base import pytrees as tree
+from funcarray.base.errors import op_type_error, op_value_error
 
 __all__ = [
     "GradientTransformation", "EmptyState", "identity", "chain", "apply_updates",

@@ -9,7 +9,7 @@ import math
 import numbers
 
 from funcarray import numpy as fnp
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 
 __all__ = [
     "constant_schedule", "polynomial_schedule", "linear_schedule", "exponential_decay",

@@ -23,9 +23,9 @@ import numbers
 from typing import Any, NamedTuple
 
 from funcarray import numpy as fnp
-from funcarray import tree
-from funcarray._arguments import asarray_arg, is_array
-from funcarray._errors import op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.base import pytrees as tree
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.optim._base import (
     EmptyState,
     GradientTransformation,

@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-from funcarray._config import config
+from funcarray.base.config import config
 
 __all__ = ["empty", "release", "pooled_bytes", "RECYCLE_MIN_BYTES"]
 

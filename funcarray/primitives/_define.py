@@ -19,8 +19,8 @@ import functools
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import elementwise_lowering
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import vectorized_batch_rule

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.primitives.elementwise import add_p
 from funcarray.primitives.shape import broadcast_in_dim_p, transpose_p
 from funcarray.transforms import support

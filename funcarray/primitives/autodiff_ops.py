@@ -6,7 +6,7 @@ nothing flows back through it. Under vmap it is applied elementwise.
 
 from __future__ import annotations
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.vmap import vectorized_batch_rule

@@ -12,7 +12,7 @@ instead, so the primitives import nothing from the layers that wrap them.
 
 Example:
     >>> import numpy as np
-    >>> from funcarray.array import Array
+    >>> from funcarray.base.array import Array
     >>> from funcarray.primitives import bind_ops as ops
     >>> ops.matmul(ops.eye(2, np.float32), Array(np.ones((2, 3), np.float32))).shape
     (2, 3)
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.indexing import (
     GatherDimensionNumbers,

@@ -1,7 +1,7 @@
 """Calls from a computation back into Python: ``debug_callback`` (``funcarray.debug.print``
 and ``debug.callback``: a side effect, no outputs) and ``pure_callback`` (a function of its
 operands computed by Python, e.g. NumPy or SciPy code inside ``jit``). The public wrappers
-are ``funcarray/debug.py`` and ``funcarray/_callback.py``.
+are ``funcarray/api/debugging.py`` and ``funcarray/api/callbacks.py``.
 
 Both carry ``callback``, a ``HostCallback``: the function XLA calls with NumPy arrays, which
 checks what it returns against the declared result types before handing it to jaxlib (a
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering import runtime
 from funcarray.lowering.stablehlo import LoweringError
 from funcarray.primitives import bind_ops as ops

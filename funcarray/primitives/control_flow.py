@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering.regions import Region, region_op
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
 from funcarray.primitives.elementwise import convert_element_type_p, select_n_p

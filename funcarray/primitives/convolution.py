@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering.regions import _window_output_size
 from funcarray.primitives import bind_ops as ops
 from funcarray.primitives.linalg import _precision_attribute, accumulation_dtype

@@ -1,9 +1,9 @@
 """Custom derivative rules and rematerialisation, as higher-order primitives.
 
-The public wrappers live in ``funcarray/_custom.py``; this module holds the primitives and
-all their rules. Each primitive carries its body as an IR in *call form* (no const binders:
-the values the function closed over are its leading operands, ``num_consts`` of them), so the
-body composes with every transform through ``transforms/ir_transforms.py``.
+The public wrappers live in ``funcarray/api/custom_derivatives.py``; this module holds the
+primitives and all their rules. Each primitive carries its body as an IR in *call form* (no
+const binders: the values the function closed over are its leading operands, ``num_consts`` of
+them), so the body composes with every transform through ``transforms/ir_transforms.py``.
 
 ``custom_jvp_call(*consts, *args, call, jvp, num_consts, symbolic_zeros)``
     Applies the body ``call``. Its jvp rule calls ``jvp(primals, tangents)``, a *flat rule*
@@ -309,7 +309,7 @@ def _custom_vjp_call_jvp(primals, tangents, *, call, rule, num_consts):
 
 
 def _differentiable(aval) -> bool:
-    from funcarray.dtypes import is_inexact
+    from funcarray.base.dtypes import is_inexact
 
     return is_inexact(aval.dtype)
 

@@ -41,7 +41,7 @@ import functools
 
 import numpy as np
 
-from funcarray import dtypes
+from funcarray.base import dtypes
 from funcarray.lowering import regions, runtime
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
 from funcarray.primitives._define import wrap_kernel

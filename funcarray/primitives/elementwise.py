@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import compare
 from funcarray.primitives._define import binary, elementwise_abstract_eval, unary
 from funcarray.primitives.shape import broadcast_in_dim_p

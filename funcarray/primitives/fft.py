@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear
@@ -97,7 +97,7 @@ def real_dtype_for(dtype) -> np.dtype:
 def fft_output_type(shape: tuple, dtype, fft_type: FftType, fft_lengths: tuple):
     """The result's (shape, dtype) of ``fft`` on an operand of ``shape`` and ``dtype``, or a
     TypeError/ValueError that names the rule broken and the fix."""
-    from funcarray._errors import op_type_error, op_value_error
+    from funcarray.base.errors import op_type_error, op_value_error
 
     dtype, k, lengths = np.dtype(dtype), len(fft_lengths), tuple(fft_lengths)
     if not 1 <= k <= 3:

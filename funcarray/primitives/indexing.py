@@ -82,8 +82,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, tensor_type
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import wrap_kernel

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear, instantiate
 from funcarray.transforms.vmap import vectorized_batch_rule

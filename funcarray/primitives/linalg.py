@@ -58,8 +58,8 @@ import math
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array, DeviceArray
+from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract_eval
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.elementwise import convert_element_type_p

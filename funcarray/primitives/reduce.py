@@ -70,8 +70,8 @@ import functools
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import compare, lower_inline
 from funcarray.primitives import elementwise as ew

@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.primitives import bind_ops as ops

@@ -58,7 +58,7 @@ import functools
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import i64_array_attribute
 from funcarray.primitives._define import memoized_abstract_eval, wrap_kernel
 from funcarray.transforms.core import Primitive, ShapedArray

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from funcarray import dtypes
+from funcarray.base import dtypes
 from funcarray.lowering.stablehlo import compare
 from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import elementwise_abstract_eval, unary

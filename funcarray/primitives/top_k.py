@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.primitives import bind_ops as ops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval

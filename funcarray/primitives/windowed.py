@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.regions import _window_output_size
 from funcarray.primitives import bind_ops as ops

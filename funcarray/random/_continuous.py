@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._api import stop_gradient
-from funcarray._arguments import broadcast_shapes
-from funcarray._errors import api_boundary, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import broadcast_shapes
+from funcarray.api.transformations import stop_gradient
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.primitives.special import erf_inv_p, erf_p
 from funcarray.random._prng import canonical_shape, check_key
 from funcarray.random._sampling import (
@@ -43,7 +43,7 @@ from funcarray.random._sampling import (
 )
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["uniform", "normal", "exponential", "laplace", "logistic", "gumbel", "truncated_normal",
            "lognormal", "cauchy", "pareto", "rayleigh", "wald", "weibull_min", "maxwell",

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.primitives.special import lgamma_p
 from funcarray.random._continuous import _draw_gumbel
 from funcarray.random._prng import _UINT_OF_WIDTH, _random_bits, _split, canonical_shape, check_key
@@ -38,7 +38,7 @@ from funcarray.random._sampling import (
 )
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["randint", "bernoulli", "categorical", "poisson", "rademacher", "geometric", "binomial",
            "multinomial"]

@@ -13,12 +13,12 @@ import functools
 import math
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._api import stop_gradient
-from funcarray._custom import custom_jvp
-from funcarray._errors import api_boundary, op_value_error
-from funcarray.array import Array
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.api.transformations import stop_gradient
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.random._continuous import _draw_exponential
 from funcarray.random._prng import _split, canonical_shape, check_key
 from funcarray.random._sampling import (
@@ -37,7 +37,7 @@ from funcarray.random._sampling import (
 )
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal"]
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, broadcast_shapes, convert
-from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, broadcast_shapes, convert
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.random._continuous import _draw_exponential
 from funcarray.random._gamma import _generalized_normal
 from funcarray.random._prng import canonical_shape, check_key
@@ -26,7 +26,7 @@ from funcarray.random._sampling import (
 )
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["multivariate_normal", "ball", "orthogonal"]
 

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, canonicalize_axis, convert
-from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.random._continuous import _draw_gumbel
 from funcarray.random._discrete import randint
 from funcarray.random._prng import _random_bits, _split, canonical_shape, check_key
 from funcarray.random._sampling import _is_concrete, _top_k_indices, _uniform
 
 if TYPE_CHECKING:
-    from funcarray.typing import ArrayLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, ShapeLike
 
 __all__ = ["permutation", "choice"]
 

@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, convert, is_array
-from funcarray._errors import api_boundary, op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, convert, is_array
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._creation import shape_tuple as canonical_shape
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "threefry2x32", "clone", "key_impl"]

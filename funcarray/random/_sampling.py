@@ -20,11 +20,12 @@ import sys
 
 import numpy as np
 
-from funcarray import dtypes, tree
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, broadcast_shapes, convert
-from funcarray._errors import op_type_error, op_value_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, broadcast_shapes, convert
+from funcarray.base import dtypes
+from funcarray.base import pytrees as tree
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lowering.devices import default_backend
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.special import erf_inv_p

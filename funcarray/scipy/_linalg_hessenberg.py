@@ -20,9 +20,9 @@ Example:
 from __future__ import annotations
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import fori_loop
 
 __all__ = ["hessenberg"]

@@ -26,11 +26,11 @@ import operator
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._api import jvp, vmap
-from funcarray._api import stop_gradient as fa_stop_gradient
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.transformations import jvp, vmap
+from funcarray.api.transformations import stop_gradient as fa_stop_gradient
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import cond, scan, switch
 from funcarray.transforms.core import to_concrete_value
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import dynamic_slice_in_dim, dynamic_update_slice_in_dim, fori_loop
 from funcarray.primitives.decompositions import FACTORISABLE_DTYPES
 from funcarray.primitives.schur import schur_p

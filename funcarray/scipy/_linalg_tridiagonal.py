@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import scan, while_loop
 
 __all__ = ["eigh_tridiagonal"]

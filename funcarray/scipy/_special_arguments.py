@@ -7,9 +7,9 @@ float64, others as float32); complex inputs are refused with a TypeError naming 
 
 from __future__ import annotations
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_type_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import op_type_error
 from funcarray.numpy._promotion import promote_args
 
 __all__ = ["float_args", "float_arg", "finfo", "weak_result"]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._custom import custom_jvp
-from funcarray._errors import api_boundary
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.base.errors import api_boundary
 from funcarray.nn import _functions as _nn
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.scipy._special_arguments import float_arg, float_args, weak_result

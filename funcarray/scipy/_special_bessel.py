@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._custom import custom_jvp
-from funcarray._errors import api_boundary
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.base.errors import api_boundary
 from funcarray.scipy._special_arguments import finfo, float_arg, weak_result
 
 __all__ = ["i0", "i0e", "i1", "i1e"]

@@ -20,9 +20,9 @@ import operator
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._api import stop_gradient
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg
+from funcarray.api.transformations import stop_gradient
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.scipy._special_arguments import finfo, float_arg, weak_result
 
 __all__ = ["bessel_jn"]

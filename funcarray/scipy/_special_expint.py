@@ -40,8 +40,8 @@ from fractions import Fraction
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._custom import SymbolicZero, custom_jvp
-from funcarray._errors import api_boundary, op_type_error
+from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.primitives.special import digamma_p
 from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
 

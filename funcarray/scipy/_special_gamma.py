@@ -23,11 +23,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg
-from funcarray._custom import SymbolicZero, custom_jvp
-from funcarray._errors import api_boundary, op_type_error
+from funcarray.api.arguments import asarray_arg
+from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.primitives.special import digamma_p, lgamma_p
 from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
 

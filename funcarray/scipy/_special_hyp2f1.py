@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._custom import SymbolicZero, custom_jvp
-from funcarray._errors import api_boundary
+from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
+from funcarray.base.errors import api_boundary
 from funcarray.primitives.special import digamma_p
 from funcarray.scipy._special_arguments import finfo, float_args, weak_result
 from funcarray.scipy._special_hyper import (

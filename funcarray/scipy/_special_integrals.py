@@ -27,9 +27,9 @@ import math
 import numpy as np
 
 from funcarray import numpy as fnp
-from funcarray._arguments import convert
-from funcarray._custom import custom_jvp
-from funcarray._errors import api_boundary
+from funcarray.api.arguments import convert
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.base.errors import api_boundary
 from funcarray.scipy._special_arguments import float_arg
 
 __all__ = ["fresnel", "sici"]

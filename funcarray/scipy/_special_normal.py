@@ -38,11 +38,11 @@ import math
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._custom import custom_jvp
-from funcarray._errors import api_boundary, op_type_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.custom_derivatives import custom_jvp
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.primitives.special import erf_p, erfc_p
 from funcarray.scipy._special_arguments import finfo, float_arg, float_args, weak_result
 

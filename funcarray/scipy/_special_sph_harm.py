@@ -25,10 +25,10 @@ import math
 
 import numpy as np
 
-from funcarray import dtypes
 from funcarray import numpy as fnp
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.scipy._special_arguments import float_args
 from funcarray.transforms.core import Tracer
 

@@ -24,9 +24,9 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error, op_value_error
+from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray._errors import api_boundary, op_value_error
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.numpy import linalg as _np_linalg
 from funcarray.numpy._linalg_solve import _factorisable, solve_operands
 from funcarray.primitives.decompositions import lu_p, permutation_from_pivots, triangular_solve_p

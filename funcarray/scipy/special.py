@@ -14,9 +14,9 @@ bernoulli). Every function works eagerly and under jit, vmap and grad.
 
 from __future__ import annotations
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import api_boundary, op_type_error
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.primitives.special import digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p
 from funcarray.scipy import (
     _special_basic,

@@ -13,9 +13,11 @@ import contextlib
 
 import numpy as np
 
-from funcarray import _api, _jit, dtypes
 from funcarray import numpy as fnp
-from funcarray import tree as fa_tree
+from funcarray.api import jit as _jit
+from funcarray.api import transformations as _api
+from funcarray.base import dtypes
+from funcarray.base import pytrees as fa_tree
 from funcarray.lowering import cache
 from funcarray.transforms.core import short_dtype_name
 

@@ -25,8 +25,8 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.extra import numpy as hnp
 from hypothesis.strategies import SearchStrategy
 
-from funcarray import dtypes as fa_dtypes
 from funcarray import numpy as fnp
+from funcarray.base import dtypes as fa_dtypes
 
 __all__ = ["arrays", "array_shapes", "broadcastable_shapes", "mutually_broadcastable_shapes",
            "dtypes", "finite_floats", "pytrees", "keys", "axes", "DTYPE_FAMILIES"]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray._custom import SymbolicZero
+from funcarray.api.custom_derivatives import SymbolicZero
 from funcarray.primitives.elementwise import sin_p
 from funcarray.testing import assert_allclose, check_grads, check_vmap
 from funcarray.transforms.autodiff import linearize_flat

@@ -16,7 +16,7 @@ import pytest
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray.array import DeviceArray
+from funcarray.base.array import DeviceArray
 
 
 def _gpus() -> list:

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray._arguments import is_array
-from funcarray.array import DeviceArray
+from funcarray.api.arguments import is_array
+from funcarray.base.array import DeviceArray
 from funcarray.testing import assert_allclose, assert_trees_allclose, check_vmap
 from funcarray.transforms.core import Tracer
 

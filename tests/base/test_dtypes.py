@@ -161,7 +161,7 @@ def test_traced_values_with_python_scalars_promote_as_eager_ones(dtype, weak, sc
     differentiated function) gets the eager result's dtype, weak type and values, or the
     eager error (300 does not fit in int8)."""
     import funcarray as fa
-    from funcarray.array import Array
+    from funcarray.base.array import Array
 
     x = fnp.asarray(np.array([1, 2, 3]).astype(dtype))
     if weak:

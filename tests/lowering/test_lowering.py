@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering import cache, runtime
 from funcarray.lowering import stablehlo as sh
 from funcarray.lowering.executor import execute_ir

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import lower_ir
 from funcarray.primitives import indexing as ix
 from funcarray.transforms.staging import make_ir

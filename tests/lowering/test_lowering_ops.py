@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import lower_ir
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import linalg

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import lower_ir
 from funcarray.primitives import reduce as red

@@ -33,7 +33,7 @@ from op_table import (
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
 
 jax.config.update("jax_enable_x64", True)
@@ -702,7 +702,7 @@ def test_complex_division_by_zero_and_infinities_like_xla(dtype):
 def test_operator_without_its_function_fails_at_import(monkeypatch, missing, what):
     """An operator or method whose funcarray.numpy function is missing is an import error
     that names both, never a class quietly left without the operator."""
-    from funcarray import _operators
+    from funcarray.numpy import array_methods as _operators
 
     monkeypatch.delattr(fnp, missing)
     target = type("Target", (), {})

@@ -20,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.array import Array
+from funcarray.base.array import Array
 from funcarray.primitives import shape as sp
 from funcarray.transforms.core import (
     ConcretizationError,

@@ -32,12 +32,12 @@ REPO = Path(__file__).resolve().parents[2]
 USAGE = Path(__file__).with_name("typing_usage.py")
 
 # What mypy reveals for the `reveal_type(...)  # R: <tag>` lines of typing_usage.py.
-_A = "funcarray.array.Array"
+_A = "funcarray.base.array.Array"
 REVEALED = {
     "grad": f"def (w: {_A}, x: {_A}) -> Any",
-    "jit": f"funcarray._jit.JitWrapped[[w: {_A}, x: {_A}], {_A}]",
+    "jit": f"funcarray.api.jit.JitWrapped[[w: {_A}, x: {_A}], {_A}]",
     "vmap": f"def (w: {_A}, x: {_A}) -> {_A}",
-    "custom_jvp": f"funcarray._custom.custom_jvp[[w: {_A}, x: {_A}], {_A}]",
+    "custom_jvp": f"funcarray.api.custom_derivatives.custom_jvp[[w: {_A}, x: {_A}], {_A}]",
 }
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import Array, lax, nn, random
-from funcarray._jit import Compiled, Lowered
+from funcarray.api.jit import Compiled, Lowered
 from funcarray.nn import initializers
 from funcarray.numpy.linalg import QRResult
 from funcarray.typing import ArrayLike, DTypeLike

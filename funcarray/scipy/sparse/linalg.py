@@ -19,8 +19,8 @@ from __future__ import annotations
 import functools
 
 from funcarray import lax
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import pytrees as fa_tree
 
 __all__ = ["cg"]
 

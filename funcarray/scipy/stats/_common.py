@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray._errors import op_type_error
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error
 from funcarray.numpy._promotion import promote_args
 
 

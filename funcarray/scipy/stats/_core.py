@@ -13,9 +13,10 @@ from typing import NamedTuple
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes, lax
-from funcarray._arguments import asarray_arg, canonicalize_axis
-from funcarray._errors import api_boundary, op_value_error
+from funcarray import lax
+from funcarray.api.arguments import asarray_arg, canonicalize_axis
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.scipy.stats._common import promote_args_inexact
 
 __all__ = ["ModeResult", "mode", "rankdata", "sem"]

@@ -13,13 +13,13 @@ import functools
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary, op_value_error
+from funcarray.api.arguments import asarray_arg
+from funcarray.base.errors import api_boundary, op_value_error
+from funcarray.base.tree_util import register_pytree_node_class
 from funcarray.nn import logsumexp
 from funcarray.scipy import special
 from funcarray.scipy.linalg import cho_factor, cho_solve, cholesky
 from funcarray.scipy.stats._common import promote_dtypes_inexact
-from funcarray.tree_util import register_pytree_node_class
 
 __all__ = ["gaussian_kde"]
 
@@ -253,7 +253,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
                                                   f"and {other.d}; they must be equal")
         chol, norm = self._normalised_cholesky(self.covariance + other.covariance)
         small, large = (self, other) if self.n < other.n else (other, self)
-        from funcarray._api import vmap
+        from funcarray.api.transformations import vmap
 
         per_point = vmap(functools.partial(_convolve, chol, norm, large.dataset, large.weights),
                          in_axes=1)(small.dataset)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import funcarray.numpy as fnp
-from funcarray._errors import api_boundary
+from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
 __all__ = ["logpdf", "pdf", "cdf"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray import dtypes
-from funcarray._arguments import asarray_arg, convert
-from funcarray._errors import api_boundary, op_type_error
+from funcarray.api.arguments import asarray_arg, convert
+from funcarray.base import dtypes
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray._errors import api_boundary, op_value_error
+from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.scipy.linalg import solve_triangular
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray._errors import api_boundary
+from funcarray.base.errors import api_boundary
 from funcarray.nn import logsumexp
 from funcarray.scipy import special
 from funcarray.scipy.stats import norm

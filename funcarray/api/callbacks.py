@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg
-from funcarray._errors import api_boundary
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import api_boundary
 from funcarray.primitives.callbacks import VMAP_METHODS, HostCallback, pure_callback_p
 from funcarray.transforms.core import ShapedArray
 

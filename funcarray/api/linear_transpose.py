@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import tree as fa_tree
-from funcarray._api import _flatten_fun
-from funcarray._arguments import asarray_arg, is_array
-from funcarray._errors import api_boundary
+from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.api.transformations import _flatten_fun
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import api_boundary
 from funcarray.transforms.core import MissingRuleError, ShapedArray
 from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.transpose import backward_pass

@@ -21,8 +21,8 @@ import operator
 
 import numpy as np
 
-from funcarray import tree
-from funcarray._errors import api_boundary
+from funcarray.base import pytrees as tree
+from funcarray.base.errors import api_boundary
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.staging import make_ir
 

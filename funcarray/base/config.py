@@ -139,7 +139,7 @@ class Config:
         return unsubscribe
 
     def _derive(self) -> None:
-        # One attribute for jit's hot path to read (see funcarray._jit._dispatcher).
+        # One attribute for jit's hot path to read (see funcarray.api.jit._dispatcher).
         object.__setattr__(self, "_fast_dispatch",
                            not any(getattr(self, n) for n in _SLOW_DISPATCH_SETTINGS))
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray._errors import filtered
-from funcarray.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray
+from funcarray.base.errors import filtered
 from funcarray.transforms.core import Tracer
 
 # Right-hand operands that an operator accepts; anything else returns NotImplemented so that
@@ -98,8 +98,8 @@ def _transpose(self, *axes):
 
 def _astype(self, dtype, copy=False):
     """A copy of the array converted to ``dtype`` (float to int truncates and saturates)."""
-    from funcarray._arguments import convert
-    from funcarray.dtypes import canonicalize_dtype
+    from funcarray.api.arguments import convert
+    from funcarray.base.dtypes import canonicalize_dtype
     return convert(self, canonicalize_dtype(dtype))
 
 

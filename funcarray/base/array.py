@@ -5,9 +5,9 @@ An Array is what eager code sees. It wraps a NumPy array (on the CPU eager engin
 ``x[0] = 1`` raises and points at ``x.at[0].set(1)``, and the NumPy view handed out by
 ``np.asarray(x)`` is read-only.
 
-Operators and array methods (``+``, ``@``, ``x.sum()``, ``x[idx]``, ``x.at``...) are installed by
-``funcarray._operators`` on both Array and the tracers, so the same user code works eagerly and
-under every transform.
+Operators and array methods (``+``, ``@``, ``x.sum()``, ``x[idx]``, ``x.at``...) are installed
+by ``funcarray.numpy.array_methods`` on both Array and the tracers, so the same user code works
+eagerly and under every transform.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import overload
 
+    from funcarray.base.typing import ArrayLike, DTypeLike
     from funcarray.numpy._indexing import IndexUpdateHelper
-    from funcarray.typing import ArrayLike, DTypeLike
 
     # Axis arguments: one axis, several, or None for all of them.
     _Axis = int | Sequence[int] | None
@@ -267,7 +267,7 @@ class Array(metaclass=_ArrayMeta):
 
 
     if TYPE_CHECKING:
-        # The operators and array methods, installed at import by funcarray._operators (on
+        # The operators and array methods, installed at import by funcarray.numpy.array_methods (on
         # the tracers too): declared here for type checkers only, with the signatures of the
         # funcarray.numpy functions they call (JAX's).
         def __getitem__(self, idx: Any) -> Array: ...

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from funcarray import tree
-from funcarray.array import Array, DeviceArray, device_array
+from funcarray.base import pytrees as tree
+from funcarray.base.array import Array, DeviceArray, device_array
 from funcarray.base.avals import ShapedArray, canonical_aval
 from funcarray.lowering import executor, runtime
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import contextlib
 import functools
 
-from funcarray import tree as fa_tree
-from funcarray._custom import custom_vjp
-from funcarray._errors import api_boundary
-from funcarray._transpose import _aval_of
+from funcarray.api.custom_derivatives import custom_vjp
+from funcarray.api.linear_transpose import _aval_of
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import api_boundary
+from funcarray.base.tree_util import register_static
 from funcarray.transforms.core import current_trace
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.staging import StagingTrace, stage_flat
-from funcarray.tree_util import register_static
 
 __all__ = ["closure_convert", "custom_gradient", "named_call", "ensure_compile_time_eval"]
 

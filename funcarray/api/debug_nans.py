@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import contextlib
 
-from funcarray import tree as fa_tree
-from funcarray._config import config
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.config import config
 from funcarray.lowering.executor import floating_point_error, invalid_value
 
 __all__ = ["debug_nans", "debug_infs", "check_jit_outputs"]
@@ -45,7 +45,7 @@ def check_jit_outputs(fun, name: str, args, kwargs, out, *, can_rerun: bool) -> 
         if found is None:
             continue
         if can_rerun:
-            from funcarray._jit import disable_jit
+            from funcarray.api.jit import disable_jit
 
             with disable_jit():
                 fun(*args, **kwargs)  # raises at the first operation with a NaN (inf)
@@ -72,7 +72,7 @@ def _flag_context(name: str):
 
 debug_nans = _flag_context("debug_nans")
 debug_nans.__doc__ = """Raise ``FloatingPointError`` at the first operation that produces a NaN
-(inside this block; see ``funcarray._debug_nans``).
+(inside this block; see ``funcarray.api.debug_nans``).
 
 Example:
     >>> import funcarray as fa

@@ -10,24 +10,25 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 import optree
 
-from funcarray import _float0, dtypes
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg, convert, is_array
-from funcarray._errors import api_boundary
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, convert, is_array
+from funcarray.base import dtypes
+from funcarray.base import float0 as _float0
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
+from funcarray.base.errors import api_boundary
+from funcarray.base.tree_util import Partial
 from funcarray.primitives.elementwise import convert_element_type_p, eq_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
 from funcarray.transforms.vmap import move_batch_axes, vmap_flat
-from funcarray.tree_util import Partial
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable, Sequence
     from typing import Any, Literal, ParamSpec, TypeVar
 
-    from funcarray.typing import ArrayLike
+    from funcarray.base.typing import ArrayLike
 
     _P = ParamSpec("_P")
     _T = TypeVar("_T")
@@ -210,7 +211,7 @@ def _checked_tangent(primals, i, p, t):
 
 def _leaf_path(tree, i) -> str:
     """Leaf ``i`` of ``tree`` as a key path (``[1]['n']``), for error messages."""
-    from funcarray.tree_util import keystr, tree_flatten_with_path
+    from funcarray.base.tree_util import keystr, tree_flatten_with_path
 
     return keystr(tree_flatten_with_path(tree)[0][i][0])
 

@@ -1,5 +1,5 @@
 """Custom derivative rules: ``custom_jvp`` and ``custom_vjp`` (``checkpoint`` is in
-``funcarray/ad_checkpoint.py`` and shares the staging helpers here).
+``funcarray/api/checkpoint.py`` and shares the staging helpers here).
 
 The signatures and semantics are JAX's. Outside every transform a decorated function simply
 runs (``print`` and ``pdb`` work inside it). Under a transform (grad, vmap, jit, ...) its body
@@ -43,10 +43,11 @@ from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
-from funcarray import _float0, dtypes
-from funcarray import tree as fa_tree
-from funcarray._arguments import asarray_arg, is_array
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.base import dtypes
+from funcarray.base import float0 as _float0
+from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
 from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from funcarray.array import Array
+    from funcarray.base.array import Array
 
     _G = TypeVar("_G", bound=Callable[..., Any])
 
@@ -256,7 +257,7 @@ def zeros_like_tangent(x):
     Example:
         >>> import funcarray as fa
         >>> import funcarray.numpy as fnp
-        >>> from funcarray._custom import zeros_like_tangent
+        >>> from funcarray.api.custom_derivatives import zeros_like_tangent
         >>> zeros_like_tangent(fnp.arange(2)).dtype == fa.dtypes.float0
         True
         >>> zeros_like_tangent(fnp.ones(2))
@@ -437,7 +438,7 @@ class _UserJVPRule:
 
 
 def _inexact(dtype) -> bool:
-    from funcarray.dtypes import is_inexact
+    from funcarray.base.dtypes import is_inexact
 
     return is_inexact(dtype)
 
@@ -460,7 +461,7 @@ def _symbolic_zero(aval) -> SymbolicZero:
     """The SymbolicZero of a zero tangent: of float0 dtype for integer and bool values."""
     if _inexact(aval.dtype):
         return SymbolicZero(aval)
-    from funcarray.dtypes import float0
+    from funcarray.base.dtypes import float0
 
     return SymbolicZero(ShapedArray(aval.shape, float0))
 

@@ -35,13 +35,14 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
-from funcarray import _float0, tree
-from funcarray._config import config
-from funcarray._debug_nans import check_jit_outputs
-from funcarray._errors import _mark, _with_location, filtered
-from funcarray._jit_fast import MISS, FastPath, leaf_type
-from funcarray.array import Array, DeviceArray
+from funcarray.api.debug_nans import check_jit_outputs
+from funcarray.api.jit_dispatch import MISS, FastPath, leaf_type
+from funcarray.base import float0 as _float0
+from funcarray.base import pytrees as tree
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.avals import canonical_aval
+from funcarray.base.config import config
+from funcarray.base.errors import _mark, _with_location, filtered
 from funcarray.lowering import cache, executor, runtime
 from funcarray.lowering.devices import devices, runtime_device
 from funcarray.primitives import _buffers
@@ -61,9 +62,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
-    from funcarray.array import Device
+    from funcarray.base.array import Device
+    from funcarray.base.typing import ArrayLike
     from funcarray.transforms.ir import IR
-    from funcarray.typing import ArrayLike
 
     _P = ParamSpec("_P")
     _R = TypeVar("_R")
@@ -633,7 +634,7 @@ def _array_signature(x):
 def _as_array(x):
     if isinstance(x, (Tracer, Array)):
         return x
-    from funcarray._arguments import asarray_arg
+    from funcarray.api.arguments import asarray_arg
 
     return asarray_arg("jit", x)
 

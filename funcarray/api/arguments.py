@@ -13,9 +13,9 @@ import operator
 
 import numpy as np
 
-from funcarray import dtypes
-from funcarray._errors import axis_error, op_type_error, op_value_error
-from funcarray.array import Array, DeviceArray
+from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
+from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,

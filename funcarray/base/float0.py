@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.dtypes import float0
+from funcarray.base.dtypes import float0
 
 __all__ = ["is_float0", "is_float0_dtype", "zeros", "split", "fill"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray import tree
-from funcarray._arguments import asarray_arg
-from funcarray.array import Array
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import pytrees as tree
+from funcarray.base.array import Array
 from funcarray.lowering.devices import runtime_device
 from funcarray.lowering.executor import from_buffer, to_buffer
 from funcarray.transforms.core import Tracer

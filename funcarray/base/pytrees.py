@@ -1,0 +1,260 @@
+"""Pytrees: nested containers of arrays, through ``optree`` with JAX's semantics.
+
+A pytree is a nest of lists, tuples, dicts, namedtuples, ``None`` and registered classes whose
+leaves are arrays (or anything else). As in JAX, ``None`` is an empty subtree (not a leaf),
+dict leaves are flattened in sorted key order, and dataclasses can be registered. (One
+difference: rebuilt dicts keep the original key order, where JAX's come back sorted.)
+Transforms flatten their arguments with these functions at the API edge only.
+
+Example:
+    >>> import funcarray as fa
+    >>> fa.tree.map(lambda x: x * 2, {"w": 1, "b": (2, None)})
+    {'w': 2, 'b': (4, None)}
+    >>> fa.tree.leaves({"w": 1, "b": (2, None)})
+    [2, 1]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import optree
+
+__all__ = [
+    "map", "flatten", "unflatten", "leaves", "structure", "register_pytree_node",
+    "register_dataclass", "all", "reduce", "transpose", "flatten_with_path", "map_with_path",
+    "PyTreeDef",
+]
+
+# One namespace for every registration, so funcarray's registry does not collide with other
+# optree users (torch's, for instance). JAX's semantics: None is an empty subtree.
+NAMESPACE = "funcarray"
+PyTreeDef = optree.PyTreeSpec
+
+_OPTS = {"none_is_leaf": False, "namespace": NAMESPACE}
+
+
+def flatten(tree, is_leaf=None):
+    """``(leaves, treedef)`` of ``tree``; ``unflatten(treedef, leaves)`` rebuilds it.
+
+    Example:
+        >>> leaves, treedef = flatten([1, (2, 3)])
+        >>> leaves
+        [1, 2, 3]
+    """
+    return optree.tree_flatten(tree, is_leaf=is_leaf, **_OPTS)
+
+
+def unflatten(treedef, leaves):
+    """Rebuild a tree of ``treedef``'s structure from ``leaves``.
+
+    Example:
+        >>> leaves, treedef = flatten({"a": 1, "b": 2})
+        >>> unflatten(treedef, [10, 20])
+        {'a': 10, 'b': 20}
+    """
+    return optree.tree_unflatten(treedef, leaves)
+
+
+def leaves(tree, is_leaf=None):
+    """The leaves of ``tree``, in flattening order.
+
+    Example:
+        >>> leaves([1, {"x": 2}, None])
+        [1, 2]
+    """
+    return optree.tree_leaves(tree, is_leaf=is_leaf, **_OPTS)
+
+
+def structure(tree, is_leaf=None):
+    """The tree structure (a PyTreeDef) of ``tree``.
+
+    Example:
+        >>> structure((1, 2)).num_leaves
+        2
+    """
+    return optree.tree_structure(tree, is_leaf=is_leaf, **_OPTS)
+
+
+def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
+    """Apply ``f`` to the leaves of ``tree`` (and matching leaves of ``rest``).
+
+    Example:
+        >>> map(lambda a, b: a + b, (1, 2), (10, 20))
+        (11, 22)
+    """
+    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
+
+
+def map_with_path(f, tree, *rest, is_leaf=None):
+    """Like ``map``, with each leaf's path (a tuple of keys) as ``f``'s first argument.
+
+    Example:
+        >>> map_with_path(lambda path, x: path, {"a": 1})
+        {'a': ('a',)}
+    """
+    return optree.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
+
+
+def flatten_with_path(tree, is_leaf=None):
+    """``(paths, leaves, treedef)``, each path a tuple of keys and indices.
+
+    Example:
+        >>> flatten_with_path({"a": [5]})[0]
+        [('a', 0)]
+    """
+    return optree.tree_flatten_with_path(tree, is_leaf=is_leaf, **_OPTS)
+
+
+def all(tree):  # noqa: A001 (JAX's name)
+    """True when every leaf is truthy.
+
+    Example:
+        >>> all([True, (1, 2)])
+        True
+    """
+    return optree.tree_all(tree, **_OPTS)
+
+
+_NO_INITIALIZER = object()
+
+
+def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
+    """Fold ``function`` over the leaves.
+
+    Example:
+        >>> reduce(lambda a, b: a + b, [1, 2, 3])
+        6
+    """
+    if initializer is _NO_INITIALIZER:
+        return optree.tree_reduce(function, tree, is_leaf=is_leaf, **_OPTS)
+    return optree.tree_reduce(function, tree, initializer, is_leaf=is_leaf, **_OPTS)
+
+
+def transpose(outer_treedef, inner_treedef, tree):
+    """Turn a tree of trees inside out (a list of pairs into a pair of lists...).
+
+    Example:
+        >>> transpose(structure([0, 0]), structure((0, 0)), [(1, 2), (3, 4)])
+        ([1, 3], [2, 4])
+    """
+    return optree.tree_transpose(outer_treedef, inner_treedef, tree)
+
+
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Register a container type, with JAX's signatures:
+    ``flatten_func(node) -> (children, aux_data)`` and
+    ``unflatten_func(aux_data, children) -> node``.
+
+    Example:
+        >>> class Pair:
+        ...     def __init__(self, a, b): self.a, self.b = a, b
+        >>> _ = register_pytree_node(Pair, lambda p: ((p.a, p.b), None),
+        ...                          lambda aux, ch: Pair(*ch))
+        >>> leaves(Pair(1, 2))
+        [1, 2]
+    """
+    # FlattenedEntry: the children are anonymous, as in JAX (tree_util's key paths show
+    # FlattenedIndexKey). optree's default would guess names from the type (a dataclass's
+    # declared fields, say), which need not be what flatten_func returns.
+    optree.register_pytree_node(
+        nodetype, flatten_func, lambda aux, children: unflatten_func(aux, children),
+        path_entry_type=optree.FlattenedEntry, namespace=NAMESPACE)
+    return nodetype
+
+
+class _FieldEntry(optree.GetAttrEntry):
+    """Path entry of a ``register_dataclass`` child: the entry stays the child's index (so
+    ``flatten_with_path`` is unchanged) and ``name`` looks up its field."""
+
+    __slots__ = ()
+    fields: tuple = ()  # set on the per-class subclass that register_dataclass makes
+
+    @property
+    def name(self):
+        return self.fields[self.entry]
+
+    def __repr__(self):
+        return f"{type(self).__name__}(field={self.name!r}, type={self.type!r})"
+
+
+def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+    """Register a dataclass: its ``data_fields`` are children, its ``meta_fields`` static
+    (part of the tree structure, so ``jit`` retraces when one changes), as in JAX.
+
+    With neither list, a field made with ``dataclasses.field(metadata=dict(static=True))`` is
+    meta and every other ``init`` field data. Where JAX wants both lists once one is given,
+    the other is inferred here as the remaining ``init`` fields. ``drop_fields`` are left out
+    of the tree (the constructor must default them). A class that is not a dataclass needs
+    both lists. Usable as a decorator, bare or as ``register_dataclass(data_fields=...)``.
+
+    Example:
+        >>> import dataclasses
+        >>> @register_dataclass
+        ... @dataclasses.dataclass
+        ... class Params:
+        ...     w: float
+        ...     b: float
+        ...     act: str = dataclasses.field(default="relu", metadata=dict(static=True))
+        >>> leaves(Params(1.0, 2.0))
+        [1.0, 2.0]
+        >>> map(lambda x: x * 10, Params(1.0, 2.0, "tanh"))
+        Params(w=10.0, b=20.0, act='tanh')
+    """
+    if nodetype is None:
+        # The decorator-factory form: register_dataclass(data_fields=[...]) over a class.
+        return lambda klass: register_dataclass(klass, data_fields, meta_fields, drop_fields)
+    data, meta = _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields)
+
+    def flatten_func(obj):
+        return [getattr(obj, n) for n in data], tuple(getattr(obj, n) for n in meta)
+
+    def unflatten_func(aux, children):
+        return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
+
+    # Each class gets its own entry type holding its data fields, so tree_util's key paths
+    # name the children (GetAttrKey) even when static fields come first.
+    entry_type = type(f"{nodetype.__name__}FieldEntry", (_FieldEntry,),
+                      {"__slots__": (), "fields": data})
+    optree.register_pytree_node(nodetype, flatten_func, unflatten_func,
+                                path_entry_type=entry_type, namespace=NAMESPACE)
+    return nodetype
+
+
+def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
+    """``(data, meta)`` field-name tuples for ``register_dataclass``, validated as JAX does."""
+    is_dataclass = isinstance(nodetype, type) and dataclasses.is_dataclass(nodetype)
+    if not is_dataclass:
+        if data_fields is None or meta_fields is None:
+            raise TypeError("register_dataclass: data_fields and meta_fields are both "
+                            f"required when nodetype is not a dataclass. Got {nodetype=}, "
+                            f"{data_fields=}, {meta_fields=}.")
+        data, meta = tuple(data_fields), tuple(meta_fields)
+    else:
+        # Copies as tuples: the closures must not see later edits to the caller's lists.
+        init = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        if data_fields is None and meta_fields is None:
+            data = tuple(f.name for f in init if not f.metadata.get("static", False))
+            meta = tuple(f.name for f in init if f.metadata.get("static", False))
+        elif meta_fields is None:
+            data = tuple(data_fields)
+            meta = tuple(f.name for f in init if f.name not in data)
+        elif data_fields is None:
+            meta = tuple(meta_fields)
+            data = tuple(f.name for f in init if f.name not in meta)
+        else:
+            data, meta = tuple(data_fields), tuple(meta_fields)
+        expected, given = {f.name for f in init}, {*data, *meta}
+        if given != expected:
+            msg = ("data_fields and meta_fields must include all dataclass fields with "
+                   "``init=True`` and only them.")
+            if missing := expected - given:
+                msg += (f" Missing fields: {missing}. Add them to drop_fields to suppress "
+                        "this error.")
+            if unexpected := given - expected:
+                msg += f" Unexpected fields: {unexpected}."
+            raise ValueError(msg)
+    if overlap := set(data) & set(meta):
+        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: "
+                         f"{overlap}.")
+    return data, meta
