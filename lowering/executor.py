@@ -24,6 +24,7 @@ from funcarray.base.array import _VALUE_SLOT, Array, DeviceArray, device_array
 from funcarray.base.avals import canonical_aval
 from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
+from funcarray.base.host_values import host_array
 from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import runtime_device
 from funcarray.transforms import support
@@ -150,8 +151,7 @@ class XlaEvalTrace:
                 prim, "eager_on_host", False):
             return prim.impl(*args, **params)
         if not all(isinstance(a, Array) for a in args):
-            from funcarray.api.arguments import asarray_arg
-            args = [a if isinstance(a, Array) else asarray_arg(prim.name, a) for a in args]
+            args = [a if isinstance(a, Array) else host_array(prim.name, a) for a in args]
         jdev = None
         for a in args:
             entry = getattr(a, "_buf", None)

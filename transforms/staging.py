@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from funcarray.base.host_values import host_array
 from funcarray.transforms.core import (
     CURRENT_TRACE,
     EVAL_TRACE,
@@ -399,8 +400,7 @@ def _as_array(x):
     """Arrays and tracers pass; Python scalars, NumPy arrays and lists become Arrays."""
     if isinstance(x, Tracer) or hasattr(x, "aval"):
         return x
-    from funcarray.api.arguments import asarray_arg
-    return asarray_arg("make_ir", x)
+    return host_array("make_ir", x)
 
 
 def _leaf_aval(x, k: int) -> ShapedArray:

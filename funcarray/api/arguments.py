@@ -16,6 +16,7 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
+from funcarray.base.host_values import host_array
 from funcarray.primitives.elementwise import convert_element_type_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
@@ -27,10 +28,6 @@ from funcarray.primitives.shape import (
 )
 from funcarray.transforms.core import ConcretizationError, Tracer
 
-_SCALAR_DEFAULTS = {int: dtypes.default_int, float: dtypes.default_float,
-                    complex: dtypes.default_complex, bool: dtypes.bool_}
-_INT32 = np.iinfo(np.int32)
-
 
 def is_array(x) -> bool:
     """True for funcarray Arrays and tracers (anything ``bind`` accepts as an operand)."""
@@ -38,52 +35,6 @@ def is_array(x) -> bool:
     # anything but an exact Array, see array._ArrayMeta.)
     t = type(x)
     return t is Array or t is DeviceArray or isinstance(x, (Tracer, Array))
-
-
-def _scalar_to_array(op: str, x, dtype=None) -> Array:
-    t = type(x)
-    weak = t is not bool and dtype is None  # an explicit dtype makes the value strong
-    if dtype is None:
-        dtype = _SCALAR_DEFAULTS[t]
-        if t is int and not _INT32.min <= x <= _INT32.max:
-            raise OverflowError(
-                f"{op}: the Python int {x} does not fit in int32, the default integer type. "
-                f"Pass an explicit 64-bit array, e.g. fnp.asarray({x}, dtype=fnp.int64).")
-    if t is float and dtypes.is_integer(dtype):
-        # Python semantics would silently truncate; NumPy and JAX refuse too.
-        raise op_type_error(op, f"cannot convert the float {x} to integer dtype {dtype}")
-    try:
-        return Array(np.asarray(x, dtype), weak)
-    except OverflowError:
-        raise op_value_error(
-            op, f"the Python int {x} is out of range for {dtype}; convert the array to a "
-                f"wider dtype first (x.astype(...))") from None
-
-
-def _from_numpy(op: str, x, dtype=None) -> Array:
-    value = np.asarray(x)
-    if value.dtype.kind in "OUSV" and not dtypes.is_supported(value.dtype):
-        if value.dtype == dtypes.float0:
-            raise op_type_error(op, dtypes.float0_message())
-        raise op_type_error(
-            op, f"cannot make an array from {type(x).__name__} of dtype {value.dtype}; "
-                f"funcarray holds numbers and booleans only")
-    target = dtypes.canonicalize_dtype(value.dtype if dtype is None else dtype)
-    # Copy: the caller keeps their NumPy array and may mutate it; ours must never change.
-    return Array(np.array(value, dtype=target, copy=True))
-
-
-def _sequence_default_dtype(seq):
-    """Python lists of Python scalars default to int32/float32/complex64, as in JAX."""
-    value = np.asarray(seq)
-    kind = value.dtype.kind
-    if kind == "f":
-        return dtypes.default_float
-    if kind in "iu":
-        return dtypes.default_int
-    if kind == "c":
-        return dtypes.default_complex
-    return value.dtype
 
 
 def _kind(seq) -> str:
@@ -111,28 +62,12 @@ def asarray_arg(op: str, x, dtype=None):
     """
     if is_array(x):
         return x if dtype is None else convert(x, dtypes.canonicalize_dtype(dtype))
-    t = type(x)
-    if t in _SCALAR_DEFAULTS:
-        return _scalar_to_array(op, x, None if dtype is None else dtypes.canonicalize_dtype(dtype))
-    if isinstance(x, (np.ndarray, np.generic)):
-        return _from_numpy(op, x, dtype)
-    if isinstance(x, (list, tuple)):
-        if _contains_arrays(x):
-            out = _stack_arrays("stack", [asarray_arg(op, item) for item in x], 0)
-            # A list built from arrays is a strong array, as in JAX, even if every item is weak.
-            target = out.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-            return convert(out, target, weak_type=False)
-        if dtype is None:
-            dtype = _sequence_default_dtype(x)
-        try:
-            return _from_numpy(op, np.asarray(x), dtype)
-        except ValueError as exc:
-            raise op_value_error(op, f"cannot make an array from this nested sequence: {exc}")
-    if hasattr(x, "__array__") or hasattr(x, "__array_interface__"):
-        return _from_numpy(op, np.asarray(x), dtype)
-    raise op_type_error(
-        op, f"expected an array, a number or a (nested) list of numbers, got "
-            f"{type(x).__name__}")
+    if isinstance(x, (list, tuple)) and _contains_arrays(x):
+        out = _stack_arrays("stack", [asarray_arg(op, item) for item in x], 0)
+        # A list built from arrays is a strong array, as in JAX, even if every item is weak.
+        target = out.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+        return convert(out, target, weak_type=False)
+    return host_array(op, x, dtype)
 
 
 def convert(x, dtype, weak_type: bool = False):

@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as tree
 from funcarray.base.errors import api_boundary
 from funcarray.transforms.core import ShapedArray
@@ -149,7 +150,5 @@ def typeof(x) -> ShapedArray:
         >>> fa.typeof(fnp.ones((2, 3))), fa.typeof(1.0)
         (ShapedArray(f32[2,3]), ShapedArray(f32[], weak_type=True))
     """
-    from funcarray.numpy import asarray
-
     aval = getattr(x, "aval", None)
-    return aval if aval is not None else asarray(x).aval
+    return aval if aval is not None else asarray_arg("typeof", x).aval

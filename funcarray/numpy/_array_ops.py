@@ -216,7 +216,7 @@ def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False,
             x = real(x)
     out = convert(x, dtype)
     if device is not None:
-        from funcarray import device_put
+        from funcarray.api.transfers import device_put
         out = device_put(out, device)
     return out
 

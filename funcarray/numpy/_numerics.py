@@ -48,7 +48,8 @@ def _promote(op, *args, inexact=False):
 
     Python scalars are made in the result dtype directly, so ``0.1`` next to a float64
     array is float64's 0.1, not float32's widened."""
-    from funcarray.api.arguments import _scalar_to_array, asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+    from funcarray.base.host_values import scalar_to_array
     values = [a if type(a) in (int, float, complex) else asarray_arg(op, a) for a in args]
     try:
         dt, weak = dtypes.result_type(*values, return_weak_type=True)
@@ -59,7 +60,7 @@ def _promote(op, *args, inexact=False):
     out = []
     for a in values:
         if type(a) in (int, float, complex):
-            a = _scalar_to_array(op, a, dt)
+            a = scalar_to_array(op, a, dt)
             a._weak = weak
         else:
             a = convert(a, dt, weak)

@@ -8,9 +8,7 @@ and ``funcarray.lax`` never promote or broadcast implicitly.
 from __future__ import annotations
 
 from funcarray.api.arguments import (
-    _SCALAR_DEFAULTS,
     _scalar_operand,
-    _scalar_to_array,
     asarray_arg,
     broadcast_shapes,
     broadcast_to_shape,
@@ -21,6 +19,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
+from funcarray.base.host_values import SCALAR_DEFAULTS, scalar_to_array
 from funcarray.transforms.core import Tracer, running_eagerly, running_numpy_kernels
 
 # Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
@@ -65,11 +64,11 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
             # A strong tracer and a Python scalar under a transform (``maximum(h, 0.0)``,
             # ``x - 1.0`` in grad's forward pass): the scalar takes the tracer's dtype, with
             # no walk of the promotion lattice.
-            return x, broadcast_to_shape(_scalar_to_array(op, y, x.dtype), x.shape)
+            return x, broadcast_to_shape(scalar_to_array(op, y, x.dtype), x.shape)
     elif tx is float or tx is int:
         if isinstance(y, Tracer) and not y.weak_type and y.dtype in (
                 _ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
-            return broadcast_to_shape(_scalar_to_array(op, x, y.dtype), y.shape), y
+            return broadcast_to_shape(scalar_to_array(op, x, y.dtype), y.shape), y
     elif isinstance(x, Tracer) and is_array(y) or isinstance(y, Tracer) and is_array(x):
         # Under a transform (grad's forward pass): operands of one dtype and weak type need no
         # conversion, only a broadcast when their shapes differ (a bias added to a batch).
@@ -134,7 +133,7 @@ def promote_args_unbroadcast(op: str, *args):
 
 
 def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
-    args = [a if is_array(a) or type(a) in _SCALAR_DEFAULTS else asarray_arg(op, a)
+    args = [a if is_array(a) or type(a) in SCALAR_DEFAULTS else asarray_arg(op, a)
             for a in args]
     if len(args) == 2 and is_array(args[0]) and is_array(args[1]) and (
             args[0].dtype == args[1].dtype):
@@ -148,8 +147,8 @@ def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
     arrays = []
     all_concrete = True
     for a in args:
-        if type(a) in _SCALAR_DEFAULTS:
-            a = _scalar_to_array(op, a, dtype)
+        if type(a) in SCALAR_DEFAULTS:
+            a = scalar_to_array(op, a, dtype)
             a._weak = weak
         else:
             a = convert(a, dtype, weak)

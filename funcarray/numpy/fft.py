@@ -284,13 +284,13 @@ def _freq_args(op: str, n, d, dtype):
 
 
 def _divide(op, k: np.ndarray, d, n: int, compute, out, device):
-    import funcarray as fa
+    from funcarray.api.transfers import device_put
     from funcarray.numpy import asarray
 
     # d * n is formed in Python (or by d's own type) and rounded to the dtype once, as JAX.
     result = asarray(k.astype(compute)) / asarray(d * n, dtype=compute)
     result = result.astype(out) if result.dtype != out else result
-    return result if device is None else fa.device_put(result, device)
+    return result if device is None else device_put(result, device)
 
 
 @api_boundary
