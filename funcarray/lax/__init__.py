@@ -12,7 +12,8 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 convolutions, ``_windowed.py`` ``reduce_window`` (pooling); ``_ragged.py`` the grouped
 products, ``_rng.py`` XLA's bit generators, ``_dot_algorithms.py`` the dot algorithms and
 precision types, ``_extras_more.py`` (``scatter_sub``, ``scatter_apply``, unshared convolution,
-``scaled_dot``) and ``_extras_small.py`` (utilities and tokens).
+``scaled_dot``), ``_utilities.py`` (utilities and tokens), ``_conv_shapes.py`` (patches and
+shape tuples of convolutions) and ``_reduce_general.py`` (``reduce`` with any computation).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -36,8 +37,9 @@ _CONTROL_FLOW = {
 _TYPE_ALIASES = ("PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers")
 _OP_MODULES = ("_ops_slicing", "_ops_unary", "_ops_binary", "_ops_shape", "_ops_reduce",
                "_ops_dot", "_collectives", "_linear_solve", "_conv", "_windowed", "_fft",
-               "_special", "_extras", "_ragged", "_dot_algorithms", "_rng", "_extras_more",
-               "_extras_small")
+               "_special", "_extras_shape", "_extras_misc", "_conv_shapes",
+               "_reduce_general", "_ragged", "_dot_algorithms", "_rng", "_extras_more",
+               "_utilities")
 _namespace: dict | None = None
 
 
@@ -83,8 +85,7 @@ def __dir__() -> list:
 
 
 if _typing.TYPE_CHECKING:
-    # The names ``__getattr__`` provides, for type checkers (which do not run it; _extras
-    # gathers the _extras_* modules' names).
+    # The names ``__getattr__`` provides, for type checkers (which do not run it).
     from funcarray.api.transformations import stop_gradient as stop_gradient
     from funcarray.lax import linalg as linalg
     from funcarray.lax._branches import cond as cond
@@ -97,13 +98,11 @@ if _typing.TYPE_CHECKING:
     from funcarray.lax._control_flow import select_n as select_n
     from funcarray.lax._control_flow import while_loop as while_loop
     from funcarray.lax._conv import *  # noqa: F403
+    from funcarray.lax._conv_shapes import *  # noqa: F403
     from funcarray.lax._dot_algorithms import *  # noqa: F403
-    from funcarray.lax._extras_conv import *  # noqa: F403
     from funcarray.lax._extras_misc import *  # noqa: F403
     from funcarray.lax._extras_more import *  # noqa: F403
-    from funcarray.lax._extras_reduce import *  # noqa: F403
     from funcarray.lax._extras_shape import *  # noqa: F403
-    from funcarray.lax._extras_small import *  # noqa: F403
     from funcarray.lax._fft import *  # noqa: F403
     from funcarray.lax._linear_solve import *  # noqa: F403
     from funcarray.lax._ops_binary import *  # noqa: F403
@@ -113,7 +112,9 @@ if _typing.TYPE_CHECKING:
     from funcarray.lax._ops_slicing import *  # noqa: F403
     from funcarray.lax._ops_unary import *  # noqa: F403
     from funcarray.lax._ragged import *  # noqa: F403
+    from funcarray.lax._reduce_general import *  # noqa: F403
     from funcarray.lax._rng import *  # noqa: F403
     from funcarray.lax._special import *  # noqa: F403
+    from funcarray.lax._utilities import *  # noqa: F403
     from funcarray.lax._windowed import *  # noqa: F403
 

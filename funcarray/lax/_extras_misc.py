@@ -2,7 +2,7 @@
 ``approx_max_k``/``approx_min_k``, ``platform_dependent`` and ``axis_size``.
 
 ``reduce_precision`` and ``optimization_barrier`` bind the primitives of
-``primitives/lax_extras.py``; the rest compose existing operations: ``mulhi`` is a widened
+``primitives/compiler_hints.py``; the rest compose existing operations: ``mulhi`` is a widened
 product (64-bit operands: a product of 32-bit halves), ``approx_max_k``/``approx_min_k`` are
 the exact ``top_k`` (what XLA computes on CPU and GPU; only TPUs approximate), and
 ``platform_dependent`` calls the branch of the platform funcarray compiles for.
@@ -30,7 +30,7 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
-from funcarray.primitives.lax_extras import optimization_barrier_p, reduce_precision_p
+from funcarray.primitives.compiler_hints import optimization_barrier_p, reduce_precision_p
 
 __all__ = ["reduce_precision", "optimization_barrier", "mulhi", "approx_max_k", "approx_min_k",
            "platform_dependent", "axis_size"]

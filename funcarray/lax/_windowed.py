@@ -73,7 +73,7 @@ def _window_args(x, window_dimensions, window_strides, padding, base_dilation,
 
 def _identity_init(kind: str, x, init) -> bool:
     """Whether ``init`` is a concrete scalar equal to the identity of ``kind``."""
-    from funcarray.lax._extras_reduce import concrete_scalar
+    from funcarray.lax._reduce_general import concrete_scalar
 
     value = concrete_scalar(init)
     if value is None:
@@ -103,7 +103,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         >>> lax.reduce_window(fnp.arange(1.0, 6.0), 1.0, lax.mul, (2,))
         Array([ 2.,  6., 12., 20.], dtype=float32)
     """
-    from funcarray.lax._extras_reduce import flat_operands_and_inits, stage_computation
+    from funcarray.lax._reduce_general import flat_operands_and_inits, stage_computation
 
     xs, raw_inits, treedef = flat_operands_and_inits(_OP, operand, init_value, unify=False)
     params = _window_args(xs[0], window_dimensions, window_strides, padding, base_dilation,

@@ -35,6 +35,7 @@ from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._index_tricks import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
+from funcarray.numpy._manipulation import *  # noqa: F403
 from funcarray.numpy._misc import *  # noqa: F403
 from funcarray.numpy._numerics import *  # noqa: F403
 from funcarray.numpy._polynomial import *  # noqa: F403
@@ -43,7 +44,6 @@ from funcarray.numpy._scalar_types import ScalarType as _ScalarType
 from funcarray.numpy._search import *  # noqa: F403
 from funcarray.numpy._sets import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
-from funcarray.numpy._shape_extras import *  # noqa: F403
 from funcarray.numpy._statistics import *  # noqa: F403
 
 # lax.reduce / lax.reduce_window recognise these as the monoids lax's functions are.

@@ -43,7 +43,7 @@ from funcarray.api.arguments import broadcast_shapes as _broadcast_shapes
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._extras_small import broadcast_shapes
+from funcarray.lax._utilities import broadcast_shapes
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,

@@ -168,7 +168,7 @@ def _percent(op, q):
     # The barrier keeps XLA from folding the division into the constant position factor
     # (q / 100 * 5 -> q * 0.05 rounds 100 to 4.9999995: the 100th percentile would miss the
     # maximum under jit).
-    from funcarray.primitives.lax_extras import optimization_barrier_p
+    from funcarray.primitives.compiler_hints import optimization_barrier_p
 
     return optimization_barrier_p.bind(divide(q, 100))[0]
 

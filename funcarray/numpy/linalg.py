@@ -12,8 +12,8 @@ Example:
     Array([0.5, 0. ], dtype=float32)
 """
 
-from funcarray.numpy._linalg_extras import *  # noqa: F403
-from funcarray.numpy._linalg_extras import __all__ as _extra_names
+from funcarray.numpy._linalg_eig_and_tensor import *  # noqa: F403
+from funcarray.numpy._linalg_eig_and_tensor import __all__ as _extra_names
 from funcarray.numpy._linalg_solve import *  # noqa: F403
 from funcarray.numpy._linalg_solve import __all__ as _solve_names
 from funcarray.numpy._linalg_spectral import *  # noqa: F403

@@ -1,4 +1,4 @@
-"""jax.lax operations added in lax/_extras*.py and the general reduce / reduce_window: values
+"""jax.lax's smaller operations (reduce_precision, optimization barriers, tiling...) and the general reduce / reduce_window: values
 against jax.lax (eager and fa.jit), gradients against jax and finite differences, vmap
 against a Python loop, and errors for bad input."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
-from funcarray.primitives.lax_extras import reduce_precision_kernel
+from funcarray.primitives.compiler_hints import reduce_precision_kernel
 from funcarray.testing import assert_allclose, check_grads
 
 RNG = np.random.default_rng(0)
