@@ -1,6 +1,6 @@
 """jax.lax's smaller operations (reduce_precision, optimization barriers, tiling...) and the
-general reduce / reduce_window: values against jax.lax (eager and fa.jit), gradients against jax and finite differences, vmap
-against a Python loop, and errors for bad input."""
+general reduce / reduce_window: values against jax.lax (eager and fa.jit), gradients against
+jax and finite differences, vmap against a Python loop, and errors for bad input."""
 
 import jax
 import jax.numpy as jnp
