@@ -11,38 +11,44 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 __all__ = ["LRUCache"]
 
 
 class LRUCache:
-    """A dict bounded to ``maxsize`` entries; the least recently used one is evicted."""
+    """A dict bounded to ``maxsize`` entries; the least recently used one is evicted. Safe to
+    share between threads: a lookup's move to the end and an eviction cannot interleave."""
 
     def __init__(self, maxsize: int):
         self.maxsize = maxsize
         self._data: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
         self.hits = self.misses = 0
 
     def get(self, key):
-        try:
-            value = self._data[key]
-        except KeyError:
-            self.misses += 1
-            return None
-        self._data.move_to_end(key)
-        self.hits += 1
-        return value
+        with self._lock:
+            try:
+                value = self._data[key]
+            except KeyError:
+                self.misses += 1
+                return None
+            self._data.move_to_end(key)
+            self.hits += 1
+            return value
 
     def put(self, key, value) -> None:
-        self._data[key] = value
-        self._data.move_to_end(key)
-        while len(self._data) > self.maxsize:
-            self._data.popitem(last=False)
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.maxsize:
+                self._data.popitem(last=False)
 
     def clear(self) -> None:
-        self._data.clear()
-        self.hits = self.misses = 0
+        with self._lock:
+            self._data.clear()
+            self.hits = self.misses = 0
 
     def __len__(self):
         return len(self._data)
