@@ -778,7 +778,7 @@ def stop_gradient(x: _T) -> _T:
         >>> fa.grad(lambda x: (x * fa.stop_gradient(x)).sum())(fnp.ones(2))
         Array([1., 1.], dtype=float32)
     """
-    from funcarray.primitives.autodiff_ops import stop_gradient_p
+    from funcarray.primitives.stop_gradient import stop_gradient_p
 
     def stop(leaf):
         leaf = leaf if is_array(leaf) else asarray_arg("stop_gradient", leaf)

@@ -26,7 +26,7 @@ from funcarray.primitives.convolution import (
     conv_general_dilated_p,
     dilate_shape,
 )
-from funcarray.primitives.linalg import PRECISION_NAMES, can_accumulate_in
+from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in
 
 __all__ = ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
            "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]

@@ -28,7 +28,7 @@ from funcarray.lax._ops_common import (
     _operand,
     _short,
 )
-from funcarray.primitives.linalg import PRECISION_NAMES, can_accumulate_in, dot_general_p
+from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in, dot_general_p
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision"]
 

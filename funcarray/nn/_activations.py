@@ -25,9 +25,9 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error
-from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
+from funcarray.primitives.stop_gradient import stop_gradient_p
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array

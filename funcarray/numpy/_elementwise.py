@@ -27,8 +27,8 @@ from funcarray.base.array import Array
 from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._promotion import promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives.autodiff_ops import stop_gradient_p
 from funcarray.primitives.elementwise import select_n_p
+from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Linear algebra products of ``funcarray.numpy``: matmul, dot, tensordot, einsum and friends.
 
 Every product here is one or more ``dot_general`` primitives (see
-``funcarray/primitives/linalg.py``) plus shape bookkeeping, as in ``jax.numpy``: the functions
+``funcarray/primitives/dot_general.py``) plus shape bookkeeping, as in ``jax.numpy``: the functions
 promote their operands to one dtype (JAX's lattice, weak Python scalars), check the shapes in
 Python with errors that name the function and both shapes, and bind primitives, so they work
 eagerly and under every transform.
@@ -35,12 +35,12 @@ from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_dot import _canonicalize_precision
 from funcarray.numpy._creation import full
 from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
-from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
-from funcarray.primitives.linalg import (
+from funcarray.primitives.dot_general import (
     can_accumulate_in,
     dot_general_p,
     plain_matmul,
 )
+from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
 from funcarray.primitives.reduce import reduce_or_p, reduce_sum_p
 from funcarray.primitives.shape import (
     concatenate_p,

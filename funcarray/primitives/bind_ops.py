@@ -25,12 +25,12 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.dot_general import dot_general_p
 from funcarray.primitives.indexing import (
     GatherDimensionNumbers,
     dynamic_slice_p,
     gather_p,
 )
-from funcarray.primitives.linalg import dot_general_p
 from funcarray.primitives.reduce import (
     argmax_p,
     argmin_p,

@@ -40,7 +40,7 @@ import numpy as np
 from funcarray.base.array import Array
 from funcarray.lowering.regions import _window_output_size
 from funcarray.primitives import bind_ops as ops
-from funcarray.primitives.linalg import _precision_attribute, accumulation_dtype
+from funcarray.primitives.dot_general import _precision_attribute, accumulation_dtype
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, defbilinear
 from funcarray.transforms.transpose import is_undefined

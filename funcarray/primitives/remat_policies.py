@@ -28,7 +28,7 @@ Example:
 
 from __future__ import annotations
 
-from funcarray.primitives.linalg import dot_general_p
+from funcarray.primitives.dot_general import dot_general_p
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import vectorized_batch_rule
 

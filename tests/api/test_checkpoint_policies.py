@@ -18,7 +18,7 @@ from jax.ad_checkpoint import print_saved_residuals as jax_print_saved_residuals
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.ad_checkpoint import checkpoint_name, print_saved_residuals, saved_residuals
-from funcarray.primitives.linalg import dot_general_p
+from funcarray.primitives.dot_general import dot_general_p
 from funcarray.testing import assert_allclose
 
 FA_POL, JAX_POL = fa.checkpoint_policies, jax.checkpoint_policies

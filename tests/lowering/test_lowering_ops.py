@@ -25,10 +25,10 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import lower_ir
+from funcarray.primitives import dot_general as dot_ops
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives import linalg
 from funcarray.primitives import shape as shape_ops
-from funcarray.primitives.autodiff_ops import stop_gradient_p
+from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.transforms.staging import make_ir
 
 BOOL = [dtypes.bool_]
@@ -433,13 +433,13 @@ PREFERRED = [None, dtypes.int32, dtypes.int64, dtypes.int8, dtypes.float32, dtyp
        seed=seeds)
 def test_dot_general_exact_on_small_integers(problem, dtype, preferred, seed):
     lhs_shape, rhs_shape, dimension_numbers = problem
-    if preferred is not None and not linalg.can_accumulate_in(dtype, preferred):
+    if preferred is not None and not dot_ops.can_accumulate_in(dtype, preferred):
         preferred = None
     lhs, rhs = small_integers(dtype, lhs_shape, seed), small_integers(dtype, rhs_shape, seed + 1)
     # Products and sums of small integers are exact in every dtype, and integer sums wrap
     # alike in both engines, so every dtype compares exactly.
     assert_compiled_matches_eager(
-        lambda x, y: linalg.dot_general(x, y, dimension_numbers,
+        lambda x, y: dot_ops.dot_general(x, y, dimension_numbers,
                                         preferred_element_type=preferred), lhs, rhs, rtol=0)
 
 
@@ -447,8 +447,8 @@ def test_dot_general_exact_on_small_integers(problem, dtype, preferred, seed):
 def test_dot_general_integers_wrap_around(dtype):
     big = Array(np.full((2, 9), np.iinfo(dtype).max, dtype))
     assert_compiled_matches_eager(
-        lambda x: (linalg.dot_general(x, x, (((1,), (1,)), ((), ()))),
-                   linalg.dot_general(x, x, (((1,), (1,)), ((), ())),
+        lambda x: (dot_ops.dot_general(x, x, (((1,), (1,)), ((), ()))),
+                   dot_ops.dot_general(x, x, (((1,), (1,)), ((), ())),
                                       preferred_element_type=np.int64)), big)
 
 
@@ -463,7 +463,7 @@ def test_dot_general_random_floats(problem, dtype, seed):
     # rounding for float16/bfloat16 results, which are rounded from float32 sums).
     eps = rtol_for(dtype)
     assert_compiled_matches_eager(
-        lambda x, y: linalg.dot_general(x, y, dimension_numbers), lhs, rhs,
+        lambda x, y: dot_ops.dot_general(x, y, dimension_numbers), lhs, rhs,
         rtol=2 * eps, atol=4 * (k + 1) * eps)
 
 
@@ -539,7 +539,7 @@ def test_every_primitive_of_the_family_lowers():
                 shape_ops.pad_p.bind(w, Array(f32(0)), padding_config=((1, 1, 0), (0, 0, 1))),
                 shape_ops.slice_p.bind(w, start_indices=(0, 0), limit_indices=(1, 2),
                                        strides=None),
-                linalg.dot_general(w, w, (((1,), (1,)), ((), ()))),
+                dot_ops.dot_general(w, w, (((1,), (1,)), ((), ()))),
                 stop_gradient_p.bind(x)]
         return outs
 

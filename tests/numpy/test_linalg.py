@@ -19,7 +19,7 @@ import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.numpy._linalg import matrix_power
-from funcarray.primitives.linalg import dot_general, dot_general_p
+from funcarray.primitives.dot_general import dot_general, dot_general_p
 from funcarray.transforms.staging import make_ir
 
 BF16 = np.dtype(ml_dtypes.bfloat16)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.primitives.linalg import dot_general, dot_general_p
+from funcarray.primitives.dot_general import dot_general, dot_general_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.transpose import UndefPrimal

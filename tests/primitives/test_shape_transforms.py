@@ -35,7 +35,7 @@ import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.numpy import _shape
 from funcarray.primitives import shape as sp
-from funcarray.primitives.autodiff_ops import stop_gradient_p
+from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
 from funcarray.transforms.jvp import Zero
 
