@@ -11,7 +11,7 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 ``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``, ``_conv.py`` the
 convolutions, ``_windowed.py`` ``reduce_window`` (pooling); ``_ragged.py`` the grouped
 products, ``_rng.py`` XLA's bit generators, ``_dot_algorithms.py`` the dot algorithms and
-precision types, ``_extras_more.py`` (``scatter_sub``, ``scatter_apply``, unshared convolution,
+precision types, ``_composite_ops.py`` (``scatter_sub``, ``scatter_apply``, unshared convolution,
 ``scaled_dot``), ``_utilities.py`` (utilities and tokens), ``_conv_shapes.py`` (patches and
 shape tuples of convolutions) and ``_reduce_general.py`` (``reduce`` with any computation).
 
@@ -37,8 +37,8 @@ _CONTROL_FLOW = {
 _TYPE_ALIASES = ("PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers")
 _OP_MODULES = ("_ops_slicing", "_ops_unary", "_ops_binary", "_ops_shape", "_ops_reduce",
                "_ops_dot", "_collectives", "_linear_solve", "_conv", "_windowed", "_fft",
-               "_special", "_extras_shape", "_extras_misc", "_conv_shapes",
-               "_reduce_general", "_ragged", "_dot_algorithms", "_rng", "_extras_more",
+               "_special", "_composed_shape_ops", "_compiler_ops", "_conv_shapes",
+               "_reduce_general", "_ragged", "_dot_algorithms", "_rng", "_composite_ops",
                "_utilities")
 _namespace: dict | None = None
 
@@ -91,6 +91,9 @@ if _typing.TYPE_CHECKING:
     from funcarray.lax._branches import cond as cond
     from funcarray.lax._branches import switch as switch
     from funcarray.lax._collectives import *  # noqa: F403
+    from funcarray.lax._compiler_ops import *  # noqa: F403
+    from funcarray.lax._composed_shape_ops import *  # noqa: F403
+    from funcarray.lax._composite_ops import *  # noqa: F403
     from funcarray.lax._control_flow import associative_scan as associative_scan
     from funcarray.lax._control_flow import fori_loop as fori_loop
     from funcarray.lax._control_flow import map as map  # noqa: A004 (JAX's name)
@@ -100,9 +103,6 @@ if _typing.TYPE_CHECKING:
     from funcarray.lax._conv import *  # noqa: F403
     from funcarray.lax._conv_shapes import *  # noqa: F403
     from funcarray.lax._dot_algorithms import *  # noqa: F403
-    from funcarray.lax._extras_misc import *  # noqa: F403
-    from funcarray.lax._extras_more import *  # noqa: F403
-    from funcarray.lax._extras_shape import *  # noqa: F403
     from funcarray.lax._fft import *  # noqa: F403
     from funcarray.lax._linear_solve import *  # noqa: F403
     from funcarray.lax._ops_binary import *  # noqa: F403

@@ -36,7 +36,6 @@ from funcarray.numpy._index_tricks import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
 from funcarray.numpy._manipulation import *  # noqa: F403
-from funcarray.numpy._misc import *  # noqa: F403
 from funcarray.numpy._numerics import *  # noqa: F403
 from funcarray.numpy._polynomial import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
@@ -45,6 +44,7 @@ from funcarray.numpy._search import *  # noqa: F403
 from funcarray.numpy._sets import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
 from funcarray.numpy._statistics import *  # noqa: F403
+from funcarray.numpy._vectorize_and_constructors import *  # noqa: F403
 
 # lax.reduce / lax.reduce_window recognise these as the monoids lax's functions are.
 _register_lax_equivalents(add=add, mul=multiply, max=maximum, min=minimum,  # noqa: F405
@@ -165,8 +165,10 @@ globals().update(_numpy_ufuncs(globals()))
 if _typing.TYPE_CHECKING:
     # What the run-time machinery above and below makes, declared for type checkers: the
     # fourteen ufuncs, and the narrow dtypes of ml_dtypes (base.dtypes.NARROW_DTYPE_NAMES).
-    from funcarray.numpy._misc_info import *  # (re-exported by _misc and _numerics through
-    from funcarray.numpy._numerics_stats import *  # __all__ lists type checkers cannot follow)
+    # (re-exported by _vectorize_and_constructors and _numerics through __all__ lists type
+    # checkers cannot follow)
+    from funcarray.numpy._introspection_and_io import *  # noqa: F403
+    from funcarray.numpy._numerics_stats import *  # noqa: F403
     from funcarray.numpy._ufunc import _BinaryUfunc, _UnaryUfunc
 
     add: _BinaryUfunc

@@ -2,7 +2,7 @@
 ``iscomplex``, ``isrealobj``, ``iscomplexobj``, ``iterable``, ``isdtype``; NumPy's print
 options and ``array_repr``/``array_str``; ``einsum_path``; ``pow``; ``from_dlpack``; and
 ``load``/``save``/``savez`` (NumPy's ``.npy``/``.npz`` files, Arrays accepted, bfloat16
-recovered on load as jax.numpy does). Re-exported by ``_misc.py``.
+recovered on load as jax.numpy does). Re-exported by ``_vectorize_and_constructors.py``.
 
 Example:
     >>> import funcarray.numpy as fnp

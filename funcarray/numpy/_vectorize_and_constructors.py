@@ -2,7 +2,7 @@
 ``from*`` constructors, ``geomspace``/``logspace``, ``diagflat``, ``lexsort``,
 ``partition``/``argpartition`` (over ``lax.top_k``, as in jax.numpy), ``sort_complex``,
 ``packbits``/``unpackbits``, ``vecmat``/``matvec``. The predicates, print options, I/O and
-aliases live in ``_misc_info.py`` and are re-exported here.
+aliases live in ``_introspection_and_io.py`` and are re-exported here.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -30,8 +30,8 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.numpy._misc_info import *  # noqa: F403
-from funcarray.numpy._misc_info import __all__ as _info_all
+from funcarray.numpy._introspection_and_io import *  # noqa: F403
+from funcarray.numpy._introspection_and_io import __all__ as _info_all
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
