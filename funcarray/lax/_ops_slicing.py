@@ -1,5 +1,6 @@
 """``jax.lax``'s slicing and indexing: static ``slice``, the ``dynamic_slice`` family, and
-XLA's ``gather``/``scatter``.
+XLA's ``gather``/``scatter``, and ``scatter_sub``/``scatter_apply`` composed from
+``scatter_add``.
 
 Static slices take ``0 <= start <= limit <= size`` (no negative or clamped indices). The
 dynamic ones wrap negative start indices once (``allow_negative_indices``) and clamp every
@@ -49,6 +50,7 @@ __all__ = [
     "slice", "slice_in_dim", "index_in_dim",
     "gather", "scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max",
     "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+    "scatter_sub", "scatter_apply",
 ]
 
 
@@ -454,3 +456,103 @@ scatter_min = _scatter("scatter_min", ix.scatter_min_p, (_SCATTER_EXAMPLE.format
 scatter_max = _scatter("scatter_max", ix.scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
                        "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
 
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """XLA's scatter, as in jax.lax: each window of ``updates`` is subtracted from
+    ``operand`` at its start (repeated indices subtract repeatedly); by default windows that
+    do not fit are dropped. It is ``scatter_add`` of ``-updates`` (exact: ``x - u`` is
+    ``x + (-u)`` in floating point and in wrapping integer arithmetic), so its derivatives
+    are scatter_add's.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+        >>> lax.scatter_sub(fnp.ones(3), fnp.asarray([[0], [2]]), fnp.asarray([1.0, 4.0]), dn)
+        Array([ 0.,  1., -3.], dtype=float32)
+    """
+    op = "lax.scatter_sub"
+    x = _operand(op, operand)
+    indices = _operand(op, scatter_indices, "scatter_indices")
+    x, ups = _same_dtype_operands(op, (x, updates), anchor=0)
+    if x.dtype == np.bool_:
+        raise op_type_error(op, f"does not accept bool operands ({_short(x)}); there is no "
+                                f"subtraction of booleans")
+    dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
+    return _checked_bind(op, ix.scatter_add_p, x, indices, ew.neg_p.bind(ups),
+                         dimension_numbers=dn, indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
+
+
+def _elementwise(func, dtype):
+    """``func`` (a function of one scalar, as jax.lax's ``scatter_apply`` traces it) applied
+    to every element of an array of ``dtype``."""
+    from funcarray.api.transformations import vmap
+
+    def apply(v):
+        if v.size == 0:
+            return v
+        out = vmap(func)(v.reshape(-1))
+        if getattr(out, "shape", None) != (v.size,) or out.dtype != dtype:
+            raise op_type_error("lax.scatter_apply", f"func must map a {dtype} scalar to a "
+                                                     f"{dtype} scalar, got {_short(out)} per "
+                                                     f"element")
+        return out.reshape(v.shape)
+    return apply
+
+
+def _select_same_dtype(pred, on_true, on_false):
+    """``numpy.where(pred, on_true, on_false)`` for cases of one dtype and of ``pred``'s
+    shape: weak only when both cases are."""
+    weak = on_true.weak_type and on_false.weak_type
+    return ew.select_n_p.bind(pred, convert(on_false, on_false.dtype, weak),
+                              convert(on_true, on_true.dtype, weak))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """Apply ``func`` (a function of one scalar) to the elements of ``operand`` that the
+    scatter described by ``scatter_indices``, ``dimension_numbers`` and ``update_shape`` (the
+    shape its updates would have) reaches; an element reached ``n`` times gets ``func``
+    applied ``n`` times, as in jax.lax.
+
+    It counts the hits with a ``scatter_add`` and applies ``func`` where the count allows,
+    once per round (a ``while_loop`` while any element needs more); with
+    ``unique_indices=True`` that is one ``where``, which also differentiates (JAX's has no
+    derivative).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+        >>> lax.scatter_apply(fnp.ones(3), fnp.asarray([[2], [0], [2]]), lambda v: v * 3, dn,
+        ...                   update_shape=(3,))
+        Array([3., 1., 9.], dtype=float32)
+    """
+    from funcarray import lax
+
+    op = "lax.scatter_apply"
+    x = _operand(op, operand)
+    indices = _operand(op, scatter_indices, "scatter_indices")
+    if not callable(func):
+        raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
+    dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
+    shape = _int_tuple(op, "update_shape", update_shape)
+    counts = _checked_bind(op, ix.scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
+                           lax.full(shape, 1, np.int32), dimension_numbers=dn,
+                           indices_are_sorted=bool(indices_are_sorted),
+                           unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
+    apply = _elementwise(func, x.dtype)
+    if unique_indices:
+        return _select_same_dtype(counts > 0, apply(x), x)
+
+    def more(state):
+        done, _ = state
+        return (counts > done).any()
+
+    def again(state):
+        done, value = state
+        return done + 1, _select_same_dtype(counts > done, apply(value), value)
+
+    return lax.while_loop(more, again, (np.int32(0), x))[1]
