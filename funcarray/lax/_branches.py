@@ -37,9 +37,9 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
+from funcarray.primitives.clamp import clamp_p
 from funcarray.primitives.cond import cond_p
 from funcarray.primitives.control_flow_bodies import convert_outputs, join_calls
-from funcarray.primitives.elementwise import clamp_p
 from funcarray.transforms.core import ConcretizationError
 from funcarray.transforms.ir_transforms import CallForm
 

@@ -46,7 +46,7 @@ from funcarray.lax._common import (
 )
 from funcarray.primitives.control_flow import scan_p, while_p
 from funcarray.primitives.control_flow_bodies import convert_outputs
-from funcarray.primitives.elementwise import select_n_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.transforms.core import to_concrete_value
 from funcarray.transforms.ir_transforms import CallForm
 

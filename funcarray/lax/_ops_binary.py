@@ -39,6 +39,8 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.clamp import clamp_p
+from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -214,7 +216,7 @@ def clamp(min, x, max):  # noqa: A002 (jax's parameter names)
             raise op_type_error(
                 op, f"requires {name}.shape == operand.shape or {name}.shape == (), got "
                     f"{name}.shape={tuple(bound.shape)}, operand.shape={tuple(x.shape)}")
-    return ew.clamp_p.bind(lo, x, hi)
+    return clamp_p.bind(lo, x, hi)
 
 
 def select(pred, on_true, on_false):
@@ -240,7 +242,7 @@ def select(pred, on_true, on_false):
                                 f"{tuple(on_true.shape)}, got {_short(pred)}")
     if pred.dtype != np.bool_:
         pred = convert(pred, dtypes.int32)
-    return ew.select_n_p.bind(pred, on_false, on_true)
+    return select_n_p.bind(pred, on_false, on_true)
 
 
 # Binary functions of the namespaces above lax that compute what lax's do (funcarray.numpy's

@@ -35,8 +35,8 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _short,
 )
-from funcarray.primitives import indexing as ix
 from funcarray.primitives import reduce as red
+from funcarray.primitives.sort import sort as _sort_operands
 from funcarray.primitives.top_k import top_k_p
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
                                 f"{', '.join(_short(x) for x in xs)}")
     ndim = xs[0].ndim
     dimension = _any_axis(op, dimension, ndim) if ndim else _int(op, "dimension", dimension)
-    outs = ix.sort(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
+    outs = _sort_operands(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
     return outs[0] if single else tuple(outs)
 
 

@@ -38,8 +38,18 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.lax._ops_shape import expand_dims
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives import indexing as ix
 from funcarray.primitives import shape as sh
+from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
+from funcarray.primitives.gather import gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.scatter import (
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
+from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -204,7 +214,7 @@ def _normalized_starts(op: str, x, start_indices, allow_negative_indices) -> lis
         s = convert(s, dtype)
         if neg_ok and signed:
             negative = ew.lt_p.bind(s, Array(np.zeros((), dtype)))
-            s = ew.select_n_p.bind(negative, s, ew.add_p.bind(s, Array(np.asarray(size, dtype))))
+            s = select_n_p.bind(negative, s, ew.add_p.bind(s, Array(np.asarray(size, dtype))))
         out.append(s)
     return out
 
@@ -231,7 +241,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         raise op_value_error(op, f"slice_sizes={sizes} must give one size in [0, dim] per "
                                  f"dimension of operand {_short(x)}")
     starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
-    return ix.dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
@@ -255,7 +265,7 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
     if any(u > d for u, d in zip(update.shape, x.shape)):
         raise op_type_error(op, f"update {_short(update)} must fit inside operand {_short(x)}")
     starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
-    return ix.dynamic_update_slice_p.bind(x, update, *starts)
+    return dynamic_update_slice_p.bind(x, update, *starts)
 
 
 def _start_list(x, start_index, axis: int) -> list:
@@ -348,9 +358,6 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
                                        allow_negative_indices=allow_negative_indices)
 
 
-GatherDimensionNumbers = ix.GatherDimensionNumbers
-ScatterDimensionNumbers = ix.ScatterDimensionNumbers
-
 
 class GatherScatterMode(enum.Enum):
     """What ``gather``/``scatter`` do with out-of-bounds windows (jax.lax's enum): ``CLIP``
@@ -419,7 +426,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     indices = _operand(op, start_indices, "start_indices")
     dn = _dimension_numbers(op, dimension_numbers, GatherDimensionNumbers)
     sizes = _int_tuple(op, "slice_sizes", slice_sizes)
-    return _checked_bind(op, ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
+    return _checked_bind(op, gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_mode(op, mode, True),
                          fill_value=fill_value)
@@ -445,15 +452,15 @@ def _scatter(name: str, prim, example: tuple, combine: str) -> Callable[..., Arr
 
 _SCATTER_EXAMPLE = ("lax.{}(fnp.zeros(3), fnp.array([[1], [1]]), fnp.array([2.0, 3.0]), "
                     "lax.ScatterDimensionNumbers((), (0,), (0,)))")
-scatter = _scatter("scatter", ix.scatter_p, (_SCATTER_EXAMPLE.format("scatter").replace(
+scatter = _scatter("scatter", scatter_p, (_SCATTER_EXAMPLE.format("scatter").replace(
     "[[1], [1]]", "[[1], [2]]"), "Array([0., 2., 3.], dtype=float32)"), "written into")
-scatter_add = _scatter("scatter_add", ix.scatter_add_p, (_SCATTER_EXAMPLE.format("scatter_add"),
+scatter_add = _scatter("scatter_add", scatter_add_p, (_SCATTER_EXAMPLE.format("scatter_add"),
                        "Array([0., 5., 0.], dtype=float32)"), "added to")
-scatter_mul = _scatter("scatter_mul", ix.scatter_mul_p, (_SCATTER_EXAMPLE.format("scatter_mul"),
+scatter_mul = _scatter("scatter_mul", scatter_mul_p, (_SCATTER_EXAMPLE.format("scatter_mul"),
                        "Array([0., 0., 0.], dtype=float32)"), "multiplied into")
-scatter_min = _scatter("scatter_min", ix.scatter_min_p, (_SCATTER_EXAMPLE.format("scatter_min"),
+scatter_min = _scatter("scatter_min", scatter_min_p, (_SCATTER_EXAMPLE.format("scatter_min"),
                        "Array([0., 0., 0.], dtype=float32)"), "combined by minimum with")
-scatter_max = _scatter("scatter_max", ix.scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
+scatter_max = _scatter("scatter_max", scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
                        "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
 
 
@@ -480,7 +487,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
         raise op_type_error(op, f"does not accept bool operands ({_short(x)}); there is no "
                                 f"subtraction of booleans")
     dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
-    return _checked_bind(op, ix.scatter_add_p, x, indices, ew.neg_p.bind(ups),
+    return _checked_bind(op, scatter_add_p, x, indices, ew.neg_p.bind(ups),
                          dimension_numbers=dn, indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
 
@@ -506,8 +513,8 @@ def _select_same_dtype(pred, on_true, on_false):
     """``numpy.where(pred, on_true, on_false)`` for cases of one dtype and of ``pred``'s
     shape: weak only when both cases are."""
     weak = on_true.weak_type and on_false.weak_type
-    return ew.select_n_p.bind(pred, convert(on_false, on_false.dtype, weak),
-                              convert(on_true, on_true.dtype, weak))
+    return select_n_p.bind(pred, convert(on_false, on_false.dtype, weak),
+                           convert(on_true, on_true.dtype, weak))
 
 
 def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
@@ -539,7 +546,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
         raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
     dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
     shape = _int_tuple(op, "update_shape", update_shape)
-    counts = _checked_bind(op, ix.scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
+    counts = _checked_bind(op, scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
                            lax.full(shape, 1, np.int32), dimension_numbers=dn,
                            indices_are_sorted=bool(indices_are_sorted),
                            unique_indices=bool(unique_indices), mode=_mode(op, mode, False))

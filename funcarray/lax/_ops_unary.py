@@ -2,11 +2,11 @@
 ``reduce_precision``.
 
 Thin wrappers over the elementwise primitives (``funcarray/primitives/elementwise.py``,
-``special.py``): each checks that its operand has a dtype jax.lax accepts (``lax.sin`` of an
-integer array is an error, not a float32 result; ``lax.abs`` refuses unsigned integers) and
-binds the primitive. ``accuracy=`` (jax.lax's transcendental accuracy hint) is accepted only
-as ``None``: funcarray computes at the dtype's full accuracy. ``reduce_precision`` binds the
-primitive of ``primitives/compiler_hints.py``.
+``special.py``, ``conversions.py``): each checks that its operand has a dtype jax.lax accepts
+(``lax.sin`` of an integer array is an error, not a float32 result; ``lax.abs`` refuses
+unsigned integers) and binds the primitive. ``accuracy=`` (jax.lax's transcendental accuracy
+hint) is accepted only as ``None``: funcarray computes at the dtype's full accuracy.
+``reduce_precision`` binds the primitive of ``primitives/compiler_hints.py``.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -44,6 +44,7 @@ from funcarray.lax._ops_common import (
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 from funcarray.primitives.compiler_hints import reduce_precision_p
+from funcarray.primitives.conversions import bitcast_convert_type_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -277,7 +278,7 @@ def bitcast_convert_type(operand, new_dtype):
     """
     op = "lax.bitcast_convert_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
-    return _checked_bind(op, ew.bitcast_convert_type_p, _operand(op, operand),
+    return _checked_bind(op, bitcast_convert_type_p, _operand(op, operand),
                          new_dtype=new_dtype)
 
 

@@ -57,9 +57,9 @@ from funcarray.primitives.control_flow_bodies import (
     nonzero_flags,
     split_forced,
 )
-from funcarray.primitives.elementwise import select_n_p
 from funcarray.primitives.jit_call import jit_p
 from funcarray.primitives.reduce import reduce_or_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray, set_current_trace

@@ -13,7 +13,7 @@ Example:
 
 from __future__ import annotations
 
-from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.transforms.ir import IR, Eqn, Var
 from funcarray.transforms.jvp import Zero
 from funcarray.transforms.partial_eval import PartialEvalSplit
