@@ -17,7 +17,7 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.base.host_values import host_array
-from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
     concatenate_p,

@@ -17,7 +17,8 @@ from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary
 from funcarray.base.tree_util import Partial
-from funcarray.primitives.elementwise import convert_element_type_p, eq_p
+from funcarray.primitives.conversions import convert_element_type_p
+from funcarray.primitives.elementwise import eq_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir

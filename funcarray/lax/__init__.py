@@ -1,8 +1,9 @@
 """``funcarray.lax``: structured control flow and jax.lax's operations (JAX's ``jax.lax``).
 
-The control flow (``cond``, ``scan``, ``while_loop``...) is in ``_branches.py`` and
-``_control_flow.py``. The operations are thin validated wrappers over funcarray's primitives,
-with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_common.py``):
+The control flow (``cond``, ``scan``, ``while_loop``, ``platform_dependent``...) is in
+``_branches.py`` and ``_control_flow.py``. The operations are thin validated wrappers over
+funcarray's primitives, with jax.lax's strict dtype and shape rules (the shared checks are in
+``_ops_common.py``):
 ``_ops_unary.py`` (``neg``, ``exp``..., conversions), ``_ops_binary.py`` (``add``, ``eq``,
 ``select``...), ``_ops_shape.py`` (``reshape``, ``pad``, ``iota``...), ``_ops_slicing.py``
 (``slice``, ``dynamic_slice``, ``gather``, ``scatter``...), ``_ops_reduce.py``
@@ -11,8 +12,7 @@ with jax.lax's strict dtype and shape rules (the shared checks are in ``_ops_com
 ``_linear_solve.py`` has ``custom_linear_solve`` and ``custom_root``, ``_conv.py`` the
 convolutions, ``_windowed.py`` ``reduce_window`` (pooling); ``_ragged.py`` the grouped
 products, ``_rng.py`` XLA's bit generators, ``_dot_algorithms.py`` the dot algorithms and
-precision types, ``_composite_ops.py`` (``scatter_sub``, ``scatter_apply``, unshared convolution,
-``scaled_dot``), ``_utilities.py`` (utilities and tokens), ``_conv_shapes.py`` (patches and
+precision types, ``_utilities.py`` (utilities and tokens), ``_conv_shapes.py`` (patches and
 shape tuples of convolutions) and ``_reduce_general.py`` (``reduce`` with any computation).
 
 Example:
@@ -33,13 +33,13 @@ _CONTROL_FLOW = {
     "cond": "_branches", "switch": "_branches", "associative_scan": "_control_flow",
     "fori_loop": "_control_flow", "map": "_control_flow", "scan": "_control_flow",
     "select_n": "_control_flow", "while_loop": "_control_flow",
+    "platform_dependent": "_branches",
 }
 _TYPE_ALIASES = ("PrecisionLike", "DotDimensionNumbers", "ConvGeneralDilatedDimensionNumbers")
 _OP_MODULES = ("_ops_slicing", "_ops_unary", "_ops_binary", "_ops_shape", "_ops_reduce",
                "_ops_dot", "_collectives", "_linear_solve", "_conv", "_windowed", "_fft",
-               "_special", "_composed_shape_ops", "_compiler_ops", "_conv_shapes",
-               "_reduce_general", "_ragged", "_dot_algorithms", "_rng", "_composite_ops",
-               "_utilities")
+               "_special", "_composed_shape_ops", "_conv_shapes", "_reduce_general",
+               "_ragged", "_dot_algorithms", "_rng", "_utilities")
 _namespace: dict | None = None
 
 
@@ -55,6 +55,9 @@ def _load_namespace() -> dict:
                  "linalg": _importlib.import_module("funcarray.lax.linalg")}
         for name, module in _CONTROL_FLOW.items():
             names[name] = getattr(_importlib.import_module(f"funcarray.lax.{module}"), name)
+        # A plain function, not a staged one: its errors show the user's frames only, as the
+        # operations' do.
+        names["platform_dependent"] = api_boundary(names["platform_dependent"])
         algorithms = _importlib.import_module("funcarray.lax._dot_algorithms")
         names.update((alias, getattr(algorithms, alias)) for alias in _TYPE_ALIASES)
         for module_name in _OP_MODULES:
@@ -63,7 +66,7 @@ def _load_namespace() -> dict:
                 value = getattr(module, name)
                 names[name] = value if isinstance(value, type) else api_boundary(value)
         names["__all__"] = ["cond", "switch", "while_loop", "fori_loop", "scan", "map",
-                            "associative_scan", "select_n", "stop_gradient",
+                            "associative_scan", "select_n", "platform_dependent", "stop_gradient",
                             *(name for module in _OP_MODULES for name in
                               _importlib.import_module(f"funcarray.lax.{module}").__all__),
                             *_TYPE_ALIASES]
@@ -89,11 +92,10 @@ if _typing.TYPE_CHECKING:
     from funcarray.api.transformations import stop_gradient as stop_gradient
     from funcarray.lax import linalg as linalg
     from funcarray.lax._branches import cond as cond
+    from funcarray.lax._branches import platform_dependent as platform_dependent
     from funcarray.lax._branches import switch as switch
     from funcarray.lax._collectives import *  # noqa: F403
-    from funcarray.lax._compiler_ops import *  # noqa: F403
     from funcarray.lax._composed_shape_ops import *  # noqa: F403
-    from funcarray.lax._composite_ops import *  # noqa: F403
     from funcarray.lax._control_flow import associative_scan as associative_scan
     from funcarray.lax._control_flow import fori_loop as fori_loop
     from funcarray.lax._control_flow import map as map  # noqa: A004 (JAX's name)

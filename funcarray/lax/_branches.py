@@ -1,9 +1,10 @@
-"""``cond`` and ``switch`` (JAX's ``jax.lax`` signatures).
+"""``cond``, ``switch`` and ``platform_dependent`` (JAX's ``jax.lax`` signatures).
 
 Under a transform every branch is staged to IR and bound as the ``cond`` primitive. Outside
 every transform the chosen branch runs as plain Python on concrete values (``print`` and
 ``pdb`` work there), and the others are staged abstractly only to check them and to give the
-result the types jit would (``_eager_switch``).
+result the types jit would (``_eager_switch``). ``platform_dependent`` calls the branch of
+the platform funcarray compiles for.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -24,6 +25,7 @@ from funcarray.api.arguments import is_array
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._common import (
     _arrays,
     _as_leaves,
@@ -35,8 +37,9 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
-from funcarray.primitives.control_flow import cond_p, convert_outputs, join_calls
-from funcarray.primitives.elementwise import clamp_p
+from funcarray.primitives.clamp import clamp_p
+from funcarray.primitives.cond import cond_p
+from funcarray.primitives.control_flow_bodies import convert_outputs, join_calls
 from funcarray.transforms.core import ConcretizationError
 from funcarray.transforms.ir_transforms import CallForm
 
@@ -48,8 +51,7 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-__all__ = ["cond", "switch"]
-
+__all__ = ["cond", "switch", "platform_dependent"]
 
 
 @overload
@@ -315,3 +317,35 @@ class _ByIdentity:
 
 def _same(value):
     return value
+
+
+_PLATFORM_ALIASES = {"gpu": ("cuda", "rocm", "gpu"), "cuda": ("cuda",), "rocm": ("rocm",)}
+
+
+def platform_dependent(*args, default=None, **per_platform):
+    """Call the function given for the platform funcarray computes on (``cpu=``, ``cuda=``,
+    ``rocm=``, ``tpu=``...) on ``args``, or ``default`` when none is given for it.
+
+    Example:
+        >>> from funcarray import lax
+        >>> lax.platform_dependent(3, cpu=lambda x: x + 1, default=lambda x: x)
+        4
+    """
+    from funcarray.lowering.devices import default_backend
+
+    op = "lax.platform_dependent"
+    for name, fun in (*per_platform.items(), ("default", default)):
+        if fun is not None and not callable(fun):
+            raise op_type_error(op, f"the {name}= branch must be a function, got "
+                                    f"{type(fun).__name__}")
+    platform = default_backend()
+    names = _PLATFORM_ALIASES.get(platform, (platform,))
+    if platform in ("cuda", "rocm"):
+        names = (*names, "gpu")
+    for name in names:
+        if per_platform.get(name) is not None:
+            return per_platform[name](*args)
+    if default is None:
+        raise op_value_error(op, f"no branch for the platform {platform!r} (branches: "
+                                 f"{sorted(per_platform)}); pass default= or {platform}=")
+    return default(*args)

@@ -1,6 +1,6 @@
 """Collectives over named vmap axes, as in ``jax.lax``: ``psum``, ``pmean``, ``pmax``,
 ``pmin``, ``all_gather``, ``ppermute``, ``axis_index``, ``psum_scatter``, ``all_to_all``,
-``pswapaxes``, ``pshuffle``, ``pbroadcast``, ``pcast`` and ``ragged_all_to_all``.
+``pswapaxes``, ``pshuffle``, ``pbroadcast``, ``pcast``, ``ragged_all_to_all`` and ``axis_size``.
 
 They run inside ``vmap(f, axis_name=...)`` (on one device there is no ``pmap``): each batch
 member sees the combined value of all members. The primitives and their rules are in
@@ -38,7 +38,7 @@ from funcarray.transforms.vmap import named_axis_size
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index",
            "psum_scatter", "all_to_all", "pswapaxes", "pshuffle", "pbroadcast", "pcast",
-           "ragged_all_to_all"]
+           "ragged_all_to_all", "axis_size"]
 
 
 def _axis_names(what: str, axis_name) -> tuple:
@@ -470,3 +470,20 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
     targets = lax.select(step < sizes, rows_at, lax.full(rows_at.shape, output.shape[0], np.int32))
     return output.at[targets.reshape(-1)].set(
         sent.reshape((-1,) + operand.shape[1:]), mode="drop")
+
+
+def axis_size(axis_name):
+    """The size of the enclosing ``vmap``'s named axis (the product of the sizes for a
+    tuple of names), as a Python int.
+
+    Example:
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> fa.vmap(lambda x: x * lax.axis_size("i"), axis_name="i")(fnp.ones(3))
+        Array([3., 3., 3.], dtype=float32)
+    """
+    names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+    size = 1
+    for name in names:
+        size *= named_axis_size(name, "lax.axis_size")
+    return size

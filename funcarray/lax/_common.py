@@ -13,7 +13,7 @@ import numpy as np
 
 from funcarray.api.arguments import asarray_arg, is_array
 from funcarray.base import pytrees as fa_tree
-from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace, set_current_trace
 from funcarray.transforms.ir_transforms import CallForm, closed_call
 from funcarray.transforms.staging import StagingTrace

@@ -44,8 +44,9 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
-from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
-from funcarray.primitives.elementwise import select_n_p
+from funcarray.primitives.control_flow import scan_p, while_p
+from funcarray.primitives.control_flow_bodies import convert_outputs
+from funcarray.primitives.select_n import select_n_p
 from funcarray.transforms.core import to_concrete_value
 from funcarray.transforms.ir_transforms import CallForm
 

@@ -1,6 +1,8 @@
 """Convolutions, as in ``jax.lax``: ``conv_general_dilated``, ``conv``,
-``conv_with_general_padding``, ``conv_transpose``, ``conv_dimension_numbers`` and
-``ConvDimensionNumbers``. The primitive and its rules are ``primitives/convolution.py``.
+``conv_with_general_padding``, ``conv_transpose``, ``conv_dimension_numbers``,
+``ConvDimensionNumbers`` and ``conv_general_dilated_local`` (unshared convolution, composed
+from the patches and ``dot_general``). The primitive and its rules are
+``primitives/convolution.py``.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -18,9 +20,9 @@ import operator
 
 import numpy as np
 
-from funcarray.api.arguments import _rev
+from funcarray.api.arguments import _moveaxes, _rev
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._ops_common import _operand_of_kinds, _short
+from funcarray.lax._ops_common import _operand, _operand_of_kinds, _short
 from funcarray.primitives.convolution import (
     ConvDimensionNumbers,
     conv_general_dilated_p,
@@ -29,7 +31,8 @@ from funcarray.primitives.convolution import (
 from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in
 
 __all__ = ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
-           "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads"]
+           "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads",
+           "conv_general_dilated_local"]
 # (positive_ints and padding_pairs are shared with lax/_windowed.py, not re-exported)
 
 _OP = "lax.conv_general_dilated"
@@ -296,3 +299,61 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     return conv_general_dilated(lhs, rhs, (1,) * n, padding, strides, rhs_dilation, numbers,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+    """Unshared (locally connected) convolution, as in jax.lax: like
+    ``conv_general_dilated``, but with its own kernel at each output position. ``rhs`` has
+    the output's spatial sizes in its spatial dimensions, and its input-feature dimension
+    holds ``C * prod(filter_shape)`` entries (channel first, then the window positions in the
+    kernel's spatial order), as ``conv_general_dilated_patches`` lays them out; the result
+    is those patches contracted with ``rhs`` position by position.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> x = fnp.arange(4.0).reshape(1, 1, 4)  # NCW: one channel, width 4
+        >>> # O=1; I = C * 2 window taps; one kernel per output position (width 3)
+        >>> w = fnp.asarray([[[1.0, 0.0, 2.0], [1.0, 0.0, 3.0]]])
+        >>> lax.conv_general_dilated_local(x, w, (1,), "VALID", (2,))
+        Array([[[ 1.,  0., 13.]]], dtype=float32)
+    """
+    from funcarray import lax
+    from funcarray.lax._dot_algorithms import algorithm_of
+    from funcarray.lax._ops_dot import _canonicalize_precision
+
+    op = "lax.conv_general_dilated_local"
+    x = _operand(op, lhs, "lhs")
+    kernel = _operand(op, rhs, "rhs")
+    # The patches are exact copies; a per-operand precision is passed on as jax does.
+    patch_precision = None
+    if precision is not None and algorithm_of(precision) is None:
+        patch_precision = _canonicalize_precision(op, precision)[0]
+    patches = lax.conv_general_dilated_patches(
+        x, filter_shape, window_strides, padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+        precision=patch_precision)
+    numbers = conv_dimension_numbers(x.shape, (1, 1) + tuple(filter_shape), dimension_numbers)
+    lhs_spec, rhs_spec, out_spec = numbers
+    if kernel.ndim != x.ndim:
+        raise op_type_error(op, f"rhs {_short(kernel)} must have the rank of lhs {_short(x)}")
+    want = {rhs_spec[1]: patches.shape[out_spec[1]]}
+    want.update({r: patches.shape[o] for r, o in zip(rhs_spec[2:], out_spec[2:])})
+    wrong = [d for d, size in want.items() if kernel.shape[d] != size]
+    if wrong:
+        expected = tuple(want.get(d, kernel.shape[d]) for d in range(kernel.ndim))
+        spatial = tuple(patches.shape[o] for o in out_spec[2:])
+        raise op_value_error(
+            op, f"rhs {_short(kernel)} does not fit: with these strides and padding its "
+                f"spatial dimensions must be the output's {spatial} "
+                f"and its input-feature dimension C * prod(filter_shape) = "
+                f"{patches.shape[out_spec[1]]}; expected shape {expected} (the 'O' size free)")
+    # Spatial positions are batch dimensions of the contraction, in the patches' order.
+    pairs = sorted(zip(out_spec[2:], rhs_spec[2:]))
+    dn = (((out_spec[1],), (rhs_spec[1],)),
+          (tuple(p for p, _ in pairs), tuple(r for _, r in pairs)))
+    out = lax.dot_general(patches, kernel, dn, precision=precision)
+    # (spatial..., N, O) -> the output layout
+    return _moveaxes(out, (out.ndim - 2, out.ndim - 1), (out_spec[0], out_spec[1]))

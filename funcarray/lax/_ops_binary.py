@@ -1,5 +1,6 @@
 """``jax.lax``'s elementwise operations of two or more operands: arithmetic, bit operations,
-comparisons, ``clamp`` and ``select``.
+comparisons, ``clamp``, ``select`` and ``mulhi`` (a widened product; 64-bit operands: a
+product of 32-bit halves).
 
 They neither promote dtypes nor broadcast ranks, as in jax.lax: operands share one dtype (a
 weak-typed Python scalar of the same kind takes the array's dtype) and their shapes have one
@@ -38,6 +39,8 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.clamp import clamp_p
+from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,6 +51,7 @@ __all__ = [
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
     "shift_right_arithmetic", "eq", "ne", "lt", "le", "gt", "ge", "clamp", "select",
+    "mulhi",
 ]
 
 
@@ -212,7 +216,7 @@ def clamp(min, x, max):  # noqa: A002 (jax's parameter names)
             raise op_type_error(
                 op, f"requires {name}.shape == operand.shape or {name}.shape == (), got "
                     f"{name}.shape={tuple(bound.shape)}, operand.shape={tuple(x.shape)}")
-    return ew.clamp_p.bind(lo, x, hi)
+    return clamp_p.bind(lo, x, hi)
 
 
 def select(pred, on_true, on_false):
@@ -238,8 +242,7 @@ def select(pred, on_true, on_false):
                                 f"{tuple(on_true.shape)}, got {_short(pred)}")
     if pred.dtype != np.bool_:
         pred = convert(pred, dtypes.int32)
-    return ew.select_n_p.bind(pred, on_false, on_true)
-
+    return select_n_p.bind(pred, on_false, on_true)
 
 
 # Binary functions of the namespaces above lax that compute what lax's do (funcarray.numpy's
@@ -252,3 +255,66 @@ def register_equivalents(**functions) -> None:
     """Record ``name=function``: ``function`` computes what ``lax.<name>`` computes."""
     for name, function in functions.items():
         EQUIVALENT_FUNCTIONS[name] = EQUIVALENT_FUNCTIONS.get(name, ()) + (function,)
+
+
+def _widened_mulhi(x, y, wide):
+    from funcarray import lax
+
+    product = lax.mul(lax.convert_element_type(x, wide), lax.convert_element_type(y, wide))
+    bits = 8 * x.dtype.itemsize
+    shift = lax.full(product.shape, bits, wide)
+    high = (lax.shift_right_arithmetic if np.dtype(wide).kind == "i"
+            else lax.shift_right_logical)(product, shift)
+    return lax.convert_element_type(high, x.dtype)
+
+
+def _mulhi_u64(x, y):
+    """High 64 bits of the 128-bit product of uint64 arrays, from 32-bit halves."""
+    from funcarray import lax
+
+    def const(v):
+        return lax.full(x.shape, v, np.uint64)
+
+    low_mask, thirty_two = const(0xFFFFFFFF), const(32)
+    x_lo, x_hi = lax.bitwise_and(x, low_mask), lax.shift_right_logical(x, thirty_two)
+    y_lo, y_hi = lax.bitwise_and(y, low_mask), lax.shift_right_logical(y, thirty_two)
+    lo_lo, hi_lo = lax.mul(x_lo, y_lo), lax.mul(x_hi, y_lo)
+    lo_hi, hi_hi = lax.mul(x_lo, y_hi), lax.mul(x_hi, y_hi)
+    # (each partial product is below 2**64; cross sums three terms below 2**32, 2**32, 2**64
+    # - 2**33 + 1, so it does not overflow either)
+    cross = lax.add(lax.add(lax.shift_right_logical(lo_lo, thirty_two),
+                            lax.bitwise_and(hi_lo, low_mask)), lo_hi)
+    return lax.add(lax.add(hi_hi, lax.shift_right_logical(hi_lo, thirty_two)),
+                   lax.shift_right_logical(cross, thirty_two))
+
+
+def mulhi(x, y, /):
+    """The high half of the double-width product of integers ``x`` and ``y`` (one dtype):
+    for N-bit inputs, the upper N bits of the 2N-bit product.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.mulhi(fnp.array([-100], fnp.int8), fnp.array([100], fnp.int8))
+        Array([-40], dtype=int8)
+    """
+    from funcarray import lax
+
+    op = "lax.mulhi"
+    x, y = _same_dtype_operands(op, (x, y))
+    _check_kinds(op, x, "iu", 0)
+    x, y = _broadcast_operands(op, (x, y))
+    signed = x.dtype.kind == "i"
+    size = x.dtype.itemsize
+    if size < 8:
+        wide = np.dtype(f"{'i' if signed else 'u'}{2 * size}")
+        return _widened_mulhi(x, y, wide)
+    if not signed:
+        return _mulhi_u64(x, y)
+    # Signed: the unsigned high word minus y where x < 0 and x where y < 0 (mod 2**64).
+    ux, uy = (lax.bitcast_convert_type(v, np.uint64) for v in (x, y))
+    high = _mulhi_u64(ux, uy)
+    zero = lax.full(x.shape, 0, np.uint64)
+    high = lax.sub(high, lax.select(lax.lt(x, lax.full(x.shape, 0, x.dtype)), uy, zero))
+    high = lax.sub(high, lax.select(lax.lt(y, lax.full(y.shape, 0, y.dtype)), ux, zero))
+    return lax.bitcast_convert_type(high, x.dtype)

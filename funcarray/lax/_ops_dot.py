@@ -1,4 +1,5 @@
-"""``jax.lax``'s products: ``dot_general``, ``dot`` and ``batch_matmul``.
+"""``jax.lax``'s products: ``dot_general``, ``dot``, ``batch_matmul`` and ``scaled_dot``
+(block-scaled, composed from ``dot_general``).
 
 Operands of different dtypes are computed in the higher one by XLA's order of types
 (jax.lax's rule, not NumPy promotion); ``preferred_element_type`` sets the result dtype.
@@ -30,7 +31,7 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in, dot_general_p
 
-__all__ = ["dot", "dot_general", "batch_matmul", "Precision"]
+__all__ = ["dot", "dot_general", "batch_matmul", "Precision", "scaled_dot"]
 
 
 # JAX's precision aliases (lax.Precision accepts these names too).
@@ -194,3 +195,73 @@ def batch_matmul(lhs, rhs, precision=None):
     dn = (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch))
     return _dot_general(op, lhs, rhs, dn, precision, None)
 
+
+def _check_scale(op, side, x, scale, contracting):
+    if scale.ndim != x.ndim:
+        raise op_type_error(op, f"{side}_scale {_short(scale)} must have the rank of {side} "
+                                f"{_short(x)}")
+    for d, (size, blocks) in enumerate(zip(x.shape, scale.shape)):
+        if d in contracting:
+            if blocks == 0 or size % blocks or size // blocks < 2:
+                raise op_type_error(
+                    op, f"{side} contracting dimension {d} of size {size} must be a multiple "
+                        f"(at least 2x) of its scale's size, got {side}_scale {_short(scale)}")
+        elif blocks != size:
+            raise op_type_error(op, f"{side} dimension {d} of size {size} must match "
+                                    f"{side}_scale's ({_short(scale)})")
+
+
+def _scaled(x, scale, contracting):
+    """``x * scale`` in bfloat16, each scale entry covering a block of the contracting
+    dimensions (JAX's decomposition)."""
+    from funcarray.base.dtypes import bfloat16
+
+    x = x.astype(bfloat16)
+    if scale is None:
+        return x
+    scale = scale.astype(bfloat16)
+    for d in contracting:
+        if scale.shape[d] != x.shape[d]:
+            scale = scale.repeat(x.shape[d] // scale.shape[d], axis=d)
+    return x * scale
+
+
+def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None,
+               preferred_element_type=None):
+    """Block-scaled product, as in jax.lax: ``(lhs * lhs_scale) @ (rhs * rhs_scale)`` by
+    ``dot_general``, where each scale entry covers a block of the contracting dimension
+    (which is a multiple, at least 2x, of the scale's) and matches the other dimensions. The
+    scaled operands are bfloat16 and the result ``preferred_element_type`` (bfloat16 by
+    default). Default dimension numbers: a (batched) matrix product.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.scaled_dot(fnp.ones((1, 4)), fnp.ones((4, 1)),
+        ...                lhs_scale=fnp.asarray([[1.0, 2.0]]), preferred_element_type=fnp.float32)
+        Array([[6.]], dtype=float32)
+    """
+    from funcarray import lax
+    from funcarray.base.dtypes import bfloat16
+
+    op = "lax.scaled_dot"
+    x, y = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
+    if dimension_numbers is None:
+        if x.ndim < 2:
+            raise op_type_error(op, f"operands of rank 0 or 1 need dimension_numbers, got lhs "
+                                    f"{_short(x)}")
+        n = x.ndim
+        dimension_numbers = (((n - 1,), (n - 2,)), (tuple(range(n - 2)), tuple(range(n - 2))))
+    (lc, rc), _ = dimension_numbers
+    lc, rc = _int_tuple(op, "lhs_contracting", lc), _int_tuple(op, "rhs_contracting", rc)
+    if x.ndim != y.ndim:
+        raise op_type_error(op, f"lhs {_short(x)} and rhs {_short(y)} must have one rank")
+    scales = []
+    for side, operand, scale, dims in (("lhs", x, lhs_scale, lc), ("rhs", y, rhs_scale, rc)):
+        if scale is not None:
+            scale = _operand(op, scale, f"{side}_scale")
+            _check_scale(op, side, operand, scale, dims)
+        scales.append(scale)
+    out_dtype = bfloat16 if preferred_element_type is None else preferred_element_type
+    return lax.dot_general(_scaled(x, scales[0], lc), _scaled(y, scales[1], rc),
+                           dimension_numbers, preferred_element_type=out_dtype)

@@ -1,4 +1,6 @@
-"""``jax.lax``'s reductions, arg-reductions, cumulative scans, sorts and ``top_k``.
+"""``jax.lax``'s reductions, arg-reductions, cumulative scans, sorts, ``top_k`` and
+``approx_max_k``/``approx_min_k`` (the exact ``top_k``: what XLA computes on CPU and GPU; only
+TPUs approximate).
 
 Reduction ``axes`` and scan/arg-reduction ``axis`` are non-negative and in range, as in
 jax.lax (``sort``'s ``dimension`` may be negative); ``axes`` is always a sequence.
@@ -33,8 +35,8 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _short,
 )
-from funcarray.primitives import indexing as ix
 from funcarray.primitives import reduce as red
+from funcarray.primitives.sort import sort as _sort_operands
 from funcarray.primitives.top_k import top_k_p
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
     "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
-    "cumlogsumexp", "sort", "sort_key_val", "top_k",
+    "cumlogsumexp", "sort", "sort_key_val", "top_k", "approx_max_k", "approx_min_k",
 ]
 
 
@@ -176,7 +178,7 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
                                 f"{', '.join(_short(x) for x in xs)}")
     ndim = xs[0].ndim
     dimension = _any_axis(op, dimension, ndim) if ndim else _int(op, "dimension", dimension)
-    outs = ix.sort(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
+    outs = _sort_operands(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
     return outs[0] if single else tuple(outs)
 
 
@@ -190,7 +192,6 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
         (Array([1, 2, 3], dtype=int32), Array([0.1, 0.2, 0.3], dtype=float32))
     """
     return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
-
 
 
 def top_k(operand, k, *, axis=-1):
@@ -224,3 +225,66 @@ def top_k(operand, k, *, axis=-1):
 
 def _moveaxis(x, source: int, destination: int):
     return _moveaxes(x, (source,), (destination,))
+
+
+def _approx_k(op: str, operand, k, reduction_dimension, recall_target,
+              reduction_input_size_override, aggregate_to_topk, largest: bool):
+    from funcarray import lax
+
+    x = _operand(op, operand)
+    if x.ndim == 0:
+        raise op_type_error(op, f"operand must have at least one dimension, got {_short(x)}")
+    if _kind(x.dtype) != "f":
+        raise op_value_error(op, f"operand must be a floating type, got {_short(x)}")
+    k = _int(op, "k", k)
+    axis = _int(op, "reduction_dimension", reduction_dimension)
+    if not -x.ndim <= axis < x.ndim:
+        raise op_value_error(op, f"reduction_dimension {axis} is out of range for {_short(x)}")
+    axis %= x.ndim
+    if k <= 0:
+        raise op_value_error(op, f"k must be positive, got {k}")
+    if x.shape[axis] < k:
+        raise op_value_error(op, f"k must be smaller than the size of reduction_dim "
+                                 f"{x.shape[axis]}, got {k}")
+    if not 0 < float(recall_target) <= 1:
+        raise op_value_error(op, f"recall_target must be in (0, 1], got {recall_target}")
+    _int(op, "reduction_input_size_override", reduction_input_size_override)
+    if not aggregate_to_topk:
+        raise NotImplementedError(
+            f"{op}: aggregate_to_topk=False (TPU partial results, whose size depends on the "
+            f"TPU's tiling) is not supported; funcarray returns the exact top k (the default)")
+    if largest:
+        return list(lax.top_k(x, k, axis=axis))
+    values, indices = lax.top_k(lax.neg(x), k, axis=axis)
+    return [lax.neg(values), indices]
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` largest entries of ``operand`` along ``reduction_dimension`` and their
+    indices. XLA approximates only on TPUs; here, as on CPU and GPU, the result is exact
+    (``recall_target`` and ``reduction_input_size_override`` are accepted and unused).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.approx_max_k(fnp.array([1.0, 5.0, 3.0, 4.0]), 2)
+        [Array([5., 4.], dtype=float32), Array([1, 3], dtype=int32)]
+    """
+    return _approx_k("lax.approx_max_k", operand, k, reduction_dimension, recall_target,
+                     reduction_input_size_override, aggregate_to_topk, True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` smallest entries of ``operand`` along ``reduction_dimension`` and their
+    indices (exact, as ``approx_max_k``).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.approx_min_k(fnp.array([1.0, 5.0, 3.0, 4.0]), 2)
+        [Array([1., 3.], dtype=float32), Array([0, 2], dtype=int32)]
+    """
+    return _approx_k("lax.approx_min_k", operand, k, reduction_dimension, recall_target,
+                     reduction_input_size_override, aggregate_to_topk, False)

@@ -36,8 +36,8 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
-from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as sh
+from funcarray.primitives.conversions import convert_kernel
 
 __all__ = [
     "broadcast", "broadcast_in_dim", "reshape", "collapse", "squeeze", "expand_dims",
@@ -369,7 +369,7 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     integer dtype, 64-bit ints kept whole), as jax.lax does."""
     if dtype is not None and type(fill_value) in (int, float, builtins.complex, bool):
         try:
-            value = Array(ew.convert_kernel(np.asarray(fill_value), dtype), weak)
+            value = Array(convert_kernel(np.asarray(fill_value), dtype), weak)
         except OverflowError:
             raise op_value_error(op, f"fill_value {fill_value} is out of range for "
                                      f"{dtype}") from None

@@ -1,5 +1,6 @@
 """``jax.lax``'s slicing and indexing: static ``slice``, the ``dynamic_slice`` family, and
-XLA's ``gather``/``scatter``.
+XLA's ``gather``/``scatter``, and ``scatter_sub``/``scatter_apply`` composed from
+``scatter_add``.
 
 Static slices take ``0 <= start <= limit <= size`` (no negative or clamped indices). The
 dynamic ones wrap negative start indices once (``allow_negative_indices``) and clamp every
@@ -37,8 +38,18 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.lax._ops_shape import expand_dims
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives import indexing as ix
 from funcarray.primitives import shape as sh
+from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
+from funcarray.primitives.gather import gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.scatter import (
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+)
+from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,6 +60,7 @@ __all__ = [
     "slice", "slice_in_dim", "index_in_dim",
     "gather", "scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max",
     "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+    "scatter_sub", "scatter_apply",
 ]
 
 
@@ -202,7 +214,7 @@ def _normalized_starts(op: str, x, start_indices, allow_negative_indices) -> lis
         s = convert(s, dtype)
         if neg_ok and signed:
             negative = ew.lt_p.bind(s, Array(np.zeros((), dtype)))
-            s = ew.select_n_p.bind(negative, s, ew.add_p.bind(s, Array(np.asarray(size, dtype))))
+            s = select_n_p.bind(negative, s, ew.add_p.bind(s, Array(np.asarray(size, dtype))))
         out.append(s)
     return out
 
@@ -229,7 +241,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         raise op_value_error(op, f"slice_sizes={sizes} must give one size in [0, dim] per "
                                  f"dimension of operand {_short(x)}")
     starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
-    return ix.dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+    return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
@@ -253,7 +265,7 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
     if any(u > d for u, d in zip(update.shape, x.shape)):
         raise op_type_error(op, f"update {_short(update)} must fit inside operand {_short(x)}")
     starts = _normalized_starts(op, x, start_indices, allow_negative_indices)
-    return ix.dynamic_update_slice_p.bind(x, update, *starts)
+    return dynamic_update_slice_p.bind(x, update, *starts)
 
 
 def _start_list(x, start_index, axis: int) -> list:
@@ -346,9 +358,6 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
                                        allow_negative_indices=allow_negative_indices)
 
 
-GatherDimensionNumbers = ix.GatherDimensionNumbers
-ScatterDimensionNumbers = ix.ScatterDimensionNumbers
-
 
 class GatherScatterMode(enum.Enum):
     """What ``gather``/``scatter`` do with out-of-bounds windows (jax.lax's enum): ``CLIP``
@@ -417,7 +426,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     indices = _operand(op, start_indices, "start_indices")
     dn = _dimension_numbers(op, dimension_numbers, GatherDimensionNumbers)
     sizes = _int_tuple(op, "slice_sizes", slice_sizes)
-    return _checked_bind(op, ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
+    return _checked_bind(op, gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_mode(op, mode, True),
                          fill_value=fill_value)
@@ -443,14 +452,114 @@ def _scatter(name: str, prim, example: tuple, combine: str) -> Callable[..., Arr
 
 _SCATTER_EXAMPLE = ("lax.{}(fnp.zeros(3), fnp.array([[1], [1]]), fnp.array([2.0, 3.0]), "
                     "lax.ScatterDimensionNumbers((), (0,), (0,)))")
-scatter = _scatter("scatter", ix.scatter_p, (_SCATTER_EXAMPLE.format("scatter").replace(
+scatter = _scatter("scatter", scatter_p, (_SCATTER_EXAMPLE.format("scatter").replace(
     "[[1], [1]]", "[[1], [2]]"), "Array([0., 2., 3.], dtype=float32)"), "written into")
-scatter_add = _scatter("scatter_add", ix.scatter_add_p, (_SCATTER_EXAMPLE.format("scatter_add"),
+scatter_add = _scatter("scatter_add", scatter_add_p, (_SCATTER_EXAMPLE.format("scatter_add"),
                        "Array([0., 5., 0.], dtype=float32)"), "added to")
-scatter_mul = _scatter("scatter_mul", ix.scatter_mul_p, (_SCATTER_EXAMPLE.format("scatter_mul"),
+scatter_mul = _scatter("scatter_mul", scatter_mul_p, (_SCATTER_EXAMPLE.format("scatter_mul"),
                        "Array([0., 0., 0.], dtype=float32)"), "multiplied into")
-scatter_min = _scatter("scatter_min", ix.scatter_min_p, (_SCATTER_EXAMPLE.format("scatter_min"),
+scatter_min = _scatter("scatter_min", scatter_min_p, (_SCATTER_EXAMPLE.format("scatter_min"),
                        "Array([0., 0., 0.], dtype=float32)"), "combined by minimum with")
-scatter_max = _scatter("scatter_max", ix.scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
+scatter_max = _scatter("scatter_max", scatter_max_p, (_SCATTER_EXAMPLE.format("scatter_max"),
                        "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
 
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):
+    """XLA's scatter, as in jax.lax: each window of ``updates`` is subtracted from
+    ``operand`` at its start (repeated indices subtract repeatedly); by default windows that
+    do not fit are dropped. It is ``scatter_add`` of ``-updates`` (exact: ``x - u`` is
+    ``x + (-u)`` in floating point and in wrapping integer arithmetic), so its derivatives
+    are scatter_add's.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+        >>> lax.scatter_sub(fnp.ones(3), fnp.asarray([[0], [2]]), fnp.asarray([1.0, 4.0]), dn)
+        Array([ 0.,  1., -3.], dtype=float32)
+    """
+    op = "lax.scatter_sub"
+    x = _operand(op, operand)
+    indices = _operand(op, scatter_indices, "scatter_indices")
+    x, ups = _same_dtype_operands(op, (x, updates), anchor=0)
+    if x.dtype == np.bool_:
+        raise op_type_error(op, f"does not accept bool operands ({_short(x)}); there is no "
+                                f"subtraction of booleans")
+    dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
+    return _checked_bind(op, scatter_add_p, x, indices, ew.neg_p.bind(ups),
+                         dimension_numbers=dn, indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
+
+
+def _elementwise(func, dtype):
+    """``func`` (a function of one scalar, as jax.lax's ``scatter_apply`` traces it) applied
+    to every element of an array of ``dtype``."""
+    from funcarray.api.transformations import vmap
+
+    def apply(v):
+        if v.size == 0:
+            return v
+        out = vmap(func)(v.reshape(-1))
+        if getattr(out, "shape", None) != (v.size,) or out.dtype != dtype:
+            raise op_type_error("lax.scatter_apply", f"func must map a {dtype} scalar to a "
+                                                     f"{dtype} scalar, got {_short(out)} per "
+                                                     f"element")
+        return out.reshape(v.shape)
+    return apply
+
+
+def _select_same_dtype(pred, on_true, on_false):
+    """``numpy.where(pred, on_true, on_false)`` for cases of one dtype and of ``pred``'s
+    shape: weak only when both cases are."""
+    weak = on_true.weak_type and on_false.weak_type
+    return select_n_p.bind(pred, convert(on_false, on_false.dtype, weak),
+                           convert(on_true, on_true.dtype, weak))
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):
+    """Apply ``func`` (a function of one scalar) to the elements of ``operand`` that the
+    scatter described by ``scatter_indices``, ``dimension_numbers`` and ``update_shape`` (the
+    shape its updates would have) reaches; an element reached ``n`` times gets ``func``
+    applied ``n`` times, as in jax.lax.
+
+    It counts the hits with a ``scatter_add`` and applies ``func`` where the count allows,
+    once per round (a ``while_loop`` while any element needs more); with
+    ``unique_indices=True`` that is one ``where``, which also differentiates (JAX's has no
+    derivative).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+        >>> lax.scatter_apply(fnp.ones(3), fnp.asarray([[2], [0], [2]]), lambda v: v * 3, dn,
+        ...                   update_shape=(3,))
+        Array([3., 1., 9.], dtype=float32)
+    """
+    from funcarray import lax
+
+    op = "lax.scatter_apply"
+    x = _operand(op, operand)
+    indices = _operand(op, scatter_indices, "scatter_indices")
+    if not callable(func):
+        raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
+    dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
+    shape = _int_tuple(op, "update_shape", update_shape)
+    counts = _checked_bind(op, scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
+                           lax.full(shape, 1, np.int32), dimension_numbers=dn,
+                           indices_are_sorted=bool(indices_are_sorted),
+                           unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
+    apply = _elementwise(func, x.dtype)
+    if unique_indices:
+        return _select_same_dtype(counts > 0, apply(x), x)
+
+    def more(state):
+        done, _ = state
+        return (counts > done).any()
+
+    def again(state):
+        done, value = state
+        return done + 1, _select_same_dtype(counts > done, apply(value), value)
+
+    return lax.while_loop(more, again, (np.int32(0), x))[1]

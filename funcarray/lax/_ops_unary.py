@@ -1,10 +1,12 @@
-"""``jax.lax``'s one-operand elementwise operations and dtype conversions.
+"""``jax.lax``'s one-operand elementwise operations, dtype conversions and
+``reduce_precision``.
 
 Thin wrappers over the elementwise primitives (``funcarray/primitives/elementwise.py``,
-``special.py``): each checks that its operand has a dtype jax.lax accepts (``lax.sin`` of an
-integer array is an error, not a float32 result; ``lax.abs`` refuses unsigned integers) and
-binds the primitive. ``accuracy=`` (jax.lax's transcendental accuracy hint) is accepted only
-as ``None``: funcarray computes at the dtype's full accuracy.
+``special.py``, ``conversions.py``): each checks that its operand has a dtype jax.lax accepts
+(``lax.sin`` of an integer array is an error, not a float32 result; ``lax.abs`` refuses
+unsigned integers) and binds the primitive. ``accuracy=`` (jax.lax's transcendental accuracy
+hint) is accepted only as ``None``: funcarray computes at the dtype's full accuracy.
+``reduce_precision`` binds the primitive of ``primitives/compiler_hints.py``.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -32,6 +34,7 @@ from funcarray.lax._ops_common import (
     _checked_bind,
     _doc,
     _dtype_arg,
+    _int,
     _kind,
     _no_accuracy,
     _operand,
@@ -40,6 +43,8 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
+from funcarray.primitives.compiler_hints import reduce_precision_p
+from funcarray.primitives.conversions import bitcast_convert_type_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -52,7 +57,7 @@ __all__ = [
     "tanh", "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "logistic", "square",
     "reciprocal", "abs", "erf", "erfc", "erf_inv", "lgamma", "digamma", "bitwise_not",
     "population_count", "clz", "conj", "real", "imag", "integer_pow",
-    "convert_element_type", "bitcast_convert_type",
+    "convert_element_type", "bitcast_convert_type", "reduce_precision",
 ]
 
 
@@ -273,6 +278,27 @@ def bitcast_convert_type(operand, new_dtype):
     """
     op = "lax.bitcast_convert_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
-    return _checked_bind(op, ew.bitcast_convert_type_p, _operand(op, operand),
+    return _checked_bind(op, bitcast_convert_type_p, _operand(op, operand),
                          new_dtype=new_dtype)
 
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """Round each float of ``operand`` to the nearest value representable with
+    ``exponent_bits`` exponent bits and ``mantissa_bits`` mantissa bits (ties to even;
+    overflow gives inf, values below the format's normal range 0), keeping its dtype.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> lax.reduce_precision(fnp.array([0.1, 1000.0, 1e6]), 5, 10)  # float16's format
+        Array([9.9975586e-02, 1.0000000e+03,           inf], dtype=float32)
+    """
+    op = "lax.reduce_precision"
+    x = _operand_of_kinds(op, operand, "f")
+    exponent_bits = _int(op, "exponent_bits", exponent_bits)
+    mantissa_bits = _int(op, "mantissa_bits", mantissa_bits)
+    if exponent_bits < 1:
+        raise op_value_error(op, f"exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise op_value_error(op, f"mantissa_bits must be non-negative; got {mantissa_bits}")
+    return reduce_precision_p.bind(x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)

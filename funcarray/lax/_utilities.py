@@ -1,6 +1,7 @@
 """``jax.lax``'s small utilities: ``broadcast_like``, ``broadcast_shapes``, ``dtype``,
-``shape_as_value``, ``stage``, ``composite``, ``with_sharding_constraint``, ``dce_sink``, and
-tokens (``create_token``, ``after_all``).
+``shape_as_value``, ``stage``, ``composite``, ``with_sharding_constraint``, ``dce_sink``,
+``optimization_barrier`` (the primitive of ``primitives/compiler_hints.py``) and tokens
+(``create_token``, ``after_all``).
 
 Several of these exist in JAX for compilers and devices that funcarray's single-device,
 program-order world does not have; they keep their signatures so code ports, and do the one
@@ -33,9 +34,12 @@ from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error
+from funcarray.lax._ops_common import _operand
+from funcarray.primitives.compiler_hints import optimization_barrier_p
 
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
-           "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all"]
+           "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all",
+           "optimization_barrier"]
 # (Token, the type create_token returns, is not a jax.lax name: reach it as
 # type(lax.create_token()))
 
@@ -238,3 +242,19 @@ def after_all(*operands):
             raise TypeError(f"lax.after_all: operand {i} is a {type(operand).__name__}, not a "
                             f"token; pass tokens from lax.create_token() or lax.after_all()")
     return Token()
+
+
+def optimization_barrier(operand, /):
+    """The identity on a pytree of arrays, which the compiler may not reorder computations
+    across nor merge with equal computations outside it (no effect outside ``jit``).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray import lax
+        >>> fa.jit(lambda x: lax.optimization_barrier(fnp.sin(x)) + fnp.sin(x))(0.0)
+        Array(0., dtype=float32, weak_type=True)
+    """
+    leaves, treedef = fa_tree.flatten(operand)
+    arrays = [_operand("lax.optimization_barrier", x) for x in leaves]
+    return fa_tree.unflatten(treedef, optimization_barrier_p.bind(*arrays) if arrays else [])

@@ -27,7 +27,8 @@ from funcarray.base.array import Array
 from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._promotion import promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives.elementwise import select_n_p
+from funcarray.primitives.conversions import bitcast_convert_type_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.transforms.core import running_numpy_kernels
 
@@ -745,7 +746,7 @@ def signbit(x: ArrayLike, /) -> Array:
     if _kind(x.dtype) == "i":
         return less(x, 0)
     bits = np.dtype(f"i{x.dtype.itemsize}")
-    as_int = ew.bitcast_convert_type_p.bind(x, new_dtype=bits)
+    as_int = bitcast_convert_type_p.bind(x, new_dtype=bits)
     return less(as_int, 0)
 
 

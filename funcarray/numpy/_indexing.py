@@ -42,22 +42,20 @@ from funcarray.base.errors import index_error, op_type_error, op_value_error
 from funcarray.numpy._elementwise import power, true_divide, where
 from funcarray.numpy._promotion import promote_args
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives.indexing import (
-    GatherDimensionNumbers,
-    ScatterDimensionNumbers,
-    dynamic_slice_p,
-    dynamic_update_slice_p,
-    gather_fill_value,
-    gather_p,
+from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
+from funcarray.primitives.gather import gather_fill_value, gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.reduce import cumsum_p
+from funcarray.primitives.scatter import (
     scatter_add_p,
     scatter_max_p,
     scatter_min_p,
     scatter_mul_p,
     scatter_p,
-    sort_p,
 )
-from funcarray.primitives.reduce import cumsum_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, rev_p, slice_p, squeeze_p
+from funcarray.primitives.sort import sort_p
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -106,7 +104,7 @@ def _normalize_negative(idx, size):
     shape = idx.shape
     is_negative = ew.lt_p.bind(idx, _const(0, idx.dtype, shape))
     wrapped = ew.add_p.bind(idx, _const(size, idx.dtype, shape))
-    return ew.select_n_p.bind(is_negative, idx, wrapped)
+    return select_n_p.bind(is_negative, idx, wrapped)
 
 
 def _is_tracer(x) -> bool:
@@ -793,7 +791,7 @@ def _nonzero_flat_positions(op, a, size):
     # zeros (and nonzeros past ``size``) aim at slot ``size``, out of bounds, and are dropped.
     count = cumsum_p.bind(convert(mask, dtypes.int32), axis=0, reverse=False)
     rank = ew.sub_p.bind(count, _const(1, dtypes.int32, (n,)))
-    slot = ew.select_n_p.bind(mask, _const(size, dtypes.int32, (n,)), rank)
+    slot = select_n_p.bind(mask, _const(size, dtypes.int32, (n,)), rank)
     dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                  scatter_dims_to_operand_dims=(0,))
     positions = scatter_p.bind(
@@ -849,7 +847,7 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
         stride = math.prod(a.shape[d + 1:])
         coord = ew.div_p.bind(positions, _const(stride, dtypes.int32, (size,)))
         coord = ew.rem_p.bind(coord, _const(a.shape[d], dtypes.int32, (size,)))
-        out.append(ew.select_n_p.bind(valid, _const(fill, dtypes.int32, (size,)), coord))
+        out.append(select_n_p.bind(valid, _const(fill, dtypes.int32, (size,)), coord))
     return tuple(out)
 
 
@@ -1087,8 +1085,8 @@ def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
     shape = broadcast_shapes(op, default.shape, *(c.shape for c in conds))
     out = broadcast_to_shape(default, shape)
     for cond, choice in zip(reversed(conds), reversed(choices)):
-        out = ew.select_n_p.bind(broadcast_to_shape(cond, shape), out,
-                                 broadcast_to_shape(choice, shape))
+        out = select_n_p.bind(broadcast_to_shape(cond, shape), out,
+                              broadcast_to_shape(choice, shape))
     return out
 
 

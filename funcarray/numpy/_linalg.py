@@ -40,8 +40,9 @@ from funcarray.primitives.dot_general import (
     dot_general_p,
     plain_matmul,
 )
-from funcarray.primitives.elementwise import and_p, eq_p, select_n_p
+from funcarray.primitives.elementwise import and_p, eq_p
 from funcarray.primitives.reduce import reduce_or_p, reduce_sum_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import (
     concatenate_p,
     iota_p,

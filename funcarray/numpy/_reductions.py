@@ -42,7 +42,7 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
-from funcarray.primitives.elementwise import select_n_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
 
 if TYPE_CHECKING:

@@ -45,6 +45,7 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._utilities import broadcast_shapes
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
     iota_p,
@@ -941,7 +942,7 @@ def _triangle(op: str, m, k, lower: bool):
     keep = broadcast_in_dim_p.bind(keep, shape=m.shape,
                                    broadcast_dimensions=(m.ndim - 2, m.ndim - 1))
     zeros = broadcast_to_shape(_scalar(0, m.dtype, m.weak_type), m.shape)
-    return ew.select_n_p.bind(keep, zeros, m)
+    return select_n_p.bind(keep, zeros, m)
 
 
 def tril(m: ArrayLike, k: int = 0) -> Array:

@@ -354,8 +354,8 @@ def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
         >>> fnp.lexsort([fnp.array([3, 1, 2]), fnp.array([0, 1, 0])])
         Array([2, 0, 1], dtype=int32)
     """
-    from funcarray.primitives.indexing import sort_p
     from funcarray.primitives.shape import iota_p
+    from funcarray.primitives.sort import sort_p
     op = "lexsort"
     keys = [asarray_arg(op, k) for k in (list(keys) if not hasattr(keys, "ndim")
                                          else [keys[i] for i in range(keys.shape[0])])]

@@ -25,12 +25,11 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.dot_general import dot_general_p
-from funcarray.primitives.indexing import (
-    GatherDimensionNumbers,
-    dynamic_slice_p,
-    gather_p,
-)
+from funcarray.primitives.dynamic_slice import dynamic_slice_p
+from funcarray.primitives.gather import gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers
 from funcarray.primitives.reduce import (
     argmax_p,
     argmin_p,
@@ -39,6 +38,7 @@ from funcarray.primitives.reduce import (
     reduce_or_p,
     reduce_sum_p,
 )
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
     concatenate_p,
@@ -142,7 +142,7 @@ def lt(x, y):
 
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (``numpy.where``'s argument order)."""
-    return ew.select_n_p.bind(pred, on_false, on_true)
+    return select_n_p.bind(pred, on_false, on_true)
 
 
 def convert(x, dtype):
@@ -150,7 +150,7 @@ def convert(x, dtype):
     dtype = np.dtype(dtype)
     if x.dtype == dtype and not x.weak_type:
         return x
-    return ew.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=False)
+    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -242,7 +242,7 @@ def triangle(x, k: int, lower: bool):
     # Keep element (i, j) where j - i <= k (lower) or j - i >= k (upper).
     keep = ew.le_p.bind(cols, shifted) if lower else ew.ge_p.bind(cols, shifted)
     keep = broadcast_in_dim(keep, x.shape, (x.ndim - 2, x.ndim - 1))
-    return ew.select_n_p.bind(keep, zeros_like(x), x)
+    return select_n_p.bind(keep, zeros_like(x), x)
 
 
 def diagonal(x):

@@ -1,20 +1,9 @@
-"""Control-flow primitives: ``cond``, ``while`` and ``scan``, with all their rules.
+"""The loop primitives, ``while`` and ``scan``, with all their rules (``cond`` is in
+``cond.py``).
 
 Each is a higher-order primitive whose bodies are IRs in *call form* (no const binders: the
 values a body closes over are leading operands). The public functions are in
 ``funcarray/lax/_control_flow.py``; they stage the user's Python functions and bind these.
-
-``cond(index, *operands, branches)``
-    ``branches[index](*operands)``. ``index`` is an int32 scalar in ``[0, len(branches))``
-    (the public ``switch`` clamps it); every branch takes all the operands (each ignores the
-    closed-over values of the others) and returns outputs of the same types.
-    jvp: the branches' JVPs, zero tangents instantiated where another branch has a nonzero
-    one. batch: with an unbatched index, the vectorised branches (outputs batched along axis
-    0 where any branch batches them); with a batched index, every branch runs and
-    ``select_n`` picks each member's result. partial eval: each branch split with the same
-    unknown operands, an output unknown in one branch is made unknown in all, and the known
-    cond returns every branch's residuals (zeros for the branches not taken). transpose: the
-    branches' transposes. Lowered to ``stablehlo.case``.
 
 ``while(*cond_consts, *body_consts, *carry, cond_ir, body_ir, cond_nconsts, body_nconsts)``
     ``while cond_ir(cond_consts, carry): carry = body_ir(body_consts, carry)``.
@@ -39,20 +28,19 @@ Example:
     >>> import funcarray as fa
     >>> import funcarray.numpy as fnp
     >>> from funcarray import lax
-    >>> print(fa.make_ir(lambda p, x: lax.cond(p, fnp.sin, fnp.cos, x))(True, fnp.ones(2)))
-    { lambda ; a:bool[] b:f32[2]. let
-        c:i32[] = convert_element_type[ new_dtype=int32 weak_type=False ] a
-        d:f32[2] = cond[
-          branches=(
-            { lambda ; a:f32[2]. let
-                b:f32[2] = cos a
-              in (b) }
-            { lambda ; a:f32[2]. let
-                b:f32[2] = sin a
-              in (b) }
-          )
-        ] c b
-      in (d) }
+    >>> print(fa.make_ir(lambda x: lax.scan(lambda c, v: (c + v, c), 0.0, x))(fnp.ones(3)))
+    { lambda ; a:f32[3]. let
+        b:f32[] = convert_element_type[ new_dtype=float32 weak_type=False ] 0.0:f32[]{weak}
+        c:f32[] d:f32[3] = scan[
+          body={ lambda ; a:f32[] b:f32[]. let
+              c:f32[] = add a b
+            in (c, a) }
+          length=3
+          num_carry=1
+          num_consts=0
+          reverse=False
+        ] b a
+      in (c, d) }
 """
 
 from __future__ import annotations
@@ -62,9 +50,16 @@ import numpy as np
 from funcarray.base.array import Array
 from funcarray.lowering.regions import Region, region_op
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
-from funcarray.primitives.elementwise import convert_element_type_p, select_n_p
+from funcarray.primitives.control_flow_bodies import (
+    axis_size,
+    batched_aval,
+    fresh_vars,
+    nonzero_flags,
+    split_forced,
+)
 from funcarray.primitives.jit_call import jit_p
 from funcarray.primitives.reduce import reduce_or_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray, set_current_trace
@@ -77,8 +72,7 @@ from funcarray.transforms.partial_eval import PartialEvalSplit, partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import move_batch_axes, move_to_front, vmap_flat
 
-__all__ = ["cond_p", "while_p", "scan_p", "join_calls", "convert_outputs",
-           "WHILE_REVERSE_MODE_ERROR"]
+__all__ = ["while_p", "scan_p", "WHILE_REVERSE_MODE_ERROR"]
 
 WHILE_REVERSE_MODE_ERROR = (
     "Reverse-mode differentiation (grad, vjp, jacrev) does not work through "
@@ -88,319 +82,11 @@ WHILE_REVERSE_MODE_ERROR = (
     "fori_loop with static bounds or scan. Forward mode (jvp, jacfwd) works without a bound.")
 
 
-
-# --------------------------------------------------------------------------------------------
-# IR plumbing shared by the three primitives
-# --------------------------------------------------------------------------------------------
-
-def _fresh(avals) -> tuple:
-    return tuple(Var(a) for a in avals)
-
-
-def join_calls(calls) -> tuple:
-    """``(irs, consts)``: CallForms with different consts as IRs of one signature.
-
-    Each IR takes every call's consts (in order) then the common arguments, and ignores the
-    consts of the others: the branches of a cond must all accept the same operands.
-    """
-    consts = tuple(c for call in calls for c in call.consts)
-    irs = []
-    for k, call in enumerate(calls):
-        binders = []
-        for j, other in enumerate(calls):
-            n = len(other.consts)
-            binders.extend(call.ir.in_binders[:n] if j == k
-                           else _fresh(v.aval for v in other.ir.in_binders[:n]))
-        binders.extend(call.ir.in_binders[len(call.consts):])
-        irs.append(IR((), tuple(binders), call.ir.eqns, call.ir.outs))
-    return tuple(irs), consts
-
-
-def convert_outputs(ir: IR, targets) -> IR:
-    """``ir`` with each output converted to the aval in ``targets`` (dtype and weak type)
-    where it differs."""
-    eqns, outs = list(ir.eqns), []
-    for x, target in zip(ir.outs, targets):
-        if x.aval == target:
-            outs.append(x)
-            continue
-        var = Var(target)
-        eqns.append(Eqn(convert_element_type_p, (x,),
-                        dict(new_dtype=target.dtype, weak_type=target.weak_type), (var,)))
-        outs.append(var)
-    return IR(ir.const_binders, ir.in_binders, tuple(eqns), tuple(outs))
-
-
-def _zeros_atom(aval) -> tuple:
-    """``(atom, eqns)`` computing zeros of ``aval`` inside an IR."""
-    scalar = ShapedArray((), aval.dtype, aval.weak_type)
-    lit = Lit(Array(np.zeros((), aval.dtype), aval.weak_type), scalar)
-    if not aval.shape:
-        return lit, []
-    out = Var(aval)
-    return out, [Eqn(broadcast_in_dim_p, (lit,),
-                     dict(shape=tuple(aval.shape), broadcast_dimensions=()), (out,))]
-
-
-def _batched_aval(aval, dim, size):
-    if dim is None:
-        return aval
-    return aval.update(shape=aval.shape[:dim] + (size,) + aval.shape[dim:])
-
-
-def _axis_size(vals, dims) -> int:
-    return next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
-
-
-def _nonzero(tangents) -> tuple:
-    return tuple(type(t) is not Zero for t in tangents)
-
-
-def _split_forced(split: PartialEvalSplit, force) -> PartialEvalSplit:
-    """``split`` with the outputs in ``force`` computed by the unknown half too (the known
-    half passes them through as extra residuals)."""
-    forced = [f and not u for f, u in zip(force, split.out_unknowns)]
-    if not any(forced):
-        return split
-    known, unknown, n_res = split.known, split.unknown, split.num_residuals
-    n_known = len(known.outs) - n_res
-    kept, extra, known_iter = [], [], iter(known.outs[:n_known])
-    for u, f in zip(split.out_unknowns, forced):
-        if not u:
-            (extra if f else kept).append(next(known_iter))
-    new_known = IR(known.const_binders, known.in_binders, known.eqns,
-                   tuple(kept) + known.outs[n_known:] + tuple(extra))
-    extra_vars = _fresh(x.aval for x in extra)
-    outs, unknown_iter, extra_iter = [], iter(unknown.outs), iter(extra_vars)
-    for u, f in zip(split.out_unknowns, forced):
-        if u:
-            outs.append(next(unknown_iter))
-        elif f:
-            outs.append(next(extra_iter))
-    new_unknown = IR((), unknown.in_binders[:n_res] + extra_vars + unknown.in_binders[n_res:],
-                     unknown.eqns, tuple(outs))
-    return PartialEvalSplit(new_known, new_unknown,
-                            [u or f for u, f in zip(split.out_unknowns, forced)],
-                            n_res + len(extra))
-
-
 def _known_outputs_only(split: PartialEvalSplit) -> IR:
     known = split.known
     n_known = len(known.outs) - split.num_residuals
     return dce(IR(known.const_binders, known.in_binders, known.eqns, known.outs[:n_known]))
 
-
-# --------------------------------------------------------------------------------------------
-# cond
-# --------------------------------------------------------------------------------------------
-
-cond_p = Primitive("cond", multiple_results=True)
-
-
-@cond_p.def_impl
-def _cond_impl(index, *operands, branches):
-    k = int(np.clip(np.asarray(index._value), 0, len(branches) - 1))
-    return eval_ir(branches[k], (), operands)
-
-
-@cond_p.def_abstract_eval
-def _cond_abstract_eval(index, *operands, branches):
-    if index.shape != () or index.dtype != np.int32:
-        raise TypeError(f"cond: the branch index must be an int32 scalar, got "
-                        f"{index.str_short()}")
-    if not branches:
-        raise TypeError("cond: needs at least one branch")
-    for k, branch in enumerate(branches):
-        _check_operands(f"cond branch {k}", operands, branch.in_binders)
-    first = branches[0].out_avals
-    for k, branch in enumerate(branches[1:], 1):
-        avals = branch.out_avals
-        if len(avals) != len(first) or any(
-                a.shape != b.shape or a.dtype != b.dtype for a, b in zip(avals, first)):
-            raise TypeError(
-                f"cond: branch {k} returns ({', '.join(a.str_short() for a in avals)}) but "
-                f"branch 0 returns ({', '.join(a.str_short() for a in first)})")
-    return [a.update(weak_type=all(b.out_avals[i].weak_type for b in branches))
-            for i, a in enumerate(first)]
-
-
-@cond_p.def_jvp
-def _cond_jvp(primals, tangents, *, branches):
-    index, operands = primals[0], primals[1:]
-    irs, consts, out_nonzero = _cond_jvp_branches(branches, _nonzero(tangents[1:]))
-    nonzero_tangents = [t for t in tangents[1:] if type(t) is not Zero]
-    outs = cond_p.bind(index, *consts, *operands, *nonzero_tangents, branches=irs)
-    n = len(branches[0].outs)
-    touts = iter(outs[n:])
-    return outs[:n], [next(touts) if nz else Zero(tangent_aval(x.aval))
-                      for x, nz in zip(branches[0].outs, out_nonzero)]
-
-
-def _cond_jvp_branches(branches, nonzero):
-    def build():
-        jvps = [jvp_ir(branch, nonzero) for branch in branches]
-        out_nonzero = tuple(any(col) for col in zip(*(nz for _, nz in jvps)))
-        calls = [_instantiate_tangents(call, nz, out_nonzero, branch.out_avals)
-                 for (call, nz), branch in zip(jvps, branches)]
-        irs, consts = join_calls(calls)
-        return irs, consts, out_nonzero
-    return _memoized("cond_jvp", branches, nonzero, build)
-
-
-def _instantiate_tangents(call, have, want, out_avals):
-    """A JVP body (primal outputs, then the nonzero tangents ``have``) returning the tangents
-    ``want`` instead (zeros where it had none)."""
-    if tuple(have) == tuple(want):
-        return call
-    n = len(out_avals)
-    arg_avals = [v.aval for v in call.ir.in_binders[len(call.consts):]]
-
-    def fun(*args):
-        outs = eval_ir(call.ir, (), [*call.consts, *args])
-        touts, result = iter(outs[n:]), list(outs[:n])
-        for h, w, aval in zip(have, want, out_avals):
-            t = next(touts) if h else None
-            if w:
-                result.append(t if h else support.ops.zeros(tangent_aval(aval)))
-        return result
-
-    return stage_call(fun, arg_avals)
-
-
-@cond_p.def_batch
-def _cond_batch(vals, dims, *, branches):
-    index, operands = vals[0], vals[1:]
-    size = _axis_size(vals, dims)
-    if dims[0] is None:
-        irs, consts, out_dims = _cond_batch_branches(branches, tuple(dims[1:]), size)
-        return cond_p.bind(index, *consts, *operands, branches=irs), list(out_dims)
-    # A batched predicate: every member may take another branch. Run them all and select.
-    index = move_to_front(index, dims[0], size)
-    per_branch = []
-    for branch in branches:
-        outs, odims = vmap_flat(lambda *xs, b=branch: eval_ir(b, (), xs), list(operands),
-                                list(dims[1:]), size)
-        per_branch.append(move_batch_axes(outs, odims, [0] * len(outs), size))
-    outs = []
-    for cases in zip(*per_branch):
-        which = broadcast_in_dim_p.bind(index, shape=tuple(cases[0].shape),
-                                        broadcast_dimensions=(0,))
-        outs.append(select_n_p.bind(which, *cases))
-    return outs, [0] * len(outs)
-
-
-def _cond_batch_branches(branches, dims, size):
-    def build():
-        per = [batch_ir(branch, dims, size)[1] for branch in branches]
-        want = tuple(0 if any(d is not None for d in col) else None for col in zip(*per))
-        in_avals = [_batched_aval(v.aval, d, size)
-                    for v, d in zip(branches[0].in_binders, dims)]
-        calls = []
-        for branch in branches:
-            def fun(*args, branch=branch):
-                outs, odims = vmap_flat(lambda *xs: eval_ir(branch, (), xs), list(args),
-                                        list(dims), size)
-                return move_batch_axes(outs, odims, want, size)
-            calls.append(stage_call(fun, in_avals))
-        irs, consts = join_calls(calls)
-        return irs, consts, want
-    return _memoized("cond_batch", branches, (dims, size), build)
-
-
-@cond_p.def_transpose
-def _cond_transpose(cts, index, *operands, branches):
-    linear = tuple(is_undefined(x) for x in operands)
-    ct_nonzero = _nonzero(cts)
-    irs, consts = _memoized("cond_transpose", branches, (linear, ct_nonzero), lambda: join_calls(
-        [transpose_ir(branch, linear, ct_nonzero) for branch in branches]))
-    known = [x for x in operands if not is_undefined(x)]
-    nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
-    outs = iter(cond_p.bind(index, *consts, *known, *nonzero_cts, branches=irs))
-    return [None] + [next(outs) if lin else None for lin in linear]
-
-
-def _cond_split(branches, unknowns):
-    """The known and unknown conds for operands with ``unknowns``: ``(known_irs,
-    unknown_irs, out_unknowns, residual_avals)``."""
-    def build():
-        splits = [partial_eval_ir(branch, unknowns) for branch in branches]
-        out_uk = [any(col) for col in zip(*(s.out_unknowns for s in splits))]
-        splits = [_split_forced(s, out_uk) for s in splits]
-        res_avals = [[x.aval for x in s.known.outs[len(s.known.outs) - s.num_residuals:]]
-                     for s in splits]
-        all_res = [a for avals in res_avals for a in avals]
-        known_irs, unknown_irs = [], []
-        for k, s in enumerate(splits):
-            n_known = len(s.known.outs) - s.num_residuals
-            eqns, res_atoms = list(s.known.eqns), []
-            for j, avals in enumerate(res_avals):
-                if j == k:
-                    res_atoms.extend(s.known.outs[n_known:])
-                    continue
-                for aval in avals:
-                    atom, zero_eqns = _zeros_atom(aval)
-                    eqns.extend(zero_eqns)
-                    res_atoms.append(atom)
-            known_irs.append(IR((), s.known.in_binders, tuple(eqns),
-                                s.known.outs[:n_known] + tuple(res_atoms)))
-            binders = []
-            for j, avals in enumerate(res_avals):
-                binders.extend(s.unknown.in_binders[:s.num_residuals] if j == k
-                               else _fresh(avals))
-            unknown_irs.append(IR((), tuple(binders) + s.unknown.in_binders[s.num_residuals:],
-                                  s.unknown.eqns, s.unknown.outs))
-        return tuple(known_irs), tuple(unknown_irs), out_uk, all_res
-    return _memoized("cond_split", branches, tuple(unknowns), build)
-
-
-def _cond_partial_eval(trace, args, params):
-    unknowns = [not trace.is_known(x) for x in args]
-    if unknowns[0]:
-        return trace.record(cond_p, list(args), params)
-    known_irs, unknown_irs, out_uk, res_avals = _cond_split(params["branches"],
-                                                            tuple(unknowns[1:]))
-    operands = args[1:]
-    known_ops = [x for x, u in zip(operands, unknowns[1:]) if not u]
-    with set_current_trace(trace.parent):
-        known_outs = cond_p.bind(args[0], *known_ops, branches=known_irs)
-    n_known = len(known_outs) - len(res_avals)
-    staged = iter(())
-    if any(out_uk):
-        unknown_ops = [x for x, u in zip(operands, unknowns[1:]) if u]
-        staged = iter(trace.record(cond_p, [args[0], *known_outs[n_known:], *unknown_ops],
-                                   dict(branches=unknown_irs)))
-    known_iter = iter(known_outs[:n_known])
-    return [next(staged) if u else next(known_iter) for u in out_uk]
-
-
-def _cond_partial_eval_eqn(eqn, unknowns):
-    if unknowns[0]:
-        return None, eqn
-    known_irs, unknown_irs, out_uk, res_avals = _cond_split(eqn.params["branches"],
-                                                            tuple(unknowns[1:]))
-    operands = eqn.inputs[1:]
-    res_vars = _fresh(res_avals)
-    known = Eqn(cond_p, (eqn.inputs[0], *(x for x, u in zip(operands, unknowns[1:]) if not u)),
-                dict(branches=known_irs),
-                tuple(v for v, u in zip(eqn.outs, out_uk) if not u) + res_vars)
-    if not any(out_uk):
-        return known, None
-    unknown = Eqn(cond_p, (eqn.inputs[0], *res_vars,
-                           *(x for x, u in zip(operands, unknowns[1:]) if u)),
-                  dict(branches=unknown_irs), tuple(v for v, u in zip(eqn.outs, out_uk) if u))
-    return known, unknown
-
-
-cond_p.partial_eval_rule = _cond_partial_eval
-cond_p.partial_eval_eqn_rule = _cond_partial_eval_eqn
-
-
-@cond_p.def_lower
-def _cond_lower(ctx, index, *operands, branches):
-    # stablehlo.case regions take no arguments: they capture the operands from outside.
-    regions = [Region((), lambda rctx, b=branch: lower_inline(rctx, b, *operands),
-                      ctx.avals_out) for branch in branches]
-    return region_op(ctx, "stablehlo.case", [index], regions)
 
 
 # --------------------------------------------------------------------------------------------
@@ -441,14 +127,14 @@ def _while_abstract_eval(*avals, cond_ir, body_ir, cond_nconsts, body_nconsts):
 
 
 def _with_unused_inputs(ir: IR, avals) -> IR:
-    return IR(ir.const_binders, ir.in_binders + _fresh(avals), ir.eqns, ir.outs)
+    return IR(ir.const_binders, ir.in_binders + fresh_vars(avals), ir.eqns, ir.outs)
 
 
 @while_p.def_jvp
 def _while_jvp(primals, tangents, *, cond_ir, body_ir, cond_nconsts, body_nconsts):
     cconsts, bconsts, carry = _while_parts(primals, cond_nconsts, body_nconsts)
     _, bconst_t, carry_t = _while_parts(tangents, cond_nconsts, body_nconsts)
-    body, carry_nz = _while_jvp_body(body_ir, _nonzero(bconst_t), _nonzero(carry_t))
+    body, carry_nz = _while_jvp_body(body_ir, nonzero_flags(bconst_t), nonzero_flags(carry_t))
     tangent_avals = [tangent_aval(x.aval) for x, nz in zip(carry, carry_nz) if nz]
     cond = _memoized("while_jvp_cond", [cond_ir], tuple(carry_nz),
                      lambda: _with_unused_inputs(cond_ir, tangent_avals))
@@ -502,7 +188,7 @@ def _while_jvp_body(body_ir, bconst_nz, carry_nz):
 
 @while_p.def_batch
 def _while_batch(vals, dims, *, cond_ir, body_ir, cond_nconsts, body_nconsts):
-    size = _axis_size(vals, dims)
+    size = axis_size(vals, dims)
     cconsts, bconsts, carry = _while_parts(vals, cond_nconsts, body_nconsts)
     cdims, bdims, carry_dims = (tuple(d) for d in _while_parts(dims, cond_nconsts,
                                                                body_nconsts))
@@ -529,9 +215,9 @@ def _while_batch_irs(cond_ir, body_ir, cdims, bdims, carry_batched, size):
         if pred_dim is not None:  # a batched predicate: every carry is batched
             carry_dims = (0,) * len(flags)
         nb = len(bdims)
-        cond_avals = [_batched_aval(v.aval, d, size)
+        cond_avals = [batched_aval(v.aval, d, size)
                       for v, d in zip(cond_ir.in_binders, cdims + carry_dims)]
-        body_avals = [_batched_aval(v.aval, d, size)
+        body_avals = [batched_aval(v.aval, d, size)
                       for v, d in zip(body_ir.in_binders, bdims + carry_dims)]
 
         def run(ir, args, dims, want):
@@ -578,7 +264,7 @@ def _while_split(cond_ir, body_ir, cond_nconsts, body_nconsts, unknowns):
         cond_split = partial_eval_ir(cond_ir, [*cuk, *flags])
         if cond_split.out_unknowns[0]:
             return None
-        split = _split_forced(partial_eval_ir(body_ir, [*buk, *flags]), flags)
+        split = split_forced(partial_eval_ir(body_ir, [*buk, *flags]), flags)
         return _known_outputs_only(cond_split), _known_outputs_only(split), flags
     return _memoized("while_split", [cond_ir, body_ir], tuple(unknowns), build)
 
@@ -702,8 +388,8 @@ def _scan_abstract_eval(*avals, body, length, reverse, num_consts, num_carry):
 def _scan_jvp(primals, tangents, *, body, length, reverse, num_consts, num_carry):
     consts, carry, xs = _scan_parts(primals, num_consts, num_carry)
     consts_t, carry_t, xs_t = _scan_parts(tangents, num_consts, num_carry)
-    call, carry_nz, ys_nz = _scan_jvp_body(body, num_consts, num_carry, _nonzero(consts_t),
-                                           _nonzero(carry_t), _nonzero(xs_t))
+    call, carry_nz, ys_nz = _scan_jvp_body(body, num_consts, num_carry, nonzero_flags(consts_t),
+                                           nonzero_flags(carry_t), nonzero_flags(xs_t))
     consts_t = [t for t in consts_t if type(t) is not Zero]
     carry_t = [instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz]
     xs_t = [t for t in xs_t if type(t) is not Zero]
@@ -768,7 +454,7 @@ def _scan_jvp_body(body, num_consts, num_carry, consts_nz, carry_nz, xs_nz):
 
 @scan_p.def_batch
 def _scan_batch(vals, dims, *, body, length, reverse, num_consts, num_carry):
-    size = _axis_size(vals, dims)
+    size = axis_size(vals, dims)
     consts, carry, xs = _scan_parts(vals, num_consts, num_carry)
     cdims, kdims, xdims = _scan_parts(dims, num_consts, num_carry)
     # xs carry their batch axis at 1 (axis 0 is scanned over); their slices at 0.
@@ -799,7 +485,7 @@ def _scan_batch_body(body, num_carry, cdims, carry_batched, slice_dims, size):
         out_dims = batch_ir(body, dims, size)[1]
         ys_batched = tuple(d is not None for d in out_dims[num_carry:])
         want = [0 if f else None for f in flags] + [0 if b else None for b in ys_batched]
-        avals = [_batched_aval(v.aval, d, size) for v, d in zip(body.in_binders, dims)]
+        avals = [batched_aval(v.aval, d, size) for v, d in zip(body.in_binders, dims)]
 
         def fun(*args):
             outs, odims = vmap_flat(lambda *xs: eval_ir(body, (), xs), list(args), list(dims),
@@ -820,7 +506,7 @@ def _scan_split(body, num_consts, num_carry, unknowns):
             lambda f: tuple(partial_eval_ir(body, [*cuk, *f, *xuk]).out_unknowns[:num_carry]),
             tuple(kuk))
         n_ys = len(body.outs) - num_carry
-        split = _split_forced(partial_eval_ir(body, [*cuk, *flags, *xuk]),
+        split = split_forced(partial_eval_ir(body, [*cuk, *flags, *xuk]),
                               list(flags) + [False] * n_ys)
         known, unknown, n_res = split.known, split.unknown, split.num_residuals
         n_known = len(known.outs) - n_res
@@ -930,7 +616,7 @@ def _scan_partial_eval_eqn(eqn, unknowns):
     nc, nk, length = params["num_consts"], params["num_carry"], params["length"]
     info = _scan_split(params["body"], nc, nk, tuple(unknowns))
     known_ops, unknown_ops = _scan_split_operands(eqn.inputs, unknowns, info, nc, nk)
-    stacked = _fresh(a.update(shape=(length, *a.shape)) for a in info["stacked_avals"])
+    stacked = fresh_vars(a.update(shape=(length, *a.shape)) for a in info["stacked_avals"])
     out_uk = info["out_unknowns"]
     known_outs = tuple(v for v, u in zip(eqn.outs, out_uk) if not u)
     known = Eqn(scan_p, tuple(known_ops), dict(
@@ -962,7 +648,7 @@ def _scan_transpose(cts, *args, body, length, reverse, num_consts, num_carry):
     xs_lin = tuple(is_undefined(x) for x in xs)
     ct_carry = [instantiate(ct) for ct in cts[:num_carry]]
     ct_ys = cts[num_carry:]
-    ys_nz = _nonzero(ct_ys)
+    ys_nz = nonzero_flags(ct_ys)
     call = _scan_transpose_body(body, num_consts, num_carry, consts_lin, xs_lin, ys_nz)
     known_consts = [x for x in consts if not is_undefined(x)]
     known_xs = [x for x in xs if not is_undefined(x)]

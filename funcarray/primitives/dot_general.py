@@ -62,7 +62,7 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract_eval
 from funcarray.primitives._threads import parallel_multiply
-from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import transpose_p
 from funcarray.transforms.core import Primitive, ShapedArray, running_numpy_kernels
 from funcarray.transforms.jvp import defbilinear

@@ -1,4 +1,5 @@
-"""Elementwise primitives: arithmetic, math functions, comparisons, logic, conversion.
+"""Elementwise primitives: arithmetic, math functions, comparisons and logic (``select_n``,
+``clamp`` and the conversions are in ``select_n.py``, ``clamp.py`` and ``conversions.py``).
 
 Contract (StableHLO semantics, which the eager kernels reproduce exactly):
 
@@ -10,24 +11,19 @@ Contract (StableHLO semantics, which the eager kernels reproduce exactly):
 * ``max``/``min`` propagate NaN. Comparisons are IEEE (NaN compares unequal to everything).
 * Shifts by a negative amount or by at least the bit width give 0 (left, right logical) or the
   sign fill (right arithmetic).
-* ``convert_element_type`` from float to integer truncates toward zero and saturates; NaN
-  becomes 0. Complex to real keeps the real part.
 * Transcendental functions of float16/bfloat16/float8 are computed in float32 and rounded.
 * A result is weak-typed exactly when every operand is (JAX's rule), whatever its dtype:
   ``eq`` of two weak ints gives a weak bool.
 * ``integer_pow(x, y)`` multiplies by repeated squaring; a negative ``y`` is ``1 / x**-y``
   with ``div``'s semantics (a bool operand takes no negative ``y``). ``conj`` of a real value
-  is the value. ``select_n`` with an int32 selector clips it to the cases.
-  ``bitcast_convert_type`` reinterprets bits (a last dimension is added or consumed when the
-  widths differ); as in JAX, bool, complex (and sub-byte) dtypes only "bitcast" to themselves.
+  is the value.
 
 Lowering: most primitives are one StableHLO op (``hlo=`` in the family helpers). The rest
 are short sequences beside their primitive: ``exp2`` is ``power(2, x)``, ``sign`` of an
 unsigned integer is ``select(x != 0, 1, 0)`` (StableHLO's ``sign`` takes signed types only),
 ``square`` is ``multiply(x, x)``, ``conj`` rebuilds ``complex(real, -imag)``, ``integer_pow``
-emits the kernel's multiplications in the kernel's order, ``select_n`` is a chain of
-``select`` s, and scalar ``select`` predicates and ``clamp`` bounds are broadcast first (XLA
-wants one shape).
+emits the kernel's multiplications in the kernel's order, and complex ``max``/``min`` spell out
+the lexicographic comparison (XLA's own disagree with NumPy and the spec).
 """
 
 from __future__ import annotations
@@ -38,8 +34,8 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import compare
 from funcarray.primitives._define import binary, elementwise_abstract_eval, unary
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import (
     Zero,
@@ -47,11 +43,10 @@ from funcarray.transforms.jvp import (
     defjvp,
     defjvp_with_output,
     deflinear,
-    instantiate,
     tangent_aval,
 )
 from funcarray.transforms.transpose import is_undefined
-from funcarray.transforms.vmap import move_to_front, not_mapped, vectorized_batch_rule
+from funcarray.transforms.vmap import vectorized_batch_rule
 
 _bool = lambda dt: dtypes.bool_  # noqa: E731  (result dtype of comparisons and predicates)
 
@@ -307,7 +302,6 @@ def _conj_lower(ctx, x):
     return ctx.op("stablehlo.complex", re, neg_im)
 
 
-
 def _weak_if_all_operands_weak(prim):
     """Give a primitive whose result dtype differs from its operands' (comparisons, ``abs`` of
     complex...) JAX's weak-type rule: the result is weak exactly when every operand is, so
@@ -478,230 +472,6 @@ def _integer_pow_lower(ctx, x, *, y):
     if y < 0:
         return ctx.op("stablehlo.divide", ctx.constant(1, aval), acc)
     return [acc]
-
-# --------------------------------------------------------------------------------------------
-# select_n(which, *cases): cases[which] elementwise. `which` is bool (two cases) or int32.
-# --------------------------------------------------------------------------------------------
-select_n_p = Primitive("select_n")
-
-
-@select_n_p.def_impl
-def _select_n_impl(which, *cases):
-    w = which._value
-    if len(cases) == 1:
-        return cases[0]
-    if w.dtype == np.bool_:
-        out = _select_bool(w, cases[0]._value, cases[1]._value)
-    else:
-        out = np.choose(w, [c._value for c in cases], mode="clip")
-    return Array(out, all(c._weak for c in cases))
-
-
-# Same-size integer views for the branchless select of _select_bool.
-_BIT_VIEWS = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32),
-              8: np.dtype(np.int64)}
-
-
-def _select_bool(w, on_false, on_true):
-    """``np.where(w, on_true, on_false)``. For large arrays of one shape it selects bit
-    patterns without branches, ``f ^ ((f ^ t) * w)`` on integer views (exact for every
-    value, NaN payloads and -0.0 included; one allocation): ~5x faster than np.where, whose
-    branch mispredicts on a data-dependent mask such as ReLU's ``x > 0``."""
-    bits = _BIT_VIEWS.get(on_false.dtype.itemsize)
-    if (bits is None or w.size < 4096 or not (w.shape == on_false.shape == on_true.shape)
-            or on_false.dtype != on_true.dtype):
-        return np.where(w, on_true, on_false)
-    f = on_false.view(bits)
-    out = np.bitwise_xor(f, on_true.view(bits))
-    np.multiply(out, w, out=out)  # keeps the differing bits where w, clears them elsewhere
-    out ^= f
-    return out.view(on_false.dtype)
-
-
-@select_n_p.def_abstract_eval
-def _select_n_abstract_eval(which, *cases):
-    if not cases:
-        raise TypeError("select_n needs at least one case")
-    if which.dtype != np.bool_ and which.dtype != np.int32:
-        raise TypeError(f"select_n: the selector must be bool or int32, got {which.dtype}")
-    if which.dtype == np.bool_ and len(cases) > 2:
-        raise TypeError("select_n: a boolean selector chooses between at most two cases")
-    first = cases[0]
-    for c in cases[1:]:
-        if c.shape != first.shape or c.dtype != first.dtype:
-            raise TypeError("select_n: cases must share a shape and dtype, got "
-                            + ", ".join(c.str_short() for c in cases))
-    if which.shape not in ((), first.shape):
-        raise TypeError(f"select_n: selector shape {which.shape} must be () or {first.shape}")
-    return ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))
-
-
-@select_n_p.def_lower
-def _select_n_lower(ctx, which, *cases):
-    if len(cases) == 1:
-        return [cases[0]]
-    which = _broadcast_to_result(ctx, which)
-    if ctx.avals_in[0].dtype == np.bool_:
-        return ctx.op("stablehlo.select", which, cases[1], cases[0])
-    # An int32 selector picks case i where which == i, clipped to the cases as the kernel
-    # does: start from the last case and let each earlier case i take over where which <= i.
-    which_aval = ctx.type_of(which)
-    out = cases[-1]
-    for i in range(len(cases) - 2, -1, -1):
-        pick = compare(ctx, which, ctx.constant(i, which_aval), "LE")
-        out = ctx.op("stablehlo.select", pick, cases[i], out)[0]
-    return [out]
-
-
-def _broadcast_to_result(ctx, x):
-    """``x`` broadcast to the result's shape when it is a scalar standing for every element
-    (select's predicate, clamp's bounds): XLA's select and clamp want operands of one shape."""
-    aval, shape = ctx.type_of(x), ctx.avals_out[0].shape
-    if aval.shape == shape:
-        return x
-    out = ShapedArray(shape, aval.dtype)
-    return ctx.op("stablehlo.broadcast_in_dim", x, results=[out],
-                  attributes={"broadcast_dimensions": "array<i64>"})[0]
-
-
-# clamp(lo, x, hi) = min(max(x, lo), hi); lo and hi are scalars or have x's shape.
-clamp_p = Primitive("clamp")
-clamp_p.impl = lambda lo, x, hi: Array(np.minimum(np.maximum(x._value, lo._value), hi._value),
-                                       x._weak)
-
-
-@clamp_p.def_abstract_eval
-def _clamp_abstract_eval(lo, x, hi):
-    for bound in (lo, hi):
-        if bound.dtype != x.dtype or bound.shape not in ((), x.shape):
-            raise TypeError(f"clamp: bounds must be scalars or {x.str_short()}, "
-                            f"got {lo.str_short()} and {hi.str_short()}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-
-@clamp_p.def_lower
-def _clamp_lower(ctx, lo, x, hi):
-    lo, hi = _broadcast_to_result(ctx, lo), _broadcast_to_result(ctx, hi)
-    if dtypes.is_complex(ctx.avals_in[1].dtype):  # XLA's complex clamp ignores the spec
-        return [_complex_max_or_min(ctx, _complex_max_or_min(ctx, x, lo, "GT"), hi, "LT")]
-    return ctx.op("stablehlo.clamp", lo, x, hi)
-
-
-# --------------------------------------------------------------------------------------------
-# Conversions
-# --------------------------------------------------------------------------------------------
-
-def convert_kernel(x, new_dtype):
-    """Convert a NumPy value to ``new_dtype`` with XLA's semantics (see module docstring)."""
-    x = np.asarray(x)
-    src, new_dtype = x.dtype, np.dtype(new_dtype)
-    if src == new_dtype:
-        return x
-    if src.kind == "c" and new_dtype.kind != "c":
-        x, src = x.real, x.real.dtype
-    if new_dtype == np.bool_:
-        return x != 0
-    if dtypes.is_float(src) and dtypes.is_integer(new_dtype):
-        info = dtypes.iinfo(new_dtype)
-        whole = np.trunc(x.astype(np.float64))
-        # Saturate: compare in float64, where the integer limits are representable or rounded
-        # outward; only values strictly inside the range are cast, so every cast is exact
-        # (casting through int64 would wrap the top half of uint64).
-        above, below = whole >= float(info.max), whole <= float(info.min)
-        inside = np.where(above | below | np.isnan(whole), 0.0, whole).astype(new_dtype)
-        out = np.where(above, np.asarray(info.max, new_dtype), inside)
-        return np.where(below, np.asarray(info.min, new_dtype), out)
-    # (isbuiltin == 2: a dtype from outside NumPy, so ml_dtypes is loaded already.)
-    if (src.isbuiltin == 2 and src in dtypes.float8_types) or (
-            new_dtype.isbuiltin == 2 and new_dtype in dtypes.float8_types):
-        # ml_dtypes converts narrow floats reliably through float32.
-        if src.itemsize <= 4 and new_dtype.itemsize <= 4:
-            return x.astype(np.float32).astype(new_dtype)
-    return x.astype(new_dtype)
-
-
-convert_element_type_p = Primitive("convert_element_type")
-convert_element_type_p.kernel = convert_kernel
-
-
-@convert_element_type_p.def_impl
-def _convert_impl(x, *, new_dtype, weak_type):
-    return Array(convert_kernel(x._value, new_dtype), weak_type)
-
-
-@convert_element_type_p.def_abstract_eval
-def _convert_abstract_eval(x, *, new_dtype, weak_type):
-    return ShapedArray(x.shape, new_dtype, weak_type)
-
-
-@convert_element_type_p.def_lower
-def _convert_lower(ctx, x, *, new_dtype, weak_type):
-    # The eager contract: complex -> real keeps the real part, anything -> bool is x != 0;
-    # XLA's convert already truncates and saturates float -> int.
-    src, new = ctx.avals_in[0], np.dtype(new_dtype)
-    if src.dtype == new:
-        return [x]
-    if src.dtype.kind == "c" and new.kind != "c":
-        src = ShapedArray(src.shape, _real_dtype(src.dtype))
-        x = ctx.op("stablehlo.real", x, results=[src])[0]
-        if src.dtype == new:
-            return [x]
-    if new == np.bool_:
-        return [compare(ctx, x, ctx.constant(0, src), "NE")]
-    return ctx.op("stablehlo.convert", x)
-
-
-# Sub-byte types (int4, float4_e2m1fn...) take a whole byte in NumPy but their bit width in
-# StableHLO, so the two engines would reinterpret different bits: not bitcast.
-_SUB_BYTE_TYPES = dtypes.dtype_set(
-    lambda dt: dt.isbuiltin == 2 and (dtypes.iinfo(dt) if dtypes.is_integer(dt)
-                                   else dtypes.finfo(dt)).bits < 8)
-
-
-def _bitcast_shape(shape, src, dst):
-    if src == dst:
-        return tuple(shape)
-    for dt in (src, dst):
-        # As in JAX: booleans are one bit in StableHLO, and XLA does not bitcast complex values.
-        if dt == np.bool_ or dtypes.is_complex(dt) or dt in _SUB_BYTE_TYPES:
-            raise TypeError(f"bitcast_convert_type does not support {dt} unless the operand "
-                            f"and result dtypes match; got {src} to {dst}")
-    if src.itemsize == dst.itemsize:
-        return tuple(shape)
-    if src.itemsize > dst.itemsize:
-        return (*shape, src.itemsize // dst.itemsize)
-    ratio = dst.itemsize // src.itemsize
-    if not shape or shape[-1] != ratio:
-        raise TypeError(
-            f"bitcast_convert_type from {src} to {dst} needs a last dimension of {ratio}, "
-            f"got shape {tuple(shape)}")
-    return tuple(shape[:-1])
-
-
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-
-
-@bitcast_convert_type_p.def_impl
-def _bitcast_impl(x, *, new_dtype):
-    v = np.asarray(x._value)
-    out_shape = _bitcast_shape(v.shape, v.dtype, np.dtype(new_dtype))
-    # View the flat row-major buffer: NumPy cannot change the itemsize of a 0-d view.
-    return Array(v.reshape(-1).view(new_dtype).reshape(out_shape), x._weak)
-
-
-@bitcast_convert_type_p.def_abstract_eval
-def _bitcast_abstract_eval(x, *, new_dtype):
-    return ShapedArray(_bitcast_shape(x.shape, x.dtype, np.dtype(new_dtype)), new_dtype,
-                       x.weak_type)
-
-
-@bitcast_convert_type_p.def_lower
-def _bitcast_lower(ctx, x, *, new_dtype):
-    src, out = ctx.avals_in[0], ctx.avals_out[0]
-    if src.dtype == out.dtype:
-        return [x]
-    return ctx.op("stablehlo.bitcast_convert", x)
-
 
 # ============================================================================================
 # Differentiation rules
@@ -990,7 +760,7 @@ _defjvp_zero(and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p,
              shift_right_logical_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 
 
-# --- integer_pow, select_n, clamp -----------------------------------------------------------
+# --- integer_pow ---------------------------------------------------------------------------
 
 def _integer_pow_jvp(t, x, *, y):
     if y == 0:
@@ -1003,126 +773,3 @@ def _integer_pow_jvp(t, x, *, y):
 
 defjvp(integer_pow_p, _integer_pow_jvp)
 integer_pow_p.batch_rule = vectorized_batch_rule(integer_pow_p)
-
-
-@select_n_p.def_jvp
-def _select_n_jvp(primals, tangents):
-    which, *cases = primals
-    out = select_n_p.bind(which, *cases)
-    case_tangents = tangents[1:]  # the selector is bool or int: it has no tangent
-    if all(type(t) is Zero for t in case_tangents):
-        return out, Zero(tangent_aval(out.aval))
-    return out, select_n_p.bind(which, *(instantiate(t) for t in case_tangents))
-
-
-@select_n_p.def_transpose
-def _select_n_transpose(ct, which, *cases):
-    # Case i gets the cotangent where it was selected: select_n with ct in slot i and zeros
-    # elsewhere (so out-of-range int selectors clip exactly as in the forward pass).
-    zeros = _const(ct, 0)
-    return [None] + [
-        select_n_p.bind(which, *(ct if j == i else zeros for j in range(len(cases))))
-        if is_undefined(case) else None
-        for i, case in enumerate(cases)]
-
-
-def _batched_per_member_scalar(val, shape, bdim):
-    """A batched per-member scalar (shape ``(n,)``) broadcast to the batched ``shape`` along
-    ``bdim``: one value per batch member, repeated over that member's elements."""
-    return broadcast_in_dim_p.bind(val, shape=tuple(shape), broadcast_dimensions=(bdim,))
-
-
-@select_n_p.def_batch
-def _select_n_batch(vals, dims):
-    which, *cases = vals
-    which_dim, *case_dims = dims
-    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
-    if case_dims[0] is not not_mapped and all(d == case_dims[0] for d in case_dims):
-        bdim = case_dims[0]
-    else:
-        cases, bdim = [move_to_front(c, d, size) for c, d in zip(cases, case_dims)], 0
-    shape = cases[0].shape
-    if which_dim is not_mapped:
-        # A scalar selector stays scalar; a full-shape one is the same for every member.
-        if which.ndim:
-            which = support.ops.broadcast_batch(which, size, bdim)
-    elif which.ndim == 1 and len(shape) > 1:  # each member selects with one scalar
-        which = _batched_per_member_scalar(which, shape, bdim)
-    else:
-        which = support.ops.moveaxis(which, which_dim, bdim)
-    return select_n_p.bind(which, *cases), bdim
-
-
-def _broadcast_bound(bound, x):
-    """A scalar clamp bound broadcast to ``x``'s shape (the comparisons are strict)."""
-    if bound.shape == x.shape:
-        return bound
-    return broadcast_in_dim_p.bind(bound, shape=tuple(x.shape), broadcast_dimensions=())
-
-
-def _clamp_tangent(where_active):
-    """The tangent of one clamp operand: its own tangent where it is the result, else 0."""
-    def tangent_fn(t, lo, x, hi):
-        lo, hi = _broadcast_bound(lo, x), _broadcast_bound(hi, x)
-        t = _broadcast_bound(t, x)
-        return _select(where_active(lo, x, hi), _const(t, 0), t)
-    return tangent_fn
-
-
-# JAX's convention: at a tie (x == lo or x == hi) no operand gets the tangent.
-defjvp(clamp_p,
-       _clamp_tangent(lambda lo, x, hi: and_p.bind(gt_p.bind(lo, x), lt_p.bind(lo, hi))),
-       _clamp_tangent(lambda lo, x, hi: and_p.bind(gt_p.bind(x, lo), lt_p.bind(x, hi))),
-       _clamp_tangent(lambda lo, x, hi: lt_p.bind(hi, x)))
-
-
-@clamp_p.def_batch
-def _clamp_batch(vals, dims):
-    lo, x, hi = vals
-    lo_dim, x_dim, hi_dim = dims
-    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not not_mapped)
-    x = move_to_front(x, x_dim, size)
-
-    def bound(b, bdim):
-        if bdim is not_mapped:
-            return b if b.ndim == 0 else support.ops.broadcast_batch(b, size, 0)
-        b = move_to_front(b, bdim, size)
-        if b.ndim == 1 and x.ndim > 1:  # one scalar bound per batch member
-            return _batched_per_member_scalar(b, x.shape, 0)
-        return b
-
-    return clamp_p.bind(bound(lo, lo_dim), x, bound(hi, hi_dim)), 0
-
-
-# --- conversions ----------------------------------------------------------------------------
-
-@convert_element_type_p.def_jvp
-def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
-    (x,), (t,) = primals, tangents
-    out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if type(t) is Zero or not dtypes.is_inexact(new_dtype):
-        return out, Zero(tangent_aval(out.aval))  # to integer or bool: no tangent space
-    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=False)
-
-
-@convert_element_type_p.def_transpose
-def _convert_transpose(ct, x, *, new_dtype, weak_type):
-    # float <-> float: convert back. complex -> real keeps the real part, so its transpose
-    # embeds the real cotangent; real -> complex transposes to the real part.
-    if not dtypes.is_inexact(x.aval.dtype):
-        return [None]  # an integer operand is never a linear input
-    return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=False)]
-
-
-convert_element_type_p.batch_rule = vectorized_batch_rule(convert_element_type_p)
-_defjvp_zero(bitcast_convert_type_p)
-
-
-@bitcast_convert_type_p.def_batch
-def _bitcast_batch(vals, dims, *, new_dtype):
-    (x,), (bdim,) = vals, dims
-    # The shape change is at the end (a last axis is added or consumed), so the batch axis
-    # must not be last.
-    if np.dtype(new_dtype).itemsize != x.dtype.itemsize and bdim == x.ndim - 1:
-        x, bdim = support.ops.moveaxis(x, bdim, 0), 0
-    return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), bdim

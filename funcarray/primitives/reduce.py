@@ -76,6 +76,8 @@ from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import compare, lower_inline
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, wrap_kernel
+from funcarray.primitives.conversions import convert_element_type_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p, slice_p
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, defjvp_with_output, deflinear, tangent_aval
@@ -491,8 +493,8 @@ def _extremum_hits(x, out, axes, dtype):
     number of such positions per reduced group."""
     spread = broadcast_in_dim_p.bind(out, shape=tuple(x.shape),
                                      broadcast_dimensions=_kept_dims(x.ndim, axes))
-    hits = ew.convert_element_type_p.bind(ew.eq_p.bind(x, spread), new_dtype=dtype,
-                                          weak_type=False)
+    hits = convert_element_type_p.bind(ew.eq_p.bind(x, spread), new_dtype=dtype,
+                                       weak_type=False)
     return hits, reduce_sum_p.bind(hits, axes=axes)
 
 
@@ -582,8 +584,8 @@ def _chooser_combine(choose):
     def combine(a, b):
         (x, tx), (y, ty) = a, b
         out = choose.bind(x, y)
-        x_hit, y_hit = (ew.convert_element_type_p.bind(ew.eq_p.bind(v, out),
-                                                       new_dtype=tx.dtype, weak_type=False)
+        x_hit, y_hit = (convert_element_type_p.bind(ew.eq_p.bind(v, out),
+                                                    new_dtype=tx.dtype, weak_type=False)
                         for v in (x, y))
         one = _full(1, tx.dtype, tx.shape)
         x_share = ew.div_p.bind(x_hit, ew.add_p.bind(one, y_hit))
@@ -599,13 +601,13 @@ def _logaddexp(x, y):
     delta = ew.sub_p.bind(x, y)
     softplus = ew.log1p_p.bind(ew.exp_p.bind(ew.neg_p.bind(ew.abs_p.bind(delta))))
     finite = ew.add_p.bind(ew.max_p.bind(x, y), softplus)
-    return ew.select_n_p.bind(ew.ne_p.bind(delta, delta), finite, ew.add_p.bind(x, y))
+    return select_n_p.bind(ew.ne_p.bind(delta, delta), finite, ew.add_p.bind(x, y))
 
 
 def _zero_posinf(x):
     """``x`` with +inf replaced by 0, so ``exp(x - out)`` is 1 (not NaN) when both are +inf."""
     inf = _full(np.inf, x.dtype, x.shape)
-    return ew.select_n_p.bind(ew.eq_p.bind(x, inf), x, _full(0, x.dtype, x.shape))
+    return select_n_p.bind(ew.eq_p.bind(x, inf), x, _full(0, x.dtype, x.shape))
 
 
 def _logaddexp_combine(a, b):

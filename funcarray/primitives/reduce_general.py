@@ -46,7 +46,7 @@ from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import lower_inline
 from funcarray.primitives import bind_ops as ops
-from funcarray.primitives.elementwise import convert_element_type_p
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.windowed import _window_indices, _windows, window_output_shape
 from funcarray.transforms.core import EVAL_TRACE, Primitive, ShapedArray, set_current_trace
 from funcarray.transforms.ir import eval_ir

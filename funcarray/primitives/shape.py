@@ -553,7 +553,7 @@ def _pad_batch(vals, dims, *, padding_config):
                           padding_config=config), 0
     # A padding value per batch member: pad with zeros, then select each member's value at
     # the padded positions (a mask marks the operand's positions).
-    from funcarray.primitives.elementwise import select_n_p
+    from funcarray.primitives.select_n import select_n_p
     x = move_to_front(x, x_dim, size)
     padded = pad_p.bind(x, _zero(x.dtype, x.weak_type), padding_config=config)
     mask = pad_p.bind(Array(np.ones(x.shape[1:], np.bool_)), _zero(np.bool_),

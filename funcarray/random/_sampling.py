@@ -28,6 +28,7 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lowering.devices import default_backend
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import bitcast_convert_type_p
 from funcarray.primitives.special import erf_inv_p
 from funcarray.random._prng import _UINT_OF_WIDTH, _random_bits, _split, canonical_shape
 from funcarray.transforms.core import running_numpy_kernels
@@ -121,7 +122,7 @@ def _uniform(keys, shape, dtype, minval=0.0, maxval=1.0):
     # Random mantissa under the exponent of 1.0 gives a float in [1, 2); subtract 1.
     one_bits = int(np.array(1.0, dtype).view(uint))
     mantissa = fnp.right_shift(raw, rng_bits - nmant) | one_bits
-    floats = ew.bitcast_convert_type_p.bind(mantissa, new_dtype=np.dtype(dtype)) - 1.0
+    floats = bitcast_convert_type_p.bind(mantissa, new_dtype=np.dtype(dtype)) - 1.0
     minval, maxval = _param("uniform", minval, dtype), _param("uniform", maxval, dtype)
     return fnp.maximum(minval, _fused_multiply_add(floats, maxval - minval, minval))
 

@@ -26,6 +26,7 @@ from funcarray.lowering import stablehlo as sh
 from funcarray.lowering.executor import execute_ir
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as shape_ops
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.transforms.core import MissingRuleError, Primitive, ShapedArray
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
 from funcarray.transforms.staging import make_ir, stage_flat
@@ -471,7 +472,7 @@ def test_convert_element_type_matches_eager(src, dst):
     x = Array(values)
 
     def f(x):
-        return [ew.convert_element_type_p.bind(x, new_dtype=dst, weak_type=False)]
+        return [convert_element_type_p.bind(x, new_dtype=dst, weak_type=False)]
 
     (got,), (want,) = run_flat(f, x), eager_flat(f, x)
     assert got.dtype == want.dtype == dst

@@ -20,7 +20,17 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import lower_ir
-from funcarray.primitives import indexing as ix
+from funcarray.primitives import scatter as scatter_module
+from funcarray.primitives.dynamic_slice import (
+    dynamic_slice,
+    dynamic_slice_p,
+    dynamic_update_slice,
+    dynamic_update_slice_p,
+)
+from funcarray.primitives.gather import gather, gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.scatter import _operand_window, scatter_add, scatter_p
+from funcarray.primitives.sort import sort, sort_p
 from funcarray.transforms.staging import make_ir
 
 VALUE_DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -101,9 +111,9 @@ def test_dynamic_slice_and_update_compile_like_eager(case):
     x = _values(rng, shape, dtype)
     update = _values(rng, sizes, dtype)
     assert_compiled_matches_eager(
-        lambda x, *s: ix.dynamic_slice_p.bind(x, *s, slice_sizes=sizes), x, *starts)
+        lambda x, *s: dynamic_slice_p.bind(x, *s, slice_sizes=sizes), x, *starts)
     assert_compiled_matches_eager(
-        lambda x, u, *s: ix.dynamic_update_slice_p.bind(x, u, *s), x, update, *starts)
+        lambda x, u, *s: dynamic_update_slice_p.bind(x, u, *s), x, update, *starts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -133,7 +143,7 @@ def _gather_cases(draw):
     n_offset = rank - len(dropped)
     out_rank = len(batch_shape) + n_offset
     offset_dims = tuple(sorted(draw(st.permutations(range(out_rank)))[:n_offset]))
-    dn = ix.GatherDimensionNumbers(
+    dn = GatherDimensionNumbers(
         offset_dims=offset_dims, collapsed_slice_dims=collapsed,
         start_index_map=start_index_map, operand_batching_dims=tuple(batching),
         start_indices_batching_dims=tuple(indices_batching))
@@ -152,7 +162,7 @@ def test_gather_compiles_like_eager(case, mode, fill_value):
     operand, indices, dn, slice_sizes = case
 
     def f(x, i):
-        return ix.gather_p.bind(x, i, dimension_numbers=dn, slice_sizes=slice_sizes,
+        return gather_p.bind(x, i, dimension_numbers=dn, slice_sizes=slice_sizes,
                                 indices_are_sorted=False, unique_indices=False, mode=mode,
                                 fill_value=fill_value)
 
@@ -167,9 +177,9 @@ def test_gather_bounds_past_the_index_dtype(index_dtype, mode):
     x = fnp.arange(300 * 2, dtype=fnp.float32).reshape(300, 2)
     info = np.iinfo(index_dtype)
     i = Array(np.array([[info.min], [0], [info.max]], index_dtype))
-    dn = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    dn = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
                                    start_index_map=(0,))
-    assert_compiled_matches_eager(lambda x, i: ix.gather(x, i, dn, (1, 2), mode=mode), x, i)
+    assert_compiled_matches_eager(lambda x, i: gather(x, i, dn, (1, 2), mode=mode), x, i)
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,11 +213,11 @@ def _scatter_cases(draw, unique=False):
         updates_shape[d] = n
     rest = iter(batch_shape)
     updates_shape = tuple(next(rest) if n is None else n for n in updates_shape)
-    dn = ix.ScatterDimensionNumbers(
+    dn = ScatterDimensionNumbers(
         update_window_dims=update_window_dims, inserted_window_dims=tuple(inserted),
         scatter_dims_to_operand_dims=to_operand, operand_batching_dims=tuple(batching),
         scatter_indices_batching_dims=tuple(indices_batching))
-    full_window = ix._operand_window(rank, dn, window)
+    full_window = _operand_window(rank, dn, window)
     bounds = [shape[d] - full_window[d] for d in to_operand]
     rng = _rng(draw)
     indices = _indices(rng, (*batch_shape, len(to_operand)), draw(st.sampled_from(INDEX_DTYPES)),
@@ -224,7 +234,7 @@ def test_combining_scatters_compile_like_eager(case, name, mode, dtype):
     # times 0 in another order is still NaN: specials are fine everywhere.
     operand = _values(rng, shape, dtype)
     updates = _values(rng, updates_shape, dtype, low=-2, high=3)
-    prim = getattr(ix, f"{name}_p")
+    prim = getattr(scatter_module, f"{name}_p")
 
     def f(x, i, u):
         return prim.bind(x, i, u, dimension_numbers=dn, indices_are_sorted=False,
@@ -242,7 +252,7 @@ def test_replacing_scatter_compiles_like_eager(case, mode, dtype, unique_indices
     updates = _values(rng, updates_shape, dtype)
 
     def f(x, i, u):
-        return ix.scatter_p.bind(x, i, u, dimension_numbers=dn, indices_are_sorted=False,
+        return scatter_p.bind(x, i, u, dimension_numbers=dn, indices_are_sorted=False,
                                  unique_indices=unique_indices, mode=mode)
 
     assert_compiled_matches_eager(f, operand, indices, updates)
@@ -256,9 +266,9 @@ def test_scatter_rows_with_repeats_and_out_of_bounds(name, mode):
     rows = [[4], [-1], [7], [0]] if name == "scatter" else [[1], [1], [-1], [7], [4], [4]]
     i = fnp.array(rows, dtype=fnp.uint8 if mode == "clip" and name == "scatter" else fnp.int32)
     u = fnp.arange(len(rows) * 3, dtype=fnp.float32).reshape(len(rows), 3) - 4
-    dn = ix.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+    dn = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
-    scatter = getattr(ix, name)
+    scatter = getattr(scatter_module, name)
     out = assert_compiled_matches_eager(lambda x, i, u: scatter(x, i, u, dn, mode=mode), x, i, u)
     if mode == "drop":
         assert np.array_equal(np.asarray(out)[2:4], np.asarray(x)[2:4])  # untouched rows
@@ -268,10 +278,10 @@ def test_scatter_clip_bound_past_the_index_dtype():
     x = fnp.zeros((300,), dtype=fnp.int32)
     i = Array(np.array([[127], [-128], [5]], np.int8))
     u = fnp.array([1, 2, 3], dtype=fnp.int32)
-    dn = ix.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
     out = assert_compiled_matches_eager(
-        lambda x, i, u: ix.scatter_add(x, i, u, dn, mode="clip"), x, i, u)
+        lambda x, i, u: scatter_add(x, i, u, dn, mode="clip"), x, i, u)
     assert int(np.asarray(out)[127]) == 1 and int(np.asarray(out)[0]) == 2
 
 
@@ -298,7 +308,7 @@ def test_sort_compiles_like_eager(data):
     is_stable = True if n > 1 else data.draw(st.booleans())
 
     def f(*xs):
-        return ix.sort_p.bind(*xs, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+        return sort_p.bind(*xs, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
 
     assert_compiled_matches_eager(f, *operands)
 
@@ -307,7 +317,7 @@ def test_sort_float_order_is_total():
     x = fnp.array([np.nan, 1.0, -np.nan, -0.0, -np.inf, 0.0, np.inf, -1.0, np.nan, -0.0])
     order = fnp.arange(10)
     keys, positions = assert_compiled_matches_eager(
-        lambda x, o: ix.sort([x, o], dimension=0), x, order)
+        lambda x, o: sort([x, o], dimension=0), x, order)
     # NaNs of either sign last, -0.0 and 0.0 tied (so their positions stay in order).
     np.testing.assert_array_equal(np.asarray(positions), [4, 7, 3, 5, 9, 1, 6, 0, 2, 8])
 
@@ -368,10 +378,10 @@ def test_take_and_take_along_axis_compile_like_eager():
 def test_indexing_ops_compose_in_one_function():
     def f(x, i, s):
         rows = x[i]                                   # gather
-        window = ix.dynamic_slice(rows, (s, s), (2, 2))
+        window = dynamic_slice(rows, (s, s), (2, 2))
         y = x.at[i].add(1.0)                          # scatter_add
-        y = ix.dynamic_update_slice(y, window, (s, s))
-        keys, order = ix.sort([y, fnp.zeros(y.shape, fnp.int32) + 1], dimension=1)
+        y = dynamic_update_slice(y, window, (s, s))
+        keys, order = sort([y, fnp.zeros(y.shape, fnp.int32) + 1], dimension=1)
         return fnp.take_along_axis(keys, fnp.argsort(-keys, axis=1), axis=1), order.sum()
 
     x = _values(np.random.default_rng(3), (5, 4), np.float32, specials=False)
@@ -381,15 +391,15 @@ def test_indexing_ops_compose_in_one_function():
 def test_every_indexing_primitive_lowers():
     x, rows = fnp.arange(6.0).reshape(2, 3), fnp.array([[1], [0]])
     s = fnp.array(0)
-    gdn = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    gdn = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
                                     start_index_map=(0,))
-    sdn = ix.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+    sdn = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
 
     def f(x, rows, s):
-        outs = [ix.dynamic_slice(x, (s, s), (1, 2)), ix.dynamic_update_slice(x, x[:1], (s, s)),
-                ix.gather(x, rows, gdn, (1, 3), mode="fill"), *ix.sort([x], dimension=0)]
-        outs += [getattr(ix, name)(x, rows, x, sdn) for name in SCATTERS]
+        outs = [dynamic_slice(x, (s, s), (1, 2)), dynamic_update_slice(x, x[:1], (s, s)),
+                gather(x, rows, gdn, (1, 3), mode="fill"), *sort([x], dimension=0)]
+        outs += [getattr(scatter_module, name)(x, rows, x, sdn) for name in SCATTERS]
         return outs
 
     text = lower_ir(make_ir(f)(x, rows, s))
@@ -410,9 +420,9 @@ def test_scatter_with_empty_index_vectors_lands_at_zero(shape, inserted):
     x = fnp.zeros(shape, dtype=fnp.int32)
     i = Array(np.zeros((3, 0), np.int32))
     u = fnp.array([1, 2, 4], dtype=fnp.int32)
-    dn = ix.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=inserted,
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=inserted,
                                     scatter_dims_to_operand_dims=())
-    out = assert_compiled_matches_eager(lambda x, i, u: ix.scatter_add(x, i, u, dn), x, i, u)
+    out = assert_compiled_matches_eager(lambda x, i, u: scatter_add(x, i, u, dn), x, i, u)
     assert np.asarray(out).reshape(-1)[0] == 7
 
 
@@ -421,10 +431,10 @@ def test_complex_scatter_extrema_propagate_nan(name):
     x = Array(np.array([1 + 1j, complex(np.nan, 0), 2 + 0j], np.complex64))
     i = fnp.array([[0], [1], [2], [2]])
     u = Array(np.array([complex(0, np.nan), 5 + 0j, 3 + 0j, complex(np.inf, 0)], np.complex64))
-    dn = ix.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    dn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
     out = assert_compiled_matches_eager(
-        lambda x, i, u: getattr(ix, name)(x, i, u, dn), x, i, u)
+        lambda x, i, u: getattr(scatter_module, name)(x, i, u, dn), x, i, u)
     assert np.isnan(np.asarray(out)[:2]).all()
 
 
@@ -432,20 +442,20 @@ def test_complex_scatter_extrema_propagate_nan(name):
 def test_gather_fill_value_and_default_fill(dtype, fill):
     x = _values(np.random.default_rng(4), (4, 2), dtype, specials=False)
     i = fnp.array([[[0], [4]], [[-1], [3]]])
-    dn = ix.GatherDimensionNumbers(offset_dims=(2,), collapsed_slice_dims=(0,),
+    dn = GatherDimensionNumbers(offset_dims=(2,), collapsed_slice_dims=(0,),
                                    start_index_map=(0,))
     for value in (fill, None):
         assert_compiled_matches_eager(
-            lambda x, i: ix.gather(x, i, dn, (1, 2), mode="fill", fill_value=value), x, i)
+            lambda x, i: gather(x, i, dn, (1, 2), mode="fill", fill_value=value), x, i)
 
 
 def test_gather_collapsed_dims_need_slice_size_one():
     x, i = fnp.zeros((0, 3)), fnp.zeros((2, 1), dtype=fnp.int32)
-    dn = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    dn = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
                                    start_index_map=(0,))
     with pytest.raises(TypeError, match=r"gather: slice_sizes\[0\]=0 must be 1 for the "
                                         r"collapsed dimension 0"):
-        make_ir(lambda x, i: ix.gather(x, i, dn, (0, 3)))(x, i)
+        make_ir(lambda x, i: gather(x, i, dn, (0, 3)))(x, i)
 
 
 @pytest.mark.parametrize("dtype", [dtypes.float8_e4m3fn, dtypes.float8_e5m2])
@@ -455,15 +465,15 @@ def test_float8_indexing_compiles_like_eager(dtype):
     x = Array(np.array([3.0, np.nan, -0.0, 0.0, -1.0, 2.0], dtype))
     i = fnp.array([[5], [0], [0], [9]])
     u = Array(np.array([1.0, 2.0, -4.0, 8.0], dtype))
-    gdn = ix.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+    gdn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
                                     start_index_map=(0,))
-    sdn = ix.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    sdn = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
 
     def f(x, i, u):
-        return [*ix.sort([x], dimension=0), ix.gather(x, i, gdn, (1,), mode="fill"),
-                ix.dynamic_slice(x, (i[0, 0],), (3,)),
-                *(getattr(ix, name)(x, i, u, sdn) for name in SCATTERS[1:])]
+        return [*sort([x], dimension=0), gather(x, i, gdn, (1,), mode="fill"),
+                dynamic_slice(x, (i[0, 0],), (3,)),
+                *(getattr(scatter_module, name)(x, i, u, sdn) for name in SCATTERS[1:])]
 
     for got, want in zip(fa.jit(f)(x, i, u), f(x, i, u)):
         assert got.dtype == want.dtype

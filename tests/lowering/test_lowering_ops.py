@@ -28,6 +28,9 @@ from funcarray.lowering.stablehlo import lower_ir
 from funcarray.primitives import dot_general as dot_ops
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as shape_ops
+from funcarray.primitives.clamp import clamp_p
+from funcarray.primitives.conversions import bitcast_convert_type_p
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.transforms.staging import make_ir
 
@@ -200,7 +203,7 @@ def test_select_n_bool_predicate(shape, dtype, scalar_pred, seed):
     pred = values(np.bool_, () if scalar_pred else shape, seed)
     x, y = values(dtype, shape, seed + 1), values(dtype, shape, seed + 2)
     assert_compiled_matches_eager(
-        lambda p, x, y: (fnp.where(p, x, y), ew.select_n_p.bind(p, x, y)), pred, x, y)
+        lambda p, x, y: (fnp.where(p, x, y), select_n_p.bind(p, x, y)), pred, x, y)
 
 
 @few
@@ -211,7 +214,7 @@ def test_select_n_int32_selector_clips(shape, dtype, n, scalar_which, seed):
     # Out-of-range selectors clip to the first/last case, as the kernel (np.choose) does.
     which = Array(rng.integers(-2, n + 2, () if scalar_which else shape).astype(np.int32))
     cases = [values(dtype, shape, seed + k) for k in range(n)]
-    assert_compiled_matches_eager(lambda w, *cs: ew.select_n_p.bind(w, *cs), which, *cases)
+    assert_compiled_matches_eager(lambda w, *cs: select_n_p.bind(w, *cs), which, *cases)
 
 
 @few
@@ -220,7 +223,7 @@ def test_clamp(shape, dtype, scalar_bounds, seed):
     bound_shape = () if scalar_bounds else shape
     lo, hi = values(dtype, bound_shape, seed), values(dtype, bound_shape, seed + 1)
     x = values(dtype, shape, seed + 2)
-    assert_compiled_matches_eager(lambda lo, x, hi: ew.clamp_p.bind(lo, x, hi), lo, x, hi,
+    assert_compiled_matches_eager(lambda lo, x, hi: clamp_p.bind(lo, x, hi), lo, x, hi,
                                   rtol=0)
 
 
@@ -236,7 +239,7 @@ def test_complex_max_min_clamp_order_lexicographically(dtype):
     x, y = Array(a.reshape(-1).astype(dtype)), Array(b.reshape(-1).astype(dtype))
     out = assert_compiled_matches_eager(
         lambda x, y: (ew.max_p.bind(x, y), ew.min_p.bind(x, y),
-                      ew.clamp_p.bind(Array(np.asarray(1 + 1j, dtype)), x, y)), x, y, rtol=0)
+                      clamp_p.bind(Array(np.asarray(1 + 1j, dtype)), x, y)), x, y, rtol=0)
     k = list(COMPLEX_EDGES).index(1 + 2j) * len(COMPLEX_EDGES) + 1  # x = 1+1j, y = 1+2j
     assert complex(out[0]._value[k]) == 1 + 2j and complex(out[1]._value[k]) == 1 + 1j
 
@@ -257,7 +260,7 @@ def test_bitcast_convert_type(shape, src, dst, seed):
     x = Array(raw.view(src).reshape(shape))
 
     def f(x):
-        return ew.bitcast_convert_type_p.bind(x, new_dtype=dst)
+        return bitcast_convert_type_p.bind(x, new_dtype=dst)
 
     if dst.kind != "V" or dst == dtypes.bfloat16:  # the helper compares float8 NaNs unequal
         assert_compiled_matches_eager(f, x)
@@ -274,9 +277,9 @@ def test_bitcast_convert_type(shape, src, dst, seed):
 def test_bitcast_rejects_bool_complex_and_sub_byte_types(src, dst):
     x = Array(np.zeros((2,), src))
     with pytest.raises(TypeError, match="bitcast_convert_type does not support"):
-        ew.bitcast_convert_type_p.bind(x, new_dtype=np.dtype(dst))
+        bitcast_convert_type_p.bind(x, new_dtype=np.dtype(dst))
     with pytest.raises(TypeError, match="bitcast_convert_type does not support"):
-        fa.jit(lambda x: ew.bitcast_convert_type_p.bind(x, new_dtype=np.dtype(dst)))(x)
+        fa.jit(lambda x: bitcast_convert_type_p.bind(x, new_dtype=np.dtype(dst)))(x)
 
 
 def test_elementwise_family_composed():
@@ -285,10 +288,10 @@ def test_elementwise_family_composed():
 
     def f(x, which):
         z = fnp.square(fnp.round(x)) + fnp.exp2(x / 4) + fnp.power(x, 3)
-        c = ew.clamp_p.bind(Array(np.float32(-10)), z, Array(np.float32(10)))
+        c = clamp_p.bind(Array(np.float32(-10)), z, Array(np.float32(10)))
         # Bits of an input: those of computed values may differ in the last place.
-        bits = ew.bitcast_convert_type_p.bind(x, new_dtype=np.dtype(np.uint32))
-        picked = ew.select_n_p.bind(which, c[0], c[1], c[2])
+        bits = bitcast_convert_type_p.bind(x, new_dtype=np.dtype(np.uint32))
+        picked = select_n_p.bind(which, c[0], c[1], c[2])
         return fnp.where(c > 0, c, fnp.conj(-c)), bits, picked
 
     assert_compiled_matches_eager(f, x, which)
@@ -529,8 +532,8 @@ def test_every_primitive_of_the_family_lowers():
     def f(x, c, w, i):
         outs = [ew.exp2_p.bind(x), ew.square_p.bind(x), ew.conj_p.bind(c),
                 ew.round_p.bind(x, rounding_method=0), ew.integer_pow_p.bind(x, y=3),
-                ew.select_n_p.bind(i, x, x, x), ew.clamp_p.bind(x, x, x),
-                ew.bitcast_convert_type_p.bind(x, new_dtype=np.dtype(i32)),
+                select_n_p.bind(i, x, x, x), clamp_p.bind(x, x, x),
+                bitcast_convert_type_p.bind(x, new_dtype=np.dtype(i32)),
                 ew.max_p.bind(c, c),
                 shape_ops.transpose_p.bind(w, permutation=(1, 0)),
                 shape_ops.squeeze_p.bind(w[:1], dimensions=(0,)),

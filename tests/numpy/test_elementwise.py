@@ -35,6 +35,8 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import convert_element_type_p
+from funcarray.primitives.select_n import select_n_p
 
 jax.config.update("jax_enable_x64", True)
 
@@ -577,7 +579,7 @@ def test_float_to_int_conversion_saturates_like_xla(src, to):
                        65504.0, -129.0, 4294967296.0, 0.3])
     with np.errstate(over="ignore"):
         x = values.astype(src)
-    out = ew.convert_element_type_p.bind(Array(x), new_dtype=np.dtype(to), weak_type=False)
+    out = convert_element_type_p.bind(Array(x), new_dtype=np.dtype(to), weak_type=False)
     expected = _jax_cpu(lambda a: lax.convert_element_type(a, np.dtype(to)), x)
     assert_close(out, expected, "exact", f"convert {x} to {to}")
 
@@ -721,7 +723,7 @@ def test_large_bool_select_is_bit_exact_like_np_where(dtype, seed, n):
     on_false, on_true = (r.view(dtype) if dtype != np.bool_ else (r & 1).astype(bool)
                          for r in raw)
     mask = rng.random(n) < rng.random()
-    got = ew.select_n_p.bind(Array(mask), Array(on_false), Array(on_true))
+    got = select_n_p.bind(Array(mask), Array(on_false), Array(on_true))
     want = np.where(mask, on_true, on_false)
     assert got.dtype == dtype
     np.testing.assert_array_equal(np.asarray(got).view(bits) if dtype != np.bool_

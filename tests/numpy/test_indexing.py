@@ -17,7 +17,17 @@ from jax import lax
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.primitives import indexing as ix
+from funcarray.primitives import scatter as scatter_module
+from funcarray.primitives.dynamic_slice import (
+    dynamic_slice,
+    dynamic_slice_p,
+    dynamic_update_slice,
+    dynamic_update_slice_p,
+)
+from funcarray.primitives.gather import gather, gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.scatter import scatter_add_p
+from funcarray.primitives.sort import sort, sort_p
 from funcarray.transforms.staging import make_ir
 
 
@@ -378,12 +388,12 @@ def test_gather_primitive_matches_lax(case, mode):
     operand, indices, dn, slice_sizes = _gather_cases()[case]
     operand, indices = operand.astype(np.float32), indices.astype(np.int32)
     expected = np.asarray(lax.gather(operand, indices, dn, slice_sizes, mode=mode))
-    got = ix.gather(fnp.asarray(operand), fnp.asarray(indices),
-                    ix.GatherDimensionNumbers(*dn), slice_sizes, mode=mode)
+    got = gather(fnp.asarray(operand), fnp.asarray(indices),
+                    GatherDimensionNumbers(*dn), slice_sizes, mode=mode)
     assert_array_equal_typed(got, expected, rtol=0)
-    aval = ix.gather_p.abstract_eval(
+    aval = gather_p.abstract_eval(
         got.aval.update(shape=operand.shape), fnp.asarray(indices).aval,
-        dimension_numbers=ix.GatherDimensionNumbers(*dn), slice_sizes=slice_sizes,
+        dimension_numbers=GatherDimensionNumbers(*dn), slice_sizes=slice_sizes,
         indices_are_sorted=False, unique_indices=False, mode=mode, fill_value=None)
     assert aval.shape == expected.shape
 
@@ -429,8 +439,9 @@ def test_scatter_primitives_match_lax(case, mode, name):
             pytest.skip("undefined: repeated indices (which write wins is unspecified)")
     jax_mode = "fill" if mode == "drop" else mode
     expected = getattr(lax, name)(operand, indices, updates, dn, mode=jax_mode)
-    got = getattr(ix, name)(fnp.asarray(operand), fnp.asarray(indices), fnp.asarray(updates),
-                            ix.ScatterDimensionNumbers(*dn), mode=mode)
+    got = getattr(scatter_module, name)(fnp.asarray(operand), fnp.asarray(indices),
+                                        fnp.asarray(updates), ScatterDimensionNumbers(*dn),
+                                        mode=mode)
     assert_array_equal_typed(got, np.asarray(expected), rtol=1e-6)
 
 
@@ -440,13 +451,13 @@ def test_dynamic_slice_and_update_clamp_like_lax():
         # The primitive clamps; lax would first count negative starts from the end.
         expected = lax.dynamic_slice(n, [jnp.int32(s) for s in starts], (2, 3),
                                      allow_negative_indices=False)
-        got = ix.dynamic_slice(fnp.asarray(n), [fnp.asarray(np.int32(s)) for s in starts],
+        got = dynamic_slice(fnp.asarray(n), [fnp.asarray(np.int32(s)) for s in starts],
                                (2, 3))
         assert_array_equal_typed(got, np.asarray(expected))
         update = -np.ones((2, 3), np.int32)
         expected = lax.dynamic_update_slice(n, update, [jnp.int32(s) for s in starts],
                                             allow_negative_indices=False)
-        got = ix.dynamic_update_slice(fnp.asarray(n), fnp.asarray(update),
+        got = dynamic_update_slice(fnp.asarray(n), fnp.asarray(update),
                                       [fnp.asarray(np.int32(s)) for s in starts])
         assert_array_equal_typed(got, np.asarray(expected))
 
@@ -454,30 +465,30 @@ def test_dynamic_slice_and_update_clamp_like_lax():
 def test_primitive_shape_errors_name_the_primitive():
     f32 = lambda *shape: fnp.zeros(shape).aval  # noqa: E731
     i32 = lambda *shape: fnp.zeros(shape, dtype=fnp.int32).aval  # noqa: E731
-    dn = ix.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    dn = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
                                    start_index_map=(0,))
     params = dict(dimension_numbers=dn, indices_are_sorted=False, unique_indices=False,
                   mode="clip", fill_value=None)
     with pytest.raises(TypeError, match="gather: slice_sizes"):
-        ix.gather_p.abstract_eval(f32(4, 3), i32(2, 1), slice_sizes=(1, 4), **params)
+        gather_p.abstract_eval(f32(4, 3), i32(2, 1), slice_sizes=(1, 4), **params)
     with pytest.raises(TypeError, match="gather: indices must have an integer dtype"):
-        ix.gather_p.abstract_eval(f32(4, 3), f32(2, 1), slice_sizes=(1, 3), **params)
+        gather_p.abstract_eval(f32(4, 3), f32(2, 1), slice_sizes=(1, 3), **params)
     with pytest.raises(TypeError, match="gather: the last dimension of the indices"):
-        ix.gather_p.abstract_eval(f32(4, 3), i32(2, 2), slice_sizes=(1, 3), **params)
-    sdn = ix.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+        gather_p.abstract_eval(f32(4, 3), i32(2, 2), slice_sizes=(1, 3), **params)
+    sdn = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                      scatter_dims_to_operand_dims=(0,))
     sparams = dict(dimension_numbers=sdn, indices_are_sorted=False, unique_indices=False,
                    mode="drop")
     with pytest.raises(TypeError, match="scatter_add: the scatter dimensions of the updates"):
-        ix.scatter_add_p.abstract_eval(f32(4, 3), i32(2, 1), f32(5, 3), **sparams)
+        scatter_add_p.abstract_eval(f32(4, 3), i32(2, 1), f32(5, 3), **sparams)
     with pytest.raises(TypeError, match="scatter_add: updates .* must have the dtype"):
-        ix.scatter_add_p.abstract_eval(f32(4, 3), i32(2, 1), i32(2, 3), **sparams)
+        scatter_add_p.abstract_eval(f32(4, 3), i32(2, 1), i32(2, 3), **sparams)
     with pytest.raises(TypeError, match="dynamic_slice: needs one start index per dimension"):
-        ix.dynamic_slice_p.abstract_eval(f32(4, 3), i32(), slice_sizes=(1, 1))
+        dynamic_slice_p.abstract_eval(f32(4, 3), i32(), slice_sizes=(1, 1))
     with pytest.raises(TypeError, match="dynamic_update_slice: update"):
-        ix.dynamic_update_slice_p.abstract_eval(f32(4, 3), f32(5, 3), i32(), i32())
+        dynamic_update_slice_p.abstract_eval(f32(4, 3), f32(5, 3), i32(), i32())
     with pytest.raises(TypeError, match="sort: operands must share one shape"):
-        ix.sort_p.abstract_eval(f32(3), f32(4), dimension=0, is_stable=True, num_keys=1)
+        sort_p.abstract_eval(f32(3), f32(4), dimension=0, is_stable=True, num_keys=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -667,7 +678,7 @@ def test_sort_primitive_multiple_keys_and_methods():
     keys = fnp.array([2, 1, 2, 1])
     second = fnp.array([0.0, 5.0, -1.0, 3.0])
     payload = fnp.arange(4)
-    outs = ix.sort([keys, second, payload], num_keys=2)
+    outs = sort([keys, second, payload], num_keys=2)
     assert_array_equal_typed(outs[2], np.array([3, 1, 2, 0], np.int32))
     assert_array_equal_typed(fnp.array([3, 1, 2]).sort(), np.array([1, 2, 3], np.int32))
     assert_array_equal_typed(fnp.array([3, 1, 2]).argsort(), np.array([1, 2, 0], np.int32))

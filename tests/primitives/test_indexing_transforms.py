@@ -17,7 +17,24 @@ from hypothesis import given
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray.primitives import indexing as ix
+from funcarray.primitives import scatter as scatter_module
+from funcarray.primitives.dynamic_slice import (
+    dynamic_slice,
+    dynamic_slice_p,
+    dynamic_update_slice,
+    dynamic_update_slice_p,
+)
+from funcarray.primitives.gather import gather, gather_p
+from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
+from funcarray.primitives.scatter import (
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul,
+    scatter_mul_p,
+    scatter_p,
+)
+from funcarray.primitives.sort import sort, sort_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
 
 jax.config.update("jax_enable_x64", True)
@@ -121,7 +138,7 @@ def gather_cases(draw):
     n_offset = rank - len(collapsed) - len(operand_batching)
     out_rank = len(batch_shape) + n_offset
     offset_dims = tuple(sorted(draw(st.permutations(range(out_rank)))[:n_offset]))
-    dn = ix.GatherDimensionNumbers(offset_dims, collapsed, index_map, operand_batching,
+    dn = GatherDimensionNumbers(offset_dims, collapsed, index_map, operand_batching,
                                    indices_batching)
     mode = draw(st.sampled_from(["clip", "fill"]))
     return shape, indices, dn, slice_sizes, mode
@@ -129,7 +146,7 @@ def gather_cases(draw):
 
 def _gather_fn(dn, slice_sizes, mode):
     # A finite fill value: finite differences of NaN are NaN.
-    return lambda x, idx: ix.gather(x, idx, dn, slice_sizes, mode=mode, fill_value=0.5)
+    return lambda x, idx: gather(x, idx, dn, slice_sizes, mode=mode, fill_value=0.5)
 
 
 @given(gather_cases(), st.data())
@@ -187,7 +204,7 @@ def test_gather_against_jax():
 
     def gather(t, dn, slice_sizes, mode):
         if t is fa:
-            return _gather_fn(ix.GatherDimensionNumbers(**dn), slice_sizes, mode)
+            return _gather_fn(GatherDimensionNumbers(**dn), slice_sizes, mode)
         jmode = jax.lax.GatherScatterMode.CLIP if mode == "clip" else \
             jax.lax.GatherScatterMode.FILL_OR_DROP
         return lambda x, i: jax.lax.gather(x, i, jax.lax.GatherDimensionNumbers(**dn),
@@ -244,13 +261,13 @@ def scatter_cases(draw, unique=False):
     updates_shape, sizes, batch = [], iter(window), iter(batch_shape)
     for d in range(updates_rank):
         updates_shape.append(next(sizes) if d in window_positions else next(batch))
-    dn = ix.ScatterDimensionNumbers(tuple(window_positions), inserted, index_map)
+    dn = ScatterDimensionNumbers(tuple(window_positions), inserted, index_map)
     mode = draw(st.sampled_from(["clip", "drop"]))
     return shape, indices, tuple(updates_shape), dn, mode
 
 
 def _scatter_fn(kind, dn, mode, unique=False):
-    bind = getattr(ix, kind)
+    bind = getattr(scatter_module, kind)
     return lambda x, idx, u: bind(x, idx, u, dn, mode=mode, unique_indices=unique)
 
 
@@ -305,11 +322,11 @@ def test_scatter_mul_grads_in_operand(case, data):
 
 
 def test_scatter_mul_grad_in_updates_needs_unique_indices():
-    dn = ix.ScatterDimensionNumbers((), (0,), (0,))
+    dn = ScatterDimensionNumbers((), (0,), (0,))
     idx = fnp.array([[0], [0]])
 
     def f(u):
-        return ix.scatter_mul(fnp.ones(3, np.float64), idx, u, dn)
+        return scatter_mul(fnp.ones(3, np.float64), idx, u, dn)
 
     with pytest.raises(NotImplementedError, match="unique_indices=True"):
         fa.jvp(f, (fnp.ones(2, np.float64),), (fnp.ones(2, np.float64),))
@@ -365,7 +382,7 @@ def test_scatter_against_jax():
 
     def scatter(t, kind, mode, unique):
         if t is fa:
-            return _scatter_fn(kind, ix.ScatterDimensionNumbers(**dn), mode, unique)
+            return _scatter_fn(kind, ScatterDimensionNumbers(**dn), mode, unique)
         jmode = jax.lax.GatherScatterMode.CLIP if mode == "clip" else \
             jax.lax.GatherScatterMode.FILL_OR_DROP
         return lambda x, i, u: JAX_SCATTERS[kind](
@@ -404,7 +421,7 @@ def test_scatter_extremum_ties_average_like_jax():
         results = {}
         for kind in ("scatter_min", "scatter_max"):
             if t is fa:
-                f = _scatter_fn(kind, ix.ScatterDimensionNumbers(**dn), "drop")
+                f = _scatter_fn(kind, ScatterDimensionNumbers(**dn), "drop")
             else:
                 f = functools.partial(JAX_SCATTERS[kind],
                                       dimension_numbers=jax.lax.ScatterDimensionNumbers(**dn))
@@ -437,7 +454,7 @@ def test_dynamic_slice_grads_and_vmap(case, data):
     rng = _rng(data.draw)
 
     def f(x, *starts):
-        return ix.dynamic_slice(x, starts, sizes)
+        return dynamic_slice(x, starts, sizes)
 
     x = fnp.asarray(_normal(rng, shape))
     check_grads(lambda x: f(x, *_starts(starts)), (x,), order=2)
@@ -456,7 +473,7 @@ def test_dynamic_update_slice_grads_and_vmap(case, data):
     rng = _rng(data.draw)
 
     def f(x, u, *starts):
-        return ix.dynamic_update_slice(x, u, starts)
+        return dynamic_update_slice(x, u, starts)
 
     x, u = _as_fa(_normal(rng, shape), _normal(rng, sizes))
     check_grads(lambda x, u: f(x, u, *_starts(starts)), (x, u), order=2)
@@ -481,7 +498,7 @@ def test_dynamic_slice_vmap_of_grad(case, data):
     def pullback(x, u, start):
         def f(x, u):
             s = [start, *_starts(starts[1:])]
-            return ix.dynamic_slice(ix.dynamic_update_slice(x, u, s), s, sizes)
+            return dynamic_slice(dynamic_update_slice(x, u, s), s, sizes)
         out, f_vjp = fa.vjp(f, x, u)
         return f_vjp(fnp.ones(out.shape, np.float64))
 
@@ -498,7 +515,7 @@ def test_dynamic_slice_against_jax():
     x, starts = _normal(rng, (5, 4)), np.array([[3, 1], [1, 9], [0, 2]], np.int32)
 
     def program(lib, t, x, starts, cts, xs):
-        bind = ix.dynamic_slice if t is fa else jax.lax.dynamic_slice
+        bind = dynamic_slice if t is fa else jax.lax.dynamic_slice
 
         def f(x, s):
             return bind(x, (s[0], s[1]), (3, 2))
@@ -530,7 +547,7 @@ def test_sort_grads_and_vmap(case, data):
 
     def f(*operands):
         ops = (keys, *operands) if int_key else operands
-        outs = ix.sort(ops, dimension=dimension, num_keys=2 if int_key else 1)
+        outs = sort(ops, dimension=dimension, num_keys=2 if int_key else 1)
         return outs[1:] if int_key else outs  # the float results (the checks' tolerance)
 
     check_grads(f, floats, order=2)
@@ -538,7 +555,7 @@ def test_sort_grads_and_vmap(case, data):
     axes = _in_axes(data.draw, (len(shape),) * (n_float + 1))
 
     def g(keys, *operands):
-        return ix.sort((keys, *operands), dimension=dimension, num_keys=1 + int_key)
+        return sort((keys, *operands), dimension=dimension, num_keys=1 + int_key)
 
     args = [_batched(rng, np.asarray(keys), axes[0], lambda: rng.integers(0, 2, shape))]
     args += [_batched(rng, np.asarray(x), a) for x, a in zip(floats, axes[1:])]
@@ -882,10 +899,10 @@ def test_nested_vmap_and_grad_of_vmap():
 
 def test_rules_are_complete():
     """Every indexing primitive has jvp and batch rules; the linear ones transpose."""
-    for prim in (ix.dynamic_slice_p, ix.dynamic_update_slice_p, ix.gather_p, ix.scatter_p,
-                 ix.scatter_add_p, ix.scatter_mul_p, ix.scatter_min_p, ix.scatter_max_p,
-                 ix.sort_p):
+    for prim in (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_p,
+                 scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p,
+                 sort_p):
         assert prim.jvp_rule and prim.batch_rule, prim
-    for prim in (ix.dynamic_slice_p, ix.dynamic_update_slice_p, ix.gather_p, ix.scatter_p,
-                 ix.scatter_add_p, ix.scatter_mul_p):
+    for prim in (dynamic_slice_p, dynamic_update_slice_p, gather_p, scatter_p,
+                 scatter_add_p, scatter_mul_p):
         assert prim.transpose_rule, prim
