@@ -25,7 +25,7 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives.conversions import convert_element_type_p
+from funcarray.primitives.conversions import bitcast_convert_type_p, convert_element_type_p
 from funcarray.primitives.dot_general import dot_general_p
 from funcarray.primitives.dynamic_slice import dynamic_slice_p
 from funcarray.primitives.gather import gather_p
@@ -33,6 +33,7 @@ from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers
 from funcarray.primitives.reduce import (
     argmax_p,
     argmin_p,
+    reduce_and_p,
     reduce_max_p,
     reduce_min_p,
     reduce_or_p,
@@ -50,6 +51,7 @@ from funcarray.primitives.shape import (
     squeeze_p,
     transpose_p,
 )
+from funcarray.primitives.sort import sort_p
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -123,6 +125,47 @@ def exp(x):
     return ew.exp_p.bind(x)
 
 
+def sqrt(x):
+    return ew.sqrt_p.bind(x)
+
+
+def absolute(x):
+    return ew.abs_p.bind(x)
+
+
+def integer_pow(x, y: int):
+    return ew.integer_pow_p.bind(x, y=y)
+
+
+def maximum(x, y):
+    return ew.max_p.bind(x, y)
+
+
+def minimum(x, y):
+    return ew.min_p.bind(x, y)
+
+
+def hypot(x, y):
+    """``sqrt(x**2 + y**2)`` for real ``x``, ``y`` without overflow in the squares; an
+    infinite side gives inf even when the other is NaN (``numpy.hypot``)."""
+    x, y = absolute(x), absolute(y)
+    big, small = maximum(x, y), minimum(x, y)
+    zero, one, inf = full_like(big, 0), full_like(big, 1), full_like(big, np.inf)
+    big_is_zero = eq(big, zero)
+    ratio = div(small, select(big_is_zero, one, big))
+    out = mul(big, sqrt(add(one, mul(ratio, ratio))))
+    infinite = logical_or(eq(x, inf), eq(y, inf))
+    return select(infinite, inf, select(big_is_zero, zero, out))
+
+
+def copysign(x, y):
+    """``|x|`` with the sign bit of ``y`` (real floats of one dtype)."""
+    magnitude = absolute(x)
+    bits = bitcast_convert_type_p.bind(y, new_dtype=np.dtype(f"int{8 * y.dtype.itemsize}"))
+    negative = lt(bits, full_like(bits, 0))
+    return select(negative, neg(magnitude), magnitude)
+
+
 def conj(x):
     """The complex conjugate; ``x`` itself when real (as ``numpy.conj``)."""
     return ew.conj_p.bind(x) if x.dtype.kind == "c" else x
@@ -132,17 +175,59 @@ def real(x):
     return ew.real_p.bind(x)
 
 
+def imag(x):
+    return ew.imag_p.bind(x)
+
+
 def eq(x, y):
     return ew.eq_p.bind(x, y)
+
+
+def ne(x, y):
+    return ew.ne_p.bind(x, y)
 
 
 def lt(x, y):
     return ew.lt_p.bind(x, y)
 
 
+def le(x, y):
+    return ew.le_p.bind(x, y)
+
+
+def gt(x, y):
+    return ew.gt_p.bind(x, y)
+
+
+def ge(x, y):
+    return ew.ge_p.bind(x, y)
+
+
+def logical_and(x, y):
+    return ew.and_p.bind(x, y)
+
+
+def logical_or(x, y):
+    return ew.or_p.bind(x, y)
+
+
+def logical_not(x):
+    return ew.not_p.bind(x)
+
+
+def isnan(x):
+    return ne(x, x)
+
+
 def select(pred, on_true, on_false):
     """``on_true`` where ``pred`` else ``on_false`` (``numpy.where``'s argument order)."""
     return select_n_p.bind(pred, on_false, on_true)
+
+
+def where(pred, x, y):
+    """``numpy.where`` for a bool ``pred`` and ``x``, ``y`` of one dtype, the three broadcast
+    to their common shape."""
+    return select(*broadcast_arrays(pred, x, y))
 
 
 def convert(x, dtype):
@@ -175,6 +260,12 @@ def broadcast_to(x, shape):
         return x
     lead = len(shape) - x.ndim
     return broadcast_in_dim(x, shape, range(lead, len(shape)))
+
+
+def broadcast_arrays(*xs):
+    """The arrays broadcast to their common shape (NumPy's rules)."""
+    shape = tuple(np.broadcast_shapes(*(tuple(x.shape) for x in xs)))
+    return [broadcast_to(x, shape) for x in xs]
 
 
 def expand_dims(x, axis: int):
@@ -278,6 +369,11 @@ def reduce_min(x, axes):
     return reduce_min_p.bind(x, axes=tuple(axes))
 
 
+def reduce_all(x, axes):
+    """Whether every element of the bool ``x`` over ``axes`` is true."""
+    return reduce_and_p.bind(x, axes=tuple(axes))
+
+
 def argmax(x, axis: int, index_dtype=np.int32):
     return argmax_p.bind(x, axes=(axis,), index_dtype=np.dtype(index_dtype))
 
@@ -328,6 +424,12 @@ def take_along_axis(x, indices, axis: int):
     return gather_p.bind(x, reshape(indices, (*indices.shape, 1)), dimension_numbers=dn,
                          slice_sizes=(1,) * x.ndim, indices_are_sorted=False,
                          unique_indices=False, mode="fill", fill_value=None)
+
+
+def argsort(x, axis: int):
+    """The int32 indices that sort ``x`` along ``axis`` (stable, ascending; NaN last)."""
+    order = iota(np.int32, x.shape, axis)
+    return sort_p.bind(x, order, dimension=axis, is_stable=True, num_keys=1)[1]
 
 
 def take(x, indices, axis: int = 0):

@@ -20,9 +20,9 @@ Contract (JAX's ``jax.lax.linalg`` primitives of the same names):
 
 Derivatives: JAX's rules (``cholesky``: ``L Phi(L^-1 A' L^-H)``;
 ``lu``: the triangular-factorisation rule of Murray, "Differentiation of the Cholesky
-decomposition" / de Hoog et al., through two triangular solves), written with funcarray.numpy
-functions so that they differentiate again; ``triangular_solve`` is linear in ``b`` (its
-transpose solves with ``op(a)^T``).
+decomposition" / de Hoog et al., through two triangular solves), written with bind-level
+operations (``bind_ops``) so that they differentiate again; ``triangular_solve`` is linear in
+``b`` (its transpose solves with ``op(a)^T``).
 
 Batching: every operand takes leading batch axes, so the batch axis moves to the front.
 
@@ -30,8 +30,8 @@ Lowering: where ``lowering/runtime.py`` offers the platform's native kernel
 (``runtime.native_linalg``: LAPACK ``potrf``/``getrf`` on CPU), ``cholesky`` and ``lu`` emit
 it as a ``stablehlo.custom_call`` (``emit_native_call``). Otherwise, portably:
 ``stablehlo.cholesky`` (masked to its lower triangle: XLA leaves the upper one unspecified),
-and ``lu``, which has no StableHLO op, as a loop of funcarray operations (``_lu_composite``: one
-elimination step per column, vectorised over the batch). ``triangular_solve`` is always
+and ``lu``, which has no StableHLO op, as a loop of bind-level operations (``_lu_composite``:
+one elimination step per column, vectorised over the batch). ``triangular_solve`` is always
 ``stablehlo.triangular_solve``.
 """
 
@@ -44,7 +44,9 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.lowering import regions, runtime
 from funcarray.lowering.stablehlo import compare, i64_array_attribute, lower_inline
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import wrap_kernel
+from funcarray.primitives.loops import fori_loop
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.staging import stage_flat
@@ -57,13 +59,6 @@ __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES", "c
 # LAPACK's (and XLA's) four types; funcarray.numpy.linalg promotes other inputs to these.
 FACTORISABLE_DTYPES = frozenset(np.dtype(d) for d in (dtypes.float32, dtypes.float64,
                                                       dtypes.complex64, dtypes.complex128))
-
-
-def _fnp():
-    # The derivative rules are matrix algebra, written with funcarray.numpy; importing it at
-    # module level would be circular (funcarray.numpy imports the primitives).
-    import funcarray.numpy as fnp
-    return fnp
 
 
 def _check_matrix(op: str, name: str, aval, square: bool = True) -> None:
@@ -129,30 +124,35 @@ def _cholesky_jvp(primals, tangents):
     lower = cholesky_p.bind(a)
     if type(a_dot) is Zero:
         return lower, Zero(tangent_aval(lower.aval))
-    fnp = _fnp()
     # The factorisation reads the lower triangle only, so the tangent is first made the
     # Hermitian matrix of its lower triangle (as jax >= 0.11 does; jax 0.10 used the whole
     # tangent, which gave derivatives for the entries above the diagonal that the result
     # does not depend on). Then L' = L Phi(L^-1 A' L^-H), where Phi keeps the lower
     # triangle and halves the diagonal.
-    a_dot = _hermitian_from_lower(fnp, a_dot)
+    a_dot = _hermitian_from_lower(a_dot)
     right = triangular_solve_p.bind(lower, a_dot, left_side=False, lower=True,
                                     transpose_a=True, conjugate_a=True, unit_diagonal=False)
     middle = triangular_solve_p.bind(lower, right, left_side=True, lower=True,
                                      transpose_a=False, conjugate_a=False, unit_diagonal=False)
-    phi = fnp.tril(middle) - 0.5 * middle * fnp.eye(a.shape[-1], dtype=middle.dtype)
-    return lower, fnp.matmul(lower, phi)
+    half_diagonal = ops.mul(ops.mul(ops.full_like(middle, 0.5), middle),
+                            ops.broadcast_to(ops.eye(a.shape[-1], middle.dtype), middle.shape))
+    phi = ops.sub(ops.triangle(middle, 0, lower=True), half_diagonal)
+    return lower, ops.matmul(lower, phi)
 
 
-def _hermitian_from_lower(fnp, t):
+def _hermitian_from_lower(t):
     """The Hermitian matrix whose lower triangle is ``t``'s (a real diagonal)."""
     def mirror(x):  # the strictly lower triangle, transposed
-        return fnp.swapaxes(fnp.tril(x, -1), -1, -2)
+        return ops.matrix_transpose(ops.triangle(x, -1, lower=True))
 
-    if not fnp.iscomplexobj(t):
-        return fnp.tril(t) + mirror(t)
-    re, im = fnp.real(t), fnp.imag(t)
-    return fnp.tril(re) + mirror(re) + 1j * (fnp.tril(im, -1) - mirror(im))
+    if np.dtype(t.dtype).kind != "c":
+        return ops.add(ops.triangle(t, 0, lower=True), mirror(t))
+    re, im = ops.real(t), ops.imag(t)
+    real_part = ops.add(ops.triangle(re, 0, lower=True), mirror(re))
+    imag_part = ops.sub(ops.triangle(im, -1, lower=True), mirror(im))
+    # (as NumPy's promotion computes ``real + 1j * imag``: both parts made complex first)
+    imag_part = ops.mul(ops.full(imag_part.shape, 1j, t.dtype), ops.convert(imag_part, t.dtype))
+    return ops.add(ops.convert(real_part, t.dtype), imag_part)
 
 
 @cholesky_p.def_batch
@@ -312,18 +312,17 @@ def _triangular_solve_jvp(primals, tangents, **params):
     if type(b_dot) is not Zero:
         tangent = triangular_solve_p.bind(a, b_dot, **params)
     if type(a_dot) is not Zero:
-        fnp = _fnp()
         # op(a) x = b  =>  op(a') x + op(a) x' = 0  =>  x' = -op(a)^-1 op(a') x; on the right
         # side x' = -x op(a') op(a)^-1. Only the triangle the primal reads has a derivative.
-        tri = fnp.tril(a_dot, -1 if params["unit_diagonal"] else 0) if params["lower"] else (
-            fnp.triu(a_dot, 1 if params["unit_diagonal"] else 0))
+        lower, unit = params["lower"], params["unit_diagonal"]
+        tri = ops.triangle(a_dot, (-1 if unit else 0) if lower else (1 if unit else 0), lower)
         if params["conjugate_a"]:
-            tri = fnp.conj(tri)
+            tri = ops.conj(tri)
         if params["transpose_a"]:
-            tri = fnp.swapaxes(tri, -1, -2)
-        product = fnp.matmul(tri, x) if params["left_side"] else fnp.matmul(x, tri)
-        from_a = -triangular_solve_p.bind(a, product, **params)
-        tangent = from_a if tangent is None else tangent + from_a
+            tri = ops.matrix_transpose(tri)
+        product = ops.matmul(tri, x) if params["left_side"] else ops.matmul(x, tri)
+        from_a = ops.neg(triangular_solve_p.bind(a, product, **params))
+        tangent = from_a if tangent is None else ops.add(tangent, from_a)
     if tangent is None:
         return x, Zero(tangent_aval(x.aval))
     return x, tangent
@@ -458,27 +457,34 @@ def _lu_jvp(primals, tangents):
     int_zeros = [Zero(tangent_aval(pivots.aval)), Zero(tangent_aval(permutation.aval))]
     if type(a_dot) is Zero:
         return [lu, pivots, permutation], [Zero(tangent_aval(lu.aval)), *int_zeros]
-    fnp = _fnp()
     m, n = a.shape[-2:]
     k = min(m, n)
+    batch = tuple(a_dot.shape[:-2])
     # P A = L U  =>  L^-1 P A' U^-1 = L^-1 L' + U' U^-1: its strictly lower part is L^-1 L'
     # and its upper part U' U^-1. L is completed to m x m and U to n x n with identity
     # blocks so that both solves are square.
-    x = fnp.take_along_axis(a_dot, permutation[..., :, None], axis=-2)
-    eye_m, eye_n = fnp.eye(m, dtype=lu.dtype), fnp.eye(n, dtype=lu.dtype)
-    lower = fnp.tril(lu[..., :, :k], -1)
-    lower = fnp.concatenate([lower, fnp.zeros((*lower.shape[:-1], m - k), lu.dtype)],
-                            axis=-1) + eye_m
-    upper = fnp.triu(lu[..., :k, :])
-    upper = fnp.concatenate([upper, fnp.zeros((*upper.shape[:-2], n - k, n), lu.dtype)],
-                            axis=-2) + fnp.where(fnp.arange(n) >= k, eye_n, 0).astype(lu.dtype)
-    lower = fnp.broadcast_to(lower, (*x.shape[:-2], m, m))
-    upper = fnp.broadcast_to(upper, (*x.shape[:-2], n, n))
+    rows = ops.broadcast_to(ops.expand_dims(permutation, permutation.ndim), a_dot.shape)
+    x = ops.take_along_axis(a_dot, rows, a_dot.ndim - 2)
+    nd = lu.ndim
+    eye_m, eye_n = ops.eye(m, lu.dtype), ops.eye(n, lu.dtype)
+    lower = ops.triangle(ops.slice_in_dim(lu, 0, k, 1, nd - 1), -1, lower=True)
+    lower = ops.concatenate([lower, ops.full((*lower.shape[:-1], m - k), 0, lu.dtype)], nd - 1)
+    lower = ops.add(*ops.broadcast_arrays(lower, eye_m))
+    upper = ops.triangle(ops.slice_in_dim(lu, 0, k, 1, nd - 2), 0, lower=False)
+    upper = ops.concatenate([upper, ops.full((*upper.shape[:-2], n - k, n), 0, lu.dtype)],
+                            nd - 2)
+    # the identity in the columns past k, so that the completed U is invertible
+    extra = ops.broadcast_to(ops.ge(ops.arange(n), ops.full((n,), k, np.int32)), (n, n))
+    upper = ops.add(*ops.broadcast_arrays(upper, ops.select(extra, eye_n,
+                                                            ops.zeros_like(eye_n))))
+    lower = ops.broadcast_to(lower, (*batch, m, m))
+    upper = ops.broadcast_to(upper, (*batch, n, n))
     solved = triangular_solve_p.bind(lower, x, left_side=True, lower=True, transpose_a=False,
                                      conjugate_a=False, unit_diagonal=True)
     both = triangular_solve_p.bind(upper, solved, left_side=False, lower=False,
                                    transpose_a=False, conjugate_a=False, unit_diagonal=False)
-    lu_dot = fnp.matmul(lower, fnp.tril(both, -1)) + fnp.matmul(fnp.triu(both), upper)
+    lu_dot = ops.add(ops.matmul(lower, ops.triangle(both, -1, lower=True)),
+                     ops.matmul(ops.triangle(both, 0, lower=False), upper))
     return [lu, pivots, permutation], [lu_dot, *int_zeros]
 
 
@@ -524,70 +530,101 @@ def _permutation_ir(pivots_aval, m: int):
 
 
 def permutation_from_pivots(pivots, m: int):
-    """The row order that LAPACK's swaps ``pivots`` (0-based, last axis) produce on
+    """The row order that LAPACK's swaps ``pivots`` (0-based int32, last axis) produce on
     ``range(m)``: a ``fori_loop`` of masked swaps, vectorised over the batch."""
-    fnp = _fnp()
-    from funcarray import lax
-    rows = fnp.arange(m, dtype=np.int32)
-    steps = fnp.arange(pivots.shape[-1], dtype=np.int32)
+    pivots = ops.convert(pivots, np.int32)
+    rows = ops.arange(m, np.int32)
+    steps = ops.arange(pivots.shape[-1], np.int32)
+    last = pivots.ndim - 1
+
+    def pick(mask, x):  # x's entry where the one-hot mask is true, keeping the axis
+        picked = ops.reduce_sum(ops.where(mask, x, ops.zeros_like(x)), (last,))
+        return ops.expand_dims(picked, last)
 
     def swap(j, permutation):
-        p = fnp.sum(fnp.where(steps == j, pivots, 0), axis=-1, keepdims=True)
-        at_j = fnp.sum(fnp.where(rows == j, permutation, 0), axis=-1, keepdims=True)
-        at_p = fnp.sum(fnp.where(rows == p, permutation, 0), axis=-1, keepdims=True)
-        return fnp.where(rows == j, at_p, fnp.where(rows == p, at_j, permutation))
+        at_j = ops.eq(rows, ops.broadcast_to(j, rows.shape))
+        p = pick(ops.eq(steps, ops.broadcast_to(j, steps.shape)), pivots)
+        at_p = ops.eq(*ops.broadcast_arrays(rows, p))
+        value_j, value_p = pick(at_j, permutation), pick(at_p, permutation)
+        return ops.where(at_j, value_p, ops.where(at_p, value_j, permutation))
 
-    start = fnp.broadcast_to(rows, (*pivots.shape[:-1], m))
-    return lax.fori_loop(0, pivots.shape[-1], swap, start)
+    start = ops.broadcast_to(rows, (*pivots.shape[:-1], m))
+    return fori_loop(0, pivots.shape[-1], swap, start)
 
 
 def _lu_composite(a):
-    """``lu``'s kernel written with funcarray operations, for lowering: one elimination step
+    """``lu``'s kernel written with bind-level operations, for lowering: one elimination step
     per column in a ``fori_loop``, each step a masked whole-matrix update (row swaps by
     selecting with index masks), vectorised over the batch. O(min(m, n) m n) like the kernel,
     and the same pivot choices (first maximum of the same measure)."""
-    fnp = _fnp()
-    from funcarray import lax
     m, n = a.shape[-2:]
     k = min(m, n)
-    batch = a.shape[:-2]
-    rows = fnp.arange(m)[:, None]
-    cols = fnp.arange(n)[None, :]
-    row_ids = fnp.arange(m)
+    batch = tuple(a.shape[:-2])
+    nd = a.ndim
+    row_ids, col_ids = ops.arange(m), ops.arange(n)
+    rows, cols = ops.reshape(row_ids, (m, 1)), ops.reshape(col_ids, (1, n))
+
+    def scalar_mask(ids, j, compare=ops.eq):  # ids (compared) j, for the int32 scalar j
+        return compare(ids, ops.broadcast_to(j, ids.shape))
+
+    def zeros(x):
+        return ops.zeros_like(x)
 
     def pick_row(x, index):  # x[..., index, :] for a per-batch index, by masking
-        return fnp.sum(fnp.where(rows == index[..., None, None], x, 0), axis=-2)
+        at = ops.eq(*ops.broadcast_arrays(rows, ops.reshape(index, (*batch, 1, 1))))
+        return ops.reduce_sum(ops.where(at, x, zeros(x)), (nd - 2,))
+
+    def column_of(lu, j):  # lu[..., :, j]
+        return ops.reduce_sum(ops.where(scalar_mask(cols, j), lu, zeros(lu)), (nd - 1,))
 
     def step(j, carry):
         lu, pivots, permutation = carry
-        column = fnp.sum(fnp.where(cols == j, lu, 0), axis=-1)
-        magnitude = (fnp.abs(column.real) + fnp.abs(column.imag)
-                     if np.dtype(column.dtype).kind == "c" else fnp.abs(column))
-        candidates = fnp.where(row_ids >= j, magnitude, -1)
+        column = column_of(lu, j)
+        if np.dtype(column.dtype).kind == "c":
+            magnitude = ops.add(ops.absolute(ops.real(column)), ops.absolute(ops.imag(column)))
+        else:
+            magnitude = ops.absolute(column)
+        candidates = ops.where(scalar_mask(row_ids, j, ops.ge), magnitude,
+                               ops.full_like(magnitude, -1))
         # NaN must win as in NumPy's argmax (the first NaN): treat it as +inf.
-        candidates = fnp.where(fnp.isnan(candidates), fnp.inf, candidates)
-        p = fnp.argmax(candidates, axis=-1).astype(np.int32)
-        row_j = pick_row(lu, fnp.full(batch, j, np.int32))
+        candidates = ops.select(ops.isnan(candidates), ops.full_like(candidates, np.inf),
+                                candidates)
+        p = ops.argmax(candidates, candidates.ndim - 1)
+        row_j = pick_row(lu, ops.broadcast_to(j, batch))
         row_p = pick_row(lu, p)
-        at_j, at_p = rows == j, rows == p[..., None, None]
-        lu = fnp.where(at_j, row_p[..., None, :], fnp.where(at_p, row_j[..., None, :], lu))
-        perm_j = fnp.sum(fnp.where(row_ids == j, permutation, 0), axis=-1)
-        perm_p = fnp.sum(fnp.where(row_ids == p[..., None], permutation, 0), axis=-1)
-        permutation = fnp.where(row_ids == j, perm_p[..., None],
-                                fnp.where(row_ids == p[..., None], perm_j[..., None],
+        at_j = scalar_mask(rows, j)
+        at_p = ops.eq(*ops.broadcast_arrays(rows, ops.reshape(p, (*batch, 1, 1))))
+        lu = ops.where(at_j, ops.expand_dims(row_p, nd - 2),
+                       ops.where(at_p, ops.expand_dims(row_j, nd - 2), lu))
+        p_col = ops.expand_dims(p, nd - 2)  # (..., 1)
+        perm_at_j = scalar_mask(row_ids, j)
+        perm_at_p = ops.eq(*ops.broadcast_arrays(row_ids, p_col))
+        perm_j = ops.reduce_sum(ops.where(perm_at_j, permutation, zeros(permutation)),
+                                (nd - 2,))
+        perm_p = ops.reduce_sum(ops.where(perm_at_p, permutation, zeros(permutation)),
+                                (nd - 2,))
+        permutation = ops.where(perm_at_j, ops.expand_dims(perm_p, nd - 2),
+                                ops.where(perm_at_p, ops.expand_dims(perm_j, nd - 2),
                                           permutation))
-        pivots = fnp.where(fnp.arange(k) == j, p[..., None], pivots)
-        pivot = fnp.sum(fnp.where(cols[0] == j, row_p, 0), axis=-1)
-        usable = pivot != 0
-        scale = fnp.where(usable, pivot, 1)[..., None]
-        column = fnp.sum(fnp.where(cols == j, lu, 0), axis=-1)
-        below = row_ids > j
-        multipliers = fnp.where(below & usable[..., None], column / scale, column)
-        lu = fnp.where(below[:, None] & (cols == j), multipliers[..., None], lu)
-        update = fnp.where(below, multipliers, 0)[..., None] * row_p[..., None, :]
-        lu = lu - fnp.where(cols > j, update, 0)
+        pivots = ops.where(scalar_mask(ops.arange(k), j), p_col, pivots)
+        pivot = ops.reduce_sum(ops.where(scalar_mask(col_ids, j), row_p, zeros(row_p)),
+                               (nd - 2,))
+        usable = ops.ne(pivot, zeros(pivot))
+        scale = ops.expand_dims(ops.select(usable, pivot, ops.full_like(pivot, 1)), nd - 2)
+        column = column_of(lu, j)
+        below = scalar_mask(row_ids, j, ops.gt)
+        divided = ops.div(*ops.broadcast_arrays(column, scale))
+        multipliers = ops.where(ops.logical_and(*ops.broadcast_arrays(
+            below, ops.expand_dims(usable, nd - 2))), divided, column)
+        in_column = ops.logical_and(*ops.broadcast_arrays(ops.reshape(below, (m, 1)),
+                                                          scalar_mask(cols, j)))
+        lu = ops.where(in_column, ops.expand_dims(multipliers, nd - 1), lu)
+        below_multipliers = ops.where(below, multipliers, zeros(multipliers))
+        update = ops.mul(*ops.broadcast_arrays(ops.expand_dims(below_multipliers, nd - 1),
+                                               ops.expand_dims(row_p, nd - 2)))
+        lu = ops.sub(lu, ops.where(scalar_mask(cols, j, ops.gt), update, zeros(update)))
         return lu, pivots, permutation
 
-    pivots = fnp.zeros((*batch, k), np.int32)
-    permutation = fnp.broadcast_to(fnp.arange(m, dtype=np.int32), (*batch, m))
-    return lax.fori_loop(0, k, step, (a, pivots, permutation))
+    pivots = ops.full((*batch, k), 0, np.int32)
+    permutation = ops.broadcast_to(ops.arange(m, np.int32), (*batch, m))
+    return fori_loop(0, k, step, (a, pivots, permutation))

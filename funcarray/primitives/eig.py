@@ -9,8 +9,9 @@ inf/NaN entries, or for which the iteration fails, gives NaN, as in JAX. Rules:
 
 * eager: NumPy's ``geev`` (``numpy.linalg.eig``/``eigvals``), results made complex;
 * JVP: eigenvalues only (JAX's rule: ``dw = diag(v^-1 da v)``, with ``v`` from a second
-  ``eig``); the eigenvectors' derivative raises NotImplementedError, as JAX's does by default
-  (it is only valid under conditions that cannot be checked: distinct eigenvalues...);
+  ``eig`` and ``v^-1 da`` an LU solve); the eigenvectors' derivative raises
+  NotImplementedError, as JAX's does by default (it is only valid under conditions that
+  cannot be checked: distinct eigenvalues...);
 * batching: the batch axis moves to the front;
 * lowering: the platform's native kernel where ``runtime.native_linalg(platform, "eig", ...)``
   offers one (LAPACK ``geev`` through jaxlib's ``lapack_?geev_ffi`` on CPU, emitted here);
@@ -31,9 +32,16 @@ import functools
 import numpy as np
 
 from funcarray.lowering import runtime
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import wrap_kernel
 from funcarray.primitives.callbacks import HostCallback, lower_host_callback
-from funcarray.primitives.decompositions import checked_impl, emit_native_call, failed_matrices
+from funcarray.primitives.decompositions import (
+    checked_impl,
+    emit_native_call,
+    failed_matrices,
+    lu_p,
+    triangular_solve_p,
+)
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.vmap import move_to_front
@@ -121,12 +129,23 @@ def _eig_jvp(primals, tangents, *, compute_right):
             "on the input that cannot be checked (distinct eigenvalues, no tie for the "
             "largest component), so it is not implemented (as in JAX's default); "
             "differentiate linalg.eigvals instead, or use eigh for symmetric matrices")
-    import funcarray.numpy as fnp
     w, v = eig_p.bind(a, compute_right=True)
-    da = da.astype(v.dtype)
+    da = ops.convert(da, v.dtype)
     # dw_i = (v^-1 da v)_ii = sum_k (v^-1 da)_ik v_ki
-    dw = fnp.sum(fnp.linalg.solve(v, da) * fnp.swapaxes(v, -1, -2), axis=-1)
+    dw = ops.reduce_sum(ops.mul(_solve(v, da), ops.matrix_transpose(v)), (v.ndim - 1,))
     return [w], [dw]
+
+
+def _solve(a, b):
+    """``a^-1 b`` for square ``a`` and ``b`` of one shape: LU with partial pivoting, then the
+    two triangular solves."""
+    lu, _, permutation = lu_p.bind(a)
+    rows = ops.broadcast_to(ops.expand_dims(permutation, permutation.ndim), b.shape)
+    y = triangular_solve_p.bind(lu, ops.take_along_axis(b, rows, b.ndim - 2), left_side=True,
+                                lower=True, transpose_a=False, conjugate_a=False,
+                                unit_diagonal=True)
+    return triangular_solve_p.bind(lu, y, left_side=True, lower=False, transpose_a=False,
+                                   conjugate_a=False, unit_diagonal=False)
 
 
 @eig_p.def_batch

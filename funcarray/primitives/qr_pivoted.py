@@ -34,6 +34,7 @@ import numpy as np
 
 from funcarray.lowering import runtime
 from funcarray.lowering.stablehlo import lower_inline
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import wrap_kernel
 from funcarray.primitives._native_kernel import lower_native_or_host, native_cpu_kernel
 from funcarray.primitives.decompositions import (
@@ -88,8 +89,8 @@ def _qr_pivoted_jvp(primals, tangents, *, full_matrices):
             f"qr with pivoting: the derivative needs a matrix with at least as many rows as "
             f"columns (and full matrices only when square), got shape {a.shape} with "
             f"full_matrices={full_matrices}; use mode='economic' on a tall matrix")
-    import funcarray.numpy as fnp
-    permuted = fnp.take_along_axis(da, fnp.broadcast_to(p[..., None, :], da.shape), axis=-1)
+    columns = ops.broadcast_to(ops.expand_dims(p, p.ndim - 1), da.shape)
+    permuted = ops.take_along_axis(da, columns, da.ndim - 1)
     dq, dr = qr_tangents(q, r, permuted)
     return outs, [dq, dr, int_zero]
 
@@ -105,19 +106,20 @@ def _qr_pivoted_batch(vals, dims, *, full_matrices):
 def _finish_ir(r_aval, pivots_aval, full_matrices: bool):
     """geqp3's packed output -> (the reflectors in the shape orgqr expands into q, r, the
     0-based column order)."""
-    import funcarray.numpy as fnp
     m, n = r_aval.shape[-2:]
     k = _rows_of_r(m, n, full_matrices)
 
     def finish(packed, pivots):
+        last = packed.ndim - 1
         if m < n:  # q is m x m: the first m columns hold every reflector
-            reflectors = packed[..., :, :m]
+            reflectors = ops.slice_in_dim(packed, 0, m, 1, last)
         elif full_matrices and m > n:  # q is m x m: orgqr fills the extra columns
-            pad = [(0, 0)] * (packed.ndim - 1) + [(0, m - n)]
-            reflectors = fnp.pad(packed, pad)
+            pad = [(0, 0, 0)] * last + [(0, m - n, 0)]
+            reflectors = ops.pad(packed, ops.scalar(0, packed.dtype), pad)
         else:
             reflectors = packed
-        return [reflectors, fnp.triu(packed[..., :k, :]), pivots - 1]
+        r = ops.triangle(ops.slice_in_dim(packed, 0, k, 1, last - 1), 0, lower=False)
+        return [reflectors, r, ops.sub(pivots, ops.full_like(pivots, 1))]
 
     return stage_flat(finish, [r_aval, pivots_aval])
 
@@ -143,13 +145,11 @@ def _emit_geqp3(ctx, natives, a, aval, full_matrices: bool) -> list:
 def _empty_ir(aval, full_matrices: bool):
     """JAX's result for an empty matrix (LAPACK would divide by zero): ``q`` the identity's
     first columns, ``r`` zeros and ``p`` zeros."""
-    import funcarray.numpy as fnp
-
     def empty(a):
         q_aval, r_aval, p_aval = _qr_pivoted_abstract_eval(aval, full_matrices=full_matrices)
         m, k = q_aval.shape[-2:]
-        q = fnp.broadcast_to(fnp.eye(m, k, dtype=a.dtype), q_aval.shape)
-        return [q, fnp.zeros(r_aval.shape, a.dtype), fnp.zeros(p_aval.shape, np.int32)]
+        q = ops.broadcast_to(ops.eye(m, a.dtype, k), q_aval.shape)
+        return [q, ops.full(r_aval.shape, 0, a.dtype), ops.full(p_aval.shape, 0, np.int32)]
 
     return stage_flat(empty, [aval])
 

@@ -7,8 +7,8 @@ out) and ``rng_uniform`` (stateful). The public wrappers are ``lax/_rng.py``.
   whatever the backend's XLA produces (they differ between backends, in JAX too), so the eager
   kernel runs the same one-op StableHLO program on the default device rather than a NumPy
   imitation: eager, jit and jax.lax agree on one backend. Not differentiable (integer
-  outputs). Batching runs one generator per member (``lax.map``), so each member's bits come
-  from its own key (JAX's rule uses the first member's key for the whole batch).
+  outputs). Batching runs one generator per member (a ``scan`` over the members), so each
+  member's bits come from its own key (JAX's rule uses the first member's key for the whole batch).
 * ``rng_uniform(a, b, shape)``: values in ``[a, b)`` from hidden state (XLA's ``rng``
   with ``UNIFORM``); eagerly NumPy's generator. No derivative (as in JAX); batching maps
   over the members.
@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.base.array import Array
+from funcarray.primitives import bind_ops as ops
+from funcarray.primitives import loops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 
@@ -68,11 +70,8 @@ def _rbg_jvp(primals, tangents, **params):
 
 @rng_bit_generator_p.def_batch
 def _rbg_batch(vals, dims, **params):
-    from funcarray import lax
-    from funcarray.numpy import moveaxis
-
     (key,), (d,) = vals, dims
-    outs = lax.map(lambda k: tuple(rng_bit_generator_p.bind(k, **params)), moveaxis(key, d, 0))
+    outs = loops.map(lambda k: rng_bit_generator_p.bind(k, **params), ops.moveaxis(key, d, 0))
     return list(outs), [0, 0]
 
 
@@ -129,13 +128,10 @@ def _rng_uniform_jvp(primals, tangents, *, shape):
 
 @rng_uniform_p.def_batch
 def _rng_uniform_batch(vals, dims, *, shape):
-    from funcarray import lax
-    from funcarray.numpy import broadcast_to, moveaxis
-
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
-    a, b = (broadcast_to(v, (size,)) if d is None else moveaxis(v, d, 0)
+    a, b = (ops.broadcast_to(v, (size,)) if d is None else ops.moveaxis(v, d, 0)
             for v, d in zip(vals, dims))
-    return lax.map(lambda ab: rng_uniform_p.bind(ab[0], ab[1], shape=shape), (a, b)), 0
+    return loops.map(lambda ab: rng_uniform_p.bind(ab[0], ab[1], shape=shape), (a, b)), 0
 
 
 @rng_uniform_p.def_lower

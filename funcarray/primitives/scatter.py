@@ -73,6 +73,7 @@ from funcarray.primitives.region_lowering import (
     _scalar_aval,
     _select_op,
 )
+from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p, reshape_p
 from funcarray.transforms import support
 from funcarray.transforms.core import Primitive, ShapedArray
@@ -97,7 +98,7 @@ def _zeros_like(x):
 
 
 def _select(pred, on_true, on_false):
-    return ew.select_n_p.bind(pred, on_false, on_true)
+    return select_n_p.bind(pred, on_false, on_true)
 
 
 def _gather_back(x, indices, updates_shape, dn, mode, indices_are_sorted, unique_indices):

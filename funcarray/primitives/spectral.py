@@ -32,14 +32,12 @@ Transformation rules:
 * lowering: ``eigh`` and ``svd`` emit the platform's native kernel where
   ``runtime.native_linalg`` offers one (LAPACK ``syevd``/``gesdd`` on CPU). Otherwise (and
   always for ``qr``: StableHLO has no such operations) each primitive lowers to a composite
-  algorithm staged with funcarray's own operations and inlined: Householder QR (real or
-  complex),
-  parallel-order (round-robin) two-sided Jacobi for ``eigh`` and one-sided (Hestenes) Jacobi
-  for ``svd``, whose left singular vectors are completed by a Householder QR of ``a @ v``.
-  Jacobi sweeps run until the off-diagonal part is at rounding level (at most
-  ``_MAX_SWEEPS``). The Jacobi composites are real: a complex ``svd`` without a native kernel
-  runs the eager kernel through a host callback (GPU) or raises NotImplementedError
-  (backend-neutral lowering).
+  algorithm written with bind-level operations, staged and inlined: Householder QR (real or
+  complex, ``householder_qr.py``), parallel-order (round-robin) two-sided Jacobi for ``eigh``
+  and one-sided (Hestenes) Jacobi for ``svd`` (``jacobi.py``), whose left singular vectors
+  are completed by a Householder QR of ``a @ v``. The Jacobi composites are real: a complex
+  ``svd`` without a native kernel runs the eager kernel through a host callback (GPU) or
+  raises NotImplementedError (backend-neutral lowering).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -56,6 +54,7 @@ import numpy as np
 
 from funcarray.lowering import runtime
 from funcarray.lowering.stablehlo import lower_inline
+from funcarray.primitives import bind_ops as ops
 from funcarray.primitives._define import wrap_kernel
 from funcarray.primitives._native_kernel import lower_native_or_host
 from funcarray.primitives.decompositions import (
@@ -64,6 +63,8 @@ from funcarray.primitives.decompositions import (
     failed_matrices,
     triangular_solve_p,
 )
+from funcarray.primitives.householder_qr import householder_qr
+from funcarray.primitives.jacobi import jacobi_eigh, jacobi_svd
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.staging import stage_flat
@@ -71,8 +72,6 @@ from funcarray.transforms.vmap import move_to_front
 
 __all__ = ["qr_p", "eigh_p", "svd_p", "qr_tangents"]
 
-# Jacobi converges quadratically: float64 needs ~6-10 sweeps; the cap only stops a stall.
-_MAX_SWEEPS = 40
 _SUPPORTED = (np.dtype(np.float32), np.dtype(np.float64))
 _COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
 
@@ -193,19 +192,27 @@ svd_p.batch_rule = _front_batch_rule(svd_p)
 
 
 # --------------------------------------------------------------------------------------------
-# JVP rules (written with funcarray.numpy, imported late: it imports this module's users)
+# JVP rules (written with bind_ops, so that they differentiate again)
 # --------------------------------------------------------------------------------------------
 
-def _mT(x):
-    import funcarray.numpy as fnp
-    return fnp.swapaxes(x, -1, -2)
+def _bmul(x, y):
+    return ops.mul(*ops.broadcast_arrays(x, y))
 
 
-def _H(x):
-    """The conjugate transpose (the transpose for real ``x``)."""
-    import funcarray.numpy as fnp
-    x = fnp.swapaxes(x, -1, -2)
-    return fnp.conj(x) if np.dtype(x.dtype).kind == "c" else x
+def _as(x, dtype):
+    """``x`` in ``dtype`` (a real factor of a complex product is made complex, as NumPy's
+    promotion does)."""
+    return ops.convert(x, dtype)
+
+
+def _row(x):
+    """``x[..., None, :]``."""
+    return ops.expand_dims(x, x.ndim - 1)
+
+
+def _col(x):
+    """``x[..., :, None]``."""
+    return ops.expand_dims(x, x.ndim)
 
 
 def _solve_upper_right(b, r):
@@ -232,25 +239,25 @@ def _qr_jvp(primals, tangents, *, full_matrices):
 def qr_tangents(q, r, da):
     """``(dq, dr)`` of the thin QR ``a = q @ r`` (``m >= n``, ``r`` square) for the tangent
     ``da`` (shared with the column-pivoted QR, which passes ``da``'s permuted columns)."""
-    import funcarray.numpy as fnp
     da_rinv = _solve_upper_right(da, r)
-    qt_da_rinv = fnp.matmul(_H(q), da_rinv)
-    low = fnp.tril(qt_da_rinv, -1)
-    skew = low - _H(low)  # q^H @ dq: skew-Hermitian, as q^H @ q = I
+    qt_da_rinv = ops.matmul(ops.adjoint(q), da_rinv)
+    low = ops.triangle(qt_da_rinv, -1, lower=True)
+    skew = ops.sub(low, ops.adjoint(low))  # q^H @ dq: skew-Hermitian, as q^H @ q = I
     if np.dtype(q.dtype).kind == "c":
         # the diagonal of q^H dq is imaginary; r's real diagonal fixes it to i Im(diag)
-        eye = fnp.eye(r.shape[-1], dtype=q.dtype)
-        skew = skew + eye * (qt_da_rinv - fnp.real(qt_da_rinv).astype(q.dtype))
-    dq = fnp.matmul(q, skew - qt_da_rinv) + da_rinv
-    dr = fnp.matmul(qt_da_rinv - skew, r)
+        eye = ops.eye(r.shape[-1], q.dtype)
+        imaginary = ops.sub(qt_da_rinv, _as(ops.real(qt_da_rinv), q.dtype))
+        skew = ops.add(skew, _bmul(eye, imaginary))
+    dq = ops.add(ops.matmul(q, ops.sub(skew, qt_da_rinv)), da_rinv)
+    dr = ops.matmul(ops.sub(qt_da_rinv, skew), r)
     return dq, dr
 
 
 def _inverse_gaps(w):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal and 0 on it."""
-    import funcarray.numpy as fnp
-    eye = fnp.eye(w.shape[-1], dtype=w.dtype)
-    return 1 / (w[..., None, :] - w[..., :, None] + eye) - eye
+    eye = ops.eye(w.shape[-1], w.dtype)
+    gaps = ops.add(*ops.broadcast_arrays(ops.sub(*ops.broadcast_arrays(_row(w), _col(w))), eye))
+    return ops.sub(*ops.broadcast_arrays(ops.div(ops.full_like(gaps, 1), gaps), eye))
 
 
 @eigh_p.def_jvp
@@ -259,18 +266,17 @@ def _eigh_jvp(primals, tangents, *, lower):
     v, w = eigh_p.bind(a, lower=lower)
     if type(da) is Zero:
         return [v, w], [Zero(tangent_aval(v.aval)), Zero(tangent_aval(w.aval))]
-    import funcarray.numpy as fnp
-    vt_da_v = fnp.matmul(_mT(v), fnp.matmul(da, v))
-    dw = fnp.diagonal(vt_da_v, axis1=-2, axis2=-1)
-    dv = fnp.matmul(v, _inverse_gaps(w) * vt_da_v)
+    vt_da_v = ops.matmul(ops.matrix_transpose(v), ops.matmul(da, v))
+    dw = ops.diagonal(vt_da_v)
+    dv = ops.matmul(v, _bmul(_inverse_gaps(w), vt_da_v))
     return [v, w], [dv, dw]
 
 
 def _safe_reciprocal(x):
     """``1 / x``, with 0 where ``x`` is 0 (a zero singular value has no direction to move)."""
-    import funcarray.numpy as fnp
-    zero = x == 0
-    return fnp.where(zero, 0, 1 / fnp.where(zero, 1, x))
+    zero, one = ops.zeros_like(x), ops.full_like(x, 1)
+    is_zero = ops.eq(x, zero)
+    return ops.select(is_zero, zero, ops.div(one, ops.select(is_zero, one, x)))
 
 
 @svd_p.def_jvp
@@ -284,252 +290,55 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         raise NotImplementedError(
             f"svd: the derivative of the singular vectors of a non-square matrix (shape "
             f"{a.shape}) needs full_matrices=False")
-    import funcarray.numpy as fnp
     s, u, vh = outs if compute_uv and not full_matrices else svd_p.bind(
         a, full_matrices=False, compute_uv=True)
-    v = _H(vh)
-    complex_ = np.dtype(a.dtype).kind == "c"
-    ds_mat = fnp.matmul(_H(u), fnp.matmul(da, v))  # u^H da v: (..., k, k)
-    ds = fnp.diagonal(fnp.real(ds_mat) if complex_ else ds_mat, axis1=-2, axis2=-1)
+    dtype = a.dtype
+    v = ops.adjoint(vh)
+    complex_ = np.dtype(dtype).kind == "c"
+    ds_mat = ops.matmul(ops.adjoint(u), ops.matmul(da, v))  # u^H da v: (..., k, k)
+    ds = ops.diagonal(ops.real(ds_mat) if complex_ else ds_mat)
     if not compute_uv:
         return outs, [ds]
-    s_row = s[..., None, :]
-    s_col = s[..., :, None]
-    eye = fnp.eye(s.shape[-1], dtype=s.dtype)
+    s_row, s_col = _row(s), _col(s)
+    eye = ops.eye(s.shape[-1], s.dtype)
     # F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it.
-    gaps = 1 / ((s_row + s_col) * (s_row - s_col) + eye) - eye
-    ds_s = ds_mat * s_row  # ds_mat @ diag(s)
-    s_ds = s_col * ds_mat  # diag(s) @ ds_mat
-    du = fnp.matmul(u, gaps * (ds_s + _H(ds_s)))
-    dv = fnp.matmul(v, gaps * (s_ds + _H(s_ds)))
+    gaps = ops.add(*ops.broadcast_arrays(
+        _bmul(ops.add(*ops.broadcast_arrays(s_row, s_col)),
+              ops.sub(*ops.broadcast_arrays(s_row, s_col))), eye))
+    gaps = ops.sub(*ops.broadcast_arrays(ops.div(ops.full_like(gaps, 1), gaps), eye))
+    ds_s = _bmul(ds_mat, _as(s_row, dtype))  # ds_mat @ diag(s)
+    s_ds = _bmul(_as(s_col, dtype), ds_mat)  # diag(s) @ ds_mat
+    gaps = _as(gaps, dtype)
+    du = ops.matmul(u, _bmul(gaps, ops.add(ds_s, ops.adjoint(ds_s))))
+    dv = ops.matmul(v, _bmul(gaps, ops.add(s_ds, ops.adjoint(s_ds))))
     inv_s = _safe_reciprocal(s)
     if complex_:
         # The phases of u's and v's columns: the imaginary diagonal of u^H da v goes to du
         # (JAX's choice; the pairs (u_j e^it, v_j e^it) are all singular vectors).
-        du = du + fnp.matmul(u, 0.5 * (ds_mat - _H(ds_mat)) * (eye * inv_s[..., None, :]))
+        half = ops.full_like(ds_mat, 0.5)
+        phases = ops.mul(half, ops.sub(ds_mat, ops.adjoint(ds_mat)))
+        du = ops.add(du, ops.matmul(u, _bmul(phases, _as(_bmul(eye, _row(inv_s)), dtype))))
     if m > n:  # the part of da's columns outside span(u)
-        da_v = fnp.matmul(da, v)
-        du = du + (da_v - fnp.matmul(u, fnp.matmul(_H(u), da_v))) * inv_s[..., None, :]
+        da_v = ops.matmul(da, v)
+        outside = ops.sub(da_v, ops.matmul(u, ops.matmul(ops.adjoint(u), da_v)))
+        du = ops.add(du, _bmul(outside, _as(_row(inv_s), dtype)))
     if n > m:
-        dah_u = fnp.matmul(_H(da), u)
-        dv = dv + (dah_u - fnp.matmul(v, fnp.matmul(vh, dah_u))) * inv_s[..., None, :]
-    return outs, [ds, du, _H(dv)]
+        dah_u = ops.matmul(ops.adjoint(da), u)
+        outside = ops.sub(dah_u, ops.matmul(v, ops.matmul(vh, dah_u)))
+        dv = ops.add(dv, _bmul(outside, _as(_row(inv_s), dtype)))
+    return outs, [ds, du, ops.adjoint(dv)]
 
 
 # --------------------------------------------------------------------------------------------
-# Lowering: composite algorithms, staged once per signature and inlined
+# Lowering: composite algorithms (householder_qr.py, jacobi.py), staged once per signature
+# and inlined
 # --------------------------------------------------------------------------------------------
-
-def _eps(dtype) -> float:
-    return float(np.finfo(np.dtype(dtype)).eps)
-
-
-def _householder_qr(a, full_matrices: bool):
-    """Householder QR with LAPACK's sign convention (?geqrf + ?orgqr/?ungqr): ``(q, r)``."""
-    import funcarray.numpy as fnp
-    from funcarray import lax
-    m, n = a.shape[-2:]
-    rows, cols = fnp.arange(m), fnp.arange(n)
-    q0 = fnp.broadcast_to(fnp.eye(m, dtype=a.dtype), (*a.shape[:-2], m, m))
-    complex_ = np.dtype(a.dtype).kind == "c"
-
-    def step(j, carry):
-        q, r = carry
-        x = fnp.sum(fnp.where(cols == j, r, 0), axis=-1)  # column j: (..., m)
-        alpha = fnp.sum(fnp.where(rows == j, x, 0), axis=-1)
-        below = fnp.where(rows > j, x, 0)
-        if complex_:  # zlarfg: beta is real, so a complex alpha alone is still reflected
-            below2 = fnp.sum(fnp.real(below * fnp.conj(below)), axis=-1)
-            reflect = (below2 > 0) | (fnp.imag(alpha) != 0)
-            norm = fnp.sqrt(fnp.real(alpha) ** 2 + fnp.imag(alpha) ** 2 + below2)
-            beta = (-fnp.copysign(norm, fnp.real(alpha))).astype(a.dtype)
-        else:
-            sigma = fnp.sqrt(fnp.sum(below * below, axis=-1))
-            # No reflection when nothing sits below the diagonal (dlarfg's tau = 0).
-            reflect = sigma > 0
-            beta = -fnp.copysign(fnp.hypot(alpha, sigma), alpha)
-        tau = fnp.where(reflect, (beta - alpha) / fnp.where(reflect, beta, 1), 0)
-        scale = 1 / fnp.where(reflect, alpha - beta, 1)
-        v = fnp.where(rows == j, 1, below * scale[..., None])
-        tau = tau[..., None, None]
-        vh = fnp.conj(v) if complex_ else v
-        # r <- H^H r and q <- q H, with H = I - tau v v^H
-        r = r - (fnp.conj(tau) if complex_ else tau) * v[..., :, None] * fnp.matmul(
-            vh[..., None, :], r)
-        q = q - tau * fnp.matmul(q, v[..., :, None]) * vh[..., None, :]
-        return q, r
-
-    q, r = lax.fori_loop(0, min(m, n), step, (q0, a))
-    r = fnp.triu(r)  # the annihilated entries hold rounding noise
-    if not full_matrices:
-        k = min(m, n)
-        q, r = q[..., :, :k], r[..., :k, :]
-    return q, r
-
-
-@functools.cache
-def _round_robin(n: int):
-    """Index pairs ``(p, q)``, each ``(rounds, pairs)``, of the round-robin schedule: every
-    round rotates disjoint index pairs, and each pair meets once per sweep. An odd ``n`` gets
-    a dummy player ``n``, whose one-hot selector is zero (its rotations are the identity)."""
-    players = list(range(n + n % 2))
-    rounds = []
-    for _ in range(len(players) - 1):
-        half = len(players) // 2
-        rounds.append([(players[i], players[-1 - i]) for i in range(half)])
-        players = [players[0], players[-1], *players[1:-1]]
-    pairs = np.array(rounds, dtype=np.int32).reshape(len(rounds), -1, 2)
-    return pairs[..., 0], pairs[..., 1]
-
-
-def _jacobi_rotation(app, aqq, apq):
-    """``(c, s)`` such that ``J.T @ [[app, apq], [apq, aqq]] @ J`` is diagonal, with
-    ``J = [[c, s], [-s, c]]`` (the symmetric Schur decomposition, smaller angle)."""
-    import funcarray.numpy as fnp
-    nonzero = apq != 0
-    tau = (aqq - app) / (2 * fnp.where(nonzero, apq, 1))
-    t = fnp.where(tau >= 0, 1, -1) / (fnp.abs(tau) + fnp.hypot(1, tau))
-    t = fnp.where(nonzero, t, 0)
-    c = 1 / fnp.sqrt(1 + t * t)
-    return c, t * c
-
-
-def _round_matrix(p, q, c, s):
-    """The n x n rotation of one round: identity but for rows/columns p[k], q[k]."""
-    import funcarray.numpy as fnp
-    n = p.shape[-1]
-    pt, qt = fnp.swapaxes(p, 0, 1), fnp.swapaxes(q, 0, 1)
-
-    def spread(left, weights, right):  # left.T @ diag(weights) @ right, batched weights
-        return fnp.matmul(left * weights[..., None, :], right)
-
-    return (fnp.eye(n, dtype=c.dtype) + spread(pt, c - 1, p) + spread(qt, c - 1, q)
-            + spread(pt, s, q) - spread(qt, s, p))
-
-
-def _pick(select, x, other):
-    """``x[..., p_k, q_k]`` for the one-hot rows of ``select`` and ``other``."""
-    import funcarray.numpy as fnp
-    return fnp.sum(fnp.matmul(select, x) * other, axis=-1)
-
-
-def _jacobi_sweeps(state, n, gram, apply, converged):
-    """Round-robin Jacobi sweeps until ``converged(state)`` (or ``_MAX_SWEEPS``)."""
-    import funcarray.numpy as fnp
-    from funcarray import lax
-    # Small integer tables, made one-hot per round: dense selectors would be O(n^3)
-    # constants in the module text, and XLA's compile time grows with them.
-    p_all, q_all = (fnp.asarray(t) for t in _round_robin(n))
-    players = fnp.arange(n, dtype=np.int32)
-    dtype = state[0].dtype
-
-    def one_round(i, state):
-        p, q = ((lax.dynamic_index_in_dim(t, i, 0, keepdims=False)[:, None] == players)
-                .astype(dtype) for t in (p_all, q_all))
-        g = gram(state)
-        c, s = _jacobi_rotation(_pick(p, g, p), _pick(q, g, q), _pick(p, g, q))
-        return apply(state, _round_matrix(p, q, c, s))
-
-    def sweep(carry):
-        count, state = carry
-        return count + 1, lax.fori_loop(0, p_all.shape[0], one_round, state)
-
-    def keep_going(carry):
-        count, state = carry
-        return (count < _MAX_SWEEPS) & ~converged(state)
-
-    return lax.while_loop(keep_going, sweep, (fnp.asarray(0, np.int32), state))[1]
-
-
-def _ascending(values, vectors):
-    """Eigenvalues ascending (LAPACK's order), with their eigenvector columns."""
-    import funcarray.numpy as fnp
-    order = fnp.argsort(values, axis=-1)
-    return (fnp.take_along_axis(values, order, axis=-1),
-            fnp.take_along_axis(vectors, order[..., None, :], axis=-1))
-
-
-def _jacobi_eigh(a, lower: bool):
-    """Two-sided Jacobi: rotate ``a`` to diagonal form, accumulating the rotations."""
-    import funcarray.numpy as fnp
-    n = a.shape[-1]
-    tri = fnp.tril(a) if lower else fnp.triu(a)
-    sym = tri + _mT(fnp.tril(a, -1) if lower else fnp.triu(a, 1))
-    eye = fnp.eye(n, dtype=a.dtype)
-    vecs = fnp.broadcast_to(eye, a.shape)
-    if n > 1:
-        tol = _eps(a.dtype) * n
-
-        def converged(state):
-            mat = state[0]
-            off = fnp.sum((mat * (1 - eye)) ** 2, axis=(-2, -1))
-            return fnp.all(off <= (tol * tol) * fnp.sum(mat * mat, axis=(-2, -1)))
-
-        def apply(state, rot):
-            mat, vecs = state
-            mat = fnp.matmul(_mT(rot), fnp.matmul(mat, rot))
-            return (mat + _mT(mat)) / 2, fnp.matmul(vecs, rot)
-
-        sym, vecs = _jacobi_sweeps((sym, vecs), n, lambda state: state[0], apply, converged)
-    w, v = _ascending(fnp.diagonal(sym, axis1=-2, axis2=-1), vecs)
-    return v, w
-
-
-def _jacobi_svd_tall(a, full_matrices: bool, compute_uv: bool):
-    """One-sided Jacobi for ``m >= n``: rotate the columns of ``a`` until orthogonal."""
-    import funcarray.numpy as fnp
-    m, n = a.shape[-2:]
-    vecs = fnp.broadcast_to(fnp.eye(n, dtype=a.dtype), (*a.shape[:-2], n, n))
-    if n > 1:
-        tol = _eps(a.dtype) * m
-        eye = fnp.eye(n, dtype=a.dtype)
-
-        def gram(state):
-            return fnp.matmul(_mT(state[0]), state[0])
-
-        def converged(state):
-            g = gram(state)
-            norms = fnp.sqrt(fnp.diagonal(g, axis1=-2, axis2=-1))
-            scale = norms[..., :, None] * norms[..., None, :]
-            return fnp.all(fnp.abs(g) * (1 - eye) <= tol * scale)
-
-        def apply(state, rot):
-            return fnp.matmul(state[0], rot), fnp.matmul(state[1], rot)
-
-        a, vecs = _jacobi_sweeps((a, vecs), n, gram, apply, converged)
-    s = fnp.sqrt(fnp.sum(a * a, axis=-2))
-    order = fnp.argsort(-s, axis=-1)
-    s = fnp.take_along_axis(s, order, axis=-1)
-    v = fnp.take_along_axis(vecs, order[..., None, :], axis=-1)
-    if not compute_uv:
-        return [s]
-    # The rotated a (= a @ v) has orthogonal columns s_j u_j; QR normalises them and completes
-    # the basis (zero singular values, full_matrices) with orthonormal columns.
-    q, r = _householder_qr(fnp.take_along_axis(a, order[..., None, :], axis=-1), True)
-    signs = fnp.where(fnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(a.dtype)
-    u = fnp.concatenate([q[..., :, :n] * signs[..., None, :], q[..., :, n:]], axis=-1)
-    if not full_matrices:
-        u = u[..., :, :n]
-    return [s, u, _mT(v)]
-
-
-def _jacobi_svd(a, full_matrices: bool, compute_uv: bool):
-    """The SVD of any shape: a wide matrix is the transpose of a tall one."""
-    m, n = a.shape[-2:]
-    if m >= n:
-        return _jacobi_svd_tall(a, full_matrices, compute_uv)
-    outs = _jacobi_svd_tall(_mT(a), full_matrices, compute_uv)
-    if not compute_uv:
-        return outs
-    s, u, vh = outs  # a.T = u s vh, so a = vh.T s u.T
-    return [s, _mT(vh), _mT(u)]
-
 
 @functools.lru_cache(maxsize=256)
 def _composite_ir(name: str, aval, params: tuple):
-    composite = {"qr": lambda a, **p: list(_householder_qr(a, **p)),
-                 "eigh": lambda a, **p: list(_jacobi_eigh(a, **p)),
-                 "svd": _jacobi_svd}[name]
+    composite = {"qr": lambda a, **p: list(householder_qr(a, **p)),
+                 "eigh": lambda a, **p: list(jacobi_eigh(a, **p)),
+                 "svd": jacobi_svd}[name]
     return stage_flat(lambda a: composite(a, **dict(params)), [aval])
 
 
@@ -561,12 +370,10 @@ def _eigh_lower(ctx, a, *, lower):
 def _empty_svd_ir(aval, full_matrices: bool, compute_uv: bool):
     """The SVD of empty matrices, as NumPy and JAX: no singular values, identity blocks for
     the complete bases and empty arrays otherwise."""
-    import funcarray.numpy as fnp
-
     def empty(a):
         outs = _svd_abstract_eval(aval, full_matrices=full_matrices, compute_uv=compute_uv)
-        return [fnp.broadcast_to(fnp.eye(*o.shape[-2:], dtype=o.dtype), o.shape)
-                if o.ndim == aval.ndim else fnp.zeros(o.shape, o.dtype) for o in outs]
+        return [ops.broadcast_to(ops.eye(o.shape[-2], o.dtype, o.shape[-1]), o.shape)
+                if o.ndim == aval.ndim else ops.full(o.shape, 0, o.dtype) for o in outs]
 
     return stage_flat(empty, [aval])
 
