@@ -17,8 +17,9 @@ from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary
 from funcarray.base.tree_util import Partial
+from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives.elementwise import convert_element_type_p, eq_p
-from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
+from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
@@ -436,19 +437,11 @@ def _with_passed_leaves(flat_fun, passed: dict, total: int):
     return with_passed
 
 
-def _slice_axis(x, axis: int, start: int, stop: int):
-    """``x[..., start:stop, ...]`` along ``axis``."""
-    starts, limits = [0] * x.ndim, list(x.shape)
-    starts[axis], limits[axis] = start, stop
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=None)
-
-
 def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
     chunks = []
     for start in range(0, size, chunk_size):
         stop = min(start + chunk_size, size)
-        part = [x if d is None else _slice_axis(x, d, start, stop)
+        part = [x if d is None else slice_axis(x, d, start, stop)
                 for x, d in zip(leaves, dims)]
         chunks.append(run(part, stop - start))
     out_leaves = chunks[0]
@@ -798,7 +791,7 @@ def _std_basis(leaves):
                                       weak_type=False)
     parts, start = [], 0
     for x, n in zip(leaves, sizes):
-        block = reshape_p.bind(_slice_axis(eye, 1, start, start + n),
+        block = reshape_p.bind(slice_axis(eye, 1, start, start + n),
                                new_sizes=(total, *x.shape))
         # in each leaf's dtype and weak_type, so weak inputs get weak Jacobians (JAX)
         parts.append(convert(block, x.dtype, x.weak_type))

@@ -22,7 +22,6 @@ from funcarray.api.arguments import (
     _insert_axis,
     _reshape,
     _rev,
-    _slice_axis,
     _stack_arrays,
     asarray_arg,
     canonicalize_axis,
@@ -44,6 +43,7 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
+from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.control_flow import convert_outputs, scan_p, while_p
 from funcarray.primitives.elementwise import select_n_p
 from funcarray.transforms.core import to_concrete_value
