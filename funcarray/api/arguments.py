@@ -54,6 +54,12 @@ def _contains_arrays(seq) -> bool:
     return False
 
 
+# The dtype each Python scalar type stands for as an input (a Python int is an int32 input,
+# as in JAX; the arrays made from them are weakly typed).
+PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
+                        float: np.dtype(np.float32), complex: np.dtype(np.complex64)}
+
+
 def asarray_arg(op: str, x, dtype=None):
     """Convert a user argument to an Array (or pass a tracer through).
 

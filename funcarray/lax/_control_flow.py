@@ -529,7 +529,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     _check_callable("map", "f", f)
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
 
     batch_size = int(batch_size)
     if batch_size < 1:
