@@ -24,6 +24,16 @@ from funcarray import tree_util as tree_util  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint as checkpoint  # noqa: E402
 from funcarray.ad_checkpoint import checkpoint_policies as checkpoint_policies  # noqa: E402
 from funcarray.ad_checkpoint import remat as remat  # noqa: E402
+from funcarray.api.autodiff import grad as grad  # noqa: E402
+from funcarray.api.autodiff import hessian as hessian  # noqa: E402
+from funcarray.api.autodiff import jacfwd as jacfwd  # noqa: E402
+from funcarray.api.autodiff import jacrev as jacobian  # noqa: E402,F401  (JAX's alias)
+from funcarray.api.autodiff import jacrev as jacrev  # noqa: E402
+from funcarray.api.autodiff import jvp as jvp  # noqa: E402
+from funcarray.api.autodiff import linearize as linearize  # noqa: E402
+from funcarray.api.autodiff import stop_gradient as stop_gradient  # noqa: E402
+from funcarray.api.autodiff import value_and_grad as value_and_grad  # noqa: E402
+from funcarray.api.autodiff import vjp as vjp  # noqa: E402
 from funcarray.api.callbacks import pure_callback as pure_callback  # noqa: E402
 from funcarray.api.closure_conversion import closure_convert as closure_convert  # noqa: E402
 from funcarray.api.closure_conversion import custom_gradient as custom_gradient  # noqa: E402
@@ -46,17 +56,7 @@ from funcarray.api.shape_evaluation import typeof as typeof  # noqa: E402
 from funcarray.api.transfers import block_until_ready as block_until_ready  # noqa: E402
 from funcarray.api.transfers import device_get as device_get  # noqa: E402
 from funcarray.api.transfers import device_put as device_put  # noqa: E402
-from funcarray.api.transformations import grad as grad  # noqa: E402
-from funcarray.api.transformations import hessian as hessian  # noqa: E402
-from funcarray.api.transformations import jacfwd as jacfwd  # noqa: E402
-from funcarray.api.transformations import jacrev as jacobian  # noqa: E402,F401  (JAX's alias)
-from funcarray.api.transformations import jacrev as jacrev  # noqa: E402
-from funcarray.api.transformations import jvp as jvp  # noqa: E402
-from funcarray.api.transformations import linearize as linearize  # noqa: E402
-from funcarray.api.transformations import stop_gradient as stop_gradient  # noqa: E402
-from funcarray.api.transformations import value_and_grad as value_and_grad  # noqa: E402
-from funcarray.api.transformations import vjp as vjp  # noqa: E402
-from funcarray.api.transformations import vmap as vmap  # noqa: E402
+from funcarray.api.vectorization import vmap as vmap  # noqa: E402
 from funcarray.base.array import Array as Array  # noqa: E402
 from funcarray.base.array import Device as Device  # noqa: E402
 from funcarray.base.config import config as config  # noqa: E402

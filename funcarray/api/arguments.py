@@ -17,13 +17,13 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.base.host_values import host_array
+from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
     concatenate_p,
     reshape_p,
     rev_p,
-    slice_p,
     transpose_p,
 )
 from funcarray.transforms.core import ConcretizationError, Tracer
@@ -52,6 +52,12 @@ def _contains_arrays(seq) -> bool:
         if isinstance(item, (list, tuple)) and _contains_arrays(item):
             return True
     return False
+
+
+# The dtype each Python scalar type stands for as an input (a Python int is an int32 input,
+# as in JAX; the arrays made from them are weakly typed).
+PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
+                        float: np.dtype(np.float32), complex: np.dtype(np.complex64)}
 
 
 def asarray_arg(op: str, x, dtype=None):
@@ -291,21 +297,6 @@ def _concatenate(arrays, axis: int):
     return arrays[0] if len(arrays) == 1 else concatenate_p.bind(*arrays, dimension=axis)
 
 
-def _slice_axis(x, axis: int, start: int, stop: int, step: int = 1):
-    """``x[..., start:stop:step, ...]`` along ``axis`` with 0 <= start <= stop <= size."""
-    if start == 0 and stop == x.shape[axis] and step == 1:
-        return x
-    starts, limits = [0] * x.ndim, list(x.shape)
-    starts[axis], limits[axis] = start, stop
-    strides = None
-    if step != 1:
-        strides = [1] * x.ndim
-        strides[axis] = step
-        strides = tuple(strides)
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=strides)
-
-
 def _broadcast_along(x, axis: int, count: int):
     """Broadcast ``x`` (of size 1 along ``axis``) to size ``count`` along ``axis``."""
     shape = list(x.shape)
@@ -323,7 +314,7 @@ def _insert_axis(x, axis: int):
 
 def _unstack(x):
     """The sub-arrays ``x[0], x[1], ...`` along the first axis."""
-    return [_reshape(_slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
+    return [_reshape(slice_axis(x, 0, i, i + 1), x.shape[1:]) for i in range(x.shape[0])]
 
 
 def _promote_all(op: str, arrays, dtype=None) -> list:

@@ -151,8 +151,8 @@ class _FastEntry:
                             else to_buffer(x, jdev))
             return bufs
 
-        # The commonest entry, one output and no consts, is run by the guards themselves
-        # (``_finish_inline``): no Python frame between the guard and jaxlib.
+        # The commonest entry, one output and no consts, is run by the guard itself (``inline``
+        # in ``_make_guard``): no Python frame between the guard and jaxlib.
         inline = None
         if entry.single_output and not consts:
             inline = (*runtime.execute_steps(entry.exe), entry.exe, entry.out_avals[0])
@@ -184,7 +184,6 @@ class _FastEntry:
         self.call_if_same_types = _make_guard(args, jdev, to_buffer, run, inline)
 
 
-_LEAF_TYPES = (Array, DeviceArray)
 _new_object = object.__new__
 
 
@@ -219,21 +218,19 @@ def _make_guard(args, jdev, to_buffer, run, inline):
     have the structure and leaf types of the ``args`` given here, else MISS. (``args`` passed
     ``fast_signature``: Arrays, dicts, lists and tuples of them.) With ``inline =
     (start, finish, exe, out_aval)`` (one output, no consts) the guard runs the executable
-    itself instead of calling ``run``: the same steps, written out in both guards (each Python
-    call here is ~3% of a whole small jitted call).
+    itself instead of calling ``run`` (each Python call here is ~3% of a whole small jitted
+    call).
 
     Two steps: the structure (positional Arrays and a single flat dict, the common cases,
     are written out; anything else, nested containers too, goes through ``flatten``), then
     the leaves. A leaf that is a DeviceArray with the compiled aval (the identical, canonical
-    object) on the executable's device costs one lean loop step; the first other leaf sends
-    every leaf through ``_checked_buffers``, which accepts host Arrays, equal non-canonical
-    avals and other devices (copied over).
+    object) on the executable's device costs one lean loop step (one array, ``f(x)``, no
+    loop at all); the first other leaf sends every leaf through ``_checked_buffers``, which
+    accepts host Arrays, equal non-canonical avals and other devices (copied over).
     """
     if inline is not None:
         start, finish, exe, out_aval = inline
         out_weak = out_aval.weak_type
-    if len(args) == 1 and type(args[0]) in _LEAF_TYPES:
-        return _single_array_guard(_leaf_spec(args[0]), jdev, to_buffer, run, inline)
     specs = [_structure(x) for x in args]
     n_args = len(args)
     all_leaves = all(spec is None for spec in specs)
@@ -245,6 +242,9 @@ def _make_guard(args, jdev, to_buffer, run, inline):
     one_dict = n_args == 1 and specs[0] is not None and specs[0][0] is dict and specs[0][4]
     if one_dict:
         _, dict_size, dict_values, _, _ = specs[0]
+    one_leaf = n_args == 1 and all_leaves  # f(x) on one array, the commonest call
+    if one_leaf:
+        (aval_x,) = avals
 
     def flatten(args):
         """The leaves of ``args`` in pytree order, or MISS when the structure differs."""
@@ -254,44 +254,60 @@ def _make_guard(args, jdev, to_buffer, run, inline):
     def guard(args):
         if len(args) != n_args:
             return MISS
-        if all_leaves:
-            items = args
-        elif one_dict:
+        if one_leaf:
+            # The leaf step below for one array, without the loop (~5% of such a call): a
+            # DeviceArray with the compiled aval object, or a host Array of the compiled type,
+            # whose buffer is on jdev; anything else goes through the full check.
             x = args[0]
-            if type(x) is not dict or len(x) != dict_size:
-                return MISS
-            try:
-                items = dict_values(x)
-            except KeyError:  # other keys
-                return MISS
+            t = type(x)
+            cached = getattr(x, "_buf", None)
+            if cached is not None and cached[0] is jdev and (
+                    x._aval is aval_x if t is DeviceArray else t is Array and (
+                        x._value.shape == aval_x.shape and x._value.dtype is aval_x.dtype
+                        and x._weak == aval_x.weak_type)):
+                bufs = [cached[1]]
+            else:
+                bufs = _checked_buffers(args, leaf_specs, jdev, to_buffer)
         else:
-            items = flatten(args)
-            if items is MISS:
-                return MISS
-        bufs = []
-        # The leaf step is written out, not called: a call per leaf would cost more than it.
-        # A leaf that is not the common case (a DeviceArray with this very aval object, or a
-        # host Array with this type, whose buffer is on jdev) sends every leaf through the
-        # full check; so does a host array never passed to jit (no ``_buf`` yet).
-        try:
-            for item, aval in zip(items, avals):
-                t = type(item)
-                if t is DeviceArray:
-                    same = item._aval is aval
-                elif t is Array:
-                    v = item._value
-                    same = (v.shape == aval.shape and v.dtype is aval.dtype
-                            and item._weak == aval.weak_type)
-                else:
+            if all_leaves:
+                items = args
+            elif one_dict:
+                x = args[0]
+                if type(x) is not dict or len(x) != dict_size:
                     return MISS
-                cached = item._buf  # (device, buffer): see array.DeviceArray
-                if same and cached[0] is jdev:
-                    bufs.append(cached[1])
-                    continue
+                try:
+                    items = dict_values(x)
+                except KeyError:  # other keys
+                    return MISS
+            else:
+                items = flatten(args)
+                if items is MISS:
+                    return MISS
+            bufs = []
+            # The leaf step is written out, not called: a call per leaf would cost more than
+            # it. A leaf that is not the common case (a DeviceArray with this very aval
+            # object, or a host Array with this type, whose buffer is on jdev) sends every
+            # leaf through the full check; so does a host array never passed to jit (no
+            # ``_buf`` yet).
+            try:
+                for item, aval in zip(items, avals):
+                    t = type(item)
+                    if t is DeviceArray:
+                        same = item._aval is aval
+                    elif t is Array:
+                        v = item._value
+                        same = (v.shape == aval.shape and v.dtype is aval.dtype
+                                and item._weak == aval.weak_type)
+                    else:
+                        return MISS
+                    cached = item._buf  # (device, buffer): see array.DeviceArray
+                    if same and cached[0] is jdev:
+                        bufs.append(cached[1])
+                        continue
+                    bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
+                    break
+            except AttributeError:
                 bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
-                break
-        except AttributeError:
-            bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
         if bufs is MISS:
             return MISS
         if inline is None:
@@ -370,46 +386,3 @@ def _checked_buffers(items, leaf_specs, jdev, to_buffer):
         bufs.append(cached[1] if cached is not None and cached[0] is jdev
                     else to_buffer(item, jdev))
     return bufs
-
-
-def _single_array_guard(expected, jdev, to_buffer, run, inline):
-    """``_make_guard`` for the commonest call, ``f(x)`` with one array (no loops)."""
-    shape, dtype, weak, aval = expected
-    if inline is not None:
-        start, finish, exe, out_aval = inline
-        out_weak = out_aval.weak_type
-
-    def guard(args):
-        if len(args) != 1:
-            return MISS
-        x = args[0]
-        t = type(x)
-        if t is DeviceArray:
-            a = x._aval
-            if a is not aval and (a.shape != shape or a.dtype is not dtype
-                                  or a.weak_type != weak):
-                return MISS
-        elif t is Array:
-            v = x._value
-            if v.shape != shape or v.dtype is not dtype or x._weak != weak:
-                return MISS
-        else:
-            return MISS
-        try:
-            cached = x._buf
-        except AttributeError:
-            cached = None
-        bufs = [cached[1] if cached is not None and cached[0] is jdev else to_buffer(x, jdev)]
-        if inline is None:
-            return run(bufs)
-        try:
-            out_buffer = finish(start(bufs))[0]
-        except Exception as exc:  # noqa: BLE001
-            runtime.raise_execution_error(exe, exc)
-        out = _new_object(DeviceArray)  # device_array(), written out
-        out._weak = out_weak
-        out._buf = (jdev, out_buffer)
-        out._aval = out_aval
-        return out
-
-    return guard

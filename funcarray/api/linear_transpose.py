@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.api.arguments import asarray_arg, is_array
-from funcarray.api.transformations import _flatten_fun
+from funcarray.api.flat_functions import flatten_fun
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.errors import api_boundary
 from funcarray.transforms.core import MissingRuleError, ShapedArray
@@ -57,7 +57,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
         if aval.dtype.kind not in "fcV" and aval.dtype.name != "bfloat16":
             raise TypeError(f"linear_transpose: inputs must be floating or complex (a linear "
                             f"function of integers has no transpose); got {aval.str_short()}")
-    flat_fun, store = _flatten_fun(fun, in_tree)
+    flat_fun, store = flatten_fun(fun, in_tree)
     closed = stage_flat(flat_fun, avals)
     out_tree = store["out_tree"]
     out_avals = closed.ir.out_avals

@@ -48,7 +48,7 @@ def _load_namespace() -> dict:
     show the user's frames only (the unwrapped ones in the modules keep their doctests)."""
     global _namespace
     if _namespace is None:
-        from funcarray.api.transformations import stop_gradient
+        from funcarray.api.autodiff import stop_gradient
         from funcarray.base.errors import api_boundary
 
         names = {"stop_gradient": stop_gradient,
@@ -89,7 +89,7 @@ def __dir__() -> list:
 
 if _typing.TYPE_CHECKING:
     # The names ``__getattr__`` provides, for type checkers (which do not run it).
-    from funcarray.api.transformations import stop_gradient as stop_gradient
+    from funcarray.api.autodiff import stop_gradient as stop_gradient
     from funcarray.lax import linalg as linalg
     from funcarray.lax._branches import cond as cond
     from funcarray.lax._branches import platform_dependent as platform_dependent

@@ -22,7 +22,6 @@ from funcarray.api.arguments import (
     _insert_axis,
     _reshape,
     _rev,
-    _slice_axis,
     _stack_arrays,
     asarray_arg,
     canonicalize_axis,
@@ -44,6 +43,7 @@ from funcarray.lax._common import (
     _scalar,
     _stage,
 )
+from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.control_flow import scan_p, while_p
 from funcarray.primitives.control_flow_bodies import convert_outputs
 from funcarray.primitives.select_n import select_n_p
@@ -530,7 +530,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     _check_callable("map", "f", f)
     if batch_size is None:
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
 
     batch_size = int(batch_size)
     if batch_size < 1:

@@ -160,7 +160,7 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
         consts, guess = primals
         consts_dot, _ = tangents
         x, aux = root(consts, guess)
-        from funcarray.api.transformations import jvp
+        from funcarray.api.autodiff import jvp
 
         # f(theta, x*(theta)) = 0  =>  (df/dx) dx = -(df/dtheta) dtheta
         _, rhs = jvp(lambda c: f_with(c, x), (consts,), (consts_dot,))

@@ -495,7 +495,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
 def _elementwise(func, dtype):
     """``func`` (a function of one scalar, as jax.lax's ``scatter_apply`` traces it) applied
     to every element of an array of ``dtype``."""
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
 
     def apply(v):
         if v.size == 0:

@@ -18,7 +18,7 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.api.arguments import asarray_arg
-from funcarray.api.transformations import stop_gradient
+from funcarray.api.autodiff import stop_gradient
 from funcarray.base import dtypes
 from funcarray.nn._functions import logsumexp, softmax
 

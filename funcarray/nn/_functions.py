@@ -33,7 +33,7 @@ __all__ = ["softmax", "log_softmax", "logsumexp", "one_hot", "standardize"]
 
 
 def _stop_gradient(x):
-    from funcarray.api.transformations import (
+    from funcarray.api.autodiff import (
         stop_gradient,  # _api imports funcarray.numpy: import late
     )
     return stop_gradient(x)

@@ -144,7 +144,7 @@ def _implicit_solve(a, b):
     ``stop_gradient(a)`` inside ``custom_linear_solve``, so derivatives are solves with the
     same factors (``a``'s own derivative enters through the product ``a @ x``) instead of
     derivatives of the factorisation."""
-    from funcarray.api.transformations import stop_gradient
+    from funcarray.api.autodiff import stop_gradient
     from funcarray.lax._linear_solve import custom_linear_solve
 
     lu, _, permutation = lu_p.bind(stop_gradient(a))

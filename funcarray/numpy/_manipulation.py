@@ -356,7 +356,7 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: ArrayLike, *arg
         Array([[1, 2, 3],
                [4, 5, 6]], dtype=int32)
     """
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
     op = "apply_along_axis"
     arr = asarray_arg(op, arr)
     axis = _axis(op, axis, arr.shape)
@@ -407,7 +407,7 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
         >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
         Array([2., 7., 9.], dtype=float32)
     """
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
     from funcarray.lax import switch
     op = "piecewise"
     x = asarray_arg(op, x)

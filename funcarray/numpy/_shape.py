@@ -29,7 +29,6 @@ from funcarray.api.arguments import (
     _moveaxes,
     _reshape,
     _rev,
-    _slice_axis,
     _stack_arrays,
     _transpose,
     _unstack,
@@ -45,6 +44,7 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._utilities import broadcast_shapes
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,

@@ -138,7 +138,7 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        from funcarray.api.transformations import vmap
+        from funcarray.api.vectorization import vmap
         context = f"(vectorize with excluded={excluded!r} and signature={signature!r})"
         static_args = [(i, args[i]) for i in sorted(e for e in excluded if isinstance(e, int))
                        if i < len(args)]
@@ -221,7 +221,7 @@ def fromfunction(function: Callable[..., _T], shape: ShapeLike, *,
         Array([[ 0, 10, 20],
                [ 1, 11, 21]], dtype=int32)
     """
-    from funcarray.api.transformations import vmap
+    from funcarray.api.vectorization import vmap
     from funcarray.numpy._creation import shape_tuple
     shape = shape_tuple("fromfunction", shape)
     for i in range(len(shape)):

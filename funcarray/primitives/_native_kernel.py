@@ -7,7 +7,9 @@ primitives compile their one-equation IR for the CPU device, where the lowering 
 LAPACK custom call (``gees``, ``geqp3``...), and run it on the NumPy operands. Eager results
 are then bit for bit jit's on CPU and JAX's, whatever the platform selected for jit (the
 kernel always runs on the host). The first call per signature imports jax and compiles
-(tens of milliseconds); later calls reuse the executable (``lowering/cache.py``).
+(tens of milliseconds); later calls reuse the executable (``lowering/cache.py``). The run
+goes through ``lowering/executor.execute_ir_numpy``, as every IR run on a device goes through
+the executor.
 
 ``lower_native_or_host`` is the matching lowering: the native kernel where the platform has
 one, otherwise a host callback into the eager kernel (CPU and GPU), otherwise (a
@@ -29,7 +31,7 @@ import threading
 
 import numpy as np
 
-from funcarray.lowering import cache, runtime
+from funcarray.lowering import executor, runtime
 from funcarray.primitives.callbacks import HostCallback, lower_host_callback
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.ir import IR, Eqn, Var
@@ -57,12 +59,11 @@ def native_cpu_kernel(prim):
         values = [np.asarray(v) for v in values]
         avals = tuple(ShapedArray(v.shape, v.dtype) for v in values)
         ir = _one_equation_ir(prim, avals, tuple(sorted(params.items())))
-        _eager.lowering = True
+        _eager.lowering = True  # (only compiling reads it; the run lowers nothing)
         try:
-            exe = cache.compile_ir(ir, device=runtime.default_device_for("cpu"))
+            return executor.execute_ir_numpy(ir, values, runtime.default_device_for("cpu"))
         finally:
             _eager.lowering = False
-        return [np.asarray(runtime.to_numpy(out)) for out in runtime.execute(exe, values)]
 
     kernel.__name__ = f"{prim.name}_kernel"
     return kernel

@@ -75,10 +75,11 @@ from funcarray.base.array import Array
 from funcarray.lowering import regions
 from funcarray.lowering.stablehlo import compare, lower_inline
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, wrap_kernel
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.select_n import select_n_p
-from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p, slice_p
+from funcarray.primitives.shape import broadcast_in_dim_p, concatenate_p, reshape_p, rev_p
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, defjvp_with_output, deflinear, tangent_aval
 from funcarray.transforms.staging import stage_flat
@@ -395,20 +396,6 @@ def _kept_dims(ndim: int, axes) -> tuple:
     return tuple(i for i in range(ndim) if i not in axes)
 
 
-def _slice_axis(x, start: int, limit: int, axis: int, stride: int = 1):
-    """Elements ``start, start + stride, ...`` below ``limit`` along ``axis``."""
-    starts = [0] * x.ndim
-    limits = list(x.shape)
-    starts[axis], limits[axis] = start, limit
-    strides = None
-    if stride != 1:
-        strides = [1] * x.ndim
-        strides[axis] = stride
-        strides = tuple(strides)
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=strides)
-
-
 def _concat(xs, axis: int):
     return concatenate_p.bind(*xs, dimension=axis)
 
@@ -629,8 +616,8 @@ def _tree_reduce(combine, elems, identities, axis: int):
     n = elems[0].shape[axis]
     while n > 1:
         half = (n + 1) // 2
-        first = [_slice_axis(e, 0, half, axis) for e in elems]
-        second = [_slice_axis(e, half, n, axis) for e in elems]
+        first = [slice_axis(e, axis, 0, half) for e in elems]
+        second = [slice_axis(e, axis, half, n) for e in elems]
         if n % 2:
             pad_shape = tuple(1 if i == axis else d for i, d in enumerate(second[0].shape))
             second = [_concat([s, _full(v, s.dtype, pad_shape)], axis)
@@ -659,8 +646,8 @@ def _interleave(a, b, axis: int):
     one more."""
     na, nb = a.shape[axis], b.shape[axis]
     if na > nb:
-        head = _interleave(_slice_axis(a, 0, nb, axis), b, axis)
-        return _concat([head, _slice_axis(a, nb, na, axis)], axis)
+        head = _interleave(slice_axis(a, axis, 0, nb), b, axis)
+        return _concat([head, slice_axis(a, axis, nb, na)], axis)
     paired = a.shape[:axis + 1] + (1,) + a.shape[axis + 1:]
     pairs = _concat([reshape_p.bind(a, new_sizes=paired), reshape_p.bind(b, new_sizes=paired)],
                     axis + 1)
@@ -675,14 +662,14 @@ def _prefix_scan(combine, elems, axis: int):
     if n < 2:
         return elems
     # Combine neighbouring pairs: their scan gives the odd-indexed results.
-    pairs = combine([_slice_axis(e, 0, n - 1, axis, 2) for e in elems],
-                    [_slice_axis(e, 1, n, axis, 2) for e in elems])
+    pairs = combine([slice_axis(e, axis, 0, n - 1, 2) for e in elems],
+                    [slice_axis(e, axis, 1, n, 2) for e in elems])
     odd = _prefix_scan(combine, pairs, axis)
     # Each even-indexed result (after the first) is the odd result before it combined with
     # the element itself.
-    before = odd if n % 2 else [_slice_axis(o, 0, o.shape[axis] - 1, axis) for o in odd]
-    rest = [_slice_axis(e, 2, n, axis, 2) for e in elems]
-    firsts = [_slice_axis(e, 0, 1, axis) for e in elems]
+    before = odd if n % 2 else [slice_axis(o, axis, 0, o.shape[axis] - 1) for o in odd]
+    rest = [slice_axis(e, axis, 2, n, 2) for e in elems]
+    firsts = [slice_axis(e, axis, 0, 1) for e in elems]
     if rest[0].shape[axis]:
         even = [_concat([f, r], axis) for f, r in zip(firsts, combine(before, rest))]
     else:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from funcarray import numpy as fnp
 from funcarray.api.arguments import broadcast_shapes
-from funcarray.api.transformations import stop_gradient
+from funcarray.api.autodiff import stop_gradient
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary, op_value_error

@@ -14,8 +14,8 @@ import math
 from typing import TYPE_CHECKING
 
 from funcarray import numpy as fnp
+from funcarray.api.autodiff import stop_gradient
 from funcarray.api.custom_derivatives import custom_jvp
-from funcarray.api.transformations import stop_gradient
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary, op_value_error

@@ -27,8 +27,9 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
-from funcarray.api.transformations import jvp, vmap
-from funcarray.api.transformations import stop_gradient as fa_stop_gradient
+from funcarray.api.autodiff import jvp
+from funcarray.api.autodiff import stop_gradient as fa_stop_gradient
+from funcarray.api.vectorization import vmap
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import cond, scan, switch

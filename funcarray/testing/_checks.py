@@ -14,8 +14,9 @@ import contextlib
 import numpy as np
 
 from funcarray import numpy as fnp
+from funcarray.api import autodiff as _api
 from funcarray.api import jit as _jit
-from funcarray.api import transformations as _api
+from funcarray.api.vectorization import vmap as _vmap
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
 from funcarray.lowering import cache
@@ -561,7 +562,7 @@ def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
         raise ValueError(f"check_vmap: in_axes has {len(axes)} entries for {len(args)} "
                          f"arguments")
     size = _axis_size(args, axes)
-    batched = _api.vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
+    batched = _vmap(f, in_axes=in_axes, out_axes=out_axes)(*args)
     results = []
     for i in range(size):
         sliced = [arg if ax is None else

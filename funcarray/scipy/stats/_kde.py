@@ -253,7 +253,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
                                                   f"and {other.d}; they must be equal")
         chol, norm = self._normalised_cholesky(self.covariance + other.covariance)
         small, large = (self, other) if self.n < other.n else (other, self)
-        from funcarray.api.transformations import vmap
+        from funcarray.api.vectorization import vmap
 
         per_point = vmap(functools.partial(_convolve, chol, norm, large.dataset, large.weights),
                          in_axes=1)(small.dataset)

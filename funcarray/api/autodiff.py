@@ -1,130 +1,53 @@
-"""The public transforms with pytrees in and out: ``jvp``, ``vmap`` (grad and friends build on
-these). Arguments are flattened here, at the API edge; ``transforms/`` works on flat lists.
+"""The derivatives with pytrees in and out: ``jvp``, ``vjp``, ``linearize``, ``grad``,
+``value_and_grad``, the Jacobians (``jacfwd``, ``jacrev``, ``hessian``) and
+``stop_gradient``, with JAX's rules for integer inputs (float0 tangents and cotangents),
+``has_aux`` and weak types. ``transforms/jvp.py`` and ``transforms/autodiff.py`` work on the
+flat functions (``flat_functions.py``).
 """
 
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
-import optree
 
-from funcarray.api.arguments import asarray_arg, convert, is_array
+from funcarray.api.arguments import PYTHON_SCALAR_DTYPES, asarray_arg, convert, is_array
+from funcarray.api.flat_functions import (
+    as_array_leaves,
+    filled,
+    flat_outputs,
+    flatten_fun,
+    split_aux,
+)
+from funcarray.api.vectorization import vmap
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary
 from funcarray.base.tree_util import Partial
+from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.elementwise import eq_p
-from funcarray.primitives.shape import concatenate_p, iota_p, reshape_p, slice_p
+from funcarray.primitives.shape import iota_p, reshape_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
-from funcarray.transforms.vmap import move_batch_axes, vmap_flat
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Hashable, Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any, Literal, ParamSpec, TypeVar
-
-    from funcarray.base.typing import ArrayLike
 
     _P = ParamSpec("_P")
     _T = TypeVar("_T")
-    _F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["jvp", "vmap", "vjp", "linearize", "grad", "value_and_grad", "stop_gradient",
-           "jacfwd", "jacrev", "hessian"]
-
-
-def _as_array_leaves(name: str, leaves):
-    return [x if is_array(x) else asarray_arg(name, x) for x in leaves]
+__all__ = ["jvp", "vjp", "linearize", "grad", "value_and_grad", "stop_gradient", "jacfwd",
+           "jacrev", "hessian"]
 
 
-def _flatten_fun(fun, in_tree, has_aux=False, float0_ok=False):
-    """``fun`` of a pytree, as a function of flat leaves returning flat leaves.
-
-    The output tree structure is stored in the returned cell after the call, and, with
-    ``float0_ok``, the float0 outputs' holes (``store["float0"]``, see ``_flat_outputs``).
-    """
-    store = {}
-
-    def flat_fun(*leaves):
-        args = fa_tree.unflatten(in_tree, list(leaves))
-        return _flat_outputs(fun(*args), store, has_aux, "transformed function output",
-                             float0_ok)
-
-    return flat_fun, store
-
-
-def _flat_outputs(out, store, has_aux, name, float0_ok=False):
-    """The output leaves of a flattened function (aux leaves appended), recording the trees
-    and the number of declared outputs in ``store``.
-
-    With ``float0_ok``, float0 arrays among the outputs (gradients of integer inputs) are
-    set aside: they are no values a transform can carry, and they are all zeros. The leaves
-    returned are the others; ``store["float0"]`` holds the holes to fill afterwards
-    (``_float0.fill``, positions among all the leaves), or None.
-    """
-    if has_aux:
-        if not (isinstance(out, tuple) and len(out) == 2):
-            raise TypeError("has_aux=True needs the function to return a pair (out, aux)")
-        out, aux = out
-    out_leaves, store["out_tree"] = fa_tree.flatten(out)
-    found = [] if float0_ok else None
-    out_leaves = _as_output_leaves(name, out_leaves, found)
-    store["n_out"] = len(out_leaves)
-    if has_aux:
-        # aux leaves leave the transform as extra outputs, so it unboxes them like any output
-        # (handing them back through `store` would leak the transform's tracers).
-        aux_leaves, store["aux_tree"] = fa_tree.flatten(aux)
-        out_leaves += _as_output_leaves("has_aux auxiliary output", aux_leaves, found)
-    store["float0"] = None
-    if found:
-        out_leaves, store["float0"] = _float0.split(out_leaves)
-    return out_leaves
-
-
-def _as_output_leaves(name, leaves, found):
-    """Leaves as arrays, float0 ones kept as they are (and noted in ``found``) when
-    ``found`` is a list."""
-    return [x if is_array(x) else _output_leaf(name, x, found) for x in leaves]
-
-
-def _output_leaf(name, x, found):
-    if found is not None and _float0.is_float0(x):
-        found.append(True)
-        return x
-    return asarray_arg(name, x)
-
-
-def _filled(store, kept) -> list:
-    """A flat function's output leaves with its float0 outputs put back (see
-    ``_flat_outputs``)."""
-    holes = store["float0"]
-    return list(kept) if holes is None else _float0.fill(kept, holes)
-
-
-def _split_aux(store, leaves):
-    """``(output leaves, aux pytree or None)`` from a flat function's results."""
-    n = store["n_out"]
-    if "aux_tree" not in store:
-        return list(leaves), None
-    return list(leaves[:n]), fa_tree.unflatten(store["aux_tree"], list(leaves[n:]))
-
-
-def _aux_zero_cotangents(store, all_outs) -> list:
-    """The cotangents of the aux outputs (``has_aux``): symbolic zeros."""
-    return [Zero(tangent_aval(x.aval)) for x in all_outs[store["n_out"]:]]
-
-
-def _with_zero_aux_cotangents(f_vjp_flat, store, all_outs):
-    """``f_vjp`` over the declared outputs only: aux outputs get zero cotangents."""
-    zeros = _aux_zero_cotangents(store, all_outs)
-    return lambda cts: f_vjp_flat(list(cts) + zeros)
-
+# --------------------------------------------------------------------------------------------
+# Forward mode: jvp
+# --------------------------------------------------------------------------------------------
 
 @overload
 def jvp(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
@@ -162,16 +85,16 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     if in_tree != tangent_tree:
         raise TypeError(f"jvp: primals and tangents must have the same tree structure, got "
                         f"{in_tree} and {tangent_tree}")
-    primal_leaves = _as_array_leaves("jvp", primal_leaves)
+    primal_leaves = as_array_leaves("jvp", primal_leaves)
     flat_tangents = [_checked_tangent(primals, i, p, t)
                      for i, (p, t) in enumerate(zip(primal_leaves, tangent_leaves))]
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    flat_fun, store = flatten_fun(fun, in_tree, has_aux, float0_ok=True)
     out_primals, out_tangents = jvp_flat(flat_fun, primal_leaves, flat_tangents,
                                          instantiate_zeros=False)
     out_tangents = [_public_tangent(p, t) for p, t in zip(out_primals, out_tangents)]
-    out_primals, aux = _split_aux(store, _filled(store, out_primals))
+    out_primals, aux = split_aux(store, filled(store, out_primals))
     # (a float0 output's tangent is float0 too)
-    out_tangents = _filled(store, out_tangents)[:store["n_out"]]
+    out_tangents = filled(store, out_tangents)[:store["n_out"]]
     out_tree = store["out_tree"]
     result = (fa_tree.unflatten(out_tree, out_primals), fa_tree.unflatten(out_tree, out_tangents))
     return (*result, aux) if has_aux else result
@@ -233,243 +156,7 @@ def _differentiable(x) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# vmap
-# --------------------------------------------------------------------------------------------
-
-def _broadcast_prefix(what: str, prefix, tree, tree_desc: str):
-    """One entry of ``prefix`` (an int or None, or a pytree prefix of ``tree``) per leaf of
-    ``tree``, as JAX's in_axes/out_axes rules say."""
-    if prefix is None or isinstance(prefix, int):
-        return [prefix] * len(fa_tree.leaves(tree))
-    try:
-        pairs = optree.tree_map(
-            lambda ax, sub: [ax] * len(fa_tree.leaves(sub)), prefix, tree,
-            none_is_leaf=True, namespace=fa_tree.NAMESPACE)
-    except ValueError as exc:
-        raise ValueError(
-            f"vmap: {what} must be an int, None, or a pytree prefix of the {tree_desc}; "
-            f"{what}={prefix!r} does not match: {exc}") from None
-    flat = optree.tree_leaves(pairs, none_is_leaf=False, namespace=fa_tree.NAMESPACE,
-                              is_leaf=lambda x: isinstance(x, list))
-    return [ax for group in flat for ax in group]
-
-
-def _arg_names(fun, n):
-    try:
-        params = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        params = []
-    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
-
-
-def _leaf_owner(args, names):
-    """For each flattened leaf, the name of the positional argument it came from."""
-    owners = []
-    for name, arg in zip(names, args):
-        owners += [name] * len(fa_tree.leaves(arg))
-    return owners
-
-
-@overload
-def vmap(fun: Callable[_P, ArrayLike], in_axes: Any = 0, out_axes: Any = 0,
-         axis_name: Hashable | None = None, axis_size: int | None = None,
-         spmd_axis_name: Any = None, chunk_size: int | None = None) -> Callable[_P, Array]: ...
-@overload
-def vmap(fun: _F, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
-         axis_size: int | None = None, spmd_axis_name: Any = None,
-         chunk_size: int | None = None) -> _F: ...
-@api_boundary
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None,
-         chunk_size=None):
-    """Vectorise ``fun`` over a batch axis of its arguments.
-
-    ``in_axes``/``out_axes`` follow JAX: an int (negative counts from the end), ``None`` (not
-    mapped / no batch axis), or a pytree prefix of the arguments / outputs. ``axis_name``
-    names the mapped axis for the collectives (``lax.psum``, ``pmean``, ``all_gather``,
-    ``axis_index``...). ``axis_size`` is needed only when no argument is mapped.
-    ``spmd_axis_name`` (a sharding hint for multi-device JAX) has no effect on one device.
-    ``chunk_size`` (beyond JAX) runs the batch in chunks of at most that many members,
-    bounding peak memory (not with ``axis_name``: a collective needs every member at once).
-
-    Example:
-        >>> import funcarray as fa, funcarray.numpy as fnp
-        >>> fa.vmap(lambda x, y: x * y, in_axes=(0, None))(fnp.arange(3.0), 2.0)
-        Array([0., 2., 4.], dtype=float32)
-    """
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
-        raise ValueError(f"vmap: chunk_size must be a positive int, got {chunk_size!r}")
-    if axis_name is not None:
-        try:
-            hash(axis_name)
-        except TypeError:
-            raise TypeError(f"vmap: axis_name must be hashable (a string, say), got "
-                            f"{axis_name!r}") from None
-        if chunk_size is not None:
-            raise ValueError(
-                f"vmap: chunk_size={chunk_size} cannot be combined with axis_name="
-                f"{axis_name!r}: collectives over the axis need every member at once; drop "
-                f"chunk_size")
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
-
-    def vmapped(*args, **kwargs):
-        if kwargs:  # keyword arguments are mapped over axis 0, as in JAX
-            names = list(kwargs)
-            all_args = (*args, *kwargs.values())
-            axes = in_axes if not isinstance(in_axes, tuple) else (*in_axes, *[0] * len(names))
-            return vmap(lambda *a: fun(*a[:len(args)], **dict(zip(names, a[len(args):]))),
-                        axes, out_axes, axis_name=axis_name, axis_size=axis_size,
-                        chunk_size=chunk_size)(*all_args)
-        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(
-                f"vmap: in_axes is a tuple of {len(in_axes)} entries but the function got "
-                f"{len(args)} positional arguments; give one entry per argument")
-        leaves, in_tree = fa_tree.flatten(args)
-        dims = _broadcast_prefix("in_axes", in_axes, args, "positional arguments")
-        # Unmapped Python scalars reach `fun` as they are, as in JAX: `n` in
-        # vmap(f, in_axes=(0, None))(x, n) can be a shape, a range() bound or a static arg.
-        passed = {k: x for k, (x, d) in enumerate(zip(leaves, dims))
-                  if d is None and type(x) in _PYTHON_SCALAR_DTYPES}
-        # float0 leaves (gradients of integer inputs) are zeros of a known shape: each member
-        # gets zeros of its shape, and a mapped one's axis still counts for the size.
-        mapped_float0 = _pass_float0_leaves(leaves, dims, passed)
-        positions = [k for k in range(len(leaves)) if k not in passed]
-        if passed:
-            leaves, dims = [leaves[k] for k in positions], [dims[k] for k in positions]
-        leaves = _as_array_leaves("vmap", leaves)
-        dims = [_normalize_axis("in_axes", d, x.ndim) for d, x in zip(dims, leaves)]
-        size = _batch_size(fun, args, leaves + [x for _, x, _ in mapped_float0],
-                           dims + [d for _, _, d in mapped_float0], axis_size,
-                           positions + [k for k, _, _ in mapped_float0])
-        flat_fun, store = _flatten_fun(fun, in_tree, float0_ok=True)
-        if passed:
-            flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
-
-        def run(leaves_chunk, size_chunk):
-            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name)
-            out_tree, holes = store["out_tree"], store["float0"]
-            full = vals if holes is None else _float0.fill(vals, holes)
-            want = _broadcast_prefix(
-                "out_axes", out_axes, fa_tree.unflatten(out_tree, list(full)), "outputs")
-            if holes is None:
-                want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
-                        for w, v, b in zip(want, vals, bdims)]
-                return move_batch_axes(vals, bdims, want, size_chunk)
-            return _move_batch_axes_float0(vals, bdims, want, holes, size_chunk)
-
-        if chunk_size is None or chunk_size >= size:
-            outs = run(leaves, size)
-        else:
-            outs = _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes)
-        return fa_tree.unflatten(store["out_tree"], outs)
-
-    vmapped.__name__ = f"vmap({getattr(fun, '__name__', 'fun')})"
-    vmapped.__doc__ = getattr(fun, "__doc__", None)
-    vmapped.__wrapped__ = fun
-    return api_boundary(vmapped)
-
-
-def _normalize_axis(what, axis, ndim):
-    if axis is None:
-        return None
-    if not isinstance(axis, int):
-        raise TypeError(f"vmap: {what} entries must be ints or None, got {axis!r}")
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"vmap: {what}={axis} is out of range for a value of rank {ndim}")
-    return axis % ndim
-
-
-def _batch_size(fun, args, leaves, dims, axis_size, positions):
-    """The one size of the mapped axes (``positions``: each leaf's place in ``args``)."""
-    sizes = {x.shape[d] for x, d in zip(leaves, dims) if d is not None}
-    if axis_size is not None:
-        sizes.add(axis_size)
-    if not sizes:
-        raise ValueError("vmap: no argument is mapped (every in_axes entry is None); pass "
-                         "axis_size= to say how many times to map")
-    if len(sizes) > 1:
-        names = _leaf_owner(args, _arg_names(fun, len(args)))
-        lines = [f"  argument {names[k]!r} of shape {tuple(x.shape)} mapped over axis {d}: "
-                 f"size {x.shape[d]}"
-                 for k, x, d in zip(positions, leaves, dims) if d is not None]
-        if axis_size is not None:
-            lines.append(f"  axis_size={axis_size}")
-        raise ValueError("vmap got inconsistent sizes for the mapped axis:\n" + "\n".join(lines))
-    return sizes.pop()
-
-
-def _pass_float0_leaves(leaves, dims, passed: dict) -> list:
-    """Add the float0 leaves to ``passed`` as one member's zeros (unbatched: what the
-    function sees); returns the mapped ones as ``(position, leaf, axis)``."""
-    mapped = []
-    for k, (x, d) in enumerate(zip(leaves, dims)):
-        if _float0.is_float0(x):
-            d = _normalize_axis("in_axes", d, x.ndim)
-            if d is None:
-                passed[k] = x
-            else:
-                passed[k] = _float0.zeros(x.shape[:d] + x.shape[d + 1:])
-                mapped.append((k, x, d))
-    return mapped
-
-
-def _move_batch_axes_float0(vals, bdims, want, holes, size) -> list:
-    """``move_batch_axes`` for outputs with float0 holes (``want``: one out_axes entry per
-    output, holes included): a float0 output is one member's zeros, batched by giving it
-    the axis."""
-    positions = {k for k, _ in holes}
-    kept_want = [w for k, w in enumerate(want) if k not in positions]
-    kept_want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
-                 for w, v, b in zip(kept_want, vals, bdims)]
-    shapes = []
-    for k, shape in holes:
-        w = _normalize_axis("out_axes", want[k], len(shape) + 1)
-        shapes.append(shape if w is None else (*shape[:w], size, *shape[w:]))
-    return _float0.fill(move_batch_axes(vals, bdims, kept_want, size), holes, shapes=shapes)
-
-
-def _with_passed_leaves(flat_fun, passed: dict, total: int):
-    """``flat_fun`` taking only the mapped leaves: the ``passed`` ones (position -> value)
-    are put back in place before the call."""
-    def with_passed(*mapped):
-        mapped = iter(mapped)
-        return flat_fun(*[passed[k] if k in passed else next(mapped) for k in range(total)])
-    return with_passed
-
-
-def _slice_axis(x, axis: int, start: int, stop: int):
-    """``x[..., start:stop, ...]`` along ``axis``."""
-    starts, limits = [0] * x.ndim, list(x.shape)
-    starts[axis], limits[axis] = start, stop
-    return slice_p.bind(x, start_indices=tuple(starts), limit_indices=tuple(limits),
-                        strides=None)
-
-
-def _run_chunked(run, leaves, dims, size, chunk_size, store, out_axes):
-    chunks = []
-    for start in range(0, size, chunk_size):
-        stop = min(start + chunk_size, size)
-        part = [x if d is None else _slice_axis(x, d, start, stop)
-                for x, d in zip(leaves, dims)]
-        chunks.append(run(part, stop - start))
-    out_leaves = chunks[0]
-    out_tree = store["out_tree"]
-    out_dims = _broadcast_prefix("out_axes", out_axes,
-                                 fa_tree.unflatten(out_tree, list(out_leaves)), "outputs")
-    results = []
-    for j, d in enumerate(out_dims):
-        if d is None:
-            results.append(out_leaves[j])
-        else:
-            axis = d % chunks[0][j].ndim
-            parts = [c[j] for c in chunks]
-            results.append(np.concatenate(parts, axis=axis) if _float0.is_float0(out_leaves[j])
-                           else concatenate_p.bind(*parts, dimension=axis))
-    return results
-
-
-# --------------------------------------------------------------------------------------------
-# Reverse mode: vjp, grad, value_and_grad, linearize; Jacobians
+# Reverse mode: vjp, linearize, grad, value_and_grad
 # --------------------------------------------------------------------------------------------
 
 @overload
@@ -499,11 +186,11 @@ def vjp(fun, *primals, has_aux: bool = False):
         (Array(3., dtype=float32, weak_type=True), True, ())
     """
     leaves, in_tree = fa_tree.flatten(primals)
-    leaves = _as_array_leaves("vjp", leaves)
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    leaves = as_array_leaves("vjp", leaves)
+    flat_fun, store = flatten_fun(fun, in_tree, has_aux, float0_ok=True)
     kept_outs, pullback, residuals = vjp_flat_residuals(flat_fun, leaves)
-    all_outs = _filled(store, kept_outs)
-    out_leaves, aux = _split_aux(store, all_outs)
+    all_outs = filled(store, kept_outs)
+    out_leaves, aux = split_aux(store, all_outs)
     out_tree = store["out_tree"]
     holes = store["float0"]
     # Aux outputs (the kept ones: not float0) get zero cotangents.
@@ -520,7 +207,7 @@ def vjp(fun, *primals, has_aux: bool = False):
             raise TypeError(f"vjp: the cotangent's tree structure {ct_tree} does not match the "
                             f"output's {out_tree}")
         if numeric:
-            cts = _as_array_leaves("vjp", ct_leaves)
+            cts = as_array_leaves("vjp", ct_leaves)
         else:
             cts = _numeric_cotangents(cotangent, ct_leaves, out_leaves, hole_positions)
         cts = pullback(residuals, cts + aux_zeros, instantiate_zeros=False)
@@ -579,10 +266,10 @@ def linearize(fun, *primals, has_aux: bool = False):
         Array([3., 3.], dtype=float32)
     """
     leaves, in_tree = fa_tree.flatten(primals)
-    leaves = _as_array_leaves("linearize", leaves)
-    flat_fun, store = _flatten_fun(fun, in_tree, has_aux, float0_ok=True)
+    leaves = as_array_leaves("linearize", leaves)
+    flat_fun, store = flatten_fun(fun, in_tree, has_aux, float0_ok=True)
     kept_outs, linear, mask = linearize_flat(flat_fun, leaves)
-    out_leaves, aux = _split_aux(store, _filled(store, kept_outs))
+    out_leaves, aux = split_aux(store, filled(store, kept_outs))
     out_tree, n_out = store["out_tree"], store["n_out"]
     # (what the tangent checks need of the primals: not the arrays, which f_jvp must not
     # keep alive)
@@ -603,7 +290,7 @@ def linearize(fun, *primals, has_aux: bool = False):
                                                shape)
         outs = eval_ir(linear.ir, consts, kept)
         outs = [t if shape is None else _float0.zeros(shape) for t, shape in zip(outs, int_outs)]
-        return fa_tree.unflatten(out_tree, _filled(store, outs)[:n_out])
+        return fa_tree.unflatten(out_tree, filled(store, outs)[:n_out])
 
     # A pytree whose leaves are the linearisation's constants (JAX's Partial), like vjp's.
     out = fa_tree.unflatten(out_tree, out_leaves)
@@ -647,18 +334,14 @@ def _split_args(args, argnums):
     return with_args, tuple(args[i] for i in argnums)
 
 
-_PYTHON_SCALAR_DTYPES = {bool: np.dtype(bool), int: np.dtype(np.int32),
-                         float: np.dtype(np.float32), complex: np.dtype(np.complex64)}
-
-
 def _check_grad_inputs(name, diff_args, allow_int, holomorphic) -> bool:
     """Refuse inputs without a gradient (integer and bool ones unless ``allow_int``: their
     gradients are then float0 zeros, as in JAX); returns whether any input is weakly typed (a
     Python scalar or a weak array), whose gradient grad then makes weak too."""
     any_weak = False
     for leaf in fa_tree.leaves(diff_args):
-        if type(leaf) in _PYTHON_SCALAR_DTYPES:  # a Python int is an int32 input, as in JAX
-            dt = _PYTHON_SCALAR_DTYPES[type(leaf)]
+        if type(leaf) in PYTHON_SCALAR_DTYPES:  # a Python int is an int32 input, as in JAX
+            dt = PYTHON_SCALAR_DTYPES[type(leaf)]
             any_weak = True
         else:
             dt = getattr(leaf, "dtype", None)
@@ -787,6 +470,21 @@ def stop_gradient(x: _T) -> _T:
     return fa_tree.map(stop, x)
 
 
+# --------------------------------------------------------------------------------------------
+# Jacobians
+# --------------------------------------------------------------------------------------------
+
+def _aux_zero_cotangents(store, all_outs) -> list:
+    """The cotangents of the aux outputs (``has_aux``): symbolic zeros."""
+    return [Zero(tangent_aval(x.aval)) for x in all_outs[store["n_out"]:]]
+
+
+def _with_zero_aux_cotangents(f_vjp_flat, store, all_outs):
+    """``f_vjp`` over the declared outputs only: aux outputs get zero cotangents."""
+    zeros = _aux_zero_cotangents(store, all_outs)
+    return lambda cts: f_vjp_flat(list(cts) + zeros)
+
+
 def _std_basis(leaves):
     """Rows of the identity over all leaves' elements, split back into per-leaf arrays with a
     leading basis axis: the tangents (or cotangents) that build a Jacobian."""
@@ -799,7 +497,7 @@ def _std_basis(leaves):
                                       weak_type=False)
     parts, start = [], 0
     for x, n in zip(leaves, sizes):
-        block = reshape_p.bind(_slice_axis(eye, 1, start, start + n),
+        block = reshape_p.bind(slice_axis(eye, 1, start, start + n),
                                new_sizes=(total, *x.shape))
         # in each leaf's dtype and weak_type, so weak inputs get weak Jacobians (JAX)
         parts.append(convert(block, x.dtype, x.weak_type))
@@ -830,12 +528,12 @@ def _jacobian_inputs(name, fun, argnums, args, kwargs, has_aux, allow_int, holom
     # One argument differentiated (argnums an int): the Jacobian's inner structure is that
     # argument's, not a 1-tuple.
     in_leaves, in_tree = fa_tree.flatten(diff_args[0] if single else diff_args)
-    in_leaves = _as_array_leaves(name, in_leaves)
+    in_leaves = as_array_leaves(name, in_leaves)
     box = {}
 
     def flat_f(*xs):
         rebuilt = fa_tree.unflatten(in_tree, list(xs))
-        return _flat_outputs(f(rebuilt) if single else f(*rebuilt), box, has_aux, name)
+        return flat_outputs(f(rebuilt) if single else f(*rebuilt), box, has_aux, name)
 
     return in_leaves, in_tree, flat_f, box
 
@@ -864,7 +562,7 @@ def jacfwd(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bo
         # One pass: the primal outputs do not depend on the tangents (out_axes None), the
         # columns are the tangents, each out.shape + (total,).
         all_outs, columns = vmap(push, in_axes=0, out_axes=(None, -1))(*basis)
-        out_leaves, aux = _split_aux(aux_box, all_outs)
+        out_leaves, aux = split_aux(aux_box, all_outs)
         blocks = []
         for out, col in zip(out_leaves, columns):
             row, start = [], 0
@@ -899,7 +597,7 @@ def jacrev(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bo
             "jacrev", fun, argnums, args, kwargs, has_aux, allow_int, holomorphic)
 
         all_outs, f_vjp_all = vjp_flat(flat_f, in_leaves)
-        out_leaves, aux = _split_aux(aux_box, all_outs)
+        out_leaves, aux = split_aux(aux_box, all_outs)
         f_vjp = _with_zero_aux_cotangents(f_vjp_all, aux_box, all_outs)
         basis, _ = _std_basis(out_leaves)
         rows = vmap(lambda *cts: f_vjp(list(cts)), in_axes=0, out_axes=0)(*basis)
