@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.api.arguments import _moveaxes, convert
+from funcarray.api.arguments import _int_tuple, _moveaxes, convert
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
-    _int_tuple,
     _operand,
     _same_dtype_operands,
     _short,
@@ -112,7 +111,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     if not callable(func):
         raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
     dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
-    shape = _int_tuple(op, "update_shape", update_shape)
+    shape = _int_tuple(op, update_shape, "update_shape", sequence_only=True)
     counts = _checked_bind(op, ix.scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
                            lax.full(shape, 1, np.int32), dimension_numbers=dn,
                            indices_are_sorted=bool(indices_are_sorted),
@@ -248,7 +247,8 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
         n = x.ndim
         dimension_numbers = (((n - 1,), (n - 2,)), (tuple(range(n - 2)), tuple(range(n - 2))))
     (lc, rc), _ = dimension_numbers
-    lc, rc = _int_tuple(op, "lhs_contracting", lc), _int_tuple(op, "rhs_contracting", rc)
+    lc = _int_tuple(op, lc, "lhs_contracting", sequence_only=True)
+    rc = _int_tuple(op, rc, "rhs_contracting", sequence_only=True)
     if x.ndim != y.ndim:
         raise op_type_error(op, f"lhs {_short(x)} and rhs {_short(y)} must have one rank")
     scales = []

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray.api.arguments import convert, is_array
+from funcarray.api.arguments import _int_tuple, convert, is_array
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import index_error, op_type_error, op_value_error
@@ -29,7 +29,6 @@ from funcarray.lax._ops_common import (
     _checked_bind,
     _doc,
     _int,
-    _int_tuple,
     _kind,
     _operand,
     _same_dtype_operands,
@@ -70,9 +69,9 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (j
     """
     op = "lax.slice"
     x = _operand(op, operand)
-    starts = _int_tuple(op, "start_indices", start_indices)
-    limits = _int_tuple(op, "limit_indices", limit_indices)
-    steps = None if strides is None else _int_tuple(op, "strides", strides)
+    starts = _int_tuple(op, start_indices, "start_indices", sequence_only=True)
+    limits = _int_tuple(op, limit_indices, "limit_indices", sequence_only=True)
+    steps = None if strides is None else _int_tuple(op, strides, "strides", sequence_only=True)
     for what, value in (("start_indices", starts), ("limit_indices", limits),
                         ("strides", steps)):
         if value is not None and len(value) != x.ndim:
@@ -224,7 +223,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """
     op = "lax.dynamic_slice"
     x = _operand(op, operand)
-    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    sizes = _int_tuple(op, slice_sizes, "slice_sizes", sequence_only=True)
     if len(sizes) != x.ndim or not all(0 <= n <= d for n, d in zip(sizes, x.shape)):
         raise op_value_error(op, f"slice_sizes={sizes} must give one size in [0, dim] per "
                                  f"dimension of operand {_short(x)}")
@@ -416,7 +415,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     x = _operand(op, operand)
     indices = _operand(op, start_indices, "start_indices")
     dn = _dimension_numbers(op, dimension_numbers, GatherDimensionNumbers)
-    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    sizes = _int_tuple(op, slice_sizes, "slice_sizes", sequence_only=True)
     return _checked_bind(op, ix.gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_mode(op, mode, True),
