@@ -232,8 +232,19 @@ def _is_single_int(value) -> bool:
         getattr(value, "ndim", None) == 0 and not isinstance(value, (list, tuple)))
 
 
-def _int_tuple(op: str, value, what: str) -> tuple:
-    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple."""
+def _int_tuple(op: str, value, what: str, *, sequence_only: bool = False) -> tuple:
+    """An int or a sequence of ints (a tuple, a list, a concrete 1-d array) as a tuple of
+    Python ints; with ``sequence_only`` (jax.lax's rule) only a tuple, a list or a NumPy array
+    of ints, an error naming the whole ``value`` otherwise."""
+    if sequence_only:
+        if isinstance(value, np.ndarray):
+            value = value.tolist()
+        if isinstance(value, (tuple, list)):
+            try:
+                return tuple(operator.index(v) for v in value)
+            except TypeError:
+                pass
+        raise op_type_error(op, f"{what} must be a sequence of ints, got {value!r}")
     if _is_single_int(value):
         return (_concrete_int(op, value, what),)
     if isinstance(value, Tracer):

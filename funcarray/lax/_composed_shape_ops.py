@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from funcarray.api.arguments import _int_tuple
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _dtype_arg,
     _int,
-    _int_tuple,
     _operand,
     _same_dtype_operands,
     _short,
@@ -52,7 +52,7 @@ def tile(operand, reps):
 
     op = "lax.tile"
     x = _operand(op, operand)
-    reps = _int_tuple(op, "reps", reps)
+    reps = _int_tuple(op, reps, "reps", sequence_only=True)
     if len(reps) != x.ndim:
         raise op_type_error(op, f"reps length must be equal to the ndim of x, got "
                                 f"len(reps)={len(reps)} for {_short(x)}; give one count per "
@@ -125,7 +125,7 @@ def split(operand, sizes, axis=0):
 
     op = "lax.split"
     x = _operand(op, operand)
-    sizes = _int_tuple(op, "sizes", sizes)
+    sizes = _int_tuple(op, sizes, "sizes", sequence_only=True)
     if x.ndim == 0:
         raise op_value_error(op, "cannot split a 0-d array: it has no axis")
     axis = _canonical_axis(op, axis, x.ndim)
@@ -199,7 +199,7 @@ def index_take(src, idxs, axes):
 
     op = "lax.index_take"
     x = _operand(op, src, "src")
-    axes = _int_tuple(op, "axes", axes)
+    axes = _int_tuple(op, axes, "axes", sequence_only=True)
     if isinstance(idxs, (str, bytes)) or not hasattr(idxs, "__len__"):
         raise op_type_error(op, f"idxs must be a sequence of index arrays (one per axis), "
                                 f"got {type(idxs).__name__}")

@@ -39,6 +39,7 @@ import operator
 import numpy as np
 
 from funcarray.api.arguments import (
+    _int_tuple,
     _scalar_operand,
     asarray_arg,
     broadcast_to_shape,
@@ -50,7 +51,7 @@ from funcarray.base.errors import axis_error, op_type_error, op_value_error
 
 __all__ = [
     "_kind", "_short", "_operand", "_check_kinds", "_operand_of_kinds", "_same_dtype_operands",
-    "_broadcast_operands", "_int_tuple", "_int", "_dims", "_axis", "_any_axis", "_dtype_arg",
+    "_broadcast_operands", "_int", "_dims", "_axis", "_any_axis", "_dtype_arg",
     "_checked_bind", "_no_accuracy", "_doc", "_FC", "_F", "_IUFC", "_BIU", "_IU",
 ]
 
@@ -178,18 +179,6 @@ def _broadcast_operands(op: str, arrays, *, equivalent: str | None = None):
     return [broadcast_to_shape(a, result) for a in arrays]
 
 
-def _int_tuple(op: str, what: str, value) -> tuple:
-    """A sequence of ints (a NumPy array included) as a tuple of Python ints."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if not isinstance(value, (tuple, list)):
-        raise op_type_error(op, f"{what} must be a sequence of ints, got {value!r}")
-    try:
-        return tuple(operator.index(v) for v in value)
-    except TypeError:
-        raise op_type_error(op, f"{what} must be a sequence of ints, got {value!r}") from None
-
-
 def _int(op: str, what: str, value) -> int:
     try:
         return operator.index(value)
@@ -199,7 +188,7 @@ def _int(op: str, what: str, value) -> int:
 
 def _dims(op: str, what: str, dims, ndim: int, x=None) -> tuple:
     """Unique, non-negative, in-range dimensions (jax.lax's rule for most dimension lists)."""
-    dims = _int_tuple(op, what, dims)
+    dims = _int_tuple(op, dims, what, sequence_only=True)
     of = f" of operand {_short(x)}" if x is not None else ""
     if any(d < 0 for d in dims):
         raise op_value_error(

@@ -18,13 +18,12 @@ import enum
 
 import numpy as np
 
-from funcarray.api.arguments import convert
+from funcarray.api.arguments import _int_tuple, convert
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
     _dtype_arg,
-    _int_tuple,
     _kind,
     _operand,
     _short,
@@ -96,8 +95,10 @@ def _dot_general(op: str, lhs, rhs, dimension_numbers, precision, preferred_elem
     lhs, rhs = _operand(op, lhs, "lhs"), _operand(op, rhs, "rhs")
     try:
         (lc, rc), (lb, rb) = dimension_numbers
-        dn = ((_int_tuple(op, "lhs_contracting", lc), _int_tuple(op, "rhs_contracting", rc)),
-              (_int_tuple(op, "lhs_batch", lb), _int_tuple(op, "rhs_batch", rb)))
+        dn = ((_int_tuple(op, lc, "lhs_contracting", sequence_only=True),
+               _int_tuple(op, rc, "rhs_contracting", sequence_only=True)),
+              (_int_tuple(op, lb, "lhs_batch", sequence_only=True),
+               _int_tuple(op, rb, "rhs_batch", sequence_only=True)))
     except (TypeError, ValueError):
         raise op_type_error(op, f"dimension_numbers must be ((lhs_contracting, "
                                 f"rhs_contracting), (lhs_batch, rhs_batch)), got "
@@ -253,7 +254,8 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
         n = x.ndim
         dimension_numbers = (((n - 1,), (n - 2,)), (tuple(range(n - 2)), tuple(range(n - 2))))
     (lc, rc), _ = dimension_numbers
-    lc, rc = _int_tuple(op, "lhs_contracting", lc), _int_tuple(op, "rhs_contracting", rc)
+    lc = _int_tuple(op, lc, "lhs_contracting", sequence_only=True)
+    rc = _int_tuple(op, rc, "rhs_contracting", sequence_only=True)
     if x.ndim != y.ndim:
         raise op_type_error(op, f"lhs {_short(x)} and rhs {_short(y)} must have one rank")
     scales = []

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from funcarray.api.arguments import convert
+from funcarray.api.arguments import _int_tuple, convert
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
@@ -30,7 +30,6 @@ from funcarray.lax._ops_common import (
     _dims,
     _dtype_arg,
     _int,
-    _int_tuple,
     _kind,
     _operand,
     _same_dtype_operands,
@@ -47,7 +46,7 @@ __all__ = [
 
 
 def _shape_arg(op: str, shape, what: str = "shape") -> tuple:
-    shape = _int_tuple(op, what, shape)
+    shape = _int_tuple(op, shape, what, sequence_only=True)
     if any(d < 0 for d in shape):
         raise op_value_error(op, f"{what}={shape} must have every element non-negative")
     return shape
@@ -68,7 +67,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     op = "lax.broadcast_in_dim"
     x = _operand(op, operand)
     shape = _shape_arg(op, shape)
-    dims = _int_tuple(op, "broadcast_dimensions", broadcast_dimensions)
+    dims = _int_tuple(op, broadcast_dimensions, "broadcast_dimensions", sequence_only=True)
     if len(dims) != x.ndim:
         raise op_type_error(op, f"broadcast_dimensions={dims} needs one entry per dimension "
                                 f"of operand {_short(x)}")
@@ -113,12 +112,12 @@ def reshape(operand, new_sizes, dimensions=None):
     """
     op = "lax.reshape"
     x = _operand(op, operand)
-    new_sizes = _int_tuple(op, "new_sizes", new_sizes)
+    new_sizes = _int_tuple(op, new_sizes, "new_sizes", sequence_only=True)
     if any(d < 0 for d in new_sizes):
         raise op_value_error(op, f"new_sizes={new_sizes} must be non-negative; jax.lax.reshape "
                                  f"takes no -1 (funcarray.numpy.reshape does)")
     if dimensions is not None:
-        dims = _int_tuple(op, "dimensions", dimensions)
+        dims = _int_tuple(op, dimensions, "dimensions", sequence_only=True)
         if sorted(dims) != list(range(x.ndim)):
             raise op_value_error(op, f"dimensions={dims} must be a permutation of the "
                                      f"dimensions of operand {_short(x)}")
@@ -162,7 +161,8 @@ def squeeze(array, dimensions):
     """
     op = "lax.squeeze"
     x = _operand(op, array, "array")
-    dims = tuple(_any_axis(op, d, x.ndim) for d in _int_tuple(op, "dimensions", dimensions))
+    dims = tuple(_any_axis(op, d, x.ndim)
+                 for d in _int_tuple(op, dimensions, "dimensions", sequence_only=True))
     if len(set(dims)) != len(dims):
         raise op_value_error(op, f"dimensions are not unique: {tuple(dimensions)}")
     if any(x.shape[d] != 1 for d in dims):
@@ -185,7 +185,7 @@ def expand_dims(array, dimensions):
     """
     op = "lax.expand_dims"
     x = _operand(op, array, "array")
-    raw = _int_tuple(op, "dimensions", dimensions)
+    raw = _int_tuple(op, dimensions, "dimensions", sequence_only=True)
     ndim_out = x.ndim + len(raw)
     dims = tuple(_any_axis(op, d, ndim_out) for d in raw)
     if len(set(dims)) != len(dims):
@@ -211,7 +211,7 @@ def transpose(operand, permutation):
     """
     op = "lax.transpose"
     x = _operand(op, operand)
-    perm = _int_tuple(op, "permutation", permutation)
+    perm = _int_tuple(op, permutation, "permutation", sequence_only=True)
     if sorted(perm) != list(range(x.ndim)):
         raise op_value_error(op, f"permutation={perm} is not a permutation of the dimensions "
                                  f"of operand {_short(x)} (0 to {x.ndim - 1}, each once)")

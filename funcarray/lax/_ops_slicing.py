@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from funcarray.api.arguments import convert, is_array
+from funcarray.api.arguments import _int_tuple, convert, is_array
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import index_error, op_type_error, op_value_error
@@ -30,7 +30,6 @@ from funcarray.lax._ops_common import (
     _checked_bind,
     _doc,
     _int,
-    _int_tuple,
     _kind,
     _operand,
     _same_dtype_operands,
@@ -82,9 +81,9 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (j
     """
     op = "lax.slice"
     x = _operand(op, operand)
-    starts = _int_tuple(op, "start_indices", start_indices)
-    limits = _int_tuple(op, "limit_indices", limit_indices)
-    steps = None if strides is None else _int_tuple(op, "strides", strides)
+    starts = _int_tuple(op, start_indices, "start_indices", sequence_only=True)
+    limits = _int_tuple(op, limit_indices, "limit_indices", sequence_only=True)
+    steps = None if strides is None else _int_tuple(op, strides, "strides", sequence_only=True)
     for what, value in (("start_indices", starts), ("limit_indices", limits),
                         ("strides", steps)):
         if value is not None and len(value) != x.ndim:
@@ -236,7 +235,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """
     op = "lax.dynamic_slice"
     x = _operand(op, operand)
-    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    sizes = _int_tuple(op, slice_sizes, "slice_sizes", sequence_only=True)
     if len(sizes) != x.ndim or not all(0 <= n <= d for n, d in zip(sizes, x.shape)):
         raise op_value_error(op, f"slice_sizes={sizes} must give one size in [0, dim] per "
                                  f"dimension of operand {_short(x)}")
@@ -425,7 +424,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
     x = _operand(op, operand)
     indices = _operand(op, start_indices, "start_indices")
     dn = _dimension_numbers(op, dimension_numbers, GatherDimensionNumbers)
-    sizes = _int_tuple(op, "slice_sizes", slice_sizes)
+    sizes = _int_tuple(op, slice_sizes, "slice_sizes", sequence_only=True)
     return _checked_bind(op, gather_p, x, indices, dimension_numbers=dn, slice_sizes=sizes,
                          indices_are_sorted=bool(indices_are_sorted),
                          unique_indices=bool(unique_indices), mode=_mode(op, mode, True),
@@ -545,7 +544,7 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_s
     if not callable(func):
         raise op_type_error(op, f"func must be a function of one scalar, got {func!r}")
     dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
-    shape = _int_tuple(op, "update_shape", update_shape)
+    shape = _int_tuple(op, update_shape, "update_shape", sequence_only=True)
     counts = _checked_bind(op, scatter_add_p, lax.full(x.shape, 0, np.int32), indices,
                            lax.full(shape, 1, np.int32), dimension_numbers=dn,
                            indices_are_sorted=bool(indices_are_sorted),

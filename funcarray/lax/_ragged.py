@@ -33,6 +33,7 @@ import dataclasses
 import numpy as np
 
 from funcarray.api.arguments import (
+    _int_tuple,
     _moveaxes,
     _transpose,
     broadcast_shapes,
@@ -40,7 +41,7 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._ops_common import _int_tuple, _operand, _short
+from funcarray.lax._ops_common import _operand, _short
 from funcarray.lax._ops_dot import _dot_general
 
 __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"]
@@ -176,7 +177,8 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
     if len(dn.lhs_ragged_dimensions) != 1:
         raise op_type_error(op, f"exactly one lhs ragged dimension is needed, got "
                                 f"{dn.lhs_ragged_dimensions}")
-    (ragged,) = _int_tuple(op, "lhs_ragged_dimensions", dn.lhs_ragged_dimensions)
+    (ragged,) = _int_tuple(op, dn.lhs_ragged_dimensions, "lhs_ragged_dimensions",
+                           sequence_only=True)
     if not 0 <= ragged < lhs.ndim:
         raise op_value_error(op, f"the lhs ragged dimension {ragged} is out of range for lhs "
                                  f"{_short(lhs)}")

@@ -25,10 +25,10 @@ import operator
 
 import numpy as np
 
-from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.api.arguments import _int_tuple, asarray_arg, is_array
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._ops_common import _int_tuple, _operand, _same_dtype_operands, _short
+from funcarray.lax._ops_common import _operand, _same_dtype_operands, _short
 from funcarray.primitives.reduce_general import reduce_p
 from funcarray.transforms.core import ShapedArray, Tracer, current_trace, set_current_trace
 from funcarray.transforms.staging import StagingTrace
@@ -163,7 +163,7 @@ def reduce(operands, init_values, computation, dimensions):
     """
     op = "lax.reduce"
     xs, raw_inits, treedef = flat_operands_and_inits(op, operands, init_values, unify=False)
-    dims = _int_tuple(op, "dimensions", dimensions)
+    dims = _int_tuple(op, dimensions, "dimensions", sequence_only=True)
     ndim = xs[0].ndim
     if len(set(dims)) != len(dims) or any(not 0 <= d < ndim for d in dims):
         raise op_value_error(op, f"dimensions {dims} must be distinct axes of {_short(xs[0])} "
