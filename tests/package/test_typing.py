@@ -38,6 +38,9 @@ REVEALED = {
     "jit": f"funcarray.api.jit.JitWrapped[[w: {_A}, x: {_A}], {_A}]",
     "vmap": f"def (w: {_A}, x: {_A}) -> {_A}",
     "custom_jvp": f"funcarray.api.custom_derivatives.custom_jvp[[w: {_A}, x: {_A}], {_A}]",
+    "optim_init": "funcarray.optim._base.TransformInitFn",
+    "optim_update": "funcarray.optim._base.TransformUpdateFn",
+    "optim_apply": f"dict[str, {_A}]",
 }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray import Array, lax, nn, random
+from funcarray import Array, lax, nn, optim, random
 from funcarray.api.jit import Compiled, Lowered
 from funcarray.nn import initializers
 from funcarray.numpy.linalg import QRResult
@@ -333,6 +333,35 @@ init: initializers.Initializer = initializers.glorot_normal()
 assert_type(init(key, (3, 4)), Array)
 assert_type(initializers.zeros(key, (2,)), Array)
 
+# --- funcarray.optim (optax's interface) ---------------------------------------------------
+params = {"w": w, "b": fnp.zeros(())}
+opt: optim.GradientTransformation = optim.chain(
+    optim.clip_by_global_norm(1.0),
+    optim.adamw(optim.warmup_cosine_decay_schedule(0.0, 1e-2, 10, 100), weight_decay=1e-4))
+opt_state = opt.init(params)
+assert_type(opt_state, Any)
+grads = fa.grad(lambda p: fnp.sum(p["w"] ** 2) + p["b"])(params)
+updates, opt_state = opt.update(grads, opt_state, params)
+assert_type(opt.update(grads, opt_state, params=params), tuple[Any, Any])
+assert_type(optim.apply_updates(params, updates), dict[str, Array])
+assert_type(optim.global_norm(updates), Array)
+assert_type(optim.sgd(0.1, momentum=0.9, nesterov=True), optim.GradientTransformation)
+assert_type(optim.adam(fnp.asarray(1e-3)).update(grads, optim.adam(1e-3).init(params))[0], Any)
+rmsprop = optim.rmsprop(1e-3, centered=True)
+init_fn: optim.TransformInitFn = rmsprop.init
+update_fn: optim.TransformUpdateFn = rmsprop.update
+assert_type(update_fn(grads, init_fn(params)), tuple[Any, Any])
+lr: optim.Schedule = optim.exponential_decay(1.0, 10, 0.5, staircase=True)
+assert_type(optim.constant_schedule(0.1)(3), float)
+assert_type(optim.cosine_decay_schedule(1.0, 100)(fnp.asarray(5)), Array)
+assert_type(optim.piecewise_constant_schedule(1.0, {10: 0.1})(12), Array)
+assert_type(optim.join_schedules([optim.linear_schedule(0.0, 1.0, 5), lr], [5])(7), ArrayLike)
+
+if TYPE_CHECKING:
+    reveal_type(opt.init)  # R: optim_init
+    reveal_type(opt.update)  # R: optim_update
+    reveal_type(optim.apply_updates(params, updates))  # R: optim_apply
+
 # --- funcarray.lax -------------------------------------------------------------------------
 assert_type(lax.cond(True, fnp.sin, fnp.cos, w), Array)
 assert_type(lax.cond(False, lambda: 1.0, lambda: 2.0), Array)
@@ -383,3 +412,6 @@ def _misuses() -> None:
     double(w, w)  # E: call-arg
     _bad_like: ArrayLike = [1.0]  # E: assignment
     _bad_dtype: DTypeLike = 3  # E: assignment
+    optim.adam("0.1")  # E: arg-type
+    optim.sgd(0.1).update(grads)  # E: call-arg
+    optim.linear_schedule(1.0, 0.0, 2.5)  # E: arg-type
