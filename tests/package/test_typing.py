@@ -41,6 +41,8 @@ REVEALED = {
     "optim_init": "funcarray.optim._base.TransformInitFn",
     "optim_update": "funcarray.optim._base.TransformUpdateFn",
     "optim_apply": f"dict[str, {_A}]",
+    "treedef": "optree._C.PyTreeSpec",
+    "register_class": "def [_Node] (cls: type[_Node]) -> type[_Node]",
 }
 
 

@@ -9,6 +9,7 @@ annotations describe what the functions really return. (Not collected by pytest:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_type
 
@@ -16,7 +17,7 @@ import numpy as np
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray import Array, lax, nn, optim, random
+from funcarray import Array, lax, nn, optim, random, tree_util
 from funcarray.api.jit import Compiled, Lowered
 from funcarray.nn import initializers
 from funcarray.numpy.linalg import QRResult
@@ -361,6 +362,96 @@ if TYPE_CHECKING:
     reveal_type(opt.init)  # R: optim_init
     reveal_type(opt.update)  # R: optim_update
     reveal_type(optim.apply_updates(params, updates))  # R: optim_apply
+
+# --- funcarray.tree and funcarray.tree_util (jax.tree_util's interface) -------------------
+flat, treedef = fa.tree.flatten(params)
+assert_type(flat, list[Any])
+assert_type(treedef, fa.tree.PyTreeDef)
+assert_type(fa.tree.unflatten(treedef, flat), Any)
+assert_type(fa.tree.leaves(params, is_leaf=lambda node: isinstance(node, dict)), list[Any])
+assert_type(fa.tree.structure(params), fa.tree.PyTreeDef)
+assert_type(fa.tree.map(lambda v: v * 2, params), Any)
+assert_type(fa.tree.map_with_path(lambda path, v: v, params), Any)
+assert_type(fa.tree.flatten_with_path(params)[0], list[tuple[Any, ...]])
+
+
+def _count(total: int, leaf: Array) -> int:
+    return total + leaf.size
+
+
+def _plus(a: int, b: int) -> int:
+    return a + b
+
+
+assert_type(fa.tree.reduce(_count, params, 0), int)
+assert_type(fa.tree.all([True, 1]), bool)
+assert_type(fa.tree.transpose(fa.tree.structure([0, 0]), fa.tree.structure((0, 0)),
+                              [(1, 2), (3, 4)]), Any)
+assert_type(tree_util.tree_map(fnp.sin, params), Any)
+assert_type(tree_util.tree_leaves(params), list[Any])
+assert_type(tree_util.tree_flatten_with_path(params)[1], tree_util.PyTreeDef)
+with_paths = tree_util.tree_leaves_with_path(params)
+assert_type(with_paths, list[tuple[tuple[Any, ...], Any]])
+assert_type(tree_util.keystr(with_paths[0][0], simple=True, separator="/"), str)
+assert_type(tree_util.tree_map_with_path(lambda path, v: v, params), Any)
+assert_type(tree_util.tree_reduce_associative(_plus, [1, 2, 3]), int)
+assert_type(tree_util.tree_all(params), bool)
+assert_type(tree_util.tree_broadcast(1.0, params), Any)
+assert_type(tree_util.treedef_children(treedef), list[tree_util.PyTreeDef])
+assert_type(tree_util.treedef_tuple([treedef, treedef]), tree_util.PyTreeDef)
+assert_type(tree_util.treedef_is_leaf(treedef), bool)
+assert_type(tree_util.is_tree_node(dict), bool)
+assert_type(tree_util.all_leaves([1, 2.0]), bool)
+
+
+@tree_util.register_pytree_node_class
+class Box:
+    def __init__(self, value: Array, label: str) -> None:
+        self.value, self.label = value, label
+
+    def tree_flatten(self) -> tuple[tuple[Array], str]:
+        return (self.value,), self.label
+
+    @classmethod
+    def tree_unflatten(cls, label: str, children: tuple[Array]) -> Box:
+        return cls(children[0], label)
+
+
+@fa.tree.register_dataclass
+@dataclasses.dataclass
+class Linear:
+    w: Array
+    b: Array
+    act: str = dataclasses.field(default="relu", metadata={"static": True})
+
+
+@tree_util.register_dataclass(data_fields=["w"])
+@dataclasses.dataclass
+class Scale:
+    w: Array
+    name: str
+
+
+@tree_util.register_static
+class Mode(str):
+    pass
+
+
+class Pair:
+    def __init__(self, first: Array, second: Array) -> None:
+        self.first, self.second = first, second
+
+
+assert_type(Box(w, "w"), Box)
+assert_type(Linear(w, w), Linear)
+assert_type(Scale(w, "s"), Scale)
+assert_type(Mode("train"), Mode)
+assert_type(tree_util.register_pytree_node(
+    Pair, lambda p: ((p.first, p.second), None), lambda _, ch: Pair(ch[0], ch[1])), type[Pair])
+
+if TYPE_CHECKING:
+    reveal_type(treedef)  # R: treedef
+    reveal_type(tree_util.register_pytree_node_class)  # R: register_class
 
 # --- funcarray.lax -------------------------------------------------------------------------
 assert_type(lax.cond(True, fnp.sin, fnp.cos, w), Array)
