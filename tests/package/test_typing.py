@@ -43,6 +43,9 @@ REVEALED = {
     "optim_apply": f"dict[str, {_A}]",
     "treedef": "optree._C.PyTreeSpec",
     "register_class": "def [_Node] (cls: type[_Node]) -> type[_Node]",
+    "sampler": "funcarray.random._continuous._Sampler",
+    "scaling": "funcarray.nn.initializers._ScalingConstructor",
+    "load_like": f"dict[str, {_A}]",
 }
 
 

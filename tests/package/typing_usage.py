@@ -10,7 +10,11 @@ annotations describe what the functions really return. (Not collected by pytest:
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_type
 
 import numpy as np
@@ -18,6 +22,8 @@ import numpy as np
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import Array, lax, nn, optim, random, tree_util
+from funcarray import io as fio
+from funcarray import testing as ft
 from funcarray.api.jit import Compiled, Lowered
 from funcarray.nn import initializers
 from funcarray.numpy.linalg import QRResult
@@ -319,6 +325,9 @@ assert_type(random.categorical(k1, fnp.zeros(4)), Array)
 assert_type(random.permutation(k2, 5), Array)
 assert_type(random.gamma(k1, 2.0), Array)
 assert_type(random.key_impl(key), str)
+assert_type(random.exponential(k1, (3,)), Array)
+assert_type(random.laplace(k2, shape=(2,), dtype=fnp.float64), Array)
+assert_type(random.logistic(k1), Array)
 
 # --- funcarray.nn --------------------------------------------------------------------------
 assert_type(nn.relu(x), Array)
@@ -333,6 +342,8 @@ assert_type(nn.standardize(m), Array)
 init: initializers.Initializer = initializers.glorot_normal()
 assert_type(init(key, (3, 4)), Array)
 assert_type(initializers.zeros(key, (2,)), Array)
+he: initializers.Initializer = initializers.he_normal(in_axis=0, out_axis=1, dtype=fnp.float64)
+assert_type(he(key, (3, 2)), Array)
 
 # --- funcarray.optim (optax's interface) ---------------------------------------------------
 params = {"w": w, "b": fnp.zeros(())}
@@ -453,6 +464,37 @@ if TYPE_CHECKING:
     reveal_type(treedef)  # R: treedef
     reveal_type(tree_util.register_pytree_node_class)  # R: register_class
 
+# --- funcarray.io (checkpoints) -------------------------------------------------------------
+checkpoint_dir = tempfile.mkdtemp()
+checkpoint = os.path.join(checkpoint_dir, "params.safetensors")
+fio.save(checkpoint, params, metadata={"step": "1"})
+fio.save(Path(checkpoint_dir) / "params.npz", params)
+assert_type(fio.load(checkpoint), dict[str, Any])
+assert_type(fio.load(checkpoint, flat=True), dict[str, Array])
+assert_type(fio.load(checkpoint, like=params), dict[str, Array])
+assert_type(fio.load(Path(checkpoint_dir) / "params.npz", params, strict=False), dict[str, Array])
+assert_type(fio.load_metadata(checkpoint), dict[str, str])
+shutil.rmtree(checkpoint_dir)
+
+# --- funcarray.testing ---------------------------------------------------------------------
+assert_type(ft.assert_allclose(fnp.sin(x), np.sin(np.asarray(x)), rtol=1e-5), None)
+assert_type(ft.assert_allclose(fnp.ones(2), [1.0, 1.0]), None)
+assert_type(ft.assert_trees_allclose(params, params), None)
+assert_type(ft.tolerance("float32", np.float64), tuple[float, float])
+assert_type(ft.check_grads(fnp.sin, (x,), order=1, modes=("rev",)), None)
+assert_type(ft.check_jvp_vjp(loss, (w, xs)), None)
+assert_type(ft.check_vmap(loss, (w, xs), in_axes=(None, 0)), None)
+assert_type(ft.check_jit(power, (w, 2), static_argnums=1), None)
+with ft.count_compiles(at_most=1) as compiles:
+    double(w)
+assert_type(compiles, ft.CompileCounter)
+assert_type(compiles.count, int)
+
+if TYPE_CHECKING:
+    reveal_type(random.exponential)  # R: sampler
+    reveal_type(initializers.glorot_uniform)  # R: scaling
+    reveal_type(fio.load(checkpoint, params))  # R: load_like
+
 # --- funcarray.lax -------------------------------------------------------------------------
 assert_type(lax.cond(True, fnp.sin, fnp.cos, w), Array)
 assert_type(lax.cond(False, lambda: 1.0, lambda: 2.0), Array)
@@ -506,3 +548,6 @@ def _misuses() -> None:
     optim.adam("0.1")  # E: arg-type
     optim.sgd(0.1).update(grads)  # E: call-arg
     optim.linear_schedule(1.0, 0.0, 2.5)  # E: arg-type
+    fio.save(checkpoint, params, metadata={"step": 1})  # E: dict-item
+    ft.check_grads(fnp.sin, (x,), modes=("backward",))  # E: arg-type
+    random.exponential(key, (2,), 3)  # E: arg-type
