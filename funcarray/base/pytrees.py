@@ -17,8 +17,22 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, overload
 
 import optree
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable, Iterable, Sequence
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
+    _Node = TypeVar("_Node")
+    # As in JAX: what flatten_func returns, unflatten_func is given back (a lambda's
+    # ``children`` is then the tuple or list the flatten side made).
+    _Children = TypeVar("_Children", bound=Iterable[Any])
+    _AuxData = TypeVar("_AuxData", bound=Hashable)
+    # is_leaf: called on every node; True stops the flattening there.
+    _IsLeaf = Callable[[Any], bool] | None
 
 __all__ = [
     "map", "flatten", "unflatten", "leaves", "structure", "register_pytree_node",
@@ -31,10 +45,10 @@ __all__ = [
 NAMESPACE = "funcarray"
 PyTreeDef = optree.PyTreeSpec
 
-_OPTS = {"none_is_leaf": False, "namespace": NAMESPACE}
+_OPTS: dict[str, Any] = {"none_is_leaf": False, "namespace": NAMESPACE}
 
 
-def flatten(tree, is_leaf=None):
+def flatten(tree: Any, is_leaf: _IsLeaf = None) -> tuple[list[Any], PyTreeDef]:
     """``(leaves, treedef)`` of ``tree``; ``unflatten(treedef, leaves)`` rebuilds it.
 
     Example:
@@ -45,7 +59,7 @@ def flatten(tree, is_leaf=None):
     return optree.tree_flatten(tree, is_leaf=is_leaf, **_OPTS)
 
 
-def unflatten(treedef, leaves):
+def unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a tree of ``treedef``'s structure from ``leaves``.
 
     Example:
@@ -56,7 +70,7 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, leaves)
 
 
-def leaves(tree, is_leaf=None):
+def leaves(tree: Any, is_leaf: _IsLeaf = None) -> list[Any]:
     """The leaves of ``tree``, in flattening order.
 
     Example:
@@ -66,7 +80,7 @@ def leaves(tree, is_leaf=None):
     return optree.tree_leaves(tree, is_leaf=is_leaf, **_OPTS)
 
 
-def structure(tree, is_leaf=None):
+def structure(tree: Any, is_leaf: _IsLeaf = None) -> PyTreeDef:
     """The tree structure (a PyTreeDef) of ``tree``.
 
     Example:
@@ -76,7 +90,8 @@ def structure(tree, is_leaf=None):
     return optree.tree_structure(tree, is_leaf=is_leaf, **_OPTS)
 
 
-def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
+def map(f: Callable[..., Any], tree: Any, *rest: Any,  # noqa: A001 (JAX's name)
+        is_leaf: _IsLeaf = None) -> Any:
     """Apply ``f`` to the leaves of ``tree`` (and matching leaves of ``rest``).
 
     Example:
@@ -86,7 +101,8 @@ def map(f, tree, *rest, is_leaf=None):  # noqa: A001 (JAX's name)
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
 
 
-def map_with_path(f, tree, *rest, is_leaf=None):
+def map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: _IsLeaf = None
+                  ) -> Any:
     """Like ``map``, with each leaf's path (a tuple of keys) as ``f``'s first argument.
 
     Example:
@@ -96,7 +112,8 @@ def map_with_path(f, tree, *rest, is_leaf=None):
     return optree.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
 
 
-def flatten_with_path(tree, is_leaf=None):
+def flatten_with_path(tree: Any, is_leaf: _IsLeaf = None
+                      ) -> tuple[list[tuple[Any, ...]], list[Any], PyTreeDef]:
     """``(paths, leaves, treedef)``, each path a tuple of keys and indices.
 
     Example:
@@ -106,7 +123,7 @@ def flatten_with_path(tree, is_leaf=None):
     return optree.tree_flatten_with_path(tree, is_leaf=is_leaf, **_OPTS)
 
 
-def all(tree):  # noqa: A001 (JAX's name)
+def all(tree: Any) -> bool:  # noqa: A001 (JAX's name)
     """True when every leaf is truthy.
 
     Example:
@@ -116,10 +133,11 @@ def all(tree):  # noqa: A001 (JAX's name)
     return optree.tree_all(tree, **_OPTS)
 
 
-_NO_INITIALIZER = object()
+_NO_INITIALIZER: Any = object()
 
 
-def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
+def reduce(function: Callable[[_T, Any], _T], tree: Any, initializer: _T = _NO_INITIALIZER,
+           is_leaf: _IsLeaf = None) -> _T:
     """Fold ``function`` over the leaves.
 
     Example:
@@ -131,7 +149,7 @@ def reduce(function, tree, initializer=_NO_INITIALIZER, is_leaf=None):
     return optree.tree_reduce(function, tree, initializer, is_leaf=is_leaf, **_OPTS)
 
 
-def transpose(outer_treedef, inner_treedef, tree):
+def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, tree: Any) -> Any:
     """Turn a tree of trees inside out (a list of pairs into a pair of lists...).
 
     Example:
@@ -141,7 +159,9 @@ def transpose(outer_treedef, inner_treedef, tree):
     return optree.tree_transpose(outer_treedef, inner_treedef, tree)
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func):
+def register_pytree_node(nodetype: type[_Node],
+                         flatten_func: Callable[[_Node], tuple[_Children, _AuxData]],
+                         unflatten_func: Callable[[_AuxData, _Children], _Node]) -> type[_Node]:
     """Register a container type, with JAX's signatures:
     ``flatten_func(node) -> (children, aux_data)`` and
     ``unflatten_func(aux_data, children) -> node``.
@@ -178,7 +198,22 @@ class _FieldEntry(optree.GetAttrEntry):
         return f"{type(self).__name__}(field={self.name!r}, type={self.type!r})"
 
 
-def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+@overload
+def register_dataclass(nodetype: type[_Node], data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None,
+                       drop_fields: Sequence[str] = ()) -> type[_Node]: ...
+
+
+@overload
+def register_dataclass(nodetype: None = None, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None, drop_fields: Sequence[str] = ()
+                       ) -> Callable[[type[_Node]], type[_Node]]: ...
+
+
+def register_dataclass(nodetype: type[_Node] | None = None,
+                       data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None, drop_fields: Sequence[str] = ()
+                       ) -> type[_Node] | Callable[[type[_Node]], type[_Node]]:
     """Register a dataclass: its ``data_fields`` are children, its ``meta_fields`` static
     (part of the tree structure, so ``jit`` retraces when one changes), as in JAX.
 

@@ -19,7 +19,7 @@ import builtins
 import dataclasses
 import functools
 import operator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import optree
 
@@ -45,6 +45,14 @@ __all__ = [
 
 KeyEntry = TypeVar("KeyEntry", bound=Any)
 KeyPath = tuple[KeyEntry, ...]
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from funcarray.base.pytrees import _T, _AuxData, _Children, _IsLeaf, _Node
+
+    # is_leaf with is_leaf_takes_path=True: called as is_leaf(key_path, node).
+    _IsLeafMaybePath = Callable[[Any], bool] | Callable[[KeyPath, Any], bool] | None
 
 
 # ----------------------------------------------------------------------------- key entries
@@ -121,7 +129,7 @@ class FlattenedIndexKey:
         return f"[<flat index {self.key!r}>]"
 
 
-def _as_int(cls_name, field, value):
+def _as_int(cls_name: str, field: str, value: Any) -> int:
     if isinstance(value, bool):
         raise TypeError(f"{cls_name}: {field} must be an int, got bool")
     try:
@@ -131,7 +139,7 @@ def _as_int(cls_name, field, value):
                         f"{type(value).__name__}") from None
 
 
-def keystr(keys, *, simple=False, separator=""):
+def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
     """A key path as a string: each key's ``str`` (or, with ``simple``, its bare key, index or
     name) joined by ``separator``.
 
@@ -185,7 +193,9 @@ def _key(entry):
 # ----------------------------------------------------------------------------- key paths
 
 
-def tree_flatten_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+def tree_flatten_with_path(tree: Any, is_leaf: _IsLeafMaybePath = None,
+                           is_leaf_takes_path: bool = False
+                           ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     """``([(key_path, leaf), ...], treedef)``, each key path a tuple of JAX keys.
 
     With ``is_leaf_takes_path``, ``is_leaf`` is called as ``is_leaf(key_path, node)``.
@@ -230,7 +240,8 @@ def _flatten_with_path_predicate(tree, is_leaf):
     return pairs, treedef
 
 
-def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
+def tree_leaves_with_path(tree: Any, is_leaf: _IsLeafMaybePath = None,
+                          is_leaf_takes_path: bool = False) -> list[tuple[KeyPath, Any]]:
     """``[(key_path, leaf), ...]``: the first element of ``tree_flatten_with_path``.
 
     Example:
@@ -240,7 +251,9 @@ def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path=False):
     return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: _IsLeafMaybePath = None, is_leaf_takes_path: bool = False
+                       ) -> Any:
     """Like ``tree_map``, with each leaf's key path as ``f``'s first argument.
 
     Example:
@@ -256,7 +269,12 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None, is_leaf_takes_path=False):
 # ----------------------------------------------------------------------------- registration
 
 
-def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func=None):
+def register_pytree_node(
+        nodetype: type[_Node], flatten_func: Callable[[_Node], tuple[_Children, _AuxData]],
+        unflatten_func: Callable[[_AuxData, _Children], _Node],
+        flatten_with_keys_func: Callable[[_Node], tuple[Iterable[tuple[KeyEntry, Any]],
+                                                        _AuxData]] | None = None
+) -> type[_Node]:
     """Register a container type: ``flatten_func(node) -> (children, aux_data)``,
     ``unflatten_func(aux_data, children) -> node``. Its children's keys are
     ``FlattenedIndexKey``, unless ``flatten_with_keys_func(node) -> (((key, child), ...),
@@ -276,7 +294,12 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_ke
     return _tree.register_pytree_node(nodetype, flatten_func, unflatten_func)
 
 
-def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatten_func=None):
+def register_pytree_with_keys(
+        nodetype: type[_Node],
+        flatten_with_keys: Callable[[_Node], tuple[Iterable[tuple[KeyEntry, Any]], _AuxData]],
+        unflatten_func: Callable[[_AuxData, Iterable[Any]], _Node],
+        flatten_func: Callable[[_Node], tuple[Iterable[Any], _AuxData]] | None = None
+) -> type[_Node]:
     """Register a container type whose children have keys:
     ``flatten_with_keys(node) -> (((key, child), ...), aux_data)``.
 
@@ -303,7 +326,7 @@ def register_pytree_with_keys(nodetype, flatten_with_keys, unflatten_func, flatt
     return nodetype
 
 
-def register_pytree_node_class(cls):
+def register_pytree_node_class(cls: type[_Node]) -> type[_Node]:
     """Register ``cls`` with its ``tree_flatten()`` method and ``tree_unflatten(aux_data,
     children)`` classmethod; returns ``cls``, so it works as a decorator.
 
@@ -321,7 +344,7 @@ def register_pytree_node_class(cls):
     return cls
 
 
-def register_pytree_with_keys_class(cls):
+def register_pytree_with_keys_class(cls: type[_Node]) -> type[_Node]:
     """Register ``cls`` with its ``tree_flatten_with_keys()`` method and ``tree_unflatten``
     classmethod (see ``register_pytree_with_keys``); returns ``cls``.
 
@@ -342,7 +365,7 @@ def register_pytree_with_keys_class(cls):
     return cls
 
 
-def register_static(cls):
+def register_static(cls: type[_Node]) -> type[_Node]:
     """Register ``cls`` as a pytree with no leaves: its instances are static (part of the
     treedef, so hashable), as in JAX. Returns ``cls``.
 
@@ -413,7 +436,7 @@ _tree.register_pytree_node(
 # ----------------------------------------------------------------------------- the rest
 
 
-def tree_all(tree, *, is_leaf=None):
+def tree_all(tree: Any, *, is_leaf: _IsLeaf = None) -> bool:
     """True when every leaf is truthy.
 
     Example:
@@ -423,7 +446,8 @@ def tree_all(tree, *, is_leaf=None):
     return builtins.all(tree_leaves(tree, is_leaf=is_leaf))
 
 
-def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose: Any) -> Any:
     """Turn a tree of trees inside out; ``inner_treedef=None`` infers it from the first inner
     tree, as in JAX.
 
@@ -437,10 +461,11 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
-_NO_IDENTITY = object()
+_NO_IDENTITY: Any = object()
 
 
-def tree_reduce_associative(operation, tree, *, identity=_NO_IDENTITY, is_leaf=None):
+def tree_reduce_associative(operation: Callable[[_T, _T], _T], tree: Any, *,
+                            identity: _T = _NO_IDENTITY, is_leaf: _IsLeaf = None) -> _T:
     """Fold an associative ``operation`` over the leaves, pairwise (a balanced tree of calls);
     ``identity`` is the result for a tree without leaves.
 
@@ -460,7 +485,7 @@ def tree_reduce_associative(operation, tree, *, identity=_NO_IDENTITY, is_leaf=N
     return sequence[0]
 
 
-def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: _IsLeaf = None) -> Any:
     """``prefix_tree`` with each leaf repeated over the matching subtree of ``full_tree``.
 
     Example:
@@ -470,7 +495,7 @@ def tree_broadcast(prefix_tree, full_tree, is_leaf=None):
     return optree.tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=is_leaf, **_OPTS)
 
 
-def all_leaves(iterable, is_leaf=None):
+def all_leaves(iterable: Iterable[Any], is_leaf: _IsLeaf = None) -> bool:
     """True when every element of ``iterable`` is a leaf (``None`` is not: it is an empty
     subtree).
 
@@ -481,7 +506,7 @@ def all_leaves(iterable, is_leaf=None):
     return optree.all_leaves(iterable, is_leaf=is_leaf, **_OPTS)
 
 
-def is_tree_node(typ):
+def is_tree_node(typ: type) -> bool:
     """True when instances of ``typ`` are pytree nodes (builtin containers, namedtuples,
     registered classes, ``NoneType``).
 
@@ -493,7 +518,7 @@ def is_tree_node(typ):
             or optree.is_namedtuple_class(typ) or optree.is_structseq_class(typ))
 
 
-def treedef_is_leaf(treedef):
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
     """True when ``treedef`` is a single node: a leaf, or ``None`` (an empty tree), as in JAX.
 
     Example:
@@ -503,7 +528,7 @@ def treedef_is_leaf(treedef):
     return treedef.num_nodes == 1
 
 
-def treedef_children(treedef):
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
     """The treedefs of the root's children.
 
     Example:
@@ -513,7 +538,7 @@ def treedef_children(treedef):
     return treedef.children()
 
 
-def treedef_tuple(treedefs):
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
     """The treedef of a tuple whose children have the given treedefs.
 
     Example:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -15,6 +16,15 @@ from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.io import _npz, _safetensors
 from funcarray.io._names import leaf_names, nest
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from io import BufferedReader
+    from typing import Any, BinaryIO, Literal, TypeVar
+
+    _Tree = TypeVar("_Tree")
+    # A file name (a str or an os.PathLike such as pathlib.Path).
+    _Path = str | os.PathLike[str]
 
 __all__ = ["save", "load", "load_metadata"]
 
@@ -31,7 +41,7 @@ def _format(op: str, path: str) -> str:
                              "'.safetensors' or '.npz' file name")
 
 
-def _to_numpy(op: str, name: str, leaf) -> np.ndarray:
+def _to_numpy(op: str, name: str, leaf: Any) -> np.ndarray:
     if isinstance(leaf, Tracer):
         raise op_type_error(op, f"key {name!r} is a traced value (save was called inside jit, "
                                 "grad or vmap); save concrete arrays, outside transformed "
@@ -54,7 +64,7 @@ def _to_numpy(op: str, name: str, leaf) -> np.ndarray:
     return array if array.flags.c_contiguous else array.copy(order="C")
 
 
-def _atomic_write(path: str, write) -> None:
+def _atomic_write(path: str, write: Callable[[BinaryIO], None]) -> None:
     """Write through a temporary file in the same folder, then rename it over ``path``: a
     crash or an error mid-write leaves the old file (or none), never a partial one."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -84,7 +94,7 @@ def _new_file_mode(path: str) -> int:
         return 0o666 & ~umask
 
 
-def _check_metadata(op: str, metadata) -> dict | None:
+def _check_metadata(op: str, metadata: object) -> dict[str, str] | None:
     if metadata is None:
         return None
     if not isinstance(metadata, dict) or not all(
@@ -94,7 +104,7 @@ def _check_metadata(op: str, metadata) -> dict | None:
 
 
 @api_boundary
-def save(path, tree, *, metadata=None) -> None:
+def save(path: _Path, tree: Any, *, metadata: Mapping[str, str] | None = None) -> None:
     """Save a pytree of arrays to ``path``, a ``.safetensors`` or ``.npz`` file.
 
     Each leaf is stored under its dotted path (``{"layers": [{"w": w}]}`` stores
@@ -138,7 +148,7 @@ def _shape_dtype(op: str, name: str, leaf) -> tuple:
 class _Checkpoint:
     """An open checkpoint: the names, shapes and dtypes it holds, and a way to read each."""
 
-    def __init__(self, op: str, path: str, file=None):
+    def __init__(self, op: str, path: str, file: BufferedReader | None = None):
         self.where = repr(path)
         if file is not None:
             entries, self.metadata = _safetensors.read_header(op, file, self.where)
@@ -194,7 +204,7 @@ def _as_array(array: np.ndarray) -> Array:
     return Array(array)
 
 
-def _load(op: str, checkpoint: _Checkpoint, like, flat: bool, strict: bool):
+def _load(op: str, checkpoint: _Checkpoint, like: Any, flat: bool, strict: bool) -> Any:
     if like is None:
         arrays = {name: _as_array(checkpoint.read(name)) for name in checkpoint.specs}
         return arrays if flat else nest(op, arrays)
@@ -206,8 +216,22 @@ def _load(op: str, checkpoint: _Checkpoint, like, flat: bool, strict: bool):
     return _tree.unflatten(treedef, [_as_array(checkpoint.read(n)) for n in names])
 
 
+@overload
+def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[False] = False
+         ) -> dict[str, Any]: ...
+
+
+@overload
+def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[True]
+         ) -> dict[str, Array]: ...
+
+
+@overload
+def load(path: _Path, like: _Tree, *, strict: bool = True, flat: bool = False) -> _Tree: ...
+
+
 @api_boundary
-def load(path, like=None, *, strict=True, flat=False):
+def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = False) -> Any:
     """Load the arrays saved in ``path`` (a ``.safetensors`` or ``.npz`` file).
 
     With ``like`` (a pytree of arrays, or of anything with ``shape`` and ``dtype``) the result
@@ -243,7 +267,7 @@ def load(path, like=None, *, strict=True, flat=False):
 
 
 @api_boundary
-def load_metadata(path) -> dict:
+def load_metadata(path: _Path) -> dict[str, str]:
     """The metadata dict of strings saved with ``save(..., metadata=...)`` (or by another
     safetensors writer, such as ``{"format": "pt"}``).
 

@@ -9,9 +9,13 @@ index.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 from funcarray.base import pytrees as _tree
 from funcarray.base.errors import op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["leaf_names", "nest", "RESERVED"]
 
@@ -29,7 +33,7 @@ def _part(op: str, key, path: tuple) -> str:
                             f"key {key!r}; checkpoint names are built from str and int keys only")
 
 
-def leaf_names(op: str, tree) -> tuple:
+def leaf_names(op: str, tree: Any) -> tuple:
     """``(names, leaves, treedef)`` of ``tree``, each name the leaf's dotted path.
 
     Example:

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import zipfile
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.errors import op_value_error
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = ["RECORD", "read", "write"]
 
@@ -31,7 +35,7 @@ def _bits_dtype(dtype: np.dtype):
     return None
 
 
-def write(file, arrays: dict, metadata: dict | None) -> None:
+def write(file: BinaryIO, arrays: dict, metadata: dict | None) -> None:
     members, stored_as = {}, {}
     for name, array in arrays.items():
         bits = _bits_dtype(array.dtype)

@@ -19,11 +19,16 @@ import math
 import os
 import struct
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from io import BufferedReader
+    from typing import BinaryIO
 
 __all__ = ["DTYPE_CODES", "Entry", "read_header", "read_tensor", "write"]
 
@@ -77,7 +82,7 @@ def code_of(op: str, name: str, dtype: np.dtype) -> str:
 
 # --- writing -------------------------------------------------------------------------------
 
-def write(op: str, file, arrays: dict, metadata: dict | None) -> None:
+def write(op: str, file: BinaryIO, arrays: dict, metadata: dict | None) -> None:
     """Write ``arrays`` (name -> C-contiguous NumPy array) to the binary ``file``."""
     header: dict = {}
     if metadata:
@@ -104,7 +109,7 @@ def _little_endian(array: np.ndarray) -> np.ndarray:
 
 # --- reading -------------------------------------------------------------------------------
 
-def read_header(op: str, file, where: str) -> tuple:
+def read_header(op: str, file: BufferedReader, where: str) -> tuple:
     """``(entries, metadata)`` of an open safetensors file, the header fully validated.
 
     ``entries`` lists the tensors in header order. ``where`` names the file in messages.
@@ -208,7 +213,8 @@ def _check_tiling(op: str, entries: list, data_size: int, where: str) -> None:
                                  "bytes and is corrupt")
 
 
-def read_tensor(op: str, file, entry: Entry, data_start: int, where: str) -> np.ndarray:
+def read_tensor(op: str, file: BufferedReader, entry: Entry, data_start: int, where: str
+                ) -> np.ndarray:
     """Read one validated entry into a fresh, aligned NumPy array."""
     array = np.empty(entry.shape, entry.dtype)
     if not array.size:

@@ -29,10 +29,17 @@ from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
 
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+
+    class _ScalingConstructor(Protocol):
+        """``glorot_uniform`` and the other named ``variance_scaling`` constructors."""
+
+        def __call__(self, in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: int | Sequence[int] = (), dtype: DTypeLike = ...
+                     ) -> Initializer: ...
 
 __all__ = [
     "zeros", "ones", "constant", "uniform", "normal", "truncated_normal", "variance_scaling",
@@ -251,7 +258,7 @@ def variance_scaling(scale: float, mode: str, distribution: str,
 
 
 def _named_scaling(name: str, scale: float, mode: str, distribution: str
-                   ) -> Callable[..., Initializer]:
+                   ) -> _ScalingConstructor:
     def constructor(in_axis=-2, out_axis=-1, batch_axis=(), dtype=dtypes.float32):
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
 

@@ -5,8 +5,17 @@ transformations in ``_transforms`` ending with ``scale_by_learning_rate`` (so up
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray.base.errors import op_type_error
-from funcarray.optim._base import GradientTransformation, chain, identity
+from funcarray.optim._base import (
+    GradientTransformation,
+    Params,
+    Scalar,
+    ScalarOrSchedule,
+    chain,
+    identity,
+)
 from funcarray.optim._transforms import (
     add_decayed_weights,
     check_number,
@@ -18,16 +27,19 @@ from funcarray.optim._transforms import (
     trace,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["sgd", "adam", "adamw", "rmsprop", "adagrad"]
 
 
-def _learning_rate(op: str, learning_rate):
+def _learning_rate(op: str, learning_rate: ScalarOrSchedule) -> GradientTransformation:
     if not callable(learning_rate):
         check_number(op, "learning_rate", learning_rate)
     return scale_by_learning_rate(learning_rate)
 
 
-def _momentum(op: str, momentum, nesterov):
+def _momentum(op: str, momentum: Scalar | None, nesterov: bool) -> GradientTransformation:
     if not isinstance(nesterov, bool):
         raise op_type_error(op, f"nesterov must be True or False, got {nesterov!r}")
     if momentum is None:
@@ -35,7 +47,8 @@ def _momentum(op: str, momentum, nesterov):
     return trace(check_number(op, "momentum", momentum, 0.0), nesterov)
 
 
-def sgd(learning_rate, momentum=None, nesterov: bool = False) -> GradientTransformation:
+def sgd(learning_rate: ScalarOrSchedule, momentum: Scalar | None = None, nesterov: bool = False
+        ) -> GradientTransformation:
     """Stochastic gradient descent, with optional (Nesterov) momentum.
 
     ``m = g + momentum * m``; ``u = -lr * m`` (``-lr * (g + momentum * m)`` with Nesterov).
@@ -52,7 +65,8 @@ def sgd(learning_rate, momentum=None, nesterov: bool = False) -> GradientTransfo
     return chain(_momentum("sgd", momentum, nesterov), _learning_rate("sgd", learning_rate))
 
 
-def adam(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0) -> GradientTransformation:
+def adam(learning_rate: ScalarOrSchedule, b1: Scalar = 0.9, b2: Scalar = 0.999,
+         eps: Scalar = 1e-8, eps_root: Scalar = 0.0) -> GradientTransformation:
     """Adam (Kingma & Ba, 2014): ``u = -lr * m_hat / (sqrt(v_hat + eps_root) + eps)``.
 
     Example:
@@ -64,8 +78,9 @@ def adam(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0) -> GradientTra
     return chain(scale_by_adam(b1, b2, eps, eps_root), _learning_rate("adam", learning_rate))
 
 
-def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, weight_decay=1e-4,
-          mask=None) -> GradientTransformation:
+def adamw(learning_rate: ScalarOrSchedule, b1: Scalar = 0.9, b2: Scalar = 0.999,
+          eps: Scalar = 1e-8, eps_root: Scalar = 0.0, weight_decay: Scalar = 1e-4,
+          mask: Params | Callable[[Params], Params] | None = None) -> GradientTransformation:
     """AdamW (Loshchilov & Hutter, 2019): Adam with decoupled weight decay,
     ``u = -lr * (m_hat / (sqrt(v_hat + eps_root) + eps) + weight_decay * p)``.
 
@@ -84,8 +99,9 @@ def adamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, weight_decay=
                  _learning_rate("adamw", learning_rate))
 
 
-def rmsprop(learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, centered: bool = False,
-            momentum=None, nesterov: bool = False) -> GradientTransformation:
+def rmsprop(learning_rate: ScalarOrSchedule, decay: Scalar = 0.9, eps: Scalar = 1e-8,
+            initial_scale: Scalar = 0.0, centered: bool = False, momentum: Scalar | None = None,
+            nesterov: bool = False) -> GradientTransformation:
     """RMSProp (Hinton, 2012): ``u = -lr * g / sqrt(v + eps)``; ``centered=True`` divides by
     the running standard deviation instead; ``momentum`` then adds a trace of the updates
     (applied after the learning rate, as in optax).
@@ -101,7 +117,8 @@ def rmsprop(learning_rate, decay=0.9, eps=1e-8, initial_scale=0.0, centered: boo
                  _momentum("rmsprop", momentum, nesterov))
 
 
-def adagrad(learning_rate, initial_accumulator_value=0.1, eps=1e-7) -> GradientTransformation:
+def adagrad(learning_rate: ScalarOrSchedule, initial_accumulator_value: Scalar = 0.1,
+            eps: Scalar = 1e-7) -> GradientTransformation:
     """Adagrad (Duchi et al., 2011): ``s = s + g^2``; ``u = -lr * g / sqrt(s + eps)``.
 
     Example:

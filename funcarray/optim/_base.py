@@ -9,7 +9,7 @@ and differentiated like any other function of arrays.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias
 
 import numpy as np
 
@@ -17,12 +17,61 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, is_array
 from funcarray.base import dtypes
 from funcarray.base import pytrees as tree
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.typing import ArrayLike
+
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _Params = TypeVar("_Params")
 
 __all__ = [
-    "GradientTransformation", "EmptyState", "identity", "chain", "apply_updates",
-    "global_norm",
+    "GradientTransformation", "TransformInitFn", "TransformUpdateFn", "EmptyState", "Params",
+    "Updates", "OptState", "Schedule", "ScalarOrSchedule", "identity", "chain",
+    "apply_updates", "global_norm",
 ]
+
+# optax's names for the pytrees an optimizer handles. No static type describes an arbitrary
+# nest of containers (see funcarray.typing), so each is ``Any``; the names say which tree goes
+# where in a signature.
+Params: TypeAlias = Any
+Updates: TypeAlias = Any
+OptState: TypeAlias = Any
+# A hyperparameter: a Python number, or an array (a traced one lets a jitted training step take
+# its learning rate as an argument).
+Scalar: TypeAlias = float | Array
+# A learning-rate schedule: the step count (an int32 array in optimizer states, or a Python
+# int) to the value at that step.
+Schedule: TypeAlias = Callable[[ArrayLike], ArrayLike]
+ScalarOrSchedule: TypeAlias = Scalar | Schedule
+
+
+class TransformInitFn(Protocol):
+    """``init(params) -> state``: the state a transformation starts from.
+
+    Example:
+        >>> import funcarray.optim as optim, funcarray.numpy as fnp
+        >>> init: optim.TransformInitFn = optim.sgd(0.1, momentum=0.9).init
+        >>> init(fnp.zeros(2))
+        (TraceState(trace=Array([0., 0.], dtype=float32)), EmptyState())
+    """
+
+    def __call__(self, params: Params) -> OptState: ...
+
+
+class TransformUpdateFn(Protocol):
+    """``update(updates, state, params=None) -> (updates, new_state)``: one step.
+
+    Example:
+        >>> import funcarray.optim as optim, funcarray.numpy as fnp
+        >>> update: optim.TransformUpdateFn = optim.sgd(0.5).update
+        >>> update(fnp.ones(2), (optim.EmptyState(), optim.EmptyState()))[0]
+        Array([-0.5, -0.5], dtype=float32)
+    """
+
+    def __call__(self, updates: Updates, state: OptState, params: Params | None = None
+                 ) -> tuple[Updates, OptState]: ...
 
 
 class GradientTransformation(NamedTuple):
@@ -39,15 +88,15 @@ class GradientTransformation(NamedTuple):
         Array([0.9, 0.9], dtype=float32)
     """
 
-    init: Callable[[Any], Any]
-    update: Callable[..., tuple]
+    init: TransformInitFn
+    update: TransformUpdateFn
 
 
 class EmptyState(NamedTuple):
     """The state of a stateless transformation."""
 
 
-def tree_map(op: str, fn, first, *rest):
+def tree_map(op: str, fn: Callable[..., Any], first: Any, *rest: Any) -> Any:
     """``tree.map`` over trees that must have one structure, with an error naming ``op``."""
     structure = tree.structure(first)
     for other in rest:
@@ -59,30 +108,30 @@ def tree_map(op: str, fn, first, *rest):
     return tree.map(fn, first, *rest)
 
 
-def leaves_as_arrays(op: str, updates):
+def leaves_as_arrays(op: str, updates: Updates) -> list[Array]:
     return [asarray_arg(op, leaf) for leaf in tree.leaves(updates)]
 
 
-def zeros_like_tree(params):
+def zeros_like_tree(params: Params) -> Params:
     return tree.map(lambda p: fnp.zeros_like(asarray_arg("init", p)), params)
 
 
-def full_like_tree(params, value):
+def full_like_tree(params: Params, value: Scalar) -> Params:
     return tree.map(lambda p: fnp.full_like(asarray_arg("init", p), value), params)
 
 
-def init_count():
+def init_count() -> Array:
     """The step count of a fresh state: an int32 zero (an array, so states jit and vmap)."""
     return fnp.zeros((), dtypes.int32)
 
 
-def increment(count):
+def increment(count: Array) -> Array:
     """``count + 1``, saturating at the int32 maximum instead of wrapping to negative."""
     limit = np.iinfo(np.int32).max
     return fnp.where(count < limit, count + 1, limit)
 
 
-def cast_like(value, like):
+def cast_like(value: ArrayLike, like: Array) -> Array:
     """``value`` (a number or array) in the dtype (and weak type) of the array ``like``.
 
     A Python number is converted straight to that dtype: going through float32 first would
@@ -142,7 +191,7 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-def apply_updates(params, updates):
+def apply_updates(params: _Params, updates: Updates) -> _Params:
     """``params + updates`` leaf by leaf, each result keeping its parameter's dtype.
 
     Example:
@@ -157,7 +206,7 @@ def apply_updates(params, updates):
     return tree_map("apply_updates", apply, params, updates)
 
 
-def global_norm(updates):
+def global_norm(updates: Updates) -> Array:
     """The 2-norm of all leaves of ``updates`` taken together (float32 for float32 leaves).
 
     Example:

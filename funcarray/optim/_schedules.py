@@ -7,9 +7,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 from funcarray import numpy as fnp
 from funcarray.base.errors import op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+    from funcarray.optim._base import Schedule
 
 __all__ = [
     "constant_schedule", "polynomial_schedule", "linear_schedule", "exponential_decay",
@@ -18,13 +26,13 @@ __all__ = [
 ]
 
 
-def _real(op: str, name: str, value):
+def _real(op: str, name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise op_type_error(op, f"{name} must be a real number, got {value!r}")
     return value
 
 
-def _int(op: str, name: str, value, low: int = 0) -> int:
+def _int(op: str, name: str, value: int, low: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise op_type_error(op, f"{name} must be a Python int, got {value!r}")
     if value < low:
@@ -32,14 +40,14 @@ def _int(op: str, name: str, value, low: int = 0) -> int:
     return int(value)
 
 
-def _float_count(count):
+def _float_count(count: ArrayLike) -> Array:
     """The step count as a float32 array (or float64 if it is 64-bit)."""
     count = fnp.asarray(count)
     return count if fnp.issubdtype(count.dtype, fnp.floating) else (
         count.astype(fnp.float64 if count.dtype.itemsize == 8 else fnp.float32))
 
 
-def constant_schedule(value):
+def constant_schedule(value: float) -> Callable[[ArrayLike], float]:
     """The schedule that is always ``value``.
 
     Example:
@@ -51,7 +59,9 @@ def constant_schedule(value):
     return lambda count: value
 
 
-def polynomial_schedule(init_value, end_value, power, transition_steps, transition_begin=0):
+def polynomial_schedule(init_value: float, end_value: float, power: float,
+                        transition_steps: int, transition_begin: int = 0
+                        ) -> Callable[[ArrayLike], Array]:
     """``(init - end) (1 - s / transition_steps)^power + end``, ``s`` the steps since
     ``transition_begin`` clipped to ``[0, transition_steps]``.
 
@@ -74,7 +84,8 @@ def polynomial_schedule(init_value, end_value, power, transition_steps, transiti
     return schedule
 
 
-def linear_schedule(init_value, end_value, transition_steps, transition_begin=0):
+def linear_schedule(init_value: float, end_value: float, transition_steps: int,
+                    transition_begin: int = 0) -> Callable[[ArrayLike], Array]:
     """Linear interpolation from ``init_value`` to ``end_value`` over ``transition_steps``.
 
     Example:
@@ -85,8 +96,9 @@ def linear_schedule(init_value, end_value, transition_steps, transition_begin=0)
     return polynomial_schedule(init_value, end_value, 1, transition_steps, transition_begin)
 
 
-def exponential_decay(init_value, transition_steps, decay_rate, transition_begin=0,
-                      staircase=False, end_value=None):
+def exponential_decay(init_value: float, transition_steps: int, decay_rate: float,
+                      transition_begin: int = 0, staircase: bool = False,
+                      end_value: float | None = None) -> Callable[[ArrayLike], Array]:
     """``init_value * decay_rate^(s / transition_steps)``, ``s`` the steps since
     ``transition_begin`` (``init_value`` before it); the exponent is floored with
     ``staircase=True`` and the value bounded by ``end_value`` if given.
@@ -120,7 +132,8 @@ def exponential_decay(init_value, transition_steps, decay_rate, transition_begin
     return schedule
 
 
-def cosine_decay_schedule(init_value, decay_steps, alpha=0.0, exponent=1.0):
+def cosine_decay_schedule(init_value: float, decay_steps: int, alpha: float = 0.0,
+                          exponent: float = 1.0) -> Callable[[ArrayLike], Array]:
     """``init_value * ((1 - alpha) c^exponent + alpha)``, ``c = (1 + cos(pi s / decay_steps))
     / 2`` with ``s = min(count, decay_steps)`` (Loshchilov & Hutter, 2016).
 
@@ -143,7 +156,7 @@ def cosine_decay_schedule(init_value, decay_steps, alpha=0.0, exponent=1.0):
     return schedule
 
 
-def join_schedules(schedules, boundaries):
+def join_schedules(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> Schedule:
     """``schedules[i](count - boundaries[i-1])`` for counts from ``boundaries[i-1]`` on.
 
     Example:
@@ -169,8 +182,9 @@ def join_schedules(schedules, boundaries):
     return schedule
 
 
-def warmup_cosine_decay_schedule(init_value, peak_value, warmup_steps, decay_steps,
-                                 end_value=0.0, exponent=1.0):
+def warmup_cosine_decay_schedule(init_value: float, peak_value: float, warmup_steps: int,
+                                 decay_steps: int, end_value: float = 0.0,
+                                 exponent: float = 1.0) -> Schedule:
     """Linear warmup from ``init_value`` to ``peak_value`` over ``warmup_steps``, then cosine
     decay to ``end_value`` at step ``decay_steps`` (counted from 0, warmup included).
 
@@ -196,7 +210,9 @@ def warmup_cosine_decay_schedule(init_value, peak_value, warmup_steps, decay_ste
         [warmup_steps])
 
 
-def piecewise_constant_schedule(init_value, boundaries_and_scales=None):
+def piecewise_constant_schedule(init_value: float,
+                                boundaries_and_scales: Mapping[int, float] | None = None
+                                ) -> Callable[[ArrayLike], Array]:
     """``init_value`` times every ``scale`` whose boundary the count has reached.
 
     Example:

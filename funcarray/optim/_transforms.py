@@ -20,7 +20,8 @@ count after the increment):
 from __future__ import annotations
 
 import numbers
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, is_array
@@ -29,6 +30,11 @@ from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.optim._base import (
     EmptyState,
     GradientTransformation,
+    OptState,
+    Params,
+    Scalar,
+    ScalarOrSchedule,
+    Updates,
     cast_like,
     full_like_tree,
     global_norm,
@@ -37,6 +43,10 @@ from funcarray.optim._base import (
     tree_map,
     zeros_like_tree,
 )
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = [
     "TraceState", "ScaleByAdamState", "ScaleByRmsState", "ScaleByStddevState",
@@ -48,38 +58,40 @@ __all__ = [
 
 class TraceState(NamedTuple):
     """The momentum buffer of :func:`trace`."""
-    trace: Any
+    trace: Updates
 
 
 class ScaleByAdamState(NamedTuple):
     """Adam's step count and first and second moment estimates."""
-    count: Any
-    mu: Any
-    nu: Any
+    # (optax's field name; it shadows tuple.count, which type checkers flag)
+    count: Array  # type: ignore[assignment]
+    mu: Updates
+    nu: Updates
 
 
 class ScaleByRmsState(NamedTuple):
     """RMSProp's running mean of squared gradients."""
-    nu: Any
+    nu: Updates
 
 
 class ScaleByStddevState(NamedTuple):
     """Centred RMSProp's running means of gradients and squared gradients."""
-    mu: Any
-    nu: Any
+    mu: Updates
+    nu: Updates
 
 
 class ScaleByRssState(NamedTuple):
     """Adagrad's running sum of squared gradients."""
-    sum_of_squares: Any
+    sum_of_squares: Updates
 
 
 class ScaleByScheduleState(NamedTuple):
     """The step count a schedule is evaluated at."""
-    count: Any
+    count: Array  # type: ignore[assignment]  # (shadows tuple.count: see ScaleByAdamState)
 
 
-def check_number(op: str, name: str, value, low=None, high=None, *, allow_array=True):
+def check_number(op: str, name: str, value: Scalar, low: float | None = None,
+                 high: float | None = None, *, allow_array: bool = True) -> Scalar:
     """A hyperparameter: a real number in ``[low, high]`` (or an array, checked by the user)."""
     if allow_array and is_array(value):
         return value
@@ -91,14 +103,14 @@ def check_number(op: str, name: str, value, low=None, high=None, *, allow_array=
     return value
 
 
-def _need_state(op: str, state, kind):
+def _need_state(op: str, state: OptState, kind: type) -> None:
     if not isinstance(state, kind):
         raise op_type_error(
             op, f"expected a {kind.__name__} (the state this transformation's init made), got "
                 f"{type(state).__name__}")
 
 
-def scale(step_size) -> GradientTransformation:
+def scale(step_size: Scalar) -> GradientTransformation:
     """Multiply updates by a fixed ``step_size``.
 
     Example:
@@ -117,7 +129,7 @@ def scale(step_size) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-def scale_by_schedule(step_size_fn) -> GradientTransformation:
+def scale_by_schedule(step_size_fn: Callable[[Array], ArrayLike]) -> GradientTransformation:
     """Multiply updates by ``step_size_fn(count)``, ``count`` the number of steps so far.
 
     Example:
@@ -144,7 +156,8 @@ def scale_by_schedule(step_size_fn) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> GradientTransformation:
+def scale_by_learning_rate(learning_rate: ScalarOrSchedule, *, flip_sign: bool = True
+                           ) -> GradientTransformation:
     """Scale by ``-learning_rate`` (a number, an array or a schedule ``count -> rate``).
 
     Example:
@@ -160,7 +173,7 @@ def scale_by_learning_rate(learning_rate, *, flip_sign: bool = True) -> Gradient
     return scale(sign * learning_rate)
 
 
-def trace(decay, nesterov: bool = False) -> GradientTransformation:
+def trace(decay: Scalar, nesterov: bool = False) -> GradientTransformation:
     """Momentum: ``m = g + decay * m``; the update is ``m`` (``g + decay * m`` if Nesterov).
 
     Example:
@@ -191,19 +204,20 @@ def trace(decay, nesterov: bool = False) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-def _moment(g, m, decay, power: int):
+def _moment(g: Array, m: Array, decay: Scalar, power: int) -> Array:
     """The exponential moving average ``decay * m + (1 - decay) * g^power``."""
     decay = cast_like(decay, g)
     return decay * m + (1 - decay) * (g if power == 1 else fnp.square(g))
 
 
-def _bias_corrected(moment, decay, count):
+def _bias_corrected(moment: Array, decay: Scalar, count: Array) -> Array:
     """``moment / (1 - decay^count)``, in the moment's dtype."""
     decay = cast_like(decay, moment)
     return moment / (1 - decay ** cast_like(count, moment))
 
 
-def scale_by_adam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0) -> GradientTransformation:
+def scale_by_adam(b1: Scalar = 0.9, b2: Scalar = 0.999, eps: Scalar = 1e-8,
+                  eps_root: Scalar = 0.0) -> GradientTransformation:
     """Adam's rescaling (Kingma & Ba, 2014), without the learning rate.
 
     Example:
@@ -239,7 +253,8 @@ def scale_by_adam(b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0) -> GradientTransform
     return GradientTransformation(init, update)
 
 
-def scale_by_rms(decay=0.9, eps=1e-8, initial_scale=0.0) -> GradientTransformation:
+def scale_by_rms(decay: Scalar = 0.9, eps: Scalar = 1e-8, initial_scale: Scalar = 0.0
+                 ) -> GradientTransformation:
     """RMSProp's rescaling (Hinton, 2012): ``g / sqrt(v + eps)``, ``v`` the running mean of
     ``g^2`` started at ``initial_scale``.
 
@@ -266,7 +281,8 @@ def scale_by_rms(decay=0.9, eps=1e-8, initial_scale=0.0) -> GradientTransformati
     return GradientTransformation(init, update)
 
 
-def scale_by_stddev(decay=0.9, eps=1e-8, initial_scale=0.0) -> GradientTransformation:
+def scale_by_stddev(decay: Scalar = 0.9, eps: Scalar = 1e-8, initial_scale: Scalar = 0.0
+                    ) -> GradientTransformation:
     """Centred RMSProp's rescaling (Graves, 2013): ``g / sqrt(v - m^2 + eps)`` with running
     means ``m`` of ``g`` and ``v`` of ``g^2``.
 
@@ -297,7 +313,8 @@ def scale_by_stddev(decay=0.9, eps=1e-8, initial_scale=0.0) -> GradientTransform
     return GradientTransformation(init, update)
 
 
-def scale_by_rss(initial_accumulator_value=0.1, eps=1e-7) -> GradientTransformation:
+def scale_by_rss(initial_accumulator_value: Scalar = 0.1, eps: Scalar = 1e-7
+                 ) -> GradientTransformation:
     """Adagrad's rescaling (Duchi et al., 2011): ``g / sqrt(s + eps)``, ``s`` the running sum
     of ``g^2`` started at ``initial_accumulator_value`` (the update is 0 where ``s`` is 0).
 
@@ -330,7 +347,8 @@ def scale_by_rss(initial_accumulator_value=0.1, eps=1e-7) -> GradientTransformat
     return GradientTransformation(init, update)
 
 
-def _resolve_mask(op: str, mask, params):
+def _resolve_mask(op: str, mask: Params | Callable[[Params], Params] | None, params: Params
+                  ) -> Params:
     """The tree of Python bools saying which leaves get weight decay (None: all)."""
     if mask is None:
         return tree.map(lambda p: True, params)
@@ -343,7 +361,9 @@ def _resolve_mask(op: str, mask, params):
     return resolved
 
 
-def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
+def add_decayed_weights(weight_decay: Scalar = 0.0,
+                        mask: Params | Callable[[Params], Params] | None = None
+                        ) -> GradientTransformation:
     """Add ``weight_decay * params`` to the updates (decoupled weight decay).
 
     ``mask`` (a tree of bools like the params, or a function of the params returning one)
@@ -376,7 +396,7 @@ def add_decayed_weights(weight_decay=0.0, mask=None) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-def clip_by_global_norm(max_norm) -> GradientTransformation:
+def clip_by_global_norm(max_norm: Scalar) -> GradientTransformation:
     """Rescale the updates so that their global norm is at most ``max_norm``.
 
     Example:

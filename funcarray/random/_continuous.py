@@ -43,7 +43,18 @@ from funcarray.random._sampling import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Protocol
+
+    import numpy as np
+
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+
+    class _Sampler(Protocol):
+        """``exponential``, ``laplace``, ``logistic``: standard samples of one distribution."""
+
+        def __call__(self, key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None
+                     ) -> Array: ...
 
 __all__ = ["uniform", "normal", "exponential", "laplace", "logistic", "gumbel", "truncated_normal",
            "lognormal", "cauchy", "pareto", "rayleigh", "wald", "weibull_min", "maxwell",
@@ -71,7 +82,7 @@ def uniform(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = Non
     return _uniform(key, shape, dtype, minval, maxval)
 
 
-def _simple(op, draw):
+def _simple(op: str, draw: Callable[[Array, tuple[int, ...], np.dtype], Array]) -> _Sampler:
     """Public sampler ``op(key, shape=(), dtype=None)`` applying ``draw(key, shape, dtype)``."""
     def sampler(key, shape=(), dtype=None):
         key = check_key(op, key)

@@ -10,6 +10,7 @@ checks, to the least precise float among the values compared.
 from __future__ import annotations
 
 import contextlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,16 @@ from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
 from funcarray.lowering import cache
 from funcarray.transforms.core import short_dtype_name
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, Literal
+
+    import numpy.typing as npt
+
+    from funcarray.base.typing import DTypeLike
+
+    _Mode = Literal["fwd", "rev"]
 
 __all__ = ["assert_allclose", "assert_trees_allclose", "check_grads", "check_jvp_vjp",
            "check_vmap", "check_jit", "check_transforms", "count_compiles", "tolerance"]
@@ -52,7 +63,8 @@ def _dtype_of(x) -> np.dtype:
     return np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
 
 
-def tolerance(*dtype_list, rtol=None, atol=None) -> tuple[float, float]:
+def tolerance(*dtype_list: DTypeLike, rtol: float | None = None, atol: float | None = None
+              ) -> tuple[float, float]:
     """The default ``(rtol, atol)`` for comparing values of the given dtypes: the loosest one
     among them (exact for ints and bools); an explicit ``rtol``/``atol`` wins.
 
@@ -230,8 +242,9 @@ def _is_single_leaf(x) -> bool:
     return len(leaves) == 1 and leaves[0] is x
 
 
-def assert_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
-                    check_dtype: bool = True, check_weak_type: bool = True):
+def assert_allclose(actual: npt.ArrayLike, expected: npt.ArrayLike, *,
+                    rtol: float | None = None, atol: float | None = None, err_msg: str = "",
+                    check_dtype: bool = True, check_weak_type: bool = True) -> None:
     """``actual`` equals ``expected`` within the expected value's dtype's tolerance (exact for
     ints and bools; ``rtol``/``atol`` override it); NaNs compare equal. The two must have the
     same shape, and, by default, the same dtype and weak type.
@@ -283,8 +296,9 @@ def assert_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = ""
                    check_weak_type=check_weak_type, err_msg=err_msg, typed=typed, hints=True)
 
 
-def assert_trees_allclose(actual, expected, *, rtol=None, atol=None, err_msg: str = "",
-                          check_dtype: bool = True, check_weak_type: bool = True):
+def assert_trees_allclose(actual: Any, expected: Any, *, rtol: float | None = None,
+                          atol: float | None = None, err_msg: str = "",
+                          check_dtype: bool = True, check_weak_type: bool = True) -> None:
     """``assert_allclose`` leaf by leaf (same defaults: dtypes and weak types checked where
     both leaves state them, the expected leaf's tolerance), after checking the two trees'
     structures match; the error names the leaf by its path.
@@ -462,8 +476,10 @@ def _check_grads_flat(flat, xs, order, modes, eps, rtol, atol, seed, inputs, lab
                           seed + 2, inputs, label + " of the vjp")
 
 
-def check_grads(f, args, order: int = 2, modes=("fwd", "rev"), *, eps=None, rtol=None,
-                atol=None, seed: int = 0, upcast: bool = True):
+def check_grads(f: Callable[..., Any], args: Sequence[Any], order: int = 2,
+                modes: Sequence[_Mode] = ("fwd", "rev"), *, eps: float | None = None,
+                rtol: float | None = None, atol: float | None = None, seed: int = 0,
+                upcast: bool = True) -> None:
     """Check ``f``'s derivatives up to ``order`` against central finite differences taken in
     random directions.
 
@@ -495,7 +511,8 @@ def check_grads(f, args, order: int = 2, modes=("fwd", "rev"), *, eps=None, rtol
                       seed, inputs, "")
 
 
-def check_jvp_vjp(f, args, *, seed: int = 0, rtol=None, atol=None):
+def check_jvp_vjp(f: Callable[..., Any], args: Sequence[Any], *, seed: int = 0,
+                  rtol: float | None = None, atol: float | None = None) -> None:
     """The transpose identity ``<u, J v> == <J^T u, v>`` (jvp against vjp) for random ``u``,
     ``v``, in the arguments' own dtypes.
 
@@ -546,7 +563,9 @@ def _axis_size(args, axes) -> int:
     return sizes.pop()
 
 
-def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
+def check_vmap(f: Callable[..., Any], args: Sequence[Any],
+               in_axes: int | None | Sequence[int | None] = 0, out_axes: int = 0, *,
+               rtol: float | None = None, atol: float | None = None) -> None:
     """``vmap(f)`` equals applying ``f`` to each slice in a Python loop and stacking.
 
     ``in_axes`` is one int/None for every argument or one per argument (an argument may be a
@@ -576,7 +595,9 @@ def check_vmap(f, args, in_axes=0, out_axes=0, *, rtol=None, atol=None):
                          f"differs from a Python loop over the {size} batch members")
 
 
-def check_jit(f, args, *, static_argnums=(), rtol=None, atol=None):
+def check_jit(f: Callable[..., Any], args: Sequence[Any], *,
+              static_argnums: int | Sequence[int] = (), rtol: float | None = None,
+              atol: float | None = None) -> None:
     """``jit(f)(*args)`` equals the eager ``f(*args)``: same tree, shapes, dtypes, and values
     within the dtype's tolerance (XLA may round transcendental functions differently).
 
@@ -611,8 +632,11 @@ def _perturbed_batch(args, size: int, seed: int):
     return tuple(fa_tree.map(stack, arg) for arg in args)
 
 
-def check_transforms(f, args, *, order: int = 2, modes=("fwd", "rev"), batched_args=None,
-                     in_axes=0, rtol=None, atol=None, seed: int = 0):
+def check_transforms(f: Callable[..., Any], args: Sequence[Any], *, order: int = 2,
+                     modes: Sequence[_Mode] = ("fwd", "rev"),
+                     batched_args: Sequence[Any] | None = None,
+                     in_axes: int | None | Sequence[int | None] = 0, rtol: float | None = None,
+                     atol: float | None = None, seed: int = 0) -> None:
     """All the checks at once: ``check_jit``, ``check_vmap`` (on ``batched_args``, by default
     three slightly perturbed copies of ``args`` stacked on axis 0), and, when some argument is
     floating-point, ``check_grads`` (``order``, ``modes``) and ``check_jvp_vjp`` (when
@@ -657,7 +681,7 @@ class CompileCounter:
 
 
 @contextlib.contextmanager
-def count_compiles(at_most: int | None = None):
+def count_compiles(at_most: int | None = None) -> Iterator[CompileCounter]:
     """Count the executables XLA compiles inside the block; with ``at_most``, fail when the
     block compiled more (a retracing bug: a changing static argument, a Python scalar that
     should be an array, ...). Cache hits, in memory or on disk, do not count.

@@ -18,6 +18,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
@@ -27,6 +29,19 @@ from hypothesis.strategies import SearchStrategy
 
 from funcarray import numpy as fnp
 from funcarray.base import dtypes as fa_dtypes
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from hypothesis.extra.numpy import BroadcastableShapes
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import DTypeLike
+
+    _Shape = tuple[int, ...]
+    # A shape given as a value (an int means 1-D) or as a strategy drawing one.
+    _ShapeArg = int | Sequence[int] | SearchStrategy[_Shape]
 
 __all__ = ["arrays", "array_shapes", "broadcastable_shapes", "mutually_broadcastable_shapes",
            "dtypes", "finite_floats", "pytrees", "keys", "axes", "DTYPE_FAMILIES"]
@@ -77,7 +92,7 @@ def _is_ml_int(dtype: np.dtype) -> bool:
 # dtypes and elements
 # --------------------------------------------------------------------------------------------
 
-def dtypes(family="all") -> SearchStrategy:
+def dtypes(family: str | Sequence[str] = "all") -> SearchStrategy[np.dtype]:
     """Funcarray dtypes of one family or several: ``"floating"`` (float32, float64, float16,
     bfloat16), ``"integer"`` (``"signed"`` and ``"unsigned"``), ``"complex"``, ``"bool"``,
     ``"inexact"`` (floating and complex), ``"all"`` (every one of those), or ``"float8"``.
@@ -133,8 +148,9 @@ def _narrow_floats(dtype, min_value, max_value, allow_subnormal):
     return st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=32).map(round_value)
 
 
-def finite_floats(dtype="float32", *, min_value=None, max_value=None,
-                  allow_subnormal: bool = False) -> SearchStrategy:
+def finite_floats(dtype: DTypeLike | SearchStrategy[np.dtype] = "float32", *,
+                  min_value: float | None = None, max_value: float | None = None,
+                  allow_subnormal: bool = False) -> SearchStrategy[float | complex]:
     """Finite Python floats exactly representable in ``dtype`` (for a complex dtype, complex
     numbers whose parts are, each within the bounds); ``dtype`` may be a strategy. Subnormals
     are left out by default: XLA flushes them to zero, so eager and jit would disagree on them.
@@ -202,7 +218,10 @@ def _numpy_arrays(dtype: np.dtype, shape: tuple, elements, fill, unique) -> Sear
     return hnp.arrays(dtype, shape, elements=elements, fill=fill, unique=unique)
 
 
-def arrays(dtype, shape, *, elements=None, fill=None, unique: bool = False) -> SearchStrategy:
+def arrays(dtype: DTypeLike | SearchStrategy[np.dtype], shape: _ShapeArg, *,
+           elements: SearchStrategy[Any] | Mapping[str, Any] | None = None,
+           fill: SearchStrategy[Any] | None = None, unique: bool = False
+           ) -> SearchStrategy[Array]:
     """funcarray Arrays of ``dtype`` and ``shape`` (each a value or a strategy; an int shape
     means 1-D).
 
@@ -227,7 +246,7 @@ def arrays(dtype, shape, *, elements=None, fill=None, unique: bool = False) -> S
 
 
 def array_shapes(*, min_dims: int = 0, max_dims: int | None = None, min_side: int = 1,
-                 max_side: int | None = None) -> SearchStrategy:
+                 max_side: int | None = None) -> SearchStrategy[_Shape]:
     """Shapes (tuples of ints) with ``min_dims..max_dims`` dimensions (default at most
     ``min_dims + 2``) of sides ``min_side..max_side`` (default at most ``min_side + 5``); 0-d
     shapes are included by default. Shrinks towards ``()``.
@@ -241,8 +260,9 @@ def array_shapes(*, min_dims: int = 0, max_dims: int | None = None, min_side: in
                             max_side=max_side)
 
 
-def broadcastable_shapes(shape, *, min_dims: int = 0, max_dims: int | None = None,
-                         min_side: int = 1, max_side: int | None = None) -> SearchStrategy:
+def broadcastable_shapes(shape: Sequence[int] | SearchStrategy[_Shape], *, min_dims: int = 0,
+                         max_dims: int | None = None, min_side: int = 1,
+                         max_side: int | None = None) -> SearchStrategy[_Shape]:
     """Shapes that broadcast with ``shape`` (a value or a strategy): NumPy's rules, which
     ``funcarray.numpy`` follows.
 
@@ -259,9 +279,11 @@ def broadcastable_shapes(shape, *, min_dims: int = 0, max_dims: int | None = Non
     return shapes_for(shape)
 
 
-def mutually_broadcastable_shapes(num_shapes: int, *, base_shape=(), min_dims: int = 0,
-                                  max_dims: int | None = None, min_side: int = 1,
-                                  max_side: int | None = None) -> SearchStrategy:
+def mutually_broadcastable_shapes(num_shapes: int, *,
+                                  base_shape: Sequence[int] | SearchStrategy[_Shape] = (),
+                                  min_dims: int = 0, max_dims: int | None = None,
+                                  min_side: int = 1, max_side: int | None = None
+                                  ) -> SearchStrategy[BroadcastableShapes]:
     """``num_shapes`` shapes that broadcast together (and with ``base_shape``, a value or a
     strategy): a named tuple ``(input_shapes, result_shape)``.
 
@@ -285,7 +307,8 @@ def mutually_broadcastable_shapes(num_shapes: int, *, base_shape=(), min_dims: i
 # pytrees, keys, axes
 # --------------------------------------------------------------------------------------------
 
-def pytrees(leaves=None, *, max_leaves: int = 6) -> SearchStrategy:
+def pytrees(leaves: SearchStrategy[Any] | None = None, *, max_leaves: int = 6
+            ) -> SearchStrategy[Any]:
     """Nested tuples, lists and dicts (string keys) of ``leaves`` (a strategy; by default small
     float32 Arrays with values in [-10, 10]). Shrinks towards a single leaf.
 
@@ -306,7 +329,7 @@ def pytrees(leaves=None, *, max_leaves: int = 6) -> SearchStrategy:
     return st.recursive(leaves, containers, max_leaves=max_leaves)
 
 
-def keys(shape=()) -> SearchStrategy:
+def keys(shape: _ShapeArg = ()) -> SearchStrategy[Array]:
     """``funcarray.random`` keys: uint32 Arrays of shape ``shape + (2,)`` (``shape`` a value or
     a strategy; ``()`` for one key). Every pair of words is a valid key, so keys shrink towards
     ``[0, 0]``.
@@ -324,7 +347,7 @@ def keys(shape=()) -> SearchStrategy:
 
 
 def axes(ndim: int, *, multiple: bool = False, min_size: int = 0, max_size: int | None = None,
-         allow_negative: bool = True) -> SearchStrategy:
+         allow_negative: bool = True) -> SearchStrategy[int | tuple[int, ...]]:
     """A valid axis of an ``ndim``-dimensional array (negative ones included unless
     ``allow_negative=False``), or with ``multiple=True`` a tuple of ``min_size..max_size``
     distinct axes (as for reductions). Shrinks towards axis 0 / the empty tuple.

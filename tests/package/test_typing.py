@@ -38,6 +38,14 @@ REVEALED = {
     "jit": f"funcarray.api.jit.JitWrapped[[w: {_A}, x: {_A}], {_A}]",
     "vmap": f"def (w: {_A}, x: {_A}) -> {_A}",
     "custom_jvp": f"funcarray.api.custom_derivatives.custom_jvp[[w: {_A}, x: {_A}], {_A}]",
+    "optim_init": "funcarray.optim._base.TransformInitFn",
+    "optim_update": "funcarray.optim._base.TransformUpdateFn",
+    "optim_apply": f"dict[str, {_A}]",
+    "treedef": "optree._C.PyTreeSpec",
+    "register_class": "def [_Node] (cls: type[_Node]) -> type[_Node]",
+    "sampler": "funcarray.random._continuous._Sampler",
+    "scaling": "funcarray.nn.initializers._ScalingConstructor",
+    "load_like": f"dict[str, {_A}]",
 }
 
 

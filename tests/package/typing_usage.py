@@ -9,14 +9,21 @@ annotations describe what the functions really return. (Not collected by pytest:
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_type
 
 import numpy as np
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray import Array, lax, nn, random
+from funcarray import Array, lax, nn, optim, random, tree_util
+from funcarray import io as fio
+from funcarray import testing as ft
 from funcarray.api.jit import Compiled, Lowered
 from funcarray.nn import initializers
 from funcarray.numpy.linalg import QRResult
@@ -318,6 +325,9 @@ assert_type(random.categorical(k1, fnp.zeros(4)), Array)
 assert_type(random.permutation(k2, 5), Array)
 assert_type(random.gamma(k1, 2.0), Array)
 assert_type(random.key_impl(key), str)
+assert_type(random.exponential(k1, (3,)), Array)
+assert_type(random.laplace(k2, shape=(2,), dtype=fnp.float64), Array)
+assert_type(random.logistic(k1), Array)
 
 # --- funcarray.nn --------------------------------------------------------------------------
 assert_type(nn.relu(x), Array)
@@ -332,6 +342,158 @@ assert_type(nn.standardize(m), Array)
 init: initializers.Initializer = initializers.glorot_normal()
 assert_type(init(key, (3, 4)), Array)
 assert_type(initializers.zeros(key, (2,)), Array)
+he: initializers.Initializer = initializers.he_normal(in_axis=0, out_axis=1, dtype=fnp.float64)
+assert_type(he(key, (3, 2)), Array)
+
+# --- funcarray.optim (optax's interface) ---------------------------------------------------
+params = {"w": w, "b": fnp.zeros(())}
+opt: optim.GradientTransformation = optim.chain(
+    optim.clip_by_global_norm(1.0),
+    optim.adamw(optim.warmup_cosine_decay_schedule(0.0, 1e-2, 10, 100), weight_decay=1e-4))
+opt_state = opt.init(params)
+assert_type(opt_state, Any)
+grads = fa.grad(lambda p: fnp.sum(p["w"] ** 2) + p["b"])(params)
+updates, opt_state = opt.update(grads, opt_state, params)
+assert_type(opt.update(grads, opt_state, params=params), tuple[Any, Any])
+assert_type(optim.apply_updates(params, updates), dict[str, Array])
+assert_type(optim.global_norm(updates), Array)
+assert_type(optim.sgd(0.1, momentum=0.9, nesterov=True), optim.GradientTransformation)
+assert_type(optim.adam(fnp.asarray(1e-3)).update(grads, optim.adam(1e-3).init(params))[0], Any)
+rmsprop = optim.rmsprop(1e-3, centered=True)
+init_fn: optim.TransformInitFn = rmsprop.init
+update_fn: optim.TransformUpdateFn = rmsprop.update
+assert_type(update_fn(grads, init_fn(params)), tuple[Any, Any])
+lr: optim.Schedule = optim.exponential_decay(1.0, 10, 0.5, staircase=True)
+assert_type(optim.constant_schedule(0.1)(3), float)
+assert_type(optim.cosine_decay_schedule(1.0, 100)(fnp.asarray(5)), Array)
+assert_type(optim.piecewise_constant_schedule(1.0, {10: 0.1})(12), Array)
+assert_type(optim.join_schedules([optim.linear_schedule(0.0, 1.0, 5), lr], [5])(7), ArrayLike)
+
+if TYPE_CHECKING:
+    reveal_type(opt.init)  # R: optim_init
+    reveal_type(opt.update)  # R: optim_update
+    reveal_type(optim.apply_updates(params, updates))  # R: optim_apply
+
+# --- funcarray.tree and funcarray.tree_util (jax.tree_util's interface) -------------------
+flat, treedef = fa.tree.flatten(params)
+assert_type(flat, list[Any])
+assert_type(treedef, fa.tree.PyTreeDef)
+assert_type(fa.tree.unflatten(treedef, flat), Any)
+assert_type(fa.tree.leaves(params, is_leaf=lambda node: isinstance(node, dict)), list[Any])
+assert_type(fa.tree.structure(params), fa.tree.PyTreeDef)
+assert_type(fa.tree.map(lambda v: v * 2, params), Any)
+assert_type(fa.tree.map_with_path(lambda path, v: v, params), Any)
+assert_type(fa.tree.flatten_with_path(params)[0], list[tuple[Any, ...]])
+
+
+def _count(total: int, leaf: Array) -> int:
+    return total + leaf.size
+
+
+def _plus(a: int, b: int) -> int:
+    return a + b
+
+
+assert_type(fa.tree.reduce(_count, params, 0), int)
+assert_type(fa.tree.all([True, 1]), bool)
+assert_type(fa.tree.transpose(fa.tree.structure([0, 0]), fa.tree.structure((0, 0)),
+                              [(1, 2), (3, 4)]), Any)
+assert_type(tree_util.tree_map(fnp.sin, params), Any)
+assert_type(tree_util.tree_leaves(params), list[Any])
+assert_type(tree_util.tree_flatten_with_path(params)[1], tree_util.PyTreeDef)
+with_paths = tree_util.tree_leaves_with_path(params)
+assert_type(with_paths, list[tuple[tuple[Any, ...], Any]])
+assert_type(tree_util.keystr(with_paths[0][0], simple=True, separator="/"), str)
+assert_type(tree_util.tree_map_with_path(lambda path, v: v, params), Any)
+assert_type(tree_util.tree_reduce_associative(_plus, [1, 2, 3]), int)
+assert_type(tree_util.tree_all(params), bool)
+assert_type(tree_util.tree_broadcast(1.0, params), Any)
+assert_type(tree_util.treedef_children(treedef), list[tree_util.PyTreeDef])
+assert_type(tree_util.treedef_tuple([treedef, treedef]), tree_util.PyTreeDef)
+assert_type(tree_util.treedef_is_leaf(treedef), bool)
+assert_type(tree_util.is_tree_node(dict), bool)
+assert_type(tree_util.all_leaves([1, 2.0]), bool)
+
+
+@tree_util.register_pytree_node_class
+class Box:
+    def __init__(self, value: Array, label: str) -> None:
+        self.value, self.label = value, label
+
+    def tree_flatten(self) -> tuple[tuple[Array], str]:
+        return (self.value,), self.label
+
+    @classmethod
+    def tree_unflatten(cls, label: str, children: tuple[Array]) -> Box:
+        return cls(children[0], label)
+
+
+@fa.tree.register_dataclass
+@dataclasses.dataclass
+class Linear:
+    w: Array
+    b: Array
+    act: str = dataclasses.field(default="relu", metadata={"static": True})
+
+
+@tree_util.register_dataclass(data_fields=["w"])
+@dataclasses.dataclass
+class Scale:
+    w: Array
+    name: str
+
+
+@tree_util.register_static
+class Mode(str):
+    pass
+
+
+class Pair:
+    def __init__(self, first: Array, second: Array) -> None:
+        self.first, self.second = first, second
+
+
+assert_type(Box(w, "w"), Box)
+assert_type(Linear(w, w), Linear)
+assert_type(Scale(w, "s"), Scale)
+assert_type(Mode("train"), Mode)
+assert_type(tree_util.register_pytree_node(
+    Pair, lambda p: ((p.first, p.second), None), lambda _, ch: Pair(ch[0], ch[1])), type[Pair])
+
+if TYPE_CHECKING:
+    reveal_type(treedef)  # R: treedef
+    reveal_type(tree_util.register_pytree_node_class)  # R: register_class
+
+# --- funcarray.io (checkpoints) -------------------------------------------------------------
+checkpoint_dir = tempfile.mkdtemp()
+checkpoint = os.path.join(checkpoint_dir, "params.safetensors")
+fio.save(checkpoint, params, metadata={"step": "1"})
+fio.save(Path(checkpoint_dir) / "params.npz", params)
+assert_type(fio.load(checkpoint), dict[str, Any])
+assert_type(fio.load(checkpoint, flat=True), dict[str, Array])
+assert_type(fio.load(checkpoint, like=params), dict[str, Array])
+assert_type(fio.load(Path(checkpoint_dir) / "params.npz", params, strict=False), dict[str, Array])
+assert_type(fio.load_metadata(checkpoint), dict[str, str])
+shutil.rmtree(checkpoint_dir)
+
+# --- funcarray.testing ---------------------------------------------------------------------
+assert_type(ft.assert_allclose(fnp.sin(x), np.sin(np.asarray(x)), rtol=1e-5), None)
+assert_type(ft.assert_allclose(fnp.ones(2), [1.0, 1.0]), None)
+assert_type(ft.assert_trees_allclose(params, params), None)
+assert_type(ft.tolerance("float32", np.float64), tuple[float, float])
+assert_type(ft.check_grads(fnp.sin, (x,), order=1, modes=("rev",)), None)
+assert_type(ft.check_jvp_vjp(loss, (w, xs)), None)
+assert_type(ft.check_vmap(loss, (w, xs), in_axes=(None, 0)), None)
+assert_type(ft.check_jit(power, (w, 2), static_argnums=1), None)
+with ft.count_compiles(at_most=1) as compiles:
+    double(w)
+assert_type(compiles, ft.CompileCounter)
+assert_type(compiles.count, int)
+
+if TYPE_CHECKING:
+    reveal_type(random.exponential)  # R: sampler
+    reveal_type(initializers.glorot_uniform)  # R: scaling
+    reveal_type(fio.load(checkpoint, params))  # R: load_like
 
 # --- funcarray.lax -------------------------------------------------------------------------
 assert_type(lax.cond(True, fnp.sin, fnp.cos, w), Array)
@@ -383,3 +545,9 @@ def _misuses() -> None:
     double(w, w)  # E: call-arg
     _bad_like: ArrayLike = [1.0]  # E: assignment
     _bad_dtype: DTypeLike = 3  # E: assignment
+    optim.adam("0.1")  # E: arg-type
+    optim.sgd(0.1).update(grads)  # E: call-arg
+    optim.linear_schedule(1.0, 0.0, 2.5)  # E: arg-type
+    fio.save(checkpoint, params, metadata={"step": 1})  # E: dict-item
+    ft.check_grads(fnp.sin, (x,), modes=("backward",))  # E: arg-type
+    random.exponential(key, (2,), 3)  # E: arg-type
