@@ -1,8 +1,9 @@
 """``funcarray.lax.linalg``: jax.lax.linalg's factorisations, the primitives themselves.
 
 Thin validated wrappers with JAX's signatures and output orders over the primitives in
-``funcarray.primitives.decompositions`` and ``funcarray.primitives.spectral``; no dtype
-promotion (jax.lax's strictness: pass float32/float64 or complex arrays; the functions of
+``funcarray.primitives.decompositions`` and
+``funcarray.primitives.orthogonal_decompositions``; no dtype promotion (jax.lax's strictness:
+pass float32/float64 or complex arrays; the functions of
 ``funcarray.numpy.linalg`` promote for you).
 
 Example:
@@ -28,9 +29,9 @@ from funcarray.primitives.decompositions import (
     permutation_from_pivots,
     triangular_solve_p,
 )
+from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
 from funcarray.primitives.schur import schur_p
-from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:

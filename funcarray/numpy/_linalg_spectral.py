@@ -1,8 +1,9 @@
 """Spectral decompositions for ``funcarray.numpy.linalg``: ``qr``, ``eigh``, ``svd`` and what
 is built on them (``eigvalsh``, ``svdvals``, ``matrix_rank``, ``pinv``, ``lstsq``, ``cond``).
 
-The factorisations are the primitives of ``funcarray/primitives/spectral.py``; the functions
-here check and promote their inputs (integers become floats, as in jax.numpy) and compose the
+The factorisations are the primitives of
+``funcarray/primitives/orthogonal_decompositions.py``; the functions here check and promote
+their inputs (integers become floats, as in jax.numpy) and compose the
 rest from ordinary funcarray operations, so everything differentiates, vectorises and jits.
 ``qr``, ``svd``, ``svdvals``, ``matrix_rank`` and ``cond`` take complex matrices too; the
 others real float32/float64 ones only (complex and half-precision inputs raise a TypeError).
@@ -26,7 +27,7 @@ from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import hermitian_part
 from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
-from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
+from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 
 if TYPE_CHECKING:
     from typing import Literal

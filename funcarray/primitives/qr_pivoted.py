@@ -12,7 +12,7 @@ Rules:
   one-equation IR for the CPU (``_native_kernel.native_cpu_kernel``): NumPy has no pivoted QR,
   and the pivot order is discrete, so eager, jit and JAX must make the very same choices;
 * JVP: JAX's: the permutation is piecewise constant, so ``(dq, dr)`` are the unpivoted QR's
-  tangents for ``da[..., :, p]`` (``spectral.qr_tangents``: ``m >= n``, and
+  tangents for ``da[..., :, p]`` (``orthogonal_decompositions.qr_tangents``: ``m >= n``, and
   ``full_matrices`` only when square, as funcarray's ``qr``);
 * batching: the batch axis moves to the front;
 * lowering: ``geqp3`` + ``orgqr`` where ``runtime.native_linalg`` offers them (CPU);
@@ -42,7 +42,7 @@ from funcarray.primitives.decompositions import (
     checked_impl,
     emit_native_call,
 )
-from funcarray.primitives.spectral import qr_tangents
+from funcarray.primitives.orthogonal_decompositions import qr_tangents
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.staging import stage_flat

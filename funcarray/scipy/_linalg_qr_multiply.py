@@ -24,8 +24,8 @@ from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.primitives.decompositions import FACTORISABLE_DTYPES
+from funcarray.primitives.orthogonal_decompositions import qr_p
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
-from funcarray.primitives.spectral import qr_p
 
 __all__ = ["qr_multiply"]
 

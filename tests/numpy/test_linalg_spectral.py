@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.numpy import linalg as fla
-from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
+from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 
 FEW = settings(max_examples=3, phases=(Phase.explicit, Phase.generate))
 TOL = {np.float32: 2e-5, np.float64: 1e-12}

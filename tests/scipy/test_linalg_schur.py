@@ -442,7 +442,7 @@ def test_complex_svd_lowerings(monkeypatch):
     """CPU jit calls gesdd; without a native kernel the (real-only) Jacobi composite cannot
     take a complex matrix: a host callback into NumPy's svd (GPU), or an error for a
     backend-neutral lowering."""
-    import funcarray.primitives.spectral as spectral
+    import funcarray.primitives.orthogonal_decompositions as spectral
 
     a = _randn(2, 4, 3, dtype=np.complex64)
     assert "gesdd" in fa.jit(fnp.linalg.svd).lower(a).as_text()

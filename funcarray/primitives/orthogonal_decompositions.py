@@ -1,4 +1,4 @@
-"""Spectral decompositions: ``qr``, ``eigh`` and ``svd`` (multiple-results primitives).
+"""Decompositions with orthogonal (unitary) factors: ``qr``, ``eigh`` and ``svd``.
 
 Contract (operands are float32/float64 arrays of shape ``(..., m, n)``, and complex64/
 complex128 ones for ``qr`` and ``svd``; every leading dimension is a batch dimension, as in
