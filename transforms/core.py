@@ -41,6 +41,7 @@ __all__ = [
     "ConcretizationError",
     "current_trace",
     "set_current_trace",
+    "positional_bind",
     "running_numpy_kernels",
     "short_dtype_name",
 ]
@@ -123,8 +124,13 @@ class Primitive:
         self.lower_rule = _MissingRule(name, "lowering (StableHLO)")
 
     def bind(self, *args, **params):
-        # The hot path: one ContextVar read and one method call, nothing else.
-        return _current_trace.get().process_primitive(self, args, params)
+        # The hot path: one ContextVar read, then the eager kernel when the NumPy engine runs
+        # (outside every transform: the one place that decides, so API functions never test
+        # which engine runs), else one method call on the current trace.
+        trace = _current_trace.get()
+        if trace.__class__ is EvalTrace:
+            return self.impl(*args, **params)
+        return trace.process_primitive(self, args, params)
 
     # Decorator forms, so a rule can be written directly under the primitive it belongs to.
     def def_impl(self, fn):
@@ -217,6 +223,36 @@ def running_numpy_kernels() -> bool:
     """
     trace = _current_trace.get()
     return trace is EVAL_TRACE and trace.__class__ is EvalTrace
+
+
+def positional_bind(prim: Primitive, nargs: int):
+    """``prim.bind`` for a primitive that takes exactly ``nargs`` operands and no parameters
+    (the elementwise families): the same dispatch as ``Primitive.bind`` without packing
+    ``*args``/``**params``, ~0.1 us less on every eager ``x + y``.
+
+    Example:
+        >>> p = Primitive("my_neg")
+        >>> p.impl = lambda x: -x
+        >>> p.bind = positional_bind(p, 1)
+        >>> p.bind(3)
+        -3
+    """
+    get_trace = _current_trace.get
+    if nargs == 1:
+        def bind(x):
+            trace = get_trace()
+            if trace.__class__ is EvalTrace:
+                return prim.impl(x)
+            return trace.process_primitive(prim, (x,), {})
+    elif nargs == 2:
+        def bind(x, y):
+            trace = get_trace()
+            if trace.__class__ is EvalTrace:
+                return prim.impl(x, y)
+            return trace.process_primitive(prim, (x, y), {})
+    else:
+        raise ValueError(f"positional_bind: {prim.name} takes 1 or 2 operands, not {nargs}")
+    return bind
 
 
 class set_current_trace:

@@ -22,7 +22,7 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import elementwise_lowering
-from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.core import Primitive, ShapedArray, positional_bind
 from funcarray.transforms.vmap import vectorized_batch_rule
 
 __all__ = ["unary", "binary", "elementwise_abstract_eval", "memoized_abstract_eval",
@@ -79,6 +79,7 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
     prim.nargs = nargs
     prim.abstract_eval = elementwise_abstract_eval(name, out_dtype)
     prim.batch_rule = vectorized_batch_rule(prim)
+    prim.bind = positional_bind(prim, nargs)  # its impl takes no parameters
     return prim
 
 
