@@ -3,9 +3,10 @@
 ``bessel_i0e``, ``bessel_i1e``.
 
 Thin wrappers with jax.lax's operand rules (float operands of one dtype, no promotion; a
-Python scalar takes the array's dtype) over the implementations in
-``funcarray/scipy/_special_*.py`` (loops and series composed from funcarray operations; see
-there for algorithms and derivatives).
+Python scalar takes the array's dtype) over the implementations, composed from lax's
+operations and loops: ``_special_incomplete.py`` (the igamma family and ``betainc``),
+``_special_gamma.py`` (``zeta``, ``polygamma``) and ``_special_bessel.py`` (see there for
+algorithms and derivatives). ``funcarray.scipy.special`` calls these.
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ from funcarray.lax._ops_common import (
     _check_kinds,
     _operand_of_kinds,
     _same_dtype_operands,
+)
+from funcarray.lax._special_bessel import i0e_impl, i1e_impl
+from funcarray.lax._special_gamma import polygamma_impl, zeta_impl
+from funcarray.lax._special_incomplete import (
+    betainc_impl,
+    igamma_grad_a_impl,
+    igamma_impl,
+    igammac_impl,
+    random_gamma_grad_impl,
 )
 
 __all__ = ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "polygamma",
@@ -28,11 +38,6 @@ def _float_operands(op: str, *args, equivalent: str):
     return _broadcast_operands(op, arrays, equivalent=equivalent)
 
 
-def _incomplete():
-    from funcarray.scipy import _special_incomplete  # funcarray.scipy imports lax: import late
-    return _special_incomplete
-
-
 def igamma(a, x):
     """The regularized lower incomplete gamma function ``P(a, x)``.
 
@@ -42,7 +47,7 @@ def igamma(a, x):
         >>> lax.igamma(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 3.0])).round(5)
         Array([0.63212, 0.80085], dtype=float32)
     """
-    return _incomplete().igamma_impl(
+    return igamma_impl(
         *_float_operands("lax.igamma", a, x, equivalent=None))
 
 
@@ -55,7 +60,7 @@ def igammac(a, x):
         >>> lax.igammac(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 3.0])).round(5)
         Array([0.36788, 0.19915], dtype=float32)
     """
-    return _incomplete().igammac_impl(
+    return igammac_impl(
         *_float_operands("lax.igammac", a, x, equivalent=None))
 
 
@@ -68,7 +73,7 @@ def igamma_grad_a(a, x):
         >>> lax.igamma_grad_a(fnp.asarray([2.5]), fnp.asarray([1.5])).round(4)
         Array([-0.2522], dtype=float32)
     """
-    return _incomplete().igamma_grad_a_impl(
+    return igamma_grad_a_impl(
         *_float_operands("lax.igamma_grad_a", a, x, equivalent=None))
 
 
@@ -82,7 +87,7 @@ def random_gamma_grad(a, x):
         >>> lax.random_gamma_grad(fnp.asarray([2.5]), fnp.asarray([1.5])).round(4)
         Array([0.8178], dtype=float32)
     """
-    return _incomplete().random_gamma_grad_impl(
+    return random_gamma_grad_impl(
         *_float_operands("lax.random_gamma_grad", a, x, equivalent=None))
 
 
@@ -95,7 +100,7 @@ def betainc(a, b, x):
         >>> lax.betainc(2.0, 3.0, fnp.asarray([0.25, 0.5])).round(5)
         Array([0.26172, 0.6875 ], dtype=float32)
     """
-    return _incomplete().betainc_impl(
+    return betainc_impl(
         *_float_operands("lax.betainc", a, b, x, equivalent=None))
 
 
@@ -109,9 +114,7 @@ def polygamma(m, x):
         >>> lax.polygamma(fnp.asarray([1.0, 2.0]), fnp.asarray([1.0, 1.0])).round(4)
         Array([ 1.6449, -2.4041], dtype=float32)
     """
-    from funcarray.scipy._special_gamma import _polygamma
-    return _polygamma(*_float_operands("lax.polygamma", m, x,
-                                       equivalent=None))
+    return polygamma_impl(*_float_operands("lax.polygamma", m, x, equivalent=None))
 
 
 def zeta(x, q):
@@ -123,8 +126,7 @@ def zeta(x, q):
         >>> lax.zeta(fnp.asarray([2.0, 4.0]), fnp.asarray([1.0, 1.0])).round(5)
         Array([1.64493, 1.08232], dtype=float32)
     """
-    from funcarray.scipy._special_gamma import _zeta
-    return _zeta(*_float_operands("lax.zeta", x, q, equivalent=None))
+    return zeta_impl(*_float_operands("lax.zeta", x, q, equivalent=None))
 
 
 def bessel_i0e(x):
@@ -136,7 +138,6 @@ def bessel_i0e(x):
         >>> lax.bessel_i0e(fnp.asarray([0.0, 1.0])).round(5)
         Array([1.     , 0.46576], dtype=float32)
     """
-    from funcarray.scipy._special_bessel import i0e_impl
     return i0e_impl(_operand_of_kinds("lax.bessel_i0e", x, _F))
 
 
@@ -149,5 +150,4 @@ def bessel_i1e(x):
         >>> lax.bessel_i1e(fnp.asarray([0.0, 1.0])).round(5)
         Array([0.     , 0.20791], dtype=float32)
     """
-    from funcarray.scipy._special_bessel import i1e_impl
     return i1e_impl(_operand_of_kinds("lax.bessel_i1e", x, _F))

@@ -1,33 +1,21 @@
-"""Argument handling shared by ``funcarray.scipy.special``'s modules (``_special_*.py``).
+"""Argument handling of ``funcarray.scipy.special``'s functions of several arguments
+(``_special_*.py``): JAX's ``promote_args_inexact``.
 
-JAX's ``promote_args_inexact``: Python scalars, lists and arrays are converted, promoted to
-one dtype and broadcast to one shape; integer and bool results compute as floats (int64 as
-float64, others as float32); complex inputs are refused with a TypeError naming the function.
+Python scalars, lists and arrays are converted, promoted to one dtype and broadcast to one
+shape; integer and bool results compute as floats (int64 as float64, others as float32);
+complex inputs are refused with a TypeError naming the function. The one-argument form
+``float_arg`` and ``weak_result`` are lax's (``funcarray/lax/_special_dtypes.py``), which
+``funcarray.numpy.i0`` shares.
 """
 
 from __future__ import annotations
 
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
-from funcarray.base.errors import op_type_error
+from funcarray.lax._special_dtypes import refuse_complex
 from funcarray.numpy._promotion import promote_args
 
-__all__ = ["float_args", "float_arg", "finfo", "weak_result"]
-
-
-def _refuse_complex(op: str, x):
-    if x.dtype.kind == "c":
-        raise op_type_error(op, f"complex inputs are not supported, got {x.dtype}; pass the "
-                                "real part (fnp.real) if that is what you mean")
-
-
-def float_arg(op: str, x):
-    """``x`` as a real float Array (ints/bools converted, complex refused)."""
-    x = asarray_arg(op, x)
-    _refuse_complex(op, x)
-    if not dtypes.is_inexact(x.dtype):
-        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
-    return x
+__all__ = ["float_args", "finfo"]
 
 
 def float_args(op: str, *args):
@@ -35,7 +23,7 @@ def float_args(op: str, *args):
     arrays = [a if isinstance(a, (bool, int, float)) else asarray_arg(op, a) for a in args]
     for a in arrays:
         if not isinstance(a, (bool, int, float)):
-            _refuse_complex(op, a)
+            refuse_complex(op, a)
     promoted = promote_args(op, *arrays)
     dtype = promoted[0].dtype
     if not dtypes.is_inexact(dtype):
@@ -47,12 +35,3 @@ def float_args(op: str, *args):
 def finfo(x):
     """``np.finfo`` of an Array's float dtype (bfloat16 included, through ml_dtypes)."""
     return dtypes.finfo(x.dtype)
-
-
-def weak_result(fn, arrays):
-    """``fn(*arrays)``, weakly typed when every operand is (as JAX's elementwise results;
-    intermediate ``zeros_like``/loop carries would otherwise make it strong)."""
-    out = fn(*arrays)
-    if all(a.weak_type for a in arrays) and not out.weak_type:
-        out = convert(out, out.dtype, True)
-    return out

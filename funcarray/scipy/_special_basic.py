@@ -14,9 +14,10 @@ import numpy as np
 from funcarray import numpy as fnp
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base.errors import api_boundary
+from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.nn import _functions as _nn
 from funcarray.primitives.elementwise import logistic_p
-from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import float_args
 
 __all__ = ["xlogy", "xlog1py", "expit", "logit", "entr", "rel_entr", "kl_div", "boxcox",
            "boxcox1p", "logsumexp", "softmax", "log_softmax"]

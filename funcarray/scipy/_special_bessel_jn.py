@@ -23,7 +23,8 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg
 from funcarray.api.autodiff import stop_gradient
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
-from funcarray.scipy._special_arguments import finfo, float_arg, weak_result
+from funcarray.lax._special_dtypes import float_arg, weak_result
+from funcarray.scipy._special_arguments import finfo
 
 __all__ = ["bessel_jn"]
 

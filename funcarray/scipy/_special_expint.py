@@ -42,8 +42,9 @@ import numpy as np
 from funcarray import numpy as fnp
 from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
 from funcarray.base.errors import api_boundary, op_type_error
+from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.primitives.special import digamma_p
-from funcarray.scipy._special_arguments import float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import float_args
 
 __all__ = ["bernoulli", "dawsn", "exp1", "expi", "expn", "spence"]
 

@@ -38,8 +38,9 @@ import numpy as np
 from funcarray import numpy as fnp
 from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
 from funcarray.base.errors import api_boundary
+from funcarray.lax._special_dtypes import weak_result
 from funcarray.primitives.special import digamma_p
-from funcarray.scipy._special_arguments import finfo, float_args, weak_result
+from funcarray.scipy._special_arguments import finfo, float_args
 from funcarray.scipy._special_hyper import (
     converge,
     gamma_ratios,

@@ -30,7 +30,7 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import convert
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy._special_arguments import float_arg
+from funcarray.lax._special_dtypes import float_arg
 
 __all__ = ["fresnel", "sici"]
 

@@ -43,8 +43,9 @@ from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error
+from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.primitives.special import erf_p, erfc_p
-from funcarray.scipy._special_arguments import finfo, float_arg, float_args, weak_result
+from funcarray.scipy._special_arguments import finfo, float_args
 
 __all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "owens_t", "wofz"]
 

@@ -2,14 +2,16 @@
 
 Integer and bool inputs are computed as floats (int64 as float64, others as float32), as in
 JAX; complex inputs are rejected. ``erf``, ``erfc``, ``erfinv``, ``gammaln`` and ``digamma``
-are one primitive each (``funcarray.primitives.special``); the others are compositions of
-``funcarray.numpy`` operations and ``funcarray.lax`` loops, split by family:
+are one primitive each (``funcarray.primitives.special``); the incomplete gamma and beta
+functions, ``zeta``, ``polygamma``, ``betaln`` and the Bessel functions of orders 0 and 1 are
+lax's (``funcarray/lax/_special_*.py``), called with scipy's argument promotion; the others
+are compositions of ``funcarray.numpy`` operations and ``funcarray.lax`` loops. By family:
 ``_special_basic.py`` (xlogy, entropies, logit/expit, Box-Cox, logsumexp/softmax),
 ``_special_gamma.py`` (gamma, beta, factorial, comb, poch, polygamma, zeta),
 ``_special_normal.py`` (ndtr, ndtri, log_ndtr, erfcx), ``_special_incomplete.py``
-(gammainc, gammaincc, betainc and jax.lax's igamma family), ``_special_bessel.py``
-(i0, i0e, i1, i1e) and ``_special_expint.py`` (exp1, expi, expn, spence, dawsn,
-bernoulli). Every function works eagerly and under jit, vmap and grad.
+(gammainc, gammaincc, betainc), ``_special_bessel.py`` (i0, i0e, i1, i1e) and
+``_special_expint.py`` (exp1, expi, expn, spence, dawsn, bernoulli). Every function works
+eagerly and under jit, vmap and grad.
 """
 
 from __future__ import annotations

@@ -1,0 +1,206 @@
+"""Functions composed from ``lgamma`` and ``digamma``: the implementations behind
+``lax.zeta`` and ``lax.polygamma``, and ``log_beta`` (``log|B(a, b)|``: ``lax.betainc``'s
+prefactor and ``funcarray.scipy.special.betaln``).
+
+Two choices of our own:
+
+* ``log_beta`` for large arguments uses Stirling's series for the three log-gammas, with the
+  large terms combined analytically, instead of ``lgamma(a) + lgamma(b) - lgamma(a + b)``,
+  which cancels catastrophically (JAX uses TOMS 708's algorithm to the same end).
+* ``zeta(x, q)`` (Hurwitz) is the Euler-Maclaurin sum: ``N`` terms directly, the integral,
+  and ``M`` Bernoulli correction terms (coefficients computed exactly at import), with XLA's
+  special values: ``inf`` at ``x == 1``, NaN for ``x < 1`` and ``x = inf``, and for
+  ``q <= 0``: a pole (``inf`` for even ``x``, NaN for odd) at integer ``q``, NaN for a
+  non-integer ``x``. ``polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x)`` (digamma for 0); its
+  derivative is ``polygamma(n + 1, x)`` (``custom_jvp``; in ``n`` it raises, as in JAX).
+
+The operands are float arrays of one dtype and shape (the public functions check them);
+the other derivatives come from autodiff of the composition.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> from funcarray.lax._special_gamma import log_beta
+    >>> log_beta(fnp.asarray([1.0, 1e5]), fnp.asarray([2.0, 1e5])).round(2)
+    Array([-6.9000000e-01, -1.3863394e+05], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
+from funcarray.lax._ops_binary import (
+    add,
+    bitwise_and,
+    bitwise_or,
+    div,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    mul,
+    ne,
+    rem,
+    select,
+    sub,
+)
+from funcarray.lax._ops_binary import max as maximum
+from funcarray.lax._ops_binary import min as minimum
+from funcarray.lax._ops_binary import pow as power
+from funcarray.lax._ops_shape import full_like
+from funcarray.lax._ops_unary import (
+    bitwise_not,
+    digamma,
+    exp,
+    floor,
+    lgamma,
+    log,
+    log1p,
+    neg,
+)
+
+__all__ = ["log_beta", "zeta_impl", "polygamma_impl"]
+
+# Stirling's series of lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), in powers of 1/x^2:
+# B_2k / (2k (2k - 1)), accurate to float64 precision for x >= 8.
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156)
+_STIRLING_FROM = 8.0
+
+
+def _stirling_correction(x):
+    inv = div(1.0, x)
+    inv2 = mul(inv, inv)
+    total = full_like(x, _STIRLING[-1])
+    for c in reversed(_STIRLING[:-1]):
+        total = add(mul(total, inv2), c)
+    return mul(total, inv)
+
+
+def log_beta(a, b):
+    """``log|B(a, b)|``, the log of the beta function, accurate for large ``a`` and ``b``."""
+    small, large = minimum(a, b), maximum(a, b)
+    s = add(small, large)
+    # Both large: the log terms combined so that nothing large cancels.
+    safe_small = select(ge(small, _STIRLING_FROM), small, full_like(small, _STIRLING_FROM))
+    safe_large = select(ge(large, _STIRLING_FROM), large, full_like(large, _STIRLING_FROM))
+    safe_s = add(safe_small, safe_large)
+    both = sub(0.5 * math.log(2 * math.pi), mul(0.5, log(safe_large)))
+    both = add(both, mul(sub(safe_small, 0.5), log(div(safe_small, safe_s))))
+    both = add(both, mul(safe_large, log1p(div(neg(safe_small), safe_s))))
+    both = add(add(both, _stirling_correction(safe_small)), _stirling_correction(safe_large))
+    both = sub(both, _stirling_correction(safe_s))
+    # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the bracket
+    # from Stirling's series.
+    safe_s1 = add(small, safe_large)
+    one = add(lgamma(small), mul(sub(safe_large, 0.5), log1p(div(neg(small), safe_s1))))
+    one = add(sub(one, mul(small, log(safe_s1))), small)
+    one = sub(add(one, _stirling_correction(safe_large)), _stirling_correction(safe_s1))
+    direct = sub(add(lgamma(small), lgamma(large)), lgamma(s))
+    use_both = ge(small, _STIRLING_FROM)
+    use_one = bitwise_and(bitwise_and(ge(large, _STIRLING_FROM), gt(small, 0.0)),
+                          bitwise_not(use_both))
+    return select(use_both, both, select(use_one, one, direct))
+
+
+# --- zeta and polygamma ---------------------------------------------------------------------
+
+def _bernoulli_over_factorial(count):
+    """``B_2j / (2j)!`` for j = 1..count, exact (Akiyama-Tanigawa algorithm for B_n)."""
+    n_max = 2 * count
+    bernoulli = []
+    row = [Fraction(0)] * (n_max + 1)
+    for m in range(n_max + 1):
+        row[m] = Fraction(1, m + 1)
+        for j in range(m, 0, -1):
+            row[j - 1] = j * (row[j - 1] - row[j])
+        bernoulli.append(row[0])
+    return tuple(float(bernoulli[2 * j] / math.factorial(2 * j)) for j in range(1, count + 1))
+
+
+_ZETA_DIRECT_TERMS = 10
+_ZETA_CORRECTIONS = _bernoulli_over_factorial(12)
+
+
+def _zeta_sum(s, q):
+    """Euler-Maclaurin for ``sum_k (q + k)^-s`` (s > 1, q + N > 0)."""
+    n = _ZETA_DIRECT_TERMS
+    total = full_like(q, 0)
+    for k in range(n):
+        total = add(total, power(add(q, float(k)), neg(s)))
+    w = add(q, float(n))
+    w_pow = power(w, neg(s))
+    total = add(add(total, div(mul(w, w_pow), sub(s, 1.0))), mul(0.5, w_pow))
+    factor = div(s, w)
+    inv_w2 = div(1.0, mul(w, w))
+    for j, c in enumerate(_ZETA_CORRECTIONS, start=1):
+        if j > 1:
+            factor = mul(mul(mul(factor, add(s, float(2 * j - 3))), add(s, float(2 * j - 2))),
+                         inv_w2)
+        total = add(total, mul(mul(c, w_pow), factor))
+    return total
+
+
+def _is_nan(x):
+    return ne(x, x)
+
+
+def _any(*masks):
+    """The elementwise or of boolean arrays, left to right."""
+    return functools.reduce(bitwise_or, masks)
+
+
+def zeta_impl(x, q):
+    """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``lax.zeta`` after its checks)."""
+    q_nonpositive = le(q, 0.0)
+    q_integer = eq(q, floor(q))
+    x_integer = eq(x, floor(x))
+    pole = bitwise_and(q_nonpositive, q_integer)
+    x_even = eq(rem(x, 2.0), 0.0)
+    nan_mask = _any(lt(x, 1.0), _is_nan(x), _is_nan(q), eq(x, np.inf),
+                    bitwise_and(q_nonpositive, bitwise_not(x_integer)),
+                    bitwise_and(pole, bitwise_not(x_even)))
+    inf_mask = bitwise_or(eq(x, 1.0), pole)
+    bad = bitwise_or(nan_mask, inf_mask)
+    # Harmless arguments where the result is a special value, so that no NaN or inf reaches
+    # the derivative of the discarded branch.
+    safe_x = select(bad, full_like(x, 2), x)
+    safe_q = select(bad, full_like(q, 1), q)
+    value = _zeta_sum(safe_x, safe_q)
+    return select(nan_mask, full_like(x, np.nan),
+                  select(inf_mask, full_like(x, np.inf), value))
+
+
+def _polygamma_value(n, x):
+    valid_n = bitwise_and(eq(n, floor(n)), ge(n, 0.0))
+    first = eq(n, 0.0)
+    safe_n = select(bitwise_or(first, bitwise_not(valid_n)), full_like(n, 1), n)
+    sign = select(eq(rem(safe_n, 2.0), 0.0), neg(full_like(n, 1)), full_like(n, 1))
+    higher = mul(mul(sign, exp(lgamma(add(safe_n, 1.0)))), zeta_impl(add(safe_n, 1.0), x))
+    value = select(first, digamma(x), higher)
+    return select(valid_n, value, full_like(value, np.nan))
+
+
+@custom_jvp
+def polygamma_impl(n, x):
+    """The ``n``-th derivative of digamma, ``n`` a float holding an integer
+    (``lax.polygamma`` after its checks)."""
+    return _polygamma_value(n, x)
+
+
+def _polygamma_jvp(primals, tangents):
+    (n, x), (tn, tx) = primals, tangents
+    if not isinstance(tn, SymbolicZero):
+        raise ValueError("polygamma: the derivative with respect to n is not supported (as in "
+                         "JAX); differentiate with respect to x only")
+    out = polygamma_impl(n, x)
+    if isinstance(tx, SymbolicZero):
+        return out, full_like(out, 0)
+    return out, mul(tx, polygamma_impl(add(n, 1.0), x))
+
+
+polygamma_impl.defjvp(_polygamma_jvp, symbolic_zeros=True)
