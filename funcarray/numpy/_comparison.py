@@ -34,11 +34,11 @@ from funcarray.numpy._elementwise import (
     not_equal,
     subtract,
 )
-from funcarray.numpy._indexing import sort
 from funcarray.numpy._promotion import promote_args
 from funcarray.numpy._reductions import all, any
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import reshape
+from funcarray.numpy._sort_and_nonzero import sort
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike

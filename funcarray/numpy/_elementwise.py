@@ -1075,7 +1075,7 @@ def where(condition, x=None, y=None, /):
         Array([0., 0., 1., 1.], dtype=float32, weak_type=True)
     """
     if x is None and y is None:
-        from funcarray.numpy._indexing import nonzero
+        from funcarray.numpy._sort_and_nonzero import nonzero
         return nonzero(condition)
     if x is None or y is None:
         raise op_type_error("where", "give both x and y, or neither")

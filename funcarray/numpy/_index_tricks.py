@@ -587,7 +587,7 @@ def mask_indices(n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *
         (Array([0, 0, 1], dtype=int32), Array([1, 2, 2], dtype=int32))
     """
     from funcarray.numpy._creation import ones
-    from funcarray.numpy._indexing import nonzero
+    from funcarray.numpy._sort_and_nonzero import nonzero
     n = _concrete_int("mask_indices", n, "n")
     rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
     return rows, cols

@@ -21,13 +21,13 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import _lapack_now, hermitian_part
 from funcarray.numpy._creation import eye
-from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
-from funcarray.numpy._indexing import take_along_axis, where
+from funcarray.numpy._diagonals import diagonal as _diagonal
+from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt, where
+from funcarray.numpy._index_routines import take_along_axis
 from funcarray.numpy._linalg import matmul, matrix_power, outer, tensordot, vecdot
 from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._search import argsort
 from funcarray.numpy._shape import broadcast_to, swapaxes
-from funcarray.numpy._shape import diagonal as _diagonal
 from funcarray.primitives.decompositions import (
     FACTORISABLE_DTYPES,
     cholesky_p,

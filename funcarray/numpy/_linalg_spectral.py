@@ -25,7 +25,15 @@ from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import hermitian_part
-from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
+from funcarray.numpy import (
+    _creation,
+    _elementwise,
+    _index_routines,
+    _linalg,
+    _reductions,
+    _shape,
+    _sort_and_nonzero,
+)
 from funcarray.primitives.spectral import eigh_p, qr_p, svd_p
 
 if TYPE_CHECKING:
@@ -152,12 +160,12 @@ def _hermitian_svd(a, compute_uv: bool):
     """The SVD of a symmetric matrix from its eigendecomposition: ``s = |w|``, the left
     vectors are the eigenvectors and the right ones carry the eigenvalues' signs."""
     w, v = eigh(a)
-    order = _indexing.argsort(-_elementwise.abs(w), axis=-1)
-    w = _indexing.take_along_axis(w, order, axis=-1)
+    order = _sort_and_nonzero.argsort(-_elementwise.abs(w), axis=-1)
+    w = _index_routines.take_along_axis(w, order, axis=-1)
     s = _elementwise.abs(w)
     if not compute_uv:
         return s
-    u = _indexing.take_along_axis(v, order[..., None, :], axis=-1)
+    u = _index_routines.take_along_axis(v, order[..., None, :], axis=-1)
     signs = _elementwise.where(w < 0, -1, 1).astype(a.dtype)
     return SVDResult(u, s, _mT(u * signs[..., None, :]))
 

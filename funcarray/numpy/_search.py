@@ -44,10 +44,11 @@ from funcarray.numpy._elementwise import (
     subtract,
     where,
 )
-from funcarray.numpy._indexing import argsort, take
+from funcarray.numpy._index_routines import take
 from funcarray.numpy._promotion import promote_args, promote_args_unbroadcast
 from funcarray.numpy._reductions import max, min, sum
 from funcarray.numpy._shape import concatenate, reshape
+from funcarray.numpy._sort_and_nonzero import argsort
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:

@@ -39,9 +39,10 @@ from funcarray.numpy._elementwise import (
     subtract,
     where,
 )
-from funcarray.numpy._indexing import sort, take_along_axis
+from funcarray.numpy._index_routines import take_along_axis
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
 from funcarray.numpy._shape import moveaxis, reshape, transpose
+from funcarray.numpy._sort_and_nonzero import sort
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
