@@ -38,11 +38,14 @@ from funcarray.numpy._index_tricks import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
 from funcarray.numpy._manipulation import *  # noqa: F403
+from funcarray.numpy._math_functions import *  # noqa: F403
 from funcarray.numpy._numerics import *  # noqa: F403
 from funcarray.numpy._numerics_stats import *  # noqa: F403
 from funcarray.numpy._polynomial import *  # noqa: F403
+from funcarray.numpy._predicates_and_bits import *  # noqa: F403
 from funcarray.numpy._rearranging import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
+from funcarray.numpy._rounding_and_division import *  # noqa: F403
 from funcarray.numpy._scalar_types import ScalarType as _ScalarType
 from funcarray.numpy._search import *  # noqa: F403
 from funcarray.numpy._sets import *  # noqa: F403

@@ -25,7 +25,6 @@ from funcarray.numpy._elementwise import (
     abs,
     add,
     equal,
-    isfinite,
     isnan,
     less_equal,
     logical_and,
@@ -34,6 +33,7 @@ from funcarray.numpy._elementwise import (
     not_equal,
     subtract,
 )
+from funcarray.numpy._predicates_and_bits import isfinite
 from funcarray.numpy._promotion import promote_args
 from funcarray.numpy._reductions import all, any
 from funcarray.numpy._search import searchsorted

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import op_value_error
-from funcarray.numpy._elementwise import conj
+from funcarray.numpy._math_functions import conj
 from funcarray.numpy._rearranging import flip
 
 if TYPE_CHECKING:

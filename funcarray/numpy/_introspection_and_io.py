@@ -20,7 +20,8 @@ from funcarray.api.arguments import asarray_arg, is_array
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import array, asarray
-from funcarray.numpy._elementwise import imag, power
+from funcarray.numpy._elementwise import power
+from funcarray.numpy._math_functions import imag
 
 if TYPE_CHECKING:
     from typing import Any

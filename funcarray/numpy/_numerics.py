@@ -31,26 +31,21 @@ from funcarray.numpy._creation import arange, asarray, full_like
 from funcarray.numpy._elementwise import abs as _abs
 from funcarray.numpy._elementwise import (
     bitwise_and,
-    ceil,
-    copysign,
-    floor,
-    floor_divide,
     isinf,
     isnan,
-    left_shift,
     maximum,
     minimum,
-    mod,
     nextafter,
     power,
-    remainder,
-    right_shift,
     where,
 )
 from funcarray.numpy._index_routines import take
+from funcarray.numpy._math_functions import copysign
+from funcarray.numpy._predicates_and_bits import left_shift, right_shift
 from funcarray.numpy._reductions import any as _any
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mod, remainder
 from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
 
 if TYPE_CHECKING:

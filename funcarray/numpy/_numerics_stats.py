@@ -23,12 +23,17 @@ from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full, ones, zeros
 from funcarray.numpy._diagonals import diagonal
 from funcarray.numpy._elementwise import abs as _abs
-from funcarray.numpy._elementwise import clip, conj, cos, divide, imag, real, sqrt, where
+from funcarray.numpy._elementwise import clip, divide, where
 from funcarray.numpy._index_tricks import ravel_multi_index
+from funcarray.numpy._math_functions import conj, cos, imag, real, sqrt
 from funcarray.numpy._numerics import _check_real_float, _promote
 from funcarray.numpy._reductions import average
 from funcarray.numpy._reductions import sum as _sum
-from funcarray.numpy._search import bincount, searchsorted
+from funcarray.numpy._search import (
+    _bin_edges,  # (histogram's own rule)
+    bincount,
+    searchsorted,
+)
 from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
 
 if TYPE_CHECKING:
@@ -85,7 +90,6 @@ def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
         Array([1., 2., 3., 4., 5.], dtype=float32)
     """
     from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
-    from funcarray.numpy._search import _bin_edges  # (histogram's own rule)
 
     a = asarray_arg("histogram_bin_edges", a)
     return _bin_edges("histogram_bin_edges", convert(a, to_inexact_dtype(a.dtype)), bins, range)

@@ -26,12 +26,14 @@ from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._convolve import convolve
 from funcarray.numpy._creation import arange, asarray, ones, ones_like, zeros
 from funcarray.numpy._diagonals import diag
-from funcarray.numpy._elementwise import sqrt, where
+from funcarray.numpy._elementwise import where
 from funcarray.numpy._index_routines import take
 from funcarray.numpy._linalg import outer
 from funcarray.numpy._linalg_eig_and_tensor import eigvals
 from funcarray.numpy._linalg_solve import inv
 from funcarray.numpy._linalg_spectral import lstsq
+from funcarray.numpy._math_functions import sqrt
+from funcarray.numpy._numerics import promote_keep_shapes
 from funcarray.numpy._reductions import all as _all
 from funcarray.numpy._reductions import argmin
 from funcarray.numpy._reductions import sum as _sum
@@ -52,7 +54,6 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
 
 def _coefficients(op, *arrays, inexact=False):
     """The arguments as 1-D arrays of one promoted dtype (inexact if asked)."""
-    from funcarray.numpy._numerics import promote_keep_shapes
     out = promote_keep_shapes(op, *arrays, inexact=inexact)
     for a in out:
         if a.ndim != 1:
@@ -248,7 +249,6 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     if m < 0:
         raise op_value_error(op, f"the order of the integral m must be non-negative, got {m}; "
                                  f"use polyder to differentiate")
-    from funcarray.numpy._numerics import promote_keep_shapes
     p, k = promote_keep_shapes(op, p, 0 if k is None else k, inexact=True)
     if p.ndim != 1 or k.ndim > 1:
         raise op_value_error(op, f"p must be 1-D and k a scalar or a 1-D array of length 1 or "
@@ -279,7 +279,6 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     op = "polyval"
     from funcarray import lax
     from funcarray.api.arguments import broadcast_shapes
-    from funcarray.numpy._numerics import promote_keep_shapes
     p, x = promote_keep_shapes(op, p, x)
     if p.ndim == 0:
         raise op_value_error(op, "p must have at least one dimension (the coefficients, highest "

@@ -29,23 +29,16 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.numpy._creation import arange, asarray, linspace, zeros
+from funcarray.numpy._creation import arange, asarray, linspace, shape_tuple, zeros
 from funcarray.numpy._creation import ones as _ones
 from funcarray.numpy._diagonals import diag
-from funcarray.numpy._elementwise import (
-    bitwise_and,
-    bitwise_not,
-    conj,
-    left_shift,
-    log10,
-    logical_not,
-    power,
-    where,
-)
+from funcarray.numpy._elementwise import bitwise_and, log10, power, where
 from funcarray.numpy._elementwise import sign as _sign
 from funcarray.numpy._introspection_and_io import *  # noqa: F403
 from funcarray.numpy._introspection_and_io import __all__ as _info_all
 from funcarray.numpy._linalg import matmul
+from funcarray.numpy._math_functions import conj
+from funcarray.numpy._predicates_and_bits import bitwise_not, left_shift, logical_not
 from funcarray.numpy._rearranging import pad as _pad
 from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
@@ -241,7 +234,6 @@ def fromfunction(function: Callable[..., _T], shape: ShapeLike, *,
                [ 1, 11, 21]], dtype=int32)
     """
     from funcarray.api.transformations import vmap
-    from funcarray.numpy._creation import shape_tuple
     shape = shape_tuple("fromfunction", shape)
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]

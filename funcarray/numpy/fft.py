@@ -31,8 +31,8 @@ from funcarray.api.arguments import canonicalize_axis
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._creation import asarray
-from funcarray.numpy._elementwise import conj
 from funcarray.numpy._fft_core import FftType, check_single_axis, transform
+from funcarray.numpy._math_functions import conj
 from funcarray.numpy._rearranging import roll
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
