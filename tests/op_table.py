@@ -22,7 +22,12 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.numpy import _elementwise
+from funcarray.numpy import (
+    _elementwise,
+    _math_functions,
+    _predicates_and_bits,
+    _rounding_and_division,
+)
 from funcarray.primitives import elementwise as ew
 
 __all__ = [
@@ -280,10 +285,12 @@ _ops += [
 ELEMENTWISE_OPS: list[OpSpec] = sorted(_ops, key=lambda s: s.name)
 ELEMENTWISE_BY_NAME = {s.name: s for s in ELEMENTWISE_OPS}
 assert len(ELEMENTWISE_BY_NAME) == len(ELEMENTWISE_OPS), "duplicate op names"
-assert set(ELEMENTWISE_BY_NAME) == set(_elementwise.__all__), (
+_ELEMENTWISE_NAMES = {*_elementwise.__all__, *_math_functions.__all__,
+                      *_rounding_and_division.__all__, *_predicates_and_bits.__all__}
+assert set(ELEMENTWISE_BY_NAME) == _ELEMENTWISE_NAMES, (
     "the op table must have one entry per public elementwise function: "
-    f"missing {sorted(set(_elementwise.__all__) - set(ELEMENTWISE_BY_NAME))}, "
-    f"extra {sorted(set(ELEMENTWISE_BY_NAME) - set(_elementwise.__all__))}")
+    f"missing {sorted(_ELEMENTWISE_NAMES - set(ELEMENTWISE_BY_NAME))}, "
+    f"extra {sorted(set(ELEMENTWISE_BY_NAME) - _ELEMENTWISE_NAMES)}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,18 +31,26 @@ from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
 from funcarray.numpy._convolve import *  # noqa: F403
 from funcarray.numpy._creation import *  # noqa: F403
+from funcarray.numpy._diagonals import *  # noqa: F403
 from funcarray.numpy._elementwise import *  # noqa: F403
+from funcarray.numpy._index_routines import *  # noqa: F403
 from funcarray.numpy._index_tricks import *  # noqa: F403
 from funcarray.numpy._indexing import *  # noqa: F403
 from funcarray.numpy._linalg import *  # noqa: F403
 from funcarray.numpy._manipulation import *  # noqa: F403
+from funcarray.numpy._math_functions import *  # noqa: F403
 from funcarray.numpy._numerics import *  # noqa: F403
+from funcarray.numpy._numerics_stats import *  # noqa: F403
 from funcarray.numpy._polynomial import *  # noqa: F403
+from funcarray.numpy._predicates_and_bits import *  # noqa: F403
+from funcarray.numpy._rearranging import *  # noqa: F403
 from funcarray.numpy._reductions import *  # noqa: F403
+from funcarray.numpy._rounding_and_division import *  # noqa: F403
 from funcarray.numpy._scalar_types import ScalarType as _ScalarType
 from funcarray.numpy._search import *  # noqa: F403
 from funcarray.numpy._sets import *  # noqa: F403
 from funcarray.numpy._shape import *  # noqa: F403
+from funcarray.numpy._sort_and_nonzero import *  # noqa: F403
 from funcarray.numpy._statistics import *  # noqa: F403
 from funcarray.numpy._vectorize_and_constructors import *  # noqa: F403
 
@@ -165,10 +173,9 @@ globals().update(_numpy_ufuncs(globals()))
 if _typing.TYPE_CHECKING:
     # What the run-time machinery above and below makes, declared for type checkers: the
     # fourteen ufuncs, and the narrow dtypes of ml_dtypes (base.dtypes.NARROW_DTYPE_NAMES).
-    # (re-exported by _vectorize_and_constructors and _numerics through __all__ lists type
-    # checkers cannot follow)
+    # (re-exported by _vectorize_and_constructors through an __all__ list type checkers
+    # cannot follow)
     from funcarray.numpy._introspection_and_io import *  # noqa: F403
-    from funcarray.numpy._numerics_stats import *  # noqa: F403
     from funcarray.numpy._ufunc import _BinaryUfunc, _UnaryUfunc
 
     add: _BinaryUfunc

@@ -28,16 +28,9 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.numpy._elementwise import (
-    imag,
-    isnan,
-    isneginf,
-    isposinf,
-    not_equal,
-    real,
-    subtract,
-    where,
-)
+from funcarray.numpy._elementwise import isnan, not_equal, subtract, where
+from funcarray.numpy._math_functions import imag, real
+from funcarray.numpy._predicates_and_bits import isneginf, isposinf
 from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.numpy._shape import broadcast_to, concatenate, ravel
 from funcarray.primitives.elementwise import complex_p

@@ -25,7 +25,6 @@ from funcarray.numpy._elementwise import (
     abs,
     add,
     equal,
-    isfinite,
     isnan,
     less_equal,
     logical_and,
@@ -34,11 +33,12 @@ from funcarray.numpy._elementwise import (
     not_equal,
     subtract,
 )
-from funcarray.numpy._indexing import sort
+from funcarray.numpy._predicates_and_bits import isfinite
 from funcarray.numpy._promotion import promote_args
 from funcarray.numpy._reductions import all, any
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import reshape
+from funcarray.numpy._sort_and_nonzero import sort
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike

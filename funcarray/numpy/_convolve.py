@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import op_value_error
+from funcarray.numpy._math_functions import conj
+from funcarray.numpy._rearranging import flip
 
 if TYPE_CHECKING:
     from typing import Any
@@ -28,7 +30,6 @@ _MODES = ("full", "same", "valid")
 
 def _conv1d(op: str, a, v, mode: str, precision, preferred_element_type):
     from funcarray import lax
-    from funcarray.numpy import conj, flip
 
     a, v = asarray_arg(op, a), asarray_arg(op, v)
     if a.ndim != 1 or v.ndim != 1:

@@ -27,6 +27,9 @@ from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
+from funcarray.numpy._rounding_and_division import floor
+from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
 from funcarray.primitives.shape import iota_p
 
 if TYPE_CHECKING:
@@ -65,7 +68,6 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
     """
     out = asarray_arg("array", object, dtype)
     if ndmin > out.ndim:
-        from funcarray.numpy._shape import reshape
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out
 
@@ -244,7 +246,6 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     ramp = iota_p.bind(dtype=dtype, shape=(n,), dimension=0)
     if start == 0 and step == 1:
         return ramp
-    from funcarray.numpy._elementwise import add, multiply
     if step != 1:
         ramp = multiply(ramp, Array(np.asarray(step, dtype)))
     return add(ramp, Array(np.asarray(start, dtype))) if start != 0 else ramp
@@ -281,9 +282,6 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         Array([[0. , 0.5, 1. ],
                [0. , 1.5, 3. ]], dtype=float32)
     """
-    from funcarray.numpy._elementwise import add, floor, multiply, subtract, where
-    from funcarray.numpy._shape import broadcast_arrays, expand_dims
-
     num = int(operator.index(num))
     if num < 0:
         raise op_value_error("linspace", f"num must be non-negative, got {num}")
@@ -330,7 +328,6 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
     rows = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=0)
     cols = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=1)
-    from funcarray.numpy._elementwise import add, equal
     return convert(equal(add(rows, k), cols), dtype)
 
 

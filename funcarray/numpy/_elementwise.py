@@ -5,11 +5,15 @@ primitives. NumPy's semantics that differ from the primitives' are built here, a
 ``jax.numpy``: ``floor_divide`` and ``remainder`` round toward minus infinity (the ``div`` and
 ``rem`` primitives truncate), ``true_divide`` of integers gives floats, ``sin`` of an integer
 array computes in float32 (float64 for 64-bit integers).
+
+This module holds the dtype rules and the factories that make most elementwise functions,
+arithmetic, exponentials and logarithms, comparisons, the logical and bitwise ufuncs, and
+``where``/``clip``. The other elementwise functions are in ``_math_functions`` (roots,
+trigonometry, complex parts), ``_rounding_and_division`` and ``_predicates_and_bits``.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import TYPE_CHECKING, overload
 
@@ -26,10 +30,9 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._promotion import promote_args, promote_binary
+from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives import elementwise as ew
-from funcarray.primitives.conversions import bitcast_convert_type_p
 from funcarray.primitives.select_n import select_n_p
-from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:
@@ -200,19 +203,6 @@ minimum = _binary("minimum", ew.min_p, _NUMERIC | {"b"},
                   ("fnp.minimum(fnp.arange(3), 1)", "Array([0, 1, 1], dtype=int32)"))
 
 
-def fmod(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Remainder with the sign of the dividend (C's ``fmod``).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.fmod(-5, 3)
-        Array(-2, dtype=int32, weak_type=True)
-    """
-    x, y = promote_args("fmod", x, y)
-    _check_kinds("fmod", x, _NUMERIC - {"c"} | {"b"})
-    return ew.rem_p.bind(_bool_to_int(x), _bool_to_int(y))
-
-
 nextafter = _binary_inexact(
     "nextafter", ew.nextafter_p, "The next float after ``x`` toward ``y``.",
     ("fnp.nextafter(1.0, 2.0) > 1", "Array(True, dtype=bool, weak_type=True)"))
@@ -265,92 +255,6 @@ def true_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
 
 
 divide = true_divide
-
-
-def _float_divmod(x, y):
-    # Python's floored division for floats, built from rem (fmod), as jax.numpy does.
-    mod = ew.rem_p.bind(x, y)
-    zero = _constant_like(x, 0)
-    # (x - mod) / y, except x / y where y == 0: 1.0 // 0.0 is inf, not nan (mod is nan there)
-    div = ew.div_p.bind(select_n_p.bind(ew.eq_p.bind(y, zero), ew.sub_p.bind(x, mod), x), y)
-    y_negative = ew.lt_p.bind(y, zero)
-    fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
-                        ew.ne_p.bind(y_negative, ew.lt_p.bind(mod, zero)))
-    mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
-    one = _constant_like(x, 1)
-    div = ew.round_p.bind(select_n_p.bind(fix, div, ew.sub_p.bind(div, one)), rounding_method=1)
-    # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0. Where
-    # mod == 0 the signed zero is a constant with mod's tangent added back as
-    # `- (value - mod)` (+0.0 in value, and `z - (+0.0)` keeps z's sign), so d(x % y)/dx is 1
-    # there too (a plain select of the constant would make it 0).
-    value = stop_gradient_p.bind(mod)
-    signed_zero = select_n_p.bind(y_negative, zero, _constant_like(x, -0.0))
-    mod = select_n_p.bind(ew.eq_p.bind(value, zero), mod,
-                          ew.sub_p.bind(signed_zero, ew.sub_p.bind(value, mod)))
-    div = select_n_p.bind(ew.eq_p.bind(div, zero), div,
-                          ew.mul_p.bind(ew.div_p.bind(x, y), zero))
-    return div, mod
-
-
-def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x // y``: division rounded toward minus infinity (NumPy semantics).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.floor_divide(fnp.array([7, -7]), 2)
-        Array([ 3, -4], dtype=int32)
-    """
-    x, y = promote_args("floor_divide", x, y)
-    _check_kinds("floor_divide", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    if _kind(x.dtype) == "u":
-        return ew.div_p.bind(x, y)
-    if _kind(x.dtype) == "i":
-        q = ew.div_p.bind(x, y)
-        r = ew.rem_p.bind(x, y)
-        zero = _constant_like(x, 0)
-        # The primitive truncates; step down where the signs differ and there is a remainder.
-        fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
-                            ew.ne_p.bind(ew.lt_p.bind(x, zero), ew.lt_p.bind(y, zero)))
-        one = _constant_like(x, 1)
-        return select_n_p.bind(fix, q, ew.sub_p.bind(q, one))
-    return _float_divmod(x, y)[0]
-
-
-def remainder(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x % y`` with the sign of the divisor (NumPy/Python semantics).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.remainder(fnp.array([7, -7]), 3)
-        Array([1, 2], dtype=int32)
-    """
-    x, y = promote_args("remainder", x, y)
-    _check_kinds("remainder", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    if _kind(x.dtype) == "u":
-        return ew.rem_p.bind(x, y)
-    if _kind(x.dtype) == "f":
-        return _float_divmod(x, y)[1]
-    r = ew.rem_p.bind(x, y)
-    zero = _constant_like(x, 0)
-    fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
-                        ew.ne_p.bind(ew.lt_p.bind(r, zero), ew.lt_p.bind(y, zero)))
-    return select_n_p.bind(fix, r, ew.add_p.bind(r, y))
-
-
-mod = remainder
-
-
-def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Array, Array]:  # noqa: A001 (NumPy's name)
-    """``(floor_divide(x, y), remainder(x, y))``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.divmod(7, 2)[0]
-        Array(3, dtype=int32, weak_type=True)
-    """
-    return floor_divide(x, y), remainder(x, y)
 
 
 def power(x: ArrayLike, y: ArrayLike, /) -> Array:
@@ -457,7 +361,7 @@ def sign(x: ArrayLike, /) -> Array:
 
 
 # --------------------------------------------------------------------------------------------
-# Math functions (floats and complex; integers computed in float)
+# Exponentials and logarithms (floats and complex; integers computed in float)
 # --------------------------------------------------------------------------------------------
 _E = ("fnp.exp(fnp.zeros(2))", "Array([1., 1.], dtype=float32)")
 exp = _unary_inexact("exp", ew.exp_p, "Elementwise ``e ** x``.", _E)
@@ -469,36 +373,6 @@ log = _unary_inexact("log", ew.log_p, "Natural logarithm.",
                      ("fnp.log(fnp.ones(2))", "Array([0., 0.], dtype=float32)"))
 log1p = _unary_inexact("log1p", ew.log1p_p, "Elementwise ``log(1 + x)``, accurate near 0.",
                        ("fnp.log1p(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-sqrt = _unary_inexact("sqrt", ew.sqrt_p, "Square root.",
-                      ("fnp.sqrt(fnp.array([4.0]))", "Array([2.], dtype=float32)"))
-cbrt = _unary_inexact("cbrt", ew.cbrt_p, "Cube root.",
-                      ("fnp.cbrt(fnp.array([8.0]))", "Array([2.], dtype=float32)"))
-sin = _unary_inexact("sin", ew.sin_p, "Sine.", ("fnp.sin(fnp.zeros(1))",
-                                                "Array([0.], dtype=float32)"))
-cos = _unary_inexact("cos", ew.cos_p, "Cosine.", ("fnp.cos(fnp.zeros(1))",
-                                                  "Array([1.], dtype=float32)"))
-tan = _unary_inexact("tan", ew.tan_p, "Tangent.", ("fnp.tan(fnp.zeros(1))",
-                                                   "Array([0.], dtype=float32)"))
-arcsin = _unary_inexact("arcsin", ew.asin_p, "Inverse sine.",
-                        ("fnp.arcsin(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-arccos = _unary_inexact("arccos", ew.acos_p, "Inverse cosine.",
-                        ("fnp.arccos(fnp.ones(1))", "Array([0.], dtype=float32)"))
-arctan = _unary_inexact("arctan", ew.atan_p, "Inverse tangent.",
-                        ("fnp.arctan(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-sinh = _unary_inexact("sinh", ew.sinh_p, "Hyperbolic sine.",
-                      ("fnp.sinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-cosh = _unary_inexact("cosh", ew.cosh_p, "Hyperbolic cosine.",
-                      ("fnp.cosh(fnp.zeros(1))", "Array([1.], dtype=float32)"))
-tanh = _unary_inexact("tanh", ew.tanh_p, "Hyperbolic tangent.",
-                      ("fnp.tanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-arcsinh = _unary_inexact("arcsinh", ew.asinh_p, "Inverse hyperbolic sine.",
-                         ("fnp.arcsinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-arccosh = _unary_inexact("arccosh", ew.acosh_p, "Inverse hyperbolic cosine.",
-                         ("fnp.arccosh(fnp.ones(1))", "Array([0.], dtype=float32)"))
-arctanh = _unary_inexact("arctanh", ew.atanh_p, "Inverse hyperbolic tangent.",
-                         ("fnp.arctanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
-asin, acos, atan = arcsin, arccos, arctan
-asinh, acosh, atanh = arcsinh, arccosh, arctanh
 
 
 def _scaled_log(name, scale, summary, example) -> _Unary:
@@ -511,106 +385,6 @@ log2 = _scaled_log("log2", 1 / math.log(2), "Base-2 logarithm.",
                    ("fnp.log2(fnp.array([8.0]))", "Array([3.], dtype=float32)"))
 log10 = _scaled_log("log10", 1 / math.log(10), "Base-10 logarithm.",
                     ("fnp.log10(fnp.array([100.0]))", "Array([2.], dtype=float32)"))
-
-
-def _scale(name, factor, summary, example) -> _Unary:
-    def fn(x, /):
-        x = asarray_arg(name, x)
-        if not dtypes.is_inexact(x.dtype):
-            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
-        return multiply(x, factor)
-    return _doc(fn, name, summary, example)
-
-
-deg2rad = _scale("deg2rad", math.pi / 180, "Degrees to radians.",
-                 ("fnp.deg2rad(180.0)", "Array(3.1415927, dtype=float32, weak_type=True)"))
-rad2deg = _scale("rad2deg", 180 / math.pi, "Radians to degrees.",
-                 ("fnp.rad2deg(0.0)", "Array(0., dtype=float32, weak_type=True)"))
-radians, degrees = deg2rad, rad2deg
-
-
-def _rounding(name, prim_fn, summary, example) -> _Unary:
-    """floor, ceil, trunc: real numbers only; integers and bools are returned unchanged."""
-    def fn(x, /):
-        x = asarray_arg(name, x)
-        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
-        if not dtypes.is_float(x.dtype):
-            return x  # integers are already whole
-        return prim_fn(x)
-    return _doc(fn, name, summary, example)
-
-
-floor = _rounding("floor", ew.floor_p.bind, "Round toward minus infinity.",
-                  ("fnp.floor(fnp.array([-1.5, 1.5]))", "Array([-2.,  1.], dtype=float32)"))
-ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
-                 ("fnp.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
-
-
-def rint(x: ArrayLike, /) -> Array:
-    """Round to the nearest integer, halves to even. Integers give floats (as in NumPy and
-    ``jax.numpy``); complex numbers are rounded part by part.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.rint(fnp.array([0.5, 1.5]))
-        Array([0., 2.], dtype=float32)
-    """
-    x = _to_inexact(asarray_arg("rint", x))
-    if dtypes.is_complex(x.dtype):
-        return ew.complex_p.bind(rint(ew.real_p.bind(x)), rint(ew.imag_p.bind(x)))
-    return ew.round_p.bind(x, rounding_method=1)
-
-
-def _trunc(x):
-    zero = _constant_like(x, 0)
-    return select_n_p.bind(ew.lt_p.bind(x, zero), ew.floor_p.bind(x), ew.ceil_p.bind(x))
-
-
-trunc = _rounding("trunc", _trunc, "Round toward zero.",
-                  ("fnp.trunc(fnp.array([-1.5, 1.5]))", "Array([-1.,  1.], dtype=float32)"))
-fix = trunc
-
-
-def _round_int(a, factor: int):
-    """Round integers to a multiple of ``factor``, halves to even (NumPy's rule), without
-    overflowing on the way: compare the remainder with its complement instead of doubling."""
-    if factor > dtypes.iinfo(a.dtype).max:
-        return _constant_like(a, 0)  # every representable value is below half the factor
-    f = _constant_like(a, factor)
-    q = floor_divide(a, f)
-    r = ew.sub_p.bind(a, ew.mul_p.bind(q, f))
-    rest = ew.sub_p.bind(f, r)
-    q_odd = ew.ne_p.bind(ew.and_p.bind(q, _constant_like(a, 1)), _constant_like(a, 0))
-    up = ew.or_p.bind(ew.gt_p.bind(r, rest), ew.and_p.bind(ew.eq_p.bind(r, rest), q_odd))
-    return ew.mul_p.bind(select_n_p.bind(up, q, ew.add_p.bind(q, _constant_like(a, 1))), f)
-
-
-def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001 (NumPy's name)
-    """Round to ``decimals`` decimal places, halves to even (like ``numpy.round``).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.round(fnp.array([1.25, 2.5]), 1)
-        Array([1.2, 2.5], dtype=float32)
-    """
-    if out is not None:
-        raise op_type_error("round", "out= is not supported: arrays are immutable")
-    a = asarray_arg("round", a)
-    _check_kinds("round", a, _NUMERIC)
-    if not dtypes.is_inexact(a.dtype):
-        if decimals >= 0:
-            return a
-        return _round_int(a, 10 ** (-decimals))
-    if dtypes.is_complex(a.dtype):
-        return ew.complex_p.bind(round(ew.real_p.bind(a), decimals),
-                                 round(ew.imag_p.bind(a), decimals))
-    if decimals == 0:
-        return rint(a)
-    factor = _constant_like(a, 10.0 ** decimals)
-    return true_divide(rint(multiply(a, factor)), factor)
-
-
-around = round
 
 
 # --------------------------------------------------------------------------------------------
@@ -653,22 +427,6 @@ greater_equal = _comparison("greater_equal", ew.ge_p, "Elementwise ``x >= y``.",
                              "Array([False,  True], dtype=bool)"))
 
 
-def isfinite(x: ArrayLike, /) -> Array:
-    """True where ``x`` is neither infinite nor NaN.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.isfinite(fnp.array([1.0, fnp.inf, fnp.nan]))
-        Array([ True, False, False], dtype=bool)
-    """
-    x = asarray_arg("isfinite", x)
-    if dtypes.is_complex(x.dtype):
-        return ew.and_p.bind(isfinite(ew.real_p.bind(x)), isfinite(ew.imag_p.bind(x)))
-    if not dtypes.is_float(x.dtype):
-        return _full_bool(x, True)
-    return ew.is_finite_p.bind(x)
-
-
 def isnan(x: ArrayLike, /) -> Array:
     """True where ``x`` is NaN.
 
@@ -700,115 +458,9 @@ def isinf(x: ArrayLike, /) -> Array:
     return ew.eq_p.bind(ew.abs_p.bind(x), inf)
 
 
-def isposinf(x: ArrayLike, /) -> Array:
-    """True where ``x`` is plus infinity.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.isposinf(fnp.array([fnp.inf, -fnp.inf]))
-        Array([ True, False], dtype=bool)
-    """
-    x = asarray_arg("isposinf", x)
-    _check_kinds("isposinf", x, _NUMERIC - {"c"} | {"b"})
-    return logical_and(isinf(x), greater(x, 0))
-
-
-def isneginf(x: ArrayLike, /) -> Array:
-    """True where ``x`` is minus infinity.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.isneginf(fnp.array([fnp.inf, -fnp.inf]))
-        Array([False,  True], dtype=bool)
-    """
-    x = asarray_arg("isneginf", x)
-    _check_kinds("isneginf", x, _NUMERIC - {"c"} | {"b"})
-    return logical_and(isinf(x), less(x, 0))
-
-
 def _full_bool(x, value):
     """A bool array of ``x``'s shape (weak when ``x`` is, like every elementwise result)."""
     return broadcast_to_shape(Array(np.asarray(value), x.weak_type), x.shape)
-
-
-def signbit(x: ArrayLike, /) -> Array:
-    """True where the sign bit is set (``-0.0`` included).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.signbit(fnp.array([-0.0, 0.0, -1.0]))
-        Array([ True, False,  True], dtype=bool)
-    """
-    x = asarray_arg("signbit", x)
-    _check_kinds("signbit", x, _NUMERIC - {"c"} | {"b"})
-    if _kind(x.dtype) in "bu":
-        return _full_bool(x, False)
-    if _kind(x.dtype) == "i":
-        return less(x, 0)
-    bits = np.dtype(f"i{x.dtype.itemsize}")
-    as_int = bitcast_convert_type_p.bind(x, new_dtype=bits)
-    return less(as_int, 0)
-
-
-def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """``|x|`` with the sign of ``y``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.copysign(fnp.array([1.0, 2.0]), -1.0)
-        Array([-1., -2.], dtype=float32)
-    """
-    x, y = promote_args("copysign", x, y)
-    x, y = _to_inexact(x), _to_inexact(y)
-    _check_kinds("copysign", x, {"f"})
-    magnitude = ew.abs_p.bind(x)
-    return where(signbit(y), negative(magnitude), magnitude)
-
-
-def fmax(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise maximum that ignores NaN (returns the other value).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.fmax(fnp.array([fnp.nan, 1.0]), 0.0)
-        Array([0., 1.], dtype=float32)
-    """
-    x, y = promote_args("fmax", x, y)
-    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
-
-
-def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise minimum that ignores NaN (returns the other value).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.fmin(fnp.array([fnp.nan, 1.0]), 0.0)
-        Array([0., 0.], dtype=float32)
-    """
-    x, y = promote_args("fmin", x, y)
-    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
-
-
-def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.hypot(3.0, 4.0)
-        Array(5., dtype=float32, weak_type=True)
-    """
-    x, y = promote_args("hypot", x, y)
-    if not dtypes.is_inexact(x.dtype):
-        dt = to_inexact_dtype(x.dtype)
-        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
-    _check_kinds("hypot", x, {"f"})
-    x, y = absolute(x), absolute(y)
-    big, small = maximum(x, y), minimum(x, y)
-    safe_big = where(big == 0, 1, big)
-    ratio = true_divide(small, safe_big)
-    out = multiply(big, sqrt(add(1, multiply(ratio, ratio))))
-    # An infinite side makes the hypotenuse infinite even when the other side is NaN (C99).
-    return where(logical_or(isinf(x), isinf(y)), np.inf, where(big == 0, 0, out))
 
 
 def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
@@ -843,116 +495,6 @@ def logaddexp2(x: ArrayLike, y: ArrayLike, /) -> Array:
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
 
-def sinc(x: ArrayLike, /) -> Array:
-    """``sin(pi x) / (pi x)``, 1 at 0.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.sinc(fnp.zeros(1))
-        Array([1.], dtype=float32)
-    """
-    x = asarray_arg("sinc", x)
-    if not dtypes.is_inexact(x.dtype):
-        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
-    is_zero = equal(x, 0)
-    pix = multiply(x, math.pi)
-    safe = where(is_zero, 1, pix)
-    # At 0 the value comes from the Maclaurin series of sin(t)/t at t = pi x, whose custom
-    # derivative is the next term: every order of derivative is right there
-    # (grad(grad(sinc))(0) is -pi**2/3, as in JAX), where a constant 1 made them all 0.
-    return where(is_zero, _sinc_maclaurin()(0, pix), true_divide(sin(safe), safe))
-
-
-@functools.cache
-def _sinc_maclaurin():
-    """``maclaurin(k, t)``: the k-th derivative of sin(t)/t at t = 0, shaped like ``t``, with
-    ``maclaurin(k + 1, t) * dt`` as its tangent. (Made on first use: ``custom_jvp`` lives
-    above funcarray.numpy in the import graph.)"""
-    from funcarray.api.custom_derivatives import custom_jvp
-
-    def maclaurin(k, t):
-        # (t * 0: t's shape and dtype; only its value where t == 0 is used)
-        return add(multiply(t, 0.0), 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1))
-
-    maclaurin = custom_jvp(maclaurin, nondiff_argnums=(0,))
-    maclaurin.defjvp(lambda k, primals, tangents: (
-        maclaurin(k, primals[0]), multiply(maclaurin(k + 1, primals[0]), tangents[0])))
-    return maclaurin
-
-
-def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.heaviside(fnp.array([-1.0, 0.0, 2.0]), 0.5)
-        Array([0. , 0.5, 1. ], dtype=float32)
-    """
-    x1, x2 = promote_args("heaviside", x1, x2)
-    _check_kinds("heaviside", x1, _NUMERIC - {"c"} | {"b"})
-    x1, x2 = _to_inexact(x1), _to_inexact(x2)
-    return where(isnan(x1), x1, where(less(x1, 0), 0, where(greater(x1, 0), 1, x2)))
-
-
-# --------------------------------------------------------------------------------------------
-# Complex parts
-# --------------------------------------------------------------------------------------------
-
-def real(x: ArrayLike, /) -> Array:
-    """The real part (``x`` itself for real dtypes).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.real(fnp.array([1 + 2j]))
-        Array([1.], dtype=float32)
-    """
-    x = asarray_arg("real", x)
-    return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
-
-
-def imag(x: ArrayLike, /) -> Array:
-    """The imaginary part (zeros for real dtypes).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.imag(fnp.array([1 + 2j]))
-        Array([2.], dtype=float32)
-    """
-    x = asarray_arg("imag", x)
-    if dtypes.is_complex(x.dtype):
-        return ew.imag_p.bind(x)
-    return broadcast_to_shape(Array(np.zeros((), x.dtype), x.weak_type), x.shape)
-
-
-def conjugate(x: ArrayLike, /) -> Array:
-    """The complex conjugate (``x`` itself for real dtypes).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.conj(fnp.array([1 + 2j]))
-        Array([1.-2.j], dtype=complex64)
-    """
-    x = asarray_arg("conjugate", x)
-    return ew.conj_p.bind(x) if dtypes.is_complex(x.dtype) else x
-
-
-conj = conjugate
-
-
-def angle(z: ArrayLike, deg: bool = False) -> Array:
-    """The argument of a complex number (0 or pi for reals).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.angle(fnp.array([1j]))
-        Array([1.5707964], dtype=float32)
-    """
-    z = asarray_arg("angle", z)
-    z = _to_inexact(z)
-    out = arctan2(imag(z), real(z))
-    return rad2deg(out) if deg else out
-
-
 # --------------------------------------------------------------------------------------------
 # Logic and bits
 # --------------------------------------------------------------------------------------------
@@ -984,76 +526,12 @@ logical_xor = _logical("logical_xor", ew.xor_p, "Elementwise logical XOR (nonzer
                         "Array([False,  True], dtype=bool)"))
 
 
-def logical_not(x: ArrayLike, /) -> Array:
-    """Elementwise logical NOT (nonzero is true).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.logical_not(fnp.array([1, 0]))
-        Array([False,  True], dtype=bool)
-    """
-    return ew.not_p.bind(_to_bool("logical_not", x))
-
-
 bitwise_and = _binary("bitwise_and", ew.and_p, _BOOL_INT, "Elementwise bitwise AND.",
                       ("fnp.bitwise_and(fnp.array([6]), 3)", "Array([2], dtype=int32)"))
 bitwise_or = _binary("bitwise_or", ew.or_p, _BOOL_INT, "Elementwise bitwise OR.",
                      ("fnp.bitwise_or(fnp.array([6]), 3)", "Array([7], dtype=int32)"))
 bitwise_xor = _binary("bitwise_xor", ew.xor_p, _BOOL_INT, "Elementwise bitwise XOR.",
                       ("fnp.bitwise_xor(fnp.array([6]), 3)", "Array([5], dtype=int32)"))
-bitwise_not = _unary_same("bitwise_not", ew.not_p, _BOOL_INT, "Elementwise bitwise NOT.",
-                          ("fnp.bitwise_not(fnp.array([0]))", "Array([-1], dtype=int32)"))
-invert = bitwise_not
-bitwise_invert = bitwise_not
-
-
-def bitwise_count(x: ArrayLike, /) -> Array:
-    """Number of set bits in each element (of ``|x|`` for signed integers), as uint8.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.bitwise_count(fnp.array([7, -7]))
-        Array([3, 3], dtype=uint8)
-    """
-    x = asarray_arg("bitwise_count", x)
-    _check_kinds("bitwise_count", x, _BOOL_INT)
-    if x.dtype != np.bool_:
-        if _kind(x.dtype) == "i":
-            x = ew.abs_p.bind(x)  # NumPy counts the bits of the magnitude
-        x = ew.population_count_p.bind(x)
-    return convert(x, dtypes.uint8)
-
-
-def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x << y``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.left_shift(fnp.array([1]), 3)
-        Array([8], dtype=int32)
-    """
-    x, y = promote_args("left_shift", x, y)
-    _check_kinds("left_shift", x, _BOOL_INT)
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    return ew.shift_left_p.bind(x, y)
-
-
-def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x >> y`` (arithmetic for signed, logical for unsigned integers).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.right_shift(fnp.array([-8]), 1)
-        Array([-4], dtype=int32)
-    """
-    x, y = promote_args("right_shift", x, y)
-    _check_kinds("right_shift", x, _BOOL_INT)
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
-    return prim.bind(x, y)
-
-
-bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
 # --------------------------------------------------------------------------------------------
@@ -1076,7 +554,6 @@ def where(condition, x=None, y=None, /):
         Array([0., 0., 1., 1.], dtype=float32, weak_type=True)
     """
     if x is None and y is None:
-        from funcarray.numpy._indexing import nonzero
         return nonzero(condition)
     if x is None or y is None:
         raise op_type_error("where", "give both x and y, or neither")
@@ -1122,17 +599,8 @@ if TYPE_CHECKING:
     # fourteen that funcarray.numpy turns into ufunc objects and declares as such);
     # tests/test_typing.py checks that the lists agree.
     __all__ = [
-        "abs", "absolute", "acos", "acosh", "angle", "arccos", "arccosh", "arcsin",
-        "arcsinh", "arctan", "arctan2", "arctanh", "around", "asin", "asinh", "atan",
-        "atan2", "atanh", "bitwise_count", "bitwise_invert", "bitwise_left_shift",
-        "bitwise_not", "bitwise_right_shift", "cbrt", "ceil", "clip", "conj", "conjugate",
-        "copysign", "cos", "cosh", "deg2rad", "degrees", "divide", "divmod", "equal",
-        "exp", "exp2", "expm1", "fabs", "fix", "float_power", "floor", "floor_divide",
-        "fmax", "fmin", "fmod", "greater", "greater_equal", "heaviside", "hypot", "imag",
-        "invert", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "left_shift",
-        "less", "less_equal", "log", "log10", "log1p", "log2", "logical_not", "mod",
-        "nextafter", "not_equal", "positive", "power", "rad2deg", "radians", "real",
-        "reciprocal", "remainder", "right_shift", "rint", "round", "sign", "signbit",
-        "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "true_divide", "trunc",
-        "where",
+        "abs", "absolute", "arctan2", "atan2", "clip", "divide", "equal", "exp", "exp2",
+        "expm1", "fabs", "float_power", "greater", "greater_equal", "isinf", "isnan", "less",
+        "less_equal", "log", "log10", "log1p", "log2", "nextafter", "not_equal", "positive",
+        "power", "reciprocal", "sign", "square", "true_divide", "where",
     ]

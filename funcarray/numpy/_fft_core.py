@@ -19,6 +19,7 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._shape import moveaxis
 from funcarray.primitives.fft import FftType, complex_dtype_for, fft_p, real_dtype_for
 
 __all__ = ["FftType", "transform", "check_single_axis", "check_norm", "lengths_arg"]
@@ -64,7 +65,6 @@ def _scale(norm, inverse: bool, lengths: tuple):
 def _transform_block(x, kind: FftType, lengths: tuple, axes: tuple):
     """``fft_p`` over ``axes`` (at most 3, in order) of ``x``, moved to the end and back."""
     end = tuple(range(x.ndim - len(axes), x.ndim))
-    from funcarray.numpy import moveaxis
 
     if axes != end:
         x = moveaxis(x, axes, end)
@@ -164,7 +164,6 @@ def transform(op: str, kind: FftType, a, s, axes, norm, *, inverse: bool | None 
                                  f"positive (input shape {x.shape}); pass n or s")
     # XLA transforms the innermost axes: move the chosen ones there, in the order given.
     end = tuple(range(x.ndim - len(axes), x.ndim))
-    from funcarray.numpy import moveaxis
 
     if axes != end:
         x = moveaxis(x, axes, end)

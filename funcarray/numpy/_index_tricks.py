@@ -24,20 +24,21 @@ from funcarray.api.arguments import _concrete_int, asarray_arg, convert
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._creation import arange, array, linspace, ones
 from funcarray.numpy._elementwise import (
     add,
     clip,
-    divmod,
     greater,
     greater_equal,
     less,
     logical_or,
-    mod,
     multiply,
     where,
 )
 from funcarray.numpy._reductions import any as reduce_any
-from funcarray.numpy._shape import stack
+from funcarray.numpy._rounding_and_division import divmod, mod
+from funcarray.numpy._shape import concatenate, expand_dims, stack, transpose
+from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 
@@ -316,7 +317,6 @@ index_exp = np.index_exp
 def _grid_from_slice(op, s):
     """``start:stop:step`` as ``arange``; an imaginary step ``Nj`` as ``linspace`` of N
     points (stop included), as NumPy's index tricks read slices."""
-    from funcarray.numpy._creation import arange, linspace
     for bound in (s.start, s.stop, s.step):
         if isinstance(bound, Tracer):
             raise bound._concretization_error(f"{op}: slice bounds decide the result's shape")
@@ -352,7 +352,6 @@ class _Mgrid:
     """
 
     def __getitem__(self, key):
-        from funcarray.numpy._creation import arange
         if isinstance(key, slice):
             return _grid_from_slice("mgrid", key)
         grids = _promoted_grids("mgrid", key)
@@ -410,8 +409,6 @@ class _AxisConcatenator:
         return params
 
     def __getitem__(self, key):
-        from funcarray.numpy._creation import array
-        from funcarray.numpy._shape import concatenate, expand_dims, transpose
         items = key if isinstance(key, tuple) else (key,)
         params = [self.axis, self.ndmin, self.trans1d, -1]
         if items and isinstance(items[0], str):
@@ -586,8 +583,6 @@ def mask_indices(n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *
         >>> fnp.mask_indices(3, fnp.triu, 1)
         (Array([0, 0, 1], dtype=int32), Array([1, 2, 2], dtype=int32))
     """
-    from funcarray.numpy._creation import ones
-    from funcarray.numpy._indexing import nonzero
     n = _concrete_int("mask_indices", n, "n")
     rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
     return rows, cols

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-import funcarray.numpy as fnp
 from funcarray.api.arguments import asarray_arg, is_array
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._creation import array, asarray
+from funcarray.numpy._elementwise import power
+from funcarray.numpy._math_functions import imag
 
 if TYPE_CHECKING:
     from typing import Any
@@ -46,7 +48,7 @@ def isreal(x: ArrayLike) -> Array:
         >>> fnp.isreal(fnp.array([1 + 0j, 1 + 2j]))
         Array([ True, False], dtype=bool)
     """
-    return fnp.imag(asarray_arg("isreal", x)) == 0
+    return imag(asarray_arg("isreal", x)) == 0
 
 
 def iscomplex(x: ArrayLike) -> Array:
@@ -57,7 +59,7 @@ def iscomplex(x: ArrayLike) -> Array:
         >>> fnp.iscomplex(fnp.array([1 + 0j, 1 + 2j]))
         Array([False,  True], dtype=bool)
     """
-    return fnp.imag(asarray_arg("iscomplex", x)) != 0
+    return imag(asarray_arg("iscomplex", x)) != 0
 
 
 def iscomplexobj(x: Any) -> bool:
@@ -268,7 +270,7 @@ def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 (jax.numpy's na
         >>> fnp.pow(fnp.array([2, 3]), 2)
         Array([4, 9], dtype=int32)
     """
-    return fnp.power(x1, x2)
+    return power(x1, x2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +302,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         raise op_value_error(op, f"cannot import this {type(x).__name__}: {exc}. Only "
                                  f"CPU-resident data can be imported; move it to the CPU "
                                  f"first") from None
-    return fnp.array(value)
+    return array(value)
 
 
 def load(file, *args, **kwargs):
@@ -321,7 +323,7 @@ def load(file, *args, **kwargs):
         if out.dtype == np.dtype("V2"):
             out = out.view(dtypes.bfloat16)
         try:
-            return fnp.asarray(out)
+            return asarray(out)
         except TypeError:  # a dtype funcarray does not hold (strings, objects): keep NumPy's
             return out
     return out

@@ -34,7 +34,8 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_dot import _canonicalize_precision
 from funcarray.numpy._creation import full
-from funcarray.numpy._elementwise import conjugate, multiply, negative, subtract
+from funcarray.numpy._elementwise import multiply, negative, subtract
+from funcarray.numpy._math_functions import conjugate
 from funcarray.primitives.dot_general import (
     can_accumulate_in,
     dot_general_p,
@@ -673,7 +674,7 @@ def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any =
 
 
 # --------------------------------------------------------------------------------------------
-# kron, cross, matrix_power
+# kron, cross
 # --------------------------------------------------------------------------------------------
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:
@@ -755,41 +756,3 @@ def _cross_term(p, q, r, s):
     if r is None or s is None:
         return multiply(p, q)
     return subtract(multiply(p, q), multiply(r, s))
-
-
-def matrix_power(a: ArrayLike, n: int) -> Array:
-    """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; the identity
-    for ``n == 0``), by repeated squaring; ``a`` is a (batch of) square matrices.
-    ``funcarray.numpy.linalg.matrix_power``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> matrix_power(fnp.array([[1, 1], [0, 1]]), 3)
-        Array([[1, 3],
-               [0, 1]], dtype=int32)
-    """
-    a = asarray_arg("matrix_power", a)
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise op_type_error("matrix_power", f"the exponent must be an int, got {n!r}") from None
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise op_value_error(
-            "matrix_power", f"needs a (batch of) square matrices, got shape {a.shape}")
-    if n < 0:  # powers of the inverse (imported here: _linalg_solve builds on this module)
-        from funcarray.numpy._linalg_solve import inv
-        a, n = inv(a), -n
-    if n == 0:
-        size = a.shape[-1]
-        rows = iota_p.bind(dtype=np.dtype(np.int32), shape=(size, size), dimension=0)
-        cols = iota_p.bind(dtype=np.dtype(np.int32), shape=(size, size), dimension=1)
-        eye = convert(eq_p.bind(rows, cols), a.dtype, a.weak_type)
-        return broadcast_to_shape(eye, a.shape)
-    result, power = None, a
-    while n:
-        if n & 1:
-            result = power if result is None else matmul(result, power)
-        n >>= 1
-        if n:
-            power = matmul(power, power)
-    return result

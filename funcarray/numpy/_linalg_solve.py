@@ -11,29 +11,34 @@ other function. Integer and bool inputs are computed in floating point, as in JA
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.arguments import asarray_arg, broadcast_to_shape, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import _lapack_now, hermitian_part
+from funcarray.numpy import _linalg_spectral
 from funcarray.numpy._creation import eye
-from funcarray.numpy._elementwise import abs, conj, log, power, sign, sqrt
-from funcarray.numpy._indexing import take_along_axis, where
-from funcarray.numpy._linalg import matmul, matrix_power, outer, tensordot, vecdot
+from funcarray.numpy._diagonals import diagonal as _diagonal
+from funcarray.numpy._elementwise import abs, log, power, sign, where
+from funcarray.numpy._index_routines import take_along_axis
+from funcarray.numpy._linalg import matmul, outer, tensordot, vecdot
+from funcarray.numpy._math_functions import conj, sqrt
 from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._search import argsort
-from funcarray.numpy._shape import broadcast_to, swapaxes
-from funcarray.numpy._shape import diagonal as _diagonal
+from funcarray.numpy._shape import broadcast_to, expand_dims, moveaxis, swapaxes
 from funcarray.primitives.decompositions import (
     FACTORISABLE_DTYPES,
     cholesky_p,
     lu_p,
     triangular_solve_p,
 )
+from funcarray.primitives.elementwise import eq_p
+from funcarray.primitives.shape import iota_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:
@@ -300,6 +305,43 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     return out
 
 
+def matrix_power(a: ArrayLike, n: int) -> Array:
+    """``a`` multiplied by itself ``n`` times (``n < 0``: powers of ``inv(a)``; the identity
+    for ``n == 0``), by repeated squaring; ``a`` is a (batch of) square matrices.
+    ``funcarray.numpy.linalg.matrix_power``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> matrix_power(fnp.array([[1, 1], [0, 1]]), 3)
+        Array([[1, 3],
+               [0, 1]], dtype=int32)
+    """
+    a = asarray_arg("matrix_power", a)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise op_type_error("matrix_power", f"the exponent must be an int, got {n!r}") from None
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise op_value_error(
+            "matrix_power", f"needs a (batch of) square matrices, got shape {a.shape}")
+    if n < 0:  # powers of the inverse
+        a, n = inv(a), -n
+    if n == 0:
+        size = a.shape[-1]
+        rows = iota_p.bind(dtype=np.dtype(np.int32), shape=(size, size), dimension=0)
+        cols = iota_p.bind(dtype=np.dtype(np.int32), shape=(size, size), dimension=1)
+        eye = convert(eq_p.bind(rows, cols), a.dtype, a.weak_type)
+        return broadcast_to_shape(eye, a.shape)
+    result, power = None, a
+    while n:
+        if n & 1:
+            result = power if result is None else matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    return result
+
+
 # --------------------------------------------------------------------------------------------
 # Norms
 # --------------------------------------------------------------------------------------------
@@ -324,12 +366,10 @@ def _vector_norm(x, ord, axis, keepdims):
 
 
 def _singular_values(x, axes):
-    from funcarray.numpy import _linalg_spectral
     svdvals = getattr(_linalg_spectral, "svdvals", None)
     if svdvals is None:
         raise op_value_error("linalg.norm", "the 2, -2 and 'nuc' matrix norms need "
                                             "linalg.svdvals, which is not available yet")
-    from funcarray.numpy._shape import moveaxis
     return svdvals(moveaxis(x, axes, (-2, -1)))
 
 
@@ -351,7 +391,6 @@ def _matrix_norm(x, ord, axes, keepdims):
         raise op_value_error("linalg.norm", f"ord={ord!r} is not a matrix norm; use None, "
                                             f"'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
     if keepdims:
-        from funcarray.numpy._shape import expand_dims
         out = expand_dims(out, tuple(sorted(axes)))
     return out
 

@@ -26,7 +26,15 @@ from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax.linalg import hermitian_part
-from funcarray.numpy import _creation, _elementwise, _indexing, _linalg, _reductions, _shape
+from funcarray.numpy import (
+    _creation,
+    _elementwise,
+    _index_routines,
+    _linalg,
+    _reductions,
+    _shape,
+    _sort_and_nonzero,
+)
 from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 
 if TYPE_CHECKING:
@@ -153,12 +161,12 @@ def _hermitian_svd(a, compute_uv: bool):
     """The SVD of a symmetric matrix from its eigendecomposition: ``s = |w|``, the left
     vectors are the eigenvectors and the right ones carry the eigenvalues' signs."""
     w, v = eigh(a)
-    order = _indexing.argsort(-_elementwise.abs(w), axis=-1)
-    w = _indexing.take_along_axis(w, order, axis=-1)
+    order = _sort_and_nonzero.argsort(-_elementwise.abs(w), axis=-1)
+    w = _index_routines.take_along_axis(w, order, axis=-1)
     s = _elementwise.abs(w)
     if not compute_uv:
         return s
-    u = _indexing.take_along_axis(v, order[..., None, :], axis=-1)
+    u = _index_routines.take_along_axis(v, order[..., None, :], axis=-1)
     signs = _elementwise.where(w < 0, -1, 1).astype(a.dtype)
     return SVDResult(u, s, _mT(u * signs[..., None, :]))
 

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-import funcarray.numpy as fnp
 from funcarray.api.arguments import (
     _axis,
     _concrete_int,
@@ -34,6 +33,23 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._creation import arange, array, asarray, full, ones, zeros, zeros_like
+from funcarray.numpy._elementwise import clip, where
+from funcarray.numpy._index_tricks import indices as _indices
+from funcarray.numpy._index_tricks import unravel_index
+from funcarray.numpy._rearranging import tile
+from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._shape import (
+    broadcast_arrays,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    moveaxis,
+    ravel,
+    reshape,
+    stack,
+)
+from funcarray.numpy._sort_and_nonzero import argsort, nonzero, sort
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -62,11 +78,11 @@ def _tile_to_size(x, size):
     if x.shape[0] == size:
         return x
     reps = -(-size // x.shape[0])
-    return fnp.tile(x, reps)[:size] if reps > 1 else x[:size]
+    return tile(x, reps)[:size] if reps > 1 else x[:size]
 
 
 def _atleast_nd(x, ndim):
-    return fnp.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape)) if x.ndim < ndim else x
+    return reshape(x, (1,) * (ndim - x.ndim) + tuple(x.shape)) if x.ndim < ndim else x
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,7 +104,7 @@ def _block(op, xs):
                                  f"level must nest equally deep")
     rank = builtins.max(depths[0], *(p.ndim for p in parts))
     parts = [_atleast_nd(p, rank) for p in parts]
-    return fnp.concatenate(parts, axis=-depths[0]), depths[0] + 1
+    return concatenate(parts, axis=-depths[0]), depths[0] + 1
 
 
 def block(arrays: ArrayLike | Sequence[Any]) -> Array:
@@ -123,11 +139,11 @@ def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     if builtins.any(d < 0 for d in new_shape):
         raise op_value_error(op, f"every element of new_shape must be non-negative, got "
                                  f"{new_shape}")
-    flat = fnp.ravel(a)
+    flat = ravel(a)
     size = math.prod(new_shape)
     if flat.shape[0] == 0 or size == 0:
-        return fnp.zeros_like(flat, shape=new_shape)
-    return fnp.reshape(_tile_to_size(flat, size), new_shape)
+        return zeros_like(flat, shape=new_shape)
+    return reshape(_tile_to_size(flat, size), new_shape)
 
 
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
@@ -150,7 +166,7 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
         start += a.ndim
     if start > axis:
         start -= 1
-    return fnp.moveaxis(a, axis, start)
+    return moveaxis(a, axis, start)
 
 
 def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Axis = None) -> Array:
@@ -207,7 +223,7 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise op_value_error(op, "x must have at least one dimension, got a 0-d array")
     axis = _axis(op, axis, x.shape)
-    moved = fnp.moveaxis(x, axis, 0)
+    moved = moveaxis(x, axis, 0)
     return tuple(moved[i] for i in range(moved.shape[0]))
 
 
@@ -217,7 +233,7 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 def _axis_or_flat(op, a, axis):
     if axis is None:
-        return fnp.ravel(a), 0
+        return ravel(a), 0
     return a, _axis(op, axis, a.shape)
 
 
@@ -241,7 +257,7 @@ def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None)
     op = "insert"
     a, axis = _axis_or_flat(op, asarray_arg(op, arr), axis)
     if isinstance(obj, slice):
-        indices = fnp.arange(*obj.indices(a.shape[axis]))
+        indices = arange(*obj.indices(a.shape[axis]))
     else:
         indices = asarray_arg(op, obj)
     if indices.ndim > 1:
@@ -249,15 +265,15 @@ def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None)
                                  f"{tuple(indices.shape)}")
     if indices.dtype.kind not in "iu":
         if indices.size == 0 and not is_array(obj):
-            indices = fnp.asarray(indices, dtype=dtypes.default_int)
+            indices = asarray(indices, dtype=dtypes.default_int)
         else:
             raise op_type_error(op, f"obj must hold integers, got dtype {indices.dtype}")
-    values = fnp.array(convert_arg(op, values, a.dtype), ndmin=a.ndim)
+    values = array(convert_arg(op, values, a.dtype), ndmin=a.ndim)
     if indices.size == 1:
-        index = fnp.ravel(indices)[0]
+        index = ravel(indices)[0]
         if indices.ndim == 0:
-            values = fnp.moveaxis(values, 0, axis)
-        indices = fnp.full(values.shape[axis], index)
+            values = moveaxis(values, 0, axis)
+        indices = full(values.shape[axis], index)
     n_input = a.shape[axis]
     try:
         n_insert = np.broadcast_shapes(indices.shape, (values.shape[axis],))[0]
@@ -267,13 +283,13 @@ def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None)
             from None
     out_shape = list(a.shape)
     out_shape[axis] += n_insert
-    indices = fnp.clip(fnp.where(indices < 0, indices + n_input, indices), 0, n_input)
+    indices = clip(where(indices < 0, indices + n_input, indices), 0, n_input)
     # Each value lands after the values inserted before it (ties keep their order).
-    values_at = indices.at[fnp.argsort(indices)].add(fnp.arange(n_insert,
+    values_at = indices.at[argsort(indices)].add(arange(n_insert,
                                                                  dtype=indices.dtype))
-    keep = fnp.ones(n_input + n_insert, dtype=bool).at[values_at].set(False)
-    (arr_at,) = fnp.nonzero(keep, size=n_input)
-    out = fnp.zeros(tuple(out_shape), dtype=a.dtype)
+    keep = ones(n_input + n_insert, dtype=bool).at[values_at].set(False)
+    (arr_at,) = nonzero(keep, size=n_input)
+    out = zeros(tuple(out_shape), dtype=a.dtype)
     out = out.at[_along(axis, values_at)].set(values)
     return out.at[_along(axis, arr_at)].set(a)
 
@@ -303,20 +319,20 @@ def delete(arr: ArrayLike, obj: Any, axis: int | None = None, *,
             raise op_value_error(op, f"index {index} is out of bounds for axis {axis} of size "
                                      f"{size}")
         index %= size
-        return fnp.concatenate([a[_along(axis, slice(0, index))],
+        return concatenate([a[_along(axis, slice(0, index))],
                                 a[_along(axis, slice(index + 1, None))]], axis=axis)
     if isinstance(obj, slice):
         obj = np.arange(size)[obj]
         assume_unique_indices = True
     obj = asarray_arg(op, obj)
     if obj.dtype.kind in "iu" and assume_unique_indices:
-        positions = fnp.ravel(obj)
-        positions = fnp.sort(fnp.clip(fnp.where(positions < 0, positions + size, positions),
+        positions = ravel(obj)
+        positions = sort(clip(where(positions < 0, positions + size, positions),
                                       0, size))
-        positions = positions - fnp.arange(positions.shape[0], dtype=positions.dtype)
-        kept = fnp.arange(size - positions.shape[0], dtype=positions.dtype)
+        positions = positions - arange(positions.shape[0], dtype=positions.dtype)
+        kept = arange(size - positions.shape[0], dtype=positions.dtype)
         # The k-th kept entry skips every deleted position at or before it.
-        kept = kept + fnp.sum(kept[None, :] >= positions[:, None], axis=0,
+        kept = kept + _sum(kept[None, :] >= positions[:, None], axis=0,
                               dtype=positions.dtype)
         return a[_along(axis, kept)]
     if isinstance(obj, Tracer):
@@ -383,9 +399,9 @@ def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike,
     op = "apply_over_axes"
     a = asarray_arg(op, a)
     for axis in _int_tuple(op, axes, "axes"):
-        b = fnp.asarray(func(a, axis))
+        b = asarray(func(a, axis))
         if b.ndim == a.ndim - 1:
-            b = fnp.expand_dims(b, axis)
+            b = expand_dims(b, axis)
         elif b.ndim != a.ndim:
             raise op_value_error(op, f"func returned shape {tuple(b.shape)} for an input of "
                                      f"shape {tuple(a.shape)} and axis {axis}: it must keep "
@@ -428,17 +444,17 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
         raise op_value_error(op, f"with {nc} condition(s), give {nc} or {nc + 1} functions, "
                                  f"got {nf}")
     dtype = x.dtype
-    branches = [(lambda f: lambda v: fnp.asarray(f(v, *args, **kw)).astype(dtype))(f)
-                if callable(f) else (lambda c: lambda v: fnp.asarray(c, dtype=dtype))(f)
+    branches = [(lambda f: lambda v: asarray(f(v, *args, **kw)).astype(dtype))(f)
+                if callable(f) else (lambda c: lambda v: asarray(c, dtype=dtype))(f)
                 for f in funclist]
-    conds = [fnp.broadcast_to(fnp.asarray(c, dtype=bool), x.shape) for c in conds]
+    conds = [broadcast_to(asarray(c, dtype=bool), x.shape) for c in conds]
     # The branch of an element is the number of the last true condition (0: none).
-    which = fnp.zeros(x.shape, dtype=dtypes.int32)
+    which = zeros(x.shape, dtype=dtypes.int32)
     for i, c in enumerate(conds):
-        which = fnp.where(c, i + 1, which)
-    flat = fnp.ravel(x)
-    out = vmap(lambda i, v: switch(i, branches, v))(fnp.ravel(which), flat) if flat.size else flat
-    return fnp.reshape(out, x.shape)
+        which = where(c, i + 1, which)
+    flat = ravel(x)
+    out = vmap(lambda i, v: switch(i, branches, v))(ravel(which), flat) if flat.size else flat
+    return reshape(out, x.shape)
 
 
 def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
@@ -472,11 +488,11 @@ def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: s
     elif mode == "wrap":
         a = a % n
     elif mode == "clip":
-        a = fnp.clip(a, 0, n - 1)
+        a = clip(a, 0, n - 1)
     else:
         raise op_value_error(op, f"mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    a, *choices = fnp.broadcast_arrays(a, *choices)
-    return fnp.stack(choices)[(a,) + fnp.indices(a.shape, sparse=True)]
+    a, *choices = broadcast_arrays(a, *choices)
+    return stack(choices)[(a,) + _indices(a.shape, sparse=True)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -497,8 +513,8 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
     op = "put"
     _refuse_inplace(op, inplace)
     a = asarray_arg(op, a)
-    ind = fnp.ravel(asarray_arg(op, ind))
-    v = fnp.ravel(convert_arg(op, v, a.dtype, a.weak_type))
+    ind = ravel(asarray_arg(op, ind))
+    v = ravel(convert_arg(op, v, a.dtype, a.weak_type))
     if ind.dtype.kind not in "iu":
         raise op_type_error(op, f"ind must be integers, got dtype {ind.dtype}")
     if not a.size or not ind.size or not v.size:
@@ -507,7 +523,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
     if mode is None:
         scatter_mode = "drop"
     elif mode == "clip":
-        ind, scatter_mode = fnp.clip(ind, 0, a.size - 1), "promise_in_bounds"
+        ind, scatter_mode = clip(ind, 0, a.size - 1), "promise_in_bounds"
     elif mode == "wrap":
         ind, scatter_mode = ind % a.size, "promise_in_bounds"
     elif mode == "raise":
@@ -515,7 +531,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
                                  "'clip' or 'wrap'")
     else:
         raise op_value_error(op, f"mode must be None, 'clip' or 'wrap', got {mode!r}")
-    return a.at[fnp.unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
+    return a.at[unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
 
 
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
@@ -539,13 +555,13 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
         raise op_type_error(op, f"indices must be integers, got dtype {indices.dtype}")
     shape = tuple(arr.shape)
     if axis is None:
-        arr, axis = fnp.ravel(arr), 0
+        arr, axis = ravel(arr), 0
     if arr.ndim != indices.ndim:
         raise op_value_error(op, f"arr {tuple(arr.shape)} and indices {tuple(indices.shape)} "
                                  f"must have the same number of dimensions")
     axis = _axis(op, axis, arr.shape)
     try:
-        values = fnp.broadcast_to(values, indices.shape)
+        values = broadcast_to(values, indices.shape)
     except ValueError:
         raise op_value_error(op, f"values of shape {tuple(values.shape)} must broadcast to "
                                  f"the shape of indices {tuple(indices.shape)}") from None
@@ -555,9 +571,9 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
             index.append(indices)
         else:
             # Other dimensions: an iota along d, broadcast against the indices.
-            index.append(fnp.arange(indices.shape[d]).reshape(
+            index.append(arange(indices.shape[d]).reshape(
                 tuple(-1 if e == d else 1 for e in range(arr.ndim))))
-    return fnp.reshape(arr.at[tuple(index)].set(values, mode=mode), shape)
+    return reshape(arr.at[tuple(index)].set(values, mode=mode), shape)
 
 
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
@@ -584,8 +600,8 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: 
         raise op_value_error(op, f"an array of more than 2 dimensions must have equal "
                                  f"dimensions, got shape {tuple(a.shape)}")
     n = builtins.min(a.shape)
-    index = (fnp.arange(n),) * a.ndim
-    return a.at[index].set(val if val.ndim == 0 else _tile_to_size(fnp.ravel(val), n))
+    index = (arange(n),) * a.ndim
+    return a.at[index].set(val if val.ndim == 0 else _tile_to_size(ravel(val), n))
 
 
 def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
@@ -601,7 +617,7 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = T
     op = "place"
     arr = asarray_arg(op, arr)
     mask = asarray_arg(op, mask)
-    vals = fnp.ravel(convert_arg(op, vals, arr.dtype, arr.weak_type))
+    vals = ravel(convert_arg(op, vals, arr.dtype, arr.weak_type))
     _refuse_inplace(op, inplace)
     if arr.size != mask.size:
         raise op_value_error(op, f"arr {tuple(arr.shape)} and mask {tuple(mask.shape)} must "
@@ -610,6 +626,6 @@ def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = T
         raise op_value_error(op, "vals must not be empty")
     if not arr.size:
         return arr
-    (positions,) = fnp.nonzero(fnp.ravel(mask), size=mask.size, fill_value=mask.size)
+    (positions,) = nonzero(ravel(mask), size=mask.size, fill_value=mask.size)
     vals = _tile_to_size(vals, positions.shape[0])
-    return fnp.ravel(arr).at[positions].set(vals, mode="drop").reshape(arr.shape)
+    return ravel(arr).at[positions].set(vals, mode="drop").reshape(arr.shape)

@@ -2,7 +2,7 @@
 decomposition (``frexp``, ``ldexp``, ``modf``, ``spacing``); calculus (``gradient``,
 ``trapezoid``); ``unwrap``. Binning (``digitize``, ``histogram_bin_edges``, ``histogram2d``,
 ``histogramdd``), statistics (``cov``, ``corrcoef``) and window functions (``bartlett``,
-``blackman``, ``hamming``, ``hanning``) live in ``_numerics_stats`` and are exported here.
+``blackman``, ``hamming``, ``hanning``) live in ``_numerics_stats``.
 
 All are compositions of funcarray operations with static shapes, following jax.numpy's
 formulas (so values agree with jax's to rounding), and work eagerly and under every
@@ -26,6 +26,27 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._array_ops import diff
+from funcarray.numpy._creation import arange, asarray, full_like
+from funcarray.numpy._elementwise import abs as _abs
+from funcarray.numpy._elementwise import (
+    bitwise_and,
+    isinf,
+    isnan,
+    maximum,
+    minimum,
+    nextafter,
+    power,
+    where,
+)
+from funcarray.numpy._index_routines import take
+from funcarray.numpy._math_functions import copysign
+from funcarray.numpy._predicates_and_bits import left_shift, right_shift
+from funcarray.numpy._reductions import any as _any
+from funcarray.numpy._reductions import cumsum
+from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mod, remainder
+from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,10 +58,6 @@ __all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trape
            "unwrap"]
 
 
-def _fnp():
-    # funcarray.numpy star-imports this module, so its namespace is imported lazily.
-    import funcarray.numpy as fnp
-    return fnp
 
 
 def _promote(op, *args, inexact=False):
@@ -81,26 +98,24 @@ def _check_real_float(op, x, what="x"):
 # --------------------------------------------------------------------------------------------
 
 def _integer_pair(op, x1, x2):
-    fnp = _fnp()
     x1, x2 = _promote(op, x1, x2)
     if not dtypes.is_integer(x1.dtype):
         raise op_type_error(op, f"takes integer arguments, got dtype {x1.dtype}; convert "
                                 f"them first, e.g. x.astype(fnp.int32)")
-    return fnp.broadcast_arrays(fnp.abs(x1), fnp.abs(x2))
+    return broadcast_arrays(_abs(x1), _abs(x2))
 
 
 def _gcd_abs(x1, x2):
-    fnp = _fnp()
     from funcarray import lax
 
     def step(state):
         a, b = state
         nonzero = b != 0
-        a, b = fnp.where(nonzero, b, a), fnp.where(nonzero, fnp.remainder(a, fnp.where(
+        a, b = where(nonzero, b, a), where(nonzero, remainder(a, where(
             nonzero, b, 1)), 0)
-        return fnp.maximum(a, b), fnp.minimum(a, b)
+        return maximum(a, b), minimum(a, b)
 
-    return lax.while_loop(lambda state: fnp.any(state[1] != 0), step, (x1, x2))[0]
+    return lax.while_loop(lambda state: _any(state[1] != 0), step, (x1, x2))[0]
 
 
 def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -122,11 +137,10 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
         >>> fnp.lcm(fnp.array([4, 6, 0]), fnp.array([6, 4, 5]))
         Array([12, 12,  0], dtype=int32)
     """
-    fnp = _fnp()
     x1, x2 = _integer_pair("lcm", x1, x2)
     d = _gcd_abs(x1, x2)
     zero = d == 0
-    return fnp.where(zero, 0, x1 * fnp.floor_divide(x2, fnp.where(zero, 1, d)))
+    return where(zero, 0, x1 * floor_divide(x2, where(zero, 1, d)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,34 +161,32 @@ def _float_arg(op, x):
 
 def _exact_power_of_two(k, dtype):
     """``2.0 ** k`` for int32 ``k`` in the normal exponent range, built from its bits."""
-    fnp = _fnp()
     from funcarray import lax
     info = dtypes.finfo(dtype)
     bias = 1 - int(info.minexp)
-    bits = fnp.left_shift(k.astype(_BITS[np.dtype(dtype).itemsize]) + bias, int(info.nmant))
+    bits = left_shift(k.astype(_BITS[np.dtype(dtype).itemsize]) + bias, int(info.nmant))
     return lax.bitcast_convert_type(bits, dtype)
 
 
 def _frexp(x):
-    fnp = _fnp()
     from funcarray import lax
     info = dtypes.finfo(x.dtype)
     int_dtype = _BITS[x.dtype.itemsize]
     nmant, bias = int(info.nmant), 1 - int(info.minexp)
     # The exponent comes from the bits (no gradient through the bit casts); subnormals are
     # first scaled into the normal range.
-    magnitude = fnp.abs(lax.stop_gradient(x))
+    magnitude = _abs(lax.stop_gradient(x))
     subnormal = magnitude < float(info.tiny)
-    magnitude = fnp.where(subnormal, magnitude * float(2.0 ** nmant), magnitude)
+    magnitude = where(subnormal, magnitude * float(2.0 ** nmant), magnitude)
     bits = lax.bitcast_convert_type(magnitude, int_dtype)
-    field = fnp.bitwise_and(fnp.right_shift(bits, nmant), (1 << int(info.nexp)) - 1)
-    e = field.astype(dtypes.int32) - (bias - 1) - fnp.where(subnormal, nmant, 0)
-    special = fnp.isinf(x) | fnp.isnan(x) | (x == 0)
-    e = fnp.where(special, 0, e)
+    field = bitwise_and(right_shift(bits, nmant), (1 << int(info.nexp)) - 1)
+    e = field.astype(dtypes.int32) - (bias - 1) - where(subnormal, nmant, 0)
+    special = isinf(x) | isnan(x) | (x == 0)
+    e = where(special, 0, e)
     # m = x * 2**-e in two exact steps (2**-e alone may not be representable).
-    half = fnp.floor_divide(-e, 2)
+    half = floor_divide(-e, 2)
     m = x * _exact_power_of_two(half, x.dtype) * _exact_power_of_two(-e - half, x.dtype)
-    return fnp.where(special, x, m), e
+    return where(special, x, m), e
 
 
 def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
@@ -198,7 +210,6 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         Array([8. , 1.5], dtype=float32)
     """
     op = "ldexp"
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg
     x1, x2 = asarray_arg(op, x1), asarray_arg(op, x2)
     if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
@@ -210,9 +221,9 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     # inf or 0).
     e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
     positive = e > 0
-    m, e = fnp.where(positive, m * 2, m), fnp.where(positive, e - 1, e)
-    x = m * fnp.power(fnp.asarray(2, x1.dtype), e)
-    return fnp.where(fnp.isinf(x1) | (x1 == 0), x1, x)
+    m, e = where(positive, m * 2, m), where(positive, e - 1, e)
+    x = m * power(asarray(2, x1.dtype), e)
+    return where(isinf(x1) | (x1 == 0), x1, x)
 
 
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
@@ -224,13 +235,12 @@ def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
         (Array([ 0.5 , -0.25], dtype=float32), Array([ 2., -1.], dtype=float32))
     """
     op = "modf"
-    fnp = _fnp()
     if out is not None:
         raise op_type_error(op, "out= is not supported: funcarray arrays are immutable; use "
                                 "the returned arrays")
     (x,) = _promote(op, x, inexact=True)
     _check_real_float(op, x)
-    whole = fnp.where(x >= 0, fnp.floor(x), fnp.ceil(x))
+    whole = where(x >= 0, floor(x), ceil(x))
     return x - whole, whole
 
 
@@ -243,15 +253,14 @@ def spacing(x: ArrayLike, /) -> Array:
         Array([ 1.1920929e-07, -1.1920929e-07], dtype=float32)
     """
     op = "spacing"
-    fnp = _fnp()
     (x,) = _promote(op, x, inexact=True)
     _check_real_float(op, x)
-    inf = fnp.full_like(x, np.inf)
+    inf = full_like(x, np.inf)
     if x.dtype == dtypes.float16:  # as jax.numpy: float16 always steps up
-        return fnp.nextafter(x, inf) - x
-    result = fnp.nextafter(x, fnp.copysign(inf, x)) - x
+        return nextafter(x, inf) - x
+    result = nextafter(x, copysign(inf, x)) - x
     tiny = float(dtypes.finfo(x.dtype).smallest_subnormal)
-    return fnp.where(result == 0, fnp.copysign(fnp.full_like(x, tiny), x), result)
+    return where(result == 0, copysign(full_like(x, tiny), x), result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,7 +268,6 @@ def spacing(x: ArrayLike, /) -> Array:
 # --------------------------------------------------------------------------------------------
 
 def _gradient_along(f, h, axis, edge_order):
-    fnp = _fnp()
     n = f.shape[axis]
 
     def part(start, stop, x=f):
@@ -276,10 +284,10 @@ def _gradient_along(f, h, axis, edge_order):
         else:
             first = (part(1, 2) - part(0, 1)) / h
             last = (part(n - 1, n) - part(n - 2, n - 1)) / h
-        return fnp.concatenate([first, inner, last], axis=axis)
+        return concatenate([first, inner, last], axis=axis)
     shape = [1] * f.ndim
     shape[axis] = n - 1
-    dx = fnp.diff(h).reshape(tuple(shape))
+    dx = diff(h).reshape(tuple(shape))
     dx1, dx2 = part(0, -1, dx), part(1, None, dx)
     a = -dx2 / (dx1 * (dx1 + dx2))
     b = (dx2 - dx1) / (dx1 * dx2)
@@ -295,7 +303,7 @@ def _gradient_along(f, h, axis, edge_order):
     else:
         first = (part(1, 2) - part(0, 1)) / part(0, 1, dx)
         last = (part(n - 1, n) - part(n - 2, n - 1)) / part(n - 2, n - 1, dx)
-    return fnp.concatenate([first, inner, last], axis=axis)
+    return concatenate([first, inner, last], axis=axis)
 
 
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
@@ -337,7 +345,7 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
     elif len(spacing) != len(axes):
         raise op_type_error(op, f"got {len(spacing)} spacings for {len(axes)} axes; pass one "
                                 f"for all axes or one per axis")
-    spacing = [_fnp().asarray(h) for h in spacing]
+    spacing = [asarray(h) for h in spacing]
     for a, h in zip(axes, spacing):
         if h.ndim > 1 or (h.ndim == 1 and h.shape[0] != f.shape[a]):
             raise op_value_error(op, f"a spacing must be a scalar or 1-D coordinates of length "
@@ -359,22 +367,21 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
         Array(6.5, dtype=float32)
     """
     op = "trapezoid"
-    fnp = _fnp()
     from funcarray.api.arguments import canonicalize_axis
     if x is None:
         y, step = _promote(op, y, dx, inexact=True)
         axis = canonicalize_axis(op, axis, y.ndim)
         if np.ndim(step) > 0:
-            step = fnp.moveaxis(step.reshape((1,) * (y.ndim - step.ndim) + step.shape), axis, -1)
+            step = moveaxis(step.reshape((1,) * (y.ndim - step.ndim) + step.shape), axis, -1)
     else:
         y, x = _promote(op, y, x, inexact=True)
         axis = canonicalize_axis(op, axis, y.ndim)
-        step = fnp.diff(x) if x.ndim == 1 else fnp.moveaxis(fnp.diff(x, axis=axis), axis, -1)
-    y = fnp.moveaxis(y, axis, -1)
+        step = diff(x) if x.ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
+    y = moveaxis(y, axis, -1)
     if step.ndim == 0 or step.shape[-1] == 1:
         step = step if step.ndim == 0 else step[..., 0]
-        return step * (fnp.sum(y, axis=-1) - 0.5 * (y[..., 0] + y[..., -1]))
-    return 0.5 * fnp.sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
+        return step * (_sum(y, axis=-1) - 0.5 * (y[..., 0] + y[..., -1]))
+    return 0.5 * _sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
 
 
 def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
@@ -388,7 +395,6 @@ def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
         Array([ 0., -1., -2.], dtype=float32)
     """
     op = "unwrap"
-    fnp = _fnp()
     from funcarray.api.arguments import canonicalize_axis
     p, period = _promote(op, p, period)
     if dtypes.is_complex(p.dtype):
@@ -399,18 +405,11 @@ def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
     if discont is None:
         discont = period / 2
     interval = period // 2 if dtypes.is_integer(p.dtype) else period / 2
-    dd = fnp.diff(p, axis=axis)
-    ddmod = fnp.mod(dd + interval, period) - interval
-    ddmod = fnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
-    correction = fnp.where(fnp.abs(dd) < discont, 0, ddmod - dd)
-    head = fnp.take(p, fnp.arange(1), axis=axis)
-    rest = fnp.take(p, fnp.arange(1, p.shape[axis]), axis=axis)
-    return fnp.concatenate([head, rest + fnp.cumsum(correction, axis=axis)], axis=axis)
+    dd = diff(p, axis=axis)
+    ddmod = mod(dd + interval, period) - interval
+    ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = where(_abs(dd) < discont, 0, ddmod - dd)
+    head = take(p, arange(1), axis=axis)
+    rest = take(p, arange(1, p.shape[axis]), axis=axis)
+    return concatenate([head, rest + cumsum(correction, axis=axis)], axis=axis)
 
-
-# The binning, statistics and window functions live in a sibling module (file size); they are
-# exported from here, the module funcarray.numpy star-imports.
-from funcarray.numpy import _numerics_stats  # noqa: E402
-from funcarray.numpy._numerics_stats import *  # noqa: E402,F403
-
-__all__ += _numerics_stats.__all__

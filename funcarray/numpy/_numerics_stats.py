@@ -1,6 +1,6 @@
 """The statistical half of ``funcarray.numpy``'s numerical helpers: binning (``digitize``,
 ``histogram_bin_edges``, ``histogram2d``, ``histogramdd``), ``cov``/``corrcoef`` and the
-window functions. Re-exported by ``_numerics`` (see its docstring for the design).
+window functions (see ``_numerics``'s docstring for the design).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -19,7 +19,22 @@ import numpy as np
 from funcarray.api.arguments import _concrete_int
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.numpy._numerics import _check_real_float, _fnp, _promote
+from funcarray.numpy._array_ops import diff
+from funcarray.numpy._creation import arange, asarray, full, ones, zeros
+from funcarray.numpy._diagonals import diagonal
+from funcarray.numpy._elementwise import abs as _abs
+from funcarray.numpy._elementwise import clip, divide, where
+from funcarray.numpy._index_tricks import ravel_multi_index
+from funcarray.numpy._math_functions import conj, cos, imag, real, sqrt
+from funcarray.numpy._numerics import _check_real_float, _promote
+from funcarray.numpy._reductions import average
+from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._search import (
+    _bin_edges,  # (histogram's own rule)
+    bincount,
+    searchsorted,
+)
+from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,19 +63,18 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
         Array([0, 1, 2, 3], dtype=int32)
     """
     op = "digitize"
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg
     x, bins = asarray_arg(op, x), asarray_arg(op, bins)
     if bins.ndim != 1:
         raise op_value_error(op, f"bins must be a 1-D array of edges, got shape "
                                  f"{tuple(bins.shape)}")
     if bins.shape[0] == 0:
-        return fnp.zeros(x.shape, dtypes.int32)
+        return zeros(x.shape, dtypes.int32)
     side = "left" if right else "right"
     kwargs = {} if method is None else {"method": method}
-    increasing = fnp.searchsorted(bins, x, side=side, **kwargs)
-    decreasing = bins.shape[0] - fnp.searchsorted(bins[::-1], x, side=side, **kwargs)
-    return fnp.where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
+    increasing = searchsorted(bins, x, side=side, **kwargs)
+    decreasing = bins.shape[0] - searchsorted(bins[::-1], x, side=side, **kwargs)
+    return where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
 
 
 def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
@@ -76,7 +90,6 @@ def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
         Array([1., 2., 3., 4., 5.], dtype=float32)
     """
     from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
-    from funcarray.numpy._search import _bin_edges  # (histogram's own rule)
 
     a = asarray_arg("histogram_bin_edges", a)
     return _bin_edges("histogram_bin_edges", convert(a, to_inexact_dtype(a.dtype)), bins, range)
@@ -99,7 +112,6 @@ def histogramdd(sample: ArrayLike, bins: ArrayLike | Sequence[ArrayLike] = 10,  
                [1, 1]], dtype=int32)
     """
     op = "histogramdd"
-    fnp = _fnp()
     if weights is None:
         (sample,) = _promote(op, sample, inexact=True)
     else:
@@ -126,20 +138,20 @@ def histogramdd(sample: ArrayLike, bins: ArrayLike | Sequence[ArrayLike] = 10,  
     for d in builtins.range(n_dims):
         column = sample[:, d]
         edge = histogram_bin_edges(column, per_dim[d], None if range is None else range[d])
-        index = fnp.searchsorted(edge, column, side="right")
+        index = searchsorted(edge, column, side="right")
         # Values on the last edge belong to the last bin.
-        indices.append(fnp.where(column == edge[-1], index - 1, index))
+        indices.append(where(column == edge[-1], index - 1, index))
         edges.append(edge)
     # Bin 0 and bin len(edges) hold the values outside; they are sliced off at the end.
     shape = tuple(e.shape[0] + 1 for e in edges)
-    flat = fnp.ravel_multi_index(tuple(indices), shape, mode="clip")
-    hist = fnp.bincount(flat, weights, length=math.prod(shape)).reshape(shape)
+    flat = ravel_multi_index(tuple(indices), shape, mode="clip")
+    hist = bincount(flat, weights, length=math.prod(shape)).reshape(shape)
     hist = hist[(slice(1, -1),) * n_dims]
     if density:
         hist = hist.astype(sample.dtype)
-        hist = hist / fnp.sum(hist)
+        hist = hist / _sum(hist)
         for d, edge in enumerate(edges):
-            width = fnp.diff(edge).reshape(tuple(-1 if i == d else 1
+            width = diff(edge).reshape(tuple(-1 if i == d else 1
                                                  for i in builtins.range(n_dims)))
             hist = hist / width
     return hist, edges
@@ -160,7 +172,6 @@ def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike | Sequence[ArrayLike
                [1, 1]], dtype=int32)
     """
     op = "histogram2d"
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg
     x, y = asarray_arg(op, x), asarray_arg(op, y)
     if x.ndim != 1 or x.shape != y.shape:
@@ -172,7 +183,7 @@ def histogram2d(x: ArrayLike, y: ArrayLike, bins: ArrayLike | Sequence[ArrayLike
         count = 1
     if count not in (1, 2):
         bins = [bins, bins]
-    hist, edges = histogramdd(fnp.stack([x, y], axis=1), bins, range, weights, density)
+    hist, edges = histogramdd(stack([x, y], axis=1), bins, range, weights, density)
     return hist, edges[0], edges[1]
 
 
@@ -186,7 +197,6 @@ def _check_dtype(op, dtype):
 
 
 def _weights(op, w, n, kind):
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg
     w = asarray_arg(op, w)
     if w.ndim != 1 or w.shape[0] != n:
@@ -194,7 +204,7 @@ def _weights(op, w, n, kind):
                                  f"got shape {tuple(w.shape)}")
     if kind == "fweights" and not dtypes.is_integer(w.dtype):
         raise op_type_error(op, f"fweights must be integers (repeat counts), got {w.dtype}")
-    return fnp.abs(w)
+    return _abs(w)
 
 
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
@@ -211,7 +221,6 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
                [-1.,  1.]], dtype=float32)
     """
     op = "cov"
-    fnp = _fnp()
     _check_dtype(op, dtype)
     if y is not None:
         m, y = _promote(op, m, y, inexact=True)
@@ -221,21 +230,21 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         (m,) = _promote(op, m, inexact=True)
     if m.ndim > 2:
         raise op_value_error(op, f"m has more than 2 dimensions: shape {tuple(m.shape)}")
-    x = fnp.atleast_2d(m)
+    x = atleast_2d(m)
     if not rowvar and m.ndim != 1:
         x = x.T
     if x.shape[0] == 0:
-        return fnp.zeros((0, 0), x.dtype)
+        return zeros((0, 0), x.dtype)
     if y is not None:
-        y = fnp.atleast_2d(y)
+        y = atleast_2d(y)
         if not rowvar and y.shape[0] != 1:
             y = y.T
         if y.shape[1] != x.shape[1]:
             raise op_value_error(op, f"m and y need the same number of observations, got "
                                      f"{x.shape[1]} and {y.shape[1]}")
-        x = fnp.concatenate([x, y], axis=0)
+        x = concatenate([x, y], axis=0)
     if x.shape[1] == 0:
-        return fnp.full(() if x.shape[0] == 1 else (x.shape[0],) * 2, np.nan, x.dtype)
+        return full(() if x.shape[0] == 1 else (x.shape[0],) * 2, np.nan, x.dtype)
     if ddof is None:
         ddof = 0 if bias else 1
     w = None
@@ -247,7 +256,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     if dtype is not None:
         x = x.astype(dtype)
         w = None if w is None else w.astype(dtype)
-    avg, w_sum = fnp.average(x, axis=1, weights=w, returned=True)
+    avg, w_sum = average(x, axis=1, weights=w, returned=True)
     w_sum = w_sum[0]
     if w is None:
         factor = x.shape[1] - ddof
@@ -256,10 +265,10 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     elif aweights is None:
         factor = w_sum - ddof
     else:
-        factor = w_sum - ddof * fnp.sum(w * aweights) / w_sum
+        factor = w_sum - ddof * _sum(w * aweights) / w_sum
     x = x - avg[:, None]
     x_t = x.T if w is None else (x * w[None, :]).T
-    return fnp.squeeze(fnp.divide(x @ fnp.conj(x_t), factor))
+    return squeeze(divide(x @ conj(x_t), factor))
 
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
@@ -274,17 +283,16 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
                [0.5, 1. ]], dtype=float32)
     """
     op = "corrcoef"
-    fnp = _fnp()
     _check_dtype(op, dtype)
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
-    std = fnp.sqrt(fnp.real(fnp.diagonal(c))).astype(c.dtype)
+    std = sqrt(real(diagonal(c))).astype(c.dtype)
     c = c / std[:, None] / std[None, :]
     if dtypes.is_complex(c.dtype):
         from funcarray import lax
-        return lax.complex(fnp.clip(fnp.real(c), -1, 1), fnp.clip(fnp.imag(c), -1, 1))
-    return fnp.clip(c, -1, 1)
+        return lax.complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
+    return clip(c, -1, 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,12 +300,11 @@ def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
 # --------------------------------------------------------------------------------------------
 
 def _window(op, M, formula):
-    fnp = _fnp()
     M = _concrete_int(op, M, "M")
     dt = dtypes.default_float
     if M <= 1:
-        return fnp.ones((builtins.max(M, 0),), dt)
-    return formula(fnp.arange(M, dtype=dt), M)
+        return ones((builtins.max(M, 0),), dt)
+    return formula(arange(M, dtype=dt), M)
 
 
 def bartlett(M: int) -> Array:
@@ -308,8 +315,7 @@ def bartlett(M: int) -> Array:
         >>> fnp.bartlett(5)
         Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
     """
-    fnp = _fnp()
-    return _window("bartlett", M, lambda n, M: 1 - fnp.abs(2 * n + 1 - M) / (M - 1))
+    return _window("bartlett", M, lambda n, M: 1 - _abs(2 * n + 1 - M) / (M - 1))
 
 
 def blackman(M: int) -> Array:
@@ -320,9 +326,8 @@ def blackman(M: int) -> Array:
         >>> fnp.blackman(3).round(4)
         Array([-0.,  1., -0.], dtype=float32)
     """
-    fnp = _fnp()
-    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * fnp.cos(2 * np.pi * n / (M - 1))
-                   + 0.08 * fnp.cos(4 * np.pi * n / (M - 1)))
+    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1))
+                   + 0.08 * cos(4 * np.pi * n / (M - 1)))
 
 
 def hamming(M: int) -> Array:
@@ -333,8 +338,7 @@ def hamming(M: int) -> Array:
         >>> fnp.hamming(3).round(4)
         Array([0.08, 1.  , 0.08], dtype=float32)
     """
-    fnp = _fnp()
-    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * fnp.cos(2 * np.pi * n / (M - 1)))
+    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1)))
 
 
 def hanning(M: int) -> Array:
@@ -345,8 +349,7 @@ def hanning(M: int) -> Array:
         >>> fnp.hanning(3)
         Array([0., 1., 0.], dtype=float32)
     """
-    fnp = _fnp()
-    return _window("hanning", M, lambda n, M: 0.5 * (1 - fnp.cos(2 * np.pi * n / (M - 1))))
+    return _window("hanning", M, lambda n, M: 0.5 * (1 - cos(2 * np.pi * n / (M - 1))))
 
 
 def i0(x: ArrayLike) -> Array:
@@ -371,11 +374,9 @@ def kaiser(M: int, beta: ArrayLike) -> Array:
         >>> fnp.kaiser(4, 5.0).round(4)
         Array([0.0367, 0.7753, 0.7753, 0.0367], dtype=float32)
     """
-    fnp = _fnp()
-
     def formula(n, M):
         alpha = (M - 1) / 2.0
         ratio = (n - alpha) / alpha
-        return i0(beta * fnp.sqrt(1 - ratio * ratio)) / i0(fnp.asarray(beta, n.dtype))
+        return i0(beta * sqrt(1 - ratio * ratio)) / i0(asarray(beta, n.dtype))
 
     return _window("kaiser", M, formula)

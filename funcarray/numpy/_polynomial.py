@@ -23,6 +23,21 @@ import numpy as np
 from funcarray.api.arguments import _concrete_int
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._convolve import convolve
+from funcarray.numpy._creation import arange, asarray, ones, ones_like, zeros
+from funcarray.numpy._diagonals import diag
+from funcarray.numpy._elementwise import where
+from funcarray.numpy._index_routines import take
+from funcarray.numpy._linalg import outer
+from funcarray.numpy._linalg_eig_and_tensor import eigvals
+from funcarray.numpy._linalg_solve import inv
+from funcarray.numpy._linalg_spectral import lstsq
+from funcarray.numpy._math_functions import sqrt
+from funcarray.numpy._numerics import promote_keep_shapes
+from funcarray.numpy._reductions import all as _all
+from funcarray.numpy._reductions import argmin
+from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._shape import atleast_1d, broadcast_to, concatenate, stack
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -35,15 +50,10 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
            "polyval", "polyfit", "vander", "roots"]
 
 
-def _fnp():
-    # funcarray.numpy star-imports this module, so its namespace is imported lazily.
-    import funcarray.numpy as fnp
-    return fnp
 
 
 def _coefficients(op, *arrays, inexact=False):
     """The arguments as 1-D arrays of one promoted dtype (inexact if asked)."""
-    from funcarray.numpy._numerics import promote_keep_shapes
     out = promote_keep_shapes(op, *arrays, inexact=inexact)
     for a in out:
         if a.ndim != 1:
@@ -65,7 +75,6 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
     """
     op = "vander"
     from funcarray.api.arguments import asarray_arg
-    fnp = _fnp()
     x = asarray_arg(op, x)
     if x.ndim != 1:
         raise op_value_error(op, f"x must be a 1-D array, got shape {tuple(x.shape)}")
@@ -74,12 +83,12 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
         raise op_value_error(op, f"N must be non-negative, got {n}")
     powers = np.arange(n) if increasing else np.arange(n)[::-1]
     if n == 0:
-        return fnp.zeros((x.shape[0], 0), x.dtype)
+        return zeros((x.shape[0], 0), x.dtype)
     # Repeated products (x**0 = 1 exactly, gradients finite at x = 0), highest power last.
-    columns = [fnp.ones_like(x)]
+    columns = [ones_like(x)]
     for _ in range(1, n):
         columns.append(columns[-1] * x)
-    return fnp.stack([columns[int(p)] for p in powers], axis=1)
+    return stack([columns[int(p)] for p in powers], axis=1)
 
 
 def poly(seq_of_zeros: ArrayLike) -> Array:
@@ -92,23 +101,22 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
         Array([ 1., -3.,  2.], dtype=float32)
     """
     op = "poly"
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
     zeros_ = asarray_arg(op, seq_of_zeros)
     zeros_ = convert(zeros_, to_inexact_dtype(zeros_.dtype), zeros_.weak_type)
     if zeros_.ndim == 0:
         zeros_ = zeros_.reshape(1)
     if zeros_.ndim == 2 and zeros_.shape[0] == zeros_.shape[1] and zeros_.shape[0] != 0:
-        zeros_ = _eigvals(op, zeros_)  # the characteristic polynomial (complex, as in jax)
+        zeros_ = eigvals(zeros_)  # the characteristic polynomial (complex, as in jax)
     if zeros_.ndim != 1:
         raise op_value_error(op, f"takes a 1-D array of roots, got shape {tuple(zeros_.shape)}")
-    coeffs = fnp.ones((1,), zeros_.dtype)
+    coeffs = ones((1,), zeros_.dtype)
     if zeros_.shape[0] == 0:
-        return fnp.ones((), zeros_.dtype)
+        return ones((), zeros_.dtype)
     for k in range(zeros_.shape[0]):
         # Multiply by (z - r_k): shift (times z) minus r_k times the old coefficients.
-        coeffs = (fnp.concatenate([coeffs, fnp.zeros((1,), coeffs.dtype)])
-                  - fnp.concatenate([fnp.zeros((1,), coeffs.dtype), coeffs * zeros_[k]]))
+        coeffs = (concatenate([coeffs, zeros((1,), coeffs.dtype)])
+                  - concatenate([zeros((1,), coeffs.dtype), coeffs * zeros_[k]]))
     return coeffs
 
 
@@ -165,15 +173,14 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
         Array([ 1.,  0., -1.], dtype=float32)
     """
     op = "polymul"
-    fnp = _fnp()
     a1, a2 = _coefficients(op, a1, a2, inexact=True)
     if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
         a1, a2 = _trim_leading_zeros(op, a1), _trim_leading_zeros(op, a2)
     if a1.shape[0] == 0:
-        a1 = fnp.zeros(1, a2.dtype)
+        a1 = zeros(1, a2.dtype)
     if a2.shape[0] == 0:
-        a2 = fnp.zeros(1, a1.dtype)
-    return fnp.convolve(a1, a2, mode="full")
+        a2 = zeros(1, a1.dtype)
+    return convolve(a1, a2, mode="full")
 
 
 def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
@@ -190,14 +197,13 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
         (Array([ 1., -1.], dtype=float32), Array([0., 0., 0.], dtype=float32))
     """
     op = "polydiv"
-    fnp = _fnp()
     u, v = _coefficients(op, u, v, inexact=True)
     if u.shape[0] == 0 or v.shape[0] == 0:
         raise op_value_error(op, f"u and v must not be empty, got shapes {tuple(u.shape)} and "
                                  f"{tuple(v.shape)}")
     m, n = u.shape[0] - 1, v.shape[0] - 1
     scale = 1.0 / v[0]
-    q = fnp.zeros(max(m - n + 1, 1), u.dtype)
+    q = zeros(max(m - n + 1, 1), u.dtype)
     for k in range(m - n + 1):
         d = scale * u[k]
         q = q.at[k].set(d)
@@ -239,19 +245,17 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
         Array([1., 1., 1., 5.], dtype=float32)
     """
     op = "polyint"
-    fnp = _fnp()
     m = _concrete_int(op, m, "m")
     if m < 0:
         raise op_value_error(op, f"the order of the integral m must be non-negative, got {m}; "
                                  f"use polyder to differentiate")
-    from funcarray.numpy._numerics import promote_keep_shapes
     p, k = promote_keep_shapes(op, p, 0 if k is None else k, inexact=True)
     if p.ndim != 1 or k.ndim > 1:
         raise op_value_error(op, f"p must be 1-D and k a scalar or a 1-D array of length 1 or "
                                  f"m={m}, got shapes {tuple(p.shape)} and {tuple(k.shape)}")
-    k = fnp.atleast_1d(k)
+    k = atleast_1d(k)
     if k.shape[0] == 1:
-        k = fnp.broadcast_to(k, (m,))
+        k = broadcast_to(k, (m,))
     if k.shape != (m,):
         raise op_value_error(op, f"k must be a scalar or a 1-D array of length 1 or m={m}, "
                                  f"got shape {tuple(k.shape)}")
@@ -260,7 +264,7 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     n = p.shape[0] + m
     grid = np.arange(n)[None, :] - np.arange(m)[:, None]
     divisors = np.maximum(1, grid).prod(axis=0)[::-1]
-    return fnp.concatenate([p, k]) / np.asarray(divisors, dtype=p.dtype)
+    return concatenate([p, k]) / np.asarray(divisors, dtype=p.dtype)
 
 
 def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
@@ -273,17 +277,15 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
         Array(76, dtype=int32)
     """
     op = "polyval"
-    fnp = _fnp()
     from funcarray import lax
     from funcarray.api.arguments import broadcast_shapes
-    from funcarray.numpy._numerics import promote_keep_shapes
     p, x = promote_keep_shapes(op, p, x)
     if p.ndim == 0:
         raise op_value_error(op, "p must have at least one dimension (the coefficients, highest "
                                  "power first), got a scalar")
     shape = broadcast_shapes(op, tuple(p.shape[1:]), tuple(x.shape))
     dt = p.dtype
-    y = fnp.zeros(shape, dt)
+    y = zeros(shape, dt)
     if p.shape[0] == 0:
         return y
     y, _ = lax.scan(lambda y, c: (y * x + c, None), y, p,
@@ -314,7 +316,6 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         Array([2., 1.], dtype=float32)
     """
     op = "polyfit"
-    fnp = _fnp()
     from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
     deg = _concrete_int(op, deg, "deg")
     x, y = asarray_arg(op, x), asarray_arg(op, y)
@@ -346,23 +347,23 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
     lhs, rhs = _coefficient_dtypes(lhs, rhs)
     # Scaling the columns to unit norm improves the condition number of the solve.
-    scale = fnp.sqrt(fnp.sum(lhs * lhs, axis=0))
+    scale = sqrt(_sum(lhs * lhs, axis=0))
     lhs = lhs / scale[None, :]
-    c, resids, rank, s = fnp.linalg.lstsq(lhs, rhs, rcond)
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
     c = (c.T / scale).T
     if full:
-        return c, resids, rank, s, fnp.asarray(rcond)
+        return c, resids, rank, s, asarray(rcond)
     if not cov:
         return c
-    vbase = fnp.linalg.inv(lhs.T @ lhs) / fnp.outer(scale, scale)
+    vbase = inv(lhs.T @ lhs) / outer(scale, scale)
     if cov == "unscaled":
-        fac = fnp.ones((1,), vbase.dtype)
+        fac = ones((1,), vbase.dtype)
     else:
         if x.shape[0] <= order:
             raise op_value_error(op, f"scaling the covariance needs more points "
                                      f"({x.shape[0]}) than coefficients ({order}); pass "
                                      f"cov='unscaled' or fit a lower degree")
-        fac = fnp.atleast_1d(resids / (x.shape[0] - order))
+        fac = atleast_1d(resids / (x.shape[0] - order))
     if y.ndim == 1:
         return c, vbase * fac[None]
     return c, vbase[:, :, None] * fac[None, None, :]
@@ -375,24 +376,14 @@ def _coefficient_dtypes(lhs, rhs):
     return convert(lhs, dt), convert(rhs, dt)
 
 
-def _eigvals(op, a):
-    fnp = _fnp()
-    eigvals = getattr(fnp.linalg, "eigvals", None)
-    if eigvals is None:
-        raise op_value_error(op, "needs eigenvalues of a non-symmetric matrix "
-                                 "(funcarray.numpy.linalg.eigvals), which this build lacks")
-    return eigvals(a)
-
-
 def _companion_roots(op, p):
     """The eigenvalues of ``p``'s companion matrix (``p[0] != 0``)."""
-    fnp = _fnp()
     n = p.shape[0]
     if n < 2:
-        return fnp.zeros((0,), _complex_dtype(p.dtype))
-    companion = fnp.diag(fnp.ones((n - 2,), p.dtype), -1)
+        return zeros((0,), _complex_dtype(p.dtype))
+    companion = diag(ones((n - 2,), p.dtype), -1)
     companion = companion.at[0, :].set(-p[1:] / p[0])
-    return _eigvals(op, companion)
+    return eigvals(companion)
 
 
 def _complex_dtype(dtype):
@@ -415,12 +406,11 @@ def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
         Array([1., 2.], dtype=float32)
     """
     op = "roots"
-    fnp = _fnp()
-    (p,) = _coefficients(op, fnp.atleast_1d(p), inexact=True)
+    (p,) = _coefficients(op, atleast_1d(p), inexact=True)
     n = p.shape[0]
     complex_dtype = _complex_dtype(p.dtype)
     if n < 2:
-        return fnp.zeros((0,), complex_dtype)
+        return zeros((0,), complex_dtype)
     is_zero = p == 0
     if strip_zeros:
         if isinstance(is_zero, Tracer):
@@ -429,12 +419,12 @@ def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
                                     f"strip_zeros=False (one NaN root per leading zero)")
         leading = int(np.argmin(np.asarray(is_zero))) if not np.all(np.asarray(is_zero)) else n
         return _companion_roots(op, p[leading:]).astype(complex_dtype)
-    leading = fnp.where(fnp.all(is_zero), n, fnp.argmin(is_zero))
+    leading = where(_all(is_zero), n, argmin(is_zero))
     # Roll the leading zeros to the end (zero roots); an all-zero p becomes all ones.
-    p = fnp.where(leading == n, fnp.ones_like(p), p)
-    p = fnp.take(p, (fnp.arange(n) + leading) % n)
+    p = where(leading == n, ones_like(p), p)
+    p = take(p, (arange(n) + leading) % n)
     found = _companion_roots(op, p).astype(complex_dtype)
     from funcarray import lax
     found = lax.sort((found == 0, found), num_keys=1)[1]  # zero roots last
     nan = np.array(complex(np.nan, np.nan), complex_dtype)
-    return fnp.where(fnp.arange(n - 1) < n - 1 - leading, found, nan)
+    return where(arange(n - 1) < n - 1 - leading, found, nan)

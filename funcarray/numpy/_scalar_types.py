@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from funcarray.numpy._creation import asarray
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -39,8 +41,6 @@ class ScalarType:
         self.dtype = np.dtype(dtype)
 
     def __call__(self, value: Any) -> Array:
-        from funcarray.numpy._creation import asarray
-
         return asarray(value, dtype=self.dtype)
 
     def __eq__(self, other: object) -> bool:

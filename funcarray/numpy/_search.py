@@ -29,25 +29,24 @@ from funcarray.numpy._elementwise import (
     clip,
     divide,
     equal,
-    floor_divide,
     greater,
-    imag,
     isnan,
     less,
     less_equal,
     logical_and,
-    logical_not,
     logical_or,
-    mod,
     multiply,
-    real,
     subtract,
     where,
 )
-from funcarray.numpy._indexing import argsort, take
+from funcarray.numpy._index_routines import take
+from funcarray.numpy._math_functions import imag, real
+from funcarray.numpy._predicates_and_bits import logical_not
 from funcarray.numpy._promotion import promote_args, promote_args_unbroadcast
 from funcarray.numpy._reductions import max, min, sum
+from funcarray.numpy._rounding_and_division import floor_divide, mod
 from funcarray.numpy._shape import concatenate, reshape
+from funcarray.numpy._sort_and_nonzero import argsort
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:

@@ -25,6 +25,14 @@ from typing import TYPE_CHECKING, NamedTuple, overload
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._array_ops import diff
+from funcarray.numpy._creation import arange, asarray, full, ones, zeros
+from funcarray.numpy._elementwise import isnan, not_equal, where
+from funcarray.numpy._index_routines import take
+from funcarray.numpy._reductions import cumsum
+from funcarray.numpy._reductions import max as _max
+from funcarray.numpy._reductions import min as _min
+from funcarray.numpy._shape import concatenate
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -56,10 +64,6 @@ class _UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _fnp():
-    # funcarray.numpy star-imports this module, so its namespace is imported lazily.
-    import funcarray.numpy as fnp
-    return fnp
 
 
 def _flat(op, *arrays):
@@ -96,79 +100,74 @@ def _result_size(op, size, mask):
 
 def _sorted_runs(x, equal_nan):
     """(sorted values, permutation, mask of the first element of each run of equal values)."""
-    fnp = _fnp()
     from funcarray import lax
     n = x.shape[0]
-    iota = fnp.arange(n, dtype=dtypes.int32)
+    iota = arange(n, dtype=dtypes.int32)
     aux, perm = lax.sort((x, iota), num_keys=1, is_stable=True)
-    different = fnp.not_equal(aux[1:], aux[:-1])
+    different = not_equal(aux[1:], aux[:-1])
     if equal_nan and dtypes.is_inexact(x.dtype):
-        different = different & ~(fnp.isnan(aux[1:]) & fnp.isnan(aux[:-1]))
-    mask = fnp.concatenate([fnp.ones((min(n, 1),), dtypes.bool_), different])
+        different = different & ~(isnan(aux[1:]) & isnan(aux[:-1]))
+    mask = concatenate([ones((min(n, 1),), dtypes.bool_), different])
     return aux, perm, mask
 
 
 def _first_true(mask, size, fill):
     """Positions of the first ``size`` True entries of ``mask`` (padded with ``fill``), and
     whether each slot holds a real hit."""
-    fnp = _fnp()
     n = mask.shape[0]
     # Each True entry's rank among the True entries is its slot; a scatter (no sort) puts
     # its position there, and slots past the last hit keep ``fill``.
-    rank = fnp.cumsum(mask, dtype=dtypes.int32) - 1
-    slot = fnp.where(mask, rank, size)
-    positions = fnp.full((size,), fill, dtypes.int32).at[slot].set(
-        fnp.arange(n, dtype=dtypes.int32), mode="drop")
+    rank = cumsum(mask, dtype=dtypes.int32) - 1
+    slot = where(mask, rank, size)
+    positions = full((size,), fill, dtypes.int32).at[slot].set(
+        arange(n, dtype=dtypes.int32), mode="drop")
     total = rank[-1] + 1 if n else 0
-    valid = fnp.arange(size, dtype=dtypes.int32) < total
+    valid = arange(size, dtype=dtypes.int32) < total
     return positions, valid
 
 
 def _fill(values, valid, fill_value):
-    fnp = _fnp()
     if fill_value is None:
         return values
-    fill = fnp.asarray(fill_value).astype(values.dtype)
-    return fnp.where(valid, values, fill)
+    fill = asarray(fill_value).astype(values.dtype)
+    return where(valid, values, fill)
 
 
 def _default_fill_min(values, valid):
     """jax.numpy's default padding: the smallest valid result (0 when there is none)."""
-    fnp = _fnp()
     if values.shape[0] == 0:
         return values
-    values = fnp.where(valid, values, fnp.max(values))
-    return fnp.where(valid, values, fnp.min(values))
+    values = where(valid, values, _max(values))
+    return where(valid, values, _min(values))
 
 
 def _unique(op, x, *, size, fill_value, equal_nan=False, indices=False, inverse=False,
             counts=False):
     """``unique`` of a 1-D ``x``: (values, first indices, inverse, counts), the ones not
     asked for None."""
-    fnp = _fnp()
     n = x.shape[0]
     if n == 0:
         if size and fill_value is None:
             raise op_value_error(op, "an empty input with a nonzero size= needs a fill_value=")
         size = 0 if size is None else _result_size(op, size, None)
-        empty_index = fnp.zeros((size,), dtypes.int32)
-        return (fnp.full((size,), 0 if fill_value is None else fill_value, x.dtype),
-                empty_index, fnp.zeros((0,), dtypes.int32), empty_index)
+        empty_index = zeros((size,), dtypes.int32)
+        return (full((size,), 0 if fill_value is None else fill_value, x.dtype),
+                empty_index, zeros((0,), dtypes.int32), empty_index)
     aux, perm, mask = _sorted_runs(x, equal_nan)
     size = _result_size(op, size, mask)
     positions, valid = _first_true(mask, size, 0)
     # Padding slots point at position 0: the smallest value (jax.numpy's default fill).
-    values = _fill(fnp.take(aux, positions), valid, fill_value)
-    first_indices = fnp.take(perm, positions) if indices else None
+    values = _fill(take(aux, positions), valid, fill_value)
+    first_indices = take(perm, positions) if indices else None
     inverse_indices = None
     if inverse:
-        inverse_indices = fnp.zeros((n,), dtypes.int32).at[perm].set(
-            fnp.cumsum(mask, dtype=dtypes.int32) - 1)
+        inverse_indices = zeros((n,), dtypes.int32).at[perm].set(
+            cumsum(mask, dtype=dtypes.int32) - 1)
     run_lengths = None
     if counts:
         # The next run's start (n after the last run) minus this run's start; 0 for padding.
         starts, started = _first_true(mask, size + 1, 0)
-        run_lengths = fnp.diff(fnp.where(started, starts, n))
+        run_lengths = diff(where(started, starts, n))
     return values, first_indices, inverse_indices, run_lengths
 
 
@@ -256,9 +255,8 @@ def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
         Array([1, 2, 3, 5], dtype=int32)
     """
     op = "union1d"
-    fnp = _fnp()
     ar1, ar2 = _flat(op, ar1, ar2)
-    x = fnp.concatenate([ar1, ar2])
+    x = concatenate([ar1, ar2])
     return _unique(op, x, size=size, fill_value=fill_value, equal_nan=True)[0]
 
 
@@ -272,16 +270,15 @@ def _merged_runs(ar1, ar2):
     them its first occurrence in ``ar2``. NaNs are all distinct, as in NumPy's set
     operations.
     """
-    fnp = _fnp()
     n1 = ar1.shape[0]
-    aux, perm, mask = _sorted_runs(fnp.concatenate([ar1, ar2]), equal_nan=False)
+    aux, perm, mask = _sorted_runs(concatenate([ar1, ar2]), equal_nan=False)
     n = aux.shape[0]
-    run = fnp.cumsum(mask, dtype=dtypes.int32) - 1
+    run = cumsum(mask, dtype=dtypes.int32) - 1
     from_first = (perm < n1).astype(dtypes.int32)
-    count1 = fnp.zeros((n,), dtypes.int32).at[run].add(from_first)
-    length = fnp.zeros((n,), dtypes.int32).at[run].add(1)
+    count1 = zeros((n,), dtypes.int32).at[run].add(from_first)
+    length = zeros((n,), dtypes.int32).at[run].add(1)
     starts, is_run = _first_true(mask, n, 0)
-    return fnp.take(aux, starts), starts, is_run, count1, length, perm
+    return take(aux, starts), starts, is_run, count1, length, perm
 
 
 def _pick(values, mask, size, fill_value):
@@ -296,12 +293,11 @@ def _pick(values, mask, size, fill_value):
 
 def _set_operation(op, ar1, ar2, select, size, fill_value):
     """The run values that ``select(count1, length)`` keeps, padded to ``size``."""
-    fnp = _fnp()
     ar1, ar2 = _flat(op, ar1, ar2)
     n1, n2 = ar1.shape[0], ar2.shape[0]
     if n1 + n2 == 0:
         size = 0 if size is None else _result_size(op, size, None)
-        empty = fnp.full((size,), 0 if fill_value is None else fill_value, ar1.dtype)
+        empty = full((size,), 0 if fill_value is None else fill_value, ar1.dtype)
         return empty, None
     runs = _merged_runs(ar1, ar2)
     values, _, is_run, count1, length, _ = runs
@@ -339,20 +335,19 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         >>> vals, i1, i2
         (Array([3, 4], dtype=int32), Array([2, 0], dtype=int32), Array([0, 1], dtype=int32))
     """
-    fnp = _fnp()
     values, extra = _set_operation("intersect1d", ar1, ar2,
                                    lambda count1, length: (count1 > 0) & (count1 < length),
                                    size, fill_value)
     if not return_indices:
         return values
     if extra is None:
-        empty = fnp.zeros(values.shape, dtypes.int32)
+        empty = zeros(values.shape, dtypes.int32)
         return values, empty, empty
     (_, starts, _, count1, _, perm), positions, valid, n1, n2 = extra
     start = starts.at[positions].get(mode="fill", fill_value=0)
     in_first = count1.at[positions].get(mode="fill", fill_value=0)
-    first = fnp.where(valid, fnp.take(perm, start), n1)
-    second = fnp.where(valid, fnp.take(perm, start + in_first, mode="clip") - n1, n2)
+    first = where(valid, take(perm, start), n1)
+    second = where(valid, take(perm, start + in_first, mode="clip") - n1, n2)
     return values, first, second
 
 

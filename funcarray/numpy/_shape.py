@@ -1,4 +1,6 @@
-"""Shape functions of ``funcarray.numpy``: reshaping, transposing, joining, splitting, padding.
+"""Shape functions of ``funcarray.numpy``: reshaping, transposing, broadcasting, joining,
+splitting. Padding, flipping and tiling live in ``_rearranging``; triangles and diagonals in
+``_diagonals``.
 
 NumPy's semantics (negative axes, ``-1`` in shapes, Python slicing rules in ``split``, the pad
 modes) are resolved here, in Python, into the strict shape primitives of
@@ -19,45 +21,34 @@ import numpy as np
 
 from funcarray.api.arguments import (
     _axis,
-    _broadcast_along,
     _broadcast_to_checked,
-    _concatenate,
     _concatenate_arrays,
     _concrete_int,
     _int_tuple,
     _is_single_int,
     _moveaxes,
     _reshape,
-    _rev,
     _stack_arrays,
     _transpose,
     _unstack,
     asarray_arg,
     broadcast_to_shape,
     convert,
-    convert_arg,
     is_array,
 )
 from funcarray.api.arguments import broadcast_shapes as _broadcast_shapes
 from funcarray.base import dtypes
 from funcarray.base.array import Array
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import op_value_error
 from funcarray.lax._utilities import broadcast_shapes
-from funcarray.primitives import elementwise as ew
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
-from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
-    iota_p,
-    pad_p,
-    slice_p,
     squeeze_p,
 )
-from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from funcarray.base.typing import ArrayLike, Axis, DTypeLike, ShapeLike
 
@@ -66,8 +57,7 @@ __all__ = [
     "swapaxes", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays",
     "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "concat",
     "stack", "vstack", "hstack", "dstack", "column_stack", "split", "array_split", "vsplit",
-    "hsplit", "dsplit", "pad", "flip", "fliplr", "flipud", "rot90", "roll", "tile", "repeat",
-    "tril", "triu", "diagonal", "trace", "diag",
+    "hsplit", "dsplit",
 ]
 
 
@@ -592,452 +582,3 @@ def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike
         [(1, 1, 2), (1, 1, 2)]
     """
     return _split_min_ndim("dsplit", ary, indices_or_sections, 3, 2)
-
-
-# --------------------------------------------------------------------------------------------
-# Padding
-# --------------------------------------------------------------------------------------------
-
-_PAD_MODES = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
-
-
-def _pad_widths(pad_width, shape) -> tuple:
-    """NumPy's pad_width forms (``n``, ``(before, after)``, one pair per axis...) as one
-    ``(before, after)`` pair per axis."""
-    try:
-        widths = np.asarray(pad_width)
-    except ValueError:
-        widths = None  # ragged nested sequences
-    if widths is None or (widths.size and widths.dtype.kind not in "iu"):
-        raise op_type_error("pad", f"pad_width must be an int or (nested) sequence of ints, "
-                                   f"got {pad_width!r}")
-    try:
-        widths = np.broadcast_to(widths.astype(np.int64), (len(shape), 2))
-    except ValueError:
-        raise op_value_error(
-            "pad", f"pad_width {pad_width!r} does not fit an array of shape {tuple(shape)}: "
-                   f"give an int, a (before, after) pair, or one pair per axis") from None
-    if (widths < 0).any():
-        raise op_value_error("pad", f"pad_width must not be negative, got {pad_width!r}")
-    return tuple((int(before), int(after)) for before, after in widths)
-
-
-def _pad_constant(x, widths, constant_values):
-    values = convert_arg("pad", constant_values, x.dtype, x.weak_type)
-    if values.ndim == 0:
-        if not any(before or after for before, after in widths):
-            return x
-        value = convert(values, x.dtype, x.weak_type)
-        config = tuple((before, after, 0) for before, after in widths)
-        return pad_p.bind(x, value, padding_config=config)
-    # One (before, after) value per axis; later axes overwrite the corners, as in NumPy.
-    fits = values.ndim <= 2 and all(
-        size in (1, target) for size, target in zip(values.shape[::-1], (2, x.ndim)))
-    if not fits:
-        raise op_value_error(
-            "pad", f"constant_values of shape {values.shape} does not fit an array of shape "
-                   f"{x.shape}: give a scalar, a (before, after) pair, or one pair per axis")
-    values = broadcast_to_shape(values, (x.ndim, 2))
-    for axis, pair in enumerate(widths):
-        for side, width in enumerate(pair):
-            if not width:
-                continue
-            value = slice_p.bind(values, start_indices=(axis, side),
-                                 limit_indices=(axis + 1, side + 1), strides=None)
-            value = convert(_reshape(value, ()), x.dtype, x.weak_type)
-            config = [(0, 0, 0)] * x.ndim
-            config[axis] = (width, 0, 0) if side == 0 else (0, width, 0)
-            x = pad_p.bind(x, value, padding_config=tuple(config))
-    return x
-
-
-def _pad_edge(x, axis: int, before: int, after: int):
-    size = x.shape[axis]
-    parts = []
-    if before:
-        parts.append(_broadcast_along(_slice_axis(x, axis, 0, 1), axis, before))
-    parts.append(x)
-    if after:
-        parts.append(_broadcast_along(_slice_axis(x, axis, size - 1, size), axis, after))
-    return _concatenate(parts, axis)
-
-
-def _pad_periodic(x, axis: int, before: int, after: int, mode: str):
-    """Pad modes ``wrap``, ``symmetric`` and ``reflect`` extend ``x`` periodically along
-    ``axis``; build one period, repeat it, and cut out the padded window."""
-    size = x.shape[axis]
-    if mode == "wrap" or (mode == "reflect" and size == 1):
-        period = x  # wrap: x0 x1 x2 | x0 x1 x2 ...
-    elif mode == "symmetric":
-        period = _concatenate([x, _rev(x, (axis,))], axis)  # x0 x1 x2 x2 x1 x0
-    else:
-        inner = _slice_axis(x, axis, 1, size - 1)
-        period = _concatenate([x, _rev(inner, (axis,))], axis)  # x0 x1 x2 x1
-    length = period.shape[axis]
-    total = before + size + after
-    offset = -before % length  # result[i] = period[(i - before) mod length]
-    copies = -(-(offset + total) // length)
-    tiled = _concatenate([period] * copies, axis)
-    return _slice_axis(tiled, axis, offset, offset + total)
-
-
-def pad(array: ArrayLike, pad_width: Any, mode: str = "constant",
-        constant_values: Any = 0, **kwargs: Any) -> Array:
-    """Pad an array; ``mode`` is ``constant`` (default), ``edge``, ``reflect``,
-    ``symmetric``, ``wrap`` or ``empty`` (same as ``constant``: arrays are never
-    uninitialised).
-
-    ``pad_width`` is ``n``, ``(before, after)`` or one ``(before, after)`` pair per axis, as in
-    NumPy; so is ``constant_values``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.pad(fnp.arange(1, 4), (2, 1), mode="reflect")
-        Array([3, 2, 1, 2, 3, 2], dtype=int32)
-    """
-    x = asarray_arg("pad", array)
-    widths = _pad_widths(pad_width, x.shape)
-    if mode not in _PAD_MODES:
-        raise op_value_error("pad", f"mode {mode!r} is not supported; use one of "
-                                    f"{', '.join(_PAD_MODES)}")
-    reflect_type = kwargs.pop("reflect_type", "even") if mode in ("reflect", "symmetric") else (
-        "even")
-    if kwargs:
-        raise op_type_error("pad", f"unexpected keyword arguments {sorted(kwargs)} for mode "
-                                   f"{mode!r}")
-    if reflect_type != "even":
-        raise op_value_error("pad", f"reflect_type {reflect_type!r} is not supported; only "
-                                    f"'even' is")
-    if mode in ("constant", "empty"):
-        return _pad_constant(x, widths, 0 if mode == "empty" else constant_values)
-    for axis, (before, after) in enumerate(widths):
-        if not (before or after):
-            continue
-        if x.shape[axis] == 0:
-            raise op_value_error("pad", f"cannot pad the empty axis {axis} of an array of shape "
-                                        f"{x.shape} with mode {mode!r}; use mode='constant'")
-        if mode == "edge":
-            x = _pad_edge(x, axis, before, after)
-        else:
-            x = _pad_periodic(x, axis, before, after, mode)
-    return x
-
-
-# --------------------------------------------------------------------------------------------
-# Rearranging
-# --------------------------------------------------------------------------------------------
-
-def flip(m: ArrayLike, axis: Axis = None) -> Array:
-    """Reverse the order of elements along ``axis`` (all axes by default).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.flip(fnp.arange(3))
-        Array([2, 1, 0], dtype=int32)
-    """
-    m = asarray_arg("flip", m)
-    axes = tuple(range(m.ndim)) if axis is None else _axes("flip", axis, m.shape)
-    return _rev(m, axes)
-
-
-def _flip_min_ndim(op: str, m, min_ndim: int, axis: int):
-    m = asarray_arg(op, m)
-    if m.ndim < min_ndim:
-        raise op_value_error(op, f"needs an array of at least {min_ndim} dimension(s), got "
-                                 f"shape {m.shape}")
-    return _rev(m, (axis,))
-
-
-def fliplr(m: ArrayLike) -> Array:
-    """Reverse the columns (axis 1) of an array of at least 2 dimensions.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.fliplr(fnp.arange(4).reshape(2, 2))
-        Array([[1, 0],
-               [3, 2]], dtype=int32)
-    """
-    return _flip_min_ndim("fliplr", m, 2, 1)
-
-
-def flipud(m: ArrayLike) -> Array:
-    """Reverse the rows (axis 0) of an array of at least 1 dimension.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.flipud(fnp.arange(3))
-        Array([2, 1, 0], dtype=int32)
-    """
-    return _flip_min_ndim("flipud", m, 1, 0)
-
-
-def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
-    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the first axis toward
-    the second.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.rot90(fnp.arange(4).reshape(2, 2))
-        Array([[1, 3],
-               [0, 2]], dtype=int32)
-    """
-    m = asarray_arg("rot90", m)
-    axes = _int_tuple("rot90", axes, "axes")
-    if len(axes) != 2 or m.ndim < 2:
-        raise op_value_error("rot90", f"needs two axes of an array of at least 2 dimensions, "
-                                      f"got axes={axes} for shape {m.shape}")
-    first, second = _axes("rot90", axes, m.shape)
-    k = _concrete_int("rot90", k, "k") % 4
-    if k == 0:
-        return m
-    if k == 2:
-        return _rev(m, (first, second))
-    perm = list(range(m.ndim))
-    perm[first], perm[second] = second, first
-    if k == 1:
-        return _transpose(_rev(m, (second,)), tuple(perm))
-    return _rev(_transpose(m, tuple(perm)), (second,))
-
-
-def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> Array:
-    """Shift elements cyclically along ``axis`` (of the flattened array when None).
-
-    ``shift`` and ``axis`` may be tuples (broadcast against each other); shifts must be
-    concrete.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.roll(fnp.arange(5), 2)
-        Array([3, 4, 0, 1, 2], dtype=int32)
-    """
-    a = asarray_arg("roll", a)
-    if axis is None:
-        return _reshape(roll(_reshape(a, (a.size,)), shift, 0), a.shape)
-    shifts = _int_tuple("roll", shift, "shift")
-    axes = tuple(_axis("roll", ax, a.shape) for ax in _int_tuple("roll", axis, "axis"))
-    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
-        raise op_value_error("roll", f"shift {shifts} and axis {axes} must have the same "
-                                     f"length (or one of them length 1)")
-    count = max(len(shifts), len(axes))
-    total = [0] * a.ndim
-    for s, ax in zip(shifts * (count // len(shifts)), axes * (count // len(axes))):
-        total[ax] += s
-    for ax, s in enumerate(total):
-        size = a.shape[ax]
-        if size and s % size:
-            cut = size - s % size
-            a = _concatenate([_slice_axis(a, ax, cut, size), _slice_axis(a, ax, 0, cut)], ax)
-    return a
-
-
-def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
-    """Repeat the whole array ``reps`` times along each axis.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.tile(fnp.arange(2), (2, 2))
-        Array([[0, 1, 0, 1],
-               [0, 1, 0, 1]], dtype=int32)
-    """
-    A = asarray_arg("tile", A)
-    reps = _int_tuple("tile", reps, "reps")
-    if any(r < 0 for r in reps):
-        raise op_value_error("tile", f"reps must not be negative, got {reps}")
-    ndim = max(len(reps), A.ndim)
-    shape = (1,) * (ndim - A.ndim) + A.shape
-    reps = (1,) * (ndim - len(reps)) + reps
-    # Broadcast to (r0, s0, r1, s1, ...) and merge each pair of axes: one copy per repeat.
-    interleaved = tuple(n for pair in zip(reps, shape) for n in pair)
-    tiled = broadcast_in_dim_p.bind(_reshape(A, shape), shape=interleaved,
-                                    broadcast_dimensions=tuple(range(1, 2 * ndim, 2)))
-    return _reshape(tiled, tuple(r * s for r, s in zip(reps, shape)))
-
-
-def _repeat_counts(repeats, size: int):
-    """Repeat counts as an int (one for every element) or a list of ``size`` ints."""
-    if isinstance(repeats, Tracer):
-        raise op_type_error(
-            "repeat", f"repeats must be concrete (the result's size depends on them), got a "
-                      f"traced array {repeats.aval}")
-    if _is_single_int(repeats):
-        counts = _concrete_int("repeat", repeats, "repeats")
-    else:
-        counts = list(_int_tuple("repeat", repeats, "repeats"))
-        if len(counts) == 1:
-            counts = counts[0]
-        elif len(counts) != size:
-            raise op_value_error("repeat", f"{len(counts)} repeat counts do not match an axis "
-                                           f"of size {size}")
-    if min(counts if isinstance(counts, list) else [counts], default=0) < 0:
-        raise op_value_error("repeat", f"repeats must not be negative, got {repeats!r}")
-    return counts
-
-
-def _repeat_each(x, axis: int, count: int):
-    """Every element along ``axis`` repeated ``count`` times, in place."""
-    spread = list(x.shape)
-    spread.insert(axis + 1, count)
-    dims = tuple(d if d <= axis else d + 1 for d in range(x.ndim))
-    out = broadcast_in_dim_p.bind(x, shape=tuple(spread), broadcast_dimensions=dims)
-    merged = list(x.shape)
-    merged[axis] *= count
-    return _reshape(out, tuple(merged))
-
-
-def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
-           total_repeat_length: int | None = None) -> Array:
-    """Repeat each element ``repeats`` times along ``axis`` (of the flattened array when
-    None).
-
-    ``repeats`` is an int, or one concrete count per element. ``total_repeat_length``, as in
-    JAX, cuts the result to that length or extends it by repeating the last element.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.repeat(fnp.arange(3), [1, 0, 2])
-        Array([0, 2, 2], dtype=int32)
-    """
-    a = asarray_arg("repeat", a)
-    if axis is None:
-        a, axis = _reshape(a, (a.size,)), 0
-    axis = _axis("repeat", axis, a.shape)
-    size = a.shape[axis]
-    counts = _repeat_counts(repeats, size)
-    if total_repeat_length is not None:
-        total = _concrete_int("repeat", total_repeat_length, "total_repeat_length")
-        counts = [counts] * size if isinstance(counts, int) else counts
-        if counts and sum(counts) < total:
-            counts[-1] += total - sum(counts)
-    if isinstance(counts, int):
-        return _repeat_each(a, axis, counts)
-    if len(set(counts)) == 1:
-        out = _repeat_each(a, axis, counts[0])
-    else:
-        pieces = [_broadcast_along(_slice_axis(a, axis, i, i + 1), axis, c)
-                  for i, c in enumerate(counts) if c]
-        out = _concatenate(pieces, axis) if pieces else _slice_axis(a, axis, 0, 0)
-    if total_repeat_length is not None and out.shape[axis] > total:
-        out = _slice_axis(out, axis, 0, total)
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Triangles and diagonals
-# --------------------------------------------------------------------------------------------
-
-def _triangle(op: str, m, k, lower: bool):
-    m = asarray_arg(op, m)
-    if m.ndim < 2:
-        raise op_value_error(op, f"needs an array of at least 2 dimensions, got shape "
-                                 f"{m.shape}")
-    rows_n, cols_n = m.shape[-2:]
-    # Clamping k keeps the int32 arithmetic exact without changing the mask.
-    k = min(max(_concrete_int(op, k, "k"), -rows_n - 1), cols_n + 1)
-    rows = iota_p.bind(dtype=dtypes.int32, shape=(rows_n, cols_n), dimension=0)
-    cols = iota_p.bind(dtype=dtypes.int32, shape=(rows_n, cols_n), dimension=1)
-    shifted = ew.add_p.bind(rows, broadcast_to_shape(_scalar(k, dtypes.int32, False),
-                                                     rows.shape))
-    # Keep element (i, j) where j - i <= k (lower) or j - i >= k (upper).
-    keep = ew.le_p.bind(cols, shifted) if lower else ew.ge_p.bind(cols, shifted)
-    keep = broadcast_in_dim_p.bind(keep, shape=m.shape,
-                                   broadcast_dimensions=(m.ndim - 2, m.ndim - 1))
-    zeros = broadcast_to_shape(_scalar(0, m.dtype, m.weak_type), m.shape)
-    return select_n_p.bind(keep, zeros, m)
-
-
-def tril(m: ArrayLike, k: int = 0) -> Array:
-    """The lower triangle of the last two axes: elements above the ``k``-th diagonal are 0.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.tril(fnp.ones((2, 2)))
-        Array([[1., 0.],
-               [1., 1.]], dtype=float32)
-    """
-    return _triangle("tril", m, k, lower=True)
-
-
-def triu(m: ArrayLike, k: int = 0) -> Array:
-    """The upper triangle of the last two axes: elements below the ``k``-th diagonal are 0.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.triu(fnp.ones((2, 2)))
-        Array([[1., 1.],
-               [0., 1.]], dtype=float32)
-    """
-    return _triangle("triu", m, k, lower=False)
-
-
-def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
-    """The ``offset``-th diagonal of the ``(axis1, axis2)`` planes, as the last axis.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.diagonal(fnp.arange(6).reshape(2, 3), offset=1)
-        Array([1, 5], dtype=int32)
-    """
-    a = asarray_arg("diagonal", a)
-    if a.ndim < 2:
-        raise op_value_error("diagonal", f"needs an array of at least 2 dimensions, got shape "
-                                         f"{a.shape}")
-    first, second = _axis("diagonal", axis1, a.shape), _axis("diagonal", axis2, a.shape)
-    if first == second:
-        raise op_value_error("diagonal", f"axis1 and axis2 must differ, both are {first} "
-                                         f"(array shape {a.shape})")
-    offset = _concrete_int("diagonal", offset, "offset")
-    rows, cols = a.shape[first], a.shape[second]
-    row0, col0 = min(max(-offset, 0), rows), min(max(offset, 0), cols)
-    length = max(0, min(rows - row0, cols - col0))
-    x = _transpose(a, (*(d for d in range(a.ndim) if d not in (first, second)), first, second))
-    batch = x.shape[:-2]
-    # The diagonal of an L x L block is every (L + 1)-th element of the block, flattened.
-    block = slice_p.bind(x, start_indices=(0,) * len(batch) + (row0, col0),
-                         limit_indices=batch + (row0 + length, col0 + length), strides=None)
-    flat = _reshape(block, batch + (length * length,))
-    return slice_p.bind(flat, start_indices=(0,) * (len(batch) + 1),
-                        limit_indices=flat.shape, strides=(1,) * len(batch) + (length + 1,))
-
-
-def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
-          dtype: DTypeLike | None = None, out: None = None) -> Array:
-    """The sum along the ``offset``-th diagonal (dtype rules of ``sum``).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.trace(fnp.arange(4).reshape(2, 2))
-        Array(3, dtype=int32)
-    """
-    # Imported here: the reductions module is written beside this one and imports it.
-    from funcarray.numpy._reductions import sum as reduce_sum
-    if out is not None:
-        raise op_value_error("trace", "out= is not supported: funcarray arrays are immutable")
-    return reduce_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
-
-
-def diag(v: ArrayLike, k: int = 0) -> Array:
-    """The ``k``-th diagonal of a 2-d array, or a 2-d array with 1-d ``v`` on its ``k``-th
-    diagonal.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.diag(fnp.array([1, 2]), k=1)
-        Array([[0, 1, 0],
-               [0, 0, 2],
-               [0, 0, 0]], dtype=int32)
-    """
-    v = asarray_arg("diag", v)
-    k = _concrete_int("diag", k, "k")
-    if v.ndim == 2:
-        return diagonal(v, k)
-    if v.ndim != 1:
-        raise op_value_error("diag", f"needs a 1-d or 2-d array, got shape {v.shape}")
-    n = v.shape[0]
-    size = n + abs(k)
-    # Flattened, the result holds v[i] at i * (size + 1) + start: pad v with `size` zeros
-    # between elements and the rest at the ends.
-    start = k if k >= 0 else -k * size
-    end = size * size - start - (n + max(n - 1, 0) * size)
-    zero = _scalar(0, v.dtype, v.weak_type)
-    flat = pad_p.bind(v, zero, padding_config=((start, end, size),))
-    return _reshape(flat, (size, size))

@@ -28,20 +28,20 @@ from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
-    ceil,
     clip,
     divide,
-    floor,
     isnan,
     less_equal,
-    logical_not,
     multiply,
     subtract,
     where,
 )
-from funcarray.numpy._indexing import sort, take_along_axis
+from funcarray.numpy._index_routines import take_along_axis
+from funcarray.numpy._predicates_and_bits import logical_not
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
+from funcarray.numpy._rounding_and_division import ceil, floor
 from funcarray.numpy._shape import moveaxis, reshape, transpose
+from funcarray.numpy._sort_and_nonzero import sort
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array

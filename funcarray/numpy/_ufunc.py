@@ -24,6 +24,10 @@ import types
 from typing import TYPE_CHECKING
 
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+from funcarray.numpy._creation import arange, asarray
+from funcarray.numpy._elementwise import where as where_
+from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis
+from funcarray.numpy._vectorize_and_constructors import vectorize
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -101,8 +105,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
             Array([[ 1, 10],
                    [ 2, 20]], dtype=int32)
         """
-        from funcarray.numpy import asarray
-
         self._binary("outer")
         A, B = asarray(A), asarray(B)
         return self(A.reshape(A.shape + (1,) * B.ndim), B)
@@ -182,8 +184,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         """
         import numpy as np
 
-        from funcarray.numpy import asarray, concatenate, expand_dims, moveaxis
-
         self._binary("reduceat")
         if out is not None:
             raise NotImplementedError(f"{self.__name__}.reduceat: out= is not supported")
@@ -227,8 +227,6 @@ def _fold(uf: ufunc, a, axis, dtype, keepdims, initial, where):
     """The generic ``reduce``: a ``lax.scan`` applying ``f`` along the (merged) axes."""
     from funcarray import lax
     from funcarray.api.arguments import canonicalize_axes
-    from funcarray.numpy import asarray, broadcast_to, expand_dims, moveaxis
-    from funcarray.numpy import where as where_
 
     op = f"{uf.__name__}.reduce"
     a = asarray(a) if dtype is None else asarray(a).astype(dtype)
@@ -263,7 +261,6 @@ def _running_fold(uf: ufunc, a, axis, dtype):
     """The generic ``accumulate``: a ``lax.scan`` that keeps every partial fold."""
     from funcarray import lax
     from funcarray.api.arguments import canonicalize_axis
-    from funcarray.numpy import asarray, concatenate, moveaxis
 
     a = asarray(a) if dtype is None else asarray(a).astype(dtype)
     axis = canonicalize_axis(f"{uf.__name__}.accumulate", axis, a.ndim)
@@ -283,7 +280,6 @@ def _scatter_fold(uf: ufunc, a, indices, b):
     """The generic ``at``: every indexed position updated in turn (``lax.scan`` over the
     flat positions ``indices`` selects), so repeated indices apply ``f`` repeatedly."""
     from funcarray import lax
-    from funcarray.numpy import arange, asarray, broadcast_to
 
     a = asarray(a)
     positions = arange(a.size).reshape(a.shape)[indices]
@@ -313,8 +309,6 @@ def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *,
         >>> gcd_like.reduce(fnp.asarray([10, 4, 1]))
         Array(5, dtype=int32)
     """
-    from funcarray.numpy import vectorize
-
     return ufunc(func, nin, nout, name=getattr(func, "__name__", None), identity=identity,
                  call=vectorize(func))
 
@@ -333,8 +327,6 @@ def _reduction(fn, *, has_dtype=True, has_initial=True):
     """A ufunc ``reduce`` from a NumPy-style reduction ``fn`` (sum, max, all...)."""
 
     def reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
-        from funcarray.numpy import asarray
-
         if not has_dtype and dtype is not None:
             a = asarray(a).astype(dtype)
         kwargs = {"axis": axis, "keepdims": keepdims, "where": where}
@@ -365,7 +357,6 @@ def numpy_ufuncs(namespace: dict) -> dict:
         def accumulate(a, axis=0, dtype=None):
             from funcarray import lax
             from funcarray.api.arguments import canonicalize_axis
-            from funcarray.numpy import asarray
 
             a = asarray(a) if dtype is None else asarray(a).astype(dtype)
             op = getattr(lax, fn) if isinstance(fn, str) else fn

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-import funcarray.numpy as fnp
 from funcarray.api.arguments import (
     _axis,
     _concrete_int,
@@ -30,8 +29,21 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._creation import arange, asarray, linspace, shape_tuple, zeros
+from funcarray.numpy._creation import ones as _ones
+from funcarray.numpy._diagonals import diag
+from funcarray.numpy._elementwise import bitwise_and, log10, power, where
+from funcarray.numpy._elementwise import sign as _sign
 from funcarray.numpy._introspection_and_io import *  # noqa: F403
 from funcarray.numpy._introspection_and_io import __all__ as _info_all
+from funcarray.numpy._linalg import matmul
+from funcarray.numpy._math_functions import conj
+from funcarray.numpy._predicates_and_bits import bitwise_not, left_shift, logical_not
+from funcarray.numpy._rearranging import pad as _pad
+from funcarray.numpy._reductions import any as reduce_any
+from funcarray.numpy._reductions import sum as _sum
+from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
+from funcarray.numpy._sort_and_nonzero import sort
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -181,7 +193,7 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
         for a, shape in zip(args, loop_shapes):
             filled.append(((1,) * (len(loop_shape) - len(shape)) + shape)[::-1])
             ones = tuple(i for i, n in enumerate(shape) if n == 1)
-            squeezed.append(fnp.squeeze(a, axis=ones) if ones else a)
+            squeezed.append(squeeze(a, axis=ones) if ones else a)
         expand = []
         for negdim, column in enumerate(zip(*filled)):
             in_axes = tuple(None if n == 1 else 0 for n in column)
@@ -193,8 +205,8 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
         if not expand:
             return out
         if isinstance(out, tuple):
-            return tuple(fnp.expand_dims(o, expand) for o in out)
-        return fnp.expand_dims(out, expand)
+            return tuple(expand_dims(o, expand) for o in out)
+        return expand_dims(out, expand)
     return wrapped
 
 
@@ -222,12 +234,11 @@ def fromfunction(function: Callable[..., _T], shape: ShapeLike, *,
                [ 1, 11, 21]], dtype=int32)
     """
     from funcarray.api.vectorization import vmap
-    from funcarray.numpy._creation import shape_tuple
     shape = shape_tuple("fromfunction", shape)
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]
         function = vmap(function, in_axes=tuple(in_axes[::-1]))
-    return function(*(fnp.arange(n, dtype=dtype) for n in shape), **kwargs)
+    return function(*(arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
 def frombuffer(buffer: bytes | Any, dtype: DTypeLike = float, count: int = -1,
@@ -242,7 +253,7 @@ def frombuffer(buffer: bytes | Any, dtype: DTypeLike = float, count: int = -1,
         Array([1, 2, 3], dtype=uint8)
     """
     value = np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset)
-    return fnp.asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
+    return asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
 
 
 def fromiter(*args, **kwargs):
@@ -272,7 +283,7 @@ def fromstring(string: str, dtype: DTypeLike = float, count: int = -1, *, sep: s
         raise op_value_error("fromstring", "sep must be a non-empty separator; read binary "
                                            "data with fnp.frombuffer")
     value = np.fromstring(string, dtype=np.dtype(dtype), count=count, sep=sep)
-    return fnp.asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
+    return asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
 
 
 def _space_dtypes(op, start, stop, dtype):
@@ -300,8 +311,8 @@ def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     num = _concrete_int(op, num, "num")
     axis = _concrete_int(op, axis, "axis")
     start, stop, dtype, compute = _space_dtypes(op, start, stop, dtype)
-    lin = fnp.linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
-    return convert(fnp.power(base, lin), dtype)
+    lin = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
+    return convert(power(base, lin), dtype)
 
 
 def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
@@ -318,10 +329,10 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
     num = _concrete_int(op, num, "num")
     axis = _concrete_int(op, axis, "axis")
     start, stop, dtype, compute = _space_dtypes(op, start, stop, dtype)
-    sign = fnp.sign(start)
-    out = sign * logspace(fnp.log10(start / sign), fnp.log10(stop / sign), num,
+    sign = _sign(start)
+    out = sign * logspace(log10(start / sign), log10(stop / sign), num,
                           endpoint=endpoint, base=10.0, dtype=compute, axis=0)
-    out = fnp.moveaxis(out, 0, _axis(op, axis, out.shape))
+    out = moveaxis(out, 0, _axis(op, axis, out.shape))
     return convert(out, dtype)
 
 
@@ -336,9 +347,9 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
                [0, 0, 0]], dtype=int32)
     """
     op = "diagflat"
-    v = fnp.ravel(asarray_arg(op, v))
+    v = ravel(asarray_arg(op, v))
     k = _concrete_int(op, k, "k")
-    return fnp.diag(v, k=k)
+    return diag(v, k=k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -366,7 +377,7 @@ def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
                                  f"{[tuple(k.shape) for k in keys]}")
     shape = tuple(keys[0].shape)
     if not shape:
-        return fnp.zeros((), dtype=dtypes.default_int)
+        return zeros((), dtype=dtypes.default_int)
     axis = _axis(op, axis, shape)
     iota = iota_p.bind(dtype=dtypes.default_int, shape=shape, dimension=axis)
     out = sort_p.bind(*keys[::-1], iota, dimension=axis, is_stable=True, num_keys=len(keys))
@@ -385,15 +396,15 @@ def _partition_setup(op, a, kth, axis):
     kth = _concrete_int(op, kth, "kth")
     if not -n <= kth < n:
         raise op_value_error(op, f"kth={kth} is out of bounds for axis {axis} of size {n}")
-    return fnp.swapaxes(a, axis, -1), kth % n, axis
+    return swapaxes(a, axis, -1), kth % n, axis
 
 
 def _negated(a):
     """An order-reversing map of ``a`` (unsigned and bool values would wrap under ``-``)."""
     if a.dtype == dtypes.bool_:
-        return fnp.logical_not(a)
+        return logical_not(a)
     if a.dtype.kind == "u":
-        return fnp.bitwise_not(a)
+        return bitwise_not(a)
     return -a
 
 
@@ -411,7 +422,7 @@ def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     arr, kth, axis = _partition_setup("partition", a, kth, axis)
     bottom = _negated(top_k(_negated(arr), kth + 1)[0])
     top = top_k(arr, arr.shape[-1] - kth - 1)[0]
-    return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
+    return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
@@ -427,10 +438,10 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     bottom = top_k(_negated(arr), kth + 1)[1]
     # The rest in index order: rank a proxy that is 0 at the bottom indices, 1 elsewhere
     # (top_k keeps ties in index order), which also copes with repeated values.
-    hit = fnp.any(fnp.arange(arr.shape[-1], dtype=bottom.dtype) == bottom[..., None], axis=-2)
-    proxy = fnp.where(hit, 0.0, 1.0).astype(dtypes.float32)
+    hit = reduce_any(arange(arr.shape[-1], dtype=bottom.dtype) == bottom[..., None], axis=-2)
+    proxy = where(hit, 0.0, 1.0).astype(dtypes.float32)
     top = top_k(proxy, arr.shape[-1] - kth - 1)[1]
-    return fnp.swapaxes(fnp.concatenate([bottom, top], axis=-1), -1, axis)
+    return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
 def sort_complex(a: ArrayLike) -> Array:
@@ -442,7 +453,7 @@ def sort_complex(a: ArrayLike) -> Array:
         >>> fnp.sort_complex(fnp.array([3, 1, 2]))
         Array([1.+0.j, 2.+0.j, 3.+0.j], dtype=complex64)
     """
-    a = fnp.sort(asarray_arg("sort_complex", a), axis=-1)
+    a = sort(asarray_arg("sort_complex", a), axis=-1)
     if a.dtype.kind == "c":
         return a
     target = dtypes.complex128 if a.dtype == dtypes.float64 else dtypes.default_complex
@@ -474,18 +485,18 @@ def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Ar
     _check_bitorder(op, bitorder)
     bits = (a != 0).astype(dtypes.uint8)
     if axis is None:
-        bits, axis = fnp.ravel(bits), 0
+        bits, axis = ravel(bits), 0
     axis = _axis(op, axis, bits.shape)
-    bits = fnp.swapaxes(bits, axis, -1)
+    bits = swapaxes(bits, axis, -1)
     pad = -bits.shape[-1] % 8
     if pad:
-        bits = fnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
+        bits = _pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, pad)])
     bits = bits.reshape(tuple(bits.shape[:-1]) + (bits.shape[-1] // 8, 8))
-    shifts = fnp.arange(8, dtype=dtypes.uint8)
+    shifts = arange(8, dtype=dtypes.uint8)
     if bitorder == "big":
         shifts = shifts[::-1]
-    packed = fnp.sum(fnp.left_shift(bits, shifts), axis=-1, dtype=dtypes.uint8)
-    return fnp.swapaxes(packed, axis, -1)
+    packed = _sum(left_shift(bits, shifts), axis=-1, dtype=dtypes.uint8)
+    return swapaxes(packed, axis, -1)
 
 
 def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
@@ -505,21 +516,21 @@ def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
                                 f".astype(fnp.uint8)")
     _check_bitorder(op, bitorder)
     if axis is None:
-        a, axis = fnp.ravel(a), 0
+        a, axis = ravel(a), 0
     axis = _axis(op, axis, a.shape)
-    a = fnp.swapaxes(a, axis, -1)
-    masks = fnp.left_shift(fnp.ones((), dtype=dtypes.uint8), fnp.arange(8, dtype=dtypes.uint8))
+    a = swapaxes(a, axis, -1)
+    masks = left_shift(_ones((), dtype=dtypes.uint8), arange(8, dtype=dtypes.uint8))
     if bitorder == "big":
         masks = masks[::-1]
-    bits = (fnp.bitwise_and(a[..., None], masks) > 0).astype(dtypes.uint8)
+    bits = (bitwise_and(a[..., None], masks) > 0).astype(dtypes.uint8)
     bits = bits.reshape(tuple(bits.shape[:-2]) + (-1,))
     if count is not None:
         count = _concrete_int(op, count, "count")
         if count > bits.shape[-1]:
-            bits = fnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
+            bits = _pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
         else:
             bits = bits[..., :count]
-    return fnp.swapaxes(bits, axis, -1)
+    return swapaxes(bits, axis, -1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -536,7 +547,7 @@ def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         Array([3, 7], dtype=int32)
     """
     x1, x2 = asarray_arg("matvec", x1), asarray_arg("matvec", x2)
-    return vectorize(fnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)
+    return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)
 
 
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
@@ -549,4 +560,4 @@ def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         Array([4, 6], dtype=int32)
     """
     x1, x2 = asarray_arg("vecmat", x1), asarray_arg("vecmat", x2)
-    return vectorize(fnp.matmul, signature="(n),(n,m)->(m)")(fnp.conj(x1), x2)
+    return vectorize(matmul, signature="(n),(n,m)->(m)")(conj(x1), x2)

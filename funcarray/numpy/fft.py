@@ -30,7 +30,10 @@ import numpy as np
 from funcarray.api.arguments import canonicalize_axis
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+from funcarray.numpy._creation import asarray
 from funcarray.numpy._fft_core import FftType, check_single_axis, transform
+from funcarray.numpy._math_functions import conj
+from funcarray.numpy._rearranging import roll
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -110,8 +113,6 @@ def hfft(a, n=None, axis=-1, norm=None):
         >>> fnp.fft.hfft(fnp.asarray([1.0, 2.0, 3.0]))
         Array([ 8., -2.,  0., -2.], dtype=float32)
     """
-    from funcarray.numpy import asarray, conj
-
     x = asarray(a)
     check_single_axis("fft.hfft", axis)
     if x.ndim == 0:
@@ -135,8 +136,6 @@ def ihfft(a, n=None, axis=-1, norm=None):
         >>> fnp.fft.hfft(half)
         Array([ 8., -2.,  0., -2.], dtype=float32)
     """
-    from funcarray.numpy import asarray, conj
-
     x = asarray(a)
     check_single_axis("fft.ihfft", axis)
     if x.ndim == 0:
@@ -285,7 +284,6 @@ def _freq_args(op: str, n, d, dtype):
 
 def _divide(op, k: np.ndarray, d, n: int, compute, out, device):
     from funcarray.api.transfers import device_put
-    from funcarray.numpy import asarray
 
     # d * n is formed in Python (or by d's own type) and rounded to the dtype once, as JAX.
     result = asarray(k.astype(compute)) / asarray(d * n, dtype=compute)
@@ -323,7 +321,6 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
 
 def _shift(op: str, x, axes, sign: int):
     from funcarray.api.arguments import asarray_arg
-    from funcarray.numpy import roll
 
     x = asarray_arg(op, x)
     if axes is None:

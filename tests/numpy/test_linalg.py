@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-from funcarray.numpy._linalg import matrix_power
+from funcarray.numpy._linalg_solve import matrix_power
 from funcarray.primitives.dot_general import dot_general, dot_general_p
 from funcarray.transforms.staging import make_ir
 

@@ -1,0 +1,292 @@
+"""Math functions of ``funcarray.numpy``: square and cube roots, trigonometric and hyperbolic
+functions, angle conversions, ``copysign``/``fmax``/``fmin``/``hypot``/``sinc``/``heaviside``,
+and the complex parts (``real``, ``imag``, ``conj``, ``angle``). Exponentials and logarithms
+are in ``_elementwise``, next to ``logaddexp``, which uses them.
+
+Most are made by ``_elementwise``'s factories: ints and bools are converted to float first,
+and each function filters its own error tracebacks (no wrapper on the hot path).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from funcarray.api.arguments import (
+    asarray_arg,
+    broadcast_to_shape,
+    convert,
+    to_inexact_dtype,
+)
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.numpy._elementwise import (
+    _NUMERIC,
+    _check_kinds,
+    _doc,
+    _to_inexact,
+    _unary_inexact,
+    absolute,
+    add,
+    arctan2,
+    equal,
+    greater,
+    isinf,
+    isnan,
+    less,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    true_divide,
+    where,
+)
+from funcarray.numpy._predicates_and_bits import signbit
+from funcarray.numpy._promotion import promote_args
+from funcarray.primitives import elementwise as ew
+
+if TYPE_CHECKING:
+    from funcarray.base.typing import ArrayLike
+    from funcarray.numpy._elementwise import _Unary
+
+
+__all__ = [
+    "acos", "acosh", "angle", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+    "asinh", "atan", "atanh", "cbrt", "conj", "conjugate", "copysign", "cos", "cosh", "deg2rad",
+    "degrees", "fmax", "fmin", "heaviside", "hypot", "imag", "rad2deg", "radians", "real", "sin",
+    "sinc", "sinh", "sqrt", "tan", "tanh",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Roots, trigonometric and hyperbolic functions
+# --------------------------------------------------------------------------------------------
+sqrt = _unary_inexact("sqrt", ew.sqrt_p, "Square root.",
+                      ("fnp.sqrt(fnp.array([4.0]))", "Array([2.], dtype=float32)"))
+cbrt = _unary_inexact("cbrt", ew.cbrt_p, "Cube root.",
+                      ("fnp.cbrt(fnp.array([8.0]))", "Array([2.], dtype=float32)"))
+sin = _unary_inexact("sin", ew.sin_p, "Sine.", ("fnp.sin(fnp.zeros(1))",
+                                                "Array([0.], dtype=float32)"))
+cos = _unary_inexact("cos", ew.cos_p, "Cosine.", ("fnp.cos(fnp.zeros(1))",
+                                                  "Array([1.], dtype=float32)"))
+tan = _unary_inexact("tan", ew.tan_p, "Tangent.", ("fnp.tan(fnp.zeros(1))",
+                                                   "Array([0.], dtype=float32)"))
+arcsin = _unary_inexact("arcsin", ew.asin_p, "Inverse sine.",
+                        ("fnp.arcsin(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arccos = _unary_inexact("arccos", ew.acos_p, "Inverse cosine.",
+                        ("fnp.arccos(fnp.ones(1))", "Array([0.], dtype=float32)"))
+arctan = _unary_inexact("arctan", ew.atan_p, "Inverse tangent.",
+                        ("fnp.arctan(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+sinh = _unary_inexact("sinh", ew.sinh_p, "Hyperbolic sine.",
+                      ("fnp.sinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+cosh = _unary_inexact("cosh", ew.cosh_p, "Hyperbolic cosine.",
+                      ("fnp.cosh(fnp.zeros(1))", "Array([1.], dtype=float32)"))
+tanh = _unary_inexact("tanh", ew.tanh_p, "Hyperbolic tangent.",
+                      ("fnp.tanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arcsinh = _unary_inexact("arcsinh", ew.asinh_p, "Inverse hyperbolic sine.",
+                         ("fnp.arcsinh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+arccosh = _unary_inexact("arccosh", ew.acosh_p, "Inverse hyperbolic cosine.",
+                         ("fnp.arccosh(fnp.ones(1))", "Array([0.], dtype=float32)"))
+arctanh = _unary_inexact("arctanh", ew.atanh_p, "Inverse hyperbolic tangent.",
+                         ("fnp.arctanh(fnp.zeros(1))", "Array([0.], dtype=float32)"))
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+# --------------------------------------------------------------------------------------------
+# Angle conversions
+# --------------------------------------------------------------------------------------------
+
+def _scale(name, factor, summary, example) -> _Unary:
+    def fn(x, /):
+        x = asarray_arg(name, x)
+        if not dtypes.is_inexact(x.dtype):
+            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+        return multiply(x, factor)
+    return _doc(fn, name, summary, example)
+
+
+deg2rad = _scale("deg2rad", math.pi / 180, "Degrees to radians.",
+                 ("fnp.deg2rad(180.0)", "Array(3.1415927, dtype=float32, weak_type=True)"))
+rad2deg = _scale("rad2deg", 180 / math.pi, "Radians to degrees.",
+                 ("fnp.rad2deg(0.0)", "Array(0., dtype=float32, weak_type=True)"))
+radians, degrees = deg2rad, rad2deg
+
+
+# --------------------------------------------------------------------------------------------
+# Sign, extrema and special functions
+# --------------------------------------------------------------------------------------------
+
+def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """``|x|`` with the sign of ``y``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.copysign(fnp.array([1.0, 2.0]), -1.0)
+        Array([-1., -2.], dtype=float32)
+    """
+    x, y = promote_args("copysign", x, y)
+    x, y = _to_inexact(x), _to_inexact(y)
+    _check_kinds("copysign", x, {"f"})
+    magnitude = ew.abs_p.bind(x)
+    return where(signbit(y), negative(magnitude), magnitude)
+
+
+def fmax(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """Elementwise maximum that ignores NaN (returns the other value).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fmax(fnp.array([fnp.nan, 1.0]), 0.0)
+        Array([0., 1.], dtype=float32)
+    """
+    x, y = promote_args("fmax", x, y)
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
+
+
+def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """Elementwise minimum that ignores NaN (returns the other value).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.fmin(fnp.array([fnp.nan, 1.0]), 0.0)
+        Array([0., 0.], dtype=float32)
+    """
+    x, y = promote_args("fmin", x, y)
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
+
+
+def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.hypot(3.0, 4.0)
+        Array(5., dtype=float32, weak_type=True)
+    """
+    x, y = promote_args("hypot", x, y)
+    if not dtypes.is_inexact(x.dtype):
+        dt = to_inexact_dtype(x.dtype)
+        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    _check_kinds("hypot", x, {"f"})
+    x, y = absolute(x), absolute(y)
+    big, small = maximum(x, y), minimum(x, y)
+    safe_big = where(big == 0, 1, big)
+    ratio = true_divide(small, safe_big)
+    out = multiply(big, sqrt(add(1, multiply(ratio, ratio))))
+    # An infinite side makes the hypotenuse infinite even when the other side is NaN (C99).
+    return where(logical_or(isinf(x), isinf(y)), np.inf, where(big == 0, 0, out))
+
+
+def sinc(x: ArrayLike, /) -> Array:
+    """``sin(pi x) / (pi x)``, 1 at 0.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.sinc(fnp.zeros(1))
+        Array([1.], dtype=float32)
+    """
+    x = asarray_arg("sinc", x)
+    if not dtypes.is_inexact(x.dtype):
+        x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    is_zero = equal(x, 0)
+    pix = multiply(x, math.pi)
+    safe = where(is_zero, 1, pix)
+    # At 0 the value comes from the Maclaurin series of sin(t)/t at t = pi x, whose custom
+    # derivative is the next term: every order of derivative is right there
+    # (grad(grad(sinc))(0) is -pi**2/3, as in JAX), where a constant 1 made them all 0.
+    return where(is_zero, _sinc_maclaurin()(0, pix), true_divide(sin(safe), safe))
+
+
+@functools.cache
+def _sinc_maclaurin():
+    """``maclaurin(k, t)``: the k-th derivative of sin(t)/t at t = 0, shaped like ``t``, with
+    ``maclaurin(k + 1, t) * dt`` as its tangent. (Made on first use: ``custom_jvp`` lives
+    above funcarray.numpy in the import graph.)"""
+    from funcarray.api.custom_derivatives import custom_jvp
+
+    def maclaurin(k, t):
+        # (t * 0: t's shape and dtype; only its value where t == 0 is used)
+        return add(multiply(t, 0.0), 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1))
+
+    maclaurin = custom_jvp(maclaurin, nondiff_argnums=(0,))
+    maclaurin.defjvp(lambda k, primals, tangents: (
+        maclaurin(k, primals[0]), multiply(maclaurin(k + 1, primals[0]), tangents[0])))
+    return maclaurin
+
+
+def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.heaviside(fnp.array([-1.0, 0.0, 2.0]), 0.5)
+        Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    x1, x2 = promote_args("heaviside", x1, x2)
+    _check_kinds("heaviside", x1, _NUMERIC - {"c"} | {"b"})
+    x1, x2 = _to_inexact(x1), _to_inexact(x2)
+    return where(isnan(x1), x1, where(less(x1, 0), 0, where(greater(x1, 0), 1, x2)))
+
+
+# --------------------------------------------------------------------------------------------
+# Complex parts
+# --------------------------------------------------------------------------------------------
+
+def real(x: ArrayLike, /) -> Array:
+    """The real part (``x`` itself for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.real(fnp.array([1 + 2j]))
+        Array([1.], dtype=float32)
+    """
+    x = asarray_arg("real", x)
+    return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
+
+
+def imag(x: ArrayLike, /) -> Array:
+    """The imaginary part (zeros for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.imag(fnp.array([1 + 2j]))
+        Array([2.], dtype=float32)
+    """
+    x = asarray_arg("imag", x)
+    if dtypes.is_complex(x.dtype):
+        return ew.imag_p.bind(x)
+    return broadcast_to_shape(Array(np.zeros((), x.dtype), x.weak_type), x.shape)
+
+
+def conjugate(x: ArrayLike, /) -> Array:
+    """The complex conjugate (``x`` itself for real dtypes).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.conj(fnp.array([1 + 2j]))
+        Array([1.-2.j], dtype=complex64)
+    """
+    x = asarray_arg("conjugate", x)
+    return ew.conj_p.bind(x) if dtypes.is_complex(x.dtype) else x
+
+
+conj = conjugate
+
+
+def angle(z: ArrayLike, deg: bool = False) -> Array:
+    """The argument of a complex number (0 or pi for reals).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.angle(fnp.array([1j]))
+        Array([1.5707964], dtype=float32)
+    """
+    z = asarray_arg("angle", z)
+    z = _to_inexact(z)
+    out = arctan2(imag(z), real(z))
+    return rad2deg(out) if deg else out

@@ -1,0 +1,182 @@
+"""Predicates and bitwise functions of ``funcarray.numpy``: ``isfinite``, ``isposinf``,
+``isneginf``, ``signbit``, ``logical_not``, ``bitwise_not``/``invert``, ``bitwise_count`` and
+the shifts ``left_shift``/``right_shift``.
+
+The predicates return bool arrays of the operand's shape; the bitwise functions accept bool
+and integer dtypes only, as in NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from funcarray.api.arguments import (
+    asarray_arg,
+    convert,
+)
+from funcarray.base import dtypes
+from funcarray.base.array import Array
+from funcarray.numpy._elementwise import (
+    _BOOL_INT,
+    _NUMERIC,
+    _bool_to_int,
+    _check_kinds,
+    _full_bool,
+    _kind,
+    _to_bool,
+    _unary_same,
+    greater,
+    isinf,
+    less,
+    logical_and,
+)
+from funcarray.numpy._promotion import promote_args
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import bitcast_convert_type_p
+
+if TYPE_CHECKING:
+    from funcarray.base.typing import ArrayLike
+
+
+__all__ = [
+    "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_not", "bitwise_right_shift",
+    "invert", "isfinite", "isneginf", "isposinf", "left_shift", "logical_not", "right_shift",
+    "signbit",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Predicates
+# --------------------------------------------------------------------------------------------
+
+def isfinite(x: ArrayLike, /) -> Array:
+    """True where ``x`` is neither infinite nor NaN.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isfinite(fnp.array([1.0, fnp.inf, fnp.nan]))
+        Array([ True, False, False], dtype=bool)
+    """
+    x = asarray_arg("isfinite", x)
+    if dtypes.is_complex(x.dtype):
+        return ew.and_p.bind(isfinite(ew.real_p.bind(x)), isfinite(ew.imag_p.bind(x)))
+    if not dtypes.is_float(x.dtype):
+        return _full_bool(x, True)
+    return ew.is_finite_p.bind(x)
+
+
+def isposinf(x: ArrayLike, /) -> Array:
+    """True where ``x`` is plus infinity.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isposinf(fnp.array([fnp.inf, -fnp.inf]))
+        Array([ True, False], dtype=bool)
+    """
+    x = asarray_arg("isposinf", x)
+    _check_kinds("isposinf", x, _NUMERIC - {"c"} | {"b"})
+    return logical_and(isinf(x), greater(x, 0))
+
+
+def isneginf(x: ArrayLike, /) -> Array:
+    """True where ``x`` is minus infinity.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.isneginf(fnp.array([fnp.inf, -fnp.inf]))
+        Array([False,  True], dtype=bool)
+    """
+    x = asarray_arg("isneginf", x)
+    _check_kinds("isneginf", x, _NUMERIC - {"c"} | {"b"})
+    return logical_and(isinf(x), less(x, 0))
+
+
+def signbit(x: ArrayLike, /) -> Array:
+    """True where the sign bit is set (``-0.0`` included).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.signbit(fnp.array([-0.0, 0.0, -1.0]))
+        Array([ True, False,  True], dtype=bool)
+    """
+    x = asarray_arg("signbit", x)
+    _check_kinds("signbit", x, _NUMERIC - {"c"} | {"b"})
+    if _kind(x.dtype) in "bu":
+        return _full_bool(x, False)
+    if _kind(x.dtype) == "i":
+        return less(x, 0)
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    as_int = bitcast_convert_type_p.bind(x, new_dtype=bits)
+    return less(as_int, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Logic and bits
+# --------------------------------------------------------------------------------------------
+
+def logical_not(x: ArrayLike, /) -> Array:
+    """Elementwise logical NOT (nonzero is true).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.logical_not(fnp.array([1, 0]))
+        Array([False,  True], dtype=bool)
+    """
+    return ew.not_p.bind(_to_bool("logical_not", x))
+
+
+bitwise_not = _unary_same("bitwise_not", ew.not_p, _BOOL_INT, "Elementwise bitwise NOT.",
+                          ("fnp.bitwise_not(fnp.array([0]))", "Array([-1], dtype=int32)"))
+invert = bitwise_not
+bitwise_invert = bitwise_not
+
+
+def bitwise_count(x: ArrayLike, /) -> Array:
+    """Number of set bits in each element (of ``|x|`` for signed integers), as uint8.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.bitwise_count(fnp.array([7, -7]))
+        Array([3, 3], dtype=uint8)
+    """
+    x = asarray_arg("bitwise_count", x)
+    _check_kinds("bitwise_count", x, _BOOL_INT)
+    if x.dtype != np.bool_:
+        if _kind(x.dtype) == "i":
+            x = ew.abs_p.bind(x)  # NumPy counts the bits of the magnitude
+        x = ew.population_count_p.bind(x)
+    return convert(x, dtypes.uint8)
+
+
+def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """Elementwise ``x << y``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.left_shift(fnp.array([1]), 3)
+        Array([8], dtype=int32)
+    """
+    x, y = promote_args("left_shift", x, y)
+    _check_kinds("left_shift", x, _BOOL_INT)
+    x, y = _bool_to_int(x), _bool_to_int(y)
+    return ew.shift_left_p.bind(x, y)
+
+
+def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """Elementwise ``x >> y`` (arithmetic for signed, logical for unsigned integers).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.right_shift(fnp.array([-8]), 1)
+        Array([-4], dtype=int32)
+    """
+    x, y = promote_args("right_shift", x, y)
+    _check_kinds("right_shift", x, _BOOL_INT)
+    x, y = _bool_to_int(x), _bool_to_int(y)
+    prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
+    return prim.bind(x, y)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
