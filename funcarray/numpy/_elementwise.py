@@ -33,7 +33,6 @@ from funcarray.numpy._promotion import promote_args, promote_binary
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
-from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -101,10 +100,11 @@ def _doc(fn, name, summary, example):
 # --------------------------------------------------------------------------------------------
 
 # The factories below make most of this module's functions. Each function begins with a fast
-# path for the common eager case (an Array of an accepted dtype; outside every transform its
-# primitive's impl is called directly, as bind would) and catches its own errors to
-# filter their tracebacks (what `_errors.api_boundary` does for hand-written functions), so no
-# wrapper call sits on the hot path.
+# path for operands that need no conversion (an Array of an accepted dtype: straight to bind,
+# which runs the eager kernel itself outside every transform, so no function here asks which
+# engine runs) and catches its own errors to filter their tracebacks (what
+# `_errors.api_boundary` does for hand-written functions), so no wrapper call sits on the
+# hot path.
 
 _INEXACT_DTYPES = dtypes.dtype_set(dtypes.is_inexact)
 
@@ -117,7 +117,7 @@ def _unary_inexact(name, prim, summary, example) -> _Unary:
     """A math function of floats/complex; ints and bools are converted to float first."""
     def fn(x, /):
         if type(x) is Array and x._value.dtype in _INEXACT_DTYPES:
-            return prim.impl(x) if running_numpy_kernels() else prim.bind(x)
+            return prim.bind(x)
         try:
             x = asarray_arg(name, x)
             if not dtypes.is_inexact(x.dtype):
@@ -134,7 +134,7 @@ def _unary_same(name, prim, kinds, summary, example) -> _Unary:
 
     def fn(x, /):
         if type(x) is Array and x._value.dtype in accepted:
-            return prim.impl(x) if running_numpy_kernels() else prim.bind(x)
+            return prim.bind(x)
         try:
             x = asarray_arg(name, x)
             _check_kinds(name, x, kinds)
@@ -152,16 +152,12 @@ def _binary(name, prim, kinds, summary, example) -> _Binary:
         if type(x) is Array and type(y) is Array:
             xv, yv = x._value, y._value
             # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
-            if (xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted
-                    and running_numpy_kernels()):
-                return prim.impl(x, y)
+            if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
+                return prim.bind(x, y)
         try:
-            eager = running_numpy_kernels()
-            x, y = promote_binary(name, x, y, eager)
+            x, y = promote_binary(name, x, y)
             if x.dtype not in accepted:
                 _check_kinds(name, x, kinds)
-            if eager and type(x) is Array and type(y) is Array:
-                return prim.impl(x, y)  # what bind would run (x * 2.0: one dispatch less)
             return prim.bind(x, y)
         except Exception as exc:
             raise filtered(exc) from exc.__cause__
