@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -49,7 +50,6 @@ from funcarray.primitives.conversions import bitcast_convert_type_p
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from funcarray.base.array import Array
 
 __all__ = [
     "neg", "sign", "floor", "ceil", "round", "RoundingMethod", "is_finite", "exp", "exp2",
@@ -63,6 +63,7 @@ __all__ = [
 
 def _unary(name, prim, kinds, summary, example, *, accuracy=False) -> Callable[..., Array]:
     op = f"lax.{name}"
+    accepted = dtypes.dtype_set(lambda d: _kind(d) in kinds)
 
     if accuracy:
         def fn(x, *, accuracy=None):
@@ -70,6 +71,10 @@ def _unary(name, prim, kinds, summary, example, *, accuracy=False) -> Callable[.
             return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
     else:
         def fn(x):
+            # An eager array of an accepted dtype needs no check (lax's special functions
+            # are chains of these).
+            if type(x) is Array and x._value.dtype in accepted:
+                return prim.bind(x)
             return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
     return _doc(fn, name, summary, example)
 
