@@ -322,7 +322,8 @@ def _same(value):
 _PLATFORM_ALIASES = {"gpu": ("cuda", "rocm", "gpu"), "cuda": ("cuda",), "rocm": ("rocm",)}
 
 
-def platform_dependent(*args, default=None, **per_platform):
+def platform_dependent(*args: Any, default: Callable[..., Any] | None = None,
+                       **per_platform: Callable[..., Any]) -> Any:
     """Call the function given for the platform funcarray computes on (``cpu=``, ``cuda=``,
     ``rocm=``, ``tpu=``...) on ``args``, or ``default`` when none is given for it.
 

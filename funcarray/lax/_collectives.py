@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,13 @@ from funcarray.primitives.collectives import (
     psum_scatter_p,
 )
 from funcarray.transforms.vmap import named_axis_size
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Sequence
+    from typing import Any
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index",
            "psum_scatter", "all_to_all", "pswapaxes", "pshuffle", "pbroadcast", "pcast",
@@ -78,7 +86,8 @@ def _map_bind(what, prim, x, **params):
     return fa_tree.unflatten(tree, [prim.bind(leaf, **params) for leaf in leaves])
 
 
-def psum(x, axis_name, *, axis_index_groups=None):
+def psum(x: Any, axis_name: Hashable, *,
+         axis_index_groups: Sequence[Sequence[int]] | None = None) -> Any:
     """The sum of ``x`` (an array or pytree) over the members of the named vmap axis (or of
     several, given a tuple of names); every member gets the same result.
 
@@ -93,7 +102,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
     return _map_bind("psum", psum_p, x, axis_name=names)
 
 
-def pmean(x, axis_name, *, axis_index_groups=None):
+def pmean(x: Any, axis_name: Hashable, *,
+          axis_index_groups: Sequence[Sequence[int]] | None = None) -> Any:
     """The mean of ``x`` over the members of the named vmap axis (or axes).
 
     Example:
@@ -108,7 +118,8 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     return fa_tree.map(lambda s: s / count, psum(x, names))
 
 
-def pmax(x, axis_name, *, axis_index_groups=None):
+def pmax(x: Any, axis_name: Hashable, *,
+         axis_index_groups: Sequence[Sequence[int]] | None = None) -> Any:
     """The maximum of ``x`` over the members of the named vmap axis (or axes). Its
     derivative goes to the members holding the maximum (shared among ties); JAX has none.
 
@@ -122,7 +133,8 @@ def pmax(x, axis_name, *, axis_index_groups=None):
     return _map_bind("pmax", pmax_p, x, axis_name=_axis_names("pmax", axis_name))
 
 
-def pmin(x, axis_name, *, axis_index_groups=None):
+def pmin(x: Any, axis_name: Hashable, *,
+         axis_index_groups: Sequence[Sequence[int]] | None = None) -> Any:
     """The minimum of ``x`` over the members of the named vmap axis (or axes).
 
     Example:
@@ -135,7 +147,9 @@ def pmin(x, axis_name, *, axis_index_groups=None):
     return _map_bind("pmin", pmin_p, x, axis_name=_axis_names("pmin", axis_name))
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+def all_gather(x: Any, axis_name: Hashable, *,
+               axis_index_groups: Sequence[Sequence[int]] | None = None, axis: int = 0,
+               tiled: bool = False) -> Any:
     """Every member's ``x`` stacked along a new ``axis`` (``tiled=True``: concatenated along
     the existing ``axis``), in member order; every member gets the whole.
 
@@ -169,7 +183,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     return fa_tree.unflatten(tree, outs)
 
 
-def ppermute(x, axis_name, perm):
+def ppermute(x: Any, axis_name: Hashable, perm: Sequence[tuple[int, int]]) -> Any:
     """Send each member's ``x`` to another member: ``perm`` is a sequence of
     ``(source, destination)`` member indices; a member no pair sends to gets zeros.
 
@@ -204,7 +218,7 @@ def _check_perm(perm, size) -> tuple:
     return pairs
 
 
-def axis_index(axis_name):
+def axis_index(axis_name: Hashable) -> Array:
     """This member's index along the named vmap axis (int32).
 
     Example:
@@ -243,7 +257,9 @@ def _split_size_check(what, leaf, axis, name, size, tiled):
             f"member; use tiled=True to cut it into equal chunks)")
 
 
-def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+def psum_scatter(x: Any, axis_name: Hashable, *, scatter_dimension: int = 0,
+                 axis_index_groups: Sequence[Sequence[int]] | None = None,
+                 tiled: bool = False) -> Any:
     """The sum of ``x`` over the members of the named vmap axis, scattered: member ``k`` gets
     chunk ``k`` of ``scatter_dimension``. Not tiled, that dimension has one entry per member
     and is dropped; tiled, it is cut into equal chunks that keep the dimension.
@@ -271,7 +287,9 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     return fa_tree.unflatten(tree, outs)
 
 
-def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+def all_to_all(x: Any, axis_name: Hashable, split_axis: int, concat_axis: int, *,
+               axis_index_groups: Sequence[Sequence[int]] | None = None,
+               tiled: bool = False) -> Any:
     """Exchange chunks among the members of the named vmap axis: ``split_axis`` of each
     member's ``x`` is cut into one chunk per member, chunk ``i`` goes to member ``i``, and
     the chunks a member receives are placed along ``concat_axis`` in sender order. Not
@@ -304,7 +322,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     return fa_tree.unflatten(tree, outs)
 
 
-def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+def pswapaxes(x: Any, axis_name: Hashable, axis: int, *,
+              axis_index_groups: Sequence[Sequence[int]] | None = None) -> Any:
     """Swap the named vmap axis with the axis ``axis`` of ``x`` (which must have one entry
     per member): ``all_to_all(x, axis_name, axis, axis)``.
 
@@ -319,7 +338,7 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
-def pshuffle(x, axis_name, perm):
+def pshuffle(x: Any, axis_name: Hashable, perm: Sequence[int]) -> Any:
     """``ppermute`` with the sources listed per destination: member ``i`` receives member
     ``perm[i]``'s ``x``; ``perm`` must be a permutation of the member indices.
 
@@ -341,7 +360,7 @@ def pshuffle(x, axis_name, perm):
     return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(sources)])
 
 
-def pbroadcast(x, axis_name, source):
+def pbroadcast(x: Any, axis_name: Hashable, source: int) -> Any:
     """Every member of the named vmap axis gets member ``source``'s ``x`` (XLA's
     CollectiveBroadcast; the same as ``psum`` of ``x`` masked to member ``source``).
 
@@ -376,7 +395,7 @@ def pbroadcast(x, axis_name, source):
 _PCAST_TARGETS = ("varying", "reduced", "unreduced")
 
 
-def pcast(x, axis_name, *, to):
+def pcast(x: Any, axis_name: Hashable, *, to: str) -> Any:
     """Change how ``x`` is typed along the named axes (``to`` is ``"varying"``,
     ``"reduced"`` or ``"unreduced"``). These are shard_map's per-member type annotations;
     under a named vmap each member keeps its own value, so ``pcast`` returns ``x`` unchanged
@@ -400,8 +419,10 @@ def pcast(x, axis_name, *, to):
     return fa_tree.unflatten(tree, leaves)
 
 
-def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
-                      *, axis_name, axis_index_groups=None):
+def ragged_all_to_all(operand: ArrayLike, output: ArrayLike, input_offsets: ArrayLike,
+                      send_sizes: ArrayLike, output_offsets: ArrayLike, recv_sizes: ArrayLike, *,
+                      axis_name: Hashable,
+                      axis_index_groups: Sequence[Sequence[int]] | None = None) -> Array:
     """Exchange ragged slices of the leading axis among the members of the named vmap axis
     (jax.lax's contract): with ``N = len(input_offsets)`` slices per member and
     ``N // axis_size`` per destination, member ``s`` sends
@@ -472,7 +493,7 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
         sent.reshape((-1,) + operand.shape[1:]), mode="drop")
 
 
-def axis_size(axis_name):
+def axis_size(axis_name: Hashable) -> int:
     """The size of the enclosing ``vmap``'s named axis (the product of the sizes for a
     tuple of names), as a Python int.
 

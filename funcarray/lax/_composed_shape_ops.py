@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray.api.arguments import _int_tuple
@@ -26,6 +28,12 @@ from funcarray.lax._ops_common import (
     _short,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
+
 __all__ = ["tile", "stack", "unstack", "split", "empty", "broadcast_to_rank", "index_take"]
 
 
@@ -36,7 +44,7 @@ def _canonical_axis(op: str, axis, ndim: int) -> int:
     return axis % ndim
 
 
-def tile(operand, reps):
+def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
     """Repeat ``operand`` ``reps[i]`` times along each axis ``i`` (one entry per axis).
 
     Example:
@@ -65,7 +73,7 @@ def tile(operand, reps):
     return lax.reshape(wide, tuple(r * s for r, s in zip(reps, x.shape)))
 
 
-def stack(operands, axis=0):
+def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Array:
     """Stack arrays of one shape and dtype along a new axis ``axis``.
 
     Example:
@@ -92,7 +100,7 @@ def stack(operands, axis=0):
     return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
 
 
-def unstack(x, axis=0):
+def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (``axis`` removed from each).
 
     Example:
@@ -111,7 +119,7 @@ def unstack(x, axis=0):
     return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
 
 
-def split(operand, sizes, axis=0):
+def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array]:
     """Split ``operand`` along ``axis`` into pieces of ``sizes`` (which sum to its length);
     returns a list.
 
@@ -139,7 +147,7 @@ def split(operand, sizes, axis=0):
             for lo, hi in zip(starts[:-1], starts[1:])]
 
 
-def empty(shape, dtype, *, out_sharding=None):
+def empty(shape: Shape, dtype: DTypeLike, *, out_sharding: None = None) -> Array:
     """An array of ``shape`` and ``dtype`` whose contents are unspecified (XLA allocates
     it uninitialised; funcarray fills it with zeros).
 
@@ -161,7 +169,7 @@ def empty(shape, dtype, *, out_sharding=None):
     return lax.full(shape, np.zeros((), dtype), dtype)
 
 
-def broadcast_to_rank(x, rank):
+def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     """``x`` with leading axes of size 1 added until it has ``rank`` dimensions.
 
     Example:
@@ -183,7 +191,7 @@ def broadcast_to_rank(x, rank):
     return lax.broadcast(x, (1,) * (rank - x.ndim))
 
 
-def index_take(src, idxs, axes):
+def index_take(src: ArrayLike, idxs: ArrayLike, axes: Sequence[int]) -> Array:
     """``src`` indexed at the points ``(idxs[0][j], idxs[1][j], ...)`` along ``axes`` (other
     axes kept); indices wrap around modulo each axis's size, as in jax.lax.
 

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,13 @@ from funcarray.primitives.convolution import (
 )
 from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
+    from funcarray.lax._dot_algorithms import ConvGeneralDilatedDimensionNumbers, PrecisionLike
+
 __all__ = ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose",
            "conv_dimension_numbers", "ConvDimensionNumbers", "padtype_to_pads",
            "conv_general_dilated_local"]
@@ -38,7 +46,9 @@ __all__ = ["conv_general_dilated", "conv", "conv_with_general_padding", "conv_tr
 _OP = "lax.conv_general_dilated"
 
 
-def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+def conv_dimension_numbers(lhs_shape: Shape, rhs_shape: Shape,
+                           dimension_numbers: ConvGeneralDilatedDimensionNumbers
+                           ) -> ConvDimensionNumbers:
     """``ConvDimensionNumbers`` from None (NCHW / OIHW / NCHW), a triple of layout strings
     such as ``("NHWC", "HWIO", "NHWC")`` (spatial axes matched by letter, in the kernel's
     order), or ConvDimensionNumbers itself.
@@ -90,7 +100,8 @@ def _from_strings(lhs, rhs, out) -> ConvDimensionNumbers:
     return ConvDimensionNumbers(perm(lhs, "NC"), perm(rhs, "OI"), perm(out, "NC"))
 
 
-def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
+def padtype_to_pads(in_shape: Shape, window_shape: Shape, window_strides: Sequence[int],
+                    padding: str | Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """``(lo, hi)`` per spatial axis for ``"VALID"``, ``"SAME"`` (output size
     ``ceil(in / stride)``, extra padding at the end) or ``"SAME_LOWER"`` (extra at the start).
 
@@ -143,9 +154,14 @@ def padding_pairs(padding, n: int, *, op: str = _OP, per: str = "spatial axis") 
     return padding
 
 
-def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
-                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+def conv_general_dilated(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                         padding: str | Sequence[tuple[int, int]],
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                         feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: PrecisionLike = None,
+                         preferred_element_type: DTypeLike | None = None) -> Array:
     """XLA's general convolution (a cross-correlation; see ``primitives/convolution.py``).
 
     Example:
@@ -217,7 +233,9 @@ def _group_counts(lhs, rhs, numbers, feature_group_count, batch_group_count):
     return groups, batch_groups
 
 
-def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+def conv(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+         padding: str | Sequence[tuple[int, int]], precision: PrecisionLike = None,
+         preferred_element_type: DTypeLike | None = None) -> Array:
     """``conv_general_dilated`` with NCHW / OIHW layouts and no dilation.
 
     Example:
@@ -230,8 +248,10 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
-                              precision=None, preferred_element_type=None):
+def conv_with_general_padding(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]], lhs_dilation: Sequence[int],
+                              rhs_dilation: Sequence[int], precision: PrecisionLike = None,
+                              preferred_element_type: DTypeLike | None = None) -> Array:
     """``conv_general_dilated`` with NCHW / OIHW layouts.
 
     Example:
@@ -264,8 +284,12 @@ def _transpose_padding(k: int, stride: int, padding: str):
     return before, total - before
 
 
-def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel=False, precision=None, preferred_element_type=None):
+def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
+                   padding: str | Sequence[tuple[int, int]],
+                   rhs_dilation: Sequence[int] | None = None,
+                   dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                   transpose_kernel: bool = False, precision: PrecisionLike = None,
+                   preferred_element_type: DTypeLike | None = None) -> Array:
     """The transposed ("deconvolution") convolution of ``jax.lax.conv_transpose``: the
     strides dilate the input; default layouts NHC/HIO, NHWC/HWIO, NHWDC/HWDIO.
     ``transpose_kernel=True`` flips the kernel spatially and swaps its I/O axes (the exact
@@ -301,9 +325,13 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
-                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
-                               precision=None):
+def conv_general_dilated_local(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]],
+                               filter_shape: Sequence[int],
+                               lhs_dilation: Sequence[int] | None = None,
+                               rhs_dilation: Sequence[int] | None = None,
+                               dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                               precision: PrecisionLike = None) -> Array:
     """Unshared (locally connected) convolution, as in jax.lax: like
     ``conv_general_dilated``, but with its own kernel at each output position. ``rhs`` has
     the output's spatial sizes in its spatial dimensions, and its input-feature dimension

@@ -13,17 +13,27 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand_of_kinds, _short
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
+    from funcarray.lax._dot_algorithms import ConvGeneralDilatedDimensionNumbers, PrecisionLike
+    from funcarray.primitives.convolution import ConvDimensionNumbers
+
 __all__ = ["conv_general_dilated_patches", "conv_general_permutations", "conv_shape_tuple",
            "conv_general_shape_tuple", "conv_transpose_shape_tuple"]
 
 
-def conv_general_permutations(dimension_numbers):
+def conv_general_permutations(dimension_numbers: ConvDimensionNumbers | tuple[str, str, str]
+                              ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """For layout strings ``(lhs, rhs, out)`` such as ``("NHWC", "HWIO", "NHWC")``, the
     permutations that bring each operand to XLA's canonical order (batch/output feature,
     feature/input feature, then the spatial axes in the kernel's order).
@@ -61,7 +71,9 @@ def conv_general_permutations(dimension_numbers):
     return tuple(perm(spec, pair) for spec, pair in zip(dimension_numbers, pairs))
 
 
-def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
+def conv_shape_tuple(lhs_shape: Shape, rhs_shape: Shape, strides: Sequence[int],
+                     pads: Sequence[tuple[int, int]], batch_group_count: int = 1
+                     ) -> tuple[int, ...]:
     """The output shape of a convolution of operands in canonical order ((N, C, spatial...)
     and (O, I, spatial...)); ``pads`` is a padding string or ``(lo, hi)`` pairs.
 
@@ -96,7 +108,11 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
     return (batch, rhs_shape[0], *out_space)
 
 
-def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+def conv_general_shape_tuple(lhs_shape: Shape, rhs_shape: Shape,
+                             window_strides: Sequence[int],
+                             padding: str | Sequence[tuple[int, int]],
+                             dimension_numbers: ConvGeneralDilatedDimensionNumbers
+                             ) -> tuple[int, ...]:
     """The output shape of a convolution whose layouts are the strings of
     ``dimension_numbers`` (see ``conv_general_permutations``).
 
@@ -112,8 +128,11 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dime
     return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
 
 
-def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
-                               dimension_numbers):
+def conv_transpose_shape_tuple(lhs_shape: Shape, rhs_shape: Shape,
+                               window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]],
+                               dimension_numbers: ConvGeneralDilatedDimensionNumbers
+                             ) -> tuple[int, ...]:
     """The output shape of ``lax.conv_transpose`` with these layouts.
 
     Example:
@@ -136,9 +155,14 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
 
 
-def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
-                                 rhs_dilation=None, dimension_numbers=None, precision=None,
-                                 preferred_element_type=None):
+def conv_general_dilated_patches(lhs: ArrayLike, filter_shape: Sequence[int],
+                                 window_strides: Sequence[int],
+                                 padding: str | Sequence[tuple[int, int]],
+                                 lhs_dilation: Sequence[int] | None = None,
+                                 rhs_dilation: Sequence[int] | None = None,
+                                 dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                                 precision: PrecisionLike = None,
+                                 preferred_element_type: DTypeLike | None = None) -> Array:
     """The patches of ``lhs`` that a convolution with a ``filter_shape`` kernel sees, each
     flattened into the output's feature dimension (size ``C * prod(filter_shape)``, ordered
     channel first, then the filter's spatial positions), as in jax.lax.

@@ -125,7 +125,7 @@ class DotAlgorithmPreset(enum.Enum):
         return self.supported_lhs_types
 
     @property
-    def accumulation_type(self):
+    def accumulation_type(self) -> np.dtype | None:
         """The type the products are summed in (None: the result type)."""
         if self.name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
             return None
@@ -173,7 +173,7 @@ class Tolerance:
         Array([1., 1.], dtype=float32)
     """
 
-    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0) -> None:
         if atol < 0.0 or rtol < 0.0 or ulps < 0:
             raise ValueError(f"lax.Tolerance: tolerances must be non-negative, got "
                              f"atol={atol}, rtol={rtol}, ulps={ulps}")

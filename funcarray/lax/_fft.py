@@ -12,11 +12,18 @@ Example:
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 from funcarray.api.arguments import asarray_arg, convert
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.primitives.fft import FftType, complex_dtype_for, fft_p, real_dtype_for
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["fft", "FftType"]
 
@@ -37,7 +44,7 @@ def fft_type_of(fft_type) -> FftType:
                              f"{fft_type!r}")
 
 
-def fft(x, fft_type, fft_lengths):
+def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
     """XLA's FFT of the last ``len(fft_lengths)`` axes of ``x`` (at most 3).
 
     ``fft_type`` is a ``lax.FftType`` or its name (``"fft"``, ``"IFFT"``...). ``FFT``,

@@ -18,6 +18,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray.api.arguments import asarray_arg
 from funcarray.api.custom_derivatives import _stage_body, custom_jvp, zeros_like_tangent
 from funcarray.api.linear_transpose import linear_transpose
@@ -25,6 +27,11 @@ from funcarray.base import pytrees as fa_tree
 from funcarray.primitives.linear_solve import custom_linear_solve_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import eval_ir
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 
 __all__ = ["custom_linear_solve", "custom_root"]
 
@@ -57,8 +64,10 @@ def _flat_function(what: str, fun, tree, avals, store=None, op="custom_linear_so
     return flat
 
 
-def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
-                        has_aux=False):
+def custom_linear_solve(matvec: Callable[[Any], Any], b: Any,
+                        solve: Callable[[Callable[[Any], Any], Any], Any],
+                        transpose_solve: Callable[[Callable[[Any], Any], Any], Any] | None = None,
+                        symmetric: bool = False, has_aux: bool = False) -> Any:
     """``x = solve(matvec, b)`` for the linear system ``matvec(x) = b``, differentiated
     implicitly: tangents and cotangents are solves too (``solve`` with ``b``'s tangent, and
     ``transpose_solve(vecmat, x_ct)``), not derivatives of ``solve``'s own steps. ``b`` is a
@@ -113,7 +122,10 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False,
     return x
 
 
-def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+def custom_root(f: Callable[[Any], Any], initial_guess: Any,
+                solve: Callable[[Callable[[Any], Any], Any], Any],
+                tangent_solve: Callable[[Callable[[Any], Any], Any], Any],
+                has_aux: bool = False) -> Any:
     """A root of ``f`` found by ``solve(f, initial_guess)``, differentiated implicitly: the
     derivative with respect to what ``f`` closes over comes from the implicit function
     theorem, ``dx = -(df/dx)^-1 (df/dtheta) dtheta``, with ``tangent_solve(g, y)`` solving the

@@ -44,7 +44,14 @@ from funcarray.primitives.clamp import clamp_p
 from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from typing import Protocol
+
+    from funcarray.base.typing import ArrayLike
+
+    class _BinaryOp(Protocol):
+        """The signature of the operations ``_binary`` makes."""
+
+        def __call__(self, x: ArrayLike, y: ArrayLike) -> Array: ...
 
 
 __all__ = [
@@ -63,7 +70,7 @@ def _operand_pair(op: str, x, y, kinds: str, equivalent: str | None):
     return _broadcast_operands(op, (x, y), equivalent=equivalent)
 
 
-def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> Callable[..., Array]:
+def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> _BinaryOp:
     op = f"lax.{name}"
     accepted = dtypes.dtype_set(lambda d: _kind(d) in kinds)
 
@@ -149,7 +156,7 @@ ge = _binary("ge", ew.ge_p, "biuf", "Elementwise ``x >= y`` (bool result).",
              equivalent="greater_equal")
 
 
-def nextafter(x1, x2):
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``.
 
     Example:
@@ -161,7 +168,7 @@ def nextafter(x1, x2):
     return ew.nextafter_p.bind(*_operand_pair("lax.nextafter", x1, x2, _F, "nextafter"))
 
 
-def complex(x, y):  # noqa: A001 (jax's name)
+def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (jax's name)
     """Elementwise ``x + 1j * y`` from two float32 (complex64 result) or float64 (complex128)
     arrays of one dtype.
 
@@ -180,7 +187,7 @@ def complex(x, y):  # noqa: A001 (jax's name)
     return ew.complex_p.bind(x, y)
 
 
-def pow(x, y):  # noqa: A001 (jax's name)
+def pow(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (jax's name)
     """Elementwise ``x ** y`` for a float or complex ``x``; ``y`` has ``x``'s dtype or is an
     integer array (converted to ``x``'s dtype, as jax.lax lowers it).
 
@@ -206,7 +213,8 @@ def pow(x, y):  # noqa: A001 (jax's name)
     return ew.pow_p.bind(x, y)
 
 
-def clamp(min, x, max):  # noqa: A002 (jax's parameter names)
+def clamp(min: ArrayLike, x: ArrayLike,
+          max: ArrayLike) -> Array:  # noqa: A002 (jax's parameter names)
     """Elementwise ``min(max(x, min), max)``; the bounds are scalars or have ``x``'s shape,
     and every operand has ``x``'s dtype.
 
@@ -226,7 +234,7 @@ def clamp(min, x, max):  # noqa: A002 (jax's parameter names)
     return clamp_p.bind(lo, x, hi)
 
 
-def select(pred, on_true, on_false):
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     """Elementwise ``on_true if pred else on_false``. ``pred`` is a boolean scalar or has the
     cases' shape; the cases share a shape and dtype (no broadcasting, as in jax.lax).
 
@@ -295,7 +303,7 @@ def _mulhi_u64(x, y):
                    lax.shift_right_logical(cross, thirty_two))
 
 
-def mulhi(x, y, /):
+def mulhi(x: ArrayLike, y: ArrayLike, /) -> Array:
     """The high half of the double-width product of integers ``x`` and ``y`` (one dtype):
     for N-bit inputs, the upper N bits of the 2N-bit product.
 

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,11 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in, dot_general_p
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
+    from funcarray.lax._dot_algorithms import DotDimensionNumbers, PrecisionLike
 
 __all__ = ["dot", "dot_general", "batch_matmul", "Precision", "scaled_dot"]
 
@@ -135,7 +141,9 @@ def _dot_general(op: str, lhs, rhs, dimension_numbers, precision, preferred_elem
     return out if convert_to is None else convert(out, convert_to, False)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DotDimensionNumbers,
+                precision: PrecisionLike = None,
+                preferred_element_type: DTypeLike | None = None) -> Array:
     """General tensor contraction: ``dimension_numbers = ((lhs_contracting,
     rhs_contracting), (lhs_batch, rhs_batch))``. The result dimensions are the batch
     dimensions, then lhs's free ones, then rhs's. Operands of different dtypes are computed
@@ -152,7 +160,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                         preferred_element_type)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numbers=None):
+def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
+        preferred_element_type: DTypeLike | None = None, *,
+        dimension_numbers: DotDimensionNumbers | None = None) -> Array:
     """Vector-vector, matrix-vector or matrix-matrix product (lhs's last dimension with
     rhs's first); other ranks need ``dimension_numbers`` (then it is ``dot_general``).
 
@@ -174,7 +184,7 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, *, dimension_numb
     return _dot_general(op, lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
-def batch_matmul(lhs, rhs, precision=None):
+def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
     """Batched matrix product: ``lhs`` and ``rhs`` of one rank (>= 2) with equal leading
     (batch) dimensions; ``(..., m, k) @ (..., k, n) -> (..., m, n)``.
 
@@ -227,8 +237,10 @@ def _scaled(x, scale, contracting):
     return x * scale
 
 
-def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None,
-               preferred_element_type=None):
+def scaled_dot(lhs: ArrayLike, rhs: ArrayLike, *, lhs_scale: ArrayLike | None = None,
+               rhs_scale: ArrayLike | None = None,
+               dimension_numbers: DotDimensionNumbers | None = None,
+               preferred_element_type: DTypeLike | None = None) -> Array:
     """Block-scaled product, as in jax.lax: ``(lhs * lhs_scale) @ (rhs * rhs_scale)`` by
     ``dot_general``, where each scale entry covers a block of the contracting dimension
     (which is a multiple, at least 2x, of the scale's) and matches the other dimensions. The

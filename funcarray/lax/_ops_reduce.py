@@ -40,7 +40,21 @@ from funcarray.primitives.sort import sort as _sort_operands
 from funcarray.primitives.top_k import top_k_p
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Sequence
+    from typing import Protocol
+
+    from funcarray.base.typing import ArrayLike, DTypeLike
+
+    # The signatures of the operations the factories below make.
+    class _Reducer(Protocol):
+        def __call__(self, operand: ArrayLike, axes: Sequence[int]) -> Array: ...
+
+    class _ArgReducer(Protocol):
+        def __call__(self, operand: ArrayLike, axis: int, index_dtype: DTypeLike) -> Array: ...
+
+    class _Scanner(Protocol):
+        def __call__(self, operand: ArrayLike, axis: int = 0, reverse: bool = False
+                     ) -> Array: ...
 
     from funcarray.base.array import Array
 
@@ -51,7 +65,7 @@ __all__ = [
 ]
 
 
-def _reducer(name: str, prim, kinds: str, example: tuple, summary: str) -> Callable[..., Array]:
+def _reducer(name: str, prim, kinds: str, example: tuple, summary: str) -> _Reducer:
     op = f"lax.{name}"
 
     def fn(operand, axes):
@@ -92,7 +106,7 @@ reduce_xor = _reducer("reduce_xor", red.reduce_xor_p, _BIU,
                                                     "over ``axes``.")
 
 
-def _arg_reducer(name: str, prim, example: tuple, summary: str) -> Callable[..., Array]:
+def _arg_reducer(name: str, prim, example: tuple, summary: str) -> _ArgReducer:
     op = f"lax.{name}"
 
     def fn(operand, axis, index_dtype):
@@ -119,7 +133,7 @@ argmin = _arg_reducer("argmin", red.argmin_p,
                       "Index of the minimum along ``axis`` (the first on ties; NaN wins).")
 
 
-def _scanner(name: str, prim, kinds: str, example: tuple, summary: str) -> Callable[..., Array]:
+def _scanner(name: str, prim, kinds: str, example: tuple, summary: str) -> _Scanner:
     op = f"lax.{name}"
 
     def fn(operand, axis=0, reverse=False):
@@ -149,7 +163,8 @@ cumlogsumexp = _scanner("cumlogsumexp", red.cumlogsumexp_p, _F,
                         "Inclusive cumulative ``log(sum(exp(x)))`` along ``axis`` (floats).")
 
 
-def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_stable: bool = True,
+         num_keys: int = 1) -> Array | tuple[Array, ...]:
     """Sort along ``dimension``. A single array returns the sorted array; a sequence of
     arrays (one shape) is sorted by its first ``num_keys`` arrays, lexicographically, and
     returned as a tuple. NaNs sort last.
@@ -182,7 +197,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     return outs[0] if single else tuple(outs)
 
 
-def sort_key_val(keys, values, dimension=-1, is_stable=True):
+def sort_key_val(keys: ArrayLike, values: ArrayLike, dimension: int = -1,
+                 is_stable: bool = True) -> tuple[Array, Array]:
     """Sort ``keys`` along ``dimension`` and permute ``values`` alike; returns both.
 
     Example:
@@ -194,7 +210,7 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return sort((keys, values), dimension=dimension, is_stable=is_stable, num_keys=1)
 
 
-def top_k(operand, k, *, axis=-1):
+def top_k(operand: ArrayLike, k: int, *, axis: int = -1) -> tuple[Array, Array]:
     """The ``k`` largest entries along ``axis`` (default the last), descending, and their
     int32 indices. Ties keep the lower index first; floats follow XLA's total order (NaN
     above ``inf``, ``+0.0`` above ``-0.0``).
@@ -259,8 +275,9 @@ def _approx_k(op: str, operand, k, reduction_dimension, recall_target,
     return [lax.neg(values), indices]
 
 
-def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
+def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Array, Array]:
     """The ``k`` largest entries of ``operand`` along ``reduction_dimension`` and their
     indices. XLA approximates only on TPUs; here, as on CPU and GPU, the result is exact
     (``recall_target`` and ``reduction_input_size_override`` are accepted and unused).
@@ -275,8 +292,9 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
                      reduction_input_size_override, aggregate_to_topk, True)
 
 
-def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True):
+def approx_min_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Array, Array]:
     """The ``k`` smallest entries of ``operand`` along ``reduction_dimension`` and their
     indices (exact, as ``approx_max_k``).
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,11 @@ from funcarray.lax._ops_common import (
 from funcarray.primitives import shape as sh
 from funcarray.primitives.conversions import convert_kernel
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
+
 __all__ = [
     "broadcast", "broadcast_in_dim", "reshape", "collapse", "squeeze", "expand_dims",
     "transpose", "rev", "pad", "concatenate", "iota", "broadcasted_iota", "full", "full_like",
@@ -52,7 +58,8 @@ def _shape_arg(op: str, shape, what: str = "shape") -> tuple:
     return shape
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
+def broadcast_in_dim(operand: ArrayLike, shape: Shape,
+                     broadcast_dimensions: Sequence[int]) -> Array:
     """Broadcast ``operand`` to ``shape``: operand dimension ``i`` becomes result dimension
     ``broadcast_dimensions[i]`` (each of size 1 or the result's size).
 
@@ -78,7 +85,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     return _checked_bind(op, sh.broadcast_in_dim_p, x, shape=shape, broadcast_dimensions=dims)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand: ArrayLike, sizes: Shape) -> Array:
     """Add leading dimensions of ``sizes`` to ``operand`` (copies along them).
 
     Example:
@@ -97,7 +104,7 @@ def broadcast(operand, sizes):
                          broadcast_dimensions=tuple(range(len(sizes), len(sizes) + x.ndim)))
 
 
-def reshape(operand, new_sizes, dimensions=None):
+def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | None = None) -> Array:
     """Row-major reshape to ``new_sizes`` (no ``-1``); with ``dimensions`` (a permutation)
     the operand is transposed to that order first.
 
@@ -131,7 +138,8 @@ def reshape(operand, new_sizes, dimensions=None):
     return sh.reshape_p.bind(x, new_sizes=new_sizes)
 
 
-def collapse(operand, start_dimension, stop_dimension=None):
+def collapse(operand: ArrayLike, start_dimension: int,
+             stop_dimension: int | None = None) -> Array:
     """Merge dimensions ``start_dimension:stop_dimension`` (Python slice semantics) into one.
 
     Example:
@@ -150,7 +158,7 @@ def collapse(operand, start_dimension, stop_dimension=None):
     return reshape(x, new_shape)
 
 
-def squeeze(array, dimensions):
+def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the listed dimensions (each of size 1; negative values count from the end).
 
     Example:
@@ -173,7 +181,7 @@ def squeeze(array, dimensions):
     return sh.squeeze_p.bind(x, dimensions=tuple(sorted(dims)))
 
 
-def expand_dims(array, dimensions):
+def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert dimensions of size 1 at the listed positions of the result (negative values
     count from the end of the result).
 
@@ -199,7 +207,7 @@ def expand_dims(array, dimensions):
     return sh.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=tuple(kept))
 
 
-def transpose(operand, permutation):
+def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: result dimension ``i`` is operand dimension
     ``permutation[i]``.
 
@@ -220,7 +228,7 @@ def transpose(operand, permutation):
     return sh.transpose_p.bind(x, permutation=perm)
 
 
-def rev(operand, dimensions):
+def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along the listed dimensions.
 
     Example:
@@ -237,7 +245,8 @@ def rev(operand, dimensions):
     return sh.rev_p.bind(x, dimensions=dims)
 
 
-def pad(operand, padding_value, padding_config):
+def pad(operand: ArrayLike, padding_value: ArrayLike,
+        padding_config: Sequence[tuple[int, int, int]]) -> Array:
     """Pad with ``padding_value``: one ``(low, high, interior)`` triple per dimension;
     ``interior`` values go between neighbours, negative ``low``/``high`` crop.
 
@@ -272,7 +281,7 @@ def pad(operand, padding_value, padding_config):
     return sh.pad_p.bind(x, value, padding_config=config)
 
 
-def concatenate(operands, dimension):
+def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
     """Join arrays of one dtype and rank along ``dimension`` (their other sizes agree).
 
     Example:
@@ -311,7 +320,7 @@ def _iota_dtype(op: str, dtype) -> np.dtype:
     return dtype
 
 
-def iota(dtype, size):
+def iota(dtype: DTypeLike, size: int) -> Array:
     """``[0, 1, ..., size - 1]`` of ``dtype``.
 
     Example:
@@ -327,7 +336,7 @@ def iota(dtype, size):
     return sh.iota_p.bind(dtype=dtype, shape=(size,), dimension=0)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     """An array of ``shape`` counting 0, 1, ... along ``dimension``.
 
     Example:
@@ -346,7 +355,7 @@ def broadcasted_iota(dtype, shape, dimension):
     return sh.iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value`` (of ``dtype``, else of
     the value's own dtype, weakly typed for a Python scalar).
 
@@ -384,7 +393,8 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     return sh.broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=())
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+              shape: Shape | None = None) -> Array:
     """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``.
 
     Example:
@@ -401,7 +411,7 @@ def full_like(x, fill_value, dtype=None, shape=None):
     return _filled(op, shape, fill_value, dtype, weak)
 
 
-def zeros_like_array(x):
+def zeros_like_array(x: ArrayLike) -> Array:
     """Zeros with ``x``'s shape and dtype (``full_like(x, 0)``; older jax.lax name).
 
     Example:

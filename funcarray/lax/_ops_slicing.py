@@ -51,7 +51,20 @@ from funcarray.primitives.scatter import (
 from funcarray.primitives.select_n import select_n_p
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from typing import Protocol
+
+    from funcarray.base.typing import ArrayLike
+
+    class _Scatter(Protocol):
+        """The signature of the scatters ``_scatter`` makes."""
+
+        def __call__(self, operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
+                     dimension_numbers: ScatterDimensionNumbers, *,
+                     indices_are_sorted: bool = False, unique_indices: bool = False,
+                     mode: str | GatherScatterMode | None = None) -> Array: ...
+    from collections.abc import Callable, Sequence
+
+    from funcarray.base.typing import Shape
 
 __all__ = [
     "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
@@ -69,7 +82,8 @@ def _operand_and_axis(op: str, operand, axis) -> tuple:
     return x, _any_axis(op, axis, x.ndim)
 
 
-def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (jax's name)
+def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Array:  # noqa: A001 (jax's name)
     """Static slice: elements ``start, start + stride, ...`` below ``limit`` per dimension,
     with ``0 <= start <= limit <= size`` (no negative or clamped indices, as in jax.lax).
 
@@ -102,7 +116,8 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (j
     return sh.slice_p.bind(x, start_indices=starts, limit_indices=limits, strides=steps)
 
 
-def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Array:
     """``slice`` along one axis; ``None`` means the start/end and negative indices count
     from the end (once).
 
@@ -125,7 +140,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     return slice(x, starts, limits, strides)
 
 
-def index_in_dim(operand, index, axis=0, keepdims=True):
+def index_in_dim(operand: ArrayLike, index: int, axis: int = 0,
+                 keepdims: bool = True) -> Array:
     """The slice at static ``index`` along ``axis`` (negative counts from the end); the axis
     is kept (size 1) unless ``keepdims=False``.
 
@@ -218,7 +234,8 @@ def _normalized_starts(op: str, x, start_indices, allow_negative_indices) -> lis
     return out
 
 
-def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+def dynamic_slice(operand: ArrayLike, start_indices: ArrayLike | Sequence[ArrayLike],
+                  slice_sizes: Shape, *, allow_negative_indices: bool = True) -> Array:
     """The slice of static shape ``slice_sizes`` at dynamic (possibly traced) starts.
 
     As in JAX, a negative start counts from the end (once, unless
@@ -243,7 +260,9 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
 
 
-def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+def dynamic_update_slice(operand: ArrayLike, update: ArrayLike,
+                         start_indices: ArrayLike | Sequence[ArrayLike], *,
+                         allow_negative_indices: bool = True) -> Array:
     """``operand`` with ``update`` written at dynamic (possibly traced) starts.
 
     Starts wrap and clamp as in ``dynamic_slice`` (with ``update.shape`` as the sizes), so
@@ -279,8 +298,8 @@ def _neg_only_at(ndim: int, axis: int, allow) -> list:
     return flags
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
-                         allow_negative_indices=True):
+def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int,
+                         axis: int = 0, *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_slice`` along one axis (the other axes whole).
 
     Example:
@@ -298,8 +317,8 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
                                                              allow_negative_indices))
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
-                         allow_negative_indices=True):
+def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0, keepdims: bool = True,
+                         *, allow_negative_indices: bool = True) -> Array:
     """The slice at a dynamic ``index`` along ``axis`` (clamped into range, as in JAX); the
     axis is kept (size 1) unless ``keepdims=False``.
 
@@ -315,8 +334,8 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
     return out if keepdims else sh.squeeze_p.bind(out, dimensions=(axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
-                                allow_negative_indices=True):
+def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_index: ArrayLike,
+                                axis: int, *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_update_slice`` at a dynamic start along one axis (0 along the others).
 
     Example:
@@ -334,7 +353,8 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
                                                                     allow_negative_indices))
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: ArrayLike, axis: int,
+                                *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_update_slice_in_dim`` with a slice of size 1; ``update`` may lack the axis.
 
     Example:
@@ -402,8 +422,10 @@ def _dimension_numbers(op: str, dn, cls):
     return cls(**fields)
 
 
-def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
-           indices_are_sorted=False, mode=None, fill_value=None):
+def gather(operand: ArrayLike, start_indices: ArrayLike, dimension_numbers: GatherDimensionNumbers,
+           slice_sizes: Shape, *, unique_indices: bool = False, indices_are_sorted: bool = False,
+           mode: str | GatherScatterMode | None = None,
+           fill_value: ArrayLike | None = None) -> Array:
     """XLA's gather (``start_indices``' last dimension is the index vector), as in jax.lax:
     windows of ``slice_sizes`` at the given starts, laid out by ``dimension_numbers``. By
     default (``PROMISE_IN_BOUNDS``) out-of-bounds starts are clamped; ``mode="fill"`` gives
@@ -431,7 +453,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
                          fill_value=fill_value)
 
 
-def _scatter(name: str, prim, example: tuple, combine: str) -> Callable[..., Array]:
+def _scatter(name: str, prim, example: tuple, combine: str) -> _Scatter:
     op = f"lax.{name}"
 
     def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
@@ -463,8 +485,9 @@ scatter_max = _scatter("scatter_max", scatter_max_p, (_SCATTER_EXAMPLE.format("s
                        "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
 
 
-def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):
+def scatter_sub(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
+                dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
+                unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:
     """XLA's scatter, as in jax.lax: each window of ``updates`` is subtracted from
     ``operand`` at its start (repeated indices subtract repeatedly); by default windows that
     do not fit are dropped. It is ``scatter_add`` of ``-updates`` (exact: ``x - u`` is
@@ -516,8 +539,11 @@ def _select_same_dtype(pred, on_true, on_false):
                            convert(on_true, on_true.dtype, weak))
 
 
-def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
-                  indices_are_sorted=False, unique_indices=False, mode=None):
+def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike,
+                  func: Callable[[Array], ArrayLike], dimension_numbers: ScatterDimensionNumbers, *,
+                  update_shape: Shape = (), indices_are_sorted: bool = False,
+                  unique_indices: bool = False,
+                  mode: str | GatherScatterMode | None = None) -> Array:
     """Apply ``func`` (a function of one scalar) to the elements of ``operand`` that the
     scatter described by ``scatter_indices``, ``dimension_numbers`` and ``update_shape`` (the
     shape its updates would have) reaches; an element reached ``n`` times gets ``func``

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
@@ -48,7 +48,17 @@ from funcarray.primitives.compiler_hints import reduce_precision_p
 from funcarray.primitives.conversions import bitcast_convert_type_p
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from typing import Any, Literal, Protocol
+
+    from funcarray.base.typing import ArrayLike
+
+    # The signatures of the operations ``_unary`` makes.
+    class _UnaryOp(Protocol):
+        def __call__(self, x: ArrayLike) -> Array: ...
+
+    class _UnaryOpWithAccuracy(Protocol):
+        def __call__(self, x: ArrayLike, *, accuracy: None = None) -> Array: ...
+    from funcarray.base.typing import DTypeLike
 
 
 __all__ = [
@@ -61,7 +71,13 @@ __all__ = [
 ]
 
 
-def _unary(name, prim, kinds, summary, example, *, accuracy=False) -> Callable[..., Array]:
+@overload
+def _unary(name: str, prim: Any, kinds: str, summary: str, example: tuple[str, str]
+           ) -> _UnaryOp: ...
+@overload
+def _unary(name: str, prim: Any, kinds: str, summary: str, example: tuple[str, str], *,
+           accuracy: Literal[True]) -> _UnaryOpWithAccuracy: ...
+def _unary(name, prim, kinds, summary, example, *, accuracy=False):
     op = f"lax.{name}"
     accepted = dtypes.dtype_set(lambda d: _kind(d) in kinds)
 
@@ -166,7 +182,7 @@ imag = _unary("imag", ew.imag_p, "c", "Elementwise imaginary part of a complex a
               ("lax.imag(fnp.array([1 + 2j]))", "Array([2.], dtype=float32)"))
 
 
-def conj(x):
+def conj(x: ArrayLike) -> Array:
     """Elementwise complex conjugate. As in jax.lax, a float32/float64 operand gives a
     complex64/complex128 result.
 
@@ -193,7 +209,8 @@ class RoundingMethod(enum.IntEnum):
     TO_NEAREST_EVEN = 1
 
 
-def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 (jax's name)
+def round(x: ArrayLike,
+          rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:  # noqa: A001 (jax's name)
     """Elementwise rounding to the nearest integer (floats only); ties go away from zero, or
     to the even neighbour with ``RoundingMethod.TO_NEAREST_EVEN`` (or 1).
 
@@ -216,7 +233,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001 (jax'
     return ew.round_p.bind(x, rounding_method=method)
 
 
-def integer_pow(x, y):
+def integer_pow(x: ArrayLike, y: int) -> Array:
     """Elementwise ``x ** y`` for a static Python int ``y`` (repeated multiplication).
 
     Example:
@@ -240,7 +257,7 @@ def integer_pow(x, y):
     return ew.integer_pow_p.bind(x, y=y)
 
 
-def reciprocal(x):
+def reciprocal(x: ArrayLike) -> Array:
     """Elementwise ``1 / x`` (``integer_pow(x, -1)``, as in jax.lax; inexact dtypes only).
 
     Example:
@@ -254,7 +271,7 @@ def reciprocal(x):
     return ew.integer_pow_p.bind(x, y=-1)
 
 
-def convert_element_type(operand, new_dtype):
+def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
     toward zero and saturates; complex to real keeps the real part.
 
@@ -271,7 +288,7 @@ def convert_element_type(operand, new_dtype):
     return convert(_operand(op, operand), new_dtype, False)
 
 
-def bitcast_convert_type(operand, new_dtype):
+def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Reinterpret the bits of ``operand`` as ``new_dtype``. A narrower type adds a last
     dimension (of the width ratio); a wider one consumes a last dimension of that size.
 
@@ -287,7 +304,8 @@ def bitcast_convert_type(operand, new_dtype):
                          new_dtype=new_dtype)
 
 
-def reduce_precision(operand, exponent_bits, mantissa_bits):
+def reduce_precision(operand: ArrayLike, exponent_bits: int,
+                     mantissa_bits: int) -> Array:
     """Round each float of ``operand`` to the nearest value representable with
     ``exponent_bits`` exponent bits and ``mantissa_bits`` mantissa bits (ties to even;
     overflow gives inf, values below the format's normal range 0), keeping its dtype.

@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,13 @@ from funcarray.api.arguments import (
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand, _short
 from funcarray.lax._ops_dot import _dot_general
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
+    from funcarray.lax._dot_algorithms import DotDimensionNumbers, PrecisionLike
 
 __all__ = ["RaggedDotDimensionNumbers", "ragged_dot", "ragged_dot_general"]
 
@@ -64,7 +72,9 @@ class RaggedDotDimensionNumbers:
     lhs_ragged_dimensions: tuple
     rhs_group_dimensions: tuple
 
-    def __init__(self, dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions):
+    def __init__(self, dot_dimension_numbers: DotDimensionNumbers,
+                 lhs_ragged_dimensions: Sequence[int],
+                 rhs_group_dimensions: Sequence[int]) -> None:
         set_ = object.__setattr__  # (a frozen dataclass normalising its fields)
         set_(self, "dot_dimension_numbers",
              tuple(tuple(tuple(int(d) for d in dims) for dims in pair)
@@ -123,8 +133,11 @@ def _group_masked(x, sizes, ragged: int, prefix: list):
                       lax.full(shape, 0, x.dtype))
 
 
-def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, precision=None,
-                       preferred_element_type=None, group_offset=None, out_sharding=None):
+def ragged_dot_general(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike,
+                       ragged_dot_dimension_numbers: RaggedDotDimensionNumbers,
+                       precision: PrecisionLike = None,
+                       preferred_element_type: DTypeLike | None = None,
+                       group_offset: ArrayLike | None = None, out_sharding: None = None) -> Array:
     """Grouped ``dot_general``: ``lhs``'s ragged dimension is cut into consecutive groups of
     ``group_sizes`` (shape ``[g]``, or ``[b..., x..., g]`` to vary over the batch and outer
     dimensions, as in JAX), and each group is multiplied by its own slice of ``rhs``'s group
@@ -227,8 +240,9 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
                         precision, preferred_element_type)
 
 
-def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
-               group_offset=None, out_sharding=None):
+def ragged_dot(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike,
+               precision: PrecisionLike = None, preferred_element_type: DTypeLike | None = None,
+               group_offset: ArrayLike | None = None, out_sharding: None = None) -> Array:
     """Grouped matrix product: ``lhs`` ``(m, k)``, ``rhs`` ``(g, k, n)``, ``group_sizes``
     ``(g,)``. Rows ``sum(group_sizes[:i])`` to ``sum(group_sizes[:i + 1])`` of ``lhs`` are
     multiplied by ``rhs[i]``; rows after the last group give zeros. Result ``(m, n)``.

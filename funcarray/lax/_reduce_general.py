@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,11 @@ from funcarray.lax._ops_common import _operand, _same_dtype_operands, _short
 from funcarray.primitives.reduce_general import reduce_p
 from funcarray.transforms.core import ShapedArray, Tracer, current_trace, set_current_trace
 from funcarray.transforms.staging import StagingTrace
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
 
 __all__ = ["reduce"]
 
@@ -143,7 +149,8 @@ def _monoid_reducer(computation, x, init):
     return None
 
 
-def reduce(operands, init_values, computation, dimensions):
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
+           dimensions: Sequence[int]) -> Any:
     """Reduce ``operands`` (an array or a pytree of arrays of one shape) over
     ``dimensions`` with ``computation(accumulators, values) -> accumulators`` (pytrees like
     ``operands`` of scalars), starting from ``init_values`` (scalars, one per operand).

@@ -19,12 +19,17 @@ from __future__ import annotations
 
 import enum
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _dtype_arg, _operand, _same_dtype_operands, _short
 from funcarray.primitives.rng import BIT_DTYPES, rng_bit_generator_p, rng_uniform_p
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_uniform"]
 
@@ -58,8 +63,9 @@ def _shape_arg(op: str, shape) -> tuple:
     return dims
 
 
-def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG_DEFAULT, *,
-                      out_sharding=None):
+def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32,
+                      algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT, *,
+                      out_sharding: None = None) -> Array:
     """XLA's stateless bit generator: returns ``(new_key, bits)``, ``bits`` uniformly random
     of ``shape`` and an unsigned ``dtype`` (uint8/16/32/64), from a ``uint32[4]`` key. The
     bits are the backend's (they differ between CPU and GPU, as in JAX); the same key gives
@@ -92,7 +98,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
     return new_key, bits
 
 
-def rng_uniform(a, b, shape):
+def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
     """XLA's stateful uniform generator: values in ``[a, b)`` (scalars of one float or
     integer dtype) of ``shape``, from hidden state, so each call (and each run of a compiled
     function) gives new values; if ``b <= a`` the result is unspecified. Experimental in JAX

@@ -11,6 +11,8 @@ algorithms and derivatives). ``funcarray.scipy.special`` calls these.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray.lax._ops_common import (
     _F,
     _broadcast_operands,
@@ -28,6 +30,10 @@ from funcarray.lax._special_incomplete import (
     random_gamma_grad_impl,
 )
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "polygamma",
            "zeta", "bessel_i0e", "bessel_i1e"]
 
@@ -38,7 +44,7 @@ def _float_operands(op: str, *args, equivalent: str):
     return _broadcast_operands(op, arrays, equivalent=equivalent)
 
 
-def igamma(a, x):
+def igamma(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)``.
 
     Example:
@@ -51,7 +57,7 @@ def igamma(a, x):
         *_float_operands("lax.igamma", a, x, equivalent=None))
 
 
-def igammac(a, x):
+def igammac(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
 
     Example:
@@ -64,7 +70,7 @@ def igammac(a, x):
         *_float_operands("lax.igammac", a, x, equivalent=None))
 
 
-def igamma_grad_a(a, x):
+def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> Array:
     """The derivative of ``igamma(a, x)`` with respect to ``a``.
 
     Example:
@@ -77,7 +83,7 @@ def igamma_grad_a(a, x):
         *_float_operands("lax.igamma_grad_a", a, x, equivalent=None))
 
 
-def random_gamma_grad(a, x):
+def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
     """The derivative of a Gamma(a, 1) sample ``x`` with respect to ``a`` (implicit
     reparameterization: ``-dP(a, x)/da / dP(a, x)/dx``).
 
@@ -91,7 +97,7 @@ def random_gamma_grad(a, x):
         *_float_operands("lax.random_gamma_grad", a, x, equivalent=None))
 
 
-def betainc(a, b, x):
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The regularized incomplete beta function ``I_x(a, b)``.
 
     Example:
@@ -104,7 +110,7 @@ def betainc(a, b, x):
         *_float_operands("lax.betainc", a, b, x, equivalent=None))
 
 
-def polygamma(m, x):
+def polygamma(m: ArrayLike, x: ArrayLike) -> Array:
     """The ``m``-th derivative of digamma; ``m`` is a float holding an integer (NaN
     otherwise), as in jax.lax.
 
@@ -117,7 +123,7 @@ def polygamma(m, x):
     return polygamma_impl(*_float_operands("lax.polygamma", m, x, equivalent=None))
 
 
-def zeta(x, q):
+def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``.
 
     Example:
@@ -129,7 +135,7 @@ def zeta(x, q):
     return zeta_impl(*_float_operands("lax.zeta", x, q, equivalent=None))
 
 
-def bessel_i0e(x):
+def bessel_i0e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``.
 
     Example:
@@ -141,7 +147,7 @@ def bessel_i0e(x):
     return i0e_impl(_operand_of_kinds("lax.bessel_i0e", x, _F))
 
 
-def bessel_i1e(x):
+def bessel_i1e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``.
 
     Example:

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
 from funcarray.lax._ops_unary import exp, neg, sign, sqrt
 from funcarray.lax._special_dtypes import float_arg, in_float32, weak_result
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["i0e_impl", "i1e_impl", "i0"]
 
@@ -81,14 +86,14 @@ def _scaled(x, order):
 
 @custom_jvp
 @in_float32
-def i0e_impl(x):
+def i0e_impl(x: ArrayLike) -> Array:
     """``exp(-|x|) I0(x)`` of a float array (``lax.bessel_i0e`` after its checks)."""
     return _scaled(x, 0)
 
 
 @custom_jvp
 @in_float32
-def i1e_impl(x):
+def i1e_impl(x: ArrayLike) -> Array:
     """``exp(-|x|) I1(x)`` of a float array (``lax.bessel_i1e`` after its checks)."""
     return _scaled(x, 1)
 
@@ -107,7 +112,7 @@ def _i1e_derivative(t, y, x):
 i1e_impl.defjvps(_i1e_derivative)
 
 
-def i0(x):
+def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of order 0, ``I0(x) = exp(|x|) i0e(x)``; integer and
     bool inputs compute as floats, complex ones are refused.
 

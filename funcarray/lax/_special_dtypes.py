@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,17 +27,23 @@ from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_unary import convert_element_type
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["refuse_complex", "float_arg", "weak_result", "in_float32"]
 
 
-def refuse_complex(op: str, x):
+def refuse_complex(op: str, x: Array) -> None:
     """Raise a TypeError naming ``op`` if ``x`` (an Array) is complex."""
     if x.dtype.kind == "c":
         raise op_type_error(op, f"complex inputs are not supported, got {x.dtype}; pass the "
                                 "real part (fnp.real) if that is what you mean")
 
 
-def float_arg(op: str, x):
+def float_arg(op: str, x: ArrayLike) -> Array:
     """``x`` as a real float Array (ints/bools converted, complex refused)."""
     x = asarray_arg(op, x)
     refuse_complex(op, x)
@@ -45,7 +52,7 @@ def float_arg(op: str, x):
     return x
 
 
-def weak_result(fn, arrays):
+def weak_result(fn: Callable[..., Array], arrays: Sequence[Array]) -> Array:
     """``fn(*arrays)``, weakly typed when every operand is (as JAX's elementwise results;
     intermediate ``zeros_like``/loop carries would otherwise make it strong)."""
     out = fn(*arrays)
@@ -54,7 +61,7 @@ def weak_result(fn, arrays):
     return out
 
 
-def in_float32(fn):
+def in_float32(fn: Callable[..., Array]) -> Callable[..., Array]:
     """``fn`` of float arrays of one dtype, computed in float32 (and rounded back) when that
     dtype is float16 or bfloat16."""
     @functools.wraps(fn)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -64,6 +65,10 @@ from funcarray.lax._ops_unary import (
     neg,
 )
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["log_beta", "zeta_impl", "polygamma_impl"]
 
 # Stirling's series of lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), in powers of 1/x^2:
@@ -81,7 +86,7 @@ def _stirling_correction(x):
     return mul(total, inv)
 
 
-def log_beta(a, b):
+def log_beta(a: ArrayLike, b: ArrayLike) -> Array:
     """``log|B(a, b)|``, the log of the beta function, accurate for large ``a`` and ``b``."""
     small, large = minimum(a, b), maximum(a, b)
     s = add(small, large)
@@ -154,7 +159,7 @@ def _any(*masks):
     return functools.reduce(bitwise_or, masks)
 
 
-def zeta_impl(x, q):
+def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``lax.zeta`` after its checks)."""
     q_nonpositive = le(q, 0.0)
     q_integer = eq(q, floor(q))
@@ -186,7 +191,7 @@ def _polygamma_value(n, x):
 
 
 @custom_jvp
-def polygamma_impl(n, x):
+def polygamma_impl(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of digamma, ``n`` a float holding an integer
     (``lax.polygamma`` after its checks)."""
     return _polygamma_value(n, x)

@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -58,6 +59,10 @@ from funcarray.lax._ops_unary import abs as absolute
 from funcarray.lax._ops_unary import bitwise_not, digamma, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["igamma_impl", "igammac_impl", "igamma_grad_a_impl", "random_gamma_grad_impl",
            "betainc_impl"]
@@ -243,13 +248,13 @@ def _igamma_derivative(a, x, mode):
 
 
 @in_float32
-def igamma_grad_a_impl(a, x):
+def igamma_grad_a_impl(a: ArrayLike, x: ArrayLike) -> Array:
     """The derivative of ``igamma(a, x)`` in ``a`` (``lax.igamma_grad_a`` after its checks)."""
     return _igamma_derivative(a, x, _DERIVATIVE)
 
 
 @in_float32
-def random_gamma_grad_impl(a, x):
+def random_gamma_grad_impl(a: ArrayLike, x: ArrayLike) -> Array:
     """The derivative of a Gamma(a, 1) sample ``x`` in ``a`` (``lax.random_gamma_grad``
     after its checks)."""
     return _igamma_derivative(a, x, _SAMPLE_DERIVATIVE)
@@ -260,7 +265,7 @@ def _igamma_dx(a, x):
 
 
 @custom_jvp
-def igamma_impl(a, x):
+def igamma_impl(a: ArrayLike, x: ArrayLike) -> Array:
     """``P(a, x)`` (``lax.igamma`` after its checks)."""
     return _igamma_value(a, x)
 
@@ -274,7 +279,7 @@ igamma_impl.defjvp(_igamma_jvp)
 
 
 @custom_jvp
-def igammac_impl(a, x):
+def igammac_impl(a: ArrayLike, x: ArrayLike) -> Array:
     """``Q(a, x) = 1 - P(a, x)`` (``lax.igammac`` after its checks)."""
     return _igammac_value(a, x)
 
@@ -357,7 +362,7 @@ def _betainc_value(a, b, x):
 
 
 @custom_jvp
-def betainc_impl(a, b, x):
+def betainc_impl(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """``I_x(a, b)`` (``lax.betainc`` after its checks)."""
     return _betainc_value(a, b, x)
 

@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,12 @@ from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_common import _operand
 from funcarray.primitives.compiler_hints import optimization_barrier_p
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from funcarray.base.typing import ArrayLike, DTypeLike, Shape
+
 __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "stage",
            "composite", "with_sharding_constraint", "dce_sink", "create_token", "after_all",
            "optimization_barrier"]
@@ -44,7 +51,7 @@ __all__ = ["broadcast_like", "broadcast_shapes", "dtype", "shape_as_value", "sta
 # type(lax.create_token()))
 
 
-def broadcast_like(arr, like_arr):
+def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Array:
     """``arr`` broadcast (NumPy's rules) to the shape of ``like_arr``.
 
     Example:
@@ -58,7 +65,7 @@ def broadcast_like(arr, like_arr):
     return _broadcast_to_checked("broadcast_to", asarray_arg(op, arr), tuple(like.shape))
 
 
-def broadcast_shapes(*shapes):
+def broadcast_shapes(*shapes: Shape) -> tuple[int, ...]:
     """The shape NumPy broadcasting gives ``shapes`` (tuples of ints); a ValueError names
     incompatible shapes.
 
@@ -71,7 +78,7 @@ def broadcast_shapes(*shapes):
     return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
 
 
-def dtype(x):
+def dtype(x: ArrayLike | DTypeLike) -> np.dtype:
     """The dtype funcarray gives ``x``: an array's or NumPy scalar's own dtype, a dtype-like
     (``"float16"``, ``np.int8``) as that dtype, and the 32-bit defaults for Python scalars
     and the types ``int``/``float``/``complex``.
@@ -94,7 +101,7 @@ def dtype(x):
     return dtypes.canonicalize_dtype(x)
 
 
-def shape_as_value(shape):
+def shape_as_value(shape: Shape) -> Array:
     """``shape`` as a 1-d integer array (int32, or int64 if a dimension needs it).
 
     Example:
@@ -111,7 +118,7 @@ def shape_as_value(shape):
     return Array(np.asarray(dims, np.int64 if wide else np.int32).reshape(len(dims)))
 
 
-def stage(x, /):
+def stage(x: ArrayLike, /) -> Array:
     """The identity, returning an array (a Python scalar or NumPy value becomes a funcarray
     array; a traced value is returned as is).
 
@@ -123,7 +130,8 @@ def stage(x, /):
     return asarray_arg("lax.stage", x)
 
 
-def composite(decomposition, name, version=0):
+def composite(decomposition: Callable[..., Any], name: str, version: int = 0
+              ) -> Callable[..., Any]:
     """Mark ``decomposition`` as the composite operation ``name`` (jax.lax's decorator):
     positional arguments are its operands, keyword arguments static attributes. XLA would
     recognise the name to emit a fused kernel; funcarray has no such kernels, so the
@@ -161,7 +169,7 @@ def composite(decomposition, name, version=0):
     return call
 
 
-def with_sharding_constraint(x, shardings):
+def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """``x`` (an array or pytree) unchanged: funcarray runs on one device, where every
     sharding is the whole array. ``shardings`` is accepted, as in JAX, and not used.
 
@@ -176,7 +184,7 @@ def with_sharding_constraint(x, shardings):
                                     for leaf in leaves])
 
 
-def dce_sink(val, *, prevent_mlir_dce=False):
+def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
     """Nothing: in JAX it keeps ``val`` (a pytree) alive through dead-code elimination for
     tests; funcarray has no such pass to defeat. Returns None.
 
@@ -218,7 +226,7 @@ class Token:
 fa_tree.register_pytree_node(Token, lambda token: ((), None), lambda aux, children: Token())
 
 
-def create_token(_=None):
+def create_token(_: Any = None) -> Token:
     """A new token (the argument is ignored, as in JAX).
 
     Example:
@@ -229,7 +237,7 @@ def create_token(_=None):
     return Token()
 
 
-def after_all(*operands):
+def after_all(*operands: Token) -> Token:
     """A token after all of ``operands`` (tokens): XLA's ``after_all``.
 
     Example:
@@ -244,7 +252,7 @@ def after_all(*operands):
     return Token()
 
 
-def optimization_barrier(operand, /):
+def optimization_barrier(operand: Any, /) -> Any:
     """The identity on a pytree of arrays, which the compiler may not reorder computations
     across nor merge with equal computations outside it (no effect outside ``jit``).
 

@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,12 @@ from funcarray.primitives.windowed import (
     reduce_window_sum_p,
     window_output_shape,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from funcarray.base.typing import Shape
 
 __all__ = ["reduce_window", "reduce_window_shape_tuple"]
 
@@ -83,8 +90,11 @@ def _identity_init(kind: str, x, init) -> bool:
                 or (kind == "min" and value == np.inf))
 
 
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
-                  padding="VALID", base_dilation=None, window_dilation=None):
+def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
+                  window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
+                  padding: str | Sequence[tuple[int, int]] = "VALID",
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Any:
     """Reduce each window of ``window_dimensions`` (one entry per axis) moved by
     ``window_strides``; ``padding`` is ``"VALID"``, ``"SAME"``, ``"SAME_LOWER"`` or
     ``(lo, hi)`` pairs. Padding and the holes of ``base_dilation`` hold ``init_value``.
@@ -120,8 +130,11 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     return fa_tree.unflatten(treedef, reduce_window_p.bind(*xs, *inits, body=body, **params))
 
 
-def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
-                              base_dilation=None, window_dilation=None):
+def reduce_window_shape_tuple(operand_shape: Shape, window_dimensions: Sequence[int],
+                              window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]],
+                              base_dilation: Sequence[int] | None = None,
+                              window_dilation: Sequence[int] | None = None) -> tuple[int, ...]:
     """The output shape of ``reduce_window`` on an operand of ``operand_shape`` with
     explicit ``(lo, hi)`` ``padding``.
 

@@ -35,6 +35,9 @@ from funcarray.primitives.schur import schur_p
 from funcarray.transforms.core import running_numpy_kernels
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from funcarray.base.typing import ArrayLike
 
 __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr", "eigh",
@@ -65,7 +68,7 @@ def _operand(op: str, x):
 
 
 @api_boundary
-def cholesky(x, *, symmetrize_input: bool = True):
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
     """The lower Cholesky factor of Hermitian positive-definite matrices (NaN if not).
 
     Example:
@@ -82,9 +85,9 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 
 @api_boundary
-def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+def triangular_solve(a: ArrayLike, b: ArrayLike, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
-                     unit_diagonal: bool = False):
+                     unit_diagonal: bool = False) -> Array:
     """Solve ``op(a) x = b`` (``left_side``) or ``x op(a) = b`` for triangular ``a``.
 
     Example:
@@ -102,7 +105,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
 
 
 @api_boundary
-def lu(x):
+def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
     """``(lu, pivots, permutation)``: LU with partial pivoting (LAPACK ``getrf``).
 
     Example:
@@ -115,7 +118,7 @@ def lu(x):
 
 
 @api_boundary
-def lu_pivots_to_permutation(pivots, permutation_size: int):
+def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:
     """The row order that LAPACK's row swaps ``pivots`` produce on ``range(permutation_size)``.
 
     Example:
@@ -133,7 +136,8 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
 
 
 @api_boundary
-def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True,
+       use_magma: bool | None = None) -> tuple[Array, ...]:
     """``(q, r)`` with ``x = q @ r`` (``full_matrices``: q square, as jax.lax.linalg); with
     ``pivoting``, ``(q, r, p)`` with ``x[..., :, p] = q @ r`` (LAPACK ``geqp3``'s column
     order, int32). ``use_magma`` is accepted and ignored, as on JAX's CPU.
@@ -155,8 +159,9 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
 
 
 @api_boundary
-def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
-         sort_eigenvalues: bool = True, subset_by_index=None):
+def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index: tuple[int, int] | None = None
+         ) -> tuple[Array, Array]:
     """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of symmetric matrices.
 
     Example:
@@ -175,8 +180,9 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 
 
 @api_boundary
-def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
-        algorithm=None):
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None, algorithm: Any = None
+        ) -> Array | tuple[Array, Array, Array]:
     """``(u, s, vh)`` (or ``s`` alone without ``compute_uv``), singular values descending.
 
     Example:
@@ -196,8 +202,8 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
 
 
 @api_boundary
-def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
-          select_callable=None):
+def schur(x: ArrayLike, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable: Callable[..., Any] | None = None) -> list[Array]:
     """``[t, q]`` with ``x = q @ t @ q^H`` (``[t]`` without ``compute_schur_vectors``):
     LAPACK ``gees``'s Schur form, upper triangular for complex ``x`` and quasi upper
     triangular (2 x 2 blocks for complex eigenvalue pairs) for real ``x``. ``sort_eig_vals``

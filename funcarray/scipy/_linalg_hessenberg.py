@@ -19,11 +19,17 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import funcarray.numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import fori_loop
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["hessenberg"]
 
@@ -55,7 +61,8 @@ def _reflect_column(j, a, q, rows, complex_: bool):
 
 
 @api_boundary
-def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Array | tuple[Array, Array]:
     """The upper Hessenberg form ``h`` of a (batched) square matrix, and with ``calc_q`` the
     unitary ``q`` with ``a = q @ h @ q^H`` (LAPACK ``gehrd``'s factors, as JAX).
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,10 @@ from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import cond, scan, switch
 from funcarray.transforms.core import to_concrete_value
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["expm", "expm_frechet", "polar", "solve_sylvester"]
 
@@ -125,7 +130,7 @@ def _expm_2d(a, upper_triangular: bool, max_squarings: int):
 
 
 @api_boundary
-def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:
     """The matrix exponential of a (batched) square matrix, by scaling and squaring with a
     Pade approximant (JAX's algorithm). ``upper_triangular`` solves the Pade system
     triangularly; a matrix whose 1-norm needs more than ``max_squarings`` squarings gives NaN.
@@ -155,7 +160,8 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
 
 
 @api_boundary
-def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,
+                 compute_expm: bool = True) -> Array | tuple[Array, Array]:
     """The Frechet derivative of ``expm`` at ``A`` in the direction ``E`` (the JVP of
     ``expm``): ``(expm(A), L(A, E))``, or only ``L(A, E)`` when ``compute_expm`` is False.
     ``method`` is accepted and ignored, as in JAX.
@@ -178,7 +184,8 @@ def expm_frechet(A, E, *, method: str | None = None, compute_expm: bool = True):
 
 
 @api_boundary
-def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
+def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh", eps: float | None = None,
+          max_iterations: int | None = None) -> tuple[Array, Array]:
     """The polar decomposition ``a = u @ p`` (``side='right'``, ``p`` is n x n) or
     ``a = p @ u`` (``side='left'``, ``p`` is m x m), with ``u`` having orthonormal columns
     (or rows) and ``p`` symmetric positive semi-definite. Computed from the thin SVD for both
@@ -230,7 +237,8 @@ def _sylvester_2d(a, b, c, tol: float):
 
 
 @api_boundary
-def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+def solve_sylvester(A: ArrayLike, B: ArrayLike, C: ArrayLike, *, method: str = "schur",
+                    tol: float = 1e-8) -> Array:
     """The solution ``X`` of the Sylvester equation ``A X + X B = C`` (``A`` m x m, ``B``
     n x n, ``C`` m x n; leading axes broadcast as batch axes). NaN when some eigenvalues of
     ``A`` and ``B`` sum to within ``tol`` of zero (no unique solution), as in JAX. Both

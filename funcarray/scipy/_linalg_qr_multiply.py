@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -27,12 +29,17 @@ from funcarray.primitives.decompositions import FACTORISABLE_DTYPES
 from funcarray.primitives.orthogonal_decompositions import qr_p
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["qr_multiply"]
 
 
 @api_boundary
-def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
-                overwrite_c=False):
+def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool = False,
+                conjugate: bool = False, overwrite_a: bool = False,
+                overwrite_c: bool = False) -> tuple[Array, ...]:
     """The QR decomposition of ``a`` (``(..., m, n)``, ``k = min(m, n)``) and ``Q`` times
     ``c``: ``mode='right'`` gives ``(c @ Q, R)`` for ``c`` of shape ``(..., p, m)`` (result
     ``(..., p, k)``), ``mode='left'`` ``(Q @ c, R)`` for ``c`` of shape ``(..., k, p)``

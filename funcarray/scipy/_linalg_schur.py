@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -34,6 +36,12 @@ from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import dynamic_slice_in_dim, dynamic_update_slice_in_dim, fori_loop
 from funcarray.primitives.decompositions import FACTORISABLE_DTYPES
 from funcarray.primitives.schur import schur_p
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["schur", "rsf2csf", "sqrtm", "funm"]
 
@@ -60,7 +68,7 @@ def _diagonal(x):
 
 
 @api_boundary
-def schur(a, output="real"):
+def schur(a: ArrayLike, output: str = "real") -> tuple[Array, Array]:
     """The Schur decomposition ``(T, Z)`` with ``a = Z @ T @ Z^H`` and ``Z`` unitary.
 
     ``output="real"`` (a real ``a``): ``T`` is quasi upper triangular, a 2 x 2 diagonal block
@@ -123,7 +131,7 @@ def _split_block(m, t, z, eps):
 
 
 @api_boundary
-def rsf2csf(T, Z, check_finite=True):
+def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:
     """Convert a real Schur form ``(T, Z)`` to the complex one: ``T`` upper triangular, with
     ``Z @ T @ Z^H`` unchanged (JAX's Givens rotations; leading axes of ``T`` and ``Z`` are
     batch axes and broadcast). ``check_finite`` is ignored, as in JAX.
@@ -178,7 +186,7 @@ def _sqrtm_triangular(t):
 
 
 @api_boundary
-def sqrtm(A, blocksize=1):
+def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:
     """The principal matrix square root (complex, as in JAX): the complex Schur form ``T``,
     the square root of the triangular ``T`` (Bjorck & Hammarling) and back,
     ``Z @ sqrt(T) @ Z^H``. Leading axes are batch axes; ``blocksize`` > 1 is not implemented,
@@ -225,7 +233,8 @@ def _parlett(f, t):
 
 
 @api_boundary
-def funm(A, func, disp=True):
+def funm(A: ArrayLike, func: Callable[[Array], Array],
+         disp: bool = True) -> Array | tuple[Array, Array]:
     """The matrix function ``func(A)``: ``func`` (a function of an array of scalars) on the
     eigenvalues of ``A``'s complex Schur form, extended to the triangle by Parlett's
     recurrence (JAX's algorithm; the result is complex). With ``disp=False``, also JAX's

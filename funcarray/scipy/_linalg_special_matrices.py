@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,13 @@ import funcarray.numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
 
 __all__ = ["block_diag", "circulant", "companion", "convolution_matrix", "dft", "fiedler",
            "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "invhilbert",
@@ -63,7 +71,7 @@ def _gather(v, index: np.ndarray):
 
 
 @api_boundary
-def toeplitz(c, r=None):
+def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     """The Toeplitz matrix with first column ``c`` and first row ``r`` (``r[0]`` is ignored;
     by default ``r = conj(c)``, a Hermitian matrix). Leading axes of ``c`` and ``r`` are batch
     axes.
@@ -89,7 +97,7 @@ def toeplitz(c, r=None):
 
 
 @api_boundary
-def hankel(c, r=None):
+def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     """The Hankel matrix with first column ``c`` and last row ``r`` (``r[0]`` is ignored; by
     default zeros, so the matrix is zero below the anti-diagonal). Leading axes are batch
     axes.
@@ -116,7 +124,7 @@ def hankel(c, r=None):
 
 
 @api_boundary
-def circulant(c):
+def circulant(c: ArrayLike) -> Array:
     """The circulant matrix whose first column is ``c`` (each column is the previous one
     rolled down by one). Leading axes are batch axes.
 
@@ -133,7 +141,7 @@ def circulant(c):
 
 
 @api_boundary
-def companion(a):
+def companion(a: ArrayLike) -> Array:
     """The companion matrix of the polynomial with coefficients ``a`` (highest degree first):
     its eigenvalues are the polynomial's roots. ``a[..., 0]`` must be nonzero; integer
     coefficients give a float matrix.
@@ -158,7 +166,7 @@ def companion(a):
 
 
 @api_boundary
-def fiedler(a):
+def fiedler(a: ArrayLike) -> Array:
     """The symmetric Fiedler matrix ``|a[i] - a[j]|``. Leading axes are batch axes.
 
     Example:
@@ -199,7 +207,7 @@ def _fiedler_companion_tables(n: int):
 
 
 @api_boundary
-def fiedler_companion(a):
+def fiedler_companion(a: ArrayLike) -> Array:
     """The Fiedler companion matrix of the polynomial with coefficients ``a`` (highest degree
     first): pentadiagonal, with the same eigenvalues (the roots) as ``companion(a)``.
 
@@ -224,7 +232,7 @@ def fiedler_companion(a):
 
 
 @api_boundary
-def leslie(f, s):
+def leslie(f: Callable[..., Any], s: ArrayLike) -> Array:
     """The Leslie matrix: fecundities ``f`` (length n >= 2) on the first row and survival
     rates ``s`` (length n - 1) on the subdiagonal. Leading axes are batch axes.
 
@@ -252,7 +260,7 @@ def leslie(f, s):
 
 
 @api_boundary
-def convolution_matrix(a, n: int, mode: str = "full"):
+def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
     """The Toeplitz matrix ``A`` with ``A @ v == convolve(a, v, mode)`` for every length-``n``
     vector ``v`` (``mode``: 'full', 'valid' or 'same', as ``numpy.convolve``).
 
@@ -291,7 +299,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
 
 
 @api_boundary
-def block_diag(*arrs):
+def block_diag(*arrs: ArrayLike) -> Array:
     """The block-diagonal matrix with the given blocks (scalars, vectors as rows, matrices)
     on its diagonal; all blocks are promoted to one dtype.
 
@@ -326,7 +334,7 @@ def _constant(value: np.ndarray, dtype):
 
 
 @api_boundary
-def hilbert(n: int):
+def hilbert(n: int) -> Array:
     """The n x n Hilbert matrix ``1 / (i + j + 1)`` (float32).
 
     Example:
@@ -348,7 +356,7 @@ def _exact_matrix(n: int, entry) -> np.ndarray:
 
 
 @api_boundary
-def invhilbert(n: int):
+def invhilbert(n: int) -> Array:
     """The inverse of ``hilbert(n)`` (integer entries, exact before rounding to float32).
 
     Example:
@@ -375,7 +383,7 @@ def _pascal_kind(op: str, kind):
 
 
 @api_boundary
-def pascal(n: int, kind: str | None = None):
+def pascal(n: int, kind: str | None = None) -> Array:
     """The n x n Pascal matrix of binomial coefficients: 'symmetric' (the default,
     ``comb(i + j, i)``), 'lower' (``comb(i, j)``) or 'upper' (its transpose); float32.
 
@@ -397,7 +405,7 @@ def pascal(n: int, kind: str | None = None):
 
 
 @api_boundary
-def invpascal(n: int, kind: str | None = None):
+def invpascal(n: int, kind: str | None = None) -> Array:
     """The inverse of ``pascal(n, kind)`` (integer entries; float32).
 
     Example:
@@ -419,7 +427,7 @@ def invpascal(n: int, kind: str | None = None):
 
 
 @api_boundary
-def helmert(n: int, full: bool = False):
+def helmert(n: int, full: bool = False) -> Array:
     """The Helmert matrix: (n - 1) x n orthonormal rows orthogonal to the all-ones vector, and
     with ``full`` the normalised all-ones row first (an orthogonal n x n matrix).
 
@@ -443,7 +451,7 @@ def helmert(n: int, full: bool = False):
 
 
 @api_boundary
-def hadamard(n: int, dtype=int):
+def hadamard(n: int, dtype: DTypeLike = int) -> Array:
     """The n x n Hadamard matrix of +-1 (Sylvester's construction; ``n`` a power of 2).
 
     Example:
@@ -463,7 +471,7 @@ def hadamard(n: int, dtype=int):
 
 
 @api_boundary
-def dft(n: int, scale: str | None = None, *, dtype=None):
+def dft(n: int, scale: str | None = None, *, dtype: DTypeLike | None = None) -> Array:
     """The n x n discrete Fourier transform matrix ``exp(-2 pi i j k / n)``: ``dft(n) @ x``
     is ``fft(x)``. ``scale``: None, 'sqrtn' (unitary) or 'n'. Complex64 by default.
 

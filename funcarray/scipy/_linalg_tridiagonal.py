@@ -24,6 +24,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -31,6 +33,10 @@ from funcarray.api.arguments import asarray_arg
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax import scan, while_loop
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["eigh_tridiagonal"]
 
@@ -115,8 +121,9 @@ def _eigenvectors(alpha, beta, beta_abs, targets, complex_: bool):
 
 
 @api_boundary
-def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None, tol=None,
-                     key=None):
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, select: str = "a",
+                     select_range: ArrayLike | None = None, tol: ArrayLike | None = None,
+                     key: ArrayLike | None = None) -> Array | tuple[Array, Array]:
     """Eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal ``d``
     (``(n,)``) and off-diagonal ``e`` (``(n - 1,)``; complex: the Hermitian matrix with ``e``
     above the diagonal), and without ``eigvals_only`` the eigenvectors as columns

@@ -10,15 +10,23 @@ complex inputs are refused with a TypeError naming the function. The one-argumen
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.lax._special_dtypes import refuse_complex
 from funcarray.numpy._promotion import promote_args
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["float_args", "finfo"]
 
 
-def float_args(op: str, *args):
+def float_args(op: str, *args: ArrayLike) -> list[Array]:
     """The operands promoted to one real float dtype and broadcast to one shape."""
     arrays = [a if isinstance(a, (bool, int, float)) else asarray_arg(op, a) for a in args]
     for a in arrays:
@@ -32,6 +40,6 @@ def float_args(op: str, *args):
     return promoted
 
 
-def finfo(x):
+def finfo(x: Array) -> np.finfo:
     """``np.finfo`` of an Array's float dtype (bfloat16 included, through ml_dtypes)."""
     return dtypes.finfo(x.dtype)

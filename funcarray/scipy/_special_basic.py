@@ -9,6 +9,8 @@ work; ``custom_jvp`` gives JAX's derivatives where the composition's would be Na
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal, overload
+
 import numpy as np
 
 from funcarray import numpy as fnp
@@ -18,6 +20,14 @@ from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.nn import _functions as _nn
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.scipy._special_arguments import float_args
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
+    _Axes: TypeAlias = int | tuple[int, ...] | None
 
 __all__ = ["xlogy", "xlog1py", "expit", "logit", "entr", "rel_entr", "kl_div", "boxcox",
            "boxcox1p", "logsumexp", "softmax", "log_softmax"]
@@ -51,7 +61,7 @@ def _xlog1py_jvp(primals, tangents):
 
 
 @api_boundary
-def xlogy(x, y):
+def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log(y)``, defined as 0 where ``x == 0`` (unless ``y`` is NaN).
 
     Example:
@@ -64,7 +74,7 @@ def xlogy(x, y):
 
 
 @api_boundary
-def xlog1py(x, y):
+def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
     """``x * log1p(y)``, defined as 0 where ``x == 0`` (unless ``y`` is NaN).
 
     Example:
@@ -77,7 +87,7 @@ def xlog1py(x, y):
 
 
 @api_boundary
-def expit(x):
+def expit(x: ArrayLike) -> Array:
     """The logistic sigmoid ``1 / (1 + exp(-x))``.
 
     Example:
@@ -98,7 +108,7 @@ _logit.defjvps(lambda t, out, x: t / (x * (1 - x)))
 
 
 @api_boundary
-def logit(x):
+def logit(x: ArrayLike) -> Array:
     """The inverse of ``expit``: ``log(x / (1 - x))``; ``-inf``/``inf`` at 0/1, NaN outside.
 
     Example:
@@ -122,7 +132,7 @@ def _xlogx_jvp(primals, tangents):
 
 
 @api_boundary
-def entr(x):
+def entr(x: ArrayLike) -> Array:
     """Elementwise entropy ``-x log(x)``: 0 at 0, ``-inf`` for negative ``x``.
 
     Example:
@@ -144,7 +154,7 @@ def _rel_entr(p, q):
 
 
 @api_boundary
-def rel_entr(p, q):
+def rel_entr(p: ArrayLike, q: ArrayLike) -> Array:
     """Relative entropy ``p log(p / q)``: 0 where ``p == 0 <= q``, ``inf`` elsewhere outside
     ``p, q > 0`` (NaN inputs give ``inf``, as in JAX).
 
@@ -158,7 +168,7 @@ def rel_entr(p, q):
 
 
 @api_boundary
-def kl_div(p, q):
+def kl_div(p: ArrayLike, q: ArrayLike) -> Array:
     """The Kullback-Leibler divergence term ``p log(p / q) - p + q`` (``rel_entr - p + q``).
 
     Example:
@@ -171,7 +181,7 @@ def kl_div(p, q):
 
 
 @api_boundary
-def boxcox(x, lmbda):
+def boxcox(x: ArrayLike, lmbda: ArrayLike) -> Array:
     """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` where ``lmbda == 0``).
 
     Example:
@@ -185,7 +195,7 @@ def boxcox(x, lmbda):
 
 
 @api_boundary
-def boxcox1p(x, lmbda):
+def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> Array:
     """The Box-Cox transform of ``1 + x``, accurate for small ``x``.
 
     Example:
@@ -205,8 +215,24 @@ def _boxcox_from_log(log_x, lmbda):
     return fnp.where(is_zero, log_x, fnp.expm1(safe_lmbda * log_x) / safe_lmbda)
 
 
+# (return_sign=True, by keyword, returns the pair (log|sum|, sign); _Axes: an axis, several
+# or None)
+@overload
+def logsumexp(a: ArrayLike, axis: _Axes = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: Literal[False] = False,
+              where: ArrayLike | None = None) -> Array: ...
+@overload
+def logsumexp(a: ArrayLike, axis: _Axes = None, b: ArrayLike | None = None,
+              keepdims: bool = False, *, return_sign: Literal[True],
+              where: ArrayLike | None = None) -> tuple[Array, Array]: ...
+@overload
+def logsumexp(a: ArrayLike, axis: _Axes = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False,
+              where: ArrayLike | None = None) -> Array | tuple[Array, Array]: ...
 @api_boundary
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+def logsumexp(a: ArrayLike, axis: _Axes = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False,
+              where: ArrayLike | None = None) -> Array | tuple[Array, Array]:
     """``log(sum(b * exp(a)))`` over ``axis`` without overflow (``funcarray.nn.logsumexp``).
 
     Example:
@@ -220,7 +246,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
 
 
 @api_boundary
-def softmax(x, /, *, axis=None):
+def softmax(x: ArrayLike, /, *, axis: _Axes = None) -> Array:
     """``exp(x) / sum(exp(x))`` over ``axis`` (all axes by default, as in scipy).
 
     Example:
@@ -234,7 +260,7 @@ def softmax(x, /, *, axis=None):
 
 
 @api_boundary
-def log_softmax(x, /, *, axis=None):
+def log_softmax(x: ArrayLike, /, *, axis: _Axes = None) -> Array:
     """``x - logsumexp(x)`` over ``axis`` (all axes by default, as in scipy).
 
     Example:

@@ -7,17 +7,23 @@ a float, ``i0`` is lax's (which ``funcarray.numpy.i0`` is too), and ``i1`` is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray import lax
 from funcarray import numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.lax._special_bessel import i0 as bessel_i0
 from funcarray.lax._special_dtypes import float_arg, weak_result
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["i0", "i0e", "i1", "i1e"]
 
 
 @api_boundary
-def i0e(x):
+def i0e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``.
 
     Example:
@@ -30,7 +36,7 @@ def i0e(x):
 
 
 @api_boundary
-def i1e(x):
+def i1e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``.
 
     Example:
@@ -43,7 +49,7 @@ def i1e(x):
 
 
 @api_boundary
-def i0(x):
+def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of order 0, ``I0(x)``.
 
     Example:
@@ -56,7 +62,7 @@ def i0(x):
 
 
 @api_boundary
-def i1(x):
+def i1(x: ArrayLike) -> Array:
     """The modified Bessel function of order 1, ``I1(x)``.
 
     Example:

@@ -16,6 +16,7 @@ error ``z^2 / 4``), so ``J_0(0) = 1`` and ``J_k(0) = 0``. As in JAX, ``n_iter`` 
 from __future__ import annotations
 
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +26,10 @@ from funcarray.api.autodiff import stop_gradient
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.scipy._special_arguments import finfo
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["bessel_jn"]
 
@@ -78,7 +83,7 @@ def _bessel_jn_value(z, v, n_iter):
 
 
 @api_boundary
-def bessel_jn(z, *, v, n_iter=50):
+def bessel_jn(z: ArrayLike, *, v: ArrayLike, n_iter: int = 50) -> Array:
     """Bessel functions of the first kind ``J_0(z), ..., J_v(z)`` of real ``z``, stacked on a
     new leading axis: shape ``(v + 1, *z.shape)``.
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,6 +46,10 @@ from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.primitives.special import digamma_p
 from funcarray.scipy._special_arguments import float_args
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["bernoulli", "dawsn", "exp1", "expi", "expn", "spence"]
 
@@ -98,7 +103,7 @@ _exp1.defjvps(lambda t, out, x: -t * fnp.exp(-x) / x)
 
 
 @api_boundary
-def exp1(x):
+def exp1(x: ArrayLike) -> Array:
     """The exponential integral ``E1(x) = integral_x^inf e^-t / t dt`` for ``x > 0``
     (``inf`` at 0, NaN for negative ``x``).
 
@@ -151,7 +156,7 @@ _expi.defjvps(lambda t, out, x: t * fnp.exp(x) / x)
 
 
 @api_boundary
-def expi(x):
+def expi(x: ArrayLike) -> Array:
     """The exponential integral ``Ei(x) = PV integral_-inf^x e^t / t dt`` (``-inf`` at 0).
 
     Example:
@@ -207,7 +212,7 @@ _spence.defjvps(_spence_derivative)
 
 
 @api_boundary
-def spence(x):
+def spence(x: ArrayLike) -> Array:
     """Spence's function (scipy's convention) ``integral_1^x log(t) / (1 - t) dt = Li2(1 - x)``
     for ``x >= 0``; NaN for negative ``x``.
 
@@ -262,7 +267,7 @@ _dawsn.defjvps(lambda t, out, x: t * (1 - 2 * x * out))
 
 
 @api_boundary
-def dawsn(x):
+def dawsn(x: ArrayLike) -> Array:
     """Dawson's integral ``exp(-x^2) integral_0^x exp(t^2) dt``.
 
     Example:
@@ -330,7 +335,7 @@ _expn.defjvp(_expn_jvp, symbolic_zeros=True)
 
 
 @api_boundary
-def expn(n, x):
+def expn(n: ArrayLike, x: ArrayLike) -> Array:
     """The generalized exponential integral ``E_n(x) = integral_1^inf e^(-x t) / t^n dt``
     for integer ``n >= 0`` and ``x >= 0`` (NaN otherwise).
 
@@ -359,7 +364,7 @@ def _bernoulli_numbers(n):
 
 
 @api_boundary
-def bernoulli(n):
+def bernoulli(n: ArrayLike) -> Array:
     """The Bernoulli numbers ``B_0, ..., B_n`` (with ``B_1 = -1/2``) as a float32 array;
     ``n`` is a Python int.
 

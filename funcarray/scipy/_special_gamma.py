@@ -11,6 +11,7 @@ All are compositions over the ``lgamma``/``digamma`` primitives and ``funcarray.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,10 @@ from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.lax._special_gamma import log_beta
 from funcarray.primitives.special import lgamma_p
 from funcarray.scipy._special_arguments import float_args
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["gamma", "gammasgn", "loggamma", "betaln", "beta", "factorial", "comb", "poch",
            "multigammaln", "zeta", "polygamma"]
@@ -42,7 +47,7 @@ def _gammasgn(x):
 
 
 @api_boundary
-def gammasgn(x):
+def gammasgn(x: ArrayLike) -> Array:
     """The sign of the gamma function: NaN at the poles (negative integers) and ``-inf``,
     ``-1`` at ``-0.0``.
 
@@ -56,7 +61,7 @@ def gammasgn(x):
 
 
 @api_boundary
-def gamma(x):
+def gamma(x: ArrayLike) -> Array:
     """The gamma function ``Gamma(x)`` (``gammasgn(x) * exp(gammaln(x))``).
 
     Example:
@@ -69,7 +74,7 @@ def gamma(x):
 
 
 @api_boundary
-def loggamma(x):
+def loggamma(x: ArrayLike) -> Array:
     """The principal branch of ``log(Gamma(x))`` for real ``x``: NaN for ``x <= 0``.
 
     Example:
@@ -83,7 +88,7 @@ def loggamma(x):
 
 
 @api_boundary
-def betaln(a, b):
+def betaln(a: ArrayLike, b: ArrayLike) -> Array:
     """``log|B(a, b)|``, the log of the beta function, accurate for large ``a`` and ``b``.
 
     Example:
@@ -96,7 +101,7 @@ def betaln(a, b):
 
 
 @api_boundary
-def beta(a, b):
+def beta(a: ArrayLike, b: ArrayLike) -> Array:
     """The beta function ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``.
 
     Example:
@@ -114,7 +119,7 @@ def _beta(a, b):
 
 
 @api_boundary
-def factorial(n, exact=False):
+def factorial(n: ArrayLike, exact: bool = False) -> Array:
     """``n!`` as ``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not supported.
 
     Example:
@@ -139,7 +144,7 @@ def _comb(N, k):
 
 
 @api_boundary
-def comb(N, k, *, repetition=False):
+def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:
     """The number of combinations ``N choose k`` (0 if ``N < 0``, ``k < 0`` or ``k > N``);
     with ``repetition=True``, ``(N + k - 1) choose k``.
 
@@ -156,7 +161,7 @@ def comb(N, k, *, repetition=False):
 
 
 @api_boundary
-def poch(z, m):
+def poch(z: ArrayLike, m: ArrayLike) -> Array:
     """The Pochhammer symbol (rising factorial) ``Gamma(z + m) / Gamma(z)``; 1 where
     ``m == 0``.
 
@@ -175,7 +180,7 @@ def _poch(z, m):
 
 
 @api_boundary
-def multigammaln(a, d):
+def multigammaln(a: ArrayLike, d: ArrayLike) -> Array:
     """The log of the multivariate gamma function of dimension ``d`` (a Python int):
     ``d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2)`` for ``j < d``.
 
@@ -201,7 +206,7 @@ def multigammaln(a, d):
 
 
 @api_boundary
-def zeta(x, q=None):
+def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``; ``q`` is required (JAX has no
     Riemann zeta either: pass ``q=1`` for it).
 
@@ -218,7 +223,7 @@ def zeta(x, q=None):
 
 
 @api_boundary
-def polygamma(n, x):
+def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of the digamma function; ``n`` must have an integer dtype.
 
     Example:

@@ -33,6 +33,8 @@ and are NaN at non-positive integer ``a`` or ``b`` (JAX: the same series, NaN th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray import numpy as fnp
@@ -50,6 +52,10 @@ from funcarray.scipy._special_hyper import (
     series_done,
     upcast,
 )
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["hyp2f1"]
 
@@ -231,7 +237,7 @@ _hyp2f1.defjvp(_hyp2f1_jvp, symbolic_zeros=True)
 
 
 @api_boundary
-def hyp2f1(a, b, c, x):
+def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
     """Gauss's hypergeometric function
     ``2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k x^k / k!`` (real arguments; ``inf`` for
     ``x > 1``).

@@ -34,6 +34,8 @@ eventually inaccurate for ``|x|`` in the hundreds.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray import numpy as fnp
@@ -43,6 +45,10 @@ from funcarray.lax._special_dtypes import weak_result
 from funcarray.primitives.special import lgamma_p
 from funcarray.scipy._special_arguments import finfo, float_args
 from funcarray.scipy._special_gamma import _gammasgn
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["hyp1f1"]
 
@@ -258,7 +264,7 @@ _hyp1f1.defjvp(_hyp1f1_jvp, symbolic_zeros=True)
 
 
 @api_boundary
-def hyp1f1(a, b, x):
+def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """Kummer's confluent hypergeometric function
     ``1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k!`` (real arguments).
 

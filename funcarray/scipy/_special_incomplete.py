@@ -6,16 +6,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray import lax
 from funcarray.base.errors import api_boundary
 from funcarray.lax._special_dtypes import weak_result
 from funcarray.scipy._special_arguments import float_args
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["gammainc", "gammaincc", "betainc"]
 
 
 @api_boundary
-def gammainc(a, x):
+def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)``; NaN for ``a < 0`` or
     ``x < 0``. Differentiable in both arguments.
 
@@ -29,7 +35,7 @@ def gammainc(a, x):
 
 
 @api_boundary
-def gammaincc(a, x):
+def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``, accurate
     where it is tiny.
 
@@ -43,7 +49,7 @@ def gammaincc(a, x):
 
 
 @api_boundary
-def betainc(a, b, x):
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The regularized incomplete beta function ``I_x(a, b)``; differentiable in ``x``.
 
     Example:

@@ -23,6 +23,7 @@ Derivatives are JAX's closed forms (``custom_jvp``): ``Si' = sin x / x``, ``Ci' 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from funcarray.api.arguments import convert
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base.errors import api_boundary
 from funcarray.lax._special_dtypes import float_arg
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["fresnel", "sici"]
 
@@ -138,7 +143,7 @@ def _sici_jvp(primals, tangents):
 
 
 @api_boundary
-def sici(x):
+def sici(x: ArrayLike) -> Array:
     """The sine and cosine integrals ``(Si(x), Ci(x))``: ``Si(x) = integral_0^x sin(t)/t dt``
     and ``Ci(x) = gamma + log|x| + integral_0^|x| (cos(t) - 1)/t dt`` (the real part for
     negative ``x``; ``-inf`` at 0).
@@ -237,7 +242,7 @@ def _fresnel_jvp(primals, tangents):
 
 
 @api_boundary
-def fresnel(x):
+def fresnel(x: ArrayLike) -> Array:
     """The Fresnel integrals ``(S(x), C(x))``: ``S(x) = integral_0^x sin(pi t^2 / 2) dt`` and
     ``C(x) = integral_0^x cos(pi t^2 / 2) dt`` (real ``x``).
 

@@ -35,6 +35,7 @@ precision in three steps and keep the relative precision of tiny ``p``), and the
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +47,10 @@ from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.lax._special_dtypes import float_arg, weak_result
 from funcarray.primitives.special import erf_p, erfc_p
 from funcarray.scipy._special_arguments import finfo, float_args
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["ndtr", "ndtri", "log_ndtr", "erfcx", "owens_t", "wofz"]
 
@@ -61,7 +66,7 @@ def _ndtr(x):
 
 
 @api_boundary
-def ndtr(x):
+def ndtr(x: ArrayLike) -> Array:
     """The standard normal CDF ``(1 + erf(x / sqrt(2))) / 2``.
 
     Example:
@@ -121,7 +126,7 @@ _log_ndtr.defjvp(_log_ndtr_jvp)
 
 
 @api_boundary
-def log_ndtr(x, series_order=3):
+def log_ndtr(x: ArrayLike, series_order: int = 3) -> Array:
     """``log(ndtr(x))``, accurate far into both tails.
 
     ``series_order`` (0 to 30) is the number of terms of the asymptotic series used for very
@@ -187,7 +192,7 @@ def _ndtri_jvp(primals, tangents):
 
 
 @api_boundary
-def ndtri(p):
+def ndtri(p: ArrayLike) -> Array:
     """The inverse of ``ndtr``: ``x`` with ``ndtr(x) = p``; ``-inf``/``inf`` at 0/1, NaN
     outside [0, 1].
 
@@ -225,7 +230,7 @@ _erfcx.defjvps(lambda t, out, x: t * (2 * x * out - 2 / math.sqrt(math.pi)))
 
 
 @api_boundary
-def erfcx(x):
+def erfcx(x: ArrayLike) -> Array:
     """The scaled complementary error function ``exp(x^2) erfc(x)``, finite for large ``x``.
 
     Example:
@@ -297,7 +302,7 @@ def _complex_arg(op, z):
 
 
 @api_boundary
-def wofz(z):
+def wofz(z: ArrayLike) -> Array:
     """The Faddeeva function ``w(z) = exp(-z^2) erfc(-iz)``; real inputs are promoted to
     complex (float64 to complex128, others to complex64).
 
@@ -373,7 +378,7 @@ _owens_t.defjvp(_owens_t_jvp)
 
 
 @api_boundary
-def owens_t(h, a):
+def owens_t(h: ArrayLike, a: ArrayLike) -> Array:
     """Owen's T function ``T(h, a) = 1/(2 pi) integral_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2)
     dx``.
 

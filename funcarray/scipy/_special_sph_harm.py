@@ -22,6 +22,7 @@ in ``theta`` and ``phi`` come from autodiff of the loop.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.scipy._special_arguments import float_args
 from funcarray.transforms.core import Tracer
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["sph_harm_y"]
 
@@ -67,7 +72,8 @@ def _int_arg(op, name, value):
 
 
 @api_boundary
-def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+def sph_harm_y(n: ArrayLike, m: ArrayLike, theta: ArrayLike, phi: ArrayLike,
+               diff_n: int | None = None, n_max: int | None = None) -> Array:
     """Spherical harmonics ``Y_n^m(theta, phi)`` of degree ``n >= 0`` and order
     ``|m| <= n`` at colatitude ``theta`` in ``[0, pi]`` and longitude ``phi``.
 

@@ -21,12 +21,19 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
 
@@ -146,7 +153,8 @@ def _axes_and_lengths(op: str, x, s, axes):
 
 
 @api_boundary
-def dct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002 (SciPy's name)
+def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+        norm: str | None = None) -> Array:  # noqa: A002 (SciPy's name)
     """Discrete cosine transform along ``axis``, type 2:
     ``y[k] = 2 sum_n x[n] cos(pi k (2n + 1) / 2N)`` (``norm="ortho"``: scaled to an
     orthonormal transform). ``n`` crops or zero-pads the input first.
@@ -164,7 +172,8 @@ def dct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002 (SciPy's name)
 
 
 @api_boundary
-def idct(x, type=2, n=None, axis=-1, norm=None):  # noqa: A002 (SciPy's name)
+def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
+         norm: str | None = None) -> Array:  # noqa: A002 (SciPy's name)
     """Inverse of ``dct`` along ``axis`` (a type 3 DCT, divided by ``2N`` unless
     ``norm="ortho"``). ``n`` crops or zero-pads the input first.
 
@@ -191,7 +200,9 @@ def _over_axes(op: str, one_axis, x, type, s, axes, norm):
 
 
 @api_boundary
-def dctn(x, type=2, s=None, axes=None, norm=None):  # noqa: A002 (SciPy's name)
+def dctn(x: ArrayLike, type: int = 2, s: Sequence[int] | None = None,
+         axes: Sequence[int] | None = None,
+         norm: str | None = None) -> Array:  # noqa: A002 (SciPy's name)
     """Multidimensional ``dct`` over ``axes`` (default: the last ``len(s)`` axes, or all);
     ``s`` crops or zero-pads those axes first.
 
@@ -206,7 +217,9 @@ def dctn(x, type=2, s=None, axes=None, norm=None):  # noqa: A002 (SciPy's name)
 
 
 @api_boundary
-def idctn(x, type=2, s=None, axes=None, norm=None):  # noqa: A002 (SciPy's name)
+def idctn(x: ArrayLike, type: int = 2, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:  # noqa: A002 (SciPy's name)
     """Multidimensional ``idct`` over ``axes``, the inverse of ``dctn``.
 
     Example:

@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -30,6 +32,10 @@ from funcarray.scipy._linalg_schur import funm, rsf2csf, schur, sqrtm
 from funcarray.scipy._linalg_special_matrices import *  # noqa: F403
 from funcarray.scipy._linalg_special_matrices import __all__ as _special_matrix_names
 from funcarray.scipy._linalg_tridiagonal import eigh_tridiagonal
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["cholesky", "cho_factor", "cho_solve", "solve_triangular", "lu", "lu_factor",
            "lu_solve", "solve", "inv", "det", "eigh", "qr", "svd", "hessenberg", *_matfunc_names,
@@ -51,8 +57,9 @@ def _solve(a, b, *, lower, transpose, conjugate, unit_diagonal=False):
 
 
 @api_boundary
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     debug=None, check_finite=True):
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     debug: None = None, check_finite: bool = True) -> Array:
     """Solve ``op(a) x = b`` for triangular ``a`` (``trans``: 0 ``a``, 1 ``a^T``, 2 ``a^H``);
     only the triangle ``lower`` names is read.
 
@@ -72,7 +79,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 
 @api_boundary
-def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+             check_finite: bool = True) -> Array:
     """The Cholesky factor: upper ``U`` with ``a = U^H U`` (SciPy's default), or lower.
 
     Example:
@@ -86,7 +94,8 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, bool]:
     """``(c, lower)`` for ``cho_solve``: the Cholesky factor and which triangle it is in.
 
     Example:
@@ -100,7 +109,8 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Array:
     """Solve ``a x = b`` from ``cho_factor(a)``: two triangular solves.
 
     Example:
@@ -118,7 +128,8 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
 
 @api_boundary
-def lu_factor(a, overwrite_a=False, check_finite=True):
+def lu_factor(a: ArrayLike, overwrite_a: bool = False,
+              check_finite: bool = True) -> tuple[Array, Array]:
     """``(lu, piv)``: the packed LU factors and 0-based pivots (LAPACK ``getrf``).
 
     Example:
@@ -133,7 +144,8 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int | str = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Array:
     """Solve ``op(a) x = b`` from ``lu_factor(a)`` (``trans``: 0 ``a``, 1 ``a^T``, 2 ``a^H``).
 
     Example:
@@ -160,7 +172,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
 
 
 @api_boundary
-def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array, Array] | tuple[Array, Array]:
     """``(p, l, u)`` with ``a = p @ l @ u`` (``permute_l``: ``(p @ l, u)``).
 
     Example:
@@ -184,8 +197,9 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
-          check_finite=True, assume_a="gen"):
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+          overwrite_b: bool = False, debug: bool = False, check_finite: bool = True,
+          assume_a: str = "gen") -> Array:
     """Solve ``a x = b``; ``assume_a`` may be 'gen' (LU), or 'sym'/'her'/'pos' (Cholesky for
     'pos'; the others use LU, which is exact for them too).
 
@@ -204,7 +218,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=False,
 
 
 @api_boundary
-def inv(a, overwrite_a=False, check_finite=True):
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The inverse of a square matrix.
 
     Example:
@@ -218,7 +232,7 @@ def inv(a, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def det(a, overwrite_a=False, check_finite=True):
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The determinant of a square matrix.
 
     Example:
@@ -231,8 +245,10 @@ def det(a, overwrite_a=False, check_finite=True):
 
 
 @api_boundary
-def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
-         turbo=True, eigvals=None, type=1, check_finite=True):
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True,
+         eigvals: None = None, type: int = 1,
+         check_finite: bool = True) -> Array | tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors ``(w, v)`` of a symmetric matrix (SciPy's
     signature; ``w`` alone when ``eigvals_only``). ``lower`` names the triangle of interest;
     the input is symmetrised, as in JAX. The generalised problem (``b``), ``eigvals`` subsets
@@ -258,7 +274,8 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
 
 
 @api_boundary
-def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: None = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
     """QR decomposition with SciPy's modes: 'full' (``(q, r)``, ``q`` square), 'economic'
     (``q`` is m x min(m, n)) or 'r' (the 1-tuple ``(r,)``, full-size ``r``). ``pivoting``
     adds the column order ``p`` (LAPACK ``geqp3``, as JAX and SciPy) with
@@ -289,8 +306,9 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
 
 @api_boundary
-def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
-        lapack_driver="gesdd"):
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        overwrite_a: bool = False, check_finite: bool = True,
+        lapack_driver: str = "gesdd") -> Array | tuple[Array, Array, Array]:
     """Singular value decomposition ``(u, s, vh)`` with ``a = u @ diag(s) @ vh`` (SciPy's
     signature; ``s`` alone, descending, when ``compute_uv`` is False). ``lapack_driver`` is
     accepted and ignored, as in JAX.

@@ -16,6 +16,8 @@ eagerly and under jit, vmap and grad.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error
@@ -45,6 +47,10 @@ from funcarray.scipy._special_integrals import *  # noqa: F403
 from funcarray.scipy._special_normal import *  # noqa: F403
 from funcarray.scipy._special_sph_harm import *  # noqa: F403
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 _MODULES = (_special_basic, _special_gamma, _special_normal, _special_incomplete,
             _special_bessel, _special_expint, _special_integrals,
             _special_bessel_jn, _special_sph_harm, _special_hyper,
@@ -65,7 +71,7 @@ def _real_float_arg(name, x):
 
 
 @api_boundary
-def erf(x):
+def erf(x: ArrayLike) -> Array:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``.
 
     Example:
@@ -78,7 +84,7 @@ def erf(x):
 
 
 @api_boundary
-def erfc(x):
+def erfc(x: ArrayLike) -> Array:
     """The complementary error function ``1 - erf(x)``, accurate where it is tiny.
 
     Example:
@@ -91,7 +97,7 @@ def erfc(x):
 
 
 @api_boundary
-def erfinv(x):
+def erfinv(x: ArrayLike) -> Array:
     """The inverse error function on [-1, 1] (``+-inf`` at ``+-1``, NaN outside).
 
     Example:
@@ -104,7 +110,7 @@ def erfinv(x):
 
 
 @api_boundary
-def gammaln(x):
+def gammaln(x: ArrayLike) -> Array:
     """``log|Gamma(x)|``; ``inf`` at the poles 0, -1, -2, ...
 
     Example:
@@ -117,7 +123,7 @@ def gammaln(x):
 
 
 @api_boundary
-def digamma(x):
+def digamma(x: ArrayLike) -> Array:
     """The digamma function ``Gamma'(x) / Gamma(x)``; NaN at the poles 0, -1, -2, ...
 
     Example:

@@ -530,6 +530,110 @@ assert_type(lax.reduce_sum(m, axes=(0,)), Array)
 assert_type(fa.config.disable_jit, bool)
 
 
+def _carry_step(c: tuple[Array, Array], t: Array) -> tuple[tuple[Array, Array], Array]:
+    total, count = c
+    return (total + t, count + 1), total
+
+
+(total, count), partial = lax.scan(_carry_step, (fnp.zeros(3), fnp.zeros(())), xs)
+assert_type(total, Array)
+assert_type(partial, Array)
+assert_type(lax.neg(x), Array)
+assert_type(lax.exp(x, accuracy=None), Array)
+assert_type(lax.sub(x, x), Array)
+assert_type(lax.max(x, x), Array)
+assert_type(lax.pow(x, 2.0), Array)
+assert_type(lax.integer_pow(x, 3), Array)
+assert_type(lax.clamp(0.0, x, 1.0), Array)
+assert_type(lax.convert_element_type(x, fnp.int32), Array)
+assert_type(lax.reduce_max(m, (1,)), Array)
+assert_type(lax.argmax(m, 1, fnp.int32), Array)
+assert_type(lax.cumsum(x, axis=0, reverse=True), Array)
+assert_type(lax.sort(x), Array | tuple[Array, ...])
+assert_type(lax.sort_key_val(x, x), tuple[Array, Array])
+assert_type(lax.top_k(x, 2), tuple[Array, Array])
+assert_type(lax.dot_general(m, m, (((1,), (1,)), ((), ()))), Array)
+assert_type(lax.dot(m, m.T, preferred_element_type=fnp.float32), Array)
+assert_type(lax.reshape(m, (3, 2)), Array)
+assert_type(lax.transpose(m, (1, 0)), Array)
+assert_type(lax.broadcast_in_dim(x, (2, 6), (1,)), Array)
+assert_type(lax.pad(x, 0.0, [(1, 1, 0)]), Array)
+assert_type(lax.concatenate([x, x], 0), Array)
+assert_type(lax.iota(fnp.int32, 4), Array)
+assert_type(lax.full((2,), 1.0), Array)
+assert_type(lax.slice(m, (0, 0), (1, 2)), Array)
+assert_type(lax.dynamic_slice(m, (0, fnp.asarray(1)), (1, 2)), Array)
+assert_type(lax.dynamic_update_slice(m, fnp.zeros((1, 2)), (0, 0)), Array)
+assert_type(lax.index_in_dim(m, 1, keepdims=False), Array)
+assert_type(lax.split(x, (2, 4)), list[Array])
+images = fnp.ones((1, 1, 5, 5))
+kernel = fnp.ones((2, 1, 3, 3))
+assert_type(lax.conv_general_dilated(images, kernel, (1, 1), "SAME"), Array)
+assert_type(lax.conv_general_dilated(fnp.ones((1, 5, 5, 1)), fnp.ones((3, 3, 1, 2)), (1, 1),
+                                     [(1, 1), (1, 1)], rhs_dilation=(1, 1),
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC")), Array)
+assert_type(lax.conv(images, kernel, (1, 1), "VALID"), Array)
+assert_type(lax.conv_dimension_numbers(images.shape, kernel.shape, None), lax.ConvDimensionNumbers)
+assert_type(lax.reduce_window(m, -fnp.inf, lax.max, (1, 2), (1, 1), "VALID"), Any)
+assert_type(fa.vmap(lambda v: lax.psum(v, "batch"), axis_name="batch")(xs), Any)
+assert_type(lax.linalg.cholesky(sq), Array)
+assert_type(lax.linalg.eigh(sq), tuple[Array, Array])
+assert_type(lax.linalg.lu(sq), tuple[Array, Array, Array])
+assert_type(lax.linalg.triangular_solve(sq, sq, left_side=True, lower=True), Array)
+assert_type(lax.erf_inv(fnp.asarray([0.5])), Array)
+assert_type(lax.lgamma(x + 1.0), Array)
+assert_type(lax.igamma(x + 1.0, x), Array)
+assert_type(lax.custom_root(lambda v: v * v - 2.0, 1.0, lambda f, v0: fnp.asarray(1.4142135),
+                            lambda g, y: y / g(1.0)), Any)
+assert_type(lax.broadcast_shapes((2, 1), (3,)), tuple[int, ...])
+assert_type(lax.dtype(x), np.dtype[Any])
+assert_type(lax.optimization_barrier(x), Any)
+
+# --- funcarray.scipy ------------------------------------------------------------------------
+from funcarray.scipy import fft as sfft  # noqa: E402
+from funcarray.scipy import linalg as slinalg  # noqa: E402
+from funcarray.scipy import special, stats  # noqa: E402
+from funcarray.scipy.sparse import linalg as sparse_linalg  # noqa: E402
+
+assert_type(special.logsumexp(m, axis=1), Array)
+assert_type(special.logsumexp(m, b=m, return_sign=True), tuple[Array, Array])
+assert_type(special.gammaln(x + 1.0), Array)
+assert_type(special.erf(x), Array)
+assert_type(special.ndtri(fnp.asarray([0.5])), Array)
+assert_type(special.xlogy(x, x + 1.0), Array)
+assert_type(special.betainc(2.0, 3.0, x), Array)
+assert_type(special.softmax(m, axis=(0, 1)), Array)
+assert_type(special.zeta(2.0, x + 1.0), Array)
+assert_type(stats.norm.logpdf(x, loc=1.0, scale=2.0), Array)
+assert_type(stats.norm.cdf(0.5), Array)
+assert_type(stats.poisson.logpmf(fnp.arange(3), 2.0), Array)
+assert_type(stats.multivariate_normal.logpdf(x[:3], fnp.zeros(3), sq), Array)
+assert_type(stats.beta.cdf(0.5, 2.0, 3.0), Array)
+assert_type(stats.mode(fnp.array([1, 2, 2])), stats.ModeResult)
+assert_type(stats.sem(x), Array)
+kde = stats.gaussian_kde(fnp.asarray([0.0, 1.0, 3.0]))
+assert_type(kde.evaluate(fnp.asarray([1.0])), Array)
+assert_type(kde.dataset, Array)
+assert_type(kde.resample(key, (2,)), Array)
+assert_type(slinalg.solve(sq, x[:3]), Array)
+assert_type(slinalg.solve(sq, x[:3], assume_a="pos"), Array)
+assert_type(slinalg.expm(sq), Array)
+assert_type(slinalg.cho_factor(sq), tuple[Array, bool])
+assert_type(slinalg.cho_solve(slinalg.cho_factor(sq), x[:3]), Array)
+assert_type(slinalg.lu_factor(sq), tuple[Array, Array])
+assert_type(slinalg.lu_solve(slinalg.lu_factor(sq), x[:3]), Array)
+assert_type(slinalg.lu(sq), tuple[Array, Array, Array] | tuple[Array, Array])
+assert_type(slinalg.svd(sq), Array | tuple[Array, Array, Array])
+assert_type(slinalg.schur(sq), tuple[Array, Array])
+assert_type(slinalg.polar(sq), tuple[Array, Array])
+assert_type(slinalg.toeplitz(x[:3]), Array)
+assert_type(slinalg.block_diag(sq, sq), Array)
+assert_type(sfft.dct(x, norm="ortho"), Array)
+assert_type(sfft.idctn(m, type=2, s=(2, 3), axes=(0, 1)), Array)
+assert_type(sparse_linalg.cg(sq, x[:3], tol=1e-6), tuple[Array, None])
+assert_type(sparse_linalg.cg(lambda v: sq @ v, x[:3]), tuple[Array, None])
+
+
 # --- misuses: each marked line must stay a type error (never called) ------------------------
 def _misuses() -> None:
     fa.grad(loss)(w)  # E: call-arg
@@ -551,3 +655,10 @@ def _misuses() -> None:
     fio.save(checkpoint, params, metadata={"step": 1})  # E: dict-item
     ft.check_grads(fnp.sin, (x,), modes=("backward",))  # E: arg-type
     random.exponential(key, (2,), 3)  # E: arg-type
+    lax.add(x)  # E: call-arg
+    lax.asin("x")  # E: arg-type
+    lax.reduce_sum(m, 0)  # E: arg-type
+    lax.dot_general(m, m, "ij")  # E: arg-type
+    special.gammaln([1.0])  # E: arg-type
+    stats.norm.logpdf("x")  # E: arg-type
+    slinalg.cho_solve(sq, x)  # E: arg-type

@@ -17,10 +17,17 @@ Example:
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from funcarray import lax
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as fa_tree
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["cg"]
 
@@ -79,7 +86,9 @@ def _cg_solve(A, b, x0, *, maxiter, tol, atol, M):
     return lax.while_loop(cond, body, state)[0]
 
 
-def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
+def cg(A: ArrayLike | Callable[[Array], Array], b: ArrayLike, x0: ArrayLike | None = None, *,
+       tol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None,
+       M: ArrayLike | Callable[[Array], Array] | None = None) -> tuple[Array, None]:
     """Solve ``A x = b`` by conjugate gradients (``A`` symmetric positive definite), as
     ``jax.scipy.sparse.linalg.cg``: returns ``(x, None)``. Stops when the residual norm is
     at most ``max(tol * |b|, atol)`` or after ``maxiter`` steps (default 10 times the size of

@@ -8,6 +8,8 @@ broadcast shape.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
@@ -16,8 +18,11 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error
 from funcarray.numpy._promotion import promote_args
 
+if TYPE_CHECKING:
+    from funcarray.base.typing import ArrayLike
 
-def promote_args_inexact(op: str, *args):
+
+def promote_args_inexact(op: str, *args: ArrayLike) -> Array:
     """``args`` as Arrays of one real inexact dtype and one broadcast shape."""
     arrays = promote_args(op, *args)
     dtype = arrays[0].dtype
@@ -30,7 +35,7 @@ def promote_args_inexact(op: str, *args):
     return arrays
 
 
-def promote_dtypes_inexact(op: str, *args):
+def promote_dtypes_inexact(op: str, *args: ArrayLike) -> Array:
     """``args`` as Arrays of one real inexact dtype, each keeping its own shape (for the
     multivariate distributions, whose arguments have different ranks)."""
     arrays = [asarray_arg(op, a) for a in args]
@@ -45,7 +50,7 @@ def promote_dtypes_inexact(op: str, *args):
     return [convert(a, dtype, weak) for a in arrays]
 
 
-def const_like(example, value, *args):
+def const_like(example: ArrayLike, value: ArrayLike, *args: ArrayLike) -> Array:
     """``value`` as jax.scipy.stats' formulas make their constants (``lax._const``): a Python
     number (weak) when ``example`` is weakly typed and 0-d in JAX, i.e. when every argument
     it is computed from (``args``, as the caller got them: jax.numpy does not broadcast 0-d

@@ -8,7 +8,7 @@ both compile and batch.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -18,6 +18,10 @@ from funcarray.api.arguments import asarray_arg, canonicalize_axis
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.scipy.stats._common import promote_args_inexact
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["ModeResult", "mode", "rankdata", "sem"]
 
@@ -61,7 +65,8 @@ def _runs(sorted_x):
 
 
 @api_boundary
-def mode(a, axis=0, nan_policy="propagate", keepdims=False):
+def mode(a: ArrayLike, axis: int = 0, nan_policy: str = "propagate",
+         keepdims: bool = False) -> ModeResult:
     """The most common value along ``axis`` (the smallest of tied ones) and its count.
 
     Example:
@@ -97,7 +102,8 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
 
 
 @api_boundary
-def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
+def rankdata(a: ArrayLike, method: str = "average", *, axis: int | None = None,
+             nan_policy: str = "propagate") -> Array:
     """Ranks (from 1) of the values, ties resolved by ``method`` (``"average"``, ``"min"``,
     ``"max"``, ``"dense"``, ``"ordinal"``); a slice containing NaN ranks as all NaN.
     ``axis=None`` ranks the flattened array.
@@ -150,7 +156,8 @@ def _rank_along_first_axis(x, method):
 
 
 @api_boundary
-def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
+def sem(a: ArrayLike, axis: int = 0, ddof: int = 1, nan_policy: str = "propagate", *,
+        keepdims: bool = False) -> Array:
     """The standard error of the mean ``std(a, ddof=ddof) / sqrt(n)`` along ``axis``
     (``nan_policy="omit"`` ignores NaNs).
 

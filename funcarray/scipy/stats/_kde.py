@@ -9,6 +9,7 @@ sum (or log-sum-exp) the kernels over the dataset in one broadcast (m, n) pass.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,12 @@ from funcarray.nn import logsumexp
 from funcarray.scipy import special
 from funcarray.scipy.linalg import cho_factor, cho_solve, cholesky
 from funcarray.scipy.stats._common import promote_dtypes_inexact
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, Shape
 
 __all__ = ["gaussian_kde"]
 
@@ -50,9 +57,17 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
     """
 
     __slots__ = _FIELDS
+    # (set once, by __init__ or tree_unflatten, through _set)
+    dataset: Array
+    weights: Array
+    neff: Array
+    covariance: Array
+    inv_cov: Array
 
     @api_boundary
-    def __init__(self, dataset, bw_method=None, weights=None):
+    def __init__(self, dataset: ArrayLike,
+                 bw_method: str | ArrayLike | Callable[[gaussian_kde], ArrayLike] | None = None,
+                 weights: ArrayLike | None = None) -> None:
         op = "gaussian_kde"
         dataset = fnp.atleast_2d(_not_complex(op, asarray_arg(op, dataset)))
         if not dataset.size > 1:
@@ -100,23 +115,23 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         raise AttributeError(f"gaussian_kde is immutable; cannot set {name!r} (build a new "
                              "estimator instead)")
 
-    def tree_flatten(self):
+    def tree_flatten(self) -> tuple[tuple[Array, ...], None]:
         return tuple(getattr(self, name) for name in _FIELDS), None
 
     @classmethod
-    def tree_unflatten(cls, aux_data, children):
+    def tree_unflatten(cls, aux_data: None, children: Iterable[Array]) -> gaussian_kde:
         kde = cls.__new__(cls)
         for name, value in zip(_FIELDS, children):
             kde._set(name, value)
         return kde
 
     @property
-    def d(self):
+    def d(self) -> int:
         """The number of dimensions."""
         return self.dataset.shape[0]
 
     @property
-    def n(self):
+    def n(self) -> int:
         """The number of data points."""
         return self.dataset.shape[1]
 
@@ -143,7 +158,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return log_norm - 0.5 * fnp.sum(diff * diff, axis=-1)   # (m, n)
 
     @api_boundary
-    def evaluate(self, points):
+    def evaluate(self, points: ArrayLike) -> Array:
         """The density at ``points`` (shape (d, m), or (m,) for d = 1).
 
         Example:
@@ -156,11 +171,11 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         terms = self._kernel_log_terms(self._points("evaluate", points))
         return fnp.sum(self.weights[None, :] * fnp.exp(terms), axis=1)
 
-    def __call__(self, points):
+    def __call__(self, points: ArrayLike) -> Array:
         return self.evaluate(points)
 
     @api_boundary
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> Array:
         """The density at ``x`` (the same as ``evaluate``).
 
         Example:
@@ -172,7 +187,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return self.evaluate(x)
 
     @api_boundary
-    def logpdf(self, x):
+    def logpdf(self, x: ArrayLike) -> Array:
         """The log density at ``x``, by log-sum-exp (finite far from the data).
 
         Example:
@@ -193,7 +208,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return chol, 1.0 / norm
 
     @api_boundary
-    def integrate_gaussian(self, mean, cov):
+    def integrate_gaussian(self, mean: ArrayLike, cov: ArrayLike) -> Array:
         """The integral of the density times the normal density N(``mean``, ``cov``).
 
         Example:
@@ -216,7 +231,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return _convolve(chol, norm, self.dataset, self.weights, mean)
 
     @api_boundary
-    def integrate_box_1d(self, low, high):
+    def integrate_box_1d(self, low: ArrayLike, high: ArrayLike) -> Array:
         """The probability mass between the scalars ``low`` and ``high`` (d = 1 only).
 
         Example:
@@ -237,7 +252,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return fnp.sum(self.weights * (special.ndtr(high) - special.ndtr(low)))
 
     @api_boundary
-    def integrate_kde(self, other):
+    def integrate_kde(self, other: gaussian_kde) -> Array:
         """The integral of the product of this density and ``other``'s.
 
         Example:
@@ -260,7 +275,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return fnp.sum(per_point * small.weights)
 
     @api_boundary
-    def resample(self, key, shape=()):
+    def resample(self, key: Array, shape: Shape = ()) -> Array:
         """Draw samples (shape (d, *shape)): a data point picked by weight plus normal
         noise with the kernel covariance.
 
@@ -280,13 +295,14 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
                                            dtype=self.dataset.dtype)
         return self.dataset[:, index] + fnp.moveaxis(noise, -1, 0)
 
-    def integrate_box(self, low_bounds, high_bounds, maxpts=None):
+    def integrate_box(self, low_bounds: ArrayLike, high_bounds: ArrayLike,
+                      maxpts: int | None = None) -> Array:
         """Not supported (as in JAX): use ``integrate_box_1d`` for one-dimensional data."""
         raise NotImplementedError(
             "gaussian_kde.integrate_box: only 1-d box integrals are supported; use "
             "integrate_box_1d")
 
-    def set_bandwidth(self, bw_method=None):
+    def set_bandwidth(self, bw_method: str | ArrayLike | None = None) -> None:
         """Not supported (as in JAX): the estimator is immutable; build a new one."""
         raise NotImplementedError(
             "gaussian_kde.set_bandwidth: the estimator is immutable; build a new "

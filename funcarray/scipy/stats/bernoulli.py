@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -9,11 +11,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf", "cdf", "ppf"]
 
 
 @api_boundary
-def logpmf(k, p, loc=0):
+def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``xlogy(y, p) + xlog1py(1 - y, -p)`` for ``y = k - loc``; ``-inf`` outside [0, 1].
 
     Example:
@@ -31,7 +37,7 @@ def logpmf(k, p, loc=0):
 
 
 @api_boundary
-def pmf(k, p, loc=0):
+def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability ``exp(logpmf(k, p, loc))``.
 
     Example:
@@ -44,7 +50,7 @@ def pmf(k, p, loc=0):
 
 
 @api_boundary
-def cdf(k, p):
+def cdf(k: ArrayLike, p: ArrayLike) -> Array:
     """``P(K <= k)``: 0 below 0, ``1 - p`` on [0, 1), 1 from 1; NaN for NaN or ``p``
     outside [0, 1].
 
@@ -63,7 +69,7 @@ def cdf(k, p):
 
 
 @api_boundary
-def ppf(q, p):
+def ppf(q: ArrayLike, p: ArrayLike) -> Array:
     """The quantile: 0 for ``q <= 1 - p``, else 1; NaN for NaN or arguments outside [0, 1].
 
     Example:

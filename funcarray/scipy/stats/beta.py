@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,16 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 @api_boundary
-def logpdf(x, a, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     """Log density; ``-inf`` outside ``[loc, loc + scale]``, NaN unless ``a, b, scale > 0``.
 
     Example:
@@ -32,7 +39,8 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, a, b, loc=0, scale=1):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, a, b, loc, scale))``.
 
     Example:
@@ -45,7 +53,8 @@ def pdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, a, b, loc=0, scale=1):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     """The regularized incomplete beta ``betainc(a, b, y)``, ``y`` clipped to [0, 1].
 
     Example:
@@ -59,7 +68,8 @@ def cdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, a, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, a, b, loc, scale))``.
 
     Example:
@@ -72,7 +82,7 @@ def logcdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, a, b, loc=0, scale=1):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``betainc(b, a, 1 - y)``.
 
     Example:
@@ -86,7 +96,8 @@ def sf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, a, b, loc=0, scale=1):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+          scale: ArrayLike = 1) -> Array:
     """``log(sf(x, a, b, loc, scale))``.
 
     Example:

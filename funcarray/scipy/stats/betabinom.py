@@ -3,6 +3,8 @@ trials whose success probability is Beta(``a``, ``b``) distributed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf"]
 
 
 @api_boundary
-def logpmf(k, n, a, b, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``-log1p(n) - betaln(n - y + 1, y + 1) + betaln(y + a, n - y + b) - betaln(a, b)``
     for ``y = floor(k) - loc``; ``-inf`` outside the support, NaN unless ``n >= 0`` and
     ``a, b > 0``.
@@ -38,7 +44,7 @@ def logpmf(k, n, a, b, loc=0):
 
 
 @api_boundary
-def pmf(k, n, a, b, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability ``exp(logpmf(k, n, a, b, loc))``.
 
     Example:

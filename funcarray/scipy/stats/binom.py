@@ -3,6 +3,8 @@ probability ``p``, shifted by ``loc``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf"]
 
 
 @api_boundary
-def logpmf(k, n, p, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``log C(n, y) + xlogy(y, p) + xlog1py(n - y, -p)`` for ``y = k - loc``; ``-inf``
     outside ``[loc, loc + n]``.
 
@@ -35,7 +41,7 @@ def logpmf(k, n, p, loc=0):
 
 
 @api_boundary
-def pmf(k, n, p, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability ``exp(logpmf(k, n, p, loc))``.
 
     Example:

@@ -3,6 +3,8 @@ a gamma distribution of shape ``df / 2`` and scale ``2 scale``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 @api_boundary
-def logpdf(x, df, loc=0, scale=1):
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``(df/2 - 1) log(y) - y/2 - lgamma(df/2) - df log(2)/2 - log(scale)``;
     ``-inf`` below ``loc``.
 
@@ -34,7 +40,7 @@ def logpdf(x, df, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, df, loc=0, scale=1):
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, df, loc, scale))``.
 
     Example:
@@ -51,7 +57,7 @@ def _half_scaled(x, loc, scale):
 
 
 @api_boundary
-def cdf(x, df, loc=0, scale=1):
+def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``gammainc(df / 2, y / 2)``; 0 below ``loc``.
 
     Example:
@@ -65,7 +71,7 @@ def cdf(x, df, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, df, loc=0, scale=1):
+def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, df, loc, scale))``.
 
     Example:
@@ -78,7 +84,7 @@ def logcdf(x, df, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, df, loc=0, scale=1):
+def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``gammaincc(df / 2, y / 2)``; 1 below ``loc``.
 
     Example:
@@ -92,7 +98,7 @@ def sf(x, df, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, df, loc=0, scale=1):
+def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, df, loc, scale))``.
 
     Example:

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -14,11 +16,15 @@ from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf"]
 
 
 @api_boundary
-def logpdf(x, alpha):
+def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """Log density ``sum((alpha - 1) log(x)) - (sum(gammaln(alpha)) - gammaln(sum(alpha)))``.
 
     Example:
@@ -46,7 +52,7 @@ def logpdf(x, alpha):
 
 
 @api_boundary
-def pdf(x, alpha):
+def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     """The density ``exp(logpdf(x, alpha))``.
 
     Example:

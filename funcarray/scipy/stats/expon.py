@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-(x - loc) / scale - log(scale)``; ``-inf`` below ``loc``.
 
     Example:
@@ -28,7 +34,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -41,7 +47,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 - exp(-(x - loc) / scale)`` (by ``expm1``, exact near ``loc``); 0 below ``loc``.
 
     Example:
@@ -56,7 +62,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf) = -(x - loc) / scale``; 0 below ``loc``.
 
     Example:
@@ -71,7 +77,7 @@ def logsf(x, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``exp(-(x - loc) / scale)``; 1 below ``loc``.
 
     Example:
@@ -84,7 +90,7 @@ def sf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf) = log1p(-sf)``.
 
     Example:
@@ -97,7 +103,7 @@ def logcdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(q, loc=0, scale=1):
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc - scale * log1p(-q)``; NaN for ``q`` outside [0, 1].
 
     Example:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 @api_boundary
-def logpdf(x, a, loc=0, scale=1):
+def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``xlogy(a - 1, y) - y - gammaln(a) - log(scale)``; ``-inf`` below ``loc``.
 
     Example:
@@ -32,7 +38,7 @@ def logpdf(x, a, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, a, loc=0, scale=1):
+def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, a, loc, scale))``.
 
     Example:
@@ -45,7 +51,7 @@ def pdf(x, a, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, a, loc=0, scale=1):
+def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The regularized lower incomplete gamma ``gammainc(a, max(y, 0))``.
 
     Example:
@@ -59,7 +65,7 @@ def cdf(x, a, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, a, loc=0, scale=1):
+def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, a, loc, scale))``.
 
     Example:
@@ -72,7 +78,7 @@ def logcdf(x, a, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, a, loc=0, scale=1):
+def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``gammaincc(a, y)``; 1 below ``loc``.
 
     Example:
@@ -87,7 +93,7 @@ def sf(x, a, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, a, loc=0, scale=1):
+def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, a, loc, scale))``.
 
     Example:

@@ -3,16 +3,22 @@ density ``beta / (2 Gamma(1/beta)) exp(-|x|**beta)``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 @api_boundary
-def logpdf(x, beta):
+def logpdf(x: ArrayLike, beta: ArrayLike) -> Array:
     """Log density ``log(beta / 2) - lgamma(1 / beta) - |x|**beta``.
 
     Example:
@@ -26,7 +32,7 @@ def logpdf(x, beta):
 
 
 @api_boundary
-def pdf(x, beta):
+def pdf(x: ArrayLike, beta: ArrayLike) -> Array:
     """The density ``exp(logpdf(x, beta))``.
 
     Example:
@@ -39,7 +45,7 @@ def pdf(x, beta):
 
 
 @api_boundary
-def cdf(x, beta):
+def cdf(x: ArrayLike, beta: ArrayLike) -> Array:
     """``(1 + sign(x) gammainc(1/beta, |x|**beta)) / 2``.
 
     Example:

@@ -3,6 +3,8 @@ success, each trial succeeding with probability ``p``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf"]
 
 
 @api_boundary
-def logpmf(k, p, loc=0):
+def logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``xlog1py(y - 1, -p) + log(p)`` for ``y = k - loc``; ``-inf`` for ``y <= 0``.
 
     Example:
@@ -32,7 +38,7 @@ def logpmf(k, p, loc=0):
 
 
 @api_boundary
-def pmf(k, p, loc=0):
+def pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability ``exp(logpmf(k, p, loc))``.
 
     Example:

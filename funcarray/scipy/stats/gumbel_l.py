@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-log(scale) + z - exp(z)``.
 
     Example:
@@ -29,7 +35,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -42,7 +48,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(1 - exp(-exp(z)))`` (by ``expm1``).
 
     Example:
@@ -57,7 +63,7 @@ def logcdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 - exp(-exp(z))``.
 
     Example:
@@ -70,7 +76,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``-exp(z)``.
 
     Example:
@@ -85,7 +91,7 @@ def logsf(x, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``exp(-exp(z))``.
 
     Example:
@@ -98,7 +104,7 @@ def sf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(p, loc=0, scale=1):
+def ppf(p: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale log(-log1p(-p))``; NaN unless ``0 < p < 1``.
 
     Example:

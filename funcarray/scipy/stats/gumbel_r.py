@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.nn import log1mexp
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-log(scale) - z - exp(-z)``.
 
     Example:
@@ -30,7 +36,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -43,7 +49,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``-exp(-z)``.
 
     Example:
@@ -58,7 +64,7 @@ def logcdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``exp(-exp(-z))``.
 
     Example:
@@ -71,7 +77,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``1 - exp(-exp(-z))``.
 
     Example:
@@ -86,7 +92,7 @@ def sf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log1mexp(exp(-z))``, accurate in both tails.
 
     Example:
@@ -101,7 +107,7 @@ def logsf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(p, loc=0, scale=1):
+def ppf(p: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc - scale log(-log(p))``; NaN unless ``0 < p < 1``.
 
     Example:

@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-|x - loc| / scale - log(2 scale)``.
 
     Example:
@@ -25,7 +31,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -38,7 +44,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``exp(z) / 2`` for ``z = (x - loc) / scale <= 0``, ``1 - exp(-z) / 2`` above.
 
     Example:

@@ -3,10 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import funcarray.numpy as fnp
 from funcarray import lax
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "ppf", "isf"]
 
@@ -16,7 +22,7 @@ def _logit(q):
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-2 logaddexp(z / 2, -z / 2) - log(scale)``, ``z = (x - loc) / scale``
     (symmetric, so it neither overflows nor cancels for large ``|z|``).
 
@@ -32,7 +38,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -45,7 +51,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``expit((x - loc) / scale)``.
 
     Example:
@@ -59,7 +65,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``expit(-(x - loc) / scale)``.
 
     Example:
@@ -73,7 +79,7 @@ def sf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(x, loc=0, scale=1):
+def ppf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``logit(x) * scale + loc``.
 
     Example:
@@ -87,7 +93,7 @@ def ppf(x, loc=0, scale=1):
 
 
 @api_boundary
-def isf(x, loc=0, scale=1):
+def isf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``-logit(x) * scale + loc``.
 
     Example:

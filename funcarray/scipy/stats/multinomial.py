@@ -3,6 +3,8 @@ the categories) of ``n`` draws with category probabilities ``p``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -12,11 +14,15 @@ from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf"]
 
 
 @api_boundary
-def logpmf(x, n, p):
+def logpmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """``gammaln(n + 1) + sum(xlogy(x, p) - gammaln(x + 1))`` over the last axis; ``-inf``
     unless the counts sum to ``n``. ``x`` and ``n`` must be integers.
 
@@ -41,7 +47,7 @@ def logpmf(x, n, p):
 
 
 @api_boundary
-def pmf(x, n, p):
+def pmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """The probability ``exp(logpmf(x, n, p))``.
 
     Example:

@@ -8,6 +8,8 @@ singular one gives NaN, and ``allow_singular`` is not supported).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -15,13 +17,18 @@ from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.scipy.linalg import solve_triangular
 from funcarray.scipy.stats._common import promote_dtypes_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
 
 @api_boundary
-def logpdf(x, mean, cov, allow_singular=None):
+def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+           allow_singular: None = None) -> Array:
     """Log density ``-|L^-1 (x - mean)|**2 / 2 - n log(2 pi) / 2 - sum(log(diag(L)))``
     with ``cov = L L^T``.
 
@@ -56,7 +63,7 @@ def logpdf(x, mean, cov, allow_singular=None):
 
 
 @api_boundary
-def pdf(x, mean, cov):
+def pdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> Array:
     """The density ``exp(logpdf(x, mean, cov))``.
 
     Example:

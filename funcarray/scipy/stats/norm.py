@@ -7,6 +7,8 @@ in the tails where ``1 - cdf`` or ``log(cdf)`` computed naively would round to 0
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -14,11 +16,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log of the normal density ``-((x - loc) / scale)**2 / 2 - log(sqrt(2 pi) scale)``.
 
     Example:
@@ -33,7 +39,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal density ``exp(logpdf(x, loc, scale))``.
 
     Example:
@@ -46,7 +52,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal cumulative distribution function ``P(X <= x)``.
 
     Example:
@@ -60,7 +66,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, loc, scale))``, accurate far in the left tail.
 
     Example:
@@ -74,7 +80,7 @@ def logcdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``1 - cdf(x, loc, scale)``, accurate where it is tiny.
 
     Example:
@@ -88,7 +94,7 @@ def sf(x, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, loc, scale))``, accurate far in the right tail.
 
     Example:
@@ -102,7 +108,7 @@ def logsf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(q, loc=0, scale=1):
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile function (inverse cdf); NaN outside [0, 1], ``-+inf`` at 0 and 1.
 
     Example:
@@ -116,7 +122,7 @@ def ppf(q, loc=0, scale=1):
 
 
 @api_boundary
-def isf(q, loc=0, scale=1):
+def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``ppf(1 - q, loc, scale)``.
 
     Example:

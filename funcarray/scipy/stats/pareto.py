@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"]
 
 
 @api_boundary
-def logpdf(x, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``log(b / scale) - (b + 1) log(y)``; ``-inf`` below ``loc + scale``.
 
     Example:
@@ -28,7 +34,7 @@ def logpdf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, b, loc=0, scale=1):
+def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, b, loc, scale))``.
 
     Example:
@@ -41,7 +47,7 @@ def pdf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, b, loc=0, scale=1):
+def cdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 - y**-b``; 0 below ``loc + scale``.
 
     Example:
@@ -56,7 +62,7 @@ def cdf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log1p(-y**-b)``; ``-inf`` below ``loc + scale``.
 
     Example:
@@ -71,7 +77,7 @@ def logcdf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, b, loc=0, scale=1):
+def logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``-b log(y)``; 0 below ``loc + scale``.
 
     Example:
@@ -86,7 +92,7 @@ def logsf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, b, loc=0, scale=1):
+def sf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``y**-b``; 1 below ``loc + scale``.
 
     Example:
@@ -99,7 +105,7 @@ def sf(x, b, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(q, b, loc=0, scale=1):
+def ppf(q: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale (1 - q)**(-1/b)``; NaN for ``q`` outside [0, 1].
 
     Example:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -14,11 +16,15 @@ from funcarray.scipy.stats._common import (
     promote_dtypes_inexact,
 )
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpmf", "pmf", "cdf", "entropy"]
 
 
 @api_boundary
-def logpmf(k, mu, loc=0):
+def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``xlogy(k - loc, mu) - gammaln(k - loc + 1) - mu``; ``-inf`` below ``loc`` and at
     non-integer ``k``.
 
@@ -35,7 +41,7 @@ def logpmf(k, mu, loc=0):
 
 
 @api_boundary
-def pmf(k, mu, loc=0):
+def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The probability ``exp(logpmf(k, mu, loc))``.
 
     Example:
@@ -48,7 +54,7 @@ def pmf(k, mu, loc=0):
 
 
 @api_boundary
-def cdf(k, mu, loc=0):
+def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``P(K <= k) = gammaincc(floor(k - loc) + 1, mu)``; 0 below ``loc``.
 
     Example:
@@ -76,7 +82,7 @@ def _entropy_by_sum(mu, max_k, upper):
 
 
 @api_boundary
-def entropy(mu, loc=0):
+def entropy(mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """The entropy ``-sum(pmf log pmf)`` (shift invariant, so ``loc`` only broadcasts):
     summed exactly for ``mu < 100``, by the asymptotic ``log(2 pi e mu)/2 - 1/(12 mu)`` above.
 

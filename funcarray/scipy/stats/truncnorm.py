@@ -9,6 +9,8 @@ bounds on either side of 0 use ``log1p(-ndtr(a) - ndtr(-b))``. Results are NaN w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -17,6 +19,10 @@ from funcarray.nn import logsumexp
 from funcarray.scipy import special
 from funcarray.scipy.stats import norm
 from funcarray.scipy.stats._common import promote_args_inexact
+
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
 
 __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
@@ -42,7 +48,8 @@ def _log_gauss_mass(a, b):
 
 
 @api_boundary
-def logpdf(x, a, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     """Log density ``norm.logpdf(x, loc, scale) - log(P(a <= Z <= b))`` inside the support,
     ``-inf`` outside.
 
@@ -60,7 +67,8 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, a, b, loc=0, scale=1):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, a, b, loc, scale))``.
 
     Example:
@@ -73,7 +81,8 @@ def pdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def logcdf(x, a, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     """``log(P(X <= x))``: 0 above the support, ``-inf`` below it.
 
     Example:
@@ -95,7 +104,8 @@ def logcdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, a, b, loc=0, scale=1):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     """``exp(logcdf(x, a, b, loc, scale))``.
 
     Example:
@@ -108,7 +118,8 @@ def cdf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def logsf(x, a, b, loc=0, scale=1):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+          scale: ArrayLike = 1) -> Array:
     """``log(P(X > x))``, by the mirror image ``logcdf(-x, -b, -a, -loc, scale)``.
 
     Example:
@@ -122,7 +133,7 @@ def logsf(x, a, b, loc=0, scale=1):
 
 
 @api_boundary
-def sf(x, a, b, loc=0, scale=1):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``exp(logsf(x, a, b, loc, scale))``.
 
     Example:

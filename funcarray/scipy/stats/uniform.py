@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
 
 @api_boundary
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``-log(scale)`` on ``[loc, loc + scale]``, ``-inf`` outside.
 
     Example:
@@ -27,7 +33,7 @@ def logpdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 / scale`` on ``[loc, loc + scale]``, 0 outside.
 
     Example:
@@ -40,7 +46,7 @@ def pdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``(x - loc) / scale`` clipped to [0, 1].
 
     Example:
@@ -56,7 +62,7 @@ def cdf(x, loc=0, scale=1):
 
 
 @api_boundary
-def ppf(q, loc=0, scale=1):
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale * q``; NaN for ``q`` outside [0, 1].
 
     Example:

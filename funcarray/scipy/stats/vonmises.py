@@ -3,6 +3,8 @@ density ``exp(kappa cos(x)) / (2 pi I0(kappa))``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
@@ -10,11 +12,15 @@ from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf"]
 
 
 @api_boundary
-def logpdf(x, kappa):
+def logpdf(x: ArrayLike, kappa: ArrayLike) -> Array:
     """Log density ``kappa (cos(x) - 1) - log(2 pi i0e(kappa))`` (the scaled Bessel function
     keeps large ``kappa`` from overflowing); NaN unless ``kappa > 0``.
 
@@ -30,7 +36,7 @@ def logpdf(x, kappa):
 
 
 @api_boundary
-def pdf(x, kappa):
+def pdf(x: ArrayLike, kappa: ArrayLike) -> Array:
     """The density ``exp(logpdf(x, kappa))``.
 
     Example:

@@ -3,17 +3,23 @@ concentration ``0 < c < 1``."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy.stats._common import promote_args_inexact
 
+if TYPE_CHECKING:
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike
+
 __all__ = ["logpdf", "pdf"]
 
 
 @api_boundary
-def logpdf(x, c):
+def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
     """Log density ``log(1 - c**2) - log(2 pi) - log(1 + c**2 - 2 c cos(x))``; ``-inf``
     outside ``[0, 2 pi]``, NaN unless ``0 < c < 1``.
 
@@ -31,7 +37,7 @@ def logpdf(x, c):
 
 
 @api_boundary
-def pdf(x, c):
+def pdf(x: ArrayLike, c: ArrayLike) -> Array:
     """The density ``exp(logpdf(x, c))``.
 
     Example:
