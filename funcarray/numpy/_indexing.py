@@ -37,7 +37,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import index_error, op_value_error
-from funcarray.numpy._elementwise import power, true_divide
+from funcarray.numpy._elementwise import negative, power, true_divide
 from funcarray.numpy._index_parsing import (
     _const,
     _index_dtype,
@@ -46,6 +46,7 @@ from funcarray.numpy._index_parsing import (
     _ravel,
     _reshape,
 )
+from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
 from funcarray.primitives.gather import gather_fill_value, gather_p
@@ -341,9 +342,30 @@ def _flat_positions(op, x, idx, mode, strict):
     return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size, strict=strict)
 
 
+def _promoted_update(op, x, values):
+    """``x`` and the update ``values`` in their promoted dtype, as jax combines them: the
+    update runs in that dtype and the result is cast back to ``x``'s (an int32 ``x`` plus 1.5
+    adds in float and truncates the sum, not the 1.5). A Python int that fits ``x``'s integer
+    dtype takes it, as in jax."""
+    if (type(values) is int and dtypes.is_integer(x.dtype)
+            and dtypes.iinfo(x.dtype).min <= values <= dtypes.iinfo(x.dtype).max):
+        return x, convert_arg(op, values, x.dtype, x.weak_type)
+    return promote_args_unbroadcast(op, x, values)
+
+
 def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indices=False,
                     indices_are_sorted=False):
     x = asarray_arg(op, x)
+    if kind in _COMBINE or kind == "subtract":
+        dtype, weak = x.dtype, x.weak_type
+        x, values = _promoted_update(op, x, values)
+        if kind == "subtract":  # x - v is x + (-v) exactly, wrapping integers included
+            values, kind = negative(values), "add"
+        if x.dtype != dtype:
+            out = _scatter_update(op, x, idx, values, kind, mode,
+                                  unique_indices=unique_indices,
+                                  indices_are_sorted=indices_are_sorted)
+            return convert(out, dtype, weak)
     strict = mode is None  # a static int out of bounds raises unless a mode is asked for
     mode = _scatter_mode(op, mode)
     if kind != "apply":
@@ -421,7 +443,8 @@ class _IndexUpdateRef:
 
     def add(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None) -> Array:
-        """``x[idx] += values``; repeated indices accumulate.
+        """``x[idx] += values``; repeated indices accumulate. The sum is computed in the dtype
+        ``x`` and ``values`` promote to and cast back to ``x``'s, as in jax.
 
         Example:
             >>> import funcarray.numpy as fnp
@@ -430,6 +453,19 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].add", self.array, self.index, values, "add", mode,
                                unique_indices=unique_indices,
+                               indices_are_sorted=indices_are_sorted)
+
+    def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False,
+                 unique_indices: bool = False, mode: str | None = None) -> Array:
+        """``x[idx] -= values``; repeated indices accumulate.
+
+        Example:
+            >>> import funcarray.numpy as fnp
+            >>> fnp.zeros(3).at[fnp.array([0, 0, 2])].subtract(1.0)
+            Array([-2.,  0., -1.], dtype=float32)
+        """
+        return _scatter_update("at[].subtract", self.array, self.index, values, "subtract",
+                               mode, unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
     def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False,
