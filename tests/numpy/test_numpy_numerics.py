@@ -55,6 +55,35 @@ def test_gcd_lcm_jit_vmap_and_dtypes():
         fnp.lcm(np.ones(2), 2)
 
 
+@st.composite
+def _edge_int_pairs(draw):
+    """Two integer arrays of one dtype, with its extremes (the most negative value, whose
+    absolute value does not fit the dtype) among the draws."""
+    dtype = np.dtype(draw(st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                           np.uint32])))
+    info = np.iinfo(dtype)
+    value = st.one_of(st.sampled_from([info.min, info.max, 0, 1]),
+                      st.integers(int(info.min), int(info.max)))
+    pair = st.lists(st.tuples(value, value), min_size=1, max_size=5)
+    x, y = zip(*draw(pair))
+    return np.array(x, dtype), np.array(y, dtype)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_edge_int_pairs())
+def test_gcd_lcm_of_dtype_extremes_match_numpy(pair):
+    # jax's gcd loops forever on the most negative value (its absolute value stays negative);
+    # NumPy is the oracle: Euclid's algorithm on the absolute values, wrapped to the dtype.
+    x, y = pair
+    with np.errstate(all="ignore"):
+        want_gcd, want_lcm = np.gcd(x, y), np.lcm(x, y)
+    for gcd, lcm in [(fnp.gcd(x, y), fnp.lcm(x, y)),
+                     fa.jit(lambda a, b: (fnp.gcd(a, b), fnp.lcm(a, b)))(x, y)]:
+        np.testing.assert_array_equal(np.asarray(gcd), want_gcd)
+        np.testing.assert_array_equal(np.asarray(lcm), want_lcm)
+        assert gcd.dtype == want_gcd.dtype and lcm.dtype == want_lcm.dtype
+
+
 SPECIAL = [0.0, -0.0, 1.0, -3.5, 0.3, 1e-3, 6e4, np.inf, -np.inf, np.nan]
 
 
