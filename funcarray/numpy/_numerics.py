@@ -226,9 +226,9 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
                                 f"{x1.dtype} and {x2.dtype}")
     x1 = _float_arg(op, x1)
     m, e = _frexp(x1)
-    # The exponent in x1's dtype, as jax.numpy computes it (out-of-range exponents give
-    # inf or 0).
-    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    # The exponent summed in x1's dtype, as jax.numpy computes it: no integer dtype wraps
+    # (int8 exponents 127 + 3 stay 130), and out-of-range exponents give inf or 0.
+    e = e.astype(x1.dtype) + x2.astype(x1.dtype)
     positive = e > 0
     m, e = where(positive, m * 2, m), where(positive, e - 1, e)
     x = m * power(asarray(2, x1.dtype), e)

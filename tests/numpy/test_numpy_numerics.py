@@ -88,6 +88,28 @@ SPECIAL = [0.0, -0.0, 1.0, -3.5, 0.3, 1e-3, 6e4, np.inf, -np.inf, np.nan]
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("exponent_dtype", [np.int8, np.int16, np.int32, np.uint8])
+def test_ldexp_overflow_and_underflow_match_jax(dtype, exponent_dtype):
+    # The exponent sum is formed in x1's float dtype, not the exponents' (int8 127 + 3 must not
+    # wrap to -126). Results in the subnormal range are left out: XLA on CPU flushes them,
+    # NumPy's kernels (the eager path) keep them.
+    info = np.iinfo(exponent_dtype)
+    exponents = np.array([info.max, info.min, 0, 5, info.max // 2, info.min // 2, 1, 3],
+                         exponent_dtype)
+    x = np.array([-5.0, 3.0, 0.7, 1e4, -2e-3, 1.0, -1.0, 6e4], dtype)
+    pairs = [(x, exponents), (x[:, None], exponents[None, :])]
+    for a, b in pairs:
+        want = np.asarray(jnp.ldexp(a, b))
+        with np.errstate(all="ignore"):
+            exact = np.ldexp(a.astype(np.float64), b.astype(np.int64))
+        normal = (np.abs(exact) >= np.finfo(dtype).tiny) | (
+            np.abs(exact) < np.finfo(dtype).smallest_subnormal / 2)
+        for got in (fnp.ldexp(a, b), fa.jit(fnp.ldexp)(a, b)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got)[normal], want[normal])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_float_decompositions_match_numpy(dtype):
     tiny = np.finfo(dtype).smallest_subnormal * 3
     x = np.array(SPECIAL + [tiny, -tiny, np.finfo(dtype).max], dtype)
