@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from funcarray.api.arguments import convert
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._array_ops import diff
@@ -65,7 +66,7 @@ def _promote(op, *args, inexact=False):
 
     Python scalars are made in the result dtype directly, so ``0.1`` next to a float64
     array is float64's 0.1, not float32's widened."""
-    from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+    from funcarray.api.arguments import asarray_arg, to_inexact_dtype
     from funcarray.base.host_values import scalar_to_array
     values = [a if type(a) in (int, float, complex) else asarray_arg(op, a) for a in args]
     try:
@@ -98,11 +99,18 @@ def _check_real_float(op, x, what="x"):
 # --------------------------------------------------------------------------------------------
 
 def _integer_pair(op, x1, x2):
+    """The absolute values of ``x1`` and ``x2``, broadcast, in the unsigned dtype of their
+    promoted dtype's width (where ``abs(int8(-128))`` is 128, not -128: Euclid's loop never
+    ends on a negative remainder), and the promoted dtype and weak type the result goes back
+    to (wrapping there as NumPy's does: ``gcd(int8(-128), 0) == -128``)."""
     x1, x2 = _promote(op, x1, x2)
     if not dtypes.is_integer(x1.dtype):
         raise op_type_error(op, f"takes integer arguments, got dtype {x1.dtype}; convert "
                                 f"them first, e.g. x.astype(fnp.int32)")
-    return broadcast_arrays(_abs(x1), _abs(x2))
+    dtype, weak = x1.dtype, x1.weak_type
+    unsigned = np.dtype(f"uint{dtype.itemsize * 8}")
+    x1, x2 = (convert(_abs(x), unsigned, False) for x in broadcast_arrays(x1, x2))
+    return x1, x2, dtype, weak
 
 
 def _gcd_abs(x1, x2):
@@ -126,7 +134,8 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
         >>> fnp.gcd(fnp.array([12, 7, 0]), fnp.array([18, 5, 4]))
         Array([6, 1, 4], dtype=int32)
     """
-    return _gcd_abs(*_integer_pair("gcd", x1, x2))
+    x1, x2, dtype, weak = _integer_pair("gcd", x1, x2)
+    return convert(_gcd_abs(x1, x2), dtype, weak)
 
 
 def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -137,10 +146,10 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
         >>> fnp.lcm(fnp.array([4, 6, 0]), fnp.array([6, 4, 5]))
         Array([12, 12,  0], dtype=int32)
     """
-    x1, x2 = _integer_pair("lcm", x1, x2)
+    x1, x2, dtype, weak = _integer_pair("lcm", x1, x2)
     d = _gcd_abs(x1, x2)
     zero = d == 0
-    return where(zero, 0, x1 * floor_divide(x2, where(zero, 1, d)))
+    return convert(where(zero, 0, x1 * floor_divide(x2, where(zero, 1, d))), dtype, weak)
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,9 +226,9 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
                                 f"{x1.dtype} and {x2.dtype}")
     x1 = _float_arg(op, x1)
     m, e = _frexp(x1)
-    # The exponent in x1's dtype, as jax.numpy computes it (out-of-range exponents give
-    # inf or 0).
-    e = (e.astype(x2.dtype) + x2).astype(x1.dtype)
+    # The exponent summed in x1's dtype, as jax.numpy computes it: no integer dtype wraps
+    # (int8 exponents 127 + 3 stay 130), and out-of-range exponents give inf or 0.
+    e = e.astype(x1.dtype) + x2.astype(x1.dtype)
     positive = e > 0
     m, e = where(positive, m * 2, m), where(positive, e - 1, e)
     x = m * power(asarray(2, x1.dtype), e)

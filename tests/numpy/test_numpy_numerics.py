@@ -55,7 +55,58 @@ def test_gcd_lcm_jit_vmap_and_dtypes():
         fnp.lcm(np.ones(2), 2)
 
 
+@st.composite
+def _edge_int_pairs(draw):
+    """Two integer arrays of one dtype, with its extremes (the most negative value, whose
+    absolute value does not fit the dtype) among the draws."""
+    dtype = np.dtype(draw(st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                           np.uint32])))
+    info = np.iinfo(dtype)
+    value = st.one_of(st.sampled_from([info.min, info.max, 0, 1]),
+                      st.integers(int(info.min), int(info.max)))
+    pair = st.lists(st.tuples(value, value), min_size=1, max_size=5)
+    x, y = zip(*draw(pair))
+    return np.array(x, dtype), np.array(y, dtype)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_edge_int_pairs())
+def test_gcd_lcm_of_dtype_extremes_match_numpy(pair):
+    # jax's gcd loops forever on the most negative value (its absolute value stays negative);
+    # NumPy is the oracle: Euclid's algorithm on the absolute values, wrapped to the dtype.
+    x, y = pair
+    with np.errstate(all="ignore"):
+        want_gcd, want_lcm = np.gcd(x, y), np.lcm(x, y)
+    for gcd, lcm in [(fnp.gcd(x, y), fnp.lcm(x, y)),
+                     fa.jit(lambda a, b: (fnp.gcd(a, b), fnp.lcm(a, b)))(x, y)]:
+        np.testing.assert_array_equal(np.asarray(gcd), want_gcd)
+        np.testing.assert_array_equal(np.asarray(lcm), want_lcm)
+        assert gcd.dtype == want_gcd.dtype and lcm.dtype == want_lcm.dtype
+
+
 SPECIAL = [0.0, -0.0, 1.0, -3.5, 0.3, 1e-3, 6e4, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("exponent_dtype", [np.int8, np.int16, np.int32, np.uint8])
+def test_ldexp_overflow_and_underflow_match_jax(dtype, exponent_dtype):
+    # The exponent sum is formed in x1's float dtype, not the exponents' (int8 127 + 3 must not
+    # wrap to -126). Results in the subnormal range are left out: XLA on CPU flushes them,
+    # NumPy's kernels (the eager path) keep them.
+    info = np.iinfo(exponent_dtype)
+    exponents = np.array([info.max, info.min, 0, 5, info.max // 2, info.min // 2, 1, 3],
+                         exponent_dtype)
+    x = np.array([-5.0, 3.0, 0.7, 1e4, -2e-3, 1.0, -1.0, 6e4], dtype)
+    pairs = [(x, exponents), (x[:, None], exponents[None, :])]
+    for a, b in pairs:
+        want = np.asarray(jnp.ldexp(a, b))
+        with np.errstate(all="ignore"):
+            exact = np.ldexp(a.astype(np.float64), b.astype(np.int64))
+        normal = (np.abs(exact) >= np.finfo(dtype).tiny) | (
+            np.abs(exact) < np.finfo(dtype).smallest_subnormal / 2)
+        for got in (fnp.ldexp(a, b), fa.jit(fnp.ldexp)(a, b)):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got)[normal], want[normal])
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
