@@ -29,6 +29,7 @@ from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import runtime_device
 from funcarray.transforms import support
 from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer
+from funcarray.transforms.host_shortcuts import GeneralPathEvalTrace
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
 
 __all__ = ["execute_ir", "execute_ir_numpy", "run_executable", "to_buffer", "from_buffer",
@@ -306,8 +307,11 @@ _eager_trace_class = EvalTrace  # the eager backend's trace class (set_eager_bac
 
 def refresh_eval_trace_class() -> None:
     """Give the eager trace the eager backend's class, or its NaN-checking subclass while
-    ``debug_nans``/``debug_infs`` is on (``checking_trace_class``)."""
+    ``debug_nans``/``debug_infs`` is on (``checking_trace_class``); the NumPy engine without
+    host shortcuts while ``eager_shortcuts`` is off (``transforms/host_shortcuts.py``)."""
     cls = _eager_trace_class
+    if cls is EvalTrace and not config.eager_shortcuts:
+        cls = GeneralPathEvalTrace
     EVAL_TRACE.__class__ = (checking_trace_class(cls) if config.debug_nans or config.debug_infs
                             else cls)
 
@@ -382,5 +386,5 @@ def checking_trace_class(base: type) -> type:
 # The eager trace's class follows the settings (from the environment at import, then each
 # config.update).
 config.subscribe(("eager_backend",), lambda name, value: set_eager_backend(value))
-config.subscribe(("debug_nans", "debug_infs"), lambda name, value: refresh_eval_trace_class(),
-                 now=False)
+config.subscribe(("debug_nans", "debug_infs", "eager_shortcuts"),
+                 lambda name, value: refresh_eval_trace_class(), now=False)

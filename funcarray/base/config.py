@@ -21,6 +21,10 @@ Settings:
         ops are checked as they run; a jitted call that returns a NaN is re-run eagerly to
         find the operation). Slow: for debugging (see ``funcarray.debug_nans``).
     debug_infs: the same for infinities (and NaN).
+    eager_shortcuts: with NumPy kernels, let whole eager operations (indexing, reductions,
+        reshapes...) take their host shortcut (``transforms/host_shortcuts.py``): the same
+        results and errors as the general path, faster. Off, every operation takes the general
+        path, primitive by primitive (for debugging a suspected shortcut).
     eager_buffer_pool_bytes: how much memory eager kernels may keep for recycling large
         outputs (per-example gradients: ``primitives/_buffers.py``); 0 turns it off.
 
@@ -51,6 +55,7 @@ _DEFAULTS = {
     "persistent_cache_min_compile_time_secs": 1.0,
     "eager_backend": "auto",
     "eager_buffer_pool_bytes": 1 << 30,
+    "eager_shortcuts": True,
     "debug_nans": False,
     "debug_infs": False,
 }
@@ -93,6 +98,7 @@ class Config:
     persistent_cache_min_compile_time_secs: float
     eager_backend: str
     eager_buffer_pool_bytes: int
+    eager_shortcuts: bool
     debug_nans: bool
     debug_infs: bool
     _fast_dispatch: bool

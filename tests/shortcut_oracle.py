@@ -1,0 +1,83 @@
+"""The oracle of the host shortcuts: the general path of the same eager operation.
+
+``assert_same_outcome(call)`` runs ``call()`` with the shortcuts on and with them off (the
+setting ``eager_shortcuts``) and asserts the two outcomes are the same: the same error class
+and message, or results of the same pytree structure whose leaves have the same type, shape,
+dtype, weak type and bits (NaNs equal, signed zeros told apart).
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> x = fnp.arange(6.0).reshape(2, 3)
+    >>> assert_same_outcome(lambda: x[1, ::2])
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+import funcarray as fa
+from funcarray import config
+from funcarray.base.array import Array
+
+__all__ = ["general_path", "assert_same_outcome", "outcome"]
+
+
+@contextlib.contextmanager
+def general_path():
+    """Every eager operation takes the general path, primitive by primitive."""
+    config.update("eager_shortcuts", False)
+    try:
+        yield
+    finally:
+        config.update("eager_shortcuts", True)
+
+
+def outcome(call):
+    """``("ok", result)`` or ``("error", class, message)``."""
+    try:
+        return ("ok", call())
+    except Exception as exc:  # noqa: BLE001 (the error is the outcome compared)
+        return ("error", type(exc), str(exc))
+
+
+def _describe(leaf):
+    if isinstance(leaf, Array):
+        value = np.asarray(leaf)
+        return ("Array", leaf.shape, np.dtype(leaf.dtype), bool(leaf.weak_type), value)
+    return (type(leaf), None, None, None, leaf)
+
+
+def _same_bits(a, b) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if a.dtype.kind in "fc" or a.dtype.name in ("bfloat16", "float16"):
+            a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+            b64 = b.astype(a64.dtype)
+            parts = ((a64.real, b64.real), (a64.imag, b64.imag)) if a.dtype.kind == "c" \
+                else ((a64, b64),)
+            return all(np.array_equal(x, y, equal_nan=True)
+                       and np.array_equal(np.signbit(x), np.signbit(y)) for x, y in parts)
+        return np.array_equal(a, b)
+    if isinstance(a, float) and isinstance(b, float):
+        return (a == b and np.signbit(a) == np.signbit(b)) or (a != a and b != b)
+    return type(a) is type(b) and a == b
+
+
+def assert_same_outcome(call) -> None:
+    """Assert ``call()`` ends the same with the host shortcuts on and off (module doc)."""
+    fast = outcome(call)
+    with general_path():
+        general = outcome(call)
+    if general[0] == "error" or fast[0] == "error":
+        assert fast == general, f"shortcut: {fast!r}\ngeneral path: {general!r}"
+        return
+    fast_leaves, fast_tree = fa.tree.flatten(fast[1])
+    general_leaves, general_tree = fa.tree.flatten(general[1])
+    assert fast_tree == general_tree, f"structure {fast_tree} != general path's {general_tree}"
+    for got, want in zip(fast_leaves, general_leaves):
+        g, w = _describe(got), _describe(want)
+        assert g[:4] == w[:4], f"shortcut gives {g[:4]}, the general path {w[:4]}"
+        assert _same_bits(g[4], w[4]), f"shortcut gives {g[4]!r}, the general path {w[4]!r}"

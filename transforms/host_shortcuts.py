@@ -1,0 +1,85 @@
+"""Host shortcuts: the eager engine's short path for whole API operations.
+
+An eager operation on concrete arrays normally takes the general path: argument parsing,
+promotion, then one ``bind`` per primitive it is made of (``x[3]`` is a ``dynamic_slice`` and a
+``squeeze``, ``x.max()`` a ``reduce_max``, ...). With the NumPy engine each bind runs a NumPy
+kernel, and the Python generality around the kernels costs 10-100x the kernels themselves.
+
+A host shortcut computes the whole operation with NumPy at once. This module decides when one
+runs, in one place: outside every transform, with the NumPy engine (the eager trace's class
+is exactly ``EvalTrace``: not the XLA engine, not the NaN-checking one, not with the setting
+``eager_shortcuts`` off). Each shortcut sits beside the operation it speeds up, as a
+primitive's rules sit beside the primitive, and returns ``NotImplemented`` for any input it
+does not handle (a tracer, an unusual argument, a value that must raise): the general path
+then runs, so results and errors are those of the general path by construction, and the
+differential tests (``tests/numpy/test_host_shortcuts.py``) hold each shortcut to it.
+
+A shortcut that raises is a shortcut that declined: the general path runs and raises its own,
+clear error. Shortcuts hold no state, so they are as thread-safe as the kernels.
+
+Example:
+    >>> from funcarray.base.array import Array
+    >>> import numpy as np
+    >>> def _fast_double(x):
+    ...     if type(x) is not Array:
+    ...         return NotImplemented
+    ...     return Array(x._value * 2, x.weak_type)
+    >>> @host_shortcut(_fast_double)
+    ... def double(x):
+    ...     return x + x  # the general path: one bind per primitive
+    >>> double(Array(np.arange(3)))._value
+    array([0, 2, 4])
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
+
+__all__ = ["host_shortcut", "GeneralPathEvalTrace", "shortcuts_run_now"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class GeneralPathEvalTrace(EvalTrace):
+    """The NumPy engine with every shortcut off (the setting ``eager_shortcuts`` False): each
+    primitive still runs its NumPy kernel, reached through ``bind``'s general dispatch."""
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        return prim.impl(*args, **params)
+
+
+def shortcuts_run_now() -> bool:
+    """True when an operation called now may take its host shortcut (see the module doc)."""
+    return CURRENT_TRACE.get().__class__ is EvalTrace
+
+
+def host_shortcut(shortcut: Callable[..., Any]) -> Callable[[F], F]:
+    """Decorate an API function (the general path) with its host shortcut.
+
+    ``shortcut`` takes the function's arguments and returns the result, or
+    ``NotImplemented`` to hand the call to the general path.
+    """
+    get_trace = CURRENT_TRACE.get
+
+    def decorate(general: F) -> F:
+        @functools.wraps(general)
+        def operation(*args, **kwargs):
+            if get_trace().__class__ is EvalTrace:
+                try:
+                    out = shortcut(*args, **kwargs)
+                except Exception:  # noqa: BLE001 (declined: the general path raises clearly)
+                    out = NotImplemented
+                if out is not NotImplemented:
+                    return out
+            return general(*args, **kwargs)
+
+        operation.general_path = general  # type: ignore[attr-defined]
+        return operation  # type: ignore[return-value]
+
+    return decorate
