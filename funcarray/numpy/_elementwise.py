@@ -373,7 +373,14 @@ log1p = _unary_inexact("log1p", ew.log1p_p, "Elementwise ``log(1 + x)``, accurat
 
 def _scaled_log(name, scale, summary, example) -> _Unary:
     def fn(x, /):
-        return multiply(log(x), scale)
+        out = log(x)
+        if dtypes.is_complex(out.dtype):
+            # Scale each part by the real constant: a complex product with (scale + 0j) would
+            # make log(0)'s imaginary part -inf * 0 = NaN, where jax gives -inf + 0j.
+            scale_like = _constant_like(ew.real_p.bind(out), scale)
+            return ew.complex_p.bind(ew.mul_p.bind(ew.real_p.bind(out), scale_like),
+                                     ew.mul_p.bind(ew.imag_p.bind(out), scale_like))
+        return multiply(out, scale)
     return _doc(fn, name, summary, example)
 
 

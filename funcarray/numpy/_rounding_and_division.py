@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from funcarray.api.arguments import (
     asarray_arg,
+    convert,
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array
@@ -227,6 +228,11 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
                                  round(ew.imag_p.bind(a), decimals))
     if decimals == 0:
         return rint(a)
+    if a.dtype == dtypes.float16:
+        # As jax: float16's range would overflow x * 10**decimals (65504 * 100), and its
+        # precision would round the scaled value wrongly; float32 holds both.
+        return convert(round(convert(a, dtypes.float32, a.weak_type), decimals), a.dtype,
+                       a.weak_type)
     factor = _constant_like(a, 10.0 ** decimals)
     return true_divide(rint(multiply(a, factor)), factor)
 

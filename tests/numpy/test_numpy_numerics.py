@@ -323,3 +323,28 @@ def test_gradients_match_jax():
         _close(g, w, rtol=1e-9)
     check_grads(lambda m: fnp.corrcoef(m) ** 3, (m,), order=1, modes=("rev",))
     check_grads(lambda m: fnp.unwrap(3 * m, axis=0), (m,), order=1, modes=("rev",))
+
+
+@settings(max_examples=20)
+@given(values=st.lists(st.floats(-65504, 65504, width=16), min_size=1, max_size=6),
+       decimals=st.integers(-3, 3))
+def test_round_float16_with_decimals_matches_jax(values, decimals):
+    # jax rounds float16 in float32: x * 10**decimals would overflow float16 near its maximum.
+    x = np.array(values + [65504.0, -65504.0, 2.675, 0.125], np.float16)
+    want = np.asarray(jnp.round(x, decimals))
+    for got in (fnp.round(x, decimals), fa.jit(fnp.round, static_argnums=1)(x, decimals)):
+        assert got.dtype == np.float16
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("name", ["log10", "log2"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_log10_log2_of_specials_match_jax(name, dtype):
+    # log(0) = -inf + 0j scaled by a real constant stays -inf + 0j (a complex product with
+    # scale + 0j would give NaN for the imaginary part).
+    parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30]
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    want = np.asarray(getattr(jnp, name)(z))
+    for got in (getattr(fnp, name)(z), fa.jit(getattr(fnp, name))(z)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, equal_nan=True)
