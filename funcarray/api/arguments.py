@@ -15,7 +15,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import axis_error, op_type_error, op_value_error
+from funcarray.base.errors import axis_error, int_out_of_range_error, op_type_error, op_value_error
 from funcarray.base.host_values import host_array
 from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives.conversions import convert_element_type_p
@@ -154,9 +154,7 @@ def _scalar_operand(op: str, scalar, dtype) -> Array:
     try:
         return Array(dtype.type(scalar), True)  # a NumPy scalar: ~3x cheaper than a 0-d array
     except OverflowError:
-        raise op_value_error(
-            op, f"the Python int {scalar} is out of range for {dtype}; convert the array to "
-                f"a wider dtype first (x.astype(...))") from None
+        raise int_out_of_range_error(op, scalar, dtype) from None
 
 
 _new_object = object.__new__

@@ -116,6 +116,19 @@ def op_value_error(op: str, message: str) -> ValueError:
     return _mark(ValueError(_with_location(f"{op}: {message}")))
 
 
+class IntegerOverflowError(OverflowError, ValueError):
+    """A Python int out of the range of the integer dtype it must become: an OverflowError,
+    as jax raises, and a ValueError, as it is a bad value."""
+
+
+def int_out_of_range_error(op: str, value, dtype) -> IntegerOverflowError:
+    """The Python number ``value`` does not fit the integer ``dtype`` (jax raises
+    OverflowError too)."""
+    return _mark(IntegerOverflowError(_with_location(
+        f"{op}: the Python {type(value).__name__} {value} is out of range for {dtype}; "
+        f"convert the array to a wider dtype first (x.astype(...))")))
+
+
 def axis_error(op: str, axis, ndim: int) -> ValueError:
     """An out-of-range axis, with the valid range spelled out."""
     return _mark(ValueError(

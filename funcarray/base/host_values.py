@@ -16,7 +16,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import int_out_of_range_error, op_type_error, op_value_error
 
 __all__ = ["SCALAR_DEFAULTS", "host_array", "scalar_to_array", "from_numpy",
            "sequence_default_dtype"]
@@ -36,14 +36,18 @@ def scalar_to_array(op: str, x, dtype=None) -> Array:
                 f"{op}: the Python int {x} does not fit in int32, the default integer type. "
                 f"Pass an explicit 64-bit array, e.g. fnp.asarray({x}, dtype=fnp.int64).")
     if t is float and dtypes.is_integer(dtype):
-        # Python semantics would silently truncate; NumPy and JAX refuse too.
-        raise op_type_error(op, f"cannot convert the float {x} to integer dtype {dtype}")
+        # As jax and NumPy (fnp.int8(2.7) is 2): truncate toward zero; a NaN or an infinity
+        # has no integer value, and the range is checked as for a Python int.
+        if x != x:
+            raise op_value_error(op, f"cannot convert the float {x} to integer dtype {dtype}")
+        try:
+            return Array(np.asarray(int(x), dtype), weak)
+        except OverflowError:
+            raise int_out_of_range_error(op, x, dtype) from None
     try:
         return Array(np.asarray(x, dtype), weak)
     except OverflowError:
-        raise op_value_error(
-            op, f"the Python int {x} is out of range for {dtype}; convert the array to a "
-                f"wider dtype first (x.astype(...))") from None
+        raise int_out_of_range_error(op, x, dtype) from None
 
 
 def from_numpy(op: str, x, dtype=None) -> Array:

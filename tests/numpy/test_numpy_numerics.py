@@ -348,3 +348,28 @@ def test_complex_log10_log2_of_specials_match_jax(name, dtype):
     for got in (getattr(fnp, name)(z), fa.jit(getattr(fnp, name))(z)):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, equal_nan=True)
+
+
+@settings(max_examples=20)
+@given(value=st.floats(-1e3, 1e3) | st.integers(-1000, 1000),
+       dtype=st.sampled_from([np.int8, np.int16, np.int32, np.uint8, np.uint32, np.int64]))
+def test_scalar_types_convert_python_numbers_as_jax(value, dtype):
+    # fnp.int8(2.7) truncates toward zero; a value out of the dtype's range raises
+    # OverflowError, as jax's scalar types do.
+    name = np.dtype(dtype).name
+    try:
+        want = np.asarray(getattr(jnp, name)(value))
+    except OverflowError:
+        with pytest.raises(OverflowError, match=f"out of range for {name}"):
+            getattr(fnp, name)(value)
+        return
+    got = getattr(fnp, name)(value)
+    assert got.dtype == want.dtype and not got.weak_type
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_float_nan_to_integer_dtype_raises_value_error():
+    with pytest.raises(ValueError, match="cannot convert the float nan to integer dtype int8"):
+        fnp.int8(float("nan"))
+    with pytest.raises(OverflowError, match="float inf is out of range for int32"):
+        fnp.asarray(float("inf"), fnp.int32)
