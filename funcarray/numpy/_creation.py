@@ -305,13 +305,14 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         # Make the last value exactly `stop`, as NumPy does.
         last = iota_p.bind(dtype=dtypes.int32, shape=ramp_shape, dimension=axis) == num - 1
         out = where(last, stop, out)
-    if not dtypes.is_inexact(dtype):
+    if dtypes.is_integer(dtype):  # (bool is not: any nonzero sample is True, as in jax)
         out = floor(out)
     out = convert(out, dtype)
     if retstep:
         if div <= 0:  # no step between fewer than two samples: NumPy says nan
             step = step * float("nan")
-        return out, convert(step.reshape(step.shape[:axis] + step.shape[axis + 1:]), dtype)
+        # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
+        return out, step.reshape(step.shape[:axis] + step.shape[axis + 1:])
     return out
 
 

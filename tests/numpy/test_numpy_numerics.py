@@ -373,3 +373,15 @@ def test_float_nan_to_integer_dtype_raises_value_error():
         fnp.int8(float("nan"))
     with pytest.raises(OverflowError, match="float inf is out of range for int32"):
         fnp.asarray(float("inf"), fnp.int32)
+
+
+@pytest.mark.parametrize("start, stop, num", [(0, 1, 5), (-1, 1, 4), (0, 10, 4), (2.5, -3, 7)])
+@pytest.mark.parametrize("dtype", [bool, np.int32, np.float32])
+def test_linspace_bool_samples_and_integer_steps_match_jax(start, stop, num, dtype):
+    # bool samples are nonzero tests of the float samples (no floor); the step stays inexact.
+    with jax.enable_x64(False):
+        want, want_step = jnp.linspace(start, stop, num, retstep=True, dtype=dtype)
+    got, step = fnp.linspace(start, stop, num, retstep=True, dtype=dtype)
+    assert got.dtype == want.dtype and step.dtype == want_step.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(step), np.asarray(want_step), rtol=1e-6)
