@@ -76,7 +76,8 @@ def _scaled(x, order):
     if order == 1:
         small_value = mul(small_value, mul(0.5, small_x))
     big = select(large, ax, full_like(ax, 2 * _SWITCH))
-    big_value = div(_asymptotic(big, order), sqrt(mul(2 * math.pi, big)))
+    # sqrt(2 pi) sqrt(|x|), not sqrt(2 pi |x|): the product overflows float32 above 5.4e37.
+    big_value = div(_asymptotic(big, order), mul(math.sqrt(2 * math.pi), sqrt(big)))
     if order == 1:
         big_value = select(lt(x, 0.0), neg(big_value), big_value)
     out = select(large, big_value, small_value)

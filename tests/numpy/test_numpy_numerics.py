@@ -385,3 +385,14 @@ def test_linspace_bool_samples_and_integer_steps_match_jax(start, stop, num, dty
     assert got.dtype == want.dtype and step.dtype == want_step.dtype
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(step), np.asarray(want_step), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bessel_functions_near_the_largest_float_match_jax(dtype):
+    # sqrt(2 pi |x|) would overflow float32 above 5.4e37 and turn i0e into 0 and i0 into NaN.
+    big = np.finfo(dtype).max
+    x = np.array([big, -big, big / 3, 1e30, 26.0, -40.0], dtype)
+    for got, want in [(fa.lax.bessel_i0e(x), jax.lax.bessel_i0e(x)),
+                      (fa.lax.bessel_i1e(x), jax.lax.bessel_i1e(x)),
+                      (fnp.i0(x), jnp.i0(x))]:
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
