@@ -29,7 +29,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import filtered, op_type_error
-from funcarray.numpy._promotion import promote_args, promote_binary
+from funcarray.numpy._promotion import promote_args, promote_args_inexact, promote_binary
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
@@ -174,11 +174,9 @@ def _no_wrapper(fn):
 
 def _binary_inexact(name, prim, summary, example) -> _Binary:
     def fn(x, y, /):
-        x, y = promote_binary(name, x, y)
-        if not dtypes.is_inexact(x.dtype):
-            dt = to_inexact_dtype(x.dtype)
-            x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
-        return prim.bind(x, y)
+        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_inexact(x.dtype):
+            return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
+        return prim.bind(*promote_args_inexact(name, x, y))
     return _doc(fn, name, summary, example)
 
 
@@ -243,11 +241,7 @@ def true_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.true_divide(fnp.arange(3), 2)
         Array([0. , 0.5, 1. ], dtype=float32)
     """
-    x, y = promote_args("true_divide", x, y)
-    if not dtypes.is_inexact(x.dtype):
-        dt = to_inexact_dtype(x.dtype)
-        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
-    return ew.div_p.bind(x, y)
+    return ew.div_p.bind(*promote_args_inexact("true_divide", x, y))
 
 
 divide = true_divide

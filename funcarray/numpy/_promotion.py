@@ -15,6 +15,7 @@ from funcarray.api.arguments import (
     convert,
     host_view,
     is_array,
+    to_inexact_dtype,
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
@@ -124,6 +125,14 @@ def promote_args(op: str, *args):
     return _promote(op, args, eager_broadcast=False)
 
 
+def promote_args_inexact(op: str, *args):
+    """``promote_args`` to the inexact dtype of the operands' common dtype (float32 for
+    integers and bools), each operand converted straight to it as jax does: ``int8 / -129``
+    divides by -129.0, where converting the Python int to int8 first would wrap it (under
+    jit, where its value is not known) or raise (eagerly)."""
+    return _promote(op, args, eager_broadcast=False, inexact=True)
+
+
 def promote_args_unbroadcast(op: str, *args):
     """``promote_args`` without the broadcast: the operands converted to their common dtype and
     weak type, for operations that join arrays of different shapes (``append``, ``diff``'s
@@ -132,7 +141,8 @@ def promote_args_unbroadcast(op: str, *args):
     return _promote(op, args, eager_broadcast=False, broadcast=False)
 
 
-def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
+def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True,
+             inexact: bool = False):
     args = [a if is_array(a) or type(a) in SCALAR_DEFAULTS else asarray_arg(op, a)
             for a in args]
     if len(args) == 2 and is_array(args[0]) and is_array(args[1]) and (
@@ -144,6 +154,8 @@ def _promote(op: str, args, eager_broadcast: bool, broadcast: bool = True):
             dtype, weak = dtypes.result_type(*args, return_weak_type=True)
         except TypeError as exc:
             raise op_type_error(op, str(exc)) from None
+    if inexact and not dtypes.is_inexact(dtype):
+        dtype = to_inexact_dtype(dtype)
     arrays = []
     all_concrete = True
     for a in args:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.arguments import asarray_arg
 from funcarray.base import dtypes
 from funcarray.lax._special_dtypes import refuse_complex
-from funcarray.numpy._promotion import promote_args
+from funcarray.numpy._promotion import promote_args_inexact
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,12 +32,7 @@ def float_args(op: str, *args: ArrayLike) -> list[Array]:
     for a in arrays:
         if not isinstance(a, (bool, int, float)):
             refuse_complex(op, a)
-    promoted = promote_args(op, *arrays)
-    dtype = promoted[0].dtype
-    if not dtypes.is_inexact(dtype):
-        float_dtype = to_inexact_dtype(dtype)
-        promoted = [convert(a, float_dtype, a.weak_type) for a in promoted]
-    return promoted
+    return promote_args_inexact(op, *arrays)
 
 
 def finfo(x: Array) -> np.finfo:

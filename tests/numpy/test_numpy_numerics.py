@@ -396,3 +396,21 @@ def test_bessel_functions_near_the_largest_float_match_jax(dtype):
                       (fa.lax.bessel_i1e(x), jax.lax.bessel_i1e(x)),
                       (fnp.i0(x), jnp.i0(x))]:
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["true_divide", "arctan2", "scipy.xlogy", "scipy.xlog1py"])
+@pytest.mark.parametrize("scalar", [-129, 300, 2**31 - 1, 2.5])
+def test_inexact_binary_ops_convert_python_numbers_straight_to_float(name, scalar):
+    # As jax: an int8 array and a Python int out of int8's range become floats directly; the
+    # int is never wrapped to int8 (under jit, where its value is unknown) nor refused.
+    def pick(module_np, module_scipy):
+        return getattr(module_scipy, name[6:]) if name.startswith("scipy.") else getattr(
+            module_np, name)
+    ours = pick(fnp, fa.scipy.special)
+    theirs = pick(jnp, jax.scipy.special)
+    x = np.array([7, -3, 0], np.int8)
+    with jax.enable_x64(False):
+        want = theirs(x, scalar)
+    for got in (ours(x, scalar), fa.jit(ours)(x, scalar)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
