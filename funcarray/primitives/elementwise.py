@@ -236,16 +236,33 @@ log1p_p = unary("log1p", np.log1p, hlo="stablehlo.log_plus_one", upcast_low_prec
 sin_p = unary("sin", np.sin, hlo="stablehlo.sine", upcast_low_precision=True)
 cos_p = unary("cos", np.cos, hlo="stablehlo.cosine", upcast_low_precision=True)
 tan_p = unary("tan", np.tan, hlo="stablehlo.tan", upcast_low_precision=True)
-asin_p = unary("asin", np.arcsin, hlo="chlo.asin", upcast_low_precision=True)
-acos_p = unary("acos", np.arccos, hlo="chlo.acos", upcast_low_precision=True)
+
+
+def _unsigned_complex_zeros(kernel):
+    """``kernel`` reading a complex operand's zero parts as +0. XLA's complex asin, acos,
+    asinh, acosh and sqrt ignore the sign of a zero part, where NumPy's follow C99's branch
+    cuts on it (asinh(-0 + pi j) is -1.81 + 1.57j in NumPy, +1.81 + 1.57j in XLA): the eager
+    kernel gives jit's and jax's values. Real operands keep their signed zeros."""
+    def unsigned_zeros_kernel(v):
+        return kernel(v + 0.0 if v.dtype.kind == "c" else v)
+    return unsigned_zeros_kernel
+
+
+asin_p = unary("asin", _unsigned_complex_zeros(np.arcsin), hlo="chlo.asin",
+               upcast_low_precision=True)
+acos_p = unary("acos", _unsigned_complex_zeros(np.arccos), hlo="chlo.acos",
+               upcast_low_precision=True)
 atan_p = unary("atan", np.arctan, hlo="chlo.atan", upcast_low_precision=True)
 sinh_p = unary("sinh", np.sinh, hlo="chlo.sinh", upcast_low_precision=True)
 cosh_p = unary("cosh", np.cosh, hlo="chlo.cosh", upcast_low_precision=True)
 tanh_p = unary("tanh", np.tanh, hlo="stablehlo.tanh", upcast_low_precision=True)
-asinh_p = unary("asinh", np.arcsinh, hlo="chlo.asinh", upcast_low_precision=True)
-acosh_p = unary("acosh", np.arccosh, hlo="chlo.acosh", upcast_low_precision=True)
+asinh_p = unary("asinh", _unsigned_complex_zeros(np.arcsinh), hlo="chlo.asinh",
+                upcast_low_precision=True)
+acosh_p = unary("acosh", _unsigned_complex_zeros(np.arccosh), hlo="chlo.acosh",
+                upcast_low_precision=True)
 atanh_p = unary("atanh", np.arctanh, hlo="chlo.atanh", upcast_low_precision=True)
-sqrt_p = unary("sqrt", np.sqrt, hlo="stablehlo.sqrt", upcast_low_precision=True)
+sqrt_p = unary("sqrt", _unsigned_complex_zeros(np.sqrt), hlo="stablehlo.sqrt",
+               upcast_low_precision=True)
 rsqrt_p = unary("rsqrt", lambda x: 1 / np.sqrt(x), hlo="stablehlo.rsqrt",
                 upcast_low_precision=True)
 cbrt_p = unary("cbrt", np.cbrt, hlo="stablehlo.cbrt", upcast_low_precision=True)

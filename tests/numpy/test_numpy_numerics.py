@@ -414,3 +414,17 @@ def test_inexact_binary_ops_convert_python_numbers_straight_to_float(name, scala
     for got in (ours(x, scalar), fa.jit(ours)(x, scalar)):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["arcsinh", "arccosh", "arcsin", "arccos", "sqrt"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_branch_cuts_with_signed_zeros_agree_eager_jit_and_jax(name, dtype):
+    # XLA reads a zero part's sign as +0 in these functions; the eager kernels do the same,
+    # so asinh(-0 + pi j) is +1.81 + 1.57j everywhere. (The sign of a zero result part is
+    # left open.)
+    parts = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, np.pi, -np.pi, 1e-20, -1e-20]
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    want = np.asarray(getattr(jnp, name)(z))
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+    for got in (getattr(fnp, name)(z), fa.jit(getattr(fnp, name))(z)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=1e-30)
