@@ -27,11 +27,16 @@ from funcarray.api.arguments import (
     convert,
     convert_arg,
 )
+from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._elementwise import minimum
+from funcarray.numpy._index_routines import take
+from funcarray.numpy._reductions import cumsum
+from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import _axes
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
-from funcarray.primitives.shape import broadcast_in_dim_p, pad_p, slice_p
+from funcarray.primitives.shape import broadcast_in_dim_p, iota_p, pad_p, slice_p
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
@@ -307,12 +312,35 @@ def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     return _reshape(tiled, tuple(r * s for r, s in zip(reps, shape)))
 
 
+def _repeat_traced(a, axis: int, repeats, total: int):
+    """``repeat`` with counts known only when the program runs (a traced ``repeats``) and the
+    result's length fixed by ``total_repeat_length``, as jax allows: output position ``j``
+    takes the element whose block of repeats holds ``j``, the last element past the blocks."""
+    size = a.shape[axis]
+    if size == 0 and total:
+        raise op_value_error("repeat", f"cannot fill total_repeat_length={total} from an empty "
+                                       f"axis {axis} of shape {a.shape}")
+    if not size or not total:
+        return _slice_axis(a, axis, 0, 0)
+    counts = convert(repeats, dtypes.int32)
+    if counts.shape not in ((), (1,), (size,)):
+        raise op_value_error("repeat", f"repeats of shape {counts.shape} do not match an axis "
+                                       f"of size {size}")
+    if counts.shape != (size,):
+        counts = broadcast_to_shape(_reshape(counts, ()), (size,))
+    block_ends = cumsum(counts)
+    positions = iota_p.bind(dtype=dtypes.int32, shape=(total,), dimension=0)
+    owners = searchsorted(block_ends, positions, side="right")
+    return take(a, minimum(owners, size - 1), axis=axis)
+
+
 def _repeat_counts(repeats, size: int):
     """Repeat counts as an int (one for every element) or a list of ``size`` ints."""
     if isinstance(repeats, Tracer):
         raise op_type_error(
             "repeat", f"repeats must be concrete (the result's size depends on them), got a "
-                      f"traced array {repeats.aval}")
+                      f"traced array {repeats.aval}; or give total_repeat_length, the result's "
+                      f"length")
     if _is_single_int(repeats):
         counts = _concrete_int("repeat", repeats, "repeats")
     else:
@@ -356,6 +384,9 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
         a, axis = _reshape(a, (a.size,)), 0
     axis = _axis("repeat", axis, a.shape)
     size = a.shape[axis]
+    if isinstance(repeats, Tracer) and total_repeat_length is not None:
+        return _repeat_traced(a, axis, repeats, _concrete_int(
+            "repeat", total_repeat_length, "total_repeat_length"))
     counts = _repeat_counts(repeats, size)
     if total_repeat_length is not None:
         total = _concrete_int("repeat", total_repeat_length, "total_repeat_length")

@@ -18,6 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
 from funcarray.base.array import Array
@@ -463,6 +464,32 @@ TOTAL_REPEAT_CASES = [
 def test_repeat_total_repeat_length_like_jax(repeats, total, expected):
     out = fnp.repeat(fnp.arange(3), repeats, total_repeat_length=total)
     check(out, np.array(expected, np.int32))
+    # Traced repeats (under jit and vmap): the length is total_repeat_length's.
+    traced = fa.jit(lambda r: fnp.repeat(fnp.arange(3), r, total_repeat_length=total))
+    check(traced(np.asarray(repeats, np.int32)), np.array(expected, np.int32))
+
+
+@settings(max_examples=15)
+@given(shape=st.sampled_from([(3,), (2, 3), (4, 1)]), data=st.data())
+def test_repeat_with_traced_repeats_matches_jax(shape, data):
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    size = shape[axis]
+    repeats = np.array(data.draw(st.lists(st.integers(0, 3), min_size=size, max_size=size)),
+                       np.int32)
+    total = data.draw(st.integers(0, 10))
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+
+    def ours(x, r):
+        return fnp.repeat(x, r, axis=axis, total_repeat_length=total)
+
+    def theirs(x, r):
+        return jnp.repeat(x, r, axis=axis, total_repeat_length=total)
+
+    want = np.asarray(jax.jit(theirs)(x, repeats))
+    np.testing.assert_array_equal(np.asarray(fa.jit(ours)(x, repeats)), want)
+    np.testing.assert_array_equal(np.asarray(ours(x, repeats)), want)
+    batched = fa.vmap(ours, in_axes=(None, 0))(x, np.stack([repeats, repeats[::-1]]))
+    np.testing.assert_array_equal(np.asarray(batched[0]), want)
 
 
 # --------------------------------------------------------------------------------------------
