@@ -535,7 +535,8 @@ bitwise_xor = _binary("bitwise_xor", ew.xor_p, _BOOL_INT, "Elementwise bitwise X
 # Selection
 # --------------------------------------------------------------------------------------------
 
-_WHERE_CASES = (Array, DeviceArray, bool, int, float, complex)
+_HOST_ARRAYS = (Array, DeviceArray)
+_WHERE_CASES = (*_HOST_ARRAYS, bool, int, float, complex)
 
 
 def _where_on_host(condition, x=None, y=None, /):
@@ -548,7 +549,8 @@ def _where_on_host(condition, x=None, y=None, /):
     which = condition._value
     if which.dtype != np.bool_:
         return NotImplemented
-    if type(x) is type(y) is Array and x._value.dtype == y._value.dtype:
+    if type(x) in _HOST_ARRAYS and type(y) in _HOST_ARRAYS and (
+            x._value.dtype == y._value.dtype):
         weak = x._weak and y._weak
     else:
         x, y = promote_args_unbroadcast("where", x, y)

@@ -31,6 +31,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.numpy._shape_on_host import host_axis, host_sorted_axes
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
+from funcarray.primitives._define import LOW_PRECISION_FLOATS
 from funcarray.primitives.conversions import convert_kernel
 
 __all__ = [
@@ -135,7 +136,7 @@ def _min_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=Non
     return _extremum_on_host(red.reduce_min_p, a, axis, out, keepdims, initial, where)
 
 
-def _arg_extremum_on_host(prim, a, axis, out, keepdims):
+def _arg_extremum_on_host(prim, method, a, axis, out, keepdims):
     t = type(a)
     if (t is not Array and t is not DeviceArray) or out is not None or (
             keepdims is not None and keepdims is not False and keepdims is not True):
@@ -148,7 +149,10 @@ def _arg_extremum_on_host(prim, a, axis, out, keepdims):
         flat = x.reshape(-1)
         if not flat.shape[0]:
             return NotImplemented
-        result = prim.kernel(flat, axes=(0,), index_dtype=_INT32)
+        if x.dtype in LOW_PRECISION_FLOATS:
+            result = prim.kernel(flat, axes=(0,), index_dtype=_INT32)
+        else:  # the kernel's NumPy call on a whole 1-d array, as an int32 scalar
+            result = _INT32.type(method(flat))
         return Array(result.reshape((1,) * len(shape)) if keepdims else result, False)
     ax = host_axis(axis, x.ndim)
     if ax is None or not shape[ax]:
@@ -158,11 +162,11 @@ def _arg_extremum_on_host(prim, a, axis, out, keepdims):
 
 
 def _argmax_on_host(a, axis=None, out=None, keepdims=None):
-    return _arg_extremum_on_host(red.argmax_p, a, axis, out, keepdims)
+    return _arg_extremum_on_host(red.argmax_p, np.ndarray.argmax, a, axis, out, keepdims)
 
 
 def _argmin_on_host(a, axis=None, out=None, keepdims=None):
-    return _arg_extremum_on_host(red.argmin_p, a, axis, out, keepdims)
+    return _arg_extremum_on_host(red.argmin_p, np.ndarray.argmin, a, axis, out, keepdims)
 
 
 # --------------------------------------------------------------------------------------------

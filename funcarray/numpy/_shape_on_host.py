@@ -22,8 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from funcarray.base import dtypes
@@ -123,28 +121,37 @@ def host_operands(arrays):
 # Reshaping
 # --------------------------------------------------------------------------------------------
 
-def _reshaped(a, x, shape: tuple):
-    """``a`` with the valid ``shape`` (one ``-1`` filled in), or NotImplemented."""
-    if -1 in shape:
-        known = math.prod(d for d in shape if d != -1)
-        if shape.count(-1) > 1 or min(shape) < -1 or known <= 0 or x.size % known:
+def _reshape_on_host(a, shape, order="C"):
+    x = host_value(a)
+    if x is None or order != "C":
+        return NotImplemented
+    if type(shape) is int:
+        shape = (shape,)
+    elif type(shape) is list:
+        shape = tuple(shape)
+    elif type(shape) is not tuple:
+        return NotImplemented
+    # (one loop, not the general path's parsing: x.reshape(-1) is called in inner loops)
+    known, unknown = 1, -1
+    for i, d in enumerate(shape):
+        if type(d) is not int:
             return NotImplemented
-        shape = tuple(x.size // known if d == -1 else d for d in shape)
-    elif min(shape, default=0) < 0 or math.prod(shape) != x.size:
+        if d >= 0:
+            known *= d
+        elif d == -1 and unknown < 0:
+            unknown = i
+        else:
+            return NotImplemented  # a size below -1, or a second -1
+    size = x.size
+    if unknown >= 0:
+        if known == 0 or size % known:
+            return NotImplemented
+        shape = (*shape[:unknown], size // known, *shape[unknown + 1:])
+    elif known != size:
         return NotImplemented
     if x.shape == shape:
         return a
     return Array(x.reshape(shape), a._weak)
-
-
-def _reshape_on_host(a, shape, order="C"):
-    t = type(a)
-    if (t is not Array and t is not DeviceArray) or order != "C":
-        return NotImplemented
-    shape = _host_shape(shape)
-    if shape is None:
-        return NotImplemented
-    return _reshaped(a, a._value, shape)
 
 
 def _ravel_on_host(a, order="C"):
