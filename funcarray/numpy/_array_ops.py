@@ -26,14 +26,16 @@ from funcarray.api.arguments import (
     convert_arg,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import isnan, not_equal, subtract, where
 from funcarray.numpy._math_functions import imag, real
 from funcarray.numpy._predicates_and_bits import isneginf, isposinf
 from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.numpy._shape import broadcast_to, concatenate, ravel
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.elementwise import complex_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Any
@@ -179,6 +181,20 @@ def copy(a: ArrayLike, order: str | None = None) -> Array:
     return asarray_arg(op, a)
 
 
+def _astype_on_host(x, dtype, /, *, copy=False, device=None):
+    t = type(x)
+    if (t is not Array and t is not DeviceArray) or device is not None:
+        return NotImplemented
+    value = x._value
+    if value.dtype.kind == "c":
+        return NotImplemented  # (to real: a warning; to bool: a comparison)
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if value.dtype == dtype and not x._weak:
+        return x
+    return Array(convert_kernel(value, dtype), False)
+
+
+@host_shortcut(_astype_on_host)
 def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False,
            device: Any = None) -> Array:
     """``x`` converted to ``dtype`` (the default float dtype when None).

@@ -25,12 +25,16 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.host_values import scalar_to_array
 from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
 from funcarray.numpy._rounding_and_division import floor
 from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
+from funcarray.numpy._shape_on_host import host_dims
+from funcarray.primitives import elementwise as ew
 from funcarray.primitives.shape import iota_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -83,6 +87,39 @@ def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) ->
     return asarray_arg("asarray", a, dtype)
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def _filled(dims: tuple, value: Array) -> Array:
+    """The 0-d ``value`` broadcast to ``dims`` into a fresh array (the broadcast kernel's
+    copy), or ``value`` itself for a 0-d result."""
+    if not dims:
+        return value
+    out = np.empty(dims, value._value.dtype)
+    np.copyto(out, value._value, casting="no")
+    return Array(out, value._weak)
+
+
+def _fill_value(fill_value, dtype):
+    """``fill_value`` (a Python scalar or a 0-d host array) as ``full`` converts it, or None."""
+    t = type(fill_value)
+    if t is Array or t is DeviceArray:
+        if fill_value._value.ndim:
+            return None
+        return fill_value if dtype is None else convert_arg("full", fill_value, dtype)
+    if t not in _PYTHON_SCALARS:
+        return None
+    return scalar_to_array("full", fill_value) if dtype is None else convert_arg(
+        "full", fill_value, dtype)
+
+
+def _full_on_host(shape, fill_value, dtype=None):
+    dims = host_dims(shape)
+    value = None if dims is None else _fill_value(fill_value, dtype)
+    return NotImplemented if value is None else _filled(dims, value)
+
+
+@host_shortcut(_full_on_host)
 def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with ``fill_value``.
 
@@ -100,6 +137,24 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None
     return broadcast_to_shape(value, shape)
 
 
+def _new_on_host(numpy_new, shape, dtype):
+    dims = host_dims(shape)
+    if dims is None:
+        return NotImplemented
+    # (float0 and other dtypes canonicalize_dtype rejects: the general path handles them)
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return Array(numpy_new(dims, dtype))
+
+
+def _zeros_on_host(shape, dtype=None):
+    return _new_on_host(np.zeros, shape, dtype)
+
+
+def _ones_on_host(shape, dtype=None):
+    return _new_on_host(np.ones, shape, dtype)
+
+
+@host_shortcut(_zeros_on_host)
 def zeros(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """An array of zeros (float32 unless ``dtype`` says otherwise). With
     ``dtype=funcarray.dtypes.float0`` it is a NumPy float0 array, as in JAX (the tangent type
@@ -120,6 +175,7 @@ def zeros(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     return full(shape, Array(np.zeros((), dtype)))
 
 
+@host_shortcut(_ones_on_host)
 def ones(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ones (float32 unless ``dtype`` says otherwise).
 
@@ -132,6 +188,7 @@ def ones(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     return full(shape, Array(np.ones((), dtype)))
 
 
+@host_shortcut(_zeros_on_host)
 def empty(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
     """Same as ``zeros``: arrays are immutable, so uninitialised memory has no use.
 
@@ -157,6 +214,27 @@ def _weak_like(out, a, dtype):
     return out
 
 
+def _new_like_on_host(numpy_new, a, dtype, shape):
+    t = type(a)
+    if t is not Array and t is not DeviceArray:
+        return NotImplemented
+    dims = a.shape if shape is None else host_dims(shape)
+    if dims is None:
+        return NotImplemented
+    if dtype is None:  # a's dtype, and its weak type (see _weak_like)
+        return Array(numpy_new(dims, a.dtype), a._weak)
+    return Array(numpy_new(dims, dtypes.canonicalize_dtype(dtype)))
+
+
+def _zeros_like_on_host(a, dtype=None, shape=None):
+    return _new_like_on_host(np.zeros, a, dtype, shape)
+
+
+def _ones_like_on_host(a, dtype=None, shape=None):
+    return _new_like_on_host(np.ones, a, dtype, shape)
+
+
+@host_shortcut(_zeros_like_on_host)
 def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
                shape: ShapeLike | None = None) -> Array:
     """Zeros with the shape and dtype of ``a``.
@@ -173,6 +251,7 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
     return _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
 
 
+@host_shortcut(_ones_like_on_host)
 def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
               shape: ShapeLike | None = None) -> Array:
     """Ones with the shape and dtype of ``a``.
@@ -185,6 +264,7 @@ def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
     return _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
 
 
+@host_shortcut(_zeros_like_on_host)
 def empty_like(a: ArrayLike, dtype: DTypeLike | None = None,
                shape: ShapeLike | None = None) -> Array:
     """Same as ``zeros_like`` (arrays are immutable).
@@ -197,6 +277,22 @@ def empty_like(a: ArrayLike, dtype: DTypeLike | None = None,
     return zeros_like(a, dtype, shape)
 
 
+def _full_like_on_host(a, fill_value, dtype=None, shape=None):
+    t = type(a)
+    if t is not Array and t is not DeviceArray:
+        return NotImplemented
+    dims = a.shape if shape is None else host_dims(shape)
+    value = None if dims is None else _fill_value(
+        fill_value, a.dtype if dtype is None else dtypes.canonicalize_dtype(dtype))
+    if value is None:
+        return NotImplemented
+    out = _filled(dims, value)
+    if dtype is None and a._weak:  # a's dtype, and its weak type (see _weak_like)
+        return Array(out._value, True)
+    return out
+
+
+@host_shortcut(_full_like_on_host)
 def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
               shape: ShapeLike | None = None) -> Array:
     """``fill_value`` with the shape and dtype of ``a``.
@@ -219,6 +315,32 @@ def _concrete_number(op, x, name):
                             f"array sizes must be known while tracing")
 
 
+def _arange_on_host(start, stop=None, step=None, dtype=None):
+    for v in (start, stop, step):
+        if v is not None and type(v) is not int and type(v) is not float:
+            return NotImplemented
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if step == 0:
+        return NotImplemented
+    if dtype is None:
+        any_float = type(start) is float or type(stop) is float or type(step) is float
+        dtype = dtypes.default_float if any_float else dtypes.default_int
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype == dtypes.bool_:
+        return NotImplemented
+    n = max(0, math.ceil((stop - start) / step))
+    # The general path's kernels on the same values: the iota, times step, plus start.
+    ramp = iota_p.kernel(dtype=dtype, shape=(n,), dimension=0)
+    if step != 1:
+        ramp = ew.mul_p.kernel(ramp, np.asarray(step, dtype))
+    if start != 0:
+        ramp = ew.add_p.kernel(ramp, np.asarray(start, dtype))
+    return Array(ramp)
+
+
+@host_shortcut(_arange_on_host)
 def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
            dtype: DTypeLike | None = None) -> Array:
     """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
@@ -316,6 +438,17 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return out
 
 
+def _eye_on_host(N, M=None, k=0, dtype=None):
+    M = N if M is None else M
+    # (k beyond int32 fails in the general path's int32 arithmetic: it raises there)
+    if (type(N) is not int or type(M) is not int or type(k) is not int or N < 0 or M < 0
+            or not -2**31 <= k < 2**31):
+        return NotImplemented
+    dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return Array(np.eye(N, M, k, dtype=dtype))
+
+
+@host_shortcut(_eye_on_host)
 def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal.
 

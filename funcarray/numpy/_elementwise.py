@@ -27,12 +27,18 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered, op_type_error
-from funcarray.numpy._promotion import promote_args, promote_args_inexact, promote_binary
+from funcarray.numpy._promotion import (
+    promote_args,
+    promote_args_inexact,
+    promote_args_unbroadcast,
+    promote_binary,
+)
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -535,10 +541,34 @@ bitwise_xor = _binary("bitwise_xor", ew.xor_p, _BOOL_INT, "Elementwise bitwise X
 # Selection
 # --------------------------------------------------------------------------------------------
 
+_HOST_ARRAYS = (Array, DeviceArray)
+_WHERE_CASES = (*_HOST_ARRAYS, bool, int, float, complex)
+
+
+def _where_on_host(condition, x=None, y=None, /):
+    """The three-argument ``where`` of a bool host array, and host arrays or Python scalars:
+    one ``np.where`` (it selects the same bits as the general path's select)."""
+    t = type(condition)
+    if (t is not Array and t is not DeviceArray) or type(x) not in _WHERE_CASES or (
+            type(y) not in _WHERE_CASES):
+        return NotImplemented
+    which = condition._value
+    if which.dtype != np.bool_:
+        return NotImplemented
+    if type(x) in _HOST_ARRAYS and type(y) in _HOST_ARRAYS and (
+            x._value.dtype == y._value.dtype):
+        weak = x._weak and y._weak
+    else:
+        x, y = promote_args_unbroadcast("where", x, y)
+        weak = x._weak
+    return Array(np.where(which, x._value, y._value), weak)
+
+
 @overload
 def where(condition: ArrayLike, x: None = None, y: None = None, /) -> tuple[Array, ...]: ...
 @overload
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+@host_shortcut(_where_on_host)
 def where(condition, x=None, y=None, /):
     """``x`` where ``condition`` is true, else ``y`` (all three broadcast together).
 

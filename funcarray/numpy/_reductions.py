@@ -40,10 +40,24 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.numpy._reductions_on_host import (
+    _all_on_host,
+    _any_on_host,
+    _argmax_on_host,
+    _argmin_on_host,
+    _max_on_host,
+    _mean_on_host,
+    _min_on_host,
+    _prod_on_host,
+    _sum_on_host,
+    promote_integer,
+    upcast_f16,
+)
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, reshape_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -99,19 +113,6 @@ def _prepare(op: str, a, axis, where):
     """Convert ``a``, normalise ``axis`` to sorted non-negative axes, check ``where``."""
     a = asarray_arg(op, a)
     return a, canonicalize_axes(op, axis, a.ndim), _where_mask(op, where, a.shape)
-
-
-def _promote_integer(dt) -> np.dtype:
-    """bool and narrow integers accumulate in the default 32-bit integers (as in JAX)."""
-    if dt == _BOOL:
-        return _INT32
-    if dtypes.is_integer(dt) and np.dtype(dt).itemsize < 4:
-        return dtypes.uint32 if np.dtype(dt).kind == "u" else _INT32
-    return np.dtype(dt)
-
-
-def _upcast_f16(dt) -> np.dtype:
-    return dtypes.float32 if dtypes.is_half_precision(dt) else np.dtype(dt)
 
 
 def _real_dtype(dt) -> np.dtype:
@@ -195,7 +196,7 @@ def _sum_like(op, prim, bool_prim, combine, bool_combine, identity, a, axis, dty
     if dtype is not None:
         dt = _user_dtype(op, dtype)
     else:
-        dt = _promote_integer(a.dtype) if promote_integers else a.dtype
+        dt = promote_integer(a.dtype) if promote_integers else a.dtype
     if dt == _BOOL:  # a bool accumulator: sum is *or*, prod is *and* (as in JAX)
         prim, combine = bool_prim, bool_combine
     a = _masked(convert(a, dt), mask, identity)
@@ -205,6 +206,7 @@ def _sum_like(op, prim, bool_prim, combine, bool_combine, identity, a, axis, dty
     return _keepdims(result, a.shape, axes, keepdims)
 
 
+@host_shortcut(_sum_on_host)
 def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,  # noqa: A001
         keepdims: bool = False, initial: ArrayLike | None = None,
         where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
@@ -227,6 +229,7 @@ def sum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: No
                      dtype, out, keepdims, initial, where, promote_integers)
 
 
+@host_shortcut(_prod_on_host)
 def prod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
          keepdims: bool = False, initial: ArrayLike | None = None,
          where: ArrayLike | None = None, promote_integers: bool = True) -> Array:
@@ -270,6 +273,7 @@ def _extremum(op, prim, combine, identity, a, axis, out, keepdims, initial, wher
     return _keepdims(result, a.shape, axes, keepdims)
 
 
+@host_shortcut(_max_on_host)
 def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Maximum over ``axis`` (all axes when None); NaN propagates.
@@ -289,6 +293,7 @@ def max(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
                      keepdims, initial, where)
 
 
+@host_shortcut(_min_on_host)
 def min(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,  # noqa: A001
         initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """Minimum over ``axis`` (all axes when None); NaN propagates.
@@ -356,6 +361,7 @@ def _arg_extremum(op, prim, a, axis, out, keepdims):
     return result
 
 
+@host_shortcut(_argmax_on_host)
 def argmax(a: ArrayLike, axis: int | None = None, out: None = None,
            keepdims: bool | None = None) -> Array:
     """Index of the maximum along ``axis`` (of the flattened array when None), as int32.
@@ -370,6 +376,7 @@ def argmax(a: ArrayLike, axis: int | None = None, out: None = None,
     return _arg_extremum("argmax", red.argmax_p, a, axis, out, keepdims)
 
 
+@host_shortcut(_argmin_on_host)
 def argmin(a: ArrayLike, axis: int | None = None, out: None = None,
            keepdims: bool | None = None) -> Array:
     """Index of the minimum along ``axis`` (of the flattened array when None), as int32.
@@ -395,6 +402,7 @@ def _logical(op, prim, identity, a, axis, out, keepdims, where):
     return _keepdims(prim.bind(a, axes=axes), a.shape, axes, keepdims)
 
 
+@host_shortcut(_all_on_host)
 def all(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
         where: ArrayLike | None = None) -> Array:
     """Whether every element over ``axis`` is nonzero (True for empty reductions).
@@ -407,6 +415,7 @@ def all(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
     return _logical("all", red.reduce_and_p, True, a, axis, out, keepdims, where)
 
 
+@host_shortcut(_any_on_host)
 def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False, *,  # noqa: A001
         where: ArrayLike | None = None) -> Array:
     """Whether some element over ``axis`` is nonzero (False for empty reductions).
@@ -438,7 +447,7 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
 def _mean(op, a, axes, mask, dtype, keepdims):
     if dtype is None:
         result_dtype = to_inexact_dtype(a.dtype)
-        computation = _upcast_f16(result_dtype)  # one rounding at the end, as in JAX
+        computation = upcast_f16(result_dtype)  # one rounding at the end, as in JAX
     else:
         result_dtype = computation = _user_dtype(op, dtype)
     total = _reduce_sum(a, axes, mask, computation, keepdims)
@@ -446,6 +455,7 @@ def _mean(op, a, axes, mask, dtype, keepdims):
     return convert(_divide(total, count), result_dtype)
 
 
+@host_shortcut(_mean_on_host)
 def mean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
          keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
     """Arithmetic mean over ``axis``; integers and bools give float32 (float64 for int64).
@@ -480,11 +490,11 @@ def _var_dtypes(op: str, a_dtype, dtype):
             raise op_value_error(
                 op, f"a real dtype ({dt}) for the variance of complex values is ambiguous; "
                     f"leave dtype=None (the result is real) or pass a complex dtype")
-        return _upcast_f16(dt), dt
+        return upcast_f16(dt), dt
     if not dtypes.is_inexact(a_dtype):
         dt = to_inexact_dtype(a_dtype)
-        return _upcast_f16(dt), dt
-    return _upcast_f16(a_dtype), _real_dtype(a_dtype)
+        return upcast_f16(dt), dt
+    return upcast_f16(a_dtype), _real_dtype(a_dtype)
 
 
 def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool):
@@ -644,7 +654,7 @@ def _cumulative(op, prim, a, axis, dtype, promote_integers):
     axis = canonicalize_axis(op, axis, a.ndim)
     if dtype is None:
         result_dtype = computation = (
-            _promote_integer(a.dtype) if promote_integers or a.dtype == _BOOL else a.dtype)
+            promote_integer(a.dtype) if promote_integers or a.dtype == _BOOL else a.dtype)
     else:
         result_dtype = _user_dtype(op, dtype)
         computation = result_dtype
@@ -795,7 +805,7 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None,
     if not dtypes.is_inexact(a.dtype):
         return _mean("nanmean", a, axes, mask, dtype, keepdims)
     if dtype is None:
-        result_dtype, computation = a.dtype, _upcast_f16(a.dtype)
+        result_dtype, computation = a.dtype, upcast_f16(a.dtype)
     else:
         result_dtype = computation = _user_dtype("nanmean", dtype)
     return _nan_mean(convert(a, a.dtype), axes, mask, computation, keepdims, result_dtype)

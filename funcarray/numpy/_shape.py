@@ -41,11 +41,26 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_value_error
 from funcarray.lax._utilities import broadcast_shapes
+from funcarray.numpy._shape_on_host import (
+    _concat_on_host,
+    _concatenate_on_host,
+    _expand_dims_on_host,
+    _matrix_transpose_on_host,
+    _moveaxis_on_host,
+    _permute_dims_on_host,
+    _ravel_on_host,
+    _reshape_on_host,
+    _squeeze_on_host,
+    _stack_on_host,
+    _swapaxes_on_host,
+    _transpose_on_host,
+)
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.shape import (
     broadcast_in_dim_p,
     squeeze_p,
 )
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -114,6 +129,7 @@ def _reshape_in_order(op: str, a, shape, order: str):
     raise op_value_error(op, f"order must be 'C' or 'F', got {order!r}")
 
 
+@host_shortcut(_reshape_on_host)
 def reshape(a: ArrayLike, shape: ShapeLike, order: str = "C") -> Array:
     """Give ``a`` a new shape with the same number of elements; one size may be ``-1``.
 
@@ -128,6 +144,7 @@ def reshape(a: ArrayLike, shape: ShapeLike, order: str = "C") -> Array:
     return _reshape_in_order("reshape", a, shape, order)
 
 
+@host_shortcut(_ravel_on_host)
 def ravel(a: ArrayLike, order: str = "C") -> Array:
     """The elements of ``a`` as a 1-d array (row-major, or column-major with ``order="F"``).
 
@@ -150,6 +167,7 @@ def _permute(op: str, a, axes):
     return _transpose(a, _axes(op, axes, a.shape))
 
 
+@host_shortcut(_transpose_on_host)
 def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """Permute the axes of ``a``: reverse them by default, or put axis ``axes[i]`` at ``i``.
 
@@ -161,6 +179,7 @@ def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     return _permute("transpose", a, axes)
 
 
+@host_shortcut(_permute_dims_on_host)
 def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Array:
     """Array API name of ``transpose(a, axes)``.
 
@@ -172,6 +191,7 @@ def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Array:
     return _permute("permute_dims", a, axes)
 
 
+@host_shortcut(_matrix_transpose_on_host)
 def matrix_transpose(x: ArrayLike, /) -> Array:
     """Swap the last two axes (a stack of matrices transposed); ``x.mT`` calls this.
 
@@ -188,6 +208,7 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
     return _transpose(x, perm)
 
 
+@host_shortcut(_moveaxis_on_host)
 def moveaxis(a: ArrayLike, source: int | Sequence[int],
              destination: int | Sequence[int]) -> Array:
     """Move axes ``source`` to positions ``destination``; the other axes keep their order.
@@ -206,6 +227,7 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int],
     return _moveaxes(a, source, destination)
 
 
+@host_shortcut(_swapaxes_on_host)
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     """Exchange two axes of ``a``.
 
@@ -221,6 +243,7 @@ def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     return _transpose(a, tuple(perm))
 
 
+@host_shortcut(_expand_dims_on_host)
 def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     """Insert axes of size 1 at positions ``axis`` (an int or a tuple) of the result.
 
@@ -242,6 +265,7 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     return broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=kept)
 
 
+@host_shortcut(_squeeze_on_host)
 def squeeze(a: ArrayLike, axis: Axis = None) -> Array:
     """Remove axes of size 1: all of them, or only those in ``axis`` (which must be size 1).
 
@@ -380,6 +404,7 @@ def _join_array(op: str, a, axis, dtype, joiner):
     return joiner(_unstack(a), axis)
 
 
+@host_shortcut(_concatenate_on_host)
 def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | None = 0,
                 dtype: DTypeLike | None = None) -> Array:
     """Join arrays along an existing axis (``axis=None`` flattens them first).
@@ -397,6 +422,7 @@ def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | No
     return _concatenate_arrays("concatenate", arrays, axis, dtype)
 
 
+@host_shortcut(_concat_on_host)
 def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """Array API name of ``concatenate``.
 
@@ -408,6 +434,7 @@ def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     return _concatenate_arrays("concat", arrays, axis)
 
 
+@host_shortcut(_stack_on_host)
 def stack(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int = 0, out: None = None,
           dtype: DTypeLike | None = None) -> Array:
     """Join arrays of one shape along a new axis (promoting them to one dtype).

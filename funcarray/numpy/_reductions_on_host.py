@@ -1,0 +1,211 @@
+"""Host shortcuts of the reductions (``funcarray.transforms.host_shortcuts``): ``sum``,
+``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all`` and ``any`` computed on
+a host array's NumPy value at once, and the accumulation dtypes they share with the general
+path (``_reductions``).
+
+A shortcut handles the common forms: an ``Array`` or ``DeviceArray`` operand, ``axis`` None,
+a Python int or a tuple/list of them, ``keepdims`` True or False, ``dtype=`` for ``sum``,
+``prod`` and ``mean``. It declines (returns ``NotImplemented``) ``out=``, ``where=``,
+``initial=``, invalid axes and empty ``max``/``argmax`` reductions, so the general path runs
+and raises. It runs the primitives' own NumPy kernels on the values the general path would
+give them, so the results carry the same dtype and bits (float16 sums accumulate in float32,
+bool and narrow integers in int32); reductions are never weak-typed.
+
+Example:
+    >>> import funcarray.numpy as fnp
+    >>> _sum_on_host(fnp.ones((2, 3), fnp.int8), axis=-1)
+    Array([3, 3], dtype=int32)
+    >>> _max_on_host(fnp.ones((0,)))  # empty: the general path raises
+    NotImplemented
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from funcarray.api.arguments import to_inexact_dtype
+from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
+from funcarray.numpy._shape_on_host import host_axis, host_sorted_axes
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives import reduce as red
+from funcarray.primitives._define import LOW_PRECISION_FLOATS
+from funcarray.primitives.conversions import convert_kernel
+
+__all__ = [
+    "promote_integer", "upcast_f16", "_sum_on_host", "_prod_on_host", "_max_on_host",
+    "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
+    "_any_on_host",
+]
+
+_INT32 = dtypes.int32
+_BOOL = dtypes.bool_
+
+
+def promote_integer(dt) -> np.dtype:
+    """bool and narrow integers accumulate in the default 32-bit integers (as in JAX)."""
+    if dt == _BOOL:
+        return _INT32
+    if dtypes.is_integer(dt) and np.dtype(dt).itemsize < 4:
+        return dtypes.uint32 if np.dtype(dt).kind == "u" else _INT32
+    return np.dtype(dt)
+
+
+def upcast_f16(dt) -> np.dtype:
+    """float16/bfloat16 are summed (and divided) in float32, then rounded once."""
+    return dtypes.float32 if dtypes.is_half_precision(dt) else np.dtype(dt)
+
+
+def _host_reduction(a, axis, keepdims, *unsupported):
+    """``(value, sorted axes)`` of a reduction the shortcuts handle (none of the
+    ``unsupported`` arguments given), or None."""
+    t = type(a)
+    if (t is not Array and t is not DeviceArray) or (keepdims is not False
+                                                     and keepdims is not True):
+        return None
+    for arg in unsupported:
+        if arg is not None:
+            return None
+    x = a._value
+    axes = host_sorted_axes(axis, x.ndim)
+    return None if axes is None else (x, axes)
+
+
+def _kept(result, shape, axes, keepdims) -> Array:
+    """The strong result, with the reduced axes back as size-1 axes when ``keepdims``."""
+    if keepdims and axes:
+        result = result.reshape(tuple(1 if i in axes else d for i, d in enumerate(shape)))
+    return Array(result, False)
+
+
+# --------------------------------------------------------------------------------------------
+# sum, prod
+# --------------------------------------------------------------------------------------------
+
+def _sum_like_on_host(prim, bool_prim, a, axis, dtype, out, keepdims, initial, where,
+                      promote_integers):
+    if promote_integers is not True and promote_integers is not False:
+        return NotImplemented
+    operand = _host_reduction(a, axis, keepdims, out, initial, where)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    if dtype is not None:
+        dt = dtypes.canonicalize_dtype(dtype)
+    else:
+        dt = promote_integer(x.dtype) if promote_integers else x.dtype
+    kernel = bool_prim.kernel if dt == _BOOL else prim.kernel
+    return _kept(kernel(convert_kernel(x, dt), axes=axes), x.shape, axes, keepdims)
+
+
+def _sum_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                 where=None, promote_integers=True):
+    return _sum_like_on_host(red.reduce_sum_p, red.reduce_or_p, a, axis, dtype, out, keepdims,
+                             initial, where, promote_integers)
+
+
+def _prod_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                  where=None, promote_integers=True):
+    return _sum_like_on_host(red.reduce_prod_p, red.reduce_and_p, a, axis, dtype, out,
+                             keepdims, initial, where, promote_integers)
+
+
+# --------------------------------------------------------------------------------------------
+# max, min, argmax, argmin
+# --------------------------------------------------------------------------------------------
+
+def _extremum_on_host(prim, a, axis, out, keepdims, initial, where):
+    operand = _host_reduction(a, axis, keepdims, out, initial, where)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    shape = x.shape
+    for i in axes:
+        if not shape[i]:
+            return NotImplemented  # an empty reduction needs initial=: the general path says
+    return _kept(prim.kernel(x, axes=axes), shape, axes, keepdims)
+
+
+def _max_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _extremum_on_host(red.reduce_max_p, a, axis, out, keepdims, initial, where)
+
+
+def _min_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _extremum_on_host(red.reduce_min_p, a, axis, out, keepdims, initial, where)
+
+
+def _arg_extremum_on_host(prim, method, a, axis, out, keepdims):
+    t = type(a)
+    if (t is not Array and t is not DeviceArray) or out is not None or (
+            keepdims is not None and keepdims is not False and keepdims is not True):
+        return NotImplemented
+    x = a._value
+    if x.dtype.kind == "c":
+        return NotImplemented  # complex numbers have no order: the general path says
+    shape = x.shape
+    if axis is None:
+        flat = x.reshape(-1)
+        if not flat.shape[0]:
+            return NotImplemented
+        if x.dtype in LOW_PRECISION_FLOATS:
+            result = prim.kernel(flat, axes=(0,), index_dtype=_INT32)
+        else:  # the kernel's NumPy call on a whole 1-d array, as an int32 scalar
+            result = _INT32.type(method(flat))
+        return Array(result.reshape((1,) * len(shape)) if keepdims else result, False)
+    ax = host_axis(axis, x.ndim)
+    if ax is None or not shape[ax]:
+        return NotImplemented
+    result = prim.kernel(x, axes=(ax,), index_dtype=_INT32)
+    return _kept(result, shape, (ax,), keepdims)
+
+
+def _argmax_on_host(a, axis=None, out=None, keepdims=None):
+    return _arg_extremum_on_host(red.argmax_p, np.ndarray.argmax, a, axis, out, keepdims)
+
+
+def _argmin_on_host(a, axis=None, out=None, keepdims=None):
+    return _arg_extremum_on_host(red.argmin_p, np.ndarray.argmin, a, axis, out, keepdims)
+
+
+# --------------------------------------------------------------------------------------------
+# mean, all, any
+# --------------------------------------------------------------------------------------------
+
+def _mean_on_host(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    operand = _host_reduction(a, axis, keepdims, out, where)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    if dtype is None:
+        result_dtype = to_inexact_dtype(x.dtype)
+        computation = upcast_f16(result_dtype)
+    else:
+        result_dtype = computation = dtypes.canonicalize_dtype(dtype)
+    if computation == _BOOL:
+        return NotImplemented  # (a bool mean: the general path's or-sum and division)
+    total = red.reduce_sum_p.kernel(convert_kernel(x, computation), axes=axes)
+    count = np.asarray(math.prod(x.shape[i] for i in axes), computation)
+    if keepdims and axes:
+        total = total.reshape(tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    # (the count broadcast to the total's shape, as the general path divides)
+    quotient = ew.div_p.kernel(total, np.broadcast_to(count, total.shape))
+    return Array(convert_kernel(quotient, result_dtype), False)
+
+
+def _logical_on_host(prim, a, axis, out, keepdims, where):
+    operand = _host_reduction(a, axis, keepdims, out, where)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    truth = x if x.dtype == _BOOL else ew.ne_p.kernel(x, np.zeros((), x.dtype))
+    return _kept(prim.kernel(truth, axes=axes), x.shape, axes, keepdims)
+
+
+def _all_on_host(a, axis=None, out=None, keepdims=False, *, where=None):
+    return _logical_on_host(red.reduce_and_p, a, axis, out, keepdims, where)
+
+
+def _any_on_host(a, axis=None, out=None, keepdims=False, *, where=None):
+    return _logical_on_host(red.reduce_or_p, a, axis, out, keepdims, where)
