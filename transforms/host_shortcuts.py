@@ -12,7 +12,8 @@ is exactly ``EvalTrace``: not the XLA engine, not the NaN-checking one, not with
 primitive's rules sit beside the primitive, and returns ``NotImplemented`` for any input it
 does not handle (a tracer, an unusual argument, a value that must raise): the general path
 then runs, so results and errors are those of the general path by construction, and the
-differential tests (``tests/numpy/test_host_shortcuts.py``) hold each shortcut to it.
+differential tests (``tests/shortcut_oracle.py`` and the tests that use it) hold each
+shortcut to it.
 
 A shortcut that raises is a shortcut that declined: the general path runs and raises its own,
 clear error. Shortcuts hold no state, so they are as thread-safe as the kernels.
