@@ -33,6 +33,7 @@ from funcarray.numpy._rounding_and_division import floor
 from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
 from funcarray.numpy._shape_on_host import host_dims
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.shape import iota_p
 from funcarray.transforms.host_shortcuts import host_shortcut
 
@@ -332,12 +333,19 @@ def _arange_on_host(start, stop=None, step=None, dtype=None):
         return NotImplemented
     n = max(0, math.ceil((stop - start) / step))
     # The general path's kernels on the same values: the iota, times step, plus start.
-    ramp = iota_p.kernel(dtype=dtype, shape=(n,), dimension=0)
+    compute = _arange_compute_dtype(dtype)
+    ramp = iota_p.kernel(dtype=compute, shape=(n,), dimension=0)
     if step != 1:
-        ramp = ew.mul_p.kernel(ramp, np.asarray(step, dtype))
+        ramp = ew.mul_p.kernel(ramp, np.asarray(step, compute))
     if start != 0:
-        ramp = ew.add_p.kernel(ramp, np.asarray(start, dtype))
-    return Array(ramp)
+        ramp = ew.add_p.kernel(ramp, np.asarray(start, compute))
+    return Array(ramp if compute == dtype else convert_kernel(ramp, dtype))
+
+
+def _arange_compute_dtype(dtype):
+    """float16 and bfloat16 ramps are computed in float32 and rounded once, as jax does
+    (start + i * step accumulated in float16 drifts by ulps)."""
+    return dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
 
 
 @host_shortcut(_arange_on_host)
@@ -365,12 +373,13 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
         dtype = dtypes.default_float if any_float else dtypes.default_int
     dtype = dtypes.canonicalize_dtype(dtype)
     n = max(0, math.ceil((stop - start) / step))
-    ramp = iota_p.bind(dtype=dtype, shape=(n,), dimension=0)
-    if start == 0 and step == 1:
-        return ramp
+    compute = _arange_compute_dtype(dtype)
+    ramp = iota_p.bind(dtype=compute, shape=(n,), dimension=0)
     if step != 1:
-        ramp = multiply(ramp, Array(np.asarray(step, dtype)))
-    return add(ramp, Array(np.asarray(start, dtype))) if start != 0 else ramp
+        ramp = multiply(ramp, Array(np.asarray(step, compute)))
+    if start != 0:
+        ramp = add(ramp, Array(np.asarray(start, compute)))
+    return convert(ramp, dtype)
 
 
 @overload

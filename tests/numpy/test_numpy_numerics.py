@@ -428,3 +428,13 @@ def test_complex_branch_cuts_with_signed_zeros_agree_eager_jit_and_jax(name, dty
     rtol = 1e-5 if dtype == np.complex64 else 1e-12
     for got in (getattr(fnp, name)(z), fa.jit(getattr(fnp, name))(z)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=1e-30)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("args", [(-1.0, 2.3, 0.1), (0.5, 100.0, 0.7), (3.0, -7.0, -0.3)])
+def test_arange_of_floats_matches_jax_bit_for_bit(args, dtype):
+    # 16-bit ramps are computed in float32 and rounded once, as jax does.
+    want = np.asarray(jnp.arange(*args, dtype=dtype))
+    for got in (fnp.arange(*args, dtype=dtype), fa.jit(lambda: fnp.arange(*args, dtype=dtype))()):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
