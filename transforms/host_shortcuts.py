@@ -38,6 +38,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from funcarray.base.errors import filtered
 from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
 
 __all__ = ["host_shortcut", "GeneralPathEvalTrace", "shortcuts_run_now"]
@@ -78,9 +79,16 @@ def host_shortcut(shortcut: Callable[..., Any]) -> Callable[[F], F]:
                     out = NotImplemented
                 if out is not NotImplemented:
                     return out
-            return general(*args, **kwargs)
+            try:
+                return general(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 (re-raised unchanged but for its traceback)
+                raise filtered(exc) from exc.__cause__
 
         operation.general_path = general  # type: ignore[attr-defined]
+        # It filters its own tracebacks (as ``api_boundary`` does), so the namespaces that wrap
+        # their public functions leave it as it is; ``__wrapped__`` (from functools.wraps)
+        # only serves ``inspect.signature`` and help().
+        operation._filters_own_errors = True  # type: ignore[attr-defined]
         return operation  # type: ignore[return-value]
 
     return decorate

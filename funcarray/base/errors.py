@@ -98,6 +98,7 @@ def api_boundary(fn: _F) -> _F:
     wrapper.__doc__ = fn.__doc__
     wrapper.__module__ = fn.__module__
     wrapper.__wrapped__ = fn
+    wrapper._api_boundary = True  # (array_methods' operators filter errors themselves)
     return wrapper
 
 

@@ -26,8 +26,14 @@ _OPERAND_TYPES = (float, int, Tracer, np.generic, np.ndarray, complex, DeviceArr
 # user-facing error itself (see _errors.api_boundary), so `x + y` with mismatched shapes shows
 # the user's line and a single funcarray frame.
 
+def _without_api_boundary(fn):
+    """The function inside ``api_boundary``'s wrapper (operators filter errors themselves);
+    other wrappers (a host shortcut's) are kept."""
+    return fn.__wrapped__ if getattr(fn, "_api_boundary", False) else fn
+
+
 def _forward(fn):
-    fn = getattr(fn, "__wrapped__", fn)
+    fn = _without_api_boundary(fn)
 
     def method(self, other):
         if type(other) is Array or isinstance(other, _OPERAND_TYPES):
@@ -41,7 +47,7 @@ def _forward(fn):
 
 
 def _reflected(fn):
-    fn = getattr(fn, "__wrapped__", fn)
+    fn = _without_api_boundary(fn)
 
     def method(self, other):
         if isinstance(other, _OPERAND_TYPES):

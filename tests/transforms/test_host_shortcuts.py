@@ -72,3 +72,21 @@ def test_the_decorated_function_keeps_name_doc_and_general_path():
     calls.clear()
     double.general_path(fnp.arange(2))
     assert calls == ["general"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: fnp.reshape(fnp.arange(6), (4,)),
+    lambda: fnp.arange(6).reshape(4),
+    lambda: fnp.sum(fnp.ones(3), axis=2),
+    lambda: fnp.ones(3).sum(axis=2),
+])
+def test_errors_of_shortcut_operations_show_the_users_frames_only(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    tb, files = info.value.__traceback__, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    # Only the re-raising boundary frames remain, not the implementation's.
+    assert files[0] == __file__
+    assert not any("funcarray/numpy/_" in f or "primitives" in f for f in files), files
