@@ -16,6 +16,7 @@ the eager trace object when those settings change.
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -26,15 +27,16 @@ from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
 from funcarray.base.host_values import host_array
 from funcarray.lowering import cache, runtime
-from funcarray.lowering.devices import runtime_device
+from funcarray.lowering.devices import default_backend, runtime_device
 from funcarray.transforms import support
-from funcarray.transforms.core import EVAL_TRACE, EvalTrace, Tracer
+from funcarray.transforms.core import CURRENT_TRACE, EVAL_TRACE, EvalTrace, Tracer
 from funcarray.transforms.host_shortcuts import GeneralPathEvalTrace
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
 
 __all__ = ["execute_ir", "execute_ir_numpy", "run_executable", "to_buffer", "from_buffer",
            "single_op_ir", "XlaEvalTrace", "set_eager_backend", "clear_eager_caches",
-           "invalid_value", "floating_point_error", "checking_trace_class"]
+           "invalid_value", "floating_point_error", "checking_trace_class",
+           "ops_run_on_accelerator"]
 
 
 def _note_accelerator(jdev) -> None:
@@ -323,6 +325,24 @@ def _make_xla_eval_trace_class():
 
 
 _XlaEvalTrace = _make_xla_eval_trace_class()
+
+
+def ops_run_on_accelerator() -> bool:
+    """Whether operations called now run through XLA on a platform other than the CPU: under
+    a transform (what jit compiles) or with the XLA eager engine, when the default platform
+    is an accelerator. Outside every transform the NumPy engine runs them on the host, with
+    or without host shortcuts or NaN checks. Before jax is imported nothing has been placed
+    on a device, and eager CPU work must not import it just to ask.
+
+    Example:
+        >>> ops_run_on_accelerator()  # eager, NumPy kernels
+        False
+    """
+    if CURRENT_TRACE.get() is EVAL_TRACE and _eager_trace_class is EvalTrace:
+        return False
+    if "jax" not in sys.modules:
+        return False
+    return default_backend() != "cpu"
 
 
 

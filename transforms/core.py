@@ -216,10 +216,11 @@ def running_eagerly() -> bool:
 
 
 def running_numpy_kernels() -> bool:
-    """True when a primitive bound now would run its NumPy kernel: outside every transform,
-    with the default eager backend (``funcarray.api.transfers`` swaps EVAL_TRACE's class for the
-    XLA one). Hot eager paths (an RNN step's ``@``, ``+`` and ``tanh``) check this and call
-    ``prim.impl`` themselves, skipping ``bind``'s dispatch: the same kernel, ~0.3 us less.
+    """True when a primitive bound now would run its NumPy kernel with every host shortcut
+    on: outside every transform, with the NumPy eager engine (``lowering/executor.py`` swaps
+    EVAL_TRACE's class for the XLA engine's, the NaN-checking one or the one without
+    shortcuts). What tests of the NumPy engine's own behaviour ask; code above the transforms
+    asks ``host_shortcuts`` (or the executor) instead, so that the engine decides in one place.
     """
     trace = _current_trace.get()
     return trace is EVAL_TRACE and trace.__class__ is EvalTrace

@@ -24,6 +24,7 @@ from funcarray.api.arguments import asarray_arg
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import api_boundary, op_value_error
 from funcarray.primitives.decompositions import (
+    FACTORISABLE_DTYPES,
     cholesky_p,
     lu_p,
     permutation_from_pivots,
@@ -32,7 +33,7 @@ from funcarray.primitives.decompositions import (
 from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
 from funcarray.primitives.schur import schur_p
-from funcarray.transforms.core import running_numpy_kernels
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,22 +45,30 @@ __all__ = ["cholesky", "triangular_solve", "lu", "lu_pivots_to_permutation", "qr
            "svd", "schur"]
 
 
-def _lapack_now(*xs) -> bool:
-    """True when the operands are concrete and eager kernels run: ``solve``, ``inv``, ``det``
-    and ``slogdet`` then call NumPy's LAPACK routine in one step (a 16 x 16 solve: tens of
-    microseconds instead of the primitives' ~1.8 ms: an LU eliminated column by column in
-    Python). Under a transform they compose the primitives, whose rules differentiate,
-    vectorise and lower. The two differ only by rounding."""
-    return running_numpy_kernels() and all(type(x) in (Array, DeviceArray) for x in xs)
+def _hermitian_part_on_host(a):
+    """``hermitian_part`` of a host or device array of a dtype LAPACK factorises, in one
+    NumPy expression: the four eager ops of the general path cost more than a 16 x 16
+    factorisation."""
+    if type(a) is not Array and type(a) is not DeviceArray:
+        return NotImplemented
+    v = a._value
+    if v.dtype not in FACTORISABLE_DTYPES or v.ndim < 2:
+        return NotImplemented
+    return Array((v + np.conj(np.swapaxes(v, -1, -2))) / 2, a._weak)
 
 
+@host_shortcut(_hermitian_part_on_host)
 def hermitian_part(a: ArrayLike) -> Array:
     """``(a + a^H) / 2``: what ``cholesky`` and ``eigh`` factor by default (symmetric
-    gradients, as in JAX). Concrete eager operands are computed in one NumPy expression
-    (four eager ops cost more than a 16 x 16 factorisation)."""
-    if _lapack_now(a):
-        v = a._value
-        return Array(((v + np.conj(np.swapaxes(v, -1, -2))) / 2).astype(v.dtype, copy=False))
+    gradients, as in JAX).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> from funcarray.lax import linalg
+        >>> linalg.hermitian_part(fnp.asarray([[1.0, 2.0], [0.0, 1.0]]))
+        Array([[1., 1.],
+               [1., 1.]], dtype=float32)
+    """
     return (a + a.conj().swapaxes(-1, -2)) / 2
 
 

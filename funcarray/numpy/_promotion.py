@@ -21,7 +21,8 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.base.host_values import SCALAR_DEFAULTS, scalar_to_array
-from funcarray.transforms.core import Tracer, running_eagerly, running_numpy_kernels
+from funcarray.transforms.core import Tracer, running_eagerly
+from funcarray.transforms.host_shortcuts import shortcuts_run_now
 
 # Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
 _ABSORBS_FLOAT = dtypes.dtype_set(dtypes.is_inexact)
@@ -81,7 +82,10 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
             shape = broadcast_shapes(op, x_shape, y_shape)
             return broadcast_to_shape(x, shape), broadcast_to_shape(y, shape)
     if eager is None:
-        eager = running_numpy_kernels()
+        # A host shortcut asked for here, not by a decorator: this is the promotion step of
+        # every binary function (x + y), and a decorator on each of them would cost every
+        # call a wrapper for a case only mixed or device operands reach.
+        eager = shortcuts_run_now()
     if eager:
         if tx is DeviceArray or ty is DeviceArray:
             # A jit output in eager code (``params["w"] * 2.0`` after a jitted step): NumPy

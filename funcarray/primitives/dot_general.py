@@ -59,19 +59,19 @@ import math
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array
 from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract_eval
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import transpose_p
-from funcarray.transforms.core import Primitive, ShapedArray, running_numpy_kernels
+from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import defbilinear
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import not_mapped
 
 __all__ = [
     "dot_general_p", "dot_general", "PRECISION_NAMES", "accumulation_dtype", "can_accumulate_in",
-    "free_dims",
+    "free_dims", "plain_matmul", "NATIVE_MATMUL_DTYPES",
 ]
 
 PRECISION_NAMES = ("DEFAULT", "HIGH", "HIGHEST")
@@ -161,7 +161,7 @@ _MATRIX_PRODUCTS = {(((1,), (0,)), ((), ())): (False, False),
 
 # Operand dtypes whose products NumPy computes in the operand dtype itself, as dot_general
 # does (float16/bfloat16/float8 and int4 accumulate wider: they take the general path).
-_NATIVE_MATMUL_DTYPES = dtypes.dtype_set(lambda d: accumulation_dtype(d, d) == d)
+NATIVE_MATMUL_DTYPES = dtypes.dtype_set(lambda d: accumulation_dtype(d, d) == d)
 
 
 def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
@@ -169,7 +169,7 @@ def _dot_general_kernel(lhs, rhs, *, dimension_numbers, precision=None,
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     out_dtype = lhs.dtype if preferred_element_type is None else np.dtype(preferred_element_type)
     acc = accumulation_dtype(lhs.dtype, out_dtype)
-    if out_dtype == lhs.dtype and lhs.dtype in _NATIVE_MATMUL_DTYPES:
+    if out_dtype == lhs.dtype and lhs.dtype in NATIVE_MATMUL_DTYPES:
         if lhs.ndim <= 2 and rhs.ndim <= 2 and dimension_numbers == _PLAIN_MATMUL.get(
                 lhs.ndim):
             # The common eager case, a vector or matrix times a vector or matrix (a @ b):
@@ -207,20 +207,10 @@ dot_general_p = Primitive("dot_general")
 dot_general_p.kernel = _dot_general_kernel
 
 def plain_matmul(a, b):
-    """``a @ b`` for two strong Arrays or tracers of one dtype, each 1-d or 2-d, with aligned
-    inner dimensions (the caller checked all of that): the hot path of ``matmul``.
-
-    For Arrays outside every transform it runs the kernel's ``np.dot`` directly, skipping
-    ``bind``, the validation cache and the kernel's plan (~2 us of a ~5 us vector-matrix
-    product in an RNN step); otherwise, and for dtypes that need a wider accumulator, it binds
-    ``dot_general``.
+    """``a @ b`` for two strong arrays or tracers of one dtype, each 1-d or 2-d, with aligned
+    inner dimensions (the caller checked all of that): one ``dot_general`` with the matrix
+    product's dimension numbers, nothing to plan or promote.
     """
-    ta, tb = type(a), type(b)
-    if (ta is Array or ta is DeviceArray) and (tb is Array or tb is DeviceArray) and (
-            running_numpy_kernels()):  # (a DeviceArray's host value: NumPy kernels run)
-        av = a._value
-        if av.dtype in _NATIVE_MATMUL_DTYPES:
-            return Array(np.dot(av, b._value), False)
     return dot_general_p.bind(a, b, dimension_numbers=_PLAIN_MATMUL[a.ndim], precision=None,
                               preferred_element_type=None)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 
 import numpy as np
 
@@ -26,12 +25,11 @@ from funcarray.base import dtypes
 from funcarray.base import pytrees as tree
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lowering.devices import default_backend
+from funcarray.lowering.executor import ops_run_on_accelerator
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
 from funcarray.primitives.special import erf_inv_p
 from funcarray.random._prng import _UINT_OF_WIDTH, _random_bits, _split, canonical_shape
-from funcarray.transforms.core import running_numpy_kernels
 
 
 def _float_dtype(op: str, dtype) -> np.dtype:
@@ -140,7 +138,7 @@ def _fused_multiply_add(a, b, c):
     expression. (A jit with ``device=`` on another platform than the default one follows the
     default's rule; so does a jit traced before jax is first imported.)
     """
-    if _xla_on_gpu():
+    if ops_run_on_accelerator():
         return a * b + c
     if a.dtype == dtypes.float32 or (a.dtype == dtypes.float16 and _native_float16_cpu()):
         wide = [convert(x, dtypes.float64) for x in (a, b, c)]
@@ -156,15 +154,6 @@ def _fused_multiply_add(a, b, c):
     c_part = total - product
     sum_error = (product - (total - c_part)) + (c - c_part)
     return total + (sum_error + product_error)
-
-
-def _xla_on_gpu() -> bool:
-    """Whether these operations will run through XLA on a non-CPU platform. NumPy kernels
-    run on the host; before jax is imported nothing has been placed on a device (and eager
-    CPU work must not import it just to ask)."""
-    if running_numpy_kernels() or "jax" not in sys.modules:
-        return False
-    return default_backend() != "cpu"
 
 
 @functools.cache
