@@ -235,8 +235,9 @@ def _promoted(x, values, kind):
     path's ``_promoted_update``; None to decline."""
     dtype = x.dtype
     t = type(values)
-    if t is int and dtype.kind in "iu" and -2**31 <= values < 2**31:
-        # (As the general path: a Python int beyond int32 is an error, even into int64.)
+    if t is int and dtype.kind in "iu":
+        if not -2**31 <= values < 2**31:
+            return None  # the general path's error, even into int64
         info = dtypes.iinfo(dtype)
         if info.min <= values <= info.max:
             return x._value, np.asarray(values, dtype), x._weak

@@ -158,8 +158,9 @@ def indices(draw, shape, arrays=True):
 
 def _update_values(draw, x):
     """Values for ``x.at[idx].<method>``: scalars of each Python type, arrays of the same or
-    another dtype, broadcastable or not."""
-    kind = draw(st.sampled_from(["float", "int", "bool", "complex", "same", "other", "row"]))
+    another dtype, broadcastable or not, NumPy arrays and lists."""
+    kind = draw(st.sampled_from(["float", "int", "bool", "complex", "same", "other", "row",
+                                 "numpy", "list"]))
     if kind == "float":
         return draw(st.sampled_from(SPECIAL_FLOATS) | st.floats(-100, 100, width=32))
     if kind == "int":
@@ -168,10 +169,12 @@ def _update_values(draw, x):
         return draw(st.booleans())
     if kind == "complex":
         return complex(draw(st.floats(-4, 4, width=32)), draw(st.floats(-4, 4, width=32)))
-    dtype = x.dtype if kind != "other" else draw(st.sampled_from(ALL_DTYPES))
-    shape = () if kind != "row" else x.shape[-1:]
+    dtype = x.dtype if kind in ("same", "row") else draw(st.sampled_from(ALL_DTYPES))
+    shape = x.shape[-1:] if kind in ("row", "numpy", "list") else ()
     value = _from_numbers(draw(_numbers(dtype, shape[0] if shape else 1)), dtype,
                           shape)
+    if kind in ("numpy", "list"):
+        return value if kind == "numpy" else value.tolist()
     return as_input(value, draw(array_forms))
 
 
@@ -249,10 +252,11 @@ def test_repeated_entries_accumulate_as_the_general_path(value, method, data):
     size = value.shape[0] if value.ndim else 0
     entries = data.draw(st.lists(st.integers(-size, size - 1), min_size=1, max_size=6)
                         ) if size else [0]
-    values = data.draw(_numbers(value.dtype, len(entries))) if data.draw(
-        st.booleans()) else _update_values(data.draw, x)
-    if isinstance(values, list):
-        values = fnp.asarray(_from_numbers(values, value.dtype))
+    if data.draw(st.booleans()):
+        values = fnp.asarray(_from_numbers(data.draw(_numbers(value.dtype, len(entries))),
+                                           value.dtype))
+    else:
+        values = _update_values(data.draw, x)
     assert_same_outcome(lambda: _update(x, entries, method, values))
 
 
