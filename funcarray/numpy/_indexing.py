@@ -46,6 +46,13 @@ from funcarray.numpy._index_parsing import (
     _ravel,
     _reshape,
 )
+from funcarray.numpy._indexing_on_host import (
+    divide_on_host,
+    get_on_host,
+    getitem_on_host,
+    power_on_host,
+    update_shortcut,
+)
 from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
@@ -59,6 +66,7 @@ from funcarray.primitives.scatter import (
     scatter_p,
 )
 from funcarray.primitives.shape import concatenate_p, iota_p, rev_p, slice_p, squeeze_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -235,6 +243,7 @@ def _insert_new_axes(shape, layout):
     return tuple(out)
 
 
+@host_shortcut(getitem_on_host)
 def getitem(x: ArrayLike, idx: Any) -> Array:
     """``x[idx]`` with NumPy's indexing rules (what ``Array.__getitem__`` calls).
 
@@ -416,6 +425,7 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
+    @host_shortcut(get_on_host)
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: str | None = None, fill_value: ArrayLike | None = None,
             wrap_negative_indices: bool = True) -> Array:
@@ -428,6 +438,7 @@ class _IndexUpdateRef:
         """
         return _rewriting_take("at[].get", self.array, self.index, mode, fill_value)
 
+    @host_shortcut(update_shortcut("set"))
     def set(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype).
@@ -441,6 +452,7 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
+    @host_shortcut(update_shortcut("add"))
     def add(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] += values``; repeated indices accumulate. The sum is computed in the dtype
@@ -455,6 +467,7 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
+    @host_shortcut(update_shortcut("subtract"))
     def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] -= values``; repeated indices accumulate.
@@ -468,6 +481,7 @@ class _IndexUpdateRef:
                                mode, unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
+    @host_shortcut(update_shortcut("multiply"))
     def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] *= values``; repeated indices accumulate.
@@ -483,6 +497,7 @@ class _IndexUpdateRef:
 
     mul = multiply
 
+    @host_shortcut(divide_on_host)
     def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False,
                unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] /= values`` (true division, as ``x / y`` would give).
@@ -498,6 +513,7 @@ class _IndexUpdateRef:
                                   indices_are_sorted=indices_are_sorted)
         return true_divide(x, divisor)
 
+    @host_shortcut(power_on_host)
     def power(self, values: ArrayLike, *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] **= values``.
@@ -513,6 +529,7 @@ class _IndexUpdateRef:
                                    indices_are_sorted=indices_are_sorted)
         return power(x, exponent)
 
+    @host_shortcut(update_shortcut("min"))
     def min(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = minimum(x[idx], values)``; repeated indices accumulate.
@@ -526,6 +543,7 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
+    @host_shortcut(update_shortcut("max"))
     def max(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None) -> Array:
         """``x[idx] = maximum(x[idx], values)``; repeated indices accumulate.
@@ -539,6 +557,7 @@ class _IndexUpdateRef:
                                unique_indices=unique_indices,
                                indices_are_sorted=indices_are_sorted)
 
+    @host_shortcut(update_shortcut("apply"))
     def apply(self, func: Callable[[Array], ArrayLike], *,
               indices_are_sorted: bool = False, unique_indices: bool = False,
               mode: str | None = None) -> Array:
