@@ -31,7 +31,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_dot import _canonicalize_precision
 from funcarray.numpy._creation import full
 from funcarray.numpy._elementwise import multiply, negative, subtract
@@ -168,9 +168,6 @@ def _matmul_on_host(a, b, *, precision=None, preferred_element_type=None):
     return NotImplemented
 
 
-# (api_boundary here: the namespace's own wrapper passes over decorated functions, and the
-# ``@`` operator calls the function under it, which must be the one with the shortcut.)
-@api_boundary
 @host_shortcut(_matmul_on_host)
 def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
