@@ -258,6 +258,7 @@ def _dispatcher(state: Jitted):
                                 out._weak = out_weak
                                 out._buf = (jdev, out_buffer)
                                 out._aval = out_aval
+                                out._ready = False
                     if out is MISS:
                         out = fast.call_by_signature(args)
                 except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)

@@ -195,6 +195,7 @@ class _FastEntry:
                     out._weak = weak
                     out._buf = (jdev, b)
                     out._aval = a
+                    out._ready = False
                     outs.append(out)
                 if flat_kind is list:
                     return outs

@@ -509,6 +509,7 @@ def device_array(device: Any, buffer: Any, aval: ShapedArray) -> DeviceArray:
     out._weak = aval.weak_type
     out._buf = (device, buffer)
     out._aval = aval
+    out._ready = False  # set, so that block_until_ready's check raises nothing inside
     return out
 
 
