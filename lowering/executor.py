@@ -143,6 +143,7 @@ def _finish_donation(arrays) -> None:
             del x._buf  # the host value is intact; the next call copies it again
         elif type(x) is DeviceArray:
             x._donated = True
+            x._ready = False  # waiting for it now raises jaxlib's "donated buffer" error
 
 
 # --------------------------------------------------------------------------------------------

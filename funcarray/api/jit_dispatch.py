@@ -7,9 +7,9 @@ general cache key. Two levels:
 * The *guard* of the signature called last: one pass over the arguments that checks each
   leaf's shape, dtype and weak_type against the compiled signature and collects its device
   buffer at the same time. A loop calling a jitted step with the same types (the common case)
-  costs one guard and one ``execute``. A DeviceArray made for this signature carries its
-  canonical aval, so its check is one identity test (~0.1 us a leaf; with 8 arrays the whole
-  call is ~0.9x jax's C++ fast path on CPU).
+  costs one guard and one execution, both called by ``jit``'s dispatcher itself (one array,
+  ``f(x)``, is checked there without the guard). A DeviceArray made for this signature
+  carries its canonical aval, so its check is one identity test (~0.1 us a leaf).
 * A table from the argument signature (``fast_signature``) to the compiled entry, for
   functions called with alternating signatures.
 
@@ -96,9 +96,9 @@ class FastPath:
 
     def __init__(self):
         self.table: dict = {}  # fast_signature key -> _FastEntry
-        # The guarded call of the signature used last (``_FastEntry.call_if_same_types``):
-        # Jitted.__call__ tries it itself (one call less on the hottest path), then
-        # ``call_by_signature``.
+        # The signature called last (``_FastEntry.last``): Jitted's dispatcher checks and
+        # runs it itself (no call between it and the executable on the hottest path), then
+        # tries ``call_by_signature``.
         self.last = None
 
     def call_by_signature(self, args):
@@ -110,7 +110,7 @@ class FastPath:
         entry = self.table.get(fast[0])
         if entry is None:
             return MISS
-        self.last = entry.call_if_same_types
+        self.last = entry.last
         return entry.run_leaves(fast[1])
 
     def remember(self, args, entry, run_eagerly) -> None:
@@ -119,7 +119,7 @@ class FastPath:
         fast = fast_signature(args)
         if fast is not None:
             fast_entry = self.table[fast[0]] = _FastEntry(args, entry, run_eagerly)
-            self.last = fast_entry.call_if_same_types
+            self.last = fast_entry.last
 
     def clear(self) -> None:
         self.table.clear()
@@ -127,20 +127,31 @@ class FastPath:
 
 
 class _FastEntry:
-    """A compiled entry's fast dispatch: ``call_if_same_types(args)`` -> outputs, or MISS
-    when ``args`` differ from the types it was made for (one pass: the guard), and
-    ``run_leaves(leaves)`` -> outputs. Everything that does not depend on the argument values
-    (device, executor, output types and tree) is looked up once here."""
+    """A compiled entry's fast dispatch. Everything that does not depend on the argument
+    values (device, executable, output types and tree) is looked up once here.
 
-    __slots__ = ("call_if_same_types", "run_leaves")
+    * ``run_leaves(leaves)`` -> the outputs for the argument leaves (in pytree order).
+    * ``last``: what ``jit``'s dispatcher runs itself for arguments of the types this entry
+      was made for (None for an entry with donated arguments: its bookkeeping lives in
+      ``Jitted._run_eagerly``), the tuple ``(guard, jdev, aval_x, run, start, finish, exe,
+      out_aval, out_weak)``: ``guard(args)`` -> the device buffers of ``args``, or MISS when
+      their types differ; ``aval_x``: for one array argument, the canonical aval it was
+      compiled for (the dispatcher checks the commonest call, ``f(x)``, without calling the
+      guard), else None; ``run(bufs)`` -> the outputs, or None for the commonest entry, one
+      output of ``out_aval`` and no consts, which the dispatcher runs itself: ``finish(start(
+      bufs))[0]`` of executable ``exe`` (``runtime.execute_steps``) on device ``jdev``.
+    """
+
+    __slots__ = ("last", "run_leaves")
 
     def __init__(self, args, entry, run_eagerly):
-        if entry.donated:  # donation bookkeeping lives in Jitted._run_eagerly
-            self.call_if_same_types = None
+        if entry.donated:
+            self.last = None
             self.run_leaves = lambda leaves: run_eagerly(entry, leaves)
             return
-        jdev, consts = entry.exe.device, entry.consts
-        execute = runtime.buffer_executor(entry.exe)
+        exe, consts = entry.exe, entry.consts
+        jdev = exe.device
+        start, finish = runtime.execute_steps(exe)
         to_buffer = executor.to_buffer
 
         def buffers(leaves):
@@ -151,37 +162,65 @@ class _FastEntry:
                             else to_buffer(x, jdev))
             return bufs
 
-        # The commonest entry, one output and no consts, is run by the guard itself (``inline``
-        # in ``_make_guard``): no Python frame between the guard and jaxlib.
-        inline = None
-        if entry.single_output and not consts:
-            inline = (*runtime.execute_steps(entry.exe), entry.exe, entry.out_avals[0])
+        # The executable runs inline (``finish(start(bufs))``), not through a helper: each
+        # Python call is a few percent of a small jitted call.
         if entry.single_output:
             aval = entry.out_avals[0]
 
             def run(bufs):
                 if consts:  # resolved per call: a const's buffer may have been donated since
                     bufs = buffers(consts) + bufs
-                return device_array(jdev, execute(bufs)[0], aval)
+                try:
+                    out_buffer = finish(start(bufs))[0]
+                except Exception as exc:  # noqa: BLE001
+                    runtime.raise_execution_error(exe, exc)
+                return device_array(jdev, out_buffer, aval)
         else:
             out_tree, out_avals = entry.out_tree, entry.out_avals
-
             outs_typed = [(a, a.weak_type) for a in out_avals]
+            # A flat list or tuple of arrays, the commonest result with several outputs, is
+            # built directly (tree.unflatten costs ~40 ns an output).
+            flat_kind = _flat_kind(out_tree, len(out_avals))
 
             def run(bufs):
                 if consts:
                     bufs = buffers(consts) + bufs
+                try:
+                    out_buffers = finish(start(bufs))
+                except Exception as exc:  # noqa: BLE001
+                    runtime.raise_execution_error(exe, exc)
                 outs = []
-                for b, (a, weak) in zip(execute(bufs), outs_typed):
+                for b, (a, weak) in zip(out_buffers, outs_typed):
                     out = _new_object(DeviceArray)  # device_array(), written out
                     out._weak = weak
                     out._buf = (jdev, b)
                     out._aval = a
+                    out._ready = False
                     outs.append(out)
+                if flat_kind is list:
+                    return outs
+                if flat_kind is tuple:
+                    return tuple(outs)
                 return tree.unflatten(out_tree, outs)
 
         self.run_leaves = lambda leaves: run(buffers(leaves))
-        self.call_if_same_types = _make_guard(args, jdev, to_buffer, run, inline)
+        inline = entry.single_output and not consts
+        out_aval = entry.out_avals[0] if inline else None
+        aval_x = None
+        if len(args) == 1 and type(args[0]) in (Array, DeviceArray):
+            aval_x = _leaf_spec(args[0])[3]
+        self.last = (_make_guard(args, jdev, to_buffer), jdev, aval_x,
+                     None if inline else run, start, finish, exe, out_aval,
+                     inline and out_aval.weak_type)
+
+
+def _flat_kind(out_tree, count: int):
+    """list or tuple when ``out_tree`` is a flat list or tuple of ``count`` leaves, else
+    None."""
+    for kind in (list, tuple):
+        if out_tree == tree.structure(kind(range(count))):
+            return kind
+    return None
 
 
 _new_object = object.__new__
@@ -213,24 +252,18 @@ def _values_getter(names: tuple):
     return itemgetter(*names)
 
 
-def _make_guard(args, jdev, to_buffer, run, inline):
-    """``guard(args)``: ``run`` of the device buffers of ``args`` (in pytree order) when they
+def _make_guard(args, jdev, to_buffer):
+    """``guard(args)``: the device buffers of ``args`` (in pytree order) on ``jdev`` when they
     have the structure and leaf types of the ``args`` given here, else MISS. (``args`` passed
-    ``fast_signature``: Arrays, dicts, lists and tuples of them.) With ``inline =
-    (start, finish, exe, out_aval)`` (one output, no consts) the guard runs the executable
-    itself instead of calling ``run`` (each Python call here is ~3% of a whole small jitted
-    call).
+    ``fast_signature``: Arrays, dicts, lists and tuples of them.)
 
     Two steps: the structure (positional Arrays and a single flat dict, the common cases,
     are written out; anything else, nested containers too, goes through ``flatten``), then
     the leaves. A leaf that is a DeviceArray with the compiled aval (the identical, canonical
-    object) on the executable's device costs one lean loop step (one array, ``f(x)``, no
-    loop at all); the first other leaf sends every leaf through ``_checked_buffers``, which
-    accepts host Arrays, equal non-canonical avals and other devices (copied over).
+    object) on the executable's device costs one lean loop step; the first other leaf sends
+    every leaf through ``_checked_buffers``, which accepts host Arrays, equal non-canonical
+    avals and other devices (copied over).
     """
-    if inline is not None:
-        start, finish, exe, out_aval = inline
-        out_weak = out_aval.weak_type
     specs = [_structure(x) for x in args]
     n_args = len(args)
     all_leaves = all(spec is None for spec in specs)
@@ -242,9 +275,6 @@ def _make_guard(args, jdev, to_buffer, run, inline):
     one_dict = n_args == 1 and specs[0] is not None and specs[0][0] is dict and specs[0][4]
     if one_dict:
         _, dict_size, dict_values, _, _ = specs[0]
-    one_leaf = n_args == 1 and all_leaves  # f(x) on one array, the commonest call
-    if one_leaf:
-        (aval_x,) = avals
 
     def flatten(args):
         """The leaves of ``args`` in pytree order, or MISS when the structure differs."""
@@ -254,73 +284,44 @@ def _make_guard(args, jdev, to_buffer, run, inline):
     def guard(args):
         if len(args) != n_args:
             return MISS
-        if one_leaf:
-            # The leaf step below for one array, without the loop (~5% of such a call): a
-            # DeviceArray with the compiled aval object, or a host Array of the compiled type,
-            # whose buffer is on jdev; anything else goes through the full check.
+        if all_leaves:
+            items = args
+        elif one_dict:
             x = args[0]
-            t = type(x)
-            cached = getattr(x, "_buf", None)
-            if cached is not None and cached[0] is jdev and (
-                    x._aval is aval_x if t is DeviceArray else t is Array and (
-                        x._value.shape == aval_x.shape and x._value.dtype is aval_x.dtype
-                        and x._weak == aval_x.weak_type)):
-                bufs = [cached[1]]
-            else:
-                bufs = _checked_buffers(args, leaf_specs, jdev, to_buffer)
-        else:
-            if all_leaves:
-                items = args
-            elif one_dict:
-                x = args[0]
-                if type(x) is not dict or len(x) != dict_size:
-                    return MISS
-                try:
-                    items = dict_values(x)
-                except KeyError:  # other keys
-                    return MISS
-            else:
-                items = flatten(args)
-                if items is MISS:
-                    return MISS
-            bufs = []
-            # The leaf step is written out, not called: a call per leaf would cost more than
-            # it. A leaf that is not the common case (a DeviceArray with this very aval
-            # object, or a host Array with this type, whose buffer is on jdev) sends every
-            # leaf through the full check; so does a host array never passed to jit (no
-            # ``_buf`` yet).
+            if type(x) is not dict or len(x) != dict_size:
+                return MISS
             try:
-                for item, aval in zip(items, avals):
-                    t = type(item)
-                    if t is DeviceArray:
-                        same = item._aval is aval
-                    elif t is Array:
-                        v = item._value
-                        same = (v.shape == aval.shape and v.dtype is aval.dtype
-                                and item._weak == aval.weak_type)
-                    else:
-                        return MISS
-                    cached = item._buf  # (device, buffer): see array.DeviceArray
-                    if same and cached[0] is jdev:
-                        bufs.append(cached[1])
-                        continue
-                    bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
-                    break
-            except AttributeError:
-                bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
-        if bufs is MISS:
-            return MISS
-        if inline is None:
-            return run(bufs)
+                items = dict_values(x)
+            except KeyError:  # other keys
+                return MISS
+        else:
+            items = flatten(args)
+            if items is MISS:
+                return MISS
+        bufs = []
+        # The leaf step is written out, not called: a call per leaf would cost more than
+        # it. A leaf that is not the common case (a DeviceArray with this very aval object,
+        # or a host Array with this type, whose buffer is on jdev) sends every leaf through
+        # the full check; so does a host array never passed to jit (no ``_buf`` yet).
         try:
-            out_buffer = finish(start(bufs))[0]
-        except Exception as exc:  # noqa: BLE001
-            runtime.raise_execution_error(exe, exc)
-        out = _new_object(DeviceArray)  # device_array(), written out
-        out._weak = out_weak
-        out._buf = (jdev, out_buffer)
-        out._aval = out_aval
-        return out
+            for item, aval in zip(items, avals):
+                t = type(item)
+                if t is DeviceArray:
+                    same = item._aval is aval
+                elif t is Array:
+                    v = item._value
+                    same = (v.shape == aval.shape and v.dtype is aval.dtype
+                            and item._weak == aval.weak_type)
+                else:
+                    return MISS
+                cached = item._buf  # (device, buffer): see array.DeviceArray
+                if same and cached[0] is jdev:
+                    bufs.append(cached[1])
+                    continue
+                return _checked_buffers(items, leaf_specs, jdev, to_buffer)
+        except AttributeError:
+            return _checked_buffers(items, leaf_specs, jdev, to_buffer)
+        return bufs
 
     return guard
 

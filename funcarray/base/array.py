@@ -429,7 +429,7 @@ class DeviceArray(Array):
         (True, (2,), Array([2., 2.], dtype=float32))
     """
 
-    __slots__ = ("_aval", "_donated")
+    __slots__ = ("_aval", "_donated", "_ready")  # _ready: see block_until_ready
 
     @property
     def _value(self):
@@ -475,10 +475,16 @@ class DeviceArray(Array):
 
     def block_until_ready(self) -> DeviceArray:
         """Wait until the computation producing this array has finished."""
+        # Once waited for, an array stays computed (until donated: ``_finish_donation`` in
+        # lowering/executor.py clears the flag): timing loops wait for the same array again
+        # and again, and asking jaxlib costs more than this method otherwise does.
+        if getattr(self, "_ready", False):
+            return self
         try:
             self._buf[1].block_until_ready()
         except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
             _raise_deferred_error(exc)
+        self._ready = True
         return self
 
 
@@ -503,6 +509,7 @@ def device_array(device: Any, buffer: Any, aval: ShapedArray) -> DeviceArray:
     out._weak = aval.weak_type
     out._buf = (device, buffer)
     out._aval = aval
+    out._ready = False  # set, so that block_until_ready's check raises nothing inside
     return out
 
 
