@@ -244,20 +244,23 @@ def rows_for(cases: list[Case], placement: str) -> list[Row]:
     return rows
 
 
-def distribution(cases: list[Case], placement: str) -> dict:
-    ratios = np.array([c.times[placement].median_ns / c.times["numpy"].median_ns for c in cases])
-    share = np.mean([within(c.times[placement].median_ns, c.times["numpy"].median_ns)
-                     for c in cases])
+def distribution(cases: list[Case], placement: str, field: str = "median_ns") -> dict:
+    """Median, 90th and 95th percentile of the ratios, and the share within the allowance,
+    from each timing's ``field``: its median sample, or its fastest (``best_ns``)."""
+    pairs = [(getattr(c.times[placement], field), getattr(c.times["numpy"], field))
+             for c in cases]
+    ratios = np.array([ours / theirs for ours, theirs in pairs])
     return {"timed": len(cases), "median": float(np.median(ratios)),
             "p90": float(np.percentile(ratios, 90)), "p95": float(np.percentile(ratios, 95)),
-            "share_within": float(share)}
+            "share_within": float(np.mean([within(*pair) for pair in pairs]))}
 
 
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def print_distribution(cases: list[Case], placement: str, summary: dict) -> None:
+def print_distribution(cases: list[Case], placement: str, summary: dict, fastest: dict
+                       ) -> None:
     title = f"{placement} arrays ({'fnp.asarray' if placement == 'host' else 'fa.device_put'})"
     print(title)
     print("-" * len(title))
@@ -269,6 +272,9 @@ def print_distribution(cases: list[Case], placement: str, summary: dict) -> None
     print(f"goal: {SHARE_GOAL:.0%} within {WITHIN_LABEL}: "
           f"{verdict(summary['share_within'] >= SHARE_GOAL)}"
           f" ({summary['share_within']:.1%} within)")
+    # Other processes only ever add time: on a busy machine the fastest samples say more.
+    print(f"from the fastest samples: median {format_ratio(fastest['median'])}, 95th percentile"
+          f" {format_ratio(fastest['p95'])}, {fastest['share_within']:.1%} within")
     worst = sorted(cases, key=lambda c: c.times[placement].median_ns / c.times["numpy"].median_ns,
                    reverse=True)[:WORST]
     lines = [("operation", "input", "funcarray", "NumPy", "ratio", WITHIN_LABEL)]
@@ -360,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     if outcome.cases:
         for placement in PLACEMENTS:
             summaries[placement] = distribution(outcome.cases, placement)
-            print_distribution(outcome.cases, placement, summaries[placement])
+            summaries[f"{placement}_fastest"] = distribution(outcome.cases, placement, "best_ns")
+            print_distribution(outcome.cases, placement, summaries[placement],
+                               summaries[f"{placement}_fastest"])
     print(f"could not time ({len(outcome.failures)}):" + ("" if outcome.failures else " none"))
     for note in outcome.failures:
         print(f"  {note}")
