@@ -10,8 +10,8 @@ funcarray time / NumPy time, and the worst 20, for host and device separately, b
 goals of issue 22. Verdicts are information only: the script exits 0 whatever the numbers.
 
 Usage:
-    python bench/bench_eager_ops.py            # full run, about 10 minutes on 2 cores
-    python bench/bench_eager_ops.py --quick    # under 3 minutes on 2 cores
+    python bench/bench_eager_ops.py            # full run: ~3 min of CPU (8.5 min at load 11)
+    python bench/bench_eager_ops.py --quick    # ~70 s of CPU (4 min at load 10, 2 cores)
     python bench/bench_eager_ops.py --quick --json results.json
 """
 
