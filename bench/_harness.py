@@ -539,3 +539,17 @@ def _run_child(code: str) -> tuple[int, int] | str:
         return elapsed, int(done.stdout.split()[-1])
     except (IndexError, ValueError):
         return f"printed no timing: {done.stdout[-200:]!r}"
+
+
+# --- additions for benchmarks of many small cases (bench_eager_ops.py) -----------------------
+def freeze_heap() -> None:
+    """Collect garbage once, then move every live object out of the collector's reach.
+
+    ``measure`` collects before each set of samples, so that no collection lands in one
+    implementation's samples. With a large heap (jaxlib loaded) a full collection takes
+    ~0.1 s, which would dominate a benchmark of a thousand cases of microseconds each; after
+    ``gc.freeze()`` a collection traverses only the objects made since. Call it once, after
+    the imports and before the cases.
+    """
+    gc.collect()
+    gc.freeze()
