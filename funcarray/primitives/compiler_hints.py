@@ -43,7 +43,7 @@ def reduce_precision_kernel(x: np.ndarray, exponent_bits: int, mantissa_bits: in
     src_exponent, src_mantissa = int(info.nexp), int(info.nmant)
     utype = _UNSIGNED[x.dtype.itemsize]
     nbits = 8 * x.dtype.itemsize
-    bits = np.ascontiguousarray(x).view(utype).copy()
+    bits = np.array(x, order="C").view(utype)  # (a copy; 0-d stays 0-d)
 
     def u(value):
         return utype(value & ((1 << nbits) - 1))

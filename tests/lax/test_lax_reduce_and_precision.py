@@ -115,6 +115,16 @@ def test_reduce_precision_kernel_matches_xla_bits(dtype, exponent_bits, mantissa
     np.testing.assert_array_equal(got.view(utype)[~nan], want.view(utype)[~nan])
 
 
+@pytest.mark.parametrize("shape", [(), (1,), (2, 3)])
+def test_reduce_precision_keeps_the_shape(shape):
+    x = np.full(shape, 1.2345, np.float32)
+    want = np.asarray(jax.lax.reduce_precision(x, 5, 10))
+    for got in (lax.reduce_precision(x, 5, 10),
+                fa.jit(lambda v: lax.reduce_precision(v, 5, 10))(x)):
+        assert got.shape == shape
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_reduce_precision_transforms_and_errors():
     x = fnp.asarray(_x((3, 4)))
     want = jax.lax.reduce_precision(np.asarray(x), 5, 3)
