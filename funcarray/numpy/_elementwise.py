@@ -122,7 +122,9 @@ def _dtypes_of_kinds(kinds) -> set:
 def _unary_inexact(name, prim, summary, example) -> _Unary:
     """A math function of floats/complex; ints and bools are converted to float first."""
     def fn(x, /):
-        if type(x) is Array and x._value.dtype in _INEXACT_DTYPES:
+        tx = type(x)
+        if ((tx is Array and x._value.dtype in _INEXACT_DTYPES)
+                or (tx is DeviceArray and x._aval.dtype in _INEXACT_DTYPES)):
             return prim.bind(x)
         try:
             x = asarray_arg(name, x)
@@ -139,7 +141,9 @@ def _unary_same(name, prim, kinds, summary, example) -> _Unary:
     accepted = _dtypes_of_kinds(kinds)
 
     def fn(x, /):
-        if type(x) is Array and x._value.dtype in accepted:
+        tx = type(x)
+        if ((tx is Array and x._value.dtype in accepted)
+                or (tx is DeviceArray and x._aval.dtype in accepted)):
             return prim.bind(x)
         try:
             x = asarray_arg(name, x)
@@ -155,8 +159,11 @@ def _binary(name, prim, kinds, summary, example) -> _Binary:
     accepted = _dtypes_of_kinds(kinds)
 
     def fn(x, y, /):
-        if type(x) is Array and type(y) is Array:
-            xv, yv = x._value, y._value
+        tx, ty = type(x), type(y)
+        if (tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray):
+            # (a device array's aval, not its value: with the XLA engine it stays on device)
+            xv = x._value if tx is Array else x._aval
+            yv = y._value if ty is Array else y._aval
             # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
             if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
                 return prim.bind(x, y)
