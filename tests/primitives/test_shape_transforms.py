@@ -7,9 +7,9 @@ Two layers are tested:
   finite differences (orders 1 and 2), the transpose identity, vmap against a Python loop with
   random ``in_axes`` (None and negative axes included), and the rules composed with each other
   (vmap of a vjp, jvp of a vjp, vjp of a vmap);
-* every public function of ``funcarray/numpy/_shape.py``, ``_rearranging.py`` and
-  ``_diagonals.py`` under ``fa.grad`` (of the result dotted with a fixed random array),
-  ``fa.jvp``, ``fa.vjp`` and ``fa.vmap``, against finite
+* every public function of ``funcarray/numpy/_shape.py``, ``_padding.py``,
+  ``_rearranging.py`` and ``_diagonals.py`` under ``fa.grad`` (of the result dotted with a
+  fixed random array), ``fa.jvp``, ``fa.vjp`` and ``fa.vmap``, against finite
   differences and a Python loop, and against jax (``jax.grad``/``jax.jvp``/``jax.vmap`` of the
   ``jax.numpy`` function) on a few cases each.
 
@@ -34,7 +34,7 @@ from hypothesis.extra import numpy as hnp
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray.numpy import _diagonals, _rearranging, _shape
+from funcarray.numpy import _diagonals, _padding, _rearranging, _shape
 from funcarray.primitives import shape as sp
 from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
@@ -814,7 +814,7 @@ NOT_ARRAY_FUNCTIONS = {"broadcast_shapes"}  # takes shapes, returns a tuple
 
 
 def test_every_public_shape_function_is_covered():
-    public = {*_shape.__all__, *_rearranging.__all__, *_diagonals.__all__}
+    public = {*_shape.__all__, *_padding.__all__, *_rearranging.__all__, *_diagonals.__all__}
     assert public - NOT_ARRAY_FUNCTIONS == set(PUBLIC)
 
 
