@@ -193,10 +193,11 @@ def _pad_odd(x, axis: int, before: int, after: int, mode: str):
 
 def _ramp(start, edge, width: int, axis: int, dtype, weak_type: bool):
     """``width`` values from ``start`` toward ``edge`` (size 1 along ``axis``), ``edge``
-    excluded, in ``dtype``: ``start * (1 - t) + edge * t`` for ``t = i / width`` in the
-    inexact computation dtype, integers rounded toward minus infinity. This is JAX's
-    ``linspace(start, edge, width, endpoint=False)`` formula, so integer ramps floor the same
-    values as JAX's pad."""
+    excluded, in ``dtype``: JAX's ``linspace(start, edge, width, endpoint=False)`` formula,
+    ``start * (1 - t) + edge * t`` for ``t = i / width`` in the inexact computation dtype,
+    integers rounded toward minus infinity, so that integer ramps floor the values JAX's pad
+    floors (where the exact value is an integer, rounding can put it just below: JAX pads
+    ``[0]`` of int8 by 3 toward 3 as ``3, 1, 0``, NumPy as ``3, 2, 1``)."""
     compute = to_inexact_dtype(dtype)
     real = np.empty(0, compute).real.dtype  # t is real even for complex ramps
     shape = tuple(width if d == axis else 1 for d in range(edge.ndim))
