@@ -41,6 +41,7 @@ from funcarray.numpy._manipulation import *  # noqa: F403
 from funcarray.numpy._math_functions import *  # noqa: F403
 from funcarray.numpy._numerics import *  # noqa: F403
 from funcarray.numpy._numerics_stats import *  # noqa: F403
+from funcarray.numpy._padding import *  # noqa: F403
 from funcarray.numpy._polynomial import *  # noqa: F403
 from funcarray.numpy._predicates_and_bits import *  # noqa: F403
 from funcarray.numpy._rearranging import *  # noqa: F403

@@ -1,16 +1,14 @@
-"""Rearranging functions of ``funcarray.numpy``: padding (``pad``), flipping and rotating
-(``flip``, ``fliplr``, ``flipud``, ``rot90``, ``roll``) and tiling (``tile``, ``repeat``).
+"""Rearranging functions of ``funcarray.numpy``: flipping and rotating (``flip``,
+``fliplr``, ``flipud``, ``rot90``, ``roll``) and tiling (``tile``, ``repeat``).
 
-As in ``_shape``, everything that decides a result's shape (pad widths, shifts, repeat
-counts, axes) must be concrete; the array operands may be traced. Results keep the operand's
-weak type, as in JAX.
+As in ``_shape``, everything that decides a result's shape (shifts, repeat counts, axes) must
+be concrete; the array operands may be traced. Results keep the operand's weak type, as in
+JAX.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from funcarray.api.arguments import (
     _axis,
@@ -25,7 +23,6 @@ from funcarray.api.arguments import (
     asarray_arg,
     broadcast_to_shape,
     convert,
-    convert_arg,
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array
@@ -36,146 +33,16 @@ from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import _axes
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
-from funcarray.primitives.shape import broadcast_in_dim_p, iota_p, pad_p, slice_p
+from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from funcarray.base.typing import ArrayLike, Axis
 
 
-__all__ = ["flip", "fliplr", "flipud", "pad", "repeat", "roll", "rot90", "tile"]
-
-
-# --------------------------------------------------------------------------------------------
-# Padding
-# --------------------------------------------------------------------------------------------
-
-_PAD_MODES = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
-
-
-def _pad_widths(pad_width, shape) -> tuple:
-    """NumPy's pad_width forms (``n``, ``(before, after)``, one pair per axis...) as one
-    ``(before, after)`` pair per axis."""
-    try:
-        widths = np.asarray(pad_width)
-    except ValueError:
-        widths = None  # ragged nested sequences
-    if widths is None or (widths.size and widths.dtype.kind not in "iu"):
-        raise op_type_error("pad", f"pad_width must be an int or (nested) sequence of ints, "
-                                   f"got {pad_width!r}")
-    try:
-        widths = np.broadcast_to(widths.astype(np.int64), (len(shape), 2))
-    except ValueError:
-        raise op_value_error(
-            "pad", f"pad_width {pad_width!r} does not fit an array of shape {tuple(shape)}: "
-                   f"give an int, a (before, after) pair, or one pair per axis") from None
-    if (widths < 0).any():
-        raise op_value_error("pad", f"pad_width must not be negative, got {pad_width!r}")
-    return tuple((int(before), int(after)) for before, after in widths)
-
-
-def _pad_constant(x, widths, constant_values):
-    values = convert_arg("pad", constant_values, x.dtype, x.weak_type)
-    if values.ndim == 0:
-        if not any(before or after for before, after in widths):
-            return x
-        value = convert(values, x.dtype, x.weak_type)
-        config = tuple((before, after, 0) for before, after in widths)
-        return pad_p.bind(x, value, padding_config=config)
-    # One (before, after) value per axis; later axes overwrite the corners, as in NumPy.
-    fits = values.ndim <= 2 and all(
-        size in (1, target) for size, target in zip(values.shape[::-1], (2, x.ndim)))
-    if not fits:
-        raise op_value_error(
-            "pad", f"constant_values of shape {values.shape} does not fit an array of shape "
-                   f"{x.shape}: give a scalar, a (before, after) pair, or one pair per axis")
-    values = broadcast_to_shape(values, (x.ndim, 2))
-    for axis, pair in enumerate(widths):
-        for side, width in enumerate(pair):
-            if not width:
-                continue
-            value = slice_p.bind(values, start_indices=(axis, side),
-                                 limit_indices=(axis + 1, side + 1), strides=None)
-            value = convert(_reshape(value, ()), x.dtype, x.weak_type)
-            config = [(0, 0, 0)] * x.ndim
-            config[axis] = (width, 0, 0) if side == 0 else (0, width, 0)
-            x = pad_p.bind(x, value, padding_config=tuple(config))
-    return x
-
-
-def _pad_edge(x, axis: int, before: int, after: int):
-    size = x.shape[axis]
-    parts = []
-    if before:
-        parts.append(_broadcast_along(_slice_axis(x, axis, 0, 1), axis, before))
-    parts.append(x)
-    if after:
-        parts.append(_broadcast_along(_slice_axis(x, axis, size - 1, size), axis, after))
-    return _concatenate(parts, axis)
-
-
-def _pad_periodic(x, axis: int, before: int, after: int, mode: str):
-    """Pad modes ``wrap``, ``symmetric`` and ``reflect`` extend ``x`` periodically along
-    ``axis``; build one period, repeat it, and cut out the padded window."""
-    size = x.shape[axis]
-    if mode == "wrap" or (mode == "reflect" and size == 1):
-        period = x  # wrap: x0 x1 x2 | x0 x1 x2 ...
-    elif mode == "symmetric":
-        period = _concatenate([x, _rev(x, (axis,))], axis)  # x0 x1 x2 x2 x1 x0
-    else:
-        inner = _slice_axis(x, axis, 1, size - 1)
-        period = _concatenate([x, _rev(inner, (axis,))], axis)  # x0 x1 x2 x1
-    length = period.shape[axis]
-    total = before + size + after
-    offset = -before % length  # result[i] = period[(i - before) mod length]
-    copies = -(-(offset + total) // length)
-    tiled = _concatenate([period] * copies, axis)
-    return _slice_axis(tiled, axis, offset, offset + total)
-
-
-def pad(array: ArrayLike, pad_width: Any, mode: str = "constant",
-        constant_values: Any = 0, **kwargs: Any) -> Array:
-    """Pad an array; ``mode`` is ``constant`` (default), ``edge``, ``reflect``,
-    ``symmetric``, ``wrap`` or ``empty`` (same as ``constant``: arrays are never
-    uninitialised).
-
-    ``pad_width`` is ``n``, ``(before, after)`` or one ``(before, after)`` pair per axis, as in
-    NumPy; so is ``constant_values``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.pad(fnp.arange(1, 4), (2, 1), mode="reflect")
-        Array([3, 2, 1, 2, 3, 2], dtype=int32)
-    """
-    x = asarray_arg("pad", array)
-    widths = _pad_widths(pad_width, x.shape)
-    if mode not in _PAD_MODES:
-        raise op_value_error("pad", f"mode {mode!r} is not supported; use one of "
-                                    f"{', '.join(_PAD_MODES)}")
-    reflect_type = kwargs.pop("reflect_type", "even") if mode in ("reflect", "symmetric") else (
-        "even")
-    if kwargs:
-        raise op_type_error("pad", f"unexpected keyword arguments {sorted(kwargs)} for mode "
-                                   f"{mode!r}")
-    if reflect_type != "even":
-        raise op_value_error("pad", f"reflect_type {reflect_type!r} is not supported; only "
-                                    f"'even' is")
-    if mode in ("constant", "empty"):
-        return _pad_constant(x, widths, 0 if mode == "empty" else constant_values)
-    for axis, (before, after) in enumerate(widths):
-        if not (before or after):
-            continue
-        if x.shape[axis] == 0:
-            raise op_value_error("pad", f"cannot pad the empty axis {axis} of an array of shape "
-                                        f"{x.shape} with mode {mode!r}; use mode='constant'")
-        if mode == "edge":
-            x = _pad_edge(x, axis, before, after)
-        else:
-            x = _pad_periodic(x, axis, before, after, mode)
-    return x
+__all__ = ["flip", "fliplr", "flipud", "repeat", "roll", "rot90", "tile"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -38,8 +38,8 @@ from funcarray.numpy._introspection_and_io import *  # noqa: F403
 from funcarray.numpy._introspection_and_io import __all__ as _info_all
 from funcarray.numpy._linalg import matmul
 from funcarray.numpy._math_functions import conj
+from funcarray.numpy._padding import pad as _pad
 from funcarray.numpy._predicates_and_bits import bitwise_not, left_shift, logical_not
-from funcarray.numpy._rearranging import pad as _pad
 from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes

@@ -7,9 +7,9 @@ Two layers are tested:
   finite differences (orders 1 and 2), the transpose identity, vmap against a Python loop with
   random ``in_axes`` (None and negative axes included), and the rules composed with each other
   (vmap of a vjp, jvp of a vjp, vjp of a vmap);
-* every public function of ``funcarray/numpy/_shape.py``, ``_rearranging.py`` and
-  ``_diagonals.py`` under ``fa.grad`` (of the result dotted with a fixed random array),
-  ``fa.jvp``, ``fa.vjp`` and ``fa.vmap``, against finite
+* every public function of ``funcarray/numpy/_shape.py``, ``_padding.py``,
+  ``_rearranging.py`` and ``_diagonals.py`` under ``fa.grad`` (of the result dotted with a
+  fixed random array), ``fa.jvp``, ``fa.vjp`` and ``fa.vmap``, against finite
   differences and a Python loop, and against jax (``jax.grad``/``jax.jvp``/``jax.vmap`` of the
   ``jax.numpy`` function) on a few cases each.
 
@@ -34,7 +34,7 @@ from hypothesis.extra import numpy as hnp
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray.numpy import _diagonals, _rearranging, _shape
+from funcarray.numpy import _diagonals, _padding, _rearranging, _shape
 from funcarray.primitives import shape as sp
 from funcarray.primitives.stop_gradient import stop_gradient_p
 from funcarray.testing import assert_allclose, check_grads, check_jvp_vjp, check_vmap
@@ -692,7 +692,10 @@ def pad_case(draw):
     widths = tuple((draw(st.integers(0, 3)), draw(st.integers(0, 3))) for _ in shape)
     widths = widths or draw(st.integers(0, 3))  # a 0-d array: NumPy's pad needs an int
     mode = draw(st.sampled_from(["constant", "constant_array", "constant_pairs", "empty",
-                                 "edge", "reflect", "symmetric", "wrap"]))
+                                 "edge", "reflect", "symmetric", "wrap", "reflect_odd",
+                                 "symmetric_odd", "linear_ramp", "mean", "callable"]))
+    # (not maximum, minimum or median: the checks here take the functions as linear;
+    # tests/numpy/test_padding.py differentiates those modes)
     if mode == "constant":
         return Case(lambda m, x: m.pad(x, widths, constant_values=1.5), [shape])
     if mode == "constant_array":  # the padding value is an operand: it has a gradient
@@ -700,7 +703,26 @@ def pad_case(draw):
     if mode == "constant_pairs":
         return Case(lambda m, x, c: m.pad(x, widths, constant_values=c),
                     [shape, (len(shape), 2)])
+    if mode.endswith("_odd"):
+        mode = mode.removesuffix("_odd")
+        return Case(lambda m, x: m.pad(x, widths, mode=mode, reflect_type="odd"), [shape])
+    if mode == "linear_ramp":  # (static end values: jax's pad takes no traced ones)
+        return Case(lambda m, x: m.pad(x, widths, mode=mode, end_values=(1.5, -2.0)), [shape])
+    if mode == "mean":
+        length = draw(st.none() | st.integers(1, 3))
+        return Case(lambda m, x: m.pad(x, widths, mode=mode, stat_length=length), [shape])
+    if mode == "callable":  # (not 0-d: jax's pad fails to read a 0-d array's widths there)
+        return Case(lambda m, x: m.pad(x, widths, mode=_pad_ends_with_axis),
+                    [shape or (2,)])
     return Case(lambda m, x: m.pad(x, widths, mode=mode), [shape])
+
+
+def _pad_ends_with_axis(vector, pair, axis, kwargs):
+    """A padding function: the before side gets the axis number, the after side the vector's
+    first value."""
+    before, after = pair
+    vector = vector.at[:before].set(axis)
+    return vector.at[vector.shape[0] - after:].set(vector[before])
 
 
 @st.composite
@@ -814,7 +836,7 @@ NOT_ARRAY_FUNCTIONS = {"broadcast_shapes"}  # takes shapes, returns a tuple
 
 
 def test_every_public_shape_function_is_covered():
-    public = {*_shape.__all__, *_rearranging.__all__, *_diagonals.__all__}
+    public = {*_shape.__all__, *_padding.__all__, *_rearranging.__all__, *_diagonals.__all__}
     assert public - NOT_ARRAY_FUNCTIONS == set(PUBLIC)
 
 
