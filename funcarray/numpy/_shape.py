@@ -1,6 +1,6 @@
 """Shape functions of ``funcarray.numpy``: reshaping, transposing, broadcasting, joining,
-splitting. Padding, flipping and tiling live in ``_rearranging``; triangles and diagonals in
-``_diagonals``.
+splitting. Flipping and tiling live in ``_rearranging``, padding in ``_padding``; triangles
+and diagonals in ``_diagonals``.
 
 NumPy's semantics (negative axes, ``-1`` in shapes, Python slicing rules in ``split``, the pad
 modes) are resolved here, in Python, into the strict shape primitives of
