@@ -428,3 +428,14 @@ def test_complex_branch_cuts_with_signed_zeros_agree_eager_jit_and_jax(name, dty
     rtol = 1e-5 if dtype == np.complex64 else 1e-12
     for got in (getattr(fnp, name)(z), fa.jit(getattr(fnp, name))(z)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=1e-30)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_cbrt_rejects_complex_eagerly_and_under_jit_like_jax(dtype):
+    # jit used to stage complex cbrt and fail in XLA's compiler (StableHLO's cbrt takes floats).
+    z = np.array([8 + 1j], dtype)
+    with pytest.raises(TypeError):
+        jnp.cbrt(z)
+    for run in (fnp.cbrt, fa.jit(fnp.cbrt)):
+        with pytest.raises(TypeError, match="cbrt: does not accept dtype complex"):
+            run(z)
