@@ -67,8 +67,22 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 sqrt = _unary_inexact("sqrt", ew.sqrt_p, "Square root.",
                       ("fnp.sqrt(fnp.array([4.0]))", "Array([2.], dtype=float32)"))
-cbrt = _unary_inexact("cbrt", ew.cbrt_p, "Cube root.",
-                      ("fnp.cbrt(fnp.array([8.0]))", "Array([2.], dtype=float32)"))
+
+
+def cbrt(x: ArrayLike, /) -> Array:
+    """Real cube root; ints and bools are converted to float first. Complex arrays raise
+    TypeError, as in ``jax.numpy`` (StableHLO's cbrt takes floats only).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.cbrt(fnp.array([8.0, -1.0]))
+        Array([ 2., -1.], dtype=float32)
+    """
+    x = asarray_arg("cbrt", x)
+    _check_kinds("cbrt", x, {"b", "i", "u", "f"})
+    return ew.cbrt_p.bind(_to_inexact(x))
+
+
 sin = _unary_inexact("sin", ew.sin_p, "Sine.", ("fnp.sin(fnp.zeros(1))",
                                                 "Array([0.], dtype=float32)"))
 cos = _unary_inexact("cos", ew.cos_p, "Cosine.", ("fnp.cos(fnp.zeros(1))",

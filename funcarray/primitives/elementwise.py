@@ -222,8 +222,20 @@ def _complex_kernel(re, im):
 # --------------------------------------------------------------------------------------------
 # Unary math (names follow jax.lax; StableHLO op names for lowering)
 # --------------------------------------------------------------------------------------------
+def _sign(x):
+    """np.sign; of a complex z, z / |z| part by part as XLA computes it (NaN parts where a
+    part is infinite; NumPy 2 gives the unit of the infinite direction), z itself at 0."""
+    if x.dtype.kind != "c":
+        return np.sign(x)
+    with np.errstate(all="ignore"):
+        mag = np.abs(x)
+        out = np.empty_like(x)
+        out.real, out.imag = x.real / mag, x.imag / mag
+    return np.where(mag == 0, x, out)
+
+
 neg_p = unary("neg", np.negative, hlo="stablehlo.negate")
-sign_p = unary("sign", np.sign, hlo="stablehlo.sign")
+sign_p = unary("sign", _sign, hlo="stablehlo.sign")
 floor_p = unary("floor", np.floor, hlo="stablehlo.floor")
 ceil_p = unary("ceil", np.ceil, hlo="stablehlo.ceil")
 is_finite_p = unary("is_finite", np.isfinite, hlo="stablehlo.is_finite", out_dtype=_bool)

@@ -438,3 +438,25 @@ def test_arange_of_floats_matches_jax_bit_for_bit(args, dtype):
     for got in (fnp.arange(*args, dtype=dtype), fa.jit(lambda: fnp.arange(*args, dtype=dtype))()):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_cbrt_rejects_complex_eagerly_and_under_jit_like_jax(dtype):
+    # jit used to stage complex cbrt and fail in XLA's compiler (StableHLO's cbrt takes floats).
+    z = np.array([8 + 1j], dtype)
+    with pytest.raises(TypeError):
+        jnp.cbrt(z)
+    for run in (fnp.cbrt, fa.jit(fnp.cbrt)):
+        with pytest.raises(TypeError, match="cbrt: does not accept dtype complex"):
+            run(z)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sign_with_infinite_parts_agrees_eager_jit_and_jax(dtype):
+    # sign(z) is z / |z| as XLA computes it: NaN parts where a part is infinite (eager used to
+    # give NumPy 2's unit of the infinite direction, sign(inf + 0j) = 1, while jit gave NaN).
+    parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e-30]
+    z = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    want = np.asarray(jnp.sign(z))
+    for got in (fnp.sign(z), fa.jit(fnp.sign)(z)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, equal_nan=True)
