@@ -186,10 +186,14 @@ def _no_wrapper(fn):
 
 
 def _binary_inexact(name, prim, summary, example) -> _Binary:
+    """A function of two real numbers computed in floating point (complex is refused, as
+    NumPy does, eagerly and under jit alike)."""
     def fn(x, y, /):
-        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_inexact(x.dtype):
+        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
             return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
-        return prim.bind(*promote_args_inexact(name, x, y))
+        x, y = promote_args_inexact(name, x, y)
+        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
+        return prim.bind(x, y)
     return _doc(fn, name, summary, example)
 
 
@@ -290,8 +294,7 @@ def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.float_power(fnp.array([2, 3]), 2)
         Array([4., 9.], dtype=float32)
     """
-    x, y = promote_args("float_power", x, y)
-    return ew.pow_p.bind(_to_inexact(x), _to_inexact(y))
+    return ew.pow_p.bind(*promote_args_inexact("float_power", x, y))
 
 
 def square(x: ArrayLike, /) -> Array:
@@ -481,9 +484,8 @@ def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.logaddexp(0.0, 0.0)
         Array(0.6931472, dtype=float32, weak_type=True)
     """
-    x, y = promote_args("logaddexp", x, y)
+    x, y = promote_args_inexact("logaddexp", x, y)
     _check_kinds("logaddexp", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _to_inexact(x), _to_inexact(y)
     big = where(greater_equal(x, y), x, y)  # not maximum: at a tie its gradient splits
     delta = subtract(x, y)
     # Equal infinities give delta = nan: the answer is then big itself.
@@ -498,9 +500,8 @@ def logaddexp2(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.logaddexp2(1.0, 1.0)
         Array(2., dtype=float32, weak_type=True)
     """
-    x, y = promote_args("logaddexp2", x, y)
+    x, y = promote_args_inexact("logaddexp2", x, y)
     _check_kinds("logaddexp2", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _to_inexact(x), _to_inexact(y)  # before scaling: int64 must give float64
     ln2 = math.log(2)
     return true_divide(logaddexp(multiply(x, ln2), multiply(y, ln2)), ln2)
 
@@ -613,7 +614,9 @@ def clip(arr: ArrayLike, /, min: ArrayLike | None = None,
     """
     arr = asarray_arg("clip", arr)
     for operand in (arr, min, max):
-        if operand is not None:
+        # (a Python bool, int or float has an accepted kind; converting it on its own would
+        # test an int against int32 where an int64 array takes it)
+        if operand is not None and type(operand) not in (bool, int, float):
             _check_kinds("clip", asarray_arg("clip", operand), _NUMERIC - {"c"} | {"b"})
     if min is not None:
         arr = maximum(arr, min)

@@ -224,7 +224,7 @@ def xla_complex_nan_parts(spec, case, what, shape):
 
 
 # The op table rejects complex for these, as NumPy has no complex loop; jax computes them.
-_JAX_TAKES_COMPLEX = frozenset({"logaddexp", "logaddexp2"})
+_JAX_TAKES_COMPLEX = frozenset({"logaddexp", "logaddexp2", "arctan2", "atan2"})
 
 
 def jax_takes_complex(spec, case) -> bool:
@@ -232,10 +232,6 @@ def jax_takes_complex(spec, case) -> bool:
     funcarray must raise TypeError; jax's result is not compared."""
     return spec.name in _JAX_TAKES_COMPLEX and any(
         np.iscomplexobj(v) for v in case.values)
-
-
-# promote_args, not promote_args_inexact, in funcarray/numpy/_elementwise.py.
-_INT_SCALAR_TO_INT_DTYPE_FIRST = frozenset({"float_power", "logaddexp", "logaddexp2"})
 
 
 def funcarray_refuses_int_out_of_range(case, got, want) -> bool:
@@ -266,21 +262,12 @@ def integer_division_by_zero(spec, case, what, shape):
 
 
 def known_defect(spec, case) -> str | None:
-    """Operands where funcarray is known to differ from jax by a defect left open (not in
-    the files this test's fixes may touch): the draw skips them. Each names the defect."""
-    wide_int = any(type(v) is int and not -2**31 <= v < 2**31 for v in case.values)
-    if spec.name == "clip" and wide_int:
-        return "clip checks a Python int against int32 even beside an int64 array"
-    if spec.name in _INT_SCALAR_TO_INT_DTYPE_FIRST and any(type(v) is int for v in case.values):
-        return (f"{spec.name} converts a Python int to the array's integer dtype before the "
-                "inexact one (logaddexp(-1, uint8 array) raises; jax gives floats)")
-    if spec.name in ("arctan2", "atan2") and any(np.iscomplexobj(v) for v in case.values):
-        return "arctan2 of complex: eager raises NumPy's TypeError, jit computes it"
-    if spec.name == "nextafter" and any(np.iscomplexobj(v) for v in case.values):
-        return "nextafter of complex: eager raises NumPy's TypeError, jit fails in XLA"
+    """Operands where funcarray differs from jax on purpose (docs/decisions.md): the draw
+    skips them. Each names the difference."""
     if spec.name in ("maximum", "minimum") and any(
             np.iscomplexobj(v) and np.isnan(np.asarray(v)).any() for v in case.values):
-        return "complex maximum/minimum with NaN parts differ from jax"
+        return ("complex maximum/minimum propagate NaN as NumPy and StableHLO say; jax's "
+                "ignore it (docs/decisions.md)")
     return None
 
 

@@ -460,3 +460,27 @@ def test_complex_sign_with_infinite_parts_agrees_eager_jit_and_jax(dtype):
     want = np.asarray(jnp.sign(z))
     for got in (fnp.sign(z), fa.jit(fnp.sign)(z)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, equal_nan=True)
+
+
+def test_float_functions_of_python_ints_and_narrow_arrays_match_jax():
+    # A Python int converts straight to the float result dtype (it no longer has to fit
+    # the array's integer dtype first); clip takes an int64 bound beside an int64 array.
+    u = np.array([3, 200], np.uint8)
+    with jax.enable_x64(False):
+        for ours, theirs in [(fnp.logaddexp, jnp.logaddexp), (fnp.logaddexp2, jnp.logaddexp2),
+                             (fnp.float_power, jnp.float_power)]:
+            want = theirs(-1, u)
+            for got in (ours(-1, u), fa.jit(lambda v, f=ours: f(-1, v))(u)):
+                assert got.dtype == want.dtype
+                np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    wide = np.array([1, 2**50], np.int64)
+    np.testing.assert_array_equal(np.asarray(fnp.clip(wide, 0, 646419117287915)),
+                                  np.clip(wide, 0, 646419117287915))
+
+
+@pytest.mark.parametrize("name", ["arctan2", "nextafter"])
+def test_real_binary_functions_refuse_complex_eagerly_and_under_jit(name):
+    z = np.array([1 + 1j], np.complex64)
+    for call in (getattr(fnp, name), fa.jit(getattr(fnp, name))):
+        with pytest.raises(TypeError, match=name):
+            call(z, z)
