@@ -1,10 +1,11 @@
-"""The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp`` and ``spacing`` give the
-general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
-weak type, bits) or the same error, for every dtype, the integer limits (the most negative
-integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
-subnormals, the largest finite), exponents past the float range, broadcasting and mismatched
-shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and
-Python scalars. The last tests check that the shortcuts take the common forms themselves."""
+"""The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing`` and
+``lax.optimization_barrier`` give the general path's outcome (``tests/shortcut_oracle.py``):
+the same result (type, shape, dtype, weak type, bits) or the same error, for every dtype, the
+integer limits (the most negative integer, whose absolute value wraps), mixed dtypes, special
+floats (NaN, infinities, -0.0, subnormals, the largest finite), exponents past the float
+range, broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device
+arrays, NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take
+the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -14,7 +15,9 @@ from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray import lax
 from funcarray.base.array import Array, DeviceArray
+from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 
 _KINDS = ("array", "weak", "device", "numpy", "list", "scalar")
@@ -106,6 +109,18 @@ def test_ldexp_matches_general_path(x1, data):
     assert_same_outcome(lambda: fnp.ldexp(x1, x2))
 
 
+@settings(max_examples=20)
+@given(st.lists(operands(), max_size=3), st.sampled_from([list, tuple, dict, "leaf"]))
+def test_optimization_barrier_matches_general_path(leaves, container):
+    if container == "leaf":
+        operand = leaves[0] if leaves else None
+    elif container is dict:
+        operand = {str(i): leaf for i, leaf in enumerate(leaves)}
+    else:
+        operand = container(leaves)
+    assert_same_outcome(lambda: lax.optimization_barrier(operand))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -121,3 +136,8 @@ def test_shortcuts_take_common_forms():
             assert type(m) is Array and type(e) is Array
             assert type(_numerics._spacing_on_host(x)) is Array
             assert type(_numerics._ldexp_on_host(x, fnp.asarray([1, -2, 3, 0]))) is Array
+    x = fnp.arange(3.0)
+    d = fa.device_put(x)
+    assert _optimization_barrier_on_host(x) is x and _optimization_barrier_on_host(d) is d
+    tree = _optimization_barrier_on_host({"a": x, "b": (d, x)})
+    assert tree["a"] is x and tree["b"][0] is d  # the same leaves, as the general path's
