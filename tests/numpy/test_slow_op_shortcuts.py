@@ -1,11 +1,11 @@
-"""The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing`` and
-``lax.optimization_barrier`` give the general path's outcome (``tests/shortcut_oracle.py``):
-the same result (type, shape, dtype, weak type, bits) or the same error, for every dtype, the
-integer limits (the most negative integer, whose absolute value wraps), mixed dtypes, special
-floats (NaN, infinities, -0.0, subnormals, the largest finite), exponents past the float
-range, broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device
-arrays, NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take
-the common forms themselves."""
+"""The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
+(and ``flatnonzero`` and ``argwhere`` through it) and ``lax.optimization_barrier`` give the
+general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
+weak type, bits) or the same error, for every dtype, the integer limits (the most negative
+integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
+subnormals, the largest finite), exponents past the float range, broadcasting and mismatched
+shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and
+Python scalars. The last tests check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -19,6 +19,7 @@ from funcarray import lax
 from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
+from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 
 _KINDS = ("array", "weak", "device", "numpy", "list", "scalar")
 _FLOATS = [0.0, -0.0, 1.0, -1.0, 0.3, -7.5, 1e-40, -3e-39, 5e-324, 6e-8, 3e-5, 65504.0,
@@ -121,6 +122,13 @@ def test_optimization_barrier_matches_general_path(leaves, container):
     assert_same_outcome(lambda: lax.optimization_barrier(operand))
 
 
+@settings(max_examples=30)
+@given(st.sampled_from([fnp.nonzero, fnp.flatnonzero, fnp.argwhere]), operands(),
+       st.sampled_from([{}, {"size": 2}, {"size": 3, "fill_value": -1}]))
+def test_nonzero_matches_general_path(op, a, kwargs):
+    assert_same_outcome(lambda: op(a, **kwargs))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -141,3 +149,5 @@ def test_shortcuts_take_common_forms():
     assert _optimization_barrier_on_host(x) is x and _optimization_barrier_on_host(d) is d
     tree = _optimization_barrier_on_host({"a": x, "b": (d, x)})
     assert tree["a"] is x and tree["b"][0] is d  # the same leaves, as the general path's
+    for x in (fnp.asarray([[0.0, -0.0, np.nan], [1.0, 0.0, 2.0]]), fa.device_put(ints)):
+        assert all(type(i) is Array for i in _nonzero_on_host(x))
