@@ -1,5 +1,6 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
-(and ``flatnonzero`` and ``argwhere`` through it) and ``lax.optimization_barrier`` give the
+(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits`` and
+``lax.optimization_barrier`` give the
 general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
 weak type, bits) or the same error, for every dtype, the integer limits (the most negative
 integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
@@ -20,6 +21,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
+from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
 
 _KINDS = ("array", "weak", "device", "numpy", "list", "scalar")
 _FLOATS = [0.0, -0.0, 1.0, -1.0, 0.3, -7.5, 1e-40, -3e-39, 5e-324, 6e-8, 3e-5, 65504.0,
@@ -129,6 +131,15 @@ def test_nonzero_matches_general_path(op, a, kwargs):
     assert_same_outcome(lambda: op(a, **kwargs))
 
 
+@settings(max_examples=40)
+@given(operands(ALL_DTYPES + (fnp.uint8,) * 8),
+       st.sampled_from([None, 0, 1, -1, 2, -3, 1.0]),
+       st.sampled_from([None, 0, 3, 8, 20, -2]), st.sampled_from(["big", "little", "middle"]))
+def test_packbits_unpackbits_match_general_path(a, axis, count, bitorder):
+    assert_same_outcome(lambda: fnp.packbits(a, axis, bitorder))
+    assert_same_outcome(lambda: fnp.unpackbits(a, axis, count, bitorder))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -151,3 +162,9 @@ def test_shortcuts_take_common_forms():
     assert tree["a"] is x and tree["b"][0] is d  # the same leaves, as the general path's
     for x in (fnp.asarray([[0.0, -0.0, np.nan], [1.0, 0.0, 2.0]]), fa.device_put(ints)):
         assert all(type(i) is Array for i in _nonzero_on_host(x))
+    bits = fnp.asarray(np.array([[1, 0, 3], [0, 7, 0]], np.uint8))
+    for x in (bits, fa.device_put(bits)):
+        assert type(_packbits_on_host(x)) is Array
+        assert type(_packbits_on_host(x, -1, "little")) is Array
+        assert type(_unpackbits_on_host(x)) is Array
+        assert type(_unpackbits_on_host(x, 0, 3, "little")) is Array
