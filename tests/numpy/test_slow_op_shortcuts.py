@@ -1,6 +1,6 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
-(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits`` and
-``lax.optimization_barrier`` give the
+(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``
+and ``lax.optimization_barrier`` give the
 general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
 weak type, bits) or the same error, for every dtype, the integer limits (the most negative
 integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
@@ -20,6 +20,7 @@ from funcarray import lax
 from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
+from funcarray.numpy._numerics_stats import _digitize_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
 
@@ -140,6 +141,21 @@ def test_packbits_unpackbits_match_general_path(a, axis, count, bitorder):
     assert_same_outcome(lambda: fnp.unpackbits(a, axis, count, bitorder))
 
 
+@settings(max_examples=40)
+@given(st.data(), st.sampled_from([None, "sorted", "reversed"]), st.booleans())
+def test_digitize_matches_general_path(data, order, right):
+    # Ordered edges (either way), unordered ones, NaN among them, and dtypes that differ
+    # between x and bins now and then.
+    x = data.draw(operands())
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    edges = _values(data.draw, fnp.dtype(dtype), data.draw(st.sampled_from([(0,), (1,), (4,),
+                                                                            (2, 2)])))
+    if order is not None and edges.ndim == 1 and edges.dtype.kind != "c":
+        edges = np.sort(edges) if order == "sorted" else np.sort(edges)[::-1]
+    bins = _as_input(edges, data.draw(st.sampled_from(_KINDS)))
+    assert_same_outcome(lambda: fnp.digitize(x, bins, right))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -168,3 +184,7 @@ def test_shortcuts_take_common_forms():
         assert type(_packbits_on_host(x, -1, "little")) is Array
         assert type(_unpackbits_on_host(x)) is Array
         assert type(_unpackbits_on_host(x, 0, 3, "little")) is Array
+    edges = fnp.asarray([0.0, 1.0, 2.5])
+    for x in (fnp.asarray([0.5, -0.0, np.nan, 9.0]), fa.device_put(fnp.asarray([1.0, 3.0]))):
+        assert type(_digitize_on_host(x, edges)) is Array
+        assert type(_digitize_on_host(x, edges[::-1], right=True)) is Array
