@@ -1,6 +1,6 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
-(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``
-and ``lax.optimization_barrier`` give the
+(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
+``put`` and ``lax.optimization_barrier`` give the
 general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
 weak type, bits) or the same error, for every dtype, the integer limits (the most negative
 integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
@@ -20,6 +20,7 @@ from funcarray import lax
 from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
+from funcarray.numpy._manipulation import _put_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
@@ -156,6 +157,18 @@ def test_digitize_matches_general_path(data, order, right):
     assert_same_outcome(lambda: fnp.digitize(x, bins, right))
 
 
+@settings(max_examples=40)
+@given(operands(), st.data(), st.sampled_from([None, "clip", "wrap", "raise"]))
+def test_put_matches_general_path(a, data, mode):
+    # Positions in and out of range, negative and repeated; values cycled, cut, converted.
+    positions = np.asarray(data.draw(st.lists(st.integers(-8, 8), max_size=5)))
+    dtype = data.draw(st.sampled_from([np.int32, np.int8, np.uint8, np.float32]))
+    with np.errstate(invalid="ignore"):
+        ind = _as_input(positions.astype(dtype), data.draw(st.sampled_from(_KINDS)))
+    v = data.draw(st.one_of(operands(), st.sampled_from([2, 2.5, True, 300])))
+    assert_same_outcome(lambda: fnp.put(a, ind, v, mode, inplace=False))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -188,3 +201,9 @@ def test_shortcuts_take_common_forms():
     for x in (fnp.asarray([0.5, -0.0, np.nan, 9.0]), fa.device_put(fnp.asarray([1.0, 3.0]))):
         assert type(_digitize_on_host(x, edges)) is Array
         assert type(_digitize_on_host(x, edges[::-1], right=True)) is Array
+    a = fnp.zeros((2, 3))
+    for x in (a, fa.device_put(a)):
+        assert type(_put_on_host(x, fnp.asarray([0, 4]), 7.0, inplace=False)) is Array
+        assert type(_put_on_host(x, fnp.asarray([9, -1]), fnp.asarray([1.0, 2.0]), "clip",
+                                 inplace=False)) is Array
+        assert type(_put_on_host(x, fnp.asarray([-2]), 1, "wrap", inplace=False)) is Array
