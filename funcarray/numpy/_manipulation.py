@@ -638,6 +638,25 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: 
     return a.at[index].set(val if val.ndim == 0 else _tile_to_size(ravel(val), n))
 
 
+def _place_on_host(arr, mask, vals, *, inplace=True):
+    # Host arrays (vals also a Python scalar), inplace=False, non-empty: NumPy's place on a
+    # copy, with the general path's truth test of the mask (``mask != 0``).
+    if inplace is not False or type(arr) not in _HOST_ARRAYS or type(mask) not in _HOST_ARRAYS or (
+            type(vals) not in _PUT_VALUES):
+        return NotImplemented
+    value, which = arr._value, mask._value
+    if value.size != which.size or not value.size:
+        return NotImplemented
+    values = convert_arg("place", vals, value.dtype, arr._weak)._value.ravel()
+    if not values.size:
+        return NotImplemented
+    out = value.copy()
+    np.place(out, (which if which.dtype == np.bool_ else which != 0).reshape(value.shape),
+             values)
+    return Array(out, arr._weak)
+
+
+@host_shortcut(_place_on_host)
 def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (cycled), as
     a new array: pass ``inplace=False``. ``mask`` may be traced.

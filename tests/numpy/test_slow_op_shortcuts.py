@@ -1,6 +1,6 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
 (and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
-``put`` and ``lax.optimization_barrier`` give the
+``put``, ``place`` and ``lax.optimization_barrier`` give the
 general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
 weak type, bits) or the same error, for every dtype, the integer limits (the most negative
 integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
@@ -20,7 +20,7 @@ from funcarray import lax
 from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
-from funcarray.numpy._manipulation import _put_on_host
+from funcarray.numpy._manipulation import _place_on_host, _put_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
@@ -169,6 +169,13 @@ def test_put_matches_general_path(a, data, mode):
     assert_same_outcome(lambda: fnp.put(a, ind, v, mode, inplace=False))
 
 
+@settings(max_examples=30)
+@given(operands(), operands(), st.one_of(operands(), st.sampled_from([2, 2.5, True, 300])),
+       st.booleans())
+def test_place_matches_general_path(arr, mask, vals, inplace):
+    assert_same_outcome(lambda: fnp.place(arr, mask, vals, inplace=inplace))
+
+
 def test_shortcuts_take_common_forms():
     ints = fnp.asarray(np.array([-128, -12, 0, 18], np.int8))
     for x in (ints, fa.device_put(ints)):
@@ -207,3 +214,6 @@ def test_shortcuts_take_common_forms():
         assert type(_put_on_host(x, fnp.asarray([9, -1]), fnp.asarray([1.0, 2.0]), "clip",
                                  inplace=False)) is Array
         assert type(_put_on_host(x, fnp.asarray([-2]), 1, "wrap", inplace=False)) is Array
+        mask = fnp.asarray([[True, False, True], [False, False, True]])
+        assert type(_place_on_host(x, mask, fnp.asarray([1.0, 2.0]), inplace=False)) is Array
+        assert type(_place_on_host(x, fnp.arange(6.0), 3, inplace=False)) is Array
