@@ -33,10 +33,11 @@ from funcarray.api.arguments import _broadcast_to_checked, _int_tuple, asarray_a
 from funcarray.api.arguments import broadcast_shapes as _broadcast_shapes
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_common import _operand
 from funcarray.primitives.compiler_hints import optimization_barrier_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -252,6 +253,19 @@ def after_all(*operands: Token) -> Token:
     return Token()
 
 
+def _optimization_barrier_on_host(operand, /):
+    # Eagerly the barrier's impl hands back its operands themselves: a lone host array is
+    # returned as it is, and a pytree of them rebuilt around the same leaves.
+    if type(operand) is Array or type(operand) is DeviceArray:
+        return operand
+    leaves, treedef = fa_tree.flatten(operand)
+    for leaf in leaves:
+        if type(leaf) is not Array and type(leaf) is not DeviceArray:
+            return NotImplemented
+    return fa_tree.unflatten(treedef, leaves)
+
+
+@host_shortcut(_optimization_barrier_on_host)
 def optimization_barrier(operand: Any, /) -> Any:
     """The identity on a pytree of arrays, which the compiler may not reorder computations
     across nor merge with equal computations outside it (no effect outside ``jit``).

@@ -32,6 +32,7 @@ from funcarray.api.arguments import (
     is_array,
 )
 from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import arange, array, asarray, full, ones, zeros, zeros_like
 from funcarray.numpy._elementwise import clip, where
@@ -51,12 +52,12 @@ from funcarray.numpy._shape import (
 )
 from funcarray.numpy._sort_and_nonzero import argsort, nonzero, sort
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, Axis, ShapeLike
 
 __all__ = [
@@ -499,6 +500,39 @@ def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: s
 # put, put_along_axis, fill_diagonal, place
 # --------------------------------------------------------------------------------------------
 
+_HOST_ARRAYS = (Array, DeviceArray)
+_PUT_VALUES = (Array, DeviceArray, bool, int, float)
+
+
+def _put_on_host(a, ind, v, mode=None, *, inplace=True):
+    # Host arrays (v also a Python scalar), inplace=False, positions without duplicates and
+    # (mode None) in range: NumPy's put on a copy. Duplicates and dropped positions take the
+    # general path, whose scatter decides which write wins.
+    if inplace is not False or type(a) not in _HOST_ARRAYS or type(ind) not in _HOST_ARRAYS or (
+            type(v) not in _PUT_VALUES) or (mode is not None and mode != "clip"
+                                            and mode != "wrap"):
+        return NotImplemented
+    value, positions = a._value, ind._value.ravel()
+    if positions.dtype.kind not in "iu" or not value.size or not positions.size:
+        return NotImplemented
+    values = convert_arg("put", v, value.dtype, a._weak)._value.ravel()
+    if not values.size:
+        return NotImplemented
+    size = value.size
+    if mode == "clip":
+        positions = np.clip(positions, 0, size - 1)
+    elif mode == "wrap":
+        positions = np.mod(positions, size)
+    elif positions.min() < 0 or positions.max() >= size:
+        return NotImplemented
+    if np.unique(positions).size != positions.size:
+        return NotImplemented
+    out = value.copy()
+    np.put(out, positions, values)
+    return Array(out, a._weak)
+
+
+@host_shortcut(_put_on_host)
 def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
         inplace: bool = True) -> Array:
     """``a`` with the flat positions ``ind`` set to ``v`` (cycled to the length of ``ind``),
@@ -604,6 +638,25 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: 
     return a.at[index].set(val if val.ndim == 0 else _tile_to_size(ravel(val), n))
 
 
+def _place_on_host(arr, mask, vals, *, inplace=True):
+    # Host arrays (vals also a Python scalar), inplace=False, non-empty: NumPy's place on a
+    # copy, with the general path's truth test of the mask (``mask != 0``).
+    if inplace is not False or type(arr) not in _HOST_ARRAYS or type(mask) not in _HOST_ARRAYS or (
+            type(vals) not in _PUT_VALUES):
+        return NotImplemented
+    value, which = arr._value, mask._value
+    if value.size != which.size or not value.size:
+        return NotImplemented
+    values = convert_arg("place", vals, value.dtype, arr._weak)._value.ravel()
+    if not values.size:
+        return NotImplemented
+    out = value.copy()
+    np.place(out, (which if which.dtype == np.bool_ else which != 0).reshape(value.shape),
+             values)
+    return Array(out, arr._weak)
+
+
+@host_shortcut(_place_on_host)
 def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
     """``arr`` with the positions where ``mask`` is true set to ``vals`` in order (cycled), as
     a new array: pass ``inplace=False``. ``mask`` may be traced.

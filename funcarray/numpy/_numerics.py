@@ -26,6 +26,7 @@ import numpy as np
 
 from funcarray.api.arguments import convert
 from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full_like
@@ -48,11 +49,13 @@ from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mod, remainder
 from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
 __all__ = ["gcd", "lcm", "frexp", "ldexp", "modf", "spacing", "gradient", "trapezoid",
@@ -87,6 +90,23 @@ def _promote(op, *args, inexact=False):
 
 
 promote_keep_shapes = _promote
+
+# Host shortcuts (``funcarray.transforms.host_shortcuts``): the general paths below bind a
+# primitive per step of a loop (Euclid's) or of a bit-level formula; the shortcuts compute the
+# same values on the NumPy values at once, with the primitives' own kernels wherever NumPy's
+# function could round differently from the general path's formula.
+_HOST_ARRAYS = (Array, DeviceArray)
+_HOST_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _host_float(x):
+    """The NumPy value of a strong host or device array of a 16-, 32- or 64-bit IEEE float
+    dtype (the dtypes whose NumPy functions the shortcuts call), else None. (Weak arrays take
+    the general path, whose promotion of them the shortcuts do not repeat.)"""
+    if type(x) not in _HOST_ARRAYS or x._weak:
+        return None
+    value = x._value
+    return value if value.dtype in _HOST_FLOATS else None
 
 
 def _check_real_float(op, x, what="x"):
@@ -126,6 +146,54 @@ def _gcd_abs(x1, x2):
     return lax.while_loop(lambda state: _any(state[1] != 0), step, (x1, x2))[0]
 
 
+_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+             8: np.dtype(np.uint64)}
+
+
+def _integer_pair_on_host(op, x1, x2):
+    """``_integer_pair`` on the NumPy values of host or device arrays (or one Python int), or
+    None for anything else."""
+    t1, t2 = type(x1), type(x2)
+    if t1 in _HOST_ARRAYS and t2 in _HOST_ARRAYS and x1._value.dtype == x2._value.dtype:
+        v1, v2, weak = x1._value, x2._value, x1._weak and x2._weak
+    elif (t1 in _HOST_ARRAYS or t1 is int) and (t2 in _HOST_ARRAYS or t2 is int) and (
+            t1 is not int or t2 is not int):
+        x1, x2 = _promote(op, x1, x2)  # mixed dtypes: the general path's promotion
+        v1, v2, weak = x1._value, x2._value, x1._weak
+    else:
+        return None
+    dtype = v1.dtype
+    if not dtypes.is_integer(dtype):
+        return None
+    # abs wraps (int8 -128 stays -128) and the cast to unsigned makes it 128, as the general
+    # path's convert does between integers; NumPy's ufuncs below broadcast (or raise, and the
+    # general path raises its own error).
+    unsigned = _UNSIGNED[dtype.itemsize]
+    return np.abs(v1).astype(unsigned), np.abs(v2).astype(unsigned), dtype, weak
+
+
+def _gcd_on_host(x1, x2):
+    pair = _integer_pair_on_host("gcd", x1, x2)
+    if pair is None:
+        return NotImplemented
+    v1, v2, dtype, weak = pair
+    return Array(np.asarray(np.gcd(v1, v2)).astype(dtype), weak)
+
+
+def _lcm_on_host(x1, x2):
+    pair = _integer_pair_on_host("lcm", x1, x2)
+    if pair is None:
+        return NotImplemented
+    v1, v2, dtype, weak = pair
+    d = np.asarray(np.gcd(v1, v2))
+    zero = d == 0
+    # x1 * (x2 // d) in the unsigned dtype, wrapping there as the general path's product does.
+    product = np.multiply(v1, np.floor_divide(v2, np.where(zero, d.dtype.type(1), d)))
+    lcm_abs = np.where(zero, d.dtype.type(0), product)
+    return Array(lcm_abs.astype(dtype), weak)
+
+
+@host_shortcut(_gcd_on_host)
 def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The elementwise greatest common divisor of integers (``gcd(0, 0) == 0``).
 
@@ -138,6 +206,7 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     return convert(_gcd_abs(x1, x2), dtype, weak)
 
 
+@host_shortcut(_lcm_on_host)
 def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     """The elementwise least common multiple of integers (0 if either is 0).
 
@@ -198,6 +267,52 @@ def _frexp(x):
     return where(special, x, m), e
 
 
+def _frexp_on_host(x, /):
+    # NumPy's frexp is exact, as the general path's bit-level formula: the same mantissa and
+    # exponent (and x itself, e == 0, for 0, inf and NaN).
+    value = _host_float(x)
+    if value is None:
+        return NotImplemented
+    m, e = np.frexp(value)
+    return Array(np.asarray(m), False), Array(np.asarray(e, np.int32), False)
+
+
+def _ldexp_on_host(x1, x2, /):
+    # The general path's formula on the values with the primitives' kernels (NumPy's ldexp
+    # rounds once, the formula's power of two may round first: float16 exponents below -24).
+    v1 = _host_float(x1)
+    if v1 is None or type(x2) not in _HOST_ARRAYS:
+        return NotImplemented
+    v2 = x2._value
+    if v2.dtype.kind not in "iub":
+        return NotImplemented
+    dtype = v1.dtype
+    m, e = np.frexp(v1)
+    e = ew.add_p.kernel(e.astype(dtype), convert_kernel(v2, dtype))
+    positive = e > 0
+    one, two = dtype.type(1), dtype.type(2)
+    m = np.where(positive, ew.mul_p.kernel(m, two), m)
+    e = np.where(positive, ew.sub_p.kernel(e, one), e)
+    x = ew.mul_p.kernel(m, ew.pow_p.kernel(np.asarray(two), np.asarray(e)))
+    return Array(np.where(np.isinf(v1) | (v1 == 0), v1, x), False)
+
+
+def _spacing_on_host(x, /):
+    # The general path's formula with the primitives' kernels: NumPy's spacing differs for
+    # negative values and float16.
+    value = _host_float(x)
+    if value is None:
+        return NotImplemented
+    inf = np.full_like(value, np.inf)
+    step = ew.nextafter_p.kernel
+    if value.dtype == dtypes.float16:
+        return Array(ew.sub_p.kernel(step(value, inf), value), False)
+    result = ew.sub_p.kernel(step(value, np.copysign(inf, value)), value)
+    tiny = np.full_like(value, dtypes.finfo(value.dtype).smallest_subnormal)
+    return Array(np.where(result == 0, np.copysign(tiny, value), result), False)
+
+
+@host_shortcut(_frexp_on_host)
 def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     """Mantissa and exponent: ``x == m * 2**e`` with ``0.5 <= |m| < 1`` (``m = x``, ``e = 0``
     for 0, inf and NaN). ``e`` is int32; differentiable in ``m``.
@@ -210,6 +325,7 @@ def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     return _frexp(_float_arg("frexp", x))
 
 
+@host_shortcut(_ldexp_on_host)
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``x1 * 2**x2`` for integer exponents ``x2``.
 
@@ -253,6 +369,7 @@ def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     return x - whole, whole
 
 
+@host_shortcut(_spacing_on_host)
 def spacing(x: ArrayLike, /) -> Array:
     """The distance from ``x`` to the next float away from zero (ULP of ``x``).
 

@@ -20,7 +20,7 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._index_parsing import _const, _is_tracer, _ravel, _reshape
 from funcarray.primitives import elementwise as ew
@@ -30,6 +30,7 @@ from funcarray.primitives.scatter import scatter_p
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import concatenate_p, iota_p, rev_p, slice_p
 from funcarray.primitives.sort import sort_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -92,6 +93,20 @@ def _fill_values(op, fill_value, ndim):
     return (fill_value,) * ndim
 
 
+def _nonzero_on_host(a, *, size=None, fill_value=None):
+    # The common form (a host array of at least one dimension, no size=/fill_value=): NumPy's
+    # nonzero of the general path's mask (``a != 0``), as int32 coordinates.
+    if (type(a) is not Array and type(a) is not DeviceArray) or size is not None or (
+            fill_value is not None):
+        return NotImplemented
+    value = a._value
+    if value.ndim == 0:
+        return NotImplemented
+    mask = value if value.dtype == np.bool_ else ew.ne_p.kernel(value, value.dtype.type(0))
+    return tuple(Array(i.astype(np.int32), False) for i in np.nonzero(mask))
+
+
+@host_shortcut(_nonzero_on_host)
 def nonzero(a: ArrayLike, *, size: int | None = None,
             fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None
             ) -> tuple[Array, ...]:

@@ -28,6 +28,7 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import arange, asarray, linspace, shape_tuple, zeros
 from funcarray.numpy._creation import ones as _ones
@@ -44,12 +45,12 @@ from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
 from funcarray.numpy._sort_and_nonzero import sort
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, TypeVar
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
 
     _T = TypeVar("_T")
@@ -469,6 +470,36 @@ def _check_bitorder(op, bitorder):
         raise op_value_error(op, f"bitorder must be 'big' or 'little', got {bitorder!r}")
 
 
+def _bits_operand_on_host(a, axis, bitorder):
+    """The NumPy value of a host array and an axis NumPy's packbits/unpackbits take as the
+    general path does (None, or a Python int naming an axis), else None."""
+    if (type(a) is not Array and type(a) is not DeviceArray) or (
+            bitorder != "big" and bitorder != "little"):
+        return None
+    value = a._value
+    if axis is not None and (type(axis) is not int or not -value.ndim <= axis < value.ndim):
+        return None
+    return value
+
+
+def _packbits_on_host(a, axis=None, bitorder="big"):
+    value = _bits_operand_on_host(a, axis, bitorder)
+    if value is None or value.dtype.kind not in "biu":
+        return NotImplemented
+    # NumPy packs the truth values, as the general path's ``a != 0``.
+    return Array(np.packbits(value != 0, axis=axis, bitorder=bitorder), False)
+
+
+def _unpackbits_on_host(a, axis=None, count=None, bitorder="big"):
+    value = _bits_operand_on_host(a, axis, bitorder)
+    # (Empty arrays take the general path: NumPy's unpackbits pads them with unset memory.)
+    if value is None or value.dtype != np.uint8 or not value.size or (count is not None and (
+            type(count) is not int or count < 0)):
+        return NotImplemented
+    return Array(np.unpackbits(value, axis=axis, count=count, bitorder=bitorder), False)
+
+
+@host_shortcut(_packbits_on_host)
 def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Array:
     """Pack the truth values of ``a`` into bytes (uint8) along ``axis`` (flattened when
     None), padding the last byte with zero bits.
@@ -499,6 +530,7 @@ def packbits(a: ArrayLike, axis: int | None = None, bitorder: str = "big") -> Ar
     return swapaxes(packed, axis, -1)
 
 
+@host_shortcut(_unpackbits_on_host)
 def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
                bitorder: str = "big") -> Array:
     """Unpack the uint8 ``a`` into its bits (uint8 0/1) along ``axis`` (flattened when
