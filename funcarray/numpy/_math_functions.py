@@ -23,6 +23,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array
+from funcarray.base.errors import filtered
 from funcarray.numpy._elementwise import (
     _NUMERIC,
     _check_kinds,
@@ -78,9 +79,18 @@ def cbrt(x: ArrayLike, /) -> Array:
         >>> fnp.cbrt(fnp.array([8.0, -1.0]))
         Array([ 2., -1.], dtype=float32)
     """
-    x = asarray_arg("cbrt", x)
-    _check_kinds("cbrt", x, {"b", "i", "u", "f"})
-    return ew.cbrt_p.bind(_to_inexact(x))
+    if type(x) is Array and x._value.dtype in _REAL_FLOAT_DTYPES:
+        return ew.cbrt_p.bind(x)  # (the common case: nothing to convert or check)
+    try:
+        x = asarray_arg("cbrt", x)
+        _check_kinds("cbrt", x, {"b", "i", "u", "f"})
+        return ew.cbrt_p.bind(_to_inexact(x))
+    except Exception as exc:  # noqa: BLE001 (re-raised unchanged but for its traceback)
+        raise filtered(exc) from exc.__cause__
+
+
+cbrt._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
+_REAL_FLOAT_DTYPES = dtypes.dtype_set(dtypes.is_float)
 
 
 sin = _unary_inexact("sin", ew.sin_p, "Sine.", ("fnp.sin(fnp.zeros(1))",
