@@ -154,19 +154,29 @@ def _unary_same(name, prim, kinds, summary, example) -> _Unary:
     return _no_wrapper(_doc(fn, name, summary, example))
 
 
+def _device_operands_alike(x, y, accepted) -> bool:
+    """Two concrete arrays, one at least a device array, of one accepted dtype and shape:
+    judged by a device array's aval, not its value (with the XLA engine it stays on device)."""
+    tx, ty = type(x), type(y)
+    if not ((tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray)):
+        return False
+    xa = x._value if tx is Array else x._aval
+    ya = y._value if ty is Array else y._aval
+    return xa.dtype is ya.dtype and xa.shape == ya.shape and xa.dtype in accepted
+
+
 def _binary(name, prim, kinds, summary, example) -> _Binary:
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
 
     def fn(x, y, /):
-        tx, ty = type(x), type(y)
-        if (tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray):
-            # (a device array's aval, not its value: with the XLA engine it stays on device)
-            xv = x._value if tx is Array else x._aval
-            yv = y._value if ty is Array else y._aval
+        if type(x) is Array and type(y) is Array:
+            xv, yv = x._value, y._value
             # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
             if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
                 return prim.bind(x, y)
+        elif _device_operands_alike(x, y, accepted):
+            return prim.bind(x, y)
         try:
             x, y = promote_binary(name, x, y)
             if x.dtype not in accepted:

@@ -27,9 +27,12 @@ _OPERAND_TYPES = (float, int, Tracer, np.generic, np.ndarray, complex, DeviceArr
 # the user's line and a single funcarray frame.
 
 def _without_api_boundary(fn):
-    """The function inside ``api_boundary``'s wrapper (operators filter errors themselves);
-    other wrappers (a host shortcut's) are kept."""
-    return fn.__wrapped__ if getattr(fn, "_api_boundary", False) else fn
+    """The plain function under ``api_boundary``'s wrapper or a ufunc object (operators filter
+    errors themselves, and each layer costs a call); a host-shortcut operation is kept, as
+    its shortcut is the point."""
+    if hasattr(fn, "general_path"):
+        return fn
+    return getattr(fn, "__wrapped__", fn)
 
 
 def _forward(fn):
