@@ -76,6 +76,15 @@ def _factorisable(op: str, x, dtype=None):
     return convert(x, target)
 
 
+def _half_precision_dtype(op: str, a):
+    """``a``'s dtype when it is float16 or bfloat16, else None. LAPACK has no 16-bit
+    factorisations; ``det`` and ``slogdet`` of such matrices are computed in float32 and
+    rounded back, as JAX's closed forms for 2x2 and 3x3 matrices give them (JAX raises for
+    larger ones)."""
+    dtype = asarray_arg(op, a).dtype
+    return dtype if dtypes.is_half_precision(dtype) else None
+
+
 def _square(op: str, a, name: str = "a"):
     a = _factorisable(op, a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -267,6 +276,9 @@ def det(a: ArrayLike) -> Array:
         >>> fnp.linalg.det(fnp.asarray([[0.0, 2.0], [4.0, 1.0]]))
         Array(-8., dtype=float32)
     """
+    half = _half_precision_dtype("linalg.det", a)
+    if half is not None:
+        return det(convert(asarray_arg("linalg.det", a), np.float32)).astype(half)
     diag, odd = _lu_diagonal_and_parity("linalg.det", a)
     product = prod(diag, axis=-1)
     return where(odd, -product, product)
@@ -296,6 +308,10 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     op = "linalg.slogdet"
     if method not in (None, "lu"):
         raise op_value_error(op, f"method={method!r} is not supported; use None or 'lu'")
+    half = _half_precision_dtype(op, a)
+    if half is not None:
+        sign32, logabsdet32 = slogdet(convert(asarray_arg(op, a), np.float32))
+        return SlogdetResult(sign32.astype(half), logabsdet32.astype(half))
     diag, odd = _lu_diagonal_and_parity(op, a)
     magnitude = abs(diag)
     logabsdet = sum(log(magnitude), axis=-1)

@@ -351,6 +351,29 @@ def test_integer_inputs_are_computed_in_float_as_jax():
             _close(got, want, np.float32)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_determinants_are_computed_in_float32(dtype):
+    """JAX's closed forms give 2x2 and 3x3 16-bit determinants (its LU raises for larger);
+    funcarray computes every size in float32 and rounds back."""
+    dtype = fnp.dtype(dtype)
+    small = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.0], [0.0, 1.0, 4.0]]).astype(dtype)
+    for fn in _both(fnp.linalg.det):
+        got = fn(fnp.asarray(small))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(jnp.linalg.det(small)))
+    big = (np.eye(5) * 2 + np.triu(np.full((5, 5), 0.25), 1)).astype(dtype)
+    want = np.linalg.slogdet(big.astype(np.float32))
+    for fn in _both(fnp.linalg.slogdet):
+        sign, logabsdet = fn(fnp.asarray(big))
+        assert sign.dtype == logabsdet.dtype == dtype
+        np.testing.assert_array_equal(np.asarray(sign), want[0].astype(dtype))
+        np.testing.assert_array_equal(np.asarray(logabsdet), want[1].astype(dtype))
+    grad = fa.grad(lambda a: fnp.linalg.det(a).astype(np.float32))(fnp.asarray(small))
+    want_grad = jax.grad(lambda a: jnp.linalg.det(a).astype(np.float32))(small)
+    assert grad.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(grad), np.asarray(want_grad))
+
+
 # --------------------------------------------------------------------------------------------
 # Transforms of funcarray.numpy.linalg against jax
 # --------------------------------------------------------------------------------------------
