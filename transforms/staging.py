@@ -89,7 +89,7 @@ class StagingTrace(Trace):
     """
 
     __slots__ = ("_in_binders", "_eqns", "_const_binders", "_consts", "_const_index",
-                 "fold_constants", "arg_names", "fun_name")
+                 "_exact_sources", "fold_constants", "arg_names", "fun_name")
 
     def __init__(self, parent: Trace | None, fold_constants: bool = False):
         super().__init__(parent)
@@ -105,12 +105,31 @@ class StagingTrace(Trace):
         # Set by jit for error messages: a name per argument binder, and the function's.
         self.arg_names: list | None = None
         self.fun_name: str = ""
+        # (prim, Var) -> Var: see ``new_rounded_arg``.
+        self._exact_sources: dict | None = None
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
         """A tracer for a new argument of the function being staged."""
         var = Var(aval)
         self._in_binders.append(var)
         return StagingTracer(self, var)
+
+    def new_rounded_arg(self, wide_aval: ShapedArray, round_view, widen_prim):
+        """A new argument received at ``wide_aval`` but seen by the function as
+        ``round_view(wide)`` (a tracer of this trace); ``widen_prim`` applied to that view is
+        applied to the wide argument instead.
+
+        jit receives a Python float as a float64 and the function sees a weak float32, the
+        type eager mode gives it; converting that view to another dtype (``x64 + 0.1``)
+        converts the float64 instead, so 0.1 is not rounded to float32 on the way, as in eager
+        mode.
+        """
+        wide = self.new_arg(wide_aval)
+        view = round_view(wide)
+        if self._exact_sources is None:
+            self._exact_sources = {}
+        self._exact_sources[(widen_prim, view._var)] = wide._var
+        return view
 
     def process_primitive(self, prim, args, params):
         if self.fold_constants:
@@ -147,6 +166,8 @@ class StagingTrace(Trace):
         """Append an equation applying ``prim`` to ``args``; returns tracers of its outputs."""
         inputs = tuple([x._var if type(x) is StagingTracer and x._trace is self
                         else self._atom(x, prim) for x in args])
+        if self._exact_sources is not None and len(inputs) == 1 and type(inputs[0]) is Var:
+            inputs = (self._exact_sources.get((prim, inputs[0]), inputs[0]),)
         out_avals = prim.abstract_eval(*[x.aval for x in inputs], **params)
         if prim.multiple_results:
             outs = tuple(Var(aval) for aval in out_avals)

@@ -38,6 +38,7 @@ import numpy as np
 from funcarray.api.debug_nans import check_jit_outputs
 from funcarray.api.jit_dispatch import MISS, FastPath, leaf_type
 from funcarray.base import float0 as _float0
+from funcarray.base import host_values
 from funcarray.base import pytrees as tree
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.avals import canonical_aval
@@ -46,6 +47,7 @@ from funcarray.base.errors import _mark, _with_location, filtered
 from funcarray.lowering import cache, executor, runtime
 from funcarray.lowering.devices import devices, runtime_device
 from funcarray.primitives import _buffers
+from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.jit_call import jit_p
 from funcarray.transforms.core import (
     CURRENT_TRACE,
@@ -444,7 +446,7 @@ class Jitted:
     def _run_eagerly(self, entry, leaves):
         if entry.exe is None:
             self._compile(entry)
-        operands = [*entry.consts, *(x if isinstance(x, Array) else _as_array(x)
+        operands = [*entry.consts, *(x if isinstance(x, Array) else _as_operand(x)
                                      for x in leaves)]
         outs = executor.run_executable(entry.exe, operands, entry.out_avals, entry.donated)
         if entry.single_output:
@@ -518,8 +520,8 @@ class Jitted:
         # float0 arguments are not operands: the function gets zeros of their shape
         _, in_holes = _float0.split(leaves)
         float0_out = []
-        operands = _as_operands([x for x in leaves if not _float0.is_float0(x)]
-                                if in_holes else leaves)
+        dyn_leaves = [x for x in leaves if not _float0.is_float0(x)] if in_holes else leaves
+        operands = _as_operands(dyn_leaves)
         out_trees = []
         fun = self._fun
 
@@ -546,7 +548,7 @@ class Jitted:
         static_positions = {pos for pos, _ in static_list if isinstance(pos, int)}
         trace.arg_names = _without_holes(
             _argument_names(self._fun, in_tree, len(leaves), static_positions), in_holes)
-        tracers = [trace.new_arg(_aval_of(x)) for x in operands]
+        tracers = [_new_arg(trace, leaf, x) for leaf, x in zip(dyn_leaves, operands)]
         with set_current_trace(trace):
             outs = flat_fun(*tracers)
         closed = trace.to_closed_ir(outs)
@@ -673,12 +675,41 @@ def _as_array(x):
     return asarray_arg("jit", x)
 
 
+# Python floats and complexes reach the executable at double precision (see ``_new_arg``).
+_EXACT_SCALAR_DTYPES = {float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
+
+def _as_operand(x):
+    """An argument leaf as the executable receives it."""
+    if isinstance(x, (Tracer, Array)):
+        return x
+    wide = _EXACT_SCALAR_DTYPES.get(type(x))
+    if wide is not None:
+        return Array(np.asarray(x, wide), True)
+    return _as_array(x)
+
+
 def _as_operands(leaves) -> list:
-    return [x if isinstance(x, (Tracer, Array)) else _as_array(x) for x in leaves]
+    return [_as_operand(x) for x in leaves]
 
 
-def _aval_of(x):
-    return x.aval
+def _new_arg(trace, leaf, operand):
+    """The tracer the staged function gets for argument ``leaf`` (passed as ``operand``).
+
+    A Python float (complex) is seen as a weak float32 (complex64), as eager mode and JAX
+    type it, but received as a float64 (complex128): where the function converts it to
+    another dtype, as ``x64 + 0.1`` does, the double-precision value is converted, so the
+    result is eager mode's (1.1, not 1.10000000149).
+    """
+    if type(leaf) not in _EXACT_SCALAR_DTYPES:
+        return trace.new_arg(operand.aval)
+    seen_dtype = host_values.SCALAR_DEFAULTS[type(leaf)]
+
+    def round_view(wide):
+        with set_current_trace(trace):
+            return convert_element_type_p.bind(wide, new_dtype=seen_dtype, weak_type=True)
+
+    return trace.new_rounded_arg(operand.aval, round_view, convert_element_type_p)
 
 
 def _leaf_signature(name, x, k):

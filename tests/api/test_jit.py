@@ -69,6 +69,63 @@ def test_numpy_arguments_and_64_bit_values_stay_exact():
     np.testing.assert_array_equal(np.asarray(out), x + 1)
 
 
+_WIDE_OPERANDS = {
+    "float64": np.array([1.0, -3.5e-300, 7.0]),
+    "complex128": np.array([1.0 + 2.0j, -0.5j, 3.0]),
+    "float32": np.array([1.0, -2.5, 7.0], np.float32),
+    "float16": np.array([1.0, -2.5, 7.0], np.float16),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(_WIDE_OPERANDS)),
+       st.one_of(st.floats(allow_nan=False, width=64),
+                 st.complex_numbers(max_magnitude=1e300, allow_nan=False)))
+def test_python_float_arguments_keep_their_precision_as_in_eager_mode(operand, scalar):
+    """A Python float (complex) argument meets a wider array at double precision: the jitted
+    result is eager mode's bit for bit, and JAX's with x64 for 64-bit arrays."""
+    x = _WIDE_OPERANDS[operand]
+    if isinstance(scalar, complex) and x.dtype.kind != "c":
+        scalar = scalar.real
+    # (no a * s + s: XLA may fuse it into one rounding)
+    def f(a, s):
+        return a * s, a - s
+
+    with np.errstate(all="ignore"):
+        wants = f(x, scalar)
+        gots = fa.jit(f)(x, scalar)
+    for got, want in zip(gots, wants):
+        assert got.dtype == want.dtype == x.dtype
+        # (parts compared as reals; XLA flushes subnormal results to zero, the documented
+        # allowance)
+        real = np.finfo(x.dtype).dtype
+        want = np.asarray(want).view(real)
+        subnormal = (want != 0) & (abs(want) < np.finfo(real).tiny)
+        np.testing.assert_array_equal(np.asarray(got).view(real),
+                                      np.where(subnormal, np.copysign(0, want), want))
+    if x.itemsize >= 8:
+        with jax.enable_x64(True), np.errstate(all="ignore"):
+            oracles = jax.jit(f)(x, scalar)
+        for got, oracle in zip(gots, oracles):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(oracle))
+
+
+def test_python_float_arguments_are_typed_weak_float32_inside_jit():
+    seen = []
+
+    def f(s, c):
+        seen.append((s.dtype, s.weak_type, c.dtype, c.weak_type))
+        return s * 2, c, fnp.asarray(s, fnp.int32)
+
+    doubled, c, truncated = fa.jit(f)(0.1, 1.5j)
+    assert seen == [(np.float32, True, np.complex64, True)]
+    assert (doubled.dtype, doubled.weak_type, c.dtype) == (np.float32, True, np.complex64)
+    assert float(doubled) == float(np.float32(0.1) * 2)
+    # Conversions read the double: 16777217.0 is not a float32.
+    assert int(fa.jit(lambda s: fnp.asarray(s, fnp.int32))(16777217.0)) == 16777217
+    assert int(truncated) == 0
+
+
 def test_zero_argument_function_and_identity_outputs():
     assert float(fa.jit(lambda: fnp.float32(2.5) * 2)()) == 5.0
     x = fnp.arange(3.0)
@@ -299,7 +356,8 @@ def test_lower_and_compile():
     compiled = lowered.compile()
     assert "HloModule" in compiled.as_text()
     assert compiled.cost_analysis()["flops"] > 0
-    assert compiled.memory_analysis().argument_size_in_bytes == 3 * 4 + 4
+    # (the Python float 2.0 reaches the executable as a float64)
+    assert compiled.memory_analysis().argument_size_in_bytes == 3 * 4 + 8
     np.testing.assert_allclose(np.asarray(compiled(fnp.ones(3), 2.0)),
                                np.asarray(smooth(fnp.ones(3), 2.0)), rtol=1e-6)
     with pytest.raises(TypeError, match="compiled for"):
