@@ -99,6 +99,11 @@ def _convert_lower(ctx, x, *, new_dtype, weak_type):
             return [x]
     if new == np.bool_:
         return [compare(ctx, x, ctx.constant(0, src), "NE")]
+    if src.dtype == np.bool_ and new.kind in "fc":
+        # Through uint8: XLA's simplifier turns a product (quotient) with a float converted
+        # straight from a bool into a select, which gives False * nan = 0 and False / 0 = 0
+        # where IEEE and eager mode give nan.
+        x = ctx.op("stablehlo.convert", x, results=[ShapedArray(src.shape, np.uint8)])[0]
     return ctx.op("stablehlo.convert", x)
 
 

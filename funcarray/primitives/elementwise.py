@@ -299,9 +299,77 @@ clz_p = unary("clz", _clz_kernel, hlo="stablehlo.count_leading_zeros")
 
 @exp2_p.def_lower
 def _exp2_lower(ctx, x):
-    # power(2, x), not exp(x * log 2): rounding x * log 2 costs up to 4 ulp in float32 for
-    # large |x|, while XLA's pow agrees with NumPy's exp2 (the eager kernel) to the last bit.
-    return ctx.op("stablehlo.power", ctx.constant(2, ctx.avals_in[0]), x)
+    # Real: power(2, x), not exp(x * log 2): rounding x * log 2 costs up to 4 ulp in float32
+    # for large |x|, while XLA's pow agrees with NumPy's exp2 (the eager kernel) to the last
+    # bit. Complex: exp of the parts scaled by log 2 (XLA's complex pow makes
+    # exp2(big + 0j) inf + nan j where C99 and NumPy give inf + 0j).
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return ctx.op("stablehlo.power", ctx.constant(2, aval), x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    log2 = ctx.constant(np.log(2), part)
+    re, im = (ctx.op(f"stablehlo.{name}", x, results=[part])[0] for name in ("real", "imag"))
+    scaled = ctx.op("stablehlo.complex", *(ctx.op("stablehlo.multiply", p, log2,
+                                                  results=[part])[0] for p in (re, im)))[0]
+    # exp(-inf + iy) is 0 for every y, an infinite or NaN y too (C99; XLA's exp gives NaN).
+    vanishes = compare(ctx, re, ctx.constant(-np.inf, part), "EQ")
+    return ctx.op("stablehlo.select", vanishes, ctx.constant(0, aval),
+                  ctx.op("stablehlo.exponential", scaled)[0])
+
+
+def _complex_sin_cos_lower(real_op: str, sine: bool):
+    """sin (``sine``) or cos: ``real_op`` for real operands; for complex ones the product
+    formulas with sinh and cosh built from expm1, accurate for small imaginary parts (XLA's
+    own expansion is off by several ulps there), with C99's zero parts: a zero real or
+    imaginary part keeps the result's matching part zero also where the other factor is
+    infinite or NaN (sin(0 + nan j) is 0 + nan j, sin(inf + 0j) nan + 0j: NumPy's, the eager
+    kernel's; 0 * inf would make them NaN)."""
+    def lower(ctx, x):
+        aval = ctx.avals_in[0]
+        if not dtypes.is_complex(aval.dtype):
+            return ctx.op(real_op, x)
+        part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+
+        def op(name, *operands):
+            return ctx.op(name, *operands, results=[part])[0]
+
+        re, im = op("stablehlo.real", x), op("stablehlo.imag", x)
+        sin_re, cos_re = op("stablehlo.sine", re), op("stablehlo.cosine", re)
+        up = op("stablehlo.exponential_minus_one", im)
+        down = op("stablehlo.exponential_minus_one", op("stablehlo.negate", im))
+        two = ctx.constant(2, part)
+        sinh = op("stablehlo.divide", op("stablehlo.subtract", up, down), two)
+        cosh = op("stablehlo.divide", op("stablehlo.add", op("stablehlo.add", up, down), two),
+                  two)
+        flags = ShapedArray(aval.shape, np.bool_)
+
+        def both(a, b):
+            return ctx.op("stablehlo.and", a, b, results=[flags])[0]
+
+        def non_finite(v):
+            finite = ctx.op("stablehlo.is_finite", v, results=[flags])[0]
+            return ctx.op("stablehlo.not", finite, results=[flags])[0]
+
+        zero = ctx.constant(0, part)
+        zero_re, zero_im = compare(ctx, re, zero, "EQ"), compare(ctx, im, zero, "EQ")
+        # A zero part times an infinite or NaN factor is the zero part itself.
+        if sine:
+            real = op("stablehlo.select", zero_re, re, op("stablehlo.multiply", sin_re, cosh))
+            imag = op("stablehlo.select", both(zero_im, non_finite(cos_re)), im,
+                      op("stablehlo.multiply", cos_re, sinh))
+        else:
+            real = op("stablehlo.multiply", cos_re, cosh)
+            imag = op("stablehlo.negate", op("stablehlo.multiply", sin_re, sinh))
+            imag = op("stablehlo.select", both(zero_re, non_finite(sinh)),
+                      op("stablehlo.negate", re), imag)
+            imag = op("stablehlo.select", both(zero_im, non_finite(sin_re)), im, imag)
+        return ctx.op("stablehlo.complex", real, imag)
+
+    return lower
+
+
+sin_p.def_lower(_complex_sin_cos_lower("stablehlo.sine", sine=True))
+cos_p.def_lower(_complex_sin_cos_lower("stablehlo.cosine", sine=False))
 
 
 @sign_p.def_lower
@@ -376,6 +444,40 @@ mul_p = binary("mul", np.multiply, hlo="stablehlo.multiply")
 div_p = binary("div", _div_kernel, hlo="stablehlo.divide")
 rem_p = binary("rem", _rem_kernel, hlo="stablehlo.remainder")
 pow_p = binary("pow", _pow_kernel, hlo="stablehlo.power", upcast_low_precision=True)
+
+
+@pow_p.def_lower
+def _pow_lower(ctx, x, y):
+    # Integers: square-and-multiply over every bit of the exponent. XLA's integer power
+    # loops over only the low 6 bits (3 ** 256 in int16 is 1 under XLA, -3071 in NumPy, the
+    # eager kernel, and in the wrapping arithmetic both promise).
+    aval = ctx.avals_in[0]
+    if not dtypes.is_integer(aval.dtype):
+        return ctx.op("stablehlo.power", x, y)
+    signed = dtypes.iinfo(aval.dtype).min < 0
+    zero, one = ctx.constant(0, aval), ctx.constant(1, aval)
+
+    def op(name, *operands, results=(aval,)):
+        return ctx.op(name, *operands, results=list(results))[0]
+
+    negative = compare(ctx, y, zero, "LT") if signed else None
+    exponent = op("stablehlo.select", negative, zero, y) if signed else y
+    result, base = one, x
+    for _ in range(aval.dtype.itemsize * 8 - signed):
+        odd = compare(ctx, op("stablehlo.and", exponent, one), zero, "NE")
+        result = op("stablehlo.select", odd, op("stablehlo.multiply", result, base), result)
+        base = op("stablehlo.multiply", base, base)
+        exponent = op("stablehlo.shift_right_logical", exponent, one)
+    if not signed:
+        return [result]
+    # x ** -n: 1 for x == 1, +-1 for x == -1 (by the parity of n), else 0, as the kernel.
+    minus_one = ctx.constant(-1, aval)
+    odd_y = compare(ctx, op("stablehlo.and", y, one), zero, "NE")
+    of_minus_one = op("stablehlo.select", odd_y, minus_one, one)
+    reciprocal = op("stablehlo.select", compare(ctx, x, one, "EQ"), one, op(
+        "stablehlo.select", compare(ctx, x, minus_one, "EQ"), of_minus_one, zero))
+    return [op("stablehlo.select", negative, reciprocal, result)]
+
 max_p = binary("max", np.maximum, hlo="stablehlo.maximum")
 min_p = binary("min", np.minimum, hlo="stablehlo.minimum")
 atan2_p = binary("atan2", np.arctan2, hlo="stablehlo.atan2", upcast_low_precision=True)

@@ -699,6 +699,54 @@ def test_complex_division_by_zero_and_infinities_like_xla(dtype):
     np.testing.assert_allclose(got_pow, want_pow, rtol=1e-5, atol=0, equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", ["sin", "cos", "exp2"])
+def test_complex_sin_cos_exp2_under_jit_give_numpys_values(dtype, name):
+    """jit's complex sin, cos and exp2 agree with NumPy (the eager kernels) to a few ulps on
+    small imaginary parts, where XLA's own expansion is several ulps off, and C99's finite
+    parts at special values (sin(0 + nan j) is 0 + nan j, exp2(big + 0j) inf + 0j), where
+    XLA's give NaN."""
+    parts = [0.0, -0.0, 1e-3, 0.049, -0.7, 2.5, 1e30, np.inf, -np.inf, np.nan]
+    values = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(values)
+    got = np.asarray(fa.jit(getattr(fnp, name))(values))
+    eps = np.finfo(dtype).eps
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        finite = np.isfinite(w)
+        np.testing.assert_array_equal(np.isfinite(g), finite)
+        # (where C99 gives an infinity, XLA's formulas may give NaN, and zero signs are left
+        # open: finite parts are compared)
+        np.testing.assert_allclose(g[finite], w[finite], rtol=4 * eps, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32",
+                                   "uint64"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_integer_power_wraps_exactly_eagerly_and_under_jit(dtype, seed):
+    """x ** y of integers is the exact power reduced to the dtype's range (Python's pow
+    modulo 2**bits), for exponents up to the dtype's maximum, eagerly and under jit (XLA's
+    own integer power reads only the exponent's low bits); negative exponents give the
+    integer quotient (0, or 1 and -1 for the bases 1 and -1)."""
+    dtype = np.dtype(dtype)
+    info, bits = np.iinfo(dtype), dtype.itemsize * 8
+    rng = np.random.default_rng(seed)
+    x = rng.integers(max(info.min, -40), min(info.max, 40), 64, endpoint=True).astype(dtype)
+    y = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+    y[:4] = [0, 1, info.max, max(info.min, 0)]
+
+    def expected(a, b):
+        if b < 0:
+            return 1 if a == 1 else ((-1) ** (-b % 2) if a == -1 else 0)
+        wrapped = pow(a, b, 2**bits)
+        return wrapped - 2**bits if info.min < 0 and wrapped > info.max else wrapped
+
+    want = np.array([expected(int(a), int(b)) for a, b in zip(x, y)], dtype)
+    for power in (fnp.power, fa.jit(fnp.power)):
+        np.testing.assert_array_equal(np.asarray(power(x, y)), want)
+
+
 @pytest.mark.parametrize("missing,what", [("matmul", "__matmul__"), ("divmod", "__divmod__"),
                                           ("cumsum", "method Target.cumsum")])
 def test_operator_without_its_function_fails_at_import(monkeypatch, missing, what):

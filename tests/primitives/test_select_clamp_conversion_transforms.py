@@ -218,6 +218,25 @@ def test_convert_element_type_to_and_from_integers_has_zero_tangent(src, dst):
         assert_allclose(g, np.asarray(_convert(np.float64)(_convert(dst)(x))).astype(src))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_bools_converted_to_floats_keep_ieee_products_under_jit(dtype):
+    """False * nan and False / 0 are nan under jit as eagerly (XLA's simplifier would make a
+    product with a float converted from a bool a select, giving 0)."""
+    flags = np.array([False, True])
+    nan, zero = np.full(2, np.nan, dtype), np.zeros(2, dtype)
+
+    def products(b, nans, zeros):
+        return b * nans, b / zeros, b / False, fnp.multiply(False, nans)
+
+    with np.errstate(all="ignore"):
+        want = products(*map(fnp.asarray, (flags, nan, zero)))
+        got = fa.jit(products)(flags, nan, zero)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    assert np.isnan(np.asarray(got[0])).all() and np.isnan(np.asarray(got[1])[0])
+
+
 def test_convert_transpose_gives_the_operand_dtype():
     ct = fnp.asarray(np.ones(3, np.float32))
     (out,) = convert_element_type_p.transpose_rule(
