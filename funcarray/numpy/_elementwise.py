@@ -528,11 +528,22 @@ def _to_bool(op, x):
     return ew.ne_p.bind(x, zero)
 
 
+def _is_weak(x) -> bool:
+    return type(x) in (int, float, complex) or bool(getattr(x, "weak_type", False))
+
+
 def _logical(name, prim, summary, example) -> _Binary:
     def fn(x, y, /):
-        x, y = _to_bool(name, x), _to_bool(name, y)
+        # A Python int's truth is taken directly (2**31 is True, though int32 cannot hold
+        # it); other operands are promoted first, so a Python float beside a float64 array
+        # is tested as a float64 (1e-300 is True), eagerly and under jit alike.
+        weak = _is_weak(x) and _is_weak(y)
+        x, y = (x != 0 if type(x) is int else x), (y != 0 if type(y) is int else y)
         x, y = promote_binary(name, x, y)
-        return prim.bind(x, y)
+        out = prim.bind(_to_bool(name, x), _to_bool(name, y))
+        # The result is weak when both operands are, as in JAX (a weak float promoted beside
+        # a bool array gives weak truths; a Python int's truth is a strong bool).
+        return out if out.weak_type == weak else convert(out, np.bool_, weak)
     return _doc(fn, name, summary, example)
 
 
@@ -611,6 +622,9 @@ def where(condition, x=None, y=None, /):
     return select_n_p.bind(condition, y, x)
 
 
+_CLIP_SCALAR_BOUNDS = (type(None), bool, int, float)
+
+
 def clip(arr: ArrayLike, /, min: ArrayLike | None = None,
          max: ArrayLike | None = None) -> Array:  # noqa: A002 (JAX's names)
     """Limit values to ``[min, max]`` (either bound may be None; keywords, as in JAX).
@@ -622,12 +636,20 @@ def clip(arr: ArrayLike, /, min: ArrayLike | None = None,
         >>> fnp.clip(fnp.array([-2.0, 0.5, 3.0]), max=1.0)
         Array([-2. ,  0.5,  1. ], dtype=float32)
     """
-    arr = asarray_arg("clip", arr)
     for operand in (arr, min, max):
         # (a Python bool, int or float has an accepted kind; converting it on its own would
         # test an int against int32 where an int64 array takes it)
         if operand is not None and type(operand) not in (bool, int, float):
             _check_kinds("clip", asarray_arg("clip", operand), _NUMERIC - {"c"} | {"b"})
+    if type(min) not in _CLIP_SCALAR_BOUNDS or type(max) not in _CLIP_SCALAR_BOUNDS:
+        # An array bound: one promotion of all three, not two of pairs (clip(False, 2**31,
+        # int64_array) is an int64 computation, not a maximum of Python scalars in int32).
+        # With scalar bounds (the common case) the pairs promote as the three do.
+        bounds = [b for b in (min, max) if b is not None]
+        arr, *bounds = promote_args_unbroadcast("clip", arr, *bounds)
+        min, max = (None if b is None else bounds.pop(0) for b in (min, max))
+    else:
+        arr = asarray_arg("clip", arr)
     if min is not None:
         arr = maximum(arr, min)
     if max is not None:

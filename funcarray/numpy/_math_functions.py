@@ -25,7 +25,6 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import filtered
 from funcarray.numpy._elementwise import (
-    _NUMERIC,
     _check_kinds,
     _doc,
     _to_inexact,
@@ -47,7 +46,7 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._predicates_and_bits import signbit
-from funcarray.numpy._promotion import promote_args
+from funcarray.numpy._promotion import promote_args, promote_args_inexact
 from funcarray.primitives import elementwise as ew
 
 if TYPE_CHECKING:
@@ -153,8 +152,7 @@ def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.copysign(fnp.array([1.0, 2.0]), -1.0)
         Array([-1., -2.], dtype=float32)
     """
-    x, y = promote_args("copysign", x, y)
-    x, y = _to_inexact(x), _to_inexact(y)
+    x, y = promote_args_inexact("copysign", x, y)
     _check_kinds("copysign", x, {"f"})
     magnitude = ew.abs_p.bind(x)
     return where(signbit(y), negative(magnitude), magnitude)
@@ -192,10 +190,7 @@ def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.hypot(3.0, 4.0)
         Array(5., dtype=float32, weak_type=True)
     """
-    x, y = promote_args("hypot", x, y)
-    if not dtypes.is_inexact(x.dtype):
-        dt = to_inexact_dtype(x.dtype)
-        x, y = convert(x, dt, x.weak_type), convert(y, dt, y.weak_type)
+    x, y = promote_args_inexact("hypot", x, y)
     _check_kinds("hypot", x, {"f"})
     x, y = absolute(x), absolute(y)
     big, small = maximum(x, y), minimum(x, y)
@@ -251,9 +246,8 @@ def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Array:
         >>> fnp.heaviside(fnp.array([-1.0, 0.0, 2.0]), 0.5)
         Array([0. , 0.5, 1. ], dtype=float32)
     """
-    x1, x2 = promote_args("heaviside", x1, x2)
-    _check_kinds("heaviside", x1, _NUMERIC - {"c"} | {"b"})
-    x1, x2 = _to_inexact(x1), _to_inexact(x2)
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    _check_kinds("heaviside", x1, {"f"})
     return where(isnan(x1), x1, where(less(x1, 0), 0, where(greater(x1, 0), 1, x2)))
 
 
