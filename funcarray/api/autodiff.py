@@ -23,7 +23,7 @@ from funcarray.api.vectorization import vmap
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import api_boundary
 from funcarray.base.tree_util import Partial
 from funcarray.primitives._axis_slice import slice_axis
@@ -31,6 +31,7 @@ from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.elementwise import eq_p
 from funcarray.primitives.shape import iota_p, reshape_p
 from funcarray.transforms.autodiff import linearize_flat, vjp_flat, vjp_flat_residuals
+from funcarray.transforms.host_shortcuts import host_shortcut
 from funcarray.transforms.ir import eval_ir
 from funcarray.transforms.jvp import Zero, instantiate, jvp_flat, tangent_aval
 
@@ -454,6 +455,13 @@ def grad(fun: Callable[_P, Any], argnums: int | Sequence[int] = 0, has_aux: bool
 
 
 @api_boundary
+def _stop_gradient_on_host(x):
+    """Outside every transform a concrete array has no derivative to stop: itself."""
+    t = type(x)
+    return x if t is Array or t is DeviceArray else NotImplemented
+
+
+@host_shortcut(_stop_gradient_on_host)
 def stop_gradient(x: _T) -> _T:
     """``x`` itself, with no derivative flowing through it (applied to every leaf).
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.api.arguments import _int_tuple
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _dtype_arg,
@@ -27,11 +28,11 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
     _short,
 )
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike, Shape
 
 __all__ = ["tile", "stack", "unstack", "split", "empty", "broadcast_to_rank", "index_take"]
@@ -73,6 +74,23 @@ def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
     return lax.reshape(wide, tuple(r * s for r, s in zip(reps, x.shape)))
 
 
+def _stack_on_host(operands, axis=0):
+    """``np.stack`` of host arrays of one shape, dtype and weak type (anything else, and a
+    non-int axis, takes the general path)."""
+    if (type(operands) is not list and type(operands) is not tuple) or not operands:
+        return NotImplemented
+    first = operands[0]
+    for a in operands:
+        if type(a) is not Array and type(a) is not DeviceArray:
+            return NotImplemented
+        if a.dtype != first.dtype or a._weak != first._weak or a.shape != first.shape:
+            return NotImplemented
+    if type(axis) is not int or not -first.ndim - 1 <= axis <= first.ndim:
+        return NotImplemented
+    return Array(np.stack([a._value for a in operands], axis=axis), first._weak)
+
+
+@host_shortcut(_stack_on_host)
 def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Array:
     """Stack arrays of one shape and dtype along a new axis ``axis``.
 

@@ -42,9 +42,12 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_value_error
 from funcarray.lax._utilities import broadcast_shapes
 from funcarray.numpy._shape_on_host import (
+    _column_stack_on_host,
     _concat_on_host,
     _concatenate_on_host,
+    _dstack_on_host,
     _expand_dims_on_host,
+    _hstack_on_host,
     _matrix_transpose_on_host,
     _moveaxis_on_host,
     _permute_dims_on_host,
@@ -54,6 +57,7 @@ from funcarray.numpy._shape_on_host import (
     _stack_on_host,
     _swapaxes_on_host,
     _transpose_on_host,
+    _vstack_on_host,
 )
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.shape import (
@@ -456,6 +460,7 @@ def _sequence(op: str, tup) -> list:
     return _unstack(asarray_arg(op, tup)) if _is_array_like(tup) else list(tup)
 
 
+@host_shortcut(_vstack_on_host)
 def vstack(tup: np.ndarray | Array | Sequence[ArrayLike],
            dtype: DTypeLike | None = None) -> Array:
     """Stack arrays vertically: 1-d arrays become rows, then join along axis 0.
@@ -470,6 +475,7 @@ def vstack(tup: np.ndarray | Array | Sequence[ArrayLike],
     return _concatenate_arrays("vstack", arrays, 0, dtype)
 
 
+@host_shortcut(_hstack_on_host)
 def hstack(tup: np.ndarray | Array | Sequence[ArrayLike],
            dtype: DTypeLike | None = None) -> Array:
     """Stack arrays horizontally: along axis 0 for 1-d arrays, else along axis 1.
@@ -484,6 +490,7 @@ def hstack(tup: np.ndarray | Array | Sequence[ArrayLike],
     return _concatenate_arrays("hstack", arrays, axis, dtype)
 
 
+@host_shortcut(_dstack_on_host)
 def dstack(tup: np.ndarray | Array | Sequence[ArrayLike],
            dtype: DTypeLike | None = None) -> Array:
     """Stack arrays along the third axis (after making them at least 3-d).
@@ -497,6 +504,7 @@ def dstack(tup: np.ndarray | Array | Sequence[ArrayLike],
     return _concatenate_arrays("dstack", arrays, 2, dtype)
 
 
+@host_shortcut(_column_stack_on_host)
 def column_stack(tup: np.ndarray | Array | Sequence[ArrayLike]) -> Array:
     """Stack 1-d arrays as columns of a 2-d array (2-d arrays are joined as they are).
 

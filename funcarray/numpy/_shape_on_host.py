@@ -33,7 +33,8 @@ __all__ = [
     "_reshape_on_host", "_ravel_on_host", "_transpose_on_host", "_permute_dims_on_host",
     "_matrix_transpose_on_host", "_moveaxis_on_host", "_swapaxes_on_host",
     "_expand_dims_on_host", "_squeeze_on_host", "_concatenate_on_host", "_concat_on_host",
-    "_stack_on_host",
+    "_stack_on_host", "_vstack_on_host", "_hstack_on_host", "_dstack_on_host",
+    "_column_stack_on_host",
 ]
 
 
@@ -288,3 +289,24 @@ def _stack_on_host(arrays, axis=0, out=None, dtype=None):
     if axis is None:
         return NotImplemented
     return Array(np.stack(values, axis=axis), weak)
+
+
+def _stacked_with(numpy_stack):
+    """The shortcut of ``vstack``-like ``fn(tup, dtype=None)``: ``numpy_stack`` (np.vstack...)
+    of the promoted values, which makes the operands 1-, 2- or 3-d as the general path
+    does; a mismatch raises in NumPy, and the general path then raises its own error."""
+    def stack_on_host(tup, dtype=None):
+        if dtype is not None:
+            return NotImplemented
+        operands = host_operands(tup)
+        if operands is None:
+            return NotImplemented
+        values, weak = operands
+        return Array(numpy_stack(values), weak)
+    return stack_on_host
+
+
+_vstack_on_host = _stacked_with(np.vstack)
+_hstack_on_host = _stacked_with(np.hstack)
+_dstack_on_host = _stacked_with(np.dstack)
+_column_stack_on_host = _stacked_with(np.column_stack)  # (it has no dtype argument)

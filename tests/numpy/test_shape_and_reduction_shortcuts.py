@@ -175,6 +175,8 @@ def test_concatenate_and_stack(data, count, axis):
         assert_same_outcome(lambda: fnp.concat(container(arrays), axis=axis))
         assert_same_outcome(lambda: fnp.stack(container(arrays), axis=0 if axis is None
                                               else axis))
+        for join in (fnp.vstack, fnp.hstack, fnp.dstack, fnp.column_stack):
+            assert_same_outcome(lambda: join(container(arrays)))
 
 
 @given(data=st.data())
@@ -263,6 +265,10 @@ _COMMON_FORMS = {
     "concatenate": lambda x: shape_host._concatenate_on_host([x, x]),
     "concatenate_axis": lambda x: shape_host._concatenate_on_host((x, x), axis=-1),
     "stack": lambda x: shape_host._stack_on_host([x, x]),
+    "vstack": lambda x: shape_host._vstack_on_host([x, x]),
+    "hstack": lambda x: shape_host._hstack_on_host((x, x)),
+    "dstack": lambda x: shape_host._dstack_on_host([x, x]),
+    "column_stack": lambda x: shape_host._column_stack_on_host([x[0], x[0]]),
     "sum": lambda x: red_host._sum_on_host(x),
     "sum_axis": lambda x: red_host._sum_on_host(x, axis=(0, 2), keepdims=True),
     "sum_int8": lambda x: red_host._sum_on_host(x.astype(np.int8), axis=0),

@@ -1,8 +1,8 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
 (and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
-``put``, ``place`` and ``lax.optimization_barrier`` give the
-general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype,
-weak type, bits) or the same error, for every dtype, the integer limits (the most negative
+``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and ``lax.stack`` give
+the general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape,
+dtype, weak type, bits) or the same error, for every dtype, the integer limits (the most negative
 integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
 subnormals, the largest finite), exponents past the float range, broadcasting and mismatched
 shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and
@@ -17,7 +17,9 @@ from shortcut_oracle import assert_same_outcome
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
+from funcarray.api.autodiff import _stop_gradient_on_host
 from funcarray.base.array import Array, DeviceArray
+from funcarray.lax._composed_shape_ops import _stack_on_host as _lax_stack_on_host
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 from funcarray.numpy._manipulation import _place_on_host, _put_on_host
@@ -115,15 +117,26 @@ def test_ldexp_matches_general_path(x1, data):
 
 
 @settings(max_examples=20)
-@given(st.lists(operands(), max_size=3), st.sampled_from([list, tuple, dict, "leaf"]))
-def test_optimization_barrier_matches_general_path(leaves, container):
+@given(st.lists(operands(), max_size=3), st.sampled_from([list, tuple, dict, "leaf"]),
+       st.sampled_from([lax.optimization_barrier, lax.stop_gradient]))
+def test_optimization_barrier_and_stop_gradient_match_general_path(leaves, container, op):
     if container == "leaf":
         operand = leaves[0] if leaves else None
     elif container is dict:
         operand = {str(i): leaf for i, leaf in enumerate(leaves)}
     else:
         operand = container(leaves)
-    assert_same_outcome(lambda: lax.optimization_barrier(operand))
+    assert_same_outcome(lambda: op(operand))
+
+
+@settings(max_examples=40)
+@given(st.data(), st.integers(1, 3), st.integers(-3, 3), st.sampled_from([list, tuple]))
+def test_lax_stack_matches_general_path(data, count, axis, container):
+    # One dtype (mostly) and one shape (mostly), or a mismatch: the general path's error.
+    pool = data.draw(st.sampled_from([(fnp.float32,), (fnp.int8,), ALL_DTYPES]))
+    first = data.draw(operands(pool))
+    rest = [data.draw(st.one_of(st.just(first), operands(pool))) for _ in range(count - 1)]
+    assert_same_outcome(lambda: lax.stack(container([first, *rest]), axis=axis))
 
 
 @settings(max_examples=30)
@@ -194,6 +207,8 @@ def test_shortcuts_take_common_forms():
     x = fnp.arange(3.0)
     d = fa.device_put(x)
     assert _optimization_barrier_on_host(x) is x and _optimization_barrier_on_host(d) is d
+    assert _stop_gradient_on_host(x) is x and _stop_gradient_on_host(d) is d
+    assert type(_lax_stack_on_host([x, d], axis=-1)) is Array
     tree = _optimization_barrier_on_host({"a": x, "b": (d, x)})
     assert tree["a"] is x and tree["b"][0] is d  # the same leaves, as the general path's
     for x in (fnp.asarray([[0.0, -0.0, np.nan], [1.0, 0.0, 2.0]]), fa.device_put(ints)):
