@@ -501,16 +501,27 @@ def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: s
 # --------------------------------------------------------------------------------------------
 
 _HOST_ARRAYS = (Array, DeviceArray)
-_PUT_VALUES = (Array, DeviceArray, bool, int, float)
+_PUT_VALUES = (Array, DeviceArray, bool, int, float, list, tuple)
+
+
+def _host_operand(op, x):
+    """``x`` as a host Array where it is one or a list/tuple (of numbers), else None."""
+    t = type(x)
+    if t is Array or t is DeviceArray:
+        return x
+    return asarray_arg(op, x) if t is list or t is tuple else None
 
 
 def _put_on_host(a, ind, v, mode=None, *, inplace=True):
-    # Host arrays (v also a Python scalar), inplace=False, positions without duplicates and
-    # (mode None) in range: NumPy's put on a copy. Duplicates and dropped positions take the
-    # general path, whose scatter decides which write wins.
-    if inplace is not False or type(a) not in _HOST_ARRAYS or type(ind) not in _HOST_ARRAYS or (
+    # Host arrays (ind also a list, v also a Python scalar or list), inplace=False, positions
+    # without duplicates and (mode None) in range: NumPy's put on a copy. Duplicates and
+    # dropped positions take the general path, whose scatter decides which write wins.
+    if inplace is not False or type(a) not in _HOST_ARRAYS or (
             type(v) not in _PUT_VALUES) or (mode is not None and mode != "clip"
                                             and mode != "wrap"):
+        return NotImplemented
+    ind = _host_operand("put", ind)
+    if ind is None:
         return NotImplemented
     value, positions = a._value, ind._value.ravel()
     if positions.dtype.kind not in "iu" or not value.size or not positions.size:
@@ -639,10 +650,13 @@ def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: 
 
 
 def _place_on_host(arr, mask, vals, *, inplace=True):
-    # Host arrays (vals also a Python scalar), inplace=False, non-empty: NumPy's place on a
-    # copy, with the general path's truth test of the mask (``mask != 0``).
-    if inplace is not False or type(arr) not in _HOST_ARRAYS or type(mask) not in _HOST_ARRAYS or (
-            type(vals) not in _PUT_VALUES):
+    # Host arrays (mask also a list, vals also a Python scalar or list), inplace=False,
+    # non-empty: NumPy's place on a copy, with the general path's truth test of the mask
+    # (``mask != 0``).
+    if inplace is not False or type(arr) not in _HOST_ARRAYS or type(vals) not in _PUT_VALUES:
+        return NotImplemented
+    mask = _host_operand("place", mask)
+    if mask is None:
         return NotImplemented
     value, which = arr._value, mask._value
     if value.size != which.size or not value.size:

@@ -229,6 +229,8 @@ def test_shortcuts_take_common_forms():
         assert type(_put_on_host(x, fnp.asarray([9, -1]), fnp.asarray([1.0, 2.0]), "clip",
                                  inplace=False)) is Array
         assert type(_put_on_host(x, fnp.asarray([-2]), 1, "wrap", inplace=False)) is Array
+        assert type(_put_on_host(x, [0, 1], [1.0, 2.0], inplace=False)) is Array  # lists
+        assert type(_place_on_host(x, [[1, 0, 1], [0, 0, 1]], [1.0], inplace=False)) is Array
         mask = fnp.asarray([[True, False, True], [False, False, True]])
         assert type(_place_on_host(x, mask, fnp.asarray([1.0, 2.0]), inplace=False)) is Array
         assert type(_place_on_host(x, fnp.arange(6.0), 3, inplace=False)) is Array
