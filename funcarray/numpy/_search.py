@@ -20,7 +20,7 @@ import numpy as np
 
 from funcarray.api.arguments import _concrete_int, asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import linspace, ones_like, zeros
 from funcarray.numpy._elementwise import (
@@ -47,7 +47,9 @@ from funcarray.numpy._reductions import max, min, sum
 from funcarray.numpy._rounding_and_division import floor_divide, mod
 from funcarray.numpy._shape import concatenate, reshape
 from funcarray.numpy._sort_and_nonzero import argsort
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -109,6 +111,36 @@ def _search_sort(a, v, side):
     return reshape(subtract(index, rank(flat)), v.shape)
 
 
+def _ascending(values) -> bool:
+    """Whether a 1-D host array is sorted ascending, with no NaN (NumPy's binary search and
+    the general path's agree on such arrays; on others each gives its own answer)."""
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        return False
+    return bool((values[1:] >= values[:-1]).all())
+
+
+def _searchsorted_on_host(a, v, side="left", sorter=None, *, method="scan"):
+    """NumPy's binary search of a sorted host array (every ``method`` gives its result)."""
+    if (sorter is not None or side not in _SIDES or method not in _METHODS
+            or type(a) not in _HOST_ARRAYS or type(v) not in _HOST_QUERIES):
+        return NotImplemented
+    a, v = asarray_arg("searchsorted", a), asarray_arg("searchsorted", v)
+    if a.ndim != 1:
+        return NotImplemented
+    dt = dtypes.result_type(a, v)
+    if dt.kind not in "biuf" or dt.isbuiltin != 1:  # (not complex, not ml_dtypes' types)
+        return NotImplemented
+    pivots, queries = convert_kernel(a._value, dt), convert_kernel(v._value, dt)
+    if not _ascending(pivots):
+        return NotImplemented
+    return Array(np.asarray(np.searchsorted(pivots, queries, side), dtype=np.int32))
+
+
+_HOST_ARRAYS = (Array, DeviceArray)
+_HOST_QUERIES = (Array, DeviceArray, bool, int, float)
+
+
+@host_shortcut(_searchsorted_on_host)
 def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left",
                  sorter: ArrayLike | None = None, *, method: str = "scan") -> Array:
     """Where the values ``v`` would go in the sorted 1-D ``a`` to keep it sorted (int32).

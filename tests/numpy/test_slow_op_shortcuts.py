@@ -1,12 +1,13 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
 (and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
-``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and ``lax.stack`` give
-the general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape,
-dtype, weak type, bits) or the same error, for every dtype, the integer limits (the most negative
-integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0,
-subnormals, the largest finite), exponents past the float range, broadcasting and mismatched
-shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and
-Python scalars. The last tests check that the shortcuts take the common forms themselves."""
+``searchsorted``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and
+``lax.stack`` give the general path's outcome (``tests/shortcut_oracle.py``): the same result
+(type, shape, dtype, weak type, bits) or the same error, for every dtype, the integer limits
+(the most negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN,
+infinities, -0.0, subnormals, the largest finite), exponents past the float range,
+broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
+NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
+common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 from funcarray.numpy._manipulation import _place_on_host, _put_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
+from funcarray.numpy._search import _searchsorted_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
 
@@ -170,6 +172,22 @@ def test_digitize_matches_general_path(data, order, right):
     assert_same_outcome(lambda: fnp.digitize(x, bins, right))
 
 
+@settings(max_examples=60)
+@given(st.data(), st.sampled_from(["sorted", "unsorted"]), st.sampled_from(["left", "right"]),
+       st.sampled_from(["scan", "compare_all", "sort"]))
+def test_searchsorted_matches_general_path(data, order, side, method):
+    # Sorted pivots (NaN, infinities and signed zeros among them), unsorted ones, 2-d ones,
+    # queries of another dtype or a Python scalar now and then.
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    pivots = _values(data.draw, fnp.dtype(dtype), data.draw(st.sampled_from([(0,), (1,), (5,),
+                                                                             (2, 2)])))
+    if order == "sorted" and pivots.ndim == 1 and pivots.dtype.kind != "c":
+        pivots = np.sort(pivots)
+    a = _as_input(pivots, data.draw(st.sampled_from(_KINDS)))
+    v = data.draw(operands())
+    assert_same_outcome(lambda: fnp.searchsorted(a, v, side, method=method))
+
+
 @settings(max_examples=40)
 @given(operands(), st.data(), st.sampled_from([None, "clip", "wrap", "raise"]))
 def test_put_matches_general_path(a, data, mode):
@@ -220,6 +238,9 @@ def test_shortcuts_take_common_forms():
         assert type(_unpackbits_on_host(x)) is Array
         assert type(_unpackbits_on_host(x, 0, 3, "little")) is Array
     edges = fnp.asarray([0.0, 1.0, 2.5])
+    for pivots in (edges, fa.device_put(edges)):
+        assert type(_searchsorted_on_host(pivots, fnp.asarray([0.5, 3.0]))) is Array
+        assert type(_searchsorted_on_host(pivots, 1, "right")) is Array
     for x in (fnp.asarray([0.5, -0.0, np.nan, 9.0]), fa.device_put(fnp.asarray([1.0, 3.0]))):
         assert type(_digitize_on_host(x, edges)) is Array
         assert type(_digitize_on_host(x, edges[::-1], right=True)) is Array
