@@ -256,6 +256,26 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | N
     return f
 
 
+def _bincount_on_host(x, weights=None, minlength=0, *, length=None):
+    """NumPy's count of a host integer vector without weights (exact, as the general path's
+    integer scatter-add), with jax's bins: negatives in bin 0, values >= length dropped."""
+    if (weights is not None or type(x) not in _HOST_ARRAYS or type(minlength) is not int
+            or minlength < 0 or not (length is None or (type(length) is int and length >= 0))):
+        return NotImplemented
+    values = x._value
+    if values.ndim != 1 or values.dtype.kind not in "biu":
+        return NotImplemented
+    if length is None:
+        length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
+    if values.dtype == np.uint64:  # (cut to length first: int64 cannot hold it all)
+        values = np.minimum(values, np.uint64(length))
+    # Values past length go to bin length, cut off below: a huge value never sizes the count.
+    bins = np.clip(values.astype(np.int64), 0, length)
+    counts = np.bincount(bins, minlength=length + 1)[:length]
+    return Array(counts.astype(dtypes.default_int))
+
+
+@host_shortcut(_bincount_on_host)
 def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
              length: int | None = None) -> Array:
     """How often each value ``0, 1, ..., length - 1`` occurs in the 1-D integer ``x`` (summing

@@ -1,13 +1,13 @@
 """The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
 (and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
-``searchsorted``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and
-``lax.stack`` give the general path's outcome (``tests/shortcut_oracle.py``): the same result
-(type, shape, dtype, weak type, bits) or the same error, for every dtype, the integer limits
-(the most negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN,
-infinities, -0.0, subnormals, the largest finite), exponents past the float range,
-broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
-NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
-common forms themselves."""
+``searchsorted``, ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``,
+``lax.stop_gradient`` and ``lax.stack`` give the general path's outcome
+(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
+same error, for every dtype, the integer limits (the most negative integer, whose absolute
+value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the largest
+finite), exponents past the float range, broadcasting and mismatched shapes, and operands given
+as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars. The last tests
+check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -25,7 +25,7 @@ from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 from funcarray.numpy._manipulation import _place_on_host, _put_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
-from funcarray.numpy._search import _searchsorted_on_host
+from funcarray.numpy._search import _bincount_on_host, _searchsorted_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
 
@@ -189,6 +189,15 @@ def test_searchsorted_matches_general_path(data, order, side, method):
 
 
 @settings(max_examples=40)
+@given(operands(), st.sampled_from([0, 3, 9, -1, 2.5]),
+       st.sampled_from([None, 0, 4, 20, -2]))
+def test_bincount_matches_general_path(x, minlength, length):
+    # Any dtype (integers counted, the most negative in bin 0; others an error), values past
+    # length dropped, bad lengths, 0-d and 2-d operands (an error).
+    assert_same_outcome(lambda: fnp.bincount(x, minlength=minlength, length=length))
+
+
+@settings(max_examples=40)
 @given(operands(), st.data(), st.sampled_from([None, "clip", "wrap", "raise"]))
 def test_put_matches_general_path(a, data, mode):
     # Positions in and out of range, negative and repeated; values cycled, cut, converted.
@@ -238,6 +247,10 @@ def test_shortcuts_take_common_forms():
         assert type(_unpackbits_on_host(x)) is Array
         assert type(_unpackbits_on_host(x, 0, 3, "little")) is Array
     edges = fnp.asarray([0.0, 1.0, 2.5])
+    counted = fnp.asarray(np.array([3, -2, 0, 3], np.int8))
+    for x in (counted, fa.device_put(counted)):
+        assert type(_bincount_on_host(x)) is Array
+        assert type(_bincount_on_host(x, minlength=9, length=2)) is Array
     for pivots in (edges, fa.device_put(edges)):
         assert type(_searchsorted_on_host(pivots, fnp.asarray([0.5, 3.0]))) is Array
         assert type(_searchsorted_on_host(pivots, 1, "right")) is Array
