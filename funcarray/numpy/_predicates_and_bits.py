@@ -32,7 +32,7 @@ from funcarray.numpy._elementwise import (
     less,
     logical_and,
 )
-from funcarray.numpy._promotion import promote_args
+from funcarray.numpy._promotion import promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
 
@@ -158,7 +158,7 @@ def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.left_shift(fnp.array([1]), 3)
         Array([8], dtype=int32)
     """
-    x, y = promote_args("left_shift", x, y)
+    x, y = promote_binary("left_shift", x, y)
     _check_kinds("left_shift", x, _BOOL_INT)
     x, y = _bool_to_int(x), _bool_to_int(y)
     return ew.shift_left_p.bind(x, y)
@@ -172,7 +172,7 @@ def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.right_shift(fnp.array([-8]), 1)
         Array([-4], dtype=int32)
     """
-    x, y = promote_args("right_shift", x, y)
+    x, y = promote_binary("right_shift", x, y)
     _check_kinds("right_shift", x, _BOOL_INT)
     x, y = _bool_to_int(x), _bool_to_int(y)
     prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p

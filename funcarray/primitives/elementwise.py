@@ -147,29 +147,23 @@ def _bits(dt) -> int:
     return np.dtype(dt).itemsize * 8
 
 
-def _shift_left_kernel(x, y):
-    x, y = np.asarray(x), np.asarray(y)
-    ok = (y >= 0) & (y < _bits(x.dtype))
-    shifted = np.left_shift(x, np.where(ok, y, np.zeros_like(y)))
-    return np.where(ok, shifted, np.zeros_like(x))
+# NumPy's shifts already give StableHLO's results for amounts outside [0, bits): 0 for left
+# and logical right shifts, the sign for arithmetic ones (its npy_lshift/npy_rshift test the
+# amount as an unsigned number, so a negative one is out of range too). The right shifts
+# reinterpret the bits as signed or unsigned first.
+_shift_left_kernel = np.left_shift
 
 
 def _shift_right_arithmetic_kernel(x, y):
     x, y = np.asarray(x), np.asarray(y)
-    bits = _bits(x.dtype)
-    signed = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-    amount = np.where((y >= 0) & (y < bits), y, np.full_like(y, bits - 1)).astype(signed.dtype)
-    return np.right_shift(signed, amount).view(x.dtype)
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    return np.right_shift(x.view(signed), y.astype(signed, copy=False)).view(x.dtype)
 
 
 def _shift_right_logical_kernel(x, y):
     x, y = np.asarray(x), np.asarray(y)
-    bits = _bits(x.dtype)
-    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-    ok = (y >= 0) & (y < bits)
-    amount = np.where(ok, y, np.zeros_like(y)).astype(unsigned.dtype)
-    out = np.where(ok, np.right_shift(unsigned, amount), np.zeros_like(unsigned))
-    return out.view(x.dtype)
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    return np.right_shift(x.view(unsigned), y.astype(unsigned, copy=False)).view(x.dtype)
 
 
 def _clz_kernel(x):
