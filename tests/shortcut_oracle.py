@@ -50,6 +50,8 @@ def _describe(leaf):
 
 
 def _same_bits(a, b) -> bool:
+    # (a 0-d result may hold a NumPy scalar: compared as an array, NaN equal to NaN)
+    a, b = (np.asarray(v) if isinstance(v, np.generic) else v for v in (a, b))
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         if a.shape != b.shape or a.dtype != b.dtype:
             return False

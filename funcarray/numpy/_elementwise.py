@@ -532,7 +532,24 @@ def _is_weak(x) -> bool:
     return type(x) in (int, float, complex) or bool(getattr(x, "weak_type", False))
 
 
-def _logical(name, prim, summary, example) -> _Binary:
+def _logical_on_host(numpy_logical):
+    """The shortcut of a logical function of two host arrays: NumPy's, whose truth (nonzero,
+    NaN true, a complex number by either part) is the general path's ``x != 0``; promotion
+    cannot change a truth between arrays. Python scalars take the general path."""
+    def logical_on_host(x, y, /):
+        tx, ty = type(x), type(y)
+        if (tx is not Array and tx is not DeviceArray) or (ty is not Array
+                                                          and ty is not DeviceArray):
+            return NotImplemented
+        vx, vy = x._value, y._value
+        if vx.dtype.isbuiltin != 1 or vy.dtype.isbuiltin != 1:  # (ml_dtypes' types)
+            return NotImplemented
+        return Array(numpy_logical(vx, vy), x._weak and y._weak)
+    return logical_on_host
+
+
+def _logical(name, prim, numpy_logical, summary, example) -> _Binary:
+    @host_shortcut(_logical_on_host(numpy_logical))
     def fn(x, y, /):
         # A Python int's truth is taken directly (2**31 is True, though int32 cannot hold
         # it); other operands are promoted first, so a Python float beside a float64 array
@@ -547,13 +564,16 @@ def _logical(name, prim, summary, example) -> _Binary:
     return _doc(fn, name, summary, example)
 
 
-logical_and = _logical("logical_and", ew.and_p, "Elementwise logical AND (nonzero is true).",
+logical_and = _logical("logical_and", ew.and_p, np.logical_and,
+                       "Elementwise logical AND (nonzero is true).",
                        ("fnp.logical_and(fnp.array([1, 0]), True)",
                         "Array([ True, False], dtype=bool)"))
-logical_or = _logical("logical_or", ew.or_p, "Elementwise logical OR (nonzero is true).",
+logical_or = _logical("logical_or", ew.or_p, np.logical_or,
+                      "Elementwise logical OR (nonzero is true).",
                       ("fnp.logical_or(fnp.array([1, 0]), False)",
                        "Array([ True, False], dtype=bool)"))
-logical_xor = _logical("logical_xor", ew.xor_p, "Elementwise logical XOR (nonzero is true).",
+logical_xor = _logical("logical_xor", ew.xor_p, np.logical_xor,
+                       "Elementwise logical XOR (nonzero is true).",
                        ("fnp.logical_xor(fnp.array([1, 0]), True)",
                         "Array([False,  True], dtype=bool)"))
 

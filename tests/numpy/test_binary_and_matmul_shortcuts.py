@@ -1,5 +1,5 @@
-"""The host shortcuts of ``x + y`` (promotion of device and mixed operands) and of ``a @ b``
-give exactly the general path's outcome: results (type, shape, dtype, weak type, bits) and
+"""The host shortcuts of ``x + y`` (promotion of device and mixed operands), of the logical
+functions and of ``a @ b`` give exactly the general path's outcome: results (type, shape, dtype, weak type, bits) and
 errors, over every dtype, NaN/inf/-0.0, weak operands, and operands as Arrays, device arrays,
 NumPy arrays, lists and Python scalars."""
 
@@ -64,7 +64,7 @@ def operands(draw, shape, dtype=None, forms=_FORMS):
 # --------------------------------------------------------------------------------------------
 
 _BINARY = [operator.add, operator.mul, operator.sub, operator.truediv, fnp.add, fnp.maximum,
-           fnp.less]
+           fnp.less, fnp.logical_and, fnp.logical_or, fnp.logical_xor]
 
 
 @given(st.sampled_from(_BINARY), ft.mutually_broadcastable_shapes(2, max_dims=2, max_side=3),
