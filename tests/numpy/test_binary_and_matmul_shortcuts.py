@@ -1,7 +1,7 @@
 """The host shortcuts of ``x + y`` (promotion of device and mixed operands), of the logical
-functions and of ``a @ b`` give exactly the general path's outcome: results (type, shape, dtype, weak type, bits) and
-errors, over every dtype, NaN/inf/-0.0, weak operands, and operands as Arrays, device arrays,
-NumPy arrays, lists and Python scalars."""
+functions and of ``a @ b`` give exactly the general path's outcome: results (type, shape,
+dtype, weak type, bits) and errors, over every dtype, NaN/inf/-0.0, weak operands, and operands
+as Arrays, device arrays, NumPy arrays, lists and Python scalars."""
 
 import operator
 
