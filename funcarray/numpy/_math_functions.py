@@ -22,7 +22,7 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
 from funcarray.numpy._elementwise import (
     _check_kinds,
@@ -48,6 +48,7 @@ from funcarray.numpy._elementwise import (
 from funcarray.numpy._predicates_and_bits import signbit
 from funcarray.numpy._promotion import promote_args, promote_args_inexact
 from funcarray.primitives import elementwise as ew
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike
@@ -144,6 +145,19 @@ radians, degrees = deg2rad, rad2deg
 # Sign, extrema and special functions
 # --------------------------------------------------------------------------------------------
 
+def _copysign_on_host(x, y, /):
+    """NumPy's copysign of two host arrays of one float dtype (IEEE's: the magnitude of x, a
+    NaN's included, with the sign bit of y), as the general path's where(signbit(y), ...)."""
+    tx, ty = type(x), type(y)
+    if (tx is not Array and tx is not DeviceArray) or (ty is not Array and ty is not DeviceArray):
+        return NotImplemented
+    vx, vy = x._value, y._value
+    if vx.dtype != vy.dtype or vx.dtype.kind != "f" or vx.dtype.isbuiltin != 1:
+        return NotImplemented
+    return Array(np.copysign(vx, vy), x._weak and y._weak)
+
+
+@host_shortcut(_copysign_on_host)
 def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``|x|`` with the sign of ``y``.
 

@@ -17,7 +17,7 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.numpy._elementwise import (
     _BOOL_INT,
     _NUMERIC,
@@ -35,6 +35,7 @@ from funcarray.numpy._elementwise import (
 from funcarray.numpy._promotion import promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike
@@ -67,6 +68,20 @@ def isfinite(x: ArrayLike, /) -> Array:
     return ew.is_finite_p.bind(x)
 
 
+def _float_predicate_on_host(numpy_predicate):
+    """The shortcut of a predicate of a host float array: NumPy's, weak as its operand (the
+    general path's comparisons are weak when their operands are)."""
+    def predicate_on_host(x, /):
+        if type(x) is not Array and type(x) is not DeviceArray:
+            return NotImplemented
+        value = x._value
+        if value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
+            return NotImplemented
+        return Array(numpy_predicate(value), x._weak)
+    return predicate_on_host
+
+
+@host_shortcut(_float_predicate_on_host(np.isposinf))
 def isposinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus infinity.
 
@@ -80,6 +95,7 @@ def isposinf(x: ArrayLike, /) -> Array:
     return logical_and(isinf(x), greater(x, 0))
 
 
+@host_shortcut(_float_predicate_on_host(np.isneginf))
 def isneginf(x: ArrayLike, /) -> Array:
     """True where ``x`` is minus infinity.
 
@@ -93,6 +109,7 @@ def isneginf(x: ArrayLike, /) -> Array:
     return logical_and(isinf(x), less(x, 0))
 
 
+@host_shortcut(_float_predicate_on_host(np.signbit))
 def signbit(x: ArrayLike, /) -> Array:
     """True where the sign bit is set (``-0.0`` included).
 

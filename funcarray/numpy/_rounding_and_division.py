@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from funcarray.api.arguments import (
     asarray_arg,
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.numpy._elementwise import (
     _NUMERIC,
@@ -32,6 +34,7 @@ from funcarray.numpy._promotion import promote_args
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike
@@ -188,8 +191,20 @@ def _trunc(x):
     return select_n_p.bind(ew.lt_p.bind(x, zero), ew.floor_p.bind(x), ew.ceil_p.bind(x))
 
 
-trunc = _rounding("trunc", _trunc, "Round toward zero.",
-                  ("fnp.trunc(fnp.array([-1.5, 1.5]))", "Array([-1.,  1.], dtype=float32)"))
+def _trunc_on_host(x, /):
+    """NumPy's trunc of a host float array: the general path's floor or ceil by sign, bit
+    for bit (-0.5 gives -0.0, NaN stays itself)."""
+    if type(x) is not Array and type(x) is not DeviceArray:
+        return NotImplemented
+    value = x._value
+    if value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    return Array(np.trunc(value), x._weak)
+
+
+trunc = host_shortcut(_trunc_on_host)(_rounding(
+    "trunc", _trunc, "Round toward zero.",
+    ("fnp.trunc(fnp.array([-1.5, 1.5]))", "Array([-1.,  1.], dtype=float32)")))
 fix = trunc
 
 

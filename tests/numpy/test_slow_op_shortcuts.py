@@ -1,13 +1,14 @@
-"""The host shortcuts of ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero``
-(and ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
-``searchsorted``, ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``,
-``lax.stop_gradient`` and ``lax.stack`` give the general path's outcome
-(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
-same error, for every dtype, the integer limits (the most negative integer, whose absolute
-value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the largest
-finite), exponents past the float range, broadcasting and mismatched shapes, and operands given
-as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars. The last tests
-check that the shortcuts take the common forms themselves."""
+"""The host shortcuts of ``trunc``, ``signbit``, ``isposinf``, ``isneginf``, ``copysign``,
+``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and ``flatnonzero`` and
+``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``, ``searchsorted``,
+``bincount``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and
+``lax.stack`` give the general path's outcome (``tests/shortcut_oracle.py``): the same result
+(type, shape, dtype, weak type, bits) or the same error, for every dtype, the integer limits
+(the most negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN,
+infinities, -0.0, subnormals, the largest finite), exponents past the float range,
+broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
+NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
+common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -24,7 +25,9 @@ from funcarray.lax._composed_shape_ops import _stack_on_host as _lax_stack_on_ho
 from funcarray.lax._utilities import _optimization_barrier_on_host
 from funcarray.numpy import _numerics
 from funcarray.numpy._manipulation import _place_on_host, _put_on_host
+from funcarray.numpy._math_functions import _copysign_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
+from funcarray.numpy._rounding_and_division import _trunc_on_host
 from funcarray.numpy._search import _bincount_on_host, _searchsorted_on_host
 from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
@@ -85,6 +88,21 @@ def operands(draw, dtypes=ALL_DTYPES, kinds=_KINDS):
 
 
 _INTEGER_DTYPES = tuple(d for d in ALL_DTYPES if np.dtype(d).kind in "iu")
+
+
+@settings(max_examples=60)
+@given(st.sampled_from([fnp.trunc, fnp.signbit, fnp.isposinf, fnp.isneginf]), operands())
+def test_trunc_and_sign_predicates_match_general_path(op, x):
+    assert_same_outcome(lambda: op(x))
+
+
+@settings(max_examples=60)
+@given(operands(), st.data())
+def test_copysign_matches_general_path(x, data):
+    # Mostly one float dtype (the shortcut's case), sometimes any operand.
+    same = _as_input(np.asarray(x).copy()[::-1], "array") if data.draw(st.booleans()) else None
+    y = same if same is not None else data.draw(operands())
+    assert_same_outcome(lambda: fnp.copysign(x, y))
 
 
 @settings(max_examples=40)
@@ -230,6 +248,8 @@ def test_shortcuts_take_common_forms():
             m, e = _numerics._frexp_on_host(x)
             assert type(m) is Array and type(e) is Array
             assert type(_numerics._spacing_on_host(x)) is Array
+            assert type(_trunc_on_host(x)) is Array
+            assert type(_copysign_on_host(x, x)) is Array
             assert type(_numerics._ldexp_on_host(x, fnp.asarray([1, -2, 3, 0]))) is Array
     x = fnp.arange(3.0)
     d = fa.device_put(x)
