@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from funcarray.base.array import Array, DeviceArray
 from funcarray.lax._ops_common import (
     _F,
     _broadcast_operands,
@@ -20,8 +23,9 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _same_dtype_operands,
 )
-from funcarray.lax._special_bessel import i0e_impl, i1e_impl
+from funcarray.lax._special_bessel import i0e_impl, i1e_impl, scaled_bessel
 from funcarray.lax._special_gamma import polygamma_impl, zeta_impl
+from funcarray.lax._special_host_ops import HOST_OPS
 from funcarray.lax._special_incomplete import (
     betainc_impl,
     igamma_grad_a_impl,
@@ -29,9 +33,9 @@ from funcarray.lax._special_incomplete import (
     igammac_impl,
     random_gamma_grad_impl,
 )
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
 __all__ = ["igamma", "igammac", "igamma_grad_a", "random_gamma_grad", "betainc", "polygamma",
@@ -135,6 +139,25 @@ def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     return zeta_impl(*_float_operands("lax.zeta", x, q, equivalent=None))
 
 
+_FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _bessel_on_host(order):
+    """The shortcut of ``bessel_i{order}e``: its formula on the NumPy kernels (the general
+    path's bits; float16/bfloat16, computed through float32, take the general path)."""
+    def bessel_on_host(x):
+        if type(x) is not Array and type(x) is not DeviceArray:
+            return NotImplemented
+        value = x._value
+        if value.dtype not in _FORMULA_DTYPES:
+            return NotImplemented
+        with np.errstate(all="ignore"):
+            out = scaled_bessel(value, order, HOST_OPS)
+        return Array(np.asarray(out, value.dtype), x._weak)
+    return bessel_on_host
+
+
+@host_shortcut(_bessel_on_host(0))
 def bessel_i0e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 0, ``exp(-|x|) I0(x)``.
 
@@ -147,6 +170,7 @@ def bessel_i0e(x: ArrayLike) -> Array:
     return i0e_impl(_operand_of_kinds("lax.bessel_i0e", x, _F))
 
 
+@host_shortcut(_bessel_on_host(1))
 def bessel_i1e(x: ArrayLike) -> Array:
     """The exponentially scaled modified Bessel function of order 1, ``exp(-|x|) I1(x)``.
 

@@ -27,76 +27,79 @@ import numpy as np
 
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
-from funcarray.lax._ops_binary import add, div, eq, gt, le, lt, mul, select, sub
+from funcarray.lax._ops_binary import add, div, le, mul, select, sub
 from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
-from funcarray.lax._ops_unary import exp, neg, sign, sqrt
+from funcarray.lax._ops_unary import exp, sign
 from funcarray.lax._special_dtypes import float_arg, in_float32, weak_result
+from funcarray.lax._special_host_ops import LAX_OPS
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
-__all__ = ["i0e_impl", "i1e_impl", "i0"]
+__all__ = ["i0e_impl", "i1e_impl", "i0", "scaled_bessel"]
 
 _SWITCH = 25.0
 _SERIES_TERMS = 75
 _ASYMPTOTIC_TERMS = 20
 
 
-def _series(x, order):
+def _series(x, order, ops):
     """``I_order(x) / (x/2)^order`` by the power series (Horner form, innermost term first)."""
-    q = mul(mul(0.25, x), x)
-    total = full_like(x, 1)
+    q = ops.mul(ops.mul(0.25, x), x)
+    total = ops.full_like(x, 1)
     for k in range(_SERIES_TERMS, 0, -1):
-        total = add(1.0, div(mul(total, q), float(k * (k + order))))
-    return div(total, float(math.factorial(order)))
+        total = ops.add(1.0, ops.div(ops.mul(total, q), float(k * (k + order))))
+    return ops.div(total, float(math.factorial(order)))
 
 
-def _asymptotic(ax, order):
+def _asymptotic(ax, order, ops):
     """``I_order(ax) exp(-ax) sqrt(2 pi ax)`` for large ``ax > 0``."""
     mu = 4 * order * order
-    inv = div(1.0, ax)
-    total = full_like(ax, 1)
+    inv = ops.div(1.0, ax)
+    total = ops.full_like(ax, 1)
     coefficient = 1.0
-    power = full_like(ax, 1)
+    power = ops.full_like(ax, 1)
     for k in range(1, _ASYMPTOTIC_TERMS + 1):
         coefficient *= -(mu - (2 * k - 1) ** 2) / (k * 8)
-        power = mul(power, inv)
-        total = add(total, mul(coefficient, power))
+        power = ops.mul(power, inv)
+        total = ops.add(total, ops.mul(coefficient, power))
     return total
 
 
-def _scaled(x, order):
-    """``exp(-|x|) I_order(x)`` for order 0 or 1."""
-    ax = absolute(x)
-    large = gt(ax, _SWITCH)
-    small_x = select(large, full_like(x, 1), x)
-    small_value = mul(exp(neg(absolute(small_x))), _series(small_x, order))
+def scaled_bessel(x, order, ops=LAX_OPS):
+    """``exp(-|x|) I_order(x)`` for order 0 or 1, of a float32 or float64 ``x``, computed
+    with ``ops`` (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    ax = ops.abs(x)
+    large = ops.gt(ax, _SWITCH)
+    small_x = ops.select(large, ops.full_like(x, 1), x)
+    small_value = ops.mul(ops.exp(ops.neg(ops.abs(small_x))), _series(small_x, order, ops))
     if order == 1:
-        small_value = mul(small_value, mul(0.5, small_x))
-    big = select(large, ax, full_like(ax, 2 * _SWITCH))
+        small_value = ops.mul(small_value, ops.mul(0.5, small_x))
+    big = ops.select(large, ax, ops.full_like(ax, 2 * _SWITCH))
     # sqrt(2 pi) sqrt(|x|), not sqrt(2 pi |x|): the product overflows float32 above 5.4e37.
-    big_value = div(_asymptotic(big, order), mul(math.sqrt(2 * math.pi), sqrt(big)))
+    big_value = ops.div(_asymptotic(big, order, ops),
+                        ops.mul(math.sqrt(2 * math.pi), ops.sqrt(big)))
     if order == 1:
-        big_value = select(lt(x, 0.0), neg(big_value), big_value)
-    out = select(large, big_value, small_value)
+        big_value = ops.select(ops.lt(x, 0.0), ops.neg(big_value), big_value)
+    out = ops.select(large, big_value, small_value)
     # |x| = inf: the limit is 0 (NaN stays NaN through the series).
-    return select(eq(absolute(x), np.inf), full_like(x, 0), out)
+    return ops.select(ops.eq(ops.abs(x), np.inf), ops.full_like(x, 0), out)
 
 
 @custom_jvp
 @in_float32
 def i0e_impl(x: ArrayLike) -> Array:
     """``exp(-|x|) I0(x)`` of a float array (``lax.bessel_i0e`` after its checks)."""
-    return _scaled(x, 0)
+    return scaled_bessel(x, 0)
 
 
 @custom_jvp
 @in_float32
 def i1e_impl(x: ArrayLike) -> Array:
     """``exp(-|x|) I1(x)`` of a float array (``lax.bessel_i1e`` after its checks)."""
-    return _scaled(x, 1)
+    return scaled_bessel(x, 1)
 
 
 # JAX's derivatives (the composition's would differ at 0, where |x| has a kink).

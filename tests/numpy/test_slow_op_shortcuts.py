@@ -1,14 +1,14 @@
 """The host shortcuts of ``trunc``, ``signbit``, ``isposinf``, ``isneginf``, ``copysign``,
 ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and ``flatnonzero`` and
 ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``, ``searchsorted``,
-``bincount``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient`` and
-``lax.stack`` give the general path's outcome (``tests/shortcut_oracle.py``): the same result
-(type, shape, dtype, weak type, bits) or the same error, for every dtype, the integer limits
-(the most negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN,
-infinities, -0.0, subnormals, the largest finite), exponents past the float range,
-broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
-NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
-common forms themselves."""
+``bincount``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient``,
+``lax.stack``, ``lax.bessel_i0e`` and ``lax.bessel_i1e`` give the general path's outcome
+(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
+same error, for every dtype, the integer limits (the most negative integer, whose absolute
+value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the largest
+finite), exponents past the float range, broadcasting and mismatched shapes, and operands given
+as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars. The last tests
+check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -96,12 +96,30 @@ def test_trunc_and_sign_predicates_match_general_path(op, x):
     assert_same_outcome(lambda: op(x))
 
 
+_BESSEL_VALUES = st.one_of(st.sampled_from([0.0, -0.0, 24.9, 25.0, 25.1, -30.0, 700.0, 1e30,
+                                            np.inf, -np.inf, np.nan]),
+                          st.floats(-60, 60))
+
+
+@settings(max_examples=40)
+@given(st.sampled_from([lax.bessel_i0e, lax.bessel_i1e]), st.sampled_from(_FLOAT_DTYPES),
+       st.lists(_BESSEL_VALUES, max_size=4), st.sampled_from(_KINDS))
+def test_bessel_formulas_on_numpy_kernels_match_general_path(op, dtype, values, kind):
+    # The series, the switch at |x| = 25, the asymptotic series, infinities and NaN.
+    with np.errstate(over="ignore"):
+        x = np.asarray(values, np.float64).astype(dtype)
+    assert_same_outcome(lambda: op(_as_input(x, kind)))
+
+
 @settings(max_examples=60)
 @given(operands(), st.data())
 def test_copysign_matches_general_path(x, data):
     # Mostly one float dtype (the shortcut's case), sometimes any operand.
-    same = _as_input(np.asarray(x).copy()[::-1], "array") if data.draw(st.booleans()) else None
-    y = same if same is not None else data.draw(operands())
+    if data.draw(st.booleans()):
+        value = np.asarray(x)
+        y = _as_input(value[::-1] if value.ndim else value, "array")
+    else:
+        y = data.draw(operands())
     assert_same_outcome(lambda: fnp.copysign(x, y))
 
 

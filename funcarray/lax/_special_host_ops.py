@@ -1,0 +1,61 @@
+"""The lax operations the special-function formulas use, as the NumPy kernels of their
+primitives, for the formulas' host shortcuts (``transforms/host_shortcuts.py``).
+
+A formula written against an ``ops`` namespace (``add``, ``mul``, ``select``, ...) runs with
+``LAX_OPS`` on the general path, one bind per operation, or with ``HOST_OPS`` on NumPy arrays
+of one float dtype: the same kernels in the same order, so the same bits, without a bind's
+overhead per operation (``lax.bessel_i0e`` of a 4-vector is ~300 operations). A Python
+number meets an array in the array's dtype, as lax's weak scalars do.
+
+Example:
+    >>> import numpy as np
+    >>> HOST_OPS.add(1.0, np.float32([1.5]))
+    array([2.5], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from funcarray.lax._ops_binary import add, div, eq, gt, le, lt, mul, select, sub
+from funcarray.lax._ops_shape import full_like
+from funcarray.lax._ops_unary import abs as absolute
+from funcarray.lax._ops_unary import exp, neg, sign, sqrt
+from funcarray.primitives import elementwise as ew
+
+__all__ = ["LAX_OPS", "HOST_OPS"]
+
+LAX_OPS = types.SimpleNamespace(
+    add=add, sub=sub, mul=mul, div=div, eq=eq, gt=gt, le=le, lt=lt, select=select,
+    full_like=full_like, abs=absolute, exp=exp, neg=neg, sign=sign, sqrt=sqrt)
+
+
+def _operands(x, y):
+    """Both operands in the array operand's dtype (a Python number converted to a NumPy
+    scalar of it: NumPy then computes in that dtype, as for an array)."""
+    if type(x) is float or type(x) is int:
+        return y.dtype.type(x), y
+    if type(y) is float or type(y) is int:
+        return x, x.dtype.type(y)
+    return x, y
+
+
+def _binary(kernel):
+    def apply(x, y):
+        return kernel(*_operands(x, y))
+    return apply
+
+
+def _select(pred, on_true, on_false):
+    on_true, on_false = _operands(on_true, on_false)
+    return np.where(pred, on_true, on_false)
+
+
+HOST_OPS = types.SimpleNamespace(
+    add=_binary(ew.add_p.kernel), sub=_binary(ew.sub_p.kernel), mul=_binary(ew.mul_p.kernel),
+    div=_binary(ew.div_p.kernel), eq=_binary(ew.eq_p.kernel), gt=_binary(ew.gt_p.kernel),
+    le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel), select=_select,
+    full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel,
+    exp=ew.exp_p.kernel, neg=ew.neg_p.kernel, sign=ew.sign_p.kernel, sqrt=ew.sqrt_p.kernel)
