@@ -263,12 +263,13 @@ def _bincount_on_host(x, weights=None, minlength=0, *, length=None):
             or minlength < 0 or not (length is None or (type(length) is int and length >= 0))):
         return NotImplemented
     values = x._value
-    if values.ndim != 1 or values.dtype.kind not in "biu":
+    # (uint64 and weak operands take the general path, whose clip and scatter treat them
+    # their own way: a uint64 above 2**63 wraps to a negative position there)
+    if values.ndim != 1 or values.dtype.kind not in "biu" or values.dtype == np.uint64 or (
+            x._weak):
         return NotImplemented
     if length is None:
         length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
-    if values.dtype == np.uint64:  # (cut to length first: int64 cannot hold it all)
-        values = np.minimum(values, np.uint64(length))
     # Values past length go to bin length, cut off below: a huge value never sizes the count.
     bins = np.clip(values.astype(np.int64), 0, length)
     counts = np.bincount(bins, minlength=length + 1)[:length]
