@@ -24,7 +24,7 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
 )
 from funcarray.lax._special_bessel import i0e_impl, i1e_impl, scaled_bessel
-from funcarray.lax._special_gamma import polygamma_impl, zeta_impl
+from funcarray.lax._special_gamma import polygamma_impl, zeta_formula, zeta_impl
 from funcarray.lax._special_host_ops import HOST_OPS
 from funcarray.lax._special_incomplete import (
     betainc_impl,
@@ -127,6 +127,25 @@ def polygamma(m: ArrayLike, x: ArrayLike) -> Array:
     return polygamma_impl(*_float_operands("lax.polygamma", m, x, equivalent=None))
 
 
+_FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _zeta_on_host(x, q):
+    """``zeta``'s formula on the NumPy kernels, for host arrays of one float32 or float64
+    dtype, shape and weak type (the general path's bits)."""
+    if (type(x) is not Array and type(x) is not DeviceArray) or (
+            type(q) is not Array and type(q) is not DeviceArray):
+        return NotImplemented
+    vx, vq = x._value, q._value
+    if (vx.dtype not in _FORMULA_DTYPES or vq.dtype != vx.dtype or vq.shape != vx.shape
+            or x._weak != q._weak):
+        return NotImplemented
+    with np.errstate(all="ignore"):
+        out = zeta_formula(vx, vq, HOST_OPS)
+    return Array(np.asarray(out, vx.dtype), x._weak)
+
+
+@host_shortcut(_zeta_on_host)
 def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``.
 
@@ -137,9 +156,6 @@ def zeta(x: ArrayLike, q: ArrayLike) -> Array:
         Array([1.64493, 1.08232], dtype=float32)
     """
     return zeta_impl(*_float_operands("lax.zeta", x, q, equivalent=None))
-
-
-_FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _bessel_on_host(order):

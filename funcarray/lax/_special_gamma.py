@@ -42,17 +42,13 @@ from funcarray.lax._ops_binary import (
     eq,
     ge,
     gt,
-    le,
-    lt,
     mul,
-    ne,
     rem,
     select,
     sub,
 )
 from funcarray.lax._ops_binary import max as maximum
 from funcarray.lax._ops_binary import min as minimum
-from funcarray.lax._ops_binary import pow as power
 from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import (
     bitwise_not,
@@ -64,6 +60,7 @@ from funcarray.lax._ops_unary import (
     log1p,
     neg,
 )
+from funcarray.lax._special_host_ops import LAX_OPS
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -131,53 +128,60 @@ _ZETA_DIRECT_TERMS = 10
 _ZETA_CORRECTIONS = _bernoulli_over_factorial(12)
 
 
-def _zeta_sum(s, q):
+def _zeta_sum(s, q, ops):
     """Euler-Maclaurin for ``sum_k (q + k)^-s`` (s > 1, q + N > 0)."""
     n = _ZETA_DIRECT_TERMS
-    total = full_like(q, 0)
+    total = ops.full_like(q, 0)
     for k in range(n):
-        total = add(total, power(add(q, float(k)), neg(s)))
-    w = add(q, float(n))
-    w_pow = power(w, neg(s))
-    total = add(add(total, div(mul(w, w_pow), sub(s, 1.0))), mul(0.5, w_pow))
-    factor = div(s, w)
-    inv_w2 = div(1.0, mul(w, w))
+        total = ops.add(total, ops.pow(ops.add(q, float(k)), ops.neg(s)))
+    w = ops.add(q, float(n))
+    w_pow = ops.pow(w, ops.neg(s))
+    total = ops.add(ops.add(total, ops.div(ops.mul(w, w_pow), ops.sub(s, 1.0))),
+                    ops.mul(0.5, w_pow))
+    factor = ops.div(s, w)
+    inv_w2 = ops.div(1.0, ops.mul(w, w))
     for j, c in enumerate(_ZETA_CORRECTIONS, start=1):
         if j > 1:
-            factor = mul(mul(mul(factor, add(s, float(2 * j - 3))), add(s, float(2 * j - 2))),
-                         inv_w2)
-        total = add(total, mul(mul(c, w_pow), factor))
+            factor = ops.mul(ops.mul(ops.mul(factor, ops.add(s, float(2 * j - 3))),
+                                     ops.add(s, float(2 * j - 2))), inv_w2)
+        total = ops.add(total, ops.mul(ops.mul(c, w_pow), factor))
     return total
 
 
-def _is_nan(x):
-    return ne(x, x)
+def _is_nan(x, ops=LAX_OPS):
+    return ops.ne(x, x)
 
 
-def _any(*masks):
+def _any(*masks, ops=LAX_OPS):
     """The elementwise or of boolean arrays, left to right."""
-    return functools.reduce(bitwise_or, masks)
+    return functools.reduce(ops.bitwise_or, masks)
+
+
+def zeta_formula(x, q, ops=LAX_OPS):
+    """The Hurwitz zeta function of float32 or float64 arrays of one shape, computed with
+    ``ops`` (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    q_nonpositive = ops.le(q, 0.0)
+    q_integer = ops.eq(q, ops.floor(q))
+    x_integer = ops.eq(x, ops.floor(x))
+    pole = ops.bitwise_and(q_nonpositive, q_integer)
+    x_even = ops.eq(ops.rem(x, 2.0), 0.0)
+    nan_mask = _any(ops.lt(x, 1.0), _is_nan(x, ops), _is_nan(q, ops), ops.eq(x, np.inf),
+                    ops.bitwise_and(q_nonpositive, ops.bitwise_not(x_integer)),
+                    ops.bitwise_and(pole, ops.bitwise_not(x_even)), ops=ops)
+    inf_mask = ops.bitwise_or(ops.eq(x, 1.0), pole)
+    bad = ops.bitwise_or(nan_mask, inf_mask)
+    # Harmless arguments where the result is a special value, so that no NaN or inf reaches
+    # the derivative of the discarded branch.
+    safe_x = ops.select(bad, ops.full_like(x, 2), x)
+    safe_q = ops.select(bad, ops.full_like(q, 1), q)
+    value = _zeta_sum(safe_x, safe_q, ops)
+    return ops.select(nan_mask, ops.full_like(x, np.nan),
+                      ops.select(inf_mask, ops.full_like(x, np.inf), value))
 
 
 def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``lax.zeta`` after its checks)."""
-    q_nonpositive = le(q, 0.0)
-    q_integer = eq(q, floor(q))
-    x_integer = eq(x, floor(x))
-    pole = bitwise_and(q_nonpositive, q_integer)
-    x_even = eq(rem(x, 2.0), 0.0)
-    nan_mask = _any(lt(x, 1.0), _is_nan(x), _is_nan(q), eq(x, np.inf),
-                    bitwise_and(q_nonpositive, bitwise_not(x_integer)),
-                    bitwise_and(pole, bitwise_not(x_even)))
-    inf_mask = bitwise_or(eq(x, 1.0), pole)
-    bad = bitwise_or(nan_mask, inf_mask)
-    # Harmless arguments where the result is a special value, so that no NaN or inf reaches
-    # the derivative of the discarded branch.
-    safe_x = select(bad, full_like(x, 2), x)
-    safe_q = select(bad, full_like(q, 1), q)
-    value = _zeta_sum(safe_x, safe_q)
-    return select(nan_mask, full_like(x, np.nan),
-                  select(inf_mask, full_like(x, np.inf), value))
+    return zeta_formula(x, q)
 
 
 def _polygamma_value(n, x):

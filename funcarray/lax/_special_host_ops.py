@@ -19,17 +19,35 @@ import types
 
 import numpy as np
 
-from funcarray.lax._ops_binary import add, div, eq, gt, le, lt, mul, select, sub
+from funcarray.lax._ops_binary import (
+    add,
+    bitwise_and,
+    bitwise_or,
+    div,
+    eq,
+    ge,
+    gt,
+    le,
+    lt,
+    mul,
+    ne,
+    rem,
+    select,
+    sub,
+)
+from funcarray.lax._ops_binary import pow as power
 from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
-from funcarray.lax._ops_unary import exp, neg, sign, sqrt
+from funcarray.lax._ops_unary import bitwise_not, exp, floor, neg, sign, sqrt
 from funcarray.primitives import elementwise as ew
 
 __all__ = ["LAX_OPS", "HOST_OPS"]
 
 LAX_OPS = types.SimpleNamespace(
-    add=add, sub=sub, mul=mul, div=div, eq=eq, gt=gt, le=le, lt=lt, select=select,
-    full_like=full_like, abs=absolute, exp=exp, neg=neg, sign=sign, sqrt=sqrt)
+    add=add, sub=sub, mul=mul, div=div, rem=rem, pow=power, eq=eq, ne=ne, gt=gt, ge=ge, le=le,
+    lt=lt, bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_not=bitwise_not,
+    select=select, full_like=full_like, abs=absolute, exp=exp, floor=floor, neg=neg,
+    sign=sign, sqrt=sqrt)
 
 
 def _operands(x, y):
@@ -55,7 +73,11 @@ def _select(pred, on_true, on_false):
 
 HOST_OPS = types.SimpleNamespace(
     add=_binary(ew.add_p.kernel), sub=_binary(ew.sub_p.kernel), mul=_binary(ew.mul_p.kernel),
-    div=_binary(ew.div_p.kernel), eq=_binary(ew.eq_p.kernel), gt=_binary(ew.gt_p.kernel),
-    le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel), select=_select,
+    div=_binary(ew.div_p.kernel), rem=_binary(ew.rem_p.kernel), pow=_binary(ew.pow_p.kernel),
+    eq=_binary(ew.eq_p.kernel), ne=_binary(ew.ne_p.kernel), gt=_binary(ew.gt_p.kernel),
+    ge=_binary(ew.ge_p.kernel), le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel),
+    bitwise_and=_binary(ew.and_p.kernel), bitwise_or=_binary(ew.or_p.kernel),
+    bitwise_not=ew.not_p.kernel, select=_select,
     full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel,
-    exp=ew.exp_p.kernel, neg=ew.neg_p.kernel, sign=ew.sign_p.kernel, sqrt=ew.sqrt_p.kernel)
+    exp=ew.exp_p.kernel, floor=ew.floor_p.kernel, neg=ew.neg_p.kernel, sign=ew.sign_p.kernel,
+    sqrt=ew.sqrt_p.kernel)

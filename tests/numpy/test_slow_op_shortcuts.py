@@ -2,13 +2,13 @@
 ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and ``flatnonzero`` and
 ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``, ``searchsorted``,
 ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient``,
-``lax.stack``, ``lax.bessel_i0e`` and ``lax.bessel_i1e`` give the general path's outcome
-(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
-same error, for every dtype, the integer limits (the most negative integer, whose absolute
-value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the largest
-finite), exponents past the float range, broadcasting and mismatched shapes, and operands given
-as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars. The last tests
-check that the shortcuts take the common forms themselves."""
+``lax.stack``, ``lax.bessel_i0e``, ``lax.bessel_i1e`` and ``lax.zeta`` give the general path's
+outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits)
+or the same error, for every dtype, the integer limits (the most negative integer, whose
+absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the
+largest finite), exponents past the float range, broadcasting and mismatched shapes, and
+operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars.
+The last tests check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import assume, given, settings
@@ -109,6 +109,19 @@ def test_bessel_formulas_on_numpy_kernels_match_general_path(op, dtype, values, 
     with np.errstate(over="ignore"):
         x = np.asarray(values, np.float64).astype(dtype)
     assert_same_outcome(lambda: op(_as_input(x, kind)))
+
+
+_ZETA_VALUES = st.one_of(st.sampled_from([1.0, 2.0, 0.5, -2.0, 0.0, -1.5, 30.0, np.inf, np.nan]),
+                         st.floats(-5, 40))
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(_FLOAT_DTYPES), st.lists(st.tuples(_ZETA_VALUES, _ZETA_VALUES),
+                                               max_size=4), st.sampled_from(_KINDS))
+def test_zeta_formula_on_numpy_kernels_matches_general_path(dtype, pairs, kind):
+    # Poles (q a non-positive integer), x <= 1, NaN, infinities, the Euler-Maclaurin sum.
+    x, q = (np.asarray([p[i] for p in pairs], np.float64).astype(dtype) for i in (0, 1))
+    assert_same_outcome(lambda: lax.zeta(_as_input(x, kind), _as_input(q, kind)))
 
 
 @settings(max_examples=60)
