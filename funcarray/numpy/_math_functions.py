@@ -172,6 +172,23 @@ def copysign(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(signbit(y), negative(magnitude), magnitude)
 
 
+def _nan_ignoring_on_host(numpy_extremum):
+    """The shortcut of fmax/fmin for two host arrays of one real float dtype: the general
+    path's kernels in its order (maximum, then the other operand where one is NaN)."""
+    def on_host(x, y, /):
+        tx, ty = type(x), type(y)
+        if (tx is not Array and tx is not DeviceArray) or (
+                ty is not Array and ty is not DeviceArray):
+            return NotImplemented
+        vx, vy = x._value, y._value
+        if vx.dtype != vy.dtype or vx.dtype.kind != "f" or vx.dtype.isbuiltin != 1:
+            return NotImplemented
+        out = np.where(np.isnan(vy), vx, numpy_extremum(vx, vy))
+        return Array(np.where(np.isnan(vx), vy, out), x._weak and y._weak)
+    return on_host
+
+
+@host_shortcut(_nan_ignoring_on_host(np.maximum))
 def fmax(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise maximum that ignores NaN (returns the other value).
 
@@ -184,6 +201,7 @@ def fmax(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
 
 
+@host_shortcut(_nan_ignoring_on_host(np.minimum))
 def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise minimum that ignores NaN (returns the other value).
 

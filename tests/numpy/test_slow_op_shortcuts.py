@@ -1,14 +1,15 @@
 """The host shortcuts of ``trunc``, ``signbit``, ``isposinf``, ``isneginf``, ``copysign``,
-``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and ``flatnonzero`` and
-``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``, ``searchsorted``,
-``bincount``, ``put``, ``place``, ``lax.optimization_barrier``, ``lax.stop_gradient``,
-``lax.stack``, ``lax.bessel_i0e``, ``lax.bessel_i1e`` and ``lax.zeta`` give the general path's
-outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits)
-or the same error, for every dtype, the integer limits (the most negative integer, whose
-absolute value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the
-largest finite), exponents past the float range, broadcasting and mismatched shapes, and
-operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars.
-The last tests check that the shortcuts take the common forms themselves."""
+``fmax``, ``fmin``, ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and
+``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
+``searchsorted``, ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``,
+``lax.stop_gradient``, ``lax.stack``, ``lax.bessel_i0e``, ``lax.bessel_i1e`` and ``lax.zeta``
+give the general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape,
+dtype, weak type, bits) or the same error, for every dtype, the integer limits (the most
+negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities,
+-0.0, subnormals, the largest finite), exponents past the float range, broadcasting and
+mismatched shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays,
+lists and Python scalars. The last tests check that the shortcuts take the common forms
+themselves."""
 
 import numpy as np
 from hypothesis import assume, given, settings
@@ -125,15 +126,15 @@ def test_zeta_formula_on_numpy_kernels_matches_general_path(dtype, pairs, kind):
 
 
 @settings(max_examples=60)
-@given(operands(), st.data())
-def test_copysign_matches_general_path(x, data):
+@given(st.sampled_from([fnp.copysign, fnp.fmax, fnp.fmin]), operands(), st.data())
+def test_copysign_fmax_fmin_match_general_path(op, x, data):
     # Mostly one float dtype (the shortcut's case), sometimes any operand.
     if data.draw(st.booleans()):
         value = np.asarray(x)
         y = _as_input(value[::-1] if value.ndim else value, "array")
     else:
         y = data.draw(operands())
-    assert_same_outcome(lambda: fnp.copysign(x, y))
+    assert_same_outcome(lambda: op(x, y))
 
 
 @settings(max_examples=40)
