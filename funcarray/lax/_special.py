@@ -28,8 +28,10 @@ from funcarray.lax._special_gamma import polygamma_impl, zeta_formula, zeta_impl
 from funcarray.lax._special_host_ops import HOST_OPS
 from funcarray.lax._special_incomplete import (
     betainc_impl,
+    igamma_formula,
     igamma_grad_a_impl,
     igamma_impl,
+    igammac_formula,
     igammac_impl,
     random_gamma_grad_impl,
 )
@@ -48,6 +50,28 @@ def _float_operands(op: str, *args, equivalent: str):
     return _broadcast_operands(op, arrays, equivalent=equivalent)
 
 
+_FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _binary_formula_on_host(formula):
+    """The shortcut of a two-operand special function: ``formula`` on the NumPy kernels, for
+    host arrays of one float32 or float64 dtype, shape and weak type (the general path's
+    bits)."""
+    def on_host(x, y):
+        if (type(x) is not Array and type(x) is not DeviceArray) or (
+                type(y) is not Array and type(y) is not DeviceArray):
+            return NotImplemented
+        vx, vy = x._value, y._value
+        if (vx.dtype not in _FORMULA_DTYPES or vy.dtype != vx.dtype or vy.shape != vx.shape
+                or x._weak != y._weak):
+            return NotImplemented
+        with np.errstate(all="ignore"):
+            out = formula(vx, vy, HOST_OPS)
+        return Array(np.asarray(out, vx.dtype), x._weak)
+    return on_host
+
+
+@host_shortcut(_binary_formula_on_host(igamma_formula))
 def igamma(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)``.
 
@@ -61,6 +85,7 @@ def igamma(a: ArrayLike, x: ArrayLike) -> Array:
         *_float_operands("lax.igamma", a, x, equivalent=None))
 
 
+@host_shortcut(_binary_formula_on_host(igammac_formula))
 def igammac(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
 
@@ -127,25 +152,7 @@ def polygamma(m: ArrayLike, x: ArrayLike) -> Array:
     return polygamma_impl(*_float_operands("lax.polygamma", m, x, equivalent=None))
 
 
-_FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _zeta_on_host(x, q):
-    """``zeta``'s formula on the NumPy kernels, for host arrays of one float32 or float64
-    dtype, shape and weak type (the general path's bits)."""
-    if (type(x) is not Array and type(x) is not DeviceArray) or (
-            type(q) is not Array and type(q) is not DeviceArray):
-        return NotImplemented
-    vx, vq = x._value, q._value
-    if (vx.dtype not in _FORMULA_DTYPES or vq.dtype != vx.dtype or vq.shape != vx.shape
-            or x._weak != q._weak):
-        return NotImplemented
-    with np.errstate(all="ignore"):
-        out = zeta_formula(vx, vq, HOST_OPS)
-    return Array(np.asarray(out, vx.dtype), x._weak)
-
-
-@host_shortcut(_zeta_on_host)
+@host_shortcut(_binary_formula_on_host(zeta_formula))
 def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``.
 

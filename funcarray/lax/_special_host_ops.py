@@ -19,6 +19,7 @@ import types
 
 import numpy as np
 
+from funcarray.lax._control_flow import while_loop
 from funcarray.lax._ops_binary import (
     add,
     bitwise_and,
@@ -36,18 +37,21 @@ from funcarray.lax._ops_binary import (
     sub,
 )
 from funcarray.lax._ops_binary import pow as power
-from funcarray.lax._ops_shape import full_like
+from funcarray.lax._ops_reduce import reduce_or
+from funcarray.lax._ops_shape import full, full_like
 from funcarray.lax._ops_unary import abs as absolute
-from funcarray.lax._ops_unary import bitwise_not, exp, floor, neg, sign, sqrt
+from funcarray.lax._ops_unary import bitwise_not, digamma, exp, floor, lgamma, log, neg, sign, sqrt
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives import special
 
 __all__ = ["LAX_OPS", "HOST_OPS"]
 
 LAX_OPS = types.SimpleNamespace(
     add=add, sub=sub, mul=mul, div=div, rem=rem, pow=power, eq=eq, ne=ne, gt=gt, ge=ge, le=le,
     lt=lt, bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_not=bitwise_not,
-    select=select, full_like=full_like, abs=absolute, exp=exp, floor=floor, neg=neg,
-    sign=sign, sqrt=sqrt)
+    select=select, full=full, full_like=full_like, abs=absolute, exp=exp, log=log,
+    lgamma=lgamma, digamma=digamma, floor=floor, neg=neg, sign=sign, sqrt=sqrt,
+    reduce_or=reduce_or, while_loop=while_loop)
 
 
 def _operands(x, y):
@@ -66,6 +70,13 @@ def _binary(kernel):
     return apply
 
 
+def _while_loop(cond, body, state):
+    """lax.while_loop's eager meaning: the body while the condition holds."""
+    while cond(state):
+        state = body(state)
+    return state
+
+
 def _select(pred, on_true, on_false):
     on_true, on_false = _operands(on_true, on_false)
     return np.where(pred, on_true, on_false)
@@ -78,6 +89,9 @@ HOST_OPS = types.SimpleNamespace(
     ge=_binary(ew.ge_p.kernel), le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel),
     bitwise_and=_binary(ew.and_p.kernel), bitwise_or=_binary(ew.or_p.kernel),
     bitwise_not=ew.not_p.kernel, select=_select,
+    full=lambda shape, value, dtype: np.full(shape, value, dtype),
     full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel,
-    exp=ew.exp_p.kernel, floor=ew.floor_p.kernel, neg=ew.neg_p.kernel, sign=ew.sign_p.kernel,
-    sqrt=ew.sqrt_p.kernel)
+    exp=ew.exp_p.kernel, log=ew.log_p.kernel, lgamma=special.lgamma_p.kernel,
+    digamma=special.digamma_p.kernel, floor=ew.floor_p.kernel, neg=ew.neg_p.kernel,
+    sign=ew.sign_p.kernel, sqrt=ew.sqrt_p.kernel,
+    reduce_or=lambda x, axes: np.logical_or.reduce(x, axis=axes), while_loop=_while_loop)

@@ -37,7 +37,6 @@ import numpy as np
 
 from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
 from funcarray.base import dtypes
-from funcarray.lax._control_flow import while_loop
 from funcarray.lax._ops_binary import (
     add,
     bitwise_and,
@@ -49,16 +48,15 @@ from funcarray.lax._ops_binary import (
     le,
     lt,
     mul,
-    ne,
     select,
     sub,
 )
-from funcarray.lax._ops_reduce import reduce_or
-from funcarray.lax._ops_shape import full, full_like
+from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
-from funcarray.lax._ops_unary import bitwise_not, digamma, exp, lgamma, log, log1p, neg
+from funcarray.lax._ops_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
+from funcarray.lax._special_host_ops import LAX_OPS
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -71,64 +69,64 @@ _MAX_ITERATIONS = 2000
 _VALUE, _DERIVATIVE, _SAMPLE_DERIVATIVE = "value", "derivative", "sample_derivative"
 
 
-def _any(*masks):
+def _any(*masks, ops=LAX_OPS):
     """The elementwise or of boolean arrays, left to right."""
-    return functools.reduce(bitwise_or, masks)
+    return functools.reduce(ops.bitwise_or, masks)
 
 
-def _is_nan(x):
-    return ne(x, x)
+def _is_nan(x, ops=LAX_OPS):
+    return ops.ne(x, x)
 
 
 def _eps(x) -> float:
     return float(dtypes.finfo(x.dtype).eps)
 
 
-def _loop(step, enabled, state):
+def _loop(step, enabled, state, ops):
     """Run ``step(state) -> (still_active, new_state)`` while any element is active; an
     element's state freezes once it is inactive."""
     def cond(carry):
         active, count, _ = carry
-        return bitwise_and(reduce_or(active, tuple(range(active.ndim))),
-                           lt(count, _MAX_ITERATIONS))
+        return ops.bitwise_and(ops.reduce_or(active, tuple(range(active.ndim))),
+                               ops.lt(count, _MAX_ITERATIONS))
 
     def body(carry):
         active, count, values = carry
         keep_going, new_values = step(values)
-        return (bitwise_and(active, keep_going), add(count, 1),
-                tuple(select(active, n, o) for n, o in zip(new_values, values)))
+        return (ops.bitwise_and(active, keep_going), ops.add(count, 1),
+                tuple(ops.select(active, n, o) for n, o in zip(new_values, values)))
 
-    return while_loop(cond, body, (enabled, full((), 0, np.int32), tuple(state)))[2]
+    return ops.while_loop(cond, body, (enabled, ops.full((), 0, np.int32), tuple(state)))[2]
 
 
-def _igamma_series(ax, x, a, enabled, mode):
+def _igamma_series(ax, x, a, enabled, mode, ops=LAX_OPS):
     """``P(a, x)`` (or its derivatives) by the power series, for the ``enabled`` elements."""
     eps = _eps(x)
 
     def step(values):
         r, c, total, dc, dtotal = values
-        r = add(r, 1.0)
-        dc = sub(mul(dc, div(x, r)), div(mul(c, x), mul(r, r)))
-        dtotal = add(dtotal, dc)
-        c = mul(c, div(x, r))
-        total = add(total, c)
+        r = ops.add(r, 1.0)
+        dc = ops.sub(ops.mul(dc, ops.div(x, r)), ops.div(ops.mul(c, x), ops.mul(r, r)))
+        dtotal = ops.add(dtotal, dc)
+        c = ops.mul(c, ops.div(x, r))
+        total = ops.add(total, c)
         if mode == _VALUE:
-            going = gt(div(c, total), eps)
+            going = ops.gt(ops.div(c, total), eps)
         else:
-            going = gt(absolute(div(dc, dtotal)), eps)
+            going = ops.gt(ops.abs(ops.div(dc, dtotal)), eps)
         return going, (r, c, total, dc, dtotal)
 
-    one, zero = full_like(a, 1), full_like(a, 0)
-    _, _, total, _, dtotal = _loop(step, enabled, (a, one, one, zero, zero))
+    one, zero = ops.full_like(a, 1), ops.full_like(a, 0)
+    _, _, total, _, dtotal = _loop(step, enabled, (a, one, one, zero, zero), ops)
     if mode == _VALUE:
-        return div(mul(total, ax), a)
-    dlogax = sub(log(x), digamma(add(a, 1.0)))
+        return ops.div(ops.mul(total, ax), a)
+    dlogax = ops.sub(ops.log(x), ops.digamma(ops.add(a, 1.0)))
     if mode == _DERIVATIVE:
-        return div(mul(ax, add(mul(total, dlogax), dtotal)), a)
-    return div(mul(neg(add(dtotal, mul(total, dlogax))), x), a)
+        return ops.div(ops.mul(ax, ops.add(ops.mul(total, dlogax), dtotal)), a)
+    return ops.div(ops.mul(ops.neg(ops.add(dtotal, ops.mul(total, dlogax))), x), a)
 
 
-def _igammac_fraction(ax, x, a, enabled, mode):
+def _igammac_fraction(ax, x, a, enabled, mode, ops=LAX_OPS):
     """``Q(a, x)`` (or its derivatives) by the continued fraction, for ``enabled`` ones.
 
     The recurrences ``p_k, q_k`` (and, for the derivative modes only, their derivatives in
@@ -140,95 +138,110 @@ def _igammac_fraction(ax, x, a, enabled, mode):
 
     def step(values):
         total, y, z, c, pkm1, qkm1, pkm2, qkm2, *derivatives = values
-        c = add(c, 1.0)
-        y = add(y, 1.0)
-        z = add(z, 2.0)
-        yc = mul(y, c)
-        pk = sub(mul(pkm1, z), mul(pkm2, yc))
-        qk = sub(mul(qkm1, z), mul(qkm2, yc))
-        nonzero = ne(qk, 0.0)
-        safe_qk = select(nonzero, qk, full_like(qk, 1.0))
-        ratio = div(pk, safe_qk)
-        change = select(nonzero, absolute(div(sub(total, ratio), ratio)), full_like(ratio, 1.0))
-        total = select(nonzero, ratio, total)
+        c = ops.add(c, 1.0)
+        y = ops.add(y, 1.0)
+        z = ops.add(z, 2.0)
+        yc = ops.mul(y, c)
+        pk = ops.sub(ops.mul(pkm1, z), ops.mul(pkm2, yc))
+        qk = ops.sub(ops.mul(qkm1, z), ops.mul(qkm2, yc))
+        nonzero = ops.ne(qk, 0.0)
+        safe_qk = ops.select(nonzero, qk, ops.full_like(qk, 1.0))
+        ratio = ops.div(pk, safe_qk)
+        change = ops.select(nonzero, ops.abs(ops.div(ops.sub(total, ratio), ratio)),
+                            ops.full_like(ratio, 1.0))
+        total = ops.select(nonzero, ratio, total)
         # Rescale the recurrences before they overflow (only their ratio matters).
-        rescale = gt(absolute(pk), big)
-        scale = select(rescale, full_like(pk, eps), full_like(pk, 1.0))
+        rescale = ops.gt(ops.abs(pk), big)
+        scale = ops.select(rescale, ops.full_like(pk, eps), ops.full_like(pk, 1.0))
         if value_mode:
-            return gt(change, eps), (total, y, z, c, mul(pk, scale), mul(qk, scale),
-                                     mul(pkm1, scale), mul(qkm1, scale))
+            return ops.gt(change, eps), (total, y, z, c, ops.mul(pk, scale),
+                                         ops.mul(qk, scale), ops.mul(pkm1, scale),
+                                         ops.mul(qkm1, scale))
         dpkm2, dqkm2, dpkm1, dqkm1, dtotal = derivatives
-        dpk = add(sub(sub(mul(dpkm1, z), pkm1), mul(dpkm2, yc)), mul(pkm2, c))
-        dqk = add(sub(sub(mul(dqkm1, z), qkm1), mul(dqkm2, yc)), mul(qkm2, c))
-        new_dtotal = select(nonzero, div(sub(dpk, mul(total, dqk)), safe_qk), dtotal)
-        dchange = select(nonzero, absolute(sub(new_dtotal, dtotal)), full_like(dtotal, 1.0))
-        return gt(dchange, eps), (total, y, z, c, mul(pk, scale), mul(qk, scale),
-                                  mul(pkm1, scale), mul(qkm1, scale), mul(dpkm1, scale),
-                                  mul(dqkm1, scale), mul(dpk, scale), mul(dqk, scale),
-                                  new_dtotal)
+        dpk = ops.add(ops.sub(ops.sub(ops.mul(dpkm1, z), pkm1), ops.mul(dpkm2, yc)),
+                      ops.mul(pkm2, c))
+        dqk = ops.add(ops.sub(ops.sub(ops.mul(dqkm1, z), qkm1), ops.mul(dqkm2, yc)),
+                      ops.mul(qkm2, c))
+        new_dtotal = ops.select(nonzero, ops.div(ops.sub(dpk, ops.mul(total, dqk)), safe_qk),
+                                dtotal)
+        dchange = ops.select(nonzero, ops.abs(ops.sub(new_dtotal, dtotal)),
+                             ops.full_like(dtotal, 1.0))
+        return ops.gt(dchange, eps), (total, y, z, c, ops.mul(pk, scale), ops.mul(qk, scale),
+                                      ops.mul(pkm1, scale), ops.mul(qkm1, scale),
+                                      ops.mul(dpkm1, scale), ops.mul(dqkm1, scale),
+                                      ops.mul(dpk, scale), ops.mul(dqk, scale), new_dtotal)
 
-    y = sub(1.0, a)
-    z = add(add(x, y), 1.0)
-    pkm1 = add(x, 1.0)
-    qkm1 = mul(z, x)
-    total = div(pkm1, qkm1)
-    zero = full_like(x, 0)
-    state = [total, y, z, zero, pkm1, qkm1, full_like(x, 1), x]
+    y = ops.sub(1.0, a)
+    z = ops.add(ops.add(x, y), 1.0)
+    pkm1 = ops.add(x, 1.0)
+    qkm1 = ops.mul(z, x)
+    total = ops.div(pkm1, qkm1)
+    zero = ops.full_like(x, 0)
+    state = [total, y, z, zero, pkm1, qkm1, ops.full_like(x, 1), x]
     if not value_mode:
-        dqkm1 = neg(x)
-        state += [zero, zero, zero, dqkm1, div(neg(mul(total, dqkm1)), qkm1)]
-    out = _loop(step, enabled, state)
+        dqkm1 = ops.neg(x)
+        state += [zero, zero, zero, dqkm1, ops.div(ops.neg(ops.mul(total, dqkm1)), qkm1)]
+    out = _loop(step, enabled, state, ops)
     total = out[0]
     if value_mode:
-        return mul(total, ax)
+        return ops.mul(total, ax)
     dtotal = out[-1]
-    dlogax = sub(log(x), digamma(a))
+    dlogax = ops.sub(ops.log(x), ops.digamma(a))
     if mode == _DERIVATIVE:
-        return mul(ax, add(mul(total, dlogax), dtotal))
-    return mul(neg(add(dtotal, mul(total, dlogax))), x)
+        return ops.mul(ax, ops.add(ops.mul(total, dlogax), dtotal))
+    return ops.mul(ops.neg(ops.add(dtotal, ops.mul(total, dlogax))), x)
 
 
-def _log_ax(a, x):
+def _log_ax(a, x, ops=LAX_OPS):
     """``(x^a e^-x / Gamma(a), underflow)``, where underflow marks the negligible ones."""
-    log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
-    underflow = lt(log_ax, -float(np.log(dtypes.finfo(x.dtype).max)))
-    return exp(log_ax), underflow
+    log_ax = ops.sub(ops.sub(ops.mul(a, ops.log(x)), x), ops.lgamma(a))
+    underflow = ops.lt(log_ax, -float(np.log(dtypes.finfo(x.dtype).max)))
+    return ops.exp(log_ax), underflow
 
 
-@in_float32
-def _igamma_value(a, x):
-    is_nan = bitwise_or(_is_nan(a), _is_nan(x))
-    x_inf = eq(x, np.inf)
-    x_zero = eq(x, 0.0)
-    domain_error = _any(lt(x, 0.0), lt(a, 0.0), bitwise_and(eq(a, 0.0), x_zero), is_nan)
-    use_fraction = bitwise_and(ge(x, 1.0), gt(x, a))
-    ax, underflow = _log_ax(a, x)
-    enabled = bitwise_not(_any(x_zero, domain_error, underflow, x_inf))
-    out = select(use_fraction,
-                 sub(1.0, _igammac_fraction(ax, x, a, bitwise_and(enabled, use_fraction),
-                                            _VALUE)),
-                 _igamma_series(ax, x, a, bitwise_and(enabled, bitwise_not(use_fraction)),
-                                _VALUE))
-    out = select(x_zero, full_like(out, 0), out)
-    out = select(x_inf, full_like(out, 1), out)
-    return select(domain_error, full_like(out, np.nan), out)
+def igamma_formula(a, x, ops=LAX_OPS):
+    """``P(a, x)`` of float32 or float64 arrays of one shape, computed with ``ops``
+    (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    is_nan = ops.bitwise_or(_is_nan(a, ops), _is_nan(x, ops))
+    x_inf = ops.eq(x, np.inf)
+    x_zero = ops.eq(x, 0.0)
+    domain_error = _any(ops.lt(x, 0.0), ops.lt(a, 0.0), ops.bitwise_and(ops.eq(a, 0.0), x_zero),
+                        is_nan, ops=ops)
+    use_fraction = ops.bitwise_and(ops.ge(x, 1.0), ops.gt(x, a))
+    ax, underflow = _log_ax(a, x, ops)
+    enabled = ops.bitwise_not(_any(x_zero, domain_error, underflow, x_inf, ops=ops))
+    fraction_on = ops.bitwise_and(enabled, use_fraction)
+    series_on = ops.bitwise_and(enabled, ops.bitwise_not(use_fraction))
+    out = ops.select(use_fraction,
+                     ops.sub(1.0, _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops)),
+                     _igamma_series(ax, x, a, series_on, _VALUE, ops))
+    out = ops.select(x_zero, ops.full_like(out, 0), out)
+    out = ops.select(x_inf, ops.full_like(out, 1), out)
+    return ops.select(domain_error, ops.full_like(out, np.nan), out)
 
 
-@in_float32
-def _igammac_value(a, x):
-    is_nan = bitwise_or(_is_nan(a), _is_nan(x))
-    x_inf = eq(x, np.inf)
-    a_zero = eq(a, 0.0)
-    domain_error = _any(lt(x, 0.0), lt(a, 0.0), bitwise_and(a_zero, eq(x, 0.0)), is_nan)
-    use_series = bitwise_or(lt(x, 1.0), lt(x, a))
-    ax, underflow = _log_ax(a, x)
-    enabled = bitwise_not(_any(domain_error, underflow, x_inf, a_zero))
-    out = select(use_series,
-                 sub(1.0, _igamma_series(ax, x, a, bitwise_and(enabled, use_series), _VALUE)),
-                 _igammac_fraction(ax, x, a, bitwise_and(enabled, bitwise_not(use_series)),
-                                   _VALUE))
-    out = select(bitwise_or(x_inf, a_zero), full_like(out, 0), out)
-    return select(domain_error, full_like(out, np.nan), out)
+def igammac_formula(a, x, ops=LAX_OPS):
+    """``Q(a, x) = 1 - P(a, x)`` of float32 or float64 arrays of one shape, computed with
+    ``ops`` (as ``igamma_formula``)."""
+    is_nan = ops.bitwise_or(_is_nan(a, ops), _is_nan(x, ops))
+    x_inf = ops.eq(x, np.inf)
+    a_zero = ops.eq(a, 0.0)
+    domain_error = _any(ops.lt(x, 0.0), ops.lt(a, 0.0), ops.bitwise_and(a_zero, ops.eq(x, 0.0)),
+                        is_nan, ops=ops)
+    use_series = ops.bitwise_or(ops.lt(x, 1.0), ops.lt(x, a))
+    ax, underflow = _log_ax(a, x, ops)
+    enabled = ops.bitwise_not(_any(domain_error, underflow, x_inf, a_zero, ops=ops))
+    series_on = ops.bitwise_and(enabled, use_series)
+    fraction_on = ops.bitwise_and(enabled, ops.bitwise_not(use_series))
+    out = ops.select(use_series,
+                     ops.sub(1.0, _igamma_series(ax, x, a, series_on, _VALUE, ops)),
+                     _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops))
+    out = ops.select(ops.bitwise_or(x_inf, a_zero), ops.full_like(out, 0), out)
+    return ops.select(domain_error, ops.full_like(out, np.nan), out)
+
+
+_igamma_value = in_float32(igamma_formula)
+_igammac_value = in_float32(igammac_formula)
 
 
 def _igamma_derivative(a, x, mode):
@@ -322,7 +335,7 @@ def _beta_fraction(a, b, x, enabled):
 
     d = div(1.0, clamp(sub(1.0, div(mul(add(a, b), x), add(a, 1.0)))))
     state = (full_like(x, 0), full_like(x, 1), d, d)
-    return _loop(step, enabled, state)[3]
+    return _loop(step, enabled, state, LAX_OPS)[3]
 
 
 @in_float32

@@ -2,14 +2,14 @@
 ``fmax``, ``fmin``, ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and
 ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
 ``searchsorted``, ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``,
-``lax.stop_gradient``, ``lax.stack``, ``lax.bessel_i0e``, ``lax.bessel_i1e`` and ``lax.zeta``
-give the general path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape,
-dtype, weak type, bits) or the same error, for every dtype, the integer limits (the most
-negative integer, whose absolute value wraps), mixed dtypes, special floats (NaN, infinities,
--0.0, subnormals, the largest finite), exponents past the float range, broadcasting and
-mismatched shapes, and operands given as Arrays, weak arrays, device arrays, NumPy arrays,
-lists and Python scalars. The last tests check that the shortcuts take the common forms
-themselves."""
+``lax.stop_gradient``, ``lax.stack``, ``lax.bessel_i0e``/``i1e``, ``lax.zeta`` and
+``lax.igamma``/``igammac`` give the general path's outcome (``tests/shortcut_oracle.py``): the
+same result (type, shape, dtype, weak type, bits) or the same error, for every dtype, the
+integer limits (the most negative integer, whose absolute value wraps), mixed dtypes, special
+floats (NaN, infinities, -0.0, subnormals, the largest finite), exponents past the float range,
+broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
+NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
+common forms themselves."""
 
 import numpy as np
 from hypothesis import assume, given, settings
@@ -116,13 +116,14 @@ _ZETA_VALUES = st.one_of(st.sampled_from([1.0, 2.0, 0.5, -2.0, 0.0, -1.5, 30.0, 
                          st.floats(-5, 40))
 
 
-@settings(max_examples=40)
-@given(st.sampled_from(_FLOAT_DTYPES), st.lists(st.tuples(_ZETA_VALUES, _ZETA_VALUES),
-                                               max_size=4), st.sampled_from(_KINDS))
-def test_zeta_formula_on_numpy_kernels_matches_general_path(dtype, pairs, kind):
-    # Poles (q a non-positive integer), x <= 1, NaN, infinities, the Euler-Maclaurin sum.
+@settings(max_examples=60)
+@given(st.sampled_from([lax.zeta, lax.igamma, lax.igammac]), st.sampled_from(_FLOAT_DTYPES),
+       st.lists(st.tuples(_ZETA_VALUES, _ZETA_VALUES), max_size=4), st.sampled_from(_KINDS))
+def test_two_operand_formulas_on_numpy_kernels_match_general_path(op, dtype, pairs, kind):
+    # zeta's poles (q a non-positive integer), x <= 1 and Euler-Maclaurin sum; igamma's
+    # series and continued fraction (their loops), domain errors; NaN, infinities.
     x, q = (np.asarray([p[i] for p in pairs], np.float64).astype(dtype) for i in (0, 1))
-    assert_same_outcome(lambda: lax.zeta(_as_input(x, kind), _as_input(q, kind)))
+    assert_same_outcome(lambda: op(_as_input(x, kind), _as_input(q, kind)))
 
 
 @settings(max_examples=60)
