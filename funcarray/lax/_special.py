@@ -27,6 +27,7 @@ from funcarray.lax._special_bessel import i0e_impl, i1e_impl, scaled_bessel
 from funcarray.lax._special_gamma import polygamma_impl, zeta_formula, zeta_impl
 from funcarray.lax._special_host_ops import HOST_OPS
 from funcarray.lax._special_incomplete import (
+    betainc_formula,
     betainc_impl,
     igamma_formula,
     igamma_grad_a_impl,
@@ -53,25 +54,28 @@ def _float_operands(op: str, *args, equivalent: str):
 _FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _binary_formula_on_host(formula):
-    """The shortcut of a two-operand special function: ``formula`` on the NumPy kernels, for
-    host arrays of one float32 or float64 dtype, shape and weak type (the general path's
-    bits)."""
-    def on_host(x, y):
-        if (type(x) is not Array and type(x) is not DeviceArray) or (
-                type(y) is not Array and type(y) is not DeviceArray):
-            return NotImplemented
-        vx, vy = x._value, y._value
-        if (vx.dtype not in _FORMULA_DTYPES or vy.dtype != vx.dtype or vy.shape != vx.shape
-                or x._weak != y._weak):
+def _formula_on_host(formula):
+    """The shortcut of a special function of several operands: ``formula`` on the NumPy
+    kernels, for host arrays of one float32 or float64 dtype, shape and weak type (the
+    general path's bits)."""
+    def on_host(*operands):
+        for x in operands:
+            if type(x) is not Array and type(x) is not DeviceArray:
+                return NotImplemented
+        first = operands[0]
+        values = [x._value for x in operands]
+        dtype, shape = values[0].dtype, values[0].shape
+        if dtype not in _FORMULA_DTYPES or any(
+                v.dtype != dtype or v.shape != shape or x._weak != first._weak
+                for v, x in zip(values, operands)):
             return NotImplemented
         with np.errstate(all="ignore"):
-            out = formula(vx, vy, HOST_OPS)
-        return Array(np.asarray(out, vx.dtype), x._weak)
+            out = formula(*values, HOST_OPS)
+        return Array(np.asarray(out, dtype), first._weak)
     return on_host
 
 
-@host_shortcut(_binary_formula_on_host(igamma_formula))
+@host_shortcut(_formula_on_host(igamma_formula))
 def igamma(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized lower incomplete gamma function ``P(a, x)``.
 
@@ -85,7 +89,7 @@ def igamma(a: ArrayLike, x: ArrayLike) -> Array:
         *_float_operands("lax.igamma", a, x, equivalent=None))
 
 
-@host_shortcut(_binary_formula_on_host(igammac_formula))
+@host_shortcut(_formula_on_host(igammac_formula))
 def igammac(a: ArrayLike, x: ArrayLike) -> Array:
     """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
 
@@ -126,6 +130,7 @@ def random_gamma_grad(a: ArrayLike, x: ArrayLike) -> Array:
         *_float_operands("lax.random_gamma_grad", a, x, equivalent=None))
 
 
+@host_shortcut(_formula_on_host(betainc_formula))
 def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     """The regularized incomplete beta function ``I_x(a, b)``.
 
@@ -152,7 +157,7 @@ def polygamma(m: ArrayLike, x: ArrayLike) -> Array:
     return polygamma_impl(*_float_operands("lax.polygamma", m, x, equivalent=None))
 
 
-@host_shortcut(_binary_formula_on_host(zeta_formula))
+@host_shortcut(_formula_on_host(zeta_formula))
 def zeta(x: ArrayLike, q: ArrayLike) -> Array:
     """The Hurwitz zeta function ``sum_k (k + q)^-x``.
 

@@ -38,17 +38,12 @@ from funcarray.lax._ops_binary import (
     add,
     bitwise_and,
     bitwise_or,
-    div,
     eq,
     ge,
-    gt,
     mul,
     rem,
     select,
-    sub,
 )
-from funcarray.lax._ops_binary import max as maximum
-from funcarray.lax._ops_binary import min as minimum
 from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import (
     bitwise_not,
@@ -56,8 +51,6 @@ from funcarray.lax._ops_unary import (
     exp,
     floor,
     lgamma,
-    log,
-    log1p,
     neg,
 )
 from funcarray.lax._special_host_ops import LAX_OPS
@@ -74,39 +67,44 @@ _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 /
 _STIRLING_FROM = 8.0
 
 
-def _stirling_correction(x):
-    inv = div(1.0, x)
-    inv2 = mul(inv, inv)
-    total = full_like(x, _STIRLING[-1])
+def _stirling_correction(x, ops=LAX_OPS):
+    inv = ops.div(1.0, x)
+    inv2 = ops.mul(inv, inv)
+    total = ops.full_like(x, _STIRLING[-1])
     for c in reversed(_STIRLING[:-1]):
-        total = add(mul(total, inv2), c)
-    return mul(total, inv)
+        total = ops.add(ops.mul(total, inv2), c)
+    return ops.mul(total, inv)
 
 
-def log_beta(a: ArrayLike, b: ArrayLike) -> Array:
-    """``log|B(a, b)|``, the log of the beta function, accurate for large ``a`` and ``b``."""
-    small, large = minimum(a, b), maximum(a, b)
-    s = add(small, large)
+def log_beta(a: ArrayLike, b: ArrayLike, ops=LAX_OPS) -> Array:
+    """``log|B(a, b)|``, the log of the beta function, accurate for large ``a`` and ``b``
+    (computed with ``ops``: see ``_special_host_ops``)."""
+    small, large = ops.min(a, b), ops.max(a, b)
+    s = ops.add(small, large)
     # Both large: the log terms combined so that nothing large cancels.
-    safe_small = select(ge(small, _STIRLING_FROM), small, full_like(small, _STIRLING_FROM))
-    safe_large = select(ge(large, _STIRLING_FROM), large, full_like(large, _STIRLING_FROM))
-    safe_s = add(safe_small, safe_large)
-    both = sub(0.5 * math.log(2 * math.pi), mul(0.5, log(safe_large)))
-    both = add(both, mul(sub(safe_small, 0.5), log(div(safe_small, safe_s))))
-    both = add(both, mul(safe_large, log1p(div(neg(safe_small), safe_s))))
-    both = add(add(both, _stirling_correction(safe_small)), _stirling_correction(safe_large))
-    both = sub(both, _stirling_correction(safe_s))
+    stirling_from = ops.full_like(small, _STIRLING_FROM)
+    safe_small = ops.select(ops.ge(small, _STIRLING_FROM), small, stirling_from)
+    safe_large = ops.select(ops.ge(large, _STIRLING_FROM), large, stirling_from)
+    safe_s = ops.add(safe_small, safe_large)
+    both = ops.sub(0.5 * math.log(2 * math.pi), ops.mul(0.5, ops.log(safe_large)))
+    both = ops.add(both, ops.mul(ops.sub(safe_small, 0.5), ops.log(ops.div(safe_small, safe_s))))
+    both = ops.add(both, ops.mul(safe_large, ops.log1p(ops.div(ops.neg(safe_small), safe_s))))
+    both = ops.add(ops.add(both, _stirling_correction(safe_small, ops)),
+                   _stirling_correction(safe_large, ops))
+    both = ops.sub(both, _stirling_correction(safe_s, ops))
     # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the bracket
     # from Stirling's series.
-    safe_s1 = add(small, safe_large)
-    one = add(lgamma(small), mul(sub(safe_large, 0.5), log1p(div(neg(small), safe_s1))))
-    one = add(sub(one, mul(small, log(safe_s1))), small)
-    one = sub(add(one, _stirling_correction(safe_large)), _stirling_correction(safe_s1))
-    direct = sub(add(lgamma(small), lgamma(large)), lgamma(s))
-    use_both = ge(small, _STIRLING_FROM)
-    use_one = bitwise_and(bitwise_and(ge(large, _STIRLING_FROM), gt(small, 0.0)),
-                          bitwise_not(use_both))
-    return select(use_both, both, select(use_one, one, direct))
+    safe_s1 = ops.add(small, safe_large)
+    one = ops.add(ops.lgamma(small), ops.mul(ops.sub(safe_large, 0.5),
+                                             ops.log1p(ops.div(ops.neg(small), safe_s1))))
+    one = ops.add(ops.sub(one, ops.mul(small, ops.log(safe_s1))), small)
+    one = ops.sub(ops.add(one, _stirling_correction(safe_large, ops)),
+                  _stirling_correction(safe_s1, ops))
+    direct = ops.sub(ops.add(ops.lgamma(small), ops.lgamma(large)), ops.lgamma(s))
+    use_both = ops.ge(small, _STIRLING_FROM)
+    use_one = ops.bitwise_and(ops.bitwise_and(ops.ge(large, _STIRLING_FROM), ops.gt(small, 0.0)),
+                              ops.bitwise_not(use_both))
+    return ops.select(use_both, both, ops.select(use_one, one, direct))
 
 
 # --- zeta and polygamma ---------------------------------------------------------------------

@@ -36,11 +36,24 @@ from funcarray.lax._ops_binary import (
     select,
     sub,
 )
+from funcarray.lax._ops_binary import max as maximum
+from funcarray.lax._ops_binary import min as minimum
 from funcarray.lax._ops_binary import pow as power
 from funcarray.lax._ops_reduce import reduce_or
 from funcarray.lax._ops_shape import full, full_like
 from funcarray.lax._ops_unary import abs as absolute
-from funcarray.lax._ops_unary import bitwise_not, digamma, exp, floor, lgamma, log, neg, sign, sqrt
+from funcarray.lax._ops_unary import (
+    bitwise_not,
+    digamma,
+    exp,
+    floor,
+    lgamma,
+    log,
+    log1p,
+    neg,
+    sign,
+    sqrt,
+)
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special
 
@@ -49,7 +62,8 @@ __all__ = ["LAX_OPS", "HOST_OPS"]
 LAX_OPS = types.SimpleNamespace(
     add=add, sub=sub, mul=mul, div=div, rem=rem, pow=power, eq=eq, ne=ne, gt=gt, ge=ge, le=le,
     lt=lt, bitwise_and=bitwise_and, bitwise_or=bitwise_or, bitwise_not=bitwise_not,
-    select=select, full=full, full_like=full_like, abs=absolute, exp=exp, log=log,
+    max=maximum, min=minimum, select=select, full=full, full_like=full_like, abs=absolute,
+    exp=exp, log=log, log1p=log1p,
     lgamma=lgamma, digamma=digamma, floor=floor, neg=neg, sign=sign, sqrt=sqrt,
     reduce_or=reduce_or, while_loop=while_loop)
 
@@ -88,10 +102,12 @@ HOST_OPS = types.SimpleNamespace(
     eq=_binary(ew.eq_p.kernel), ne=_binary(ew.ne_p.kernel), gt=_binary(ew.gt_p.kernel),
     ge=_binary(ew.ge_p.kernel), le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel),
     bitwise_and=_binary(ew.and_p.kernel), bitwise_or=_binary(ew.or_p.kernel),
-    bitwise_not=ew.not_p.kernel, select=_select,
+    bitwise_not=ew.not_p.kernel, max=_binary(ew.max_p.kernel), min=_binary(ew.min_p.kernel),
+    select=_select,
     full=lambda shape, value, dtype: np.full(shape, value, dtype),
     full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel,
-    exp=ew.exp_p.kernel, log=ew.log_p.kernel, lgamma=special.lgamma_p.kernel,
+    exp=ew.exp_p.kernel, log=ew.log_p.kernel, log1p=ew.log1p_p.kernel,
+    lgamma=special.lgamma_p.kernel,
     digamma=special.digamma_p.kernel, floor=ew.floor_p.kernel, neg=ew.neg_p.kernel,
     sign=ew.sign_p.kernel, sqrt=ew.sqrt_p.kernel,
     reduce_or=lambda x, axes: np.logical_or.reduce(x, axis=axes), while_loop=_while_loop)

@@ -41,9 +41,7 @@ from funcarray.lax._ops_binary import (
     add,
     bitwise_and,
     bitwise_or,
-    div,
     eq,
-    ge,
     gt,
     le,
     lt,
@@ -52,7 +50,6 @@ from funcarray.lax._ops_binary import (
     sub,
 )
 from funcarray.lax._ops_shape import full_like
-from funcarray.lax._ops_unary import abs as absolute
 from funcarray.lax._ops_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
@@ -308,70 +305,81 @@ igammac_impl.defjvp(_igammac_jvp)
 
 # --- betainc ---------------------------------------------------------------------------------
 
-def _beta_fraction(a, b, x, enabled):
+def _beta_fraction(a, b, x, enabled, ops):
     """The continued fraction of ``I_x(a, b) a B(a, b) / (x^a (1-x)^b)`` (modified Lentz),
     two partial fractions (an even and an odd one) per iteration."""
     tiny = float(dtypes.finfo(x.dtype).tiny) * 1e3
     eps = _eps(x)
 
     def clamp(v):
-        return select(lt(absolute(v), tiny), full_like(v, tiny), v)
+        return ops.select(ops.lt(ops.abs(v), tiny), ops.full_like(v, tiny), v)
 
     def step(values):
         m, c, d, h = values
-        m = add(m, 1.0)
-        two_m = mul(2.0, m)
-        even = div(mul(mul(m, sub(b, m)), x), mul(sub(add(a, two_m), 1.0), add(a, two_m)))
-        d = div(1.0, clamp(add(1.0, mul(even, d))))
-        c = clamp(add(1.0, div(even, c)))
-        h = mul(mul(h, d), c)
-        odd = div(mul(mul(neg(add(a, m)), add(add(a, b), m)), x),
-                  mul(add(a, two_m), add(add(a, two_m), 1.0)))
-        d = div(1.0, clamp(add(1.0, mul(odd, d))))
-        c = clamp(add(1.0, div(odd, c)))
-        delta = mul(d, c)
-        h = mul(h, delta)
-        return gt(absolute(sub(delta, 1.0)), eps), (m, c, d, h)
+        m = ops.add(m, 1.0)
+        two_m = ops.mul(2.0, m)
+        even = ops.div(ops.mul(ops.mul(m, ops.sub(b, m)), x),
+                       ops.mul(ops.sub(ops.add(a, two_m), 1.0), ops.add(a, two_m)))
+        d = ops.div(1.0, clamp(ops.add(1.0, ops.mul(even, d))))
+        c = clamp(ops.add(1.0, ops.div(even, c)))
+        h = ops.mul(ops.mul(h, d), c)
+        odd = ops.div(ops.mul(ops.mul(ops.neg(ops.add(a, m)), ops.add(ops.add(a, b), m)), x),
+                      ops.mul(ops.add(a, two_m), ops.add(ops.add(a, two_m), 1.0)))
+        d = ops.div(1.0, clamp(ops.add(1.0, ops.mul(odd, d))))
+        c = clamp(ops.add(1.0, ops.div(odd, c)))
+        delta = ops.mul(d, c)
+        h = ops.mul(h, delta)
+        return ops.gt(ops.abs(ops.sub(delta, 1.0)), eps), (m, c, d, h)
 
-    d = div(1.0, clamp(sub(1.0, div(mul(add(a, b), x), add(a, 1.0)))))
-    state = (full_like(x, 0), full_like(x, 1), d, d)
-    return _loop(step, enabled, state, LAX_OPS)[3]
+    d = ops.div(1.0, clamp(ops.sub(1.0, ops.div(ops.mul(ops.add(a, b), x), ops.add(a, 1.0)))))
+    state = (ops.full_like(x, 0), ops.full_like(x, 1), d, d)
+    return _loop(step, enabled, state, ops)[3]
 
 
-@in_float32
-def _betainc_value(a, b, x):
-    a_zero = bitwise_or(eq(a, 0.0), eq(b, np.inf))
-    b_zero = bitwise_or(eq(b, 0.0), eq(a, np.inf))
-    x_zero, x_one = eq(x, 0.0), eq(x, 1.0)
-    is_nan = _any(_is_nan(a), _is_nan(b), _is_nan(x))
-    zero_result = bitwise_or(bitwise_and(b_zero, bitwise_not(x_one)), bitwise_and(a_zero, x_zero))
-    one_result = bitwise_or(bitwise_and(a_zero, bitwise_not(x_zero)), bitwise_and(b_zero, x_one))
-    nan_result = _any(lt(a, 0.0), lt(b, 0.0), lt(x, 0.0), gt(x, 1.0), bitwise_and(a_zero, b_zero),
-                      is_nan)
-    special = _any(zero_result, one_result, nan_result)
+def betainc_formula(a, b, x, ops=LAX_OPS):
+    """``I_x(a, b)`` of float32 or float64 arrays of one shape, computed with ``ops``
+    (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    a_zero = ops.bitwise_or(ops.eq(a, 0.0), ops.eq(b, np.inf))
+    b_zero = ops.bitwise_or(ops.eq(b, 0.0), ops.eq(a, np.inf))
+    x_zero, x_one = ops.eq(x, 0.0), ops.eq(x, 1.0)
+    is_nan = _any(_is_nan(a, ops), _is_nan(b, ops), _is_nan(x, ops), ops=ops)
+    zero_result = ops.bitwise_or(ops.bitwise_and(b_zero, ops.bitwise_not(x_one)),
+                                 ops.bitwise_and(a_zero, x_zero))
+    one_result = ops.bitwise_or(ops.bitwise_and(a_zero, ops.bitwise_not(x_zero)),
+                                ops.bitwise_and(b_zero, x_one))
+    nan_result = _any(ops.lt(a, 0.0), ops.lt(b, 0.0), ops.lt(x, 0.0), ops.gt(x, 1.0),
+                      ops.bitwise_and(a_zero, b_zero), is_nan, ops=ops)
+    special = _any(zero_result, one_result, nan_result, ops=ops)
     # The fraction converges fast below (a + 1) / (a + b + 2); beyond, use the symmetry
     # I_x(a, b) = 1 - I_{1-x}(b, a).
-    direct = lt(x, div(add(a, 1.0), add(add(a, b), 2.0)))
-    aa = select(direct, a, b)
-    bb = select(direct, b, a)
-    xx = select(direct, x, sub(1.0, x))
+    direct = ops.lt(x, ops.div(ops.add(a, 1.0), ops.add(ops.add(a, b), 2.0)))
+    aa = ops.select(direct, a, b)
+    bb = ops.select(direct, b, a)
+    xx = ops.select(direct, x, ops.sub(1.0, x))
     # Harmless values in the special lanes keep the loop and logs finite there.
-    aa = select(special, full_like(aa, 1), aa)
-    bb = select(special, full_like(bb, 1), bb)
-    xx = select(_any(special, le(xx, 0.0), ge(xx, 1.0)), full_like(xx, 0.5), xx)
-    fraction = _beta_fraction(aa, bb, xx, bitwise_not(special))
+    aa = ops.select(special, ops.full_like(aa, 1), aa)
+    bb = ops.select(special, ops.full_like(bb, 1), bb)
+    xx = ops.select(_any(special, ops.le(xx, 0.0), ops.ge(xx, 1.0), ops=ops),
+                    ops.full_like(xx, 0.5), xx)
+    fraction = _beta_fraction(aa, bb, xx, ops.bitwise_not(special), ops)
     very_small = float(dtypes.finfo(x.dtype).tiny) * 2
     # For tiny a, a B(a, b) -> Gamma(b) / Gamma(a + b) * Gamma(a + 1) ~ that ratio.
-    factor = select(
-        lt(aa, very_small),
-        exp(sub(mul(bb, log1p(neg(xx))), sub(lgamma(bb), lgamma(add(aa, bb))))),
-        div(exp(sub(add(mul(aa, log(xx)), mul(bb, log1p(neg(xx)))), log_beta(aa, bb))), aa))
-    out = mul(fraction, factor)
-    out = select(direct, out, sub(1.0, out))
-    out = select(bitwise_or(zero_result, x_zero), full_like(out, 0), out)
-    out = select(x_one, full_like(out, 1), out)
-    out = select(one_result, full_like(out, 1), out)
-    return select(nan_result, full_like(out, np.nan), out)
+    log_1mx = ops.log1p(ops.neg(xx))
+    factor = ops.select(
+        ops.lt(aa, very_small),
+        ops.exp(ops.sub(ops.mul(bb, log_1mx),
+                        ops.sub(ops.lgamma(bb), ops.lgamma(ops.add(aa, bb))))),
+        ops.div(ops.exp(ops.sub(ops.add(ops.mul(aa, ops.log(xx)), ops.mul(bb, log_1mx)),
+                                log_beta(aa, bb, ops))), aa))
+    out = ops.mul(fraction, factor)
+    out = ops.select(direct, out, ops.sub(1.0, out))
+    out = ops.select(ops.bitwise_or(zero_result, x_zero), ops.full_like(out, 0), out)
+    out = ops.select(x_one, ops.full_like(out, 1), out)
+    out = ops.select(one_result, ops.full_like(out, 1), out)
+    return ops.select(nan_result, ops.full_like(out, np.nan), out)
+
+
+_betainc_value = in_float32(betainc_formula)
 
 
 @custom_jvp

@@ -2,14 +2,14 @@
 ``fmax``, ``fmin``, ``gcd``, ``lcm``, ``frexp``, ``ldexp``, ``spacing``, ``nonzero`` (and
 ``flatnonzero`` and ``argwhere`` through it), ``packbits``, ``unpackbits``, ``digitize``,
 ``searchsorted``, ``bincount``, ``put``, ``place``, ``lax.optimization_barrier``,
-``lax.stop_gradient``, ``lax.stack``, ``lax.bessel_i0e``/``i1e``, ``lax.zeta`` and
-``lax.igamma``/``igammac`` give the general path's outcome (``tests/shortcut_oracle.py``): the
-same result (type, shape, dtype, weak type, bits) or the same error, for every dtype, the
-integer limits (the most negative integer, whose absolute value wraps), mixed dtypes, special
-floats (NaN, infinities, -0.0, subnormals, the largest finite), exponents past the float range,
-broadcasting and mismatched shapes, and operands given as Arrays, weak arrays, device arrays,
-NumPy arrays, lists and Python scalars. The last tests check that the shortcuts take the
-common forms themselves."""
+``lax.stop_gradient``, ``lax.stack``, ``lax.bessel_i0e``/``i1e``, ``lax.zeta``,
+``lax.igamma``/``igammac`` and ``lax.betainc`` give the general path's outcome
+(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
+same error, for every dtype, the integer limits (the most negative integer, whose absolute
+value wraps), mixed dtypes, special floats (NaN, infinities, -0.0, subnormals, the largest
+finite), exponents past the float range, broadcasting and mismatched shapes, and operands given
+as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars. The last tests
+check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import assume, given, settings
@@ -124,6 +124,19 @@ def test_two_operand_formulas_on_numpy_kernels_match_general_path(op, dtype, pai
     # series and continued fraction (their loops), domain errors; NaN, infinities.
     x, q = (np.asarray([p[i] for p in pairs], np.float64).astype(dtype) for i in (0, 1))
     assert_same_outcome(lambda: op(_as_input(x, kind), _as_input(q, kind)))
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(_FLOAT_DTYPES),
+       st.lists(st.tuples(_ZETA_VALUES, _ZETA_VALUES,
+                          st.one_of(st.sampled_from([0.0, 1.0, 0.5, -0.1, 1.5, np.nan]),
+                                    st.floats(0, 1))), max_size=4),
+       st.sampled_from(_KINDS))
+def test_betainc_formula_on_numpy_kernels_matches_general_path(dtype, triples, kind):
+    # Both sides of the symmetry point, the special lanes (a or b zero or infinite, x at 0
+    # or 1), domain errors, NaN; log_beta's Stirling branches for large a and b.
+    a, b, x = (np.asarray([t[i] for t in triples], np.float64).astype(dtype) for i in range(3))
+    assert_same_outcome(lambda: lax.betainc(*(_as_input(v, kind) for v in (a, b, x))))
 
 
 @settings(max_examples=60)
