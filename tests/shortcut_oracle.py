@@ -65,6 +65,8 @@ def _same_bits(a, b) -> bool:
         return np.array_equal(a, b)
     if isinstance(a, float) and isinstance(b, float):
         return (a == b and np.signbit(a) == np.signbit(b)) or (a != a and b != b)
+    if isinstance(a, complex) and isinstance(b, complex):
+        return _same_bits(a.real, b.real) and _same_bits(a.imag, b.imag)
     return type(a) is type(b) and a == b
 
 

@@ -35,6 +35,7 @@ from funcarray.numpy._promotion import (
     promote_args_unbroadcast,
     promote_binary,
 )
+from funcarray.numpy._shape_on_host import host_value
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
@@ -529,20 +530,22 @@ def _to_bool(op, x):
 
 
 def _is_weak(x) -> bool:
-    return type(x) in (int, float, complex) or bool(getattr(x, "weak_type", False))
+    return dtypes.is_weak_scalar(x) or bool(getattr(x, "weak_type", False))
 
 
 def _logical_on_host(numpy_logical):
     """The shortcut of a logical function of two host arrays: NumPy's, whose truth (nonzero,
-    NaN true, a complex number by either part) is the general path's ``x != 0``; promotion
-    cannot change a truth between arrays. Python scalars take the general path."""
+    NaN true, a complex number by either part) is the general path's ``x != 0``. Promotion
+    only widens strong arrays, which keeps each truth; a weak array of another dtype is
+    converted to the other's (256 becomes uint8 0), and Python scalars too: those take the
+    general path."""
     def logical_on_host(x, y, /):
-        tx, ty = type(x), type(y)
-        if (tx is not Array and tx is not DeviceArray) or (ty is not Array
-                                                          and ty is not DeviceArray):
+        vx, vy = host_value(x), host_value(y)
+        if vx is None or vy is None:
             return NotImplemented
-        vx, vy = x._value, y._value
         if vx.dtype.isbuiltin != 1 or vy.dtype.isbuiltin != 1:  # (ml_dtypes' types)
+            return NotImplemented
+        if (x._weak or y._weak) and vx.dtype != vy.dtype:
             return NotImplemented
         return Array(numpy_logical(vx, vy), x._weak and y._weak)
     return logical_on_host

@@ -22,7 +22,7 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array
 from funcarray.base.errors import filtered
 from funcarray.numpy._elementwise import (
     _check_kinds,
@@ -47,6 +47,7 @@ from funcarray.numpy._elementwise import (
 )
 from funcarray.numpy._predicates_and_bits import signbit
 from funcarray.numpy._promotion import promote_args, promote_args_inexact
+from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
 from funcarray.transforms.host_shortcuts import host_shortcut
 
@@ -145,14 +146,17 @@ radians, degrees = deg2rad, rad2deg
 # Sign, extrema and special functions
 # --------------------------------------------------------------------------------------------
 
+def _same_host_float(vx, vy) -> bool:
+    """Whether two host values (``host_value``) share one NumPy float dtype."""
+    return (vx is not None and vy is not None and vx.dtype == vy.dtype
+            and vx.dtype.kind == "f" and vx.dtype.isbuiltin == 1)
+
+
 def _copysign_on_host(x, y, /):
     """NumPy's copysign of two host arrays of one float dtype (IEEE's: the magnitude of x, a
     NaN's included, with the sign bit of y), as the general path's where(signbit(y), ...)."""
-    tx, ty = type(x), type(y)
-    if (tx is not Array and tx is not DeviceArray) or (ty is not Array and ty is not DeviceArray):
-        return NotImplemented
-    vx, vy = x._value, y._value
-    if vx.dtype != vy.dtype or vx.dtype.kind != "f" or vx.dtype.isbuiltin != 1:
+    vx, vy = host_value(x), host_value(y)
+    if not _same_host_float(vx, vy):
         return NotImplemented
     return Array(np.copysign(vx, vy), x._weak and y._weak)
 
@@ -176,12 +180,8 @@ def _nan_ignoring_on_host(numpy_extremum):
     """The shortcut of fmax/fmin for two host arrays of one real float dtype: the general
     path's kernels in its order (maximum, then the other operand where one is NaN)."""
     def on_host(x, y, /):
-        tx, ty = type(x), type(y)
-        if (tx is not Array and tx is not DeviceArray) or (
-                ty is not Array and ty is not DeviceArray):
-            return NotImplemented
-        vx, vy = x._value, y._value
-        if vx.dtype != vy.dtype or vx.dtype.kind != "f" or vx.dtype.isbuiltin != 1:
+        vx, vy = host_value(x), host_value(y)
+        if not _same_host_float(vx, vy):
             return NotImplemented
         out = np.where(np.isnan(vy), vx, numpy_extremum(vx, vy))
         return Array(np.where(np.isnan(vx), vy, out), x._weak and y._weak)

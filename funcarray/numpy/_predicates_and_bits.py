@@ -17,7 +17,7 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array
 from funcarray.numpy._elementwise import (
     _BOOL_INT,
     _NUMERIC,
@@ -33,6 +33,7 @@ from funcarray.numpy._elementwise import (
     logical_and,
 )
 from funcarray.numpy._promotion import promote_binary
+from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
 from funcarray.transforms.host_shortcuts import host_shortcut
@@ -72,10 +73,8 @@ def _float_predicate_on_host(numpy_predicate):
     """The shortcut of a predicate of a host float array: NumPy's, weak as its operand (the
     general path's comparisons are weak when their operands are)."""
     def predicate_on_host(x, /):
-        if type(x) is not Array and type(x) is not DeviceArray:
-            return NotImplemented
-        value = x._value
-        if value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
+        value = host_value(x)
+        if value is None or value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
             return NotImplemented
         return Array(numpy_predicate(value), x._weak)
     return predicate_on_host

@@ -17,7 +17,7 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error
 from funcarray.numpy._elementwise import (
     _NUMERIC,
@@ -31,6 +31,7 @@ from funcarray.numpy._elementwise import (
     true_divide,
 )
 from funcarray.numpy._promotion import promote_args
+from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
@@ -194,10 +195,8 @@ def _trunc(x):
 def _trunc_on_host(x, /):
     """NumPy's trunc of a host float array: the general path's floor or ceil by sign, bit
     for bit (-0.5 gives -0.0, NaN stays itself)."""
-    if type(x) is not Array and type(x) is not DeviceArray:
-        return NotImplemented
-    value = x._value
-    if value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
+    value = host_value(x)
+    if value is None or value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
         return NotImplemented
     return Array(np.trunc(value), x._weak)
 
