@@ -26,7 +26,7 @@ from op_table import ALL_DTYPES, kind_of
 
 from funcarray import dtypes
 
-__all__ = ["Case", "SHAPES", "edge_values", "operands", "python_scalars"]
+__all__ = ["Case", "SHAPES", "array_of", "edge_values", "operands", "python_scalars"]
 
 MAX_SIDE = 3
 

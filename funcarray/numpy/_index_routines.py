@@ -154,7 +154,7 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None,
     indices = convert(indices, _index_dtype(indices.dtype))
     indices = broadcast_to_shape(indices, _with_axis(batch, axis, indices.shape[axis]))
     out_shape = indices.shape
-    if size == 0:
+    if size == 0 or not indices.size:  # (an empty batch dimension has no slice to gather)
         if indices.size and gather_mode != "fill":
             raise index_error(op, f"cannot take from axis {axis} of size 0")
         return broadcast_to_shape(_const(_fill_scalar(arr.dtype, fill_value), arr.dtype),

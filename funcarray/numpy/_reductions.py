@@ -444,12 +444,22 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
 # mean, var, std, average
 # --------------------------------------------------------------------------------------------
 
+def _mean_dtype(op: str, dtype) -> np.dtype:
+    """The dtype a mean is asked in: any but bool, which cannot hold the quotient (jax
+    raises too; NumPy's bool mean is the truth of the float mean)."""
+    dtype = _user_dtype(op, dtype)
+    if dtype == _BOOL:
+        raise op_type_error(op, "dtype=bool cannot hold a mean; ask for a float dtype "
+                                "(dtype=float32) and compare the result instead")
+    return dtype
+
+
 def _mean(op, a, axes, mask, dtype, keepdims):
     if dtype is None:
         result_dtype = to_inexact_dtype(a.dtype)
         computation = upcast_f16(result_dtype)  # one rounding at the end, as in JAX
     else:
-        result_dtype = computation = _user_dtype(op, dtype)
+        result_dtype = computation = _mean_dtype(op, dtype)
     total = _reduce_sum(a, axes, mask, computation, keepdims)
     count = _count(a.shape, axes, mask, computation, keepdims)
     return convert(_divide(total, count), result_dtype)
@@ -807,7 +817,7 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None,
     if dtype is None:
         result_dtype, computation = a.dtype, upcast_f16(a.dtype)
     else:
-        result_dtype = computation = _user_dtype("nanmean", dtype)
+        result_dtype = computation = _mean_dtype("nanmean", dtype)
     return _nan_mean(convert(a, a.dtype), axes, mask, computation, keepdims, result_dtype)
 
 

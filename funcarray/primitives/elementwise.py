@@ -440,6 +440,47 @@ rem_p = binary("rem", _rem_kernel, hlo="stablehlo.remainder")
 pow_p = binary("pow", _pow_kernel, hlo="stablehlo.power", upcast_low_precision=True)
 
 
+def _integer_quotient(ctx, name, x, y):
+    """``x / y`` or ``x rem y`` of integers with XLA's results where the divisor is 0 (a
+    quotient of -1, or the maximum for unsigned; a remainder of x) and at the minimum over
+    -1 (the wrapped minimum, and 0), dividing by 1 there instead: XLA folds a division of
+    constants with the host's divide instruction, which traps on those operands and kills
+    the process (``sum(x[:0]) // 0`` under jit)."""
+    aval = ctx.avals_in[0]
+
+    def op(opname, *operands):
+        return ctx.op(opname, *operands, results=[aval])[0]
+
+    zero, one = ctx.constant(0, aval), ctx.constant(1, aval)
+    by_zero = compare(ctx, y, zero, "EQ")
+    unsafe = by_zero
+    info = dtypes.iinfo(aval.dtype)
+    if info.min < 0:
+        truth = aval.update(dtype=dtypes.bool_)
+        overflow = ctx.op("stablehlo.and", compare(ctx, x, ctx.constant(int(info.min), aval), "EQ"),
+                          compare(ctx, y, ctx.constant(-1, aval), "EQ"), results=[truth])[0]
+        unsafe = ctx.op("stablehlo.or", by_zero, overflow, results=[truth])[0]
+    quotient = op(name, x, op("stablehlo.select", unsafe, one, y))
+    if name == "stablehlo.remainder":
+        return [op("stablehlo.select", by_zero, x, quotient)]
+    by_zero_value = ctx.constant(int(info.max) if info.min == 0 else -1, aval)
+    return [op("stablehlo.select", by_zero, by_zero_value, quotient)]
+
+
+@div_p.def_lower
+def _div_lower(ctx, x, y):
+    if dtypes.is_integer(ctx.avals_in[0].dtype):
+        return _integer_quotient(ctx, "stablehlo.divide", x, y)
+    return ctx.op("stablehlo.divide", x, y)
+
+
+@rem_p.def_lower
+def _rem_lower(ctx, x, y):
+    if dtypes.is_integer(ctx.avals_in[0].dtype):
+        return _integer_quotient(ctx, "stablehlo.remainder", x, y)
+    return ctx.op("stablehlo.remainder", x, y)
+
+
 @pow_p.def_lower
 def _pow_lower(ctx, x, y):
     # Integers: square-and-multiply over every bit of the exponent. XLA's integer power
@@ -595,6 +636,8 @@ def _integer_pow_lower(ctx, x, *, y):
         if n:
             base = mul(base, base)
     if y < 0:
+        if dtypes.is_integer(aval.dtype):
+            return _integer_quotient(ctx, "stablehlo.divide", ctx.constant(1, aval), acc)
         return ctx.op("stablehlo.divide", ctx.constant(1, aval), acc)
     return [acc]
 

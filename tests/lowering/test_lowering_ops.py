@@ -192,6 +192,26 @@ def test_integer_pow_negative_exponent_of_integers_follows_div():
     np.testing.assert_array_equal(np.asarray(out), [255, 1, 0])
 
 
+@pytest.mark.parametrize("dtype", INTS, ids=str)
+def test_integer_division_of_constants_at_trapping_operands(dtype):
+    """XLA folds divisions of constants with the host's divide instruction, which traps on a
+    zero divisor and on the minimum over -1 (the process died with SIGFPE): compiled, the
+    quotient and remainder of constants there are XLA's defined values, as eagerly."""
+    info = np.iinfo(dtype)
+    signed = info.min < 0
+    for x in (0, 5, int(info.min), int(info.max)):
+        for y in (0, 1, *((-1,) if signed else ())):
+            x_, y_ = Array(np.array(x, dtype)), Array(np.array(y, dtype))
+            assert_compiled_matches_eager(
+                lambda: (ew.div_p.bind(x_, y_), ew.rem_p.bind(x_, y_),
+                         ew.integer_pow_p.bind(x_, y=-1) if signed else x_))
+    # A divisor that XLA's simplifier makes constant: the sum over nothing.
+    empty = Array(np.zeros((2, 0), dtype))
+    out = assert_compiled_matches_eager(
+        lambda e: (fnp.floor_divide(e.sum(), 0), fnp.mean(e, dtype=dtype)), empty)
+    assert out[1].tolist() == (-1 if signed else int(info.max))  # 0 / 0
+
+
 def test_integer_pow_rejects_negative_exponent_of_bool():
     with pytest.raises(TypeError, match="integer_pow: a bool operand cannot have a negative"):
         ew.integer_pow_p.bind(fnp.array([True]), y=-1)

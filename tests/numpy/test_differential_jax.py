@@ -14,12 +14,11 @@ function naming the difference, applied only to the elements (or outputs) it con
 
 from __future__ import annotations
 
-import warnings
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, subnormal
 from differential_values import operands
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -29,10 +28,6 @@ from test_elementwise import JAX_STRONG_CONSTANT_QUIRKS
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import dtypes
-
-_64BIT = {dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128}
-_DEFAULT_32 = {dtypes.float64: dtypes.float32, dtypes.int64: dtypes.int32,
-               dtypes.complex128: dtypes.complex64}
 
 # Aliases (abs/absolute, mod/remainder...) are one function object: each is tested once.
 _FUNCTIONS = list({id(spec.fn): spec for spec in reversed(ELEMENTWISE_OPS)}.values())[::-1]
@@ -48,33 +43,9 @@ _EXAMPLES = settings(max_examples=5)
 # --------------------------------------------------------------------------------------------
 
 
-class _Raised:
-    """An implementation raised: the exception, kept for the failure message."""
-
-    def __init__(self, exc):
-        self.exc = exc
-
-    def __repr__(self):
-        return f"raised {type(self.exc).__name__}: {self.exc}"
-
-
-def _outputs(out, multiple):
-    outs = out if multiple else (out,)
-    return [(np.asarray(o), bool(o.weak_type)) for o in outs]
-
-
-def _attempt(call, multiple):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NumPy's and jax's own warnings (overflow, casts)
-            return _outputs(call(), multiple)
-    except Exception as exc:  # noqa: BLE001 (any exception is compared with the others')
-        return _Raised(exc)
-
-
 def _run_eager(spec, case):
-    return _attempt(lambda: spec.fn(*case.with_arrays(map(fnp.asarray, _arrays(case)))),
-                    spec.multiple_results)
+    return attempt(lambda: spec.fn(*case.with_arrays(map(fnp.asarray, _arrays(case)))),
+                   spec.multiple_results)
 
 
 def _run_jit(spec, case):
@@ -91,11 +62,11 @@ def _run_jit(spec, case):
 
     args = [fnp.asarray(case.values[i]) if isinstance(case.values[i], np.ndarray)
             else case.values[i] for i in passed]
-    return _attempt(lambda: fa.jit(fn)(*args), spec.multiple_results)
+    return attempt(lambda: fa.jit(fn)(*args), spec.multiple_results)
 
 
 def _x64(case) -> bool:
-    return any(np.dtype(a.dtype) in _64BIT for a in _arrays(case))
+    return any(np.dtype(a.dtype) in BITS_64 for a in _arrays(case))
 
 
 def _run_jax(spec, case, cast_to=None):
@@ -111,7 +82,7 @@ def _run_jax(spec, case, cast_to=None):
 
     def call(x64):
         with jax.enable_x64(x64):
-            return _attempt(lambda: jax_fn(*(
+            return attempt(lambda: jax_fn(*(
                 jnp.asarray(v) if isinstance(v, np.ndarray) else v for v in values)),
                 spec.multiple_results)
 
@@ -120,7 +91,7 @@ def _run_jax(spec, case, cast_to=None):
     if jax_x64_off_refuses_wide_python_ints(case, out, x64):
         wide = call(True)
         # An int result stays refused: funcarray's Python int default is int32.
-        if not isinstance(wide, _Raised) and all(kind_of(w.dtype) not in "iu" for w, _ in wide):
+        if not isinstance(wide, Raised) and all(kind_of(w.dtype) not in "iu" for w, _ in wide):
             return wide, True
     return out, x64
 
@@ -134,18 +105,6 @@ def _arrays(case):
 # --------------------------------------------------------------------------------------------
 
 
-def _subnormal(x, dtype):
-    """Elements of ``x`` (a real NumPy array) subnormal in the precision XLA computes
-    ``dtype`` in (float16 and bfloat16 in float32, whose subnormals only bfloat16 reaches)."""
-    real = np.float64 if np.dtype(dtype) in _64BIT else np.float32
-    wide = np.abs(np.asarray(x, np.float64))
-    return (wide > 0) & (wide < float(np.finfo(real).tiny))
-
-
-def _parts(x):
-    return (x.real, x.imag) if np.iscomplexobj(x) else (x,)
-
-
 def xla_reads_subnormal_operands_as_zero(case, what, shape):
     """Elements of the eager result with a subnormal operand (a part of one): XLA on the CPU
     reads such operands as zero (or, inside its approximations such as log, near zero),
@@ -156,8 +115,8 @@ def xla_reads_subnormal_operands_as_zero(case, what, shape):
         for v in case.values:
             v = np.asarray(v)
             if kind_of(v.dtype) in "fc" and v.size:
-                for part in _parts(v):
-                    allowed |= np.broadcast_to(_subnormal(part, v.dtype), shape)
+                for part in parts(v):
+                    allowed |= np.broadcast_to(subnormal(part, v.dtype), shape)
     return allowed
 
 
@@ -167,9 +126,9 @@ def xla_flushes_subnormals(case, what, got, want, dtype):
     subnormal (under jit the flushing point can differ from jax's: funcarray's fmax is a
     max, jax's a select)."""
     allowed = xla_reads_subnormal_operands_as_zero(case, what, want.shape)
-    return [allowed | (_subnormal(g, dtype) & ((w == 0) | _subnormal(w, dtype)))
-            | (_subnormal(w, dtype) & ((g == 0) | _subnormal(g, dtype)))
-            for g, w in zip(_parts(got), _parts(want))]
+    return [allowed | (subnormal(g, dtype) & ((w == 0) | subnormal(w, dtype)))
+            | (subnormal(w, dtype) & ((g == 0) | subnormal(g, dtype)))
+            for g, w in zip(parts(got), parts(want))]
 
 
 # IEEE leaves the sign of max(+0, -0) to the implementation (XLA and NumPy differ).
@@ -192,7 +151,7 @@ def weak_default_is_32_bit(got, want, x64) -> bool:
     and 32-bit in funcarray, whose Python scalar defaults are 32-bit without a switch
     (README, "Dtypes"). The values are then compared with jax's in funcarray's dtype."""
     (g, g_weak), (w, w_weak) = got, want
-    return x64 and g_weak and w_weak and _DEFAULT_32.get(w.dtype) == g.dtype
+    return x64 and g_weak and w_weak and DEFAULT_32.get(w.dtype) == g.dtype
 
 
 def jax_strong_internal_constant(spec, got, want) -> bool:
@@ -200,7 +159,7 @@ def jax_strong_internal_constant(spec, got, want) -> bool:
     weak x is strong); funcarray's constants are weak (test_elementwise.py lists the ops)."""
     (g, g_weak), (w, w_weak) = got, want
     return (spec.name in JAX_STRONG_CONSTANT_QUIRKS and g_weak and not w_weak
-            and _DEFAULT_32.get(w.dtype, w.dtype) == g.dtype)
+            and DEFAULT_32.get(w.dtype, w.dtype) == g.dtype)
 
 
 def jax_angle_of_a_0d_float_is_its_default_float(spec, case, got, want) -> bool:
@@ -217,7 +176,7 @@ def jax_x64_off_refuses_wide_python_ints(case, out, x64) -> bool:
     """With x64 off jax refuses a Python int beyond int32 even where it becomes a float
     (float32 array + 2**40); funcarray converts it to the float. jax is asked again with x64
     on, and its weak 64-bit results are read as funcarray's 32-bit ones."""
-    return (not x64 and isinstance(out, _Raised) and isinstance(out.exc, OverflowError)
+    return (not x64 and isinstance(out, Raised) and isinstance(out.exc, OverflowError)
             and any(type(v) is int and not -2**31 <= v < 2**31 for v in case.values))
 
 
@@ -236,7 +195,7 @@ def jax_exp2_is_exp_of_a_product(spec, case):
 _XLA_COMPLEX_NAN_PARTS = frozenset({"arctan", "arctanh"})
 
 
-def xla_complex_nan_parts(spec, case, what, shape):
+def xla_complex_nanparts(spec, case, what, shape):
     """Elements of the eager result of complex atan/atanh whose operand has a NaN part."""
     if what != "eager" or spec.name not in _XLA_COMPLEX_NAN_PARTS:
         return np.zeros(shape, bool)
@@ -260,8 +219,8 @@ def funcarray_refuses_int_out_of_range(case, got, want) -> bool:
     integer dtype it is computed in (README, "Dtypes"): the integer result's, or for a
     comparison the integer operands'; jax wraps it (subtract(128, int8 array) is -128,
     less(-1, uint8 array) compares 255)."""
-    if not (isinstance(got, _Raised) and isinstance(got.exc, OverflowError)
-            and not isinstance(want, _Raised)):
+    if not (isinstance(got, Raised) and isinstance(got.exc, OverflowError)
+            and not isinstance(want, Raised)):
         return False
     if all(kind_of(w.dtype) in "iu" for w, _ in want):
         computed_in = [w.dtype for w, _ in want]
@@ -279,8 +238,8 @@ def jax_refuses_ints_beyond_64_bits(spec, case, got, want) -> bool:
     NumPy does."""
     float_operands = (all(kind_of(a.dtype) in "fc" for a in _arrays(case))
                       or spec.name.startswith("logical_"))  # (a Python int's truth)
-    return (isinstance(want, _Raised) and isinstance(want.exc, OverflowError)
-            and not isinstance(got, _Raised)
+    return (isinstance(want, Raised) and isinstance(want.exc, OverflowError)
+            and not isinstance(got, Raised)
             and all(kind_of(g.dtype) in "fc" or (float_operands and kind_of(g.dtype) == "b")
                     for g, _ in got)
             and any(type(v) is int and not -2**63 <= v < 2**64 for v in case.values))
@@ -293,7 +252,7 @@ def jax_wraps_ints_on_the_way_to_floats(case, got) -> bool:
     arrays in funcarray's result dtype, where it converts the int straight too (its weak
     types are taken from the first answer)."""
     ints = [a.dtype for a in _arrays(case) if kind_of(a.dtype) in "iu"]
-    return (not isinstance(got, _Raised) and all(kind_of(g.dtype) in "fc" for g, _ in got)
+    return (not isinstance(got, Raised) and all(kind_of(g.dtype) in "fc" for g, _ in got)
             and any(type(v) is int and not _fits(v, dtype) for v in case.values
                     for dtype in ints))
 
@@ -449,7 +408,7 @@ def _close(got, want, spec, dtype, allowed_parts, extra_ulps):
     bound = (rtol + extra_ulps * eps) * np.maximum(
         1.0, np.where(np.isfinite(want), np.abs(want.astype(np.complex128)), 0))
     ok = np.ones(want.shape, bool)
-    for g, w, allowed in zip(_parts(got), _parts(want), allowed_parts):
+    for g, w, allowed in zip(parts(got), parts(want), allowed_parts):
         g, w = g.astype(np.float64), w.astype(np.float64)
         with np.errstate(invalid="ignore"):
             same = (g == w) | (np.isnan(g) & np.isnan(w))
@@ -466,12 +425,12 @@ def _check_against_jax(spec, case, what, got, jax_out):
     if (funcarray_refuses_int_out_of_range(case, got, want)
             or jax_refuses_ints_beyond_64_bits(spec, case, got, want)):
         return
-    if jax_wraps_ints_on_the_way_to_floats(case, got) and not isinstance(want, _Raised):
+    if jax_wraps_ints_on_the_way_to_floats(case, got) and not isinstance(want, Raised):
         again = _run_jax(spec, case, cast_to=got[0][0].dtype)[0]
-        if not isinstance(again, _Raised):  # (the weak types are the first call's)
+        if not isinstance(again, Raised):  # (the weak types are the first call's)
             want = [(w, weak) for (w, _), (_, weak) in zip(again, want)]
-    if isinstance(want, _Raised) or isinstance(got, _Raised):
-        assert isinstance(want, _Raised) and isinstance(got, _Raised), (
+    if isinstance(want, Raised) or isinstance(got, Raised):
+        assert isinstance(want, Raised) and isinstance(got, Raised), (
             f"{spec.name}{case}: {what} {got!r}, jax {want!r}")
         return
     assert len(got) == len(want), f"{spec.name}{case}: {what} {len(got)} outputs"
@@ -492,7 +451,7 @@ def _check_against_jax(spec, case, what, got, jax_out):
             allowed = xla_flushes_subnormals(case, what, g, w, g.dtype)
             allowed = [a | xla_divides_by_a_broadcast_reciprocal(spec, case, g, w, w.shape)
                        for a in allowed]
-            nan_parts = (xla_complex_nan_parts(spec, case, what, w.shape)
+            nan_parts = (xla_complex_nanparts(spec, case, what, w.shape)
                          | complex_non_finite_results(case, g, w, w.shape)
                          | complex_power_limits(spec, case, g, w, w.shape)
                          | xla_atan_at_its_branch_points(spec, case, g, w, w.shape)
@@ -527,7 +486,7 @@ def check_case(spec, case):
         {kind_of(a.dtype) for a in _arrays(case)} - set(spec.kinds + "b" * spec.condition))
     for got, what in ((eager, "eager"), (jitted, "jit")):
         if rejected or jax_takes_complex(spec, case):
-            assert isinstance(got, _Raised) and isinstance(got.exc, TypeError), (
+            assert isinstance(got, Raised) and isinstance(got.exc, TypeError), (
                 f"{spec.name}{case}: {what} {got!r} on rejected kinds")
         if not jax_takes_complex(spec, case):
             _check_against_jax(spec, case, what, got, jax_out)

@@ -263,6 +263,16 @@ def test_sum_of_bool_dtype_is_any_and_prod_is_all():
     check(fnp.prod(x, axis=0, dtype=bool), np.asarray(jnp.prod(x, axis=0, dtype=bool)), bool)
 
 
+@pytest.mark.parametrize("op", ["mean", "nanmean"])
+def test_mean_in_bool_dtype_raises_as_in_jax(op):
+    x = np.array([1.0, 0.0], np.float32)
+    with pytest.raises(TypeError):
+        getattr(jnp, op)(x, dtype=bool)
+    for call in (getattr(fnp, op), fa.jit(getattr(fnp, op), static_argnames="dtype")):
+        with pytest.raises(TypeError, match=f"{op}: dtype=bool cannot hold a mean"):
+            call(x, dtype=bool)
+
+
 def test_reductions_of_python_scalars_and_lists_are_strong():
     for fn in (fnp.sum, fnp.prod, fnp.max, fnp.min, fnp.mean, fnp.var, fnp.cumsum):
         for value in (2.0, 3, [1.0, 2.0]):
