@@ -3,19 +3,20 @@
 one bind per primitive.
 
 Each shortcut takes the common, valid forms and returns ``NotImplemented`` for the rest, or
-raises (NumPy's IndexError for an out-of-bounds static int, too many indices...), which also
-hands the call to the general path (``_indexing.py``) and its error.
+raises (NumPy's IndexError for too many indices...), which also hands the call to the general
+path (``_indexing.py``) and its error.
 
 * ``x[idx]``: ints, NumPy integers, slices, ``None``, ``...`` (a view of ``x``'s value: Arrays
   are immutable), integer arrays (lists, NumPy arrays, Arrays; 0-d Arrays too) and boolean
-  masks, in any NumPy combination. Integer-array entries out of bounds are clamped after
-  negatives count from the end, as the general path's gather does; NumPy raises on them, so
-  they are clamped only then, and a static int out of bounds stays an error.
+  masks, in any NumPy combination. Ints and integer-array entries out of bounds are clamped
+  after negatives count from the end, as the general path does (JAX's rule); NumPy raises on
+  them, so they are clamped only then, at no cost to in-bounds indexing. With the setting
+  ``check_index_bounds`` on, they are declined: the general path raises.
 * ``x.at[idx].<update>(values)`` with default keywords: a copy of the value updated in
   place. An index without arrays updates a view of the copy (it names each element once); an
   index with arrays updates flat positions with ``np.<ufunc>.at`` (repeated positions
-  accumulate, and ``set`` keeps the last, as the general path's NumPy scatter does). Array
-  entries out of bounds (which the general path drops) and empty selections are declined.
+  accumulate, and ``set`` keeps the last, as the general path's NumPy scatter does). Indices
+  out of bounds (which the general path drops) and empty selections are declined.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -32,6 +33,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
+from funcarray.base.config import config
 from funcarray.numpy._elementwise import power, true_divide
 from funcarray.primitives.conversions import convert_kernel
 
@@ -100,8 +102,11 @@ def _numpy_index(idx):
 
 
 def _clamped(index, shape):
-    """``index`` with its integer-array entries clamped to their axis as the general path's
-    gather does (negatives count from the end first); None where it cannot say."""
+    """``index`` with its ints and integer-array entries clamped to their axis as the general
+    path does (negatives count from the end first); None where it cannot say (the general
+    path decides: too many indices, an axis of size 0, the setting ``check_index_bounds``)."""
+    if config.check_index_bounds:
+        return None
     items = index if type(index) is tuple else (index,)
     used = sum(item.ndim if type(item) is _ndarray and item.dtype.kind == "b" else 1
                for item in items if item is not None and item is not Ellipsis)
@@ -123,6 +128,12 @@ def _clamped(index, shape):
                 return None
             wide = item.astype(np.int64)
             item = np.clip(np.where(wide < 0, wide + size, wide), 0, size - 1)
+            dim += 1
+        elif type(item) is int:
+            size = shape[dim]
+            if size == 0:
+                return None
+            item = min(max(item + size if item < 0 else item, 0), size - 1)
             dim += 1
         else:
             dim += 1
@@ -146,16 +157,15 @@ def getitem_on_host(x, idx):
         return NotImplemented
     value = x._value
     if type(idx) is int:  # the commonest index: NumPy checks its bounds
-        return Array(value[idx], x._weak)
+        try:
+            return Array(value[idx], x._weak)
+        except IndexError:
+            index = _clamped(idx, value.shape)
+            return NotImplemented if index is None else Array(value[index], x._weak)
     parsed = _numpy_index(idx)
     if parsed is None or not value.size:
         return NotImplemented
     index, has_arrays, only_slices = parsed
-    if not has_arrays:
-        view = value[index]
-        if only_slices and _identity(view, value, index):
-            return x
-        return Array(view, x._weak)
     try:
         out = value[index]
     except IndexError:
@@ -163,6 +173,9 @@ def getitem_on_host(x, idx):
         if index is None:
             return NotImplemented
         out = value[index]
+    else:
+        if only_slices and _identity(out, value, index):
+            return x
     return Array(out, x._weak)
 
 
@@ -277,12 +290,14 @@ def _applied(x, index, func, shape):
 
 
 def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indices=False,
-                   mode=None):
+                   mode=None, wrap_negative_indices=True):
     """``x.at[idx].<kind>(values)`` (kind: set, add, subtract, multiply, min, max, or apply
-    with ``values`` the function), or NotImplemented."""
+    with ``values`` the function), or NotImplemented. NumPy raises for an index out of
+    bounds (dropped by the general path, or its error): declined."""
     t = type(x)
     if (t is not Array and t is not DeviceArray) or mode is not None or (
-            indices_are_sorted is not False or unique_indices is not False):
+            indices_are_sorted is not False or unique_indices is not False
+            or wrap_negative_indices is not True):
         return NotImplemented
     parsed = _numpy_index(idx)
     if parsed is None or not x.size:
