@@ -222,6 +222,8 @@ def _static_entry(op, tag, value, size, dim, clamp, check_bounds, wrap_negative)
         if value.step == 0:
             raise index_error(op, "slice step cannot be zero")
         return _Entry("slice", value.indices(size))
+    if tag == "dyn" and size == 0:  # (as a static int: an error in every mode, as JAX)
+        raise index_error(op, f"index is out of bounds for axis {dim} with size 0")
     if check_bounds and not _is_tracer(value):
         _check_concrete_indices(op, value, size, dim, wrap_negative)
     return _Entry(tag, value)  # "dyn" or "array"

@@ -117,7 +117,7 @@ def _apply_static(x, dim_entries):
     return x
 
 
-def _apply_dynamic_scalars(op, x, dim_entries, wrap_negative):
+def _apply_dynamic_scalars(x, dim_entries, wrap_negative):
     dyn = [d for d, e in enumerate(dim_entries) if e.kind == "dyn"]
     if not dyn:
         return x
@@ -125,8 +125,6 @@ def _apply_dynamic_scalars(op, x, dim_entries, wrap_negative):
     starts = [_const(0, index_dtype)] * x.ndim
     sizes = list(x.shape)
     for d in dyn:
-        if x.shape[d] == 0:  # (as JAX: no element to clamp to)
-            raise index_error(op, f"index is out of bounds for axis {d} with size 0")
         start = convert(dim_entries[d].value, index_dtype)
         # dynamic_slice clamps the start: a negative one left unwrapped reads element 0
         starts[d] = _normalize_negative(start, x.shape[d]) if wrap_negative else start
@@ -237,7 +235,7 @@ def _rewriting_take(op, x, idx, mode=None, fill_value=None, *, wrap_negative=Tru
     has_arrays = any(e.kind == "array" for e in entries)
     dim_entries = [e for e in entries if e.kind != "none"]
     x = _apply_static(x, dim_entries)
-    x = _apply_dynamic_scalars(op, x, dim_entries, wrap_negative)
+    x = _apply_dynamic_scalars(x, dim_entries, wrap_negative)
     scalar_dims = tuple(d for d, e in enumerate(dim_entries) if e.kind in ("int", "dyn"))
     if scalar_dims:
         x = squeeze_p.bind(x, dimensions=scalar_dims)

@@ -16,7 +16,9 @@ path (``_indexing.py``) and its error.
   place. An index without arrays updates a view of the copy (it names each element once); an
   index with arrays updates flat positions with ``np.<ufunc>.at`` (repeated positions
   accumulate, and ``set`` keeps the last, as the general path's NumPy scatter does). Indices
-  out of bounds (which the general path drops) and empty selections are declined.
+  out of bounds are dropped, as by the general path (NumPy raises on them, so they cost only
+  then: the positions come from an iota padded by one element on the axes they index);
+  ``apply`` declines them, and empty selections are declined.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -103,8 +105,18 @@ def _numpy_index(idx):
 
 def _clamped(index, shape):
     """``index`` with its ints and integer-array entries clamped to their axis as the general
-    path does (negatives count from the end first); None where it cannot say (the general
-    path decides: too many indices, an axis of size 0, the setting ``check_index_bounds``)."""
+    path's reads do (negatives count from the end first); None where it cannot say (the
+    general path decides: too many indices, an axis of size 0, the setting
+    ``check_index_bounds``)."""
+    bounded = _bounded(index, shape, pad=False)
+    return None if bounded is None else bounded[0]
+
+
+def _bounded(index, shape, pad):
+    """``(index, padded)``: ``index`` with its ints and integer-array entries made
+    non-negative (negatives count from the end) and those out of bounds clamped, or with
+    ``pad`` set to the axis size (one past the end: an axis padded by one element, which the
+    caller adds to the ``padded`` axes); None where ``_clamped`` is."""
     if config.check_index_bounds:
         return None
     items = index if type(index) is tuple else (index,)
@@ -113,6 +125,7 @@ def _clamped(index, shape):
     if used > len(shape):
         return None
     out = []
+    padded = []
     dim = 0
     for item in items:
         if item is None:
@@ -122,23 +135,23 @@ def _clamped(index, shape):
             dim += len(shape) - used
         elif type(item) is _ndarray and item.dtype.kind == "b":
             dim += item.ndim
-        elif type(item) is _ndarray:
+        elif type(item) is _ndarray or type(item) is int:
             size = shape[dim]
             if size == 0:
                 return None
-            wide = item.astype(np.int64)
-            item = np.clip(np.where(wide < 0, wide + size, wide), 0, size - 1)
-            dim += 1
-        elif type(item) is int:
-            size = shape[dim]
-            if size == 0:
-                return None
-            item = min(max(item + size if item < 0 else item, 0), size - 1)
+            wide = np.asarray(item, np.int64)
+            wide = np.where(wide < 0, wide + size, wide)
+            if pad:
+                wide = np.where((wide < 0) | (wide >= size), size, wide)
+                padded.append(dim)
+            else:
+                wide = np.clip(wide, 0, size - 1)
+            item = int(wide) if type(item) is int else wide
             dim += 1
         else:
             dim += 1
         out.append(item)
-    return tuple(out) if type(index) is tuple else out[0]
+    return (tuple(out) if type(index) is tuple else out[0]), padded
 
 
 def _identity(view, value, idx) -> bool:
@@ -217,6 +230,13 @@ def _flat(v):
     return np.reshape(v, -1) if getattr(v, "shape", ()) else v
 
 
+def _kept(v, shape, kept):
+    """The update values of the ``kept`` elements (all when None), flat."""
+    if kept is None:
+        return _flat(v)
+    return np.reshape(np.broadcast_to(v, shape), -1)[kept]
+
+
 def _copy(value):
     """A writable copy of an Array's value (an ndarray, or a NumPy scalar)."""
     return value.copy() if type(value) is _ndarray else np.array(value)
@@ -268,11 +288,26 @@ def _promoted(x, values, kind):
 
 def _positions(index, shape):
     """The flat position of each element ``index`` selects, in its layout; NumPy raises
-    for array entries out of bounds (declined)."""
+    for indices out of bounds."""
     size = 1
     for n in shape:
         size *= n
     return np.arange(size).reshape(shape)[index]
+
+
+def _kept_positions(index, shape):
+    """``(positions, kept)`` for an index with entries out of bounds: the flat positions
+    (-1 where the general path's scatter drops the element) and where they are not -1; None
+    where ``_bounded`` is."""
+    bounded = _bounded(index, shape, pad=True)
+    if bounded is None:
+        return None
+    index, padded = bounded
+    padded_shape = tuple(n + 1 if d in padded else n for d, n in enumerate(shape))
+    flat = np.full(padded_shape, -1, np.int64)
+    flat[tuple(slice(0, n) for n in shape)] = _positions((), shape)
+    positions = flat[index]
+    return positions, np.reshape(positions, -1) >= 0
 
 
 def _applied(x, index, func, shape):
@@ -304,12 +339,25 @@ def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indice
         return NotImplemented
     index, has_arrays, _ = parsed
     value = x._value
+    kept = None  # where not None: which selected elements are in bounds
+    try:
+        if has_arrays:
+            positions = _positions(index, value.shape)
+        else:
+            shape = getattr(value[index], "shape", ())
+    except IndexError:  # out of bounds (or another error, which the general path reports)
+        if kind == "apply":
+            return NotImplemented
+        dropping = _kept_positions(index, value.shape)
+        if dropping is None:
+            return NotImplemented
+        positions, kept = dropping
+        has_arrays = True
     if has_arrays:
-        positions = _positions(index, value.shape)  # raises when out of bounds
         shape = getattr(positions, "shape", ())
         positions = np.reshape(positions, -1)
-    else:
-        shape = getattr(value[index], "shape", ())
+        if kept is not None:
+            positions = positions[kept]
     if 0 in shape:
         return NotImplemented
     dtype = x.dtype
@@ -320,7 +368,7 @@ def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indice
             return NotImplemented
         out = _copy(value)
         if has_arrays:
-            out.reshape(-1)[positions] = _flat(v)
+            out.reshape(-1)[positions] = _kept(v, shape, kept)
         else:
             out[index] = v
         return Array(out, x._weak)
@@ -336,7 +384,7 @@ def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indice
     ufunc = _UFUNCS[kind]
     out = _copy(value) if out is value else np.asarray(out)
     if has_arrays:
-        ufunc.at(out.reshape(-1), positions, _flat(v))
+        ufunc.at(out.reshape(-1), positions, _kept(v, shape, kept))
     else:
         out[index] = ufunc(out[index], v)
     if out.dtype != dtype:
