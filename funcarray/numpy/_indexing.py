@@ -8,18 +8,19 @@ What it binds depends on the index, so that cheap indexing stays cheap and clean
 
 * static ints and slices -> ``slice`` (+ ``rev`` for negative steps) and ``squeeze``;
   ``None`` -> ``reshape``;
-* a traced (or Array) integer scalar -> ``dynamic_slice`` (clamped, as in JAX);
-* integer arrays -> one ``gather``. Out-of-bounds entries are clamped (JAX's default for
-  reading); negative entries count from the end first. Boolean masks must be concrete: they are
-  turned into integer arrays with ``nonzero``.
+* a traced (or Array) integer scalar -> ``dynamic_slice``;
+* integer arrays -> one ``gather``. Boolean masks must be concrete: they are turned into
+  integer arrays with ``nonzero``.
 
-A static Python int out of range raises an IndexError, as in NumPy (JAX clamps it silently).
+Out of bounds follows JAX, for static and traced indices alike (so eager and jit agree):
+negative indices count from the end first (unless ``wrap_negative_indices=False``), then
+reads clamp (``x[11]`` of 10 elements is ``x[9]``) and updates drop, unless ``mode=`` says
+otherwise; slices clamp as Python's. The setting ``check_index_bounds`` raises NumPy's
+IndexError instead, for every index whose value is known (not a traced one).
 
-``x.at[idx]`` gives JAX's functional updates. Out-of-bounds array entries (and traced scalar
-indices) are dropped by the updates and clamped by ``.get()``, unless ``mode=`` says otherwise.
-Boxes of static ints and unit-step slices update through ``dynamic_update_slice``; every other
-index is turned into flat positions (the same indexing applied to an ``iota``) and updates
-through a one-dimensional ``scatter``.
+``x.at[idx]`` gives JAX's functional updates. Boxes of static ints and unit-step slices update
+through ``dynamic_update_slice``; every other index is turned into flat positions (the same
+indexing applied to an ``iota``) and updates through a one-dimensional ``scatter``.
 """
 
 from __future__ import annotations
@@ -269,8 +270,8 @@ def _insert_new_axes(shape, layout):
 def getitem(x: ArrayLike, idx: Any) -> Array:
     """``x[idx]`` with NumPy's indexing rules (what ``Array.__getitem__`` calls).
 
-    Integer-array entries out of bounds are clamped (as in JAX); a static Python int out of
-    bounds raises IndexError (as in NumPy). Boolean masks must be concrete.
+    Indices out of bounds are clamped, as in JAX (the setting ``check_index_bounds`` makes
+    them NumPy's IndexError). Boolean masks must be concrete.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -279,6 +280,8 @@ def getitem(x: ArrayLike, idx: Any) -> Array:
         Array([7, 5], dtype=int32)
         >>> x[fnp.array([0, 2]), None, 1:3].shape
         (2, 1, 2)
+        >>> x[5, -9]
+        Array(8, dtype=int32)
     """
     return _rewriting_take("getitem", x, idx)
 
@@ -456,12 +459,17 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: str | None = None, fill_value: ArrayLike | None = None,
             wrap_negative_indices: bool = True) -> Array:
-        """``x[idx]``, with a choice of out-of-bounds ``mode`` ("clip" or "fill").
+        """``x[idx]``, with a choice of out-of-bounds ``mode``: clamped (None, "clip",
+        "promise_in_bounds") or ``fill_value`` ("fill", "drop"; NaN for floats, the extreme
+        value for integers). With ``wrap_negative_indices=False`` negative indices are out of
+        bounds.
 
         Example:
             >>> import funcarray.numpy as fnp
             >>> fnp.arange(3.0).at[fnp.array([0, 5])].get(mode="fill")
             Array([ 0., nan], dtype=float32)
+            >>> fnp.arange(3.0).at[-1].get(mode="fill", wrap_negative_indices=False)
+            Array(nan, dtype=float32)
         """
         return _rewriting_take("at[].get", self.array, self.index, mode, fill_value,
                                wrap_negative=wrap_negative_indices)
@@ -470,12 +478,19 @@ class _IndexUpdateRef:
     def set(self, values: ArrayLike, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | None = None,
             wrap_negative_indices: bool = True) -> Array:
-        """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype).
+        """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype). As every
+        update: indices out of bounds are dropped (``mode`` None, "drop", "fill",
+        "promise_in_bounds") or clamped ("clip"); with ``wrap_negative_indices=False``
+        negative ones are out of bounds.
 
         Example:
             >>> import funcarray.numpy as fnp
             >>> fnp.arange(4).at[::2].set(9)
             Array([9, 1, 9, 3], dtype=int32)
+            >>> fnp.arange(4).at[7].set(9)
+            Array([0, 1, 2, 3], dtype=int32)
+            >>> fnp.arange(4).at[7].set(9, mode="clip")
+            Array([0, 1, 2, 9], dtype=int32)
         """
         return _scatter_update("at[].set", self.array, self.index, values, "set", mode,
                                unique_indices=unique_indices,
