@@ -178,6 +178,28 @@ def test_axes_of_size_zero_like_jax():
         assert_like_jax(lambda m, v, i: v.at[i].get(mode="fill"), z, idx)
 
 
+_ROWS = np.array([5, -1, 9], np.int32)
+TRANSFORMED = {
+    "vmap-static": lambda m, t, v: t.vmap(lambda r: r[7])(v),
+    "vmap-traced-set": lambda m, t, v: t.vmap(lambda r, i: r.at[i].set(-1.0))(v, _ROWS),
+    "vmap-clip-add": lambda m, t, v: t.vmap(lambda r: r.at[-9].add(5.0, mode="clip"))(v),
+    "grad-getitem": lambda m, t, v: t.grad(lambda u: u[5, -9] * 2)(v),
+    "grad-dropped-set": lambda m, t, v: t.grad(lambda u: m.sum(u.at[7].set(3.0) * u))(v),
+    "grad-fill-get": lambda m, t, v: t.grad(lambda u: m.sum(
+        u.at[np.array([0, 7])].get(mode="fill", fill_value=0.0)))(v),
+    "grad-take-along-axis": lambda m, t, v: t.grad(lambda u: m.sum(m.take_along_axis(
+        u, m.array([[-1, 2, 9, 0]]), axis=0, mode="clip", wrap_negative_indices=False)))(v),
+}
+
+
+@pytest.mark.parametrize("program", TRANSFORMED.values(), ids=TRANSFORMED.keys())
+def test_vmap_and_grad_of_out_of_bounds_indices_like_jax(program):
+    x = _values((3, 4))
+    want = np.asarray(program(jnp, jax, jnp.asarray(x)))
+    _assert_same(np.asarray(program(fnp, fa, fnp.asarray(x))), want, "eager")
+    _assert_same(np.asarray(fa.jit(lambda v: program(fnp, fa, v))(x)), want, "jit")
+
+
 # --------------------------------------------------------------------------------------------
 # take, take_along_axis
 # --------------------------------------------------------------------------------------------
