@@ -126,3 +126,14 @@ def numpy_eager():
         yield
     finally:
         fa.config.update("eager_backend", before)
+
+
+@contextlib.contextmanager
+def index_bounds_checked():
+    """Run the block with the setting ``check_index_bounds`` on: out-of-bounds indices raise
+    NumPy's IndexError instead of JAX's clamping and dropping."""
+    fa.config.update("check_index_bounds", True)
+    try:
+        yield
+    finally:
+        fa.config.update("check_index_bounds", False)

@@ -27,6 +27,13 @@ Settings:
         path, primitive by primitive (for debugging a suspected shortcut).
     eager_buffer_pool_bytes: how much memory eager kernels may keep for recycling large
         outputs (per-example gradients: ``primitives/_buffers.py``); 0 turns it off.
+    check_index_bounds: raise NumPy's IndexError, at the user's line, for an out-of-bounds
+        index of ``x[idx]`` and ``x.at[idx]`` (default ``mode`` or "promise_in_bounds")
+        instead of clamping reads and dropping updates as JAX does. It checks every index
+        whose value is known: static ints (eagerly and under jit, at trace time) and concrete
+        index arrays; a traced index under jit cannot raise and keeps JAX's semantics. A
+        debugging aid (jax's ``jax_check_static_indices`` checks static ints only); changing
+        it empties the compilation caches.
 
 Example:
     >>> from funcarray import config
@@ -58,6 +65,7 @@ _DEFAULTS = {
     "eager_shortcuts": True,
     "debug_nans": False,
     "debug_infs": False,
+    "check_index_bounds": False,
 }
 # Settings that take one of a few strings.
 _CHOICES = {"eager_backend": ("auto", "numpy", "xla")}
@@ -101,6 +109,7 @@ class Config:
     eager_shortcuts: bool
     debug_nans: bool
     debug_infs: bool
+    check_index_bounds: bool
     _fast_dispatch: bool
 
     def __init__(self) -> None:

@@ -149,12 +149,19 @@ def _concrete_mask(op, mask):
     return np.asarray(mask)
 
 
-def _parse_index(op, shape, idx, strict: bool = True):
+def _parse_index(op, shape, idx, *, clamp: bool = True, check_bounds: bool = False,
+                 wrap_negative: bool = True):
     """Normalise ``idx`` for an array of ``shape``.
 
     Returns ``(new_shape, entries)``: ``new_shape`` is ``shape`` with size-1 dimensions added
     where a 0-d boolean indexes (NumPy treats ``x[True]`` as an advanced index over a new
     axis); ``entries`` hold one ``_Entry`` per dimension of ``new_shape`` plus the "none" ones.
+
+    Out of bounds (JAX's rules): a static int is clamped into its axis with ``clamp`` (reads
+    and mode "clip"), else it becomes a "dyn" entry holding the axis size, which the mode then
+    fills or drops. ``check_bounds`` (the setting ``check_index_bounds``) raises NumPy's
+    IndexError instead, for static ints and concrete index arrays. ``wrap_negative``: negative
+    indices count from the end (else they are out of bounds).
     """
     items = idx if isinstance(idx, tuple) else (idx,)
     tagged = [_classify(op, item) for item in items]
@@ -192,22 +199,17 @@ def _parse_index(op, shape, idx, strict: bool = True):
         else:
             size = shape[dim]
             new_shape.append(size)
-            entries.append(_static_entry(op, tag, value, size, dim, strict))
+            entries.append(_static_entry(op, tag, value, size, dim, clamp, check_bounds,
+                                         wrap_negative))
             dim += 1
         if mark is not None and mark < len(entries):
             entries[mark].after_gap = True
     return tuple(new_shape), entries
 
 
-def _static_entry(op, tag, value, size, dim, strict=True):
+def _static_entry(op, tag, value, size, dim, clamp, check_bounds, wrap_negative):
     if tag == "int":
-        if not -size <= value < size:
-            if not strict:  # an explicit mode= decides, as for a traced index (JAX)
-                return _Entry("dyn", Array(np.asarray(value, _static_index_dtype(value))))
-            raise index_error(op, f"index {value} is out of bounds for axis {dim} with size "
-                                  f"{size}; pass mode='clip', 'drop' or 'fill' to "
-                                  f"x.at[...] to clamp or skip it instead")
-        return _Entry("int", value % size)
+        return _int_entry(op, value, size, dim, clamp, check_bounds, wrap_negative)
     if tag == "slice":
         for part in (value.start, value.stop, value.step):
             if part is not None and not isinstance(part, (int, np.integer)):
@@ -220,7 +222,41 @@ def _static_entry(op, tag, value, size, dim, strict=True):
         if value.step == 0:
             raise index_error(op, "slice step cannot be zero")
         return _Entry("slice", value.indices(size))
+    if tag == "dyn" and size == 0:  # (as a static int: an error in every mode, as JAX)
+        raise index_error(op, f"index is out of bounds for axis {dim} with size 0")
+    if check_bounds and not _is_tracer(value):
+        _check_concrete_indices(op, value, size, dim, wrap_negative)
     return _Entry(tag, value)  # "dyn" or "array"
+
+
+def _int_entry(op, value, size, dim, clamp, check_bounds, wrap_negative):
+    position = value + size if wrap_negative and value < 0 else value
+    if 0 <= position < size:
+        return _Entry("int", position)
+    if size == 0:  # nothing to clamp to or to fill from: an error in every mode (as JAX)
+        raise index_error(op, f"index {value} is out of bounds for axis {dim} with size 0")
+    if check_bounds:
+        raise _bounds_error(op, value, dim, size)
+    if clamp:
+        return _Entry("int", min(max(position, 0), size - 1))
+    # Any out-of-bounds position fills or drops alike: the axis size is one, and fits the
+    # index dtype.
+    return _Entry("dyn", Array(np.asarray(size, _static_index_dtype(size))))
+
+
+def _check_concrete_indices(op, value, size, dim, wrap_negative):
+    """NumPy's IndexError for the first out-of-bounds entry of a concrete index array."""
+    entries = np.asarray(value)
+    low = -size if wrap_negative and entries.dtype.kind == "i" else 0
+    outside = (entries < low) | (entries >= size)
+    if outside.any():
+        raise _bounds_error(op, int(entries[outside].flat[0]), dim, size)
+
+
+def _bounds_error(op, value, dim, size):
+    return index_error(op, f"index {value} is out of bounds for axis {dim} with size {size} "
+                           f"(the setting check_index_bounds is on; off, JAX's rules clamp "
+                           f"the index when reading and drop the update when writing)")
 
 
 def _add_mask(op, shape, dim, mask, new_shape, entries):

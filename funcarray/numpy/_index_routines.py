@@ -73,10 +73,11 @@ def _take_mode(op, mode):
     raise op_value_error(op, f"mode must be 'fill', 'clip' or 'wrap', got {mode!r}")
 
 
-def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
-         unique_indices: bool = False, indices_are_sorted: bool = False,
-         fill_value: ArrayLike | None = None) -> Array:
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
+         mode: str | None = None, unique_indices: bool = False,
+         indices_are_sorted: bool = False, fill_value: ArrayLike | None = None) -> Array:
     """Elements of ``a`` at ``indices`` along ``axis`` (the flattened array when None).
+    ``out`` must be None (arrays are immutable).
 
     ``mode`` (jax.numpy's default is "fill"): "fill" returns ``fill_value`` (NaN for floats)
     for indices out of ``[-n, n)``; "clip" clamps to ``[0, n - 1]`` (negative indices are
@@ -91,6 +92,8 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
                [5, 3]], dtype=int32)
     """
     op = "take"
+    if out is not None:
+        raise op_value_error(op, "out= is not supported: funcarray arrays are immutable")
     a = asarray_arg(op, a)
     indices = _integer_indices(op, indices)
     mode = _take_mode(op, mode)
@@ -120,11 +123,15 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, mode: str | 
                          fill_value=fill_value)
 
 
-def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None,
-                    mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
+                    mode: str | None = None, fill_value: ArrayLike | None = None, *,
+                    wrap_negative_indices: bool | None = None) -> Array:
     """``arr`` indexed along ``axis`` by ``indices`` of the same rank (other dimensions
-    broadcast), as ``numpy.take_along_axis``. Negative indices count from the end;
-    out-of-bounds ones give ``fill_value`` (mode "fill", the default) or are clamped ("clip").
+    broadcast), as ``numpy.take_along_axis``. Out-of-bounds indices give ``fill_value``
+    (mode "fill" or "drop", the default; NaN for floats) or are clamped ("clip",
+    "promise_in_bounds"). With ``wrap_negative_indices`` negative indices count from the end,
+    else they are out of bounds; None (jax's default) wraps them unless the mode is
+    "promise_in_bounds".
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -132,6 +139,11 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None,
         >>> fnp.take_along_axis(x, fnp.argsort(x, axis=1), axis=1)
         Array([[10, 20, 30],
                [40, 50, 60]], dtype=int32)
+        >>> fnp.take_along_axis(fnp.arange(3.0), fnp.array([-1, 5]), axis=0)
+        Array([ 2., nan], dtype=float32)
+        >>> fnp.take_along_axis(fnp.arange(3.0), fnp.array([-1, 5]), axis=0, mode="clip",
+        ...                     wrap_negative_indices=False)
+        Array([0., 2.], dtype=float32)
     """
     op = "take_along_axis"
     arr = asarray_arg(op, arr)
@@ -159,7 +171,10 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None,
             raise index_error(op, f"cannot take from axis {axis} of size 0")
         return broadcast_to_shape(_const(_fill_scalar(arr.dtype, fill_value), arr.dtype),
                                   out_shape)
-    indices = _normalize_negative(indices, size)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    if wrap_negative_indices:
+        indices = _normalize_negative(indices, size)
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,),
                                 start_index_map=(axis,), operand_batching_dims=tuple(others),
                                 start_indices_batching_dims=tuple(others))

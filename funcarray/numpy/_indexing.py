@@ -8,18 +8,19 @@ What it binds depends on the index, so that cheap indexing stays cheap and clean
 
 * static ints and slices -> ``slice`` (+ ``rev`` for negative steps) and ``squeeze``;
   ``None`` -> ``reshape``;
-* a traced (or Array) integer scalar -> ``dynamic_slice`` (clamped, as in JAX);
-* integer arrays -> one ``gather``. Out-of-bounds entries are clamped (JAX's default for
-  reading); negative entries count from the end first. Boolean masks must be concrete: they are
-  turned into integer arrays with ``nonzero``.
+* a traced (or Array) integer scalar -> ``dynamic_slice``;
+* integer arrays -> one ``gather``. Boolean masks must be concrete: they are turned into
+  integer arrays with ``nonzero``.
 
-A static Python int out of range raises an IndexError, as in NumPy (JAX clamps it silently).
+Out of bounds follows JAX, for static and traced indices alike (so eager and jit agree):
+negative indices count from the end first (unless ``wrap_negative_indices=False``), then
+reads clamp (``x[11]`` of 10 elements is ``x[9]``) and updates drop, unless ``mode=`` says
+otherwise; slices clamp as Python's. The setting ``check_index_bounds`` raises NumPy's
+IndexError instead, for every index whose value is known (not a traced one).
 
-``x.at[idx]`` gives JAX's functional updates. Out-of-bounds array entries (and traced scalar
-indices) are dropped by the updates and clamped by ``.get()``, unless ``mode=`` says otherwise.
-Boxes of static ints and unit-step slices update through ``dynamic_update_slice``; every other
-index is turned into flat positions (the same indexing applied to an ``iota``) and updates
-through a one-dimensional ``scatter``.
+``x.at[idx]`` gives JAX's functional updates. Boxes of static ints and unit-step slices update
+through ``dynamic_update_slice``; every other index is turned into flat positions (the same
+indexing applied to an ``iota``) and updates through a one-dimensional ``scatter``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,10 @@ from funcarray.api.arguments import (
     convert,
     convert_arg,
 )
+from funcarray.api.jit import clear_caches
 from funcarray.base import dtypes
 from funcarray.base.array import Array
+from funcarray.base.config import config
 from funcarray.base.errors import index_error, op_value_error
 from funcarray.numpy._elementwise import negative, power, true_divide
 from funcarray.numpy._index_parsing import (
@@ -76,6 +79,10 @@ if TYPE_CHECKING:
 
 __all__ = ["getitem", "IndexUpdateHelper"]
 
+# Traces cached with the setting off hold clamped or dropped indices where the setting would
+# raise: a change re-traces.
+config.subscribe(("check_index_bounds",), lambda name, value: clear_caches(), now=False)
+
 
 # --------------------------------------------------------------------------------------------
 # getitem
@@ -111,7 +118,7 @@ def _apply_static(x, dim_entries):
     return x
 
 
-def _apply_dynamic_scalars(x, dim_entries):
+def _apply_dynamic_scalars(x, dim_entries, wrap_negative):
     dyn = [d for d, e in enumerate(dim_entries) if e.kind == "dyn"]
     if not dyn:
         return x
@@ -119,7 +126,9 @@ def _apply_dynamic_scalars(x, dim_entries):
     starts = [_const(0, index_dtype)] * x.ndim
     sizes = list(x.shape)
     for d in dyn:
-        starts[d] = _normalize_negative(convert(dim_entries[d].value, index_dtype), x.shape[d])
+        start = convert(dim_entries[d].value, index_dtype)
+        # dynamic_slice clamps the start: a negative one left unwrapped reads element 0
+        starts[d] = _normalize_negative(start, x.shape[d]) if wrap_negative else start
         sizes[d] = 1
     return dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(sizes))
 
@@ -140,8 +149,9 @@ def _output_layout(entries, advanced):
     return [*rest[:before], "adv", *rest[before:]]
 
 
-def _index_arrays(op, arrays, sizes):
-    """Broadcast integer index arrays together, wrap negatives and stack them as ``(*S, k)``."""
+def _index_arrays(op, arrays, sizes, wrap_negative):
+    """Broadcast integer index arrays together, wrap negatives (with ``wrap_negative``) and
+    stack them as ``(*S, k)``."""
     try:
         shape = broadcast_shapes(op, *(a.shape for a in arrays))
     except ValueError:
@@ -151,18 +161,21 @@ def _index_arrays(op, arrays, sizes):
     index_dtype = _index_dtype(*(a.dtype for a in arrays))
     columns = []
     for a, size in zip(arrays, sizes):
-        a = _normalize_negative(convert(a, index_dtype), size)
+        a = convert(a, index_dtype)
+        if wrap_negative:
+            a = _normalize_negative(a, size)
         columns.append(_reshape(broadcast_to_shape(a, shape), (*shape, 1)))
     stacked = columns[0] if len(columns) == 1 else concatenate_p.bind(
         *columns, dimension=len(shape))
     return stacked, shape
 
 
-def _gather_advanced(op, y, dim_entries, layout, mode, fill_value):
+def _gather_advanced(op, y, dim_entries, layout, mode, fill_value, wrap_negative):
     """Index the "array" dimensions of ``y`` with one gather laid out as ``layout``."""
     array_dims = tuple(d for d, e in enumerate(dim_entries) if e.kind == "array")
     indices, batch_shape = _index_arrays(
-        op, [dim_entries[d].value for d in array_dims], [y.shape[d] for d in array_dims])
+        op, [dim_entries[d].value for d in array_dims], [y.shape[d] for d in array_dims],
+        wrap_negative)
     gathered = [s for s in layout if s != "new"]
     adv_at = gathered.index("adv")
     n_batch = len(batch_shape)
@@ -197,13 +210,23 @@ def _gather_mode(op, mode) -> str:
                              f"'promise_in_bounds', got {mode!r}")
 
 
-def _rewriting_take(op, x, idx, mode=None, fill_value=None, strict=None):
-    """``x[idx]`` in gather ``mode``. ``strict``: a static int out of bounds is an
-    IndexError (NumPy), else it follows the mode; by default strict unless a mode is given."""
+def _checks_bounds(mode) -> bool:
+    """Whether the setting ``check_index_bounds`` applies: on, and no out-of-bounds ``mode``
+    asked for (JAX's default is "promise_in_bounds")."""
+    return config.check_index_bounds and mode in (None, "promise_in_bounds")
+
+
+def _rewriting_take(op, x, idx, mode=None, fill_value=None, *, wrap_negative=True,
+                    check_bounds=None):
+    """``x[idx]`` in gather ``mode`` (out-of-bounds indices clamped by default, as in JAX).
+    ``check_bounds`` (by default: the setting, for the default mode) raises NumPy's
+    IndexError for an index out of bounds instead."""
     x = asarray_arg(op, x)
-    strict = mode is None if strict is None else strict
+    if check_bounds is None:
+        check_bounds = _checks_bounds(mode)
     mode = _gather_mode(op, mode)
-    new_shape, entries = _parse_index(op, x.shape, idx, strict)
+    new_shape, entries = _parse_index(op, x.shape, idx, clamp=mode == "clip",
+                                      check_bounds=check_bounds, wrap_negative=wrap_negative)
     x = _reshape(x, new_shape)
     if mode == "fill":
         # Scalars then follow the arrays' out-of-bounds rule: a 0-d advanced index.
@@ -213,14 +236,14 @@ def _rewriting_take(op, x, idx, mode=None, fill_value=None, strict=None):
     has_arrays = any(e.kind == "array" for e in entries)
     dim_entries = [e for e in entries if e.kind != "none"]
     x = _apply_static(x, dim_entries)
-    x = _apply_dynamic_scalars(x, dim_entries)
+    x = _apply_dynamic_scalars(x, dim_entries, wrap_negative)
     scalar_dims = tuple(d for d, e in enumerate(dim_entries) if e.kind in ("int", "dyn"))
     if scalar_dims:
         x = squeeze_p.bind(x, dimensions=scalar_dims)
     dim_entries = [e for e in dim_entries if e.kind not in ("int", "dyn")]
     if has_arrays:
         layout = _output_layout(entries, lambda e: e.advanced)
-        x = _gather_advanced(op, x, dim_entries, layout, mode, fill_value)
+        x = _gather_advanced(op, x, dim_entries, layout, mode, fill_value, wrap_negative)
     n_new = sum(e.kind == "none" for e in entries)
     if n_new:
         layout = _output_layout(entries, lambda e: e.advanced and has_arrays)
@@ -247,8 +270,8 @@ def _insert_new_axes(shape, layout):
 def getitem(x: ArrayLike, idx: Any) -> Array:
     """``x[idx]`` with NumPy's indexing rules (what ``Array.__getitem__`` calls).
 
-    Integer-array entries out of bounds are clamped (as in JAX); a static Python int out of
-    bounds raises IndexError (as in NumPy). Boolean masks must be concrete.
+    Indices out of bounds are clamped, as in JAX (the setting ``check_index_bounds`` makes
+    them NumPy's IndexError). Boolean masks must be concrete.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -257,6 +280,8 @@ def getitem(x: ArrayLike, idx: Any) -> Array:
         Array([7, 5], dtype=int32)
         >>> x[fnp.array([0, 2]), None, 1:3].shape
         (2, 1, 2)
+        >>> x[5, -9]
+        Array(8, dtype=int32)
     """
     return _rewriting_take("getitem", x, idx)
 
@@ -342,13 +367,14 @@ def _gather_flat(flat, positions, mode="clip", fill_value=None):
                          mode=mode, fill_value=fill_value)
 
 
-def _flat_positions(op, x, idx, mode, strict):
+def _flat_positions(op, x, idx, mode, wrap_negative):
     """The flat position in ``x`` of every element ``x[idx]`` selects, in that layout.
     Out-of-bounds picks become ``x.size`` (dropped by the scatter) in drop mode."""
     index_dtype = dtypes.int64 if x.size >= 2**31 - 1 else dtypes.int32
     iota = _reshape(iota_p.bind(dtype=index_dtype, shape=(x.size,), dimension=0), x.shape)
     gather_mode = "fill" if mode == "drop" else "clip"
-    return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size, strict=strict)
+    return _rewriting_take(op, iota, idx, mode=gather_mode, fill_value=x.size,
+                           wrap_negative=wrap_negative, check_bounds=False)
 
 
 def _promoted_update(op, x, values):
@@ -363,7 +389,7 @@ def _promoted_update(op, x, values):
 
 
 def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indices=False,
-                    indices_are_sorted=False):
+                    indices_are_sorted=False, wrap_negative=True):
     x = asarray_arg(op, x)
     if kind in _COMBINE or kind == "subtract":
         dtype, weak = x.dtype, x.weak_type
@@ -373,16 +399,20 @@ def _scatter_update(op, x, idx, values, kind, mode=None, fn=None, *, unique_indi
         if x.dtype != dtype:
             out = _scatter_update(op, x, idx, values, kind, mode,
                                   unique_indices=unique_indices,
-                                  indices_are_sorted=indices_are_sorted)
+                                  indices_are_sorted=indices_are_sorted,
+                                  wrap_negative=wrap_negative)
             return convert(out, dtype, weak)
-    strict = mode is None  # a static int out of bounds raises unless a mode is asked for
+    check_bounds = _checks_bounds(mode)
     mode = _scatter_mode(op, mode)
     if kind != "apply":
         values = convert_arg(op, values, x.dtype, x.weak_type)
-    new_shape, entries = _parse_index(op, x.shape, idx, strict)
+    # Static ints out of bounds are clamped into the box in clip mode; in drop mode they
+    # leave the box path (to be dropped by the scatter).
+    new_shape, entries = _parse_index(op, x.shape, idx, clamp=mode == "clip",
+                                      check_bounds=check_bounds, wrap_negative=wrap_negative)
     if new_shape == x.shape and _static_box(entries) is not None:
         return _update_box(op, x, entries, values, kind, fn)
-    positions = _flat_positions(op, x, idx, mode, strict)
+    positions = _flat_positions(op, x, idx, mode, wrap_negative)
     if positions.size == 0:  # nothing selected: only check that the values would fit
         if kind != "apply":
             _broadcast_value(op, values, positions.shape)
@@ -429,32 +459,48 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: str | None = None, fill_value: ArrayLike | None = None,
             wrap_negative_indices: bool = True) -> Array:
-        """``x[idx]``, with a choice of out-of-bounds ``mode`` ("clip" or "fill").
+        """``x[idx]``, with a choice of out-of-bounds ``mode``: clamped (None, "clip",
+        "promise_in_bounds") or ``fill_value`` ("fill", "drop"; NaN for floats, the extreme
+        value for integers). With ``wrap_negative_indices=False`` negative indices are out of
+        bounds.
 
         Example:
             >>> import funcarray.numpy as fnp
             >>> fnp.arange(3.0).at[fnp.array([0, 5])].get(mode="fill")
             Array([ 0., nan], dtype=float32)
+            >>> fnp.arange(3.0).at[-1].get(mode="fill", wrap_negative_indices=False)
+            Array(nan, dtype=float32)
         """
-        return _rewriting_take("at[].get", self.array, self.index, mode, fill_value)
+        return _rewriting_take("at[].get", self.array, self.index, mode, fill_value,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("set"))
     def set(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: str | None = None) -> Array:
-        """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype).
+            unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
+        """``x[idx] = values`` as a new array (values are cast to ``x``'s dtype). As every
+        update: indices out of bounds are dropped (``mode`` None, "drop", "fill",
+        "promise_in_bounds") or clamped ("clip"); with ``wrap_negative_indices=False``
+        negative ones are out of bounds.
 
         Example:
             >>> import funcarray.numpy as fnp
             >>> fnp.arange(4).at[::2].set(9)
             Array([9, 1, 9, 3], dtype=int32)
+            >>> fnp.arange(4).at[7].set(9)
+            Array([0, 1, 2, 3], dtype=int32)
+            >>> fnp.arange(4).at[7].set(9, mode="clip")
+            Array([0, 1, 2, 9], dtype=int32)
         """
         return _scatter_update("at[].set", self.array, self.index, values, "set", mode,
                                unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("add"))
     def add(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: str | None = None) -> Array:
+            unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] += values``; repeated indices accumulate. The sum is computed in the dtype
         ``x`` and ``values`` promote to and cast back to ``x``'s, as in jax.
 
@@ -465,11 +511,13 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].add", self.array, self.index, values, "add", mode,
                                unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("subtract"))
     def subtract(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-                 unique_indices: bool = False, mode: str | None = None) -> Array:
+                 unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] -= values``; repeated indices accumulate.
 
         Example:
@@ -479,11 +527,13 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].subtract", self.array, self.index, values, "subtract",
                                mode, unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("multiply"))
     def multiply(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-                 unique_indices: bool = False, mode: str | None = None) -> Array:
+                 unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] *= values``; repeated indices accumulate.
 
         Example:
@@ -493,13 +543,15 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].multiply", self.array, self.index, values, "multiply",
                                mode, unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     mul = multiply
 
     @host_shortcut(divide_on_host)
     def divide(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-               unique_indices: bool = False, mode: str | None = None) -> Array:
+               unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] /= values`` (true division, as ``x / y`` would give).
 
         Example:
@@ -510,12 +562,14 @@ class _IndexUpdateRef:
         x = asarray_arg("at[].divide", self.array)
         divisor = _scatter_update("at[].divide", _ones_like(x), self.index, values,
                                   "multiply", mode, unique_indices=unique_indices,
-                                  indices_are_sorted=indices_are_sorted)
+                                  indices_are_sorted=indices_are_sorted,
+                                  wrap_negative=wrap_negative_indices)
         return true_divide(x, divisor)
 
     @host_shortcut(power_on_host)
     def power(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-              unique_indices: bool = False, mode: str | None = None) -> Array:
+              unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] **= values``.
 
         Example:
@@ -526,12 +580,14 @@ class _IndexUpdateRef:
         x = asarray_arg("at[].power", self.array)
         exponent = _scatter_update("at[].power", _ones_like(x), self.index, values,
                                    "multiply", mode, unique_indices=unique_indices,
-                                   indices_are_sorted=indices_are_sorted)
+                                   indices_are_sorted=indices_are_sorted,
+                                  wrap_negative=wrap_negative_indices)
         return power(x, exponent)
 
     @host_shortcut(update_shortcut("min"))
     def min(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: str | None = None) -> Array:
+            unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] = minimum(x[idx], values)``; repeated indices accumulate.
 
         Example:
@@ -541,11 +597,13 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].min", self.array, self.index, values, "min", mode,
                                unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("max"))
     def max(self, values: ArrayLike, *, indices_are_sorted: bool = False,
-            unique_indices: bool = False, mode: str | None = None) -> Array:
+            unique_indices: bool = False, mode: str | None = None,
+            wrap_negative_indices: bool = True) -> Array:
         """``x[idx] = maximum(x[idx], values)``; repeated indices accumulate.
 
         Example:
@@ -555,12 +613,13 @@ class _IndexUpdateRef:
         """
         return _scatter_update("at[].max", self.array, self.index, values, "max", mode,
                                unique_indices=unique_indices,
-                               indices_are_sorted=indices_are_sorted)
+                               indices_are_sorted=indices_are_sorted,
+                               wrap_negative=wrap_negative_indices)
 
     @host_shortcut(update_shortcut("apply"))
     def apply(self, func: Callable[[Array], ArrayLike], *,
               indices_are_sorted: bool = False, unique_indices: bool = False,
-              mode: str | None = None) -> Array:
+              mode: str | None = None, wrap_negative_indices: bool = True) -> Array:
         """``x[idx] = func(x[idx])`` (``func`` maps arrays elementwise). Unlike JAX, an index
         repeated in ``idx`` gets ``func`` applied once, not once per repetition.
 
@@ -570,7 +629,7 @@ class _IndexUpdateRef:
             Array([ 0, 10,  2, 30], dtype=int32)
         """
         return _scatter_update("at[].apply", self.array, self.index, None, "apply", mode,
-                               fn=func)
+                               fn=func, wrap_negative=wrap_negative_indices)
 
 
 def _ones_like(x):

@@ -3,19 +3,22 @@
 one bind per primitive.
 
 Each shortcut takes the common, valid forms and returns ``NotImplemented`` for the rest, or
-raises (NumPy's IndexError for an out-of-bounds static int, too many indices...), which also
-hands the call to the general path (``_indexing.py``) and its error.
+raises (NumPy's IndexError for too many indices...), which also hands the call to the general
+path (``_indexing.py``) and its error.
 
 * ``x[idx]``: ints, NumPy integers, slices, ``None``, ``...`` (a view of ``x``'s value: Arrays
   are immutable), integer arrays (lists, NumPy arrays, Arrays; 0-d Arrays too) and boolean
-  masks, in any NumPy combination. Integer-array entries out of bounds are clamped after
-  negatives count from the end, as the general path's gather does; NumPy raises on them, so
-  they are clamped only then, and a static int out of bounds stays an error.
+  masks, in any NumPy combination. Ints and integer-array entries out of bounds are clamped
+  after negatives count from the end, as the general path does (JAX's rule); NumPy raises on
+  them, so they are clamped only then, at no cost to in-bounds indexing. With the setting
+  ``check_index_bounds`` on, they are declined: the general path raises.
 * ``x.at[idx].<update>(values)`` with default keywords: a copy of the value updated in
   place. An index without arrays updates a view of the copy (it names each element once); an
   index with arrays updates flat positions with ``np.<ufunc>.at`` (repeated positions
-  accumulate, and ``set`` keeps the last, as the general path's NumPy scatter does). Array
-  entries out of bounds (which the general path drops) and empty selections are declined.
+  accumulate, and ``set`` keeps the last, as the general path's NumPy scatter does). Indices
+  out of bounds are dropped, as by the general path (NumPy raises on them, so they cost only
+  then: the positions come from an iota padded by one element on the axes they index);
+  ``apply`` declines them, and empty selections are declined.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -32,6 +35,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
+from funcarray.base.config import config
 from funcarray.numpy._elementwise import power, true_divide
 from funcarray.primitives.conversions import convert_kernel
 
@@ -100,14 +104,28 @@ def _numpy_index(idx):
 
 
 def _clamped(index, shape):
-    """``index`` with its integer-array entries clamped to their axis as the general path's
-    gather does (negatives count from the end first); None where it cannot say."""
+    """``index`` with its ints and integer-array entries clamped to their axis as the general
+    path's reads do (negatives count from the end first); None where it cannot say (the
+    general path decides: too many indices, an axis of size 0, the setting
+    ``check_index_bounds``)."""
+    bounded = _bounded(index, shape, pad=False)
+    return None if bounded is None else bounded[0]
+
+
+def _bounded(index, shape, pad):
+    """``(index, padded)``: ``index`` with its ints and integer-array entries made
+    non-negative (negatives count from the end) and those out of bounds clamped, or with
+    ``pad`` set to the axis size (one past the end: an axis padded by one element, which the
+    caller adds to the ``padded`` axes); None where ``_clamped`` is."""
+    if config.check_index_bounds:
+        return None
     items = index if type(index) is tuple else (index,)
     used = sum(item.ndim if type(item) is _ndarray and item.dtype.kind == "b" else 1
                for item in items if item is not None and item is not Ellipsis)
     if used > len(shape):
         return None
     out = []
+    padded = []
     dim = 0
     for item in items:
         if item is None:
@@ -117,17 +135,23 @@ def _clamped(index, shape):
             dim += len(shape) - used
         elif type(item) is _ndarray and item.dtype.kind == "b":
             dim += item.ndim
-        elif type(item) is _ndarray:
+        elif type(item) is _ndarray or type(item) is int:
             size = shape[dim]
             if size == 0:
                 return None
-            wide = item.astype(np.int64)
-            item = np.clip(np.where(wide < 0, wide + size, wide), 0, size - 1)
+            wide = np.asarray(item, np.int64)
+            wide = np.where(wide < 0, wide + size, wide)
+            if pad:
+                wide = np.where((wide < 0) | (wide >= size), size, wide)
+                padded.append(dim)
+            else:
+                wide = np.clip(wide, 0, size - 1)
+            item = int(wide) if type(item) is int else wide
             dim += 1
         else:
             dim += 1
         out.append(item)
-    return tuple(out) if type(index) is tuple else out[0]
+    return (tuple(out) if type(index) is tuple else out[0]), padded
 
 
 def _identity(view, value, idx) -> bool:
@@ -146,16 +170,15 @@ def getitem_on_host(x, idx):
         return NotImplemented
     value = x._value
     if type(idx) is int:  # the commonest index: NumPy checks its bounds
-        return Array(value[idx], x._weak)
+        try:
+            return Array(value[idx], x._weak)
+        except IndexError:
+            index = _clamped(idx, value.shape)
+            return NotImplemented if index is None else Array(value[index], x._weak)
     parsed = _numpy_index(idx)
     if parsed is None or not value.size:
         return NotImplemented
     index, has_arrays, only_slices = parsed
-    if not has_arrays:
-        view = value[index]
-        if only_slices and _identity(view, value, index):
-            return x
-        return Array(view, x._weak)
     try:
         out = value[index]
     except IndexError:
@@ -163,6 +186,9 @@ def getitem_on_host(x, idx):
         if index is None:
             return NotImplemented
         out = value[index]
+    else:
+        if only_slices and _identity(out, value, index):
+            return x
     return Array(out, x._weak)
 
 
@@ -202,6 +228,13 @@ def _fitted(v, shape):
 
 def _flat(v):
     return np.reshape(v, -1) if getattr(v, "shape", ()) else v
+
+
+def _kept(v, shape, kept):
+    """The update values of the ``kept`` elements (all when None), flat."""
+    if kept is None:
+        return _flat(v)
+    return np.reshape(np.broadcast_to(v, shape), -1)[kept]
 
 
 def _copy(value):
@@ -255,11 +288,26 @@ def _promoted(x, values, kind):
 
 def _positions(index, shape):
     """The flat position of each element ``index`` selects, in its layout; NumPy raises
-    for array entries out of bounds (declined)."""
+    for indices out of bounds."""
     size = 1
     for n in shape:
         size *= n
     return np.arange(size).reshape(shape)[index]
+
+
+def _kept_positions(index, shape):
+    """``(positions, kept)`` for an index with entries out of bounds: the flat positions
+    (-1 where the general path's scatter drops the element) and where they are not -1; None
+    where ``_bounded`` is."""
+    bounded = _bounded(index, shape, pad=True)
+    if bounded is None:
+        return None
+    index, padded = bounded
+    padded_shape = tuple(n + 1 if d in padded else n for d, n in enumerate(shape))
+    flat = np.full(padded_shape, -1, np.int64)
+    flat[tuple(slice(0, n) for n in shape)] = _positions((), shape)
+    positions = flat[index]
+    return positions, np.reshape(positions, -1) >= 0
 
 
 def _applied(x, index, func, shape):
@@ -277,24 +325,39 @@ def _applied(x, index, func, shape):
 
 
 def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indices=False,
-                   mode=None):
+                   mode=None, wrap_negative_indices=True):
     """``x.at[idx].<kind>(values)`` (kind: set, add, subtract, multiply, min, max, or apply
-    with ``values`` the function), or NotImplemented."""
+    with ``values`` the function), or NotImplemented. NumPy raises for an index out of
+    bounds (dropped by the general path, or its error): declined."""
     t = type(x)
     if (t is not Array and t is not DeviceArray) or mode is not None or (
-            indices_are_sorted is not False or unique_indices is not False):
+            indices_are_sorted is not False or unique_indices is not False
+            or wrap_negative_indices is not True):
         return NotImplemented
     parsed = _numpy_index(idx)
     if parsed is None or not x.size:
         return NotImplemented
     index, has_arrays, _ = parsed
     value = x._value
+    kept = None  # where not None: which selected elements are in bounds
+    try:
+        if has_arrays:
+            positions = _positions(index, value.shape)
+        else:
+            shape = getattr(value[index], "shape", ())
+    except IndexError:  # out of bounds (or another error, which the general path reports)
+        if kind == "apply":
+            return NotImplemented
+        dropping = _kept_positions(index, value.shape)
+        if dropping is None:
+            return NotImplemented
+        positions, kept = dropping
+        has_arrays = True
     if has_arrays:
-        positions = _positions(index, value.shape)  # raises when out of bounds
         shape = getattr(positions, "shape", ())
         positions = np.reshape(positions, -1)
-    else:
-        shape = getattr(value[index], "shape", ())
+        if kept is not None:
+            positions = positions[kept]
     if 0 in shape:
         return NotImplemented
     dtype = x.dtype
@@ -305,7 +368,7 @@ def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indice
             return NotImplemented
         out = _copy(value)
         if has_arrays:
-            out.reshape(-1)[positions] = _flat(v)
+            out.reshape(-1)[positions] = _kept(v, shape, kept)
         else:
             out[index] = v
         return Array(out, x._weak)
@@ -321,7 +384,7 @@ def update_on_host(kind, x, idx, values, indices_are_sorted=False, unique_indice
     ufunc = _UFUNCS[kind]
     out = _copy(value) if out is value else np.asarray(out)
     if has_arrays:
-        ufunc.at(out.reshape(-1), positions, _flat(v))
+        ufunc.at(out.reshape(-1), positions, _kept(v, shape, kept))
     else:
         out[index] = ufunc(out[index], v)
     if out.dtype != dtype:

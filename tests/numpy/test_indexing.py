@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from helpers import assert_array_equal_typed
+from helpers import assert_array_equal_typed, index_bounds_checked
 from hypothesis import assume, given
 from jax import lax
 
@@ -246,8 +246,6 @@ def test_getitem_fill_mode_like_jax():
     (1.5, "only integers, slices"),
     ((0, 2.0), "only integers, slices"),
     (np.array([1.0]), "dtype float64"),
-    (3, "index 3 is out of bounds for axis 0 with size 3"),
-    ((0, -5), "index -5 is out of bounds for axis 1 with size 4"),
     ((Ellipsis, 0, Ellipsis), "single ellipsis"),
     (np.ones((2, 2), bool), r"boolean index of shape \(2, 2\) does not match"),
     (([0, 1], [0, 1, 2]), "could not be broadcast together"),
@@ -348,7 +346,10 @@ def test_at_divide_power_apply_like_jax():
 def test_at_get_and_static_out_of_range_index():
     x = fnp.arange(4)
     assert_array_equal_typed(x.at[1:].get(), np.array([1, 2, 3], np.int32))
-    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+    assert_array_equal_typed(x.at[4].set(1), np.asarray(jnp.arange(4).at[4].set(1)))
+    assert_array_equal_typed(x.at[4].get(), np.asarray(jnp.arange(4).at[4].get()))
+    with index_bounds_checked(), pytest.raises(
+            IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
         x.at[4].set(1)
     with pytest.raises(ValueError, match="mode must be"):
         x.at[0].add(1, mode="bogus")
@@ -700,15 +701,18 @@ def test_unique_matches_numpy():
 
 
 @pytest.mark.parametrize("idx", [10, -10, (1, 7), (-5, 0), (slice(None), 9)])
-@pytest.mark.parametrize("mode", ["clip", "drop", "fill", "promise_in_bounds"])
-def test_at_static_out_of_bounds_ints_follow_an_explicit_mode_like_jax(idx, mode):
-    """With mode= given, a static int out of bounds is handled like a traced one (clamped,
-    dropped or filled) instead of raising NumPy's IndexError."""
+@pytest.mark.parametrize("mode", [None, "clip", "drop", "fill", "promise_in_bounds"])
+def test_at_static_out_of_bounds_ints_follow_the_mode_like_jax(idx, mode):
+    """A static int out of bounds is handled like a traced one (clamped, dropped or filled
+    as the mode says); the setting check_index_bounds makes the default mode raise NumPy's
+    IndexError instead."""
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
     if isinstance(idx, int):
         x = x.ravel()[:4]
     fx, jx = fnp.asarray(x), jnp.asarray(x)
     if mode != "promise_in_bounds":  # (out of bounds is undefined behaviour there)
+        if mode is None:
+            np.testing.assert_array_equal(np.asarray(fx[idx]), np.asarray(jx[idx]))
         for method, args in (("set", (9.0,)), ("add", (5.0,)), ("max", (100.0,))):
             want = getattr(jx.at[idx], method)(*args, mode=mode)
             got = getattr(fx.at[idx], method)(*args, mode=mode)
@@ -718,10 +722,14 @@ def test_at_static_out_of_bounds_ints_follow_an_explicit_mode_like_jax(idx, mode
             want = jx.at[idx].get(mode=mode, **kwargs)
             np.testing.assert_array_equal(np.asarray(fx.at[idx].get(mode=mode, **kwargs)),
                                           np.asarray(want))
-    with pytest.raises(IndexError, match="out of bounds.*pass mode="):
-        fx.at[idx].set(9.0)
-    with pytest.raises(IndexError, match="out of bounds"):
-        fx[idx]
+    with index_bounds_checked():
+        if mode in (None, "promise_in_bounds"):
+            with pytest.raises(IndexError, match="out of bounds.*check_index_bounds is on"):
+                fx.at[idx].set(9.0, mode=mode)
+            with pytest.raises(IndexError, match="out of bounds.*check_index_bounds is on"):
+                fx[idx]
+        else:  # an explicit mode asks for out-of-bounds indices: not checked
+            fx.at[idx].set(9.0, mode=mode)
 
 
 # --- nonzero(size=) is a cumulative sum and a scatter ----------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hypothesis.strategies as st
 import numpy as np
 import pytest
+from helpers import index_bounds_checked
 from hypothesis import given
 from op_table import ALL_DTYPES
 from shortcut_oracle import assert_same_outcome
@@ -210,12 +211,27 @@ def test_the_common_indexes_take_the_shortcut(form):
     mask = fnp.asarray(np.arange(64) % 3 == 0)
     for idx in (3, -1, np.int64(2), slice(1, 5), slice(None, None, -2), (slice(None), 0),
                 (0, 0), (None, Ellipsis, 1), mask, [1, 2, 3], ([1, 2], [3, -4]),
-                (slice(1, 3), np.array([0, 70])), fnp.asarray(5), fnp.asarray([[1], [2]])):
+                (slice(1, 3), np.array([0, 70])), fnp.asarray(5), fnp.asarray([[1], [2]]),
+                70, -70, (0, 99), (slice(None), -65), (None, 64, [1, -80])):
         out = getitem_on_host(x, idx)
         assert type(out) is Array, idx
         assert_same_outcome(lambda: x[idx])
     assert float(getitem_on_host(x, (0, 1))) == 1.0
     assert getitem_on_host(x, slice(None)) is x and getitem_on_host(x, ...) is x
+
+
+@given(host_values(), array_forms, st.sampled_from(["getitem", *METHODS]), st.data())
+def test_check_index_bounds_as_the_general_path(value, form, method, data):
+    """With the setting on, out-of-bounds indices raise the general path's IndexError (the
+    shortcuts decline them) and the rest still matches."""
+    x = as_input(value, form)
+    idx = data.draw(indices(value.shape))
+    values = _update_values(data.draw, x)
+    with index_bounds_checked():
+        if method == "getitem":
+            assert_same_outcome(lambda: x[idx])
+        else:
+            assert_same_outcome(lambda: _update(x, idx, method, values))
 
 
 def test_declined_indexes_run_the_general_path():
@@ -287,9 +303,13 @@ def test_apply_runs_its_function_once():
 @pytest.mark.parametrize("method", METHODS)
 def test_the_common_updates_take_the_shortcut(form, method):
     x = as_input(np.arange(64 * 64, dtype=np.float32).reshape(64, 64), form)
+    # out of bounds, dropped (apply leaves those to the general path)
+    dropped = () if method == "apply" else (
+        (70, 1.0), ((slice(None), -65), 2.0), ((np.array([0, 99, -80, -1]), 5), 3.0),
+        ([1, 70], fnp.ones(64)))
     for idx, values in ((3, 1.0), ((0, slice(1, 3)), 2.0), ([1, 1, 2], fnp.ones(64)),
                         ((np.array([0, 2]), 5), fnp.asarray([3.0, 4.0])),
-                        (slice(None, None, 2), 1), (fnp.asarray(4), 0.5)):
+                        (slice(None, None, 2), 1), (fnp.asarray(4), 0.5), *dropped):
         ref = x.at[idx]
         if method == "get":
             out = get_on_host(ref)
