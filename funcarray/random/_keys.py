@@ -14,10 +14,15 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from funcarray import numpy as fnp
+from funcarray.api.shape_evaluation import ShapeDtypeStruct
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.transforms.core import Tracer
 
 __all__ = ["KeyDType", "KeyArray", "THREEFRY", "impl_dtype", "key_bits"]
 
@@ -255,7 +260,14 @@ class KeyArray:
 
     # --- printing (JAX's form: the key shape and dtype over the raw data) ----------------------
     def __repr__(self) -> str:
-        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{self._data}"
+        data = self._data
+        if isinstance(data, ShapeDtypeStruct):  # what eval_shape gives
+            return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
+        if isinstance(data, Tracer):
+            return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
+        if not isinstance(data, Array):  # a pytree function put something else in the key
+            return f"KeyArray({data!r}, dtype={self.dtype})"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{data}"
 
     __str__ = __repr__
 
@@ -270,7 +282,11 @@ def _flatten(keys: KeyArray):
 
 
 def _unflatten(dtype: KeyDType, children) -> KeyArray:
-    return KeyArray(children[0], dtype)
+    (data,) = children
+    if getattr(data, "dtype", None) == dtypes.float0:
+        # A key's gradient (grad/vjp with allow_int): JAX's float0 zeros of the key shape.
+        return np.zeros(data.shape[:-len(dtype.key_shape)], dtypes.float0)
+    return KeyArray(data, dtype)
 
 
 fa_tree.register_pytree_node(KeyArray, _flatten, _unflatten)

@@ -139,6 +139,10 @@ def _fold_in(keys, data):
 # Argument checks
 # --------------------------------------------------------------------------------------------
 
+_KEY_KINDS = ("a typed key from funcarray.random.key, or raw key data: a uint32 array of "
+              "shape (2,) from funcarray.random.PRNGKey")
+
+
 def check_key(op: str, key, *, batched: bool = False):
     """The raw data of ``key`` (a typed key array or a raw key): a uint32 Array (or tracer) of
     shape ``(2,)`` (``(..., 2)`` when batched)."""
@@ -151,13 +155,9 @@ def check_key(op: str, key, *, batched: bool = False):
     if isinstance(key, np.ndarray) and key.dtype == np.uint32:
         key = Array(np.array(key))
     if not is_array(key):
-        raise op_type_error(
-            op, f"expected a key (a uint32 array of shape (2,) from funcarray.random.key), "
-                f"got {type(key).__name__}")
+        raise op_type_error(op, f"expected a key ({_KEY_KINDS}), got {type(key).__name__}")
     if key.dtype != _UINT32 or key.ndim < 1 or key.shape[-1] != 2:
-        raise op_type_error(
-            op, f"expected a key: a uint32 array of shape (2,) (from funcarray.random.key or "
-                f"split), got {key.dtype}{list(key.shape)}")
+        raise op_type_error(op, f"expected a key ({_KEY_KINDS}), got {key.dtype}{list(key.shape)}")
     if not batched and key.ndim != 1:
         raise op_value_error(
             op, f"takes a single key of shape (2,), got a batch of keys of shape {key.shape}; "
