@@ -1,7 +1,8 @@
 """``funcarray.random``: explicit-key random numbers, compatible with ``jax.random``.
 
-Keys are uint32 arrays of shape ``(2,)`` (a batch of keys: ``(..., 2)``), made by ``key(seed)``
-and refreshed with ``split`` and ``fold_in``; nothing is stateful. The threefry2x32 generator
+Keys are typed key arrays made by ``key(seed)`` (dtype ``key<fry>``, as ``jax.random.key``) or
+raw uint32 arrays of shape ``(2,)`` made by ``PRNGKey(seed)``, refreshed with ``split`` and
+``fold_in``; every function takes both kinds, and nothing is stateful. The threefry2x32 generator
 is built from funcarray's own uint32 operations, so sampling works eagerly and under ``vmap``,
 ``grad`` and ``jit``. For the same key, ``bits``, ``uniform`` and ``randint`` reproduce
 ``jax.random``'s outputs bit for bit (JAX 0.10.2 defaults), and the other samplers agree with
