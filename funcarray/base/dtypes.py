@@ -71,11 +71,13 @@ class prng_key(extended):  # noqa: N801 (JAX's name)
 class ExtendedDType:
     """Base of the extended dtypes: ``type`` is the scalar type (a subclass of ``extended``),
     ``name`` the printed name, and ``refusal`` says what to do instead of computing with the
-    elements (put in the error of an operation that gets such an array)."""
+    elements (put in the error of an operation that gets such an array). An array of an
+    extended dtype is a pytree node over its data, of shape ``shape + element_shape``."""
 
     type: type = extended
     name: str = "extended"
     refusal: str = "no numeric operation accepts it"
+    element_shape: tuple = ()
 
     def __str__(self) -> str:
         return self.name

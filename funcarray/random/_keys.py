@@ -43,14 +43,14 @@ class KeyDType(dtypes.ExtendedDType):
     type = dtypes.prng_key
     refusal = _KEY_DATA_HINT
 
-    def __init__(self, impl: str, tag: str, key_shape: tuple) -> None:
+    def __init__(self, impl: str, tag: str, element_shape: tuple) -> None:
         self.impl = impl
         self.name = f"key<{tag}>"
-        self.key_shape = key_shape  # the shape of one key's raw data
+        self.element_shape = element_shape  # the shape of one key's raw data
 
     @property
     def itemsize(self) -> int:
-        return 4 * self.key_shape[-1]
+        return 4 * self.element_shape[-1]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, KeyDType) and other.impl == self.impl
@@ -112,7 +112,7 @@ class KeyArray:
     __array_ufunc__ = None
 
     def __init__(self, data: Any, dtype: KeyDType = THREEFRY) -> None:
-        self._data = data  # uint32 Array or tracer of shape ``shape + dtype.key_shape``
+        self._data = data  # uint32 Array or tracer of shape ``shape + dtype.element_shape``
         self._dtype = dtype
 
     # --- what an array answers ------------------------------------------------------------
@@ -122,7 +122,7 @@ class KeyArray:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._data.shape[:-len(self._dtype.key_shape)])
+        return tuple(self._data.shape[:-len(self._dtype.element_shape)])
 
     @property
     def ndim(self) -> int:
@@ -176,7 +176,7 @@ class KeyArray:
             raise op_value_error("reshape", f"key arrays reshape in C order only, got {order!r}")
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
-        return self._rewrap(fnp.reshape(self._data, (*shape, *self._dtype.key_shape)))
+        return self._rewrap(fnp.reshape(self._data, (*shape, *self._dtype.element_shape)))
 
     def ravel(self, order: str = "C") -> KeyArray:
         return self.reshape(-1, order=order)
@@ -285,7 +285,7 @@ def _unflatten(dtype: KeyDType, children) -> KeyArray:
     (data,) = children
     if getattr(data, "dtype", None) == dtypes.float0:
         # A key's gradient (grad/vjp with allow_int): JAX's float0 zeros of the key shape.
-        return np.zeros(data.shape[:-len(dtype.key_shape)], dtypes.float0)
+        return np.zeros(data.shape[:-len(dtype.element_shape)], dtypes.float0)
     return KeyArray(data, dtype)
 
 

@@ -137,6 +137,28 @@ def test_indexing_reshaping_and_equality_follow_jax():
                                   np.asarray(jkeys != jkeys[:, :1]))
 
 
+@pytest.mark.parametrize("op", [
+    lambda m, ks: m.concatenate([ks, ks[:1]]), lambda m, ks: m.concatenate([ks, ks], axis=-1),
+    lambda m, ks: m.concatenate([ks, ks], axis=None), lambda m, ks: m.stack([ks, ks], axis=-1),
+    lambda m, ks: m.stack([ks[0, 0], ks[1, 2]]),
+    lambda m, ks: m.where(m.asarray([True, False, True]), ks, ks[1, 1]),
+    lambda m, ks: m.broadcast_to(ks[0, 0], (2, 3)), lambda m, ks: m.expand_dims(ks, (0, -1)),
+    lambda m, ks: m.asarray(ks), lambda m, ks: m.array(ks[0])])
+def test_numpy_functions_on_key_arrays_follow_jax(op):
+    keys, jkeys = fr.split(fr.key(6), (2, 3)), _jax32(jr.split, jr.key(6), (2, 3))
+    _same_keys(op(fnp, keys), _jax32(op, jnp, jkeys))
+    _same_keys(fa.jit(lambda ks: op(fnp, ks))(keys), _jax32(op, jnp, jkeys))
+
+
+def test_numpy_functions_refuse_keys_mixed_with_numbers():
+    for op in (lambda m, r: m.concatenate([r.split(r.key(0)), m.zeros((2,), m.uint32)]),
+               lambda m, r: m.where(True, r.key(0), 1)):
+        with pytest.raises(ValueError):
+            _jax32(op, jnp, jr)
+        with pytest.raises(ValueError, match="extended dtype"):
+            op(fnp, fr)
+
+
 # --------------------------------------------------------------------------------------------
 # Keys under the transforms
 # --------------------------------------------------------------------------------------------
@@ -168,6 +190,19 @@ def test_vmap_over_typed_keys():
     batch = fa.vmap(lambda k: fr.uniform(k[1], (2,)), in_axes=1)(keys.reshape(2, 4))
     want = _jax32(jax.vmap(lambda k: jr.uniform(k[1], (2,)), in_axes=1), jkeys.reshape(2, 4))
     np.testing.assert_array_equal(np.asarray(batch), np.asarray(want))
+    # Negative axes count from the end of the key shape, in and out, chunked or not.
+    for chunk_size in (None, 2):
+        got_keys, got_x = fa.vmap(lambda k, x: (fr.split(k[1], 3), x), in_axes=(-1, -1),
+                                  out_axes=-1, chunk_size=chunk_size)(
+            keys.reshape(2, 4), fnp.ones((5, 4)))
+        want_keys, want_x = _jax32(jax.vmap(lambda k, x: (jr.split(k[1], 3), x),
+                                            in_axes=(-1, -1), out_axes=-1),
+                                   jkeys.reshape(2, 4), jnp.ones((5, 4)))
+        _same_keys(got_keys, want_keys)
+        assert got_x.shape == want_x.shape
+    np.testing.assert_allclose(np.asarray(fa.vmap(fr.normal, in_axes=-1)(keys)),
+                               np.asarray(_jax32(jax.vmap(jr.normal, in_axes=-1), jkeys)),
+                               rtol=2e-6)
 
 
 def _scan_program(r, lax, k):
