@@ -53,6 +53,7 @@ from funcarray.random._gamma import (
     loggamma,
     t,
 )
+from funcarray.random._keys import KeyArray
 from funcarray.random._multivariate import (
     ball,
     multivariate_normal,
@@ -82,5 +83,5 @@ __all__ = [
     "logistic", "multivariate_normal", "gumbel", "poisson", "lognormal", "cauchy", "chisquare",
     "f", "t", "pareto", "rayleigh", "wald", "weibull_min", "maxwell", "double_sided_maxwell",
     "generalized_normal", "triangular", "ball", "orthogonal", "rademacher", "geometric",
-    "binomial", "multinomial", "clone", "key_impl",
+    "binomial", "multinomial", "clone", "key_impl", "KeyArray",
 ]

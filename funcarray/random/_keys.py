@@ -12,7 +12,7 @@ index, reshape and compare like arrays; arithmetic on them is an error that poin
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,7 +24,16 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.transforms.core import Tracer
 
-__all__ = ["KeyDType", "KeyArray", "THREEFRY", "impl_dtype", "key_bits"]
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import TypeAlias
+
+    from funcarray.base.typing import ArrayLike
+
+    # What the random functions take as a key: a typed key array or raw uint32 key data.
+    KeyArrayLike: TypeAlias = "KeyArray | ArrayLike"
+
+__all__ = ["KeyDType", "KeyArray", "KeyArrayLike", "THREEFRY", "impl_dtype", "key_bits"]
 
 _KEY_DATA_HINT = ("a PRNG key holds no numbers; use funcarray.random.key_data(key) for its "
                   "raw uint32 bits")
@@ -156,7 +165,7 @@ class KeyArray:
             raise TypeError("len() of unsized object (a 0-d key array)")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[KeyArray]:
         if not self.ndim:
             raise TypeError("iteration over a 0-d key array")
         return (self[i] for i in range(self.shape[0]))
@@ -221,10 +230,10 @@ class KeyArray:
                                     f"got {self.dtype} and {got}")
         return fnp.all(self._data == other._data, axis=-1)
 
-    def __eq__(self, other: Any):  # type: ignore[override]
+    def __eq__(self, other: Any) -> Array:  # type: ignore[override]
         return self._same_keys("equal", other)
 
-    def __ne__(self, other: Any):  # type: ignore[override]
+    def __ne__(self, other: Any) -> Array:  # type: ignore[override]
         return ~self._same_keys("not_equal", other)
 
     # --- no arithmetic, no conversion to numbers ---------------------------------------------

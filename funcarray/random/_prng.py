@@ -15,7 +15,7 @@ shape ``batch + shape``: the samplers use them to draw per-element streams in on
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "threefry2x32", "clone", "key_impl"]
@@ -256,7 +257,7 @@ def _raw_key(seed):
 
 
 @api_boundary
-def key_data(keys: KeyArray | ArrayLike) -> Array:
+def key_data(keys: KeyArrayLike) -> Array:
     """The uint32 data of a key array (shape ``keys.shape + (2,)``); a raw key (a uint32
     ``(..., 2)`` array) is its own data.
 
@@ -287,8 +288,12 @@ def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> KeyA
     return KeyArray(data, dtype)
 
 
+@overload
+def split(key: KeyArray, num: int | Sequence[int] = 2) -> KeyArray: ...
+@overload
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array: ...
 @api_boundary
-def split(key: KeyArray | ArrayLike, num: int | Sequence[int] = 2) -> KeyArray | Array:
+def split(key: KeyArrayLike, num: int | Sequence[int] = 2) -> KeyArray | Array:
     """Split a key into ``num`` new independent keys (``num`` may be a shape tuple): typed keys
     of shape ``num`` from a typed key, raw keys of shape ``num + (2,)`` from a raw one.
 
@@ -305,8 +310,12 @@ def split(key: KeyArray | ArrayLike, num: int | Sequence[int] = 2) -> KeyArray |
     return _like(key, _split(check_key("split", key), shape))
 
 
+@overload
+def fold_in(key: KeyArray, data: ArrayLike) -> KeyArray: ...
+@overload
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array: ...
 @api_boundary
-def fold_in(key: KeyArray | ArrayLike, data: ArrayLike) -> KeyArray | Array:
+def fold_in(key: KeyArrayLike, data: ArrayLike) -> KeyArray | Array:
     """A new key made from ``key`` and a 32-bit integer ``data`` (e.g. a step number), of the
     kind ``key`` is (typed or raw).
 
@@ -332,7 +341,7 @@ def fold_in(key: KeyArray | ArrayLike, data: ArrayLike) -> KeyArray | Array:
 
 
 @api_boundary
-def bits(key: KeyArray | ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def bits(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits as unsigned integers (uint32 unless ``dtype`` says otherwise).
 
     Reproduces ``jax.random.bits`` bit for bit for the same key, shape and dtype.
@@ -350,8 +359,12 @@ def bits(key: KeyArray | ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | No
     return _random_bits(key, dtype.itemsize * 8, shape)
 
 
+@overload
+def clone(key: KeyArray) -> KeyArray: ...
+@overload
+def clone(key: ArrayLike) -> Array: ...
 @api_boundary
-def clone(key: KeyArray | ArrayLike) -> KeyArray | Array:
+def clone(key: KeyArrayLike) -> KeyArray | Array:
     """A copy of ``key`` for deliberate reuse; funcarray has no key-reuse checker, so (as
     JAX's outside its checker) this is the identity.
 
@@ -365,7 +378,7 @@ def clone(key: KeyArray | ArrayLike) -> KeyArray | Array:
 
 
 @api_boundary
-def key_impl(keys: KeyArray | ArrayLike) -> str:
+def key_impl(keys: KeyArrayLike) -> str:
     """The name of the PRNG implementation behind ``keys``: ``"threefry2x32"``, the only one
     funcarray has (JAX's answer for raw uint32 keys too).
 
