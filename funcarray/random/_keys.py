@@ -274,7 +274,7 @@ class KeyArray:
             return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
         if isinstance(data, Tracer):
             return f"Traced<{self.dtype}[{','.join(map(str, self.shape))}]>"
-        if not isinstance(data, Array):  # a pytree function put something else in the key
+        if not isinstance(data, (Array, np.ndarray)):  # a tree function put something else in
             return f"KeyArray({data!r}, dtype={self.dtype})"
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{data}"
 

@@ -152,7 +152,7 @@ def check_key(op: str, key, *, batched: bool = False):
             raise op_value_error(
                 op, f"takes a single key, got a key array of shape {key.shape}; map over the "
                     f"batch with funcarray.vmap")
-        return key_bits(key)
+        key = key_bits(key)  # checked below as raw data (device_get leaves a NumPy array)
     if isinstance(key, np.ndarray) and key.dtype == np.uint32:
         key = Array(np.array(key))
     if not is_array(key):

@@ -255,6 +255,11 @@ def test_keys_are_pytree_nodes_over_their_data():
     np.testing.assert_array_equal(np.asarray(leaves[0]), [0, 1])
     _same_keys(fa.tree.unflatten(tree, leaves)["key"], _jax32(jr.key, 1))
     _same_keys(fa.tree.map(lambda x: x, state)["key"], _jax32(jr.key, 1))
+    on_host = fa.device_get(state)["key"]
+    _same_keys(on_host, _jax32(jax.device_get, jr.key(1)))
+    assert isinstance(fr.key_data(on_host), fa.Array)
+    np.testing.assert_array_equal(np.asarray(fr.uniform(on_host, (3,))),
+                                  np.asarray(fr.uniform(fr.key(1), (3,))))
 
 
 # --------------------------------------------------------------------------------------------
