@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     # What the random functions take as a key: a typed key array or raw uint32 key data.
     KeyArrayLike: TypeAlias = "KeyArray | ArrayLike"
 
-__all__ = ["KeyDType", "KeyArray", "KeyArrayLike", "THREEFRY", "impl_dtype", "key_bits"]
+__all__ = ["KeyDType", "KeyArray", "THREEFRY", "impl_dtype", "key_bits"]
 
 _KEY_DATA_HINT = ("a PRNG key holds no numbers; use funcarray.random.key_data(key) for its "
                   "raw uint32 bits")
@@ -155,6 +155,13 @@ class KeyArray:
     @property
     def weak_type(self) -> bool:
         return False
+
+    @property
+    def device(self) -> Any:
+        return self._data.device
+
+    def devices(self) -> set:
+        return self._data.devices()
 
     def block_until_ready(self) -> KeyArray:
         self._data.block_until_ready()
