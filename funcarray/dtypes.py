@@ -15,6 +15,7 @@ from funcarray.base.dtypes import (  # noqa: F401  (re-exports)
     default_int,
     dtype_map,
     dtype_set,
+    extended,
     finfo,
     float0,
     float16,
@@ -35,6 +36,7 @@ from funcarray.base.dtypes import (  # noqa: F401  (re-exports)
     issubdtype,
     kind,
     load_narrow_dtypes,
+    prng_key,
     promote_types,
     result_type,
     supported_dtypes,
@@ -51,5 +53,5 @@ __all__ = [
     'canonicalize_dtype', 'promote_types', 'result_type', 'is_weak_scalar',
     'is_supported', 'issubdtype', 'is_float', 'is_complex', 'is_integer', 'is_inexact',
     'is_half_precision', 'kind', 'finfo', 'iinfo', 'dtype_set', 'dtype_map',
-    'load_narrow_dtypes', 'NARROW_DTYPE_NAMES'
+    'load_narrow_dtypes', 'NARROW_DTYPE_NAMES', 'extended', 'prng_key'
 ]

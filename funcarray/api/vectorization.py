@@ -14,6 +14,7 @@ import optree
 
 from funcarray.api.arguments import PYTHON_SCALAR_DTYPES
 from funcarray.api.flat_functions import as_array_leaves, flatten_fun
+from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.errors import api_boundary
@@ -137,7 +138,7 @@ def _broadcast_prefix(what: str, prefix, tree, tree_desc: str):
     """One entry of ``prefix`` (an int or None, or a pytree prefix of ``tree``) per leaf of
     ``tree``, as JAX's in_axes/out_axes rules say."""
     if prefix is None or isinstance(prefix, int):
-        return [prefix] * len(fa_tree.leaves(tree))
+        return _skip_element_axes([prefix] * len(fa_tree.leaves(tree)), tree)
     try:
         pairs = optree.tree_map(
             lambda ax, sub: [ax] * len(fa_tree.leaves(sub)), prefix, tree,
@@ -148,7 +149,26 @@ def _broadcast_prefix(what: str, prefix, tree, tree_desc: str):
             f"{what}={prefix!r} does not match: {exc}") from None
     flat = optree.tree_leaves(pairs, none_is_leaf=False, namespace=fa_tree.NAMESPACE,
                               is_leaf=lambda x: isinstance(x, list))
-    return [ax for group in flat for ax in group]
+    return _skip_element_axes([ax for group in flat for ax in group], tree)
+
+
+def _is_extended(x) -> bool:
+    return isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)
+
+
+def _skip_element_axes(axes: list, tree) -> list:
+    """Per-leaf ``axes`` with the negative ones of an extended-dtype array (a typed PRNG key:
+    a pytree node over its data, of shape ``shape + dtype.element_shape``) counted from the
+    end of its shape, not of its data's."""
+    if not any(ax is not None and ax < 0 for ax in axes):
+        return axes
+    trailing = []
+    for part in fa_tree.leaves(tree, is_leaf=_is_extended):
+        if _is_extended(part):
+            trailing += [len(part.dtype.element_shape)] * len(fa_tree.leaves(part))
+        else:
+            trailing.append(0)
+    return [ax - t if ax is not None and ax < 0 else ax for ax, t in zip(axes, trailing)]
 
 
 def _arg_names(fun, n):

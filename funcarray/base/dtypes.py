@@ -37,7 +37,7 @@ __all__ = [
     "canonicalize_dtype", "promote_types", "result_type", "is_weak_scalar", "is_supported",
     "issubdtype", "is_float", "is_complex", "is_integer", "is_inexact", "is_half_precision",
     "kind", "finfo", "iinfo", "dtype_set", "dtype_map", "load_narrow_dtypes",
-    "NARROW_DTYPE_NAMES",
+    "NARROW_DTYPE_NAMES", "extended", "prng_key", "ExtendedDType",
 ]
 
 bool_ = np.dtype(np.bool_)
@@ -53,6 +53,38 @@ default_int, default_float, default_complex = int32, float32, complex64
 # these out at the API edge (``grad(..., allow_int=True)``, ``vjp``, ``jvp``); inside the
 # transforms such tangents are symbolic zeros. No operation accepts a float0 array.
 float0 = np.dtype([("float0", np.void, 0)])
+
+
+
+# Extended dtypes (``jax.dtypes.extended``): element types that are not numbers, such as the
+# key dtype of ``funcarray.random.key``. They are no NumPy dtypes; their scalar types sit in
+# NumPy's hierarchy under ``extended``, so ``issubdtype(key.dtype, prng_key)`` answers as in
+# JAX. The dtype objects themselves are defined where their arrays are (funcarray.random).
+class extended(np.generic):  # noqa: N801 (JAX's name)
+    """The scalar type above every extended dtype (``jax.dtypes.extended``)."""
+
+
+class prng_key(extended):  # noqa: N801 (JAX's name)
+    """The scalar type of PRNG key dtypes (``jax.dtypes.prng_key``)."""
+
+
+class ExtendedDType:
+    """Base of the extended dtypes: ``type`` is the scalar type (a subclass of ``extended``),
+    ``name`` the printed name, and ``refusal`` says what to do instead of computing with the
+    elements (put in the error of an operation that gets such an array). An array of an
+    extended dtype is a pytree node over its data, of shape ``shape + element_shape``."""
+
+    type: type = extended
+    name: str = "extended"
+    refusal: str = "no numeric operation accepts it"
+    element_shape: tuple = ()
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
+
 
 # NumPy's own dtypes. bfloat16 and the narrow floats and ints (float8/6/4, int4/int2...) come
 # from ml_dtypes, which is loaded on first use (load_narrow_dtypes, below): importing
@@ -369,6 +401,11 @@ def issubdtype(a, b) -> bool:
         >>> issubdtype(bfloat16, np.floating)
         True
     """
+    if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
+        # An extended dtype is under its scalar type's ancestors and equal to itself only.
+        if isinstance(b, ExtendedDType):
+            return a == b
+        return isinstance(b, type) and issubclass(a.type, b)
     if b in (np.floating, np.inexact) and is_float(a):
         return True
     if b is np.number and (is_float(a) or is_integer(a) or is_complex(a)):

@@ -91,6 +91,8 @@ def host_array(op: str, x, dtype=None) -> Array:
             return from_numpy(op, np.asarray(x), dtype)
         except ValueError as exc:
             raise op_value_error(op, f"cannot make an array from this nested sequence: {exc}")
+    if isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType):
+        raise op_type_error(op, f"does not accept dtype {x.dtype}: {x.dtype.refusal}")
     if hasattr(x, "__array__") or hasattr(x, "__array_interface__"):
         return from_numpy(op, np.asarray(x), dtype)
     raise op_type_error(

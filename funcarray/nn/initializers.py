@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
     class _ScalingConstructor(Protocol):
         """``glorot_uniform`` and the other named ``variance_scaling`` constructors."""
@@ -59,7 +60,7 @@ class Initializer(Protocol):
         Array([0.5, 0.5], dtype=float32)
     """
 
-    def __call__(self, key: ArrayLike | None, shape: ShapeLike,
+    def __call__(self, key: KeyArrayLike | None, shape: ShapeLike,
                  dtype: DTypeLike = ...) -> Array: ...
 
 
@@ -97,7 +98,8 @@ def _float_dtype(op: str, dtype) -> np.dtype:
     return dtype
 
 
-def zeros(key: ArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32) -> Array:
+def zeros(key: KeyArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32
+          ) -> Array:
     """An array of zeros (the key is ignored).
 
     Example:
@@ -109,7 +111,8 @@ def zeros(key: ArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.flo
     return fnp.zeros(_shape_tuple("zeros", shape), dtype)
 
 
-def ones(key: ArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32) -> Array:
+def ones(key: KeyArrayLike | None, shape: ShapeLike, dtype: DTypeLike = dtypes.float32
+         ) -> Array:
     """An array of ones (the key is ignored).
 
     Example:

@@ -29,6 +29,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.base.host_values import scalar_to_array
 from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
+from funcarray.numpy._extended_arrays import is_extended
 from funcarray.numpy._rounding_and_division import floor
 from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
 from funcarray.numpy._shape_on_host import host_dims
@@ -71,6 +72,8 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
         Array([[1, 2],
                [3, 4]], dtype=int32)
     """
+    if dtype is None and not ndmin and is_extended(object):
+        return object  # a key array, as it is (arrays are immutable: no copy to make)
     out = asarray_arg("array", object, dtype)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
@@ -85,6 +88,8 @@ def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) ->
         >>> fnp.asarray(3.0).dtype
         dtype('float32')
     """
+    if dtype is None and is_extended(a):
+        return a
     return asarray_arg("asarray", a, dtype)
 
 

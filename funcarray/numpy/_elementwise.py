@@ -29,6 +29,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered, op_type_error
+from funcarray.numpy._extended_arrays import extended_where, is_extended
 from funcarray.numpy._promotion import (
     promote_args,
     promote_args_inexact,
@@ -636,6 +637,8 @@ def where(condition, x=None, y=None, /):
         return nonzero(condition)
     if x is None or y is None:
         raise op_type_error("where", "give both x and y, or neither")
+    if is_extended(x) or is_extended(y):
+        return extended_where(condition, x, y, where, lambda c: _to_bool("where", c))
     condition = _to_bool("where", condition)
     x, y = promote_args("where", x, y)
     from funcarray.api.arguments import broadcast_shapes

@@ -41,6 +41,13 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_value_error
 from funcarray.lax._utilities import broadcast_shapes
+from funcarray.numpy._extended_arrays import (
+    any_extended,
+    extended_broadcast,
+    extended_expand_dims,
+    extended_join,
+    is_extended,
+)
 from funcarray.numpy._shape_on_host import (
     _column_stack_on_host,
     _concat_on_host,
@@ -256,6 +263,8 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
         >>> fnp.expand_dims(fnp.zeros((2, 3)), (0, -1)).shape
         (1, 2, 3, 1)
     """
+    if is_extended(a):
+        return extended_expand_dims(a, axis, expand_dims)
     a = asarray_arg("expand_dims", a)
     requested = _int_tuple("expand_dims", axis, "axis")
     out_ndim = a.ndim + len(requested)
@@ -304,6 +313,8 @@ def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
         Array([[0, 1, 2],
                [0, 1, 2]], dtype=int32)
     """
+    if is_extended(array):
+        return extended_broadcast(array, _int_tuple("broadcast_to", shape, "shape"), broadcast_to)
     array = asarray_arg("broadcast_to", array)
     return _broadcast_to_checked("broadcast_to", array, _int_tuple("broadcast_to", shape, "shape"))
 
@@ -420,6 +431,8 @@ def concatenate(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int | No
         >>> fnp.concatenate([fnp.arange(2), fnp.array([2.5])])
         Array([0. , 1. , 2.5], dtype=float32)
     """
+    if dtype is None and any_extended(arrays):
+        return extended_join("concatenate", arrays, axis, False, concatenate)
     if _is_array_like(arrays):
         return _join_array("concatenate", arrays, axis, dtype,
                            lambda parts, ax: _concatenate_arrays("concatenate", parts, ax))
@@ -450,6 +463,8 @@ def stack(arrays: np.ndarray | Array | Sequence[ArrayLike], axis: int = 0, out: 
     """
     if out is not None:
         raise op_value_error("stack", "out= is not supported: funcarray arrays are immutable")
+    if dtype is None and any_extended(arrays):
+        return extended_join("stack", arrays, axis, True, stack)
     if _is_array_like(arrays):
         return _join_array("stack", arrays, axis, dtype,
                            lambda parts, ax: _stack_arrays("stack", parts, ax))

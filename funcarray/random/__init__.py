@@ -1,7 +1,8 @@
 """``funcarray.random``: explicit-key random numbers, compatible with ``jax.random``.
 
-Keys are uint32 arrays of shape ``(2,)`` (a batch of keys: ``(..., 2)``), made by ``key(seed)``
-and refreshed with ``split`` and ``fold_in``; nothing is stateful. The threefry2x32 generator
+Keys are typed key arrays made by ``key(seed)`` (dtype ``key<fry>``, as ``jax.random.key``) or
+raw uint32 arrays of shape ``(2,)`` made by ``PRNGKey(seed)``, refreshed with ``split`` and
+``fold_in``; every function takes both kinds, and nothing is stateful. The threefry2x32 generator
 is built from funcarray's own uint32 operations, so sampling works eagerly and under ``vmap``,
 ``grad`` and ``jit``. For the same key, ``bits``, ``uniform`` and ``randint`` reproduce
 ``jax.random``'s outputs bit for bit (JAX 0.10.2 defaults), and the other samplers agree with
@@ -52,6 +53,7 @@ from funcarray.random._gamma import (
     loggamma,
     t,
 )
+from funcarray.random._keys import KeyArray
 from funcarray.random._multivariate import (
     ball,
     multivariate_normal,
@@ -81,5 +83,5 @@ __all__ = [
     "logistic", "multivariate_normal", "gumbel", "poisson", "lognormal", "cauchy", "chisquare",
     "f", "t", "pareto", "rayleigh", "wald", "weibull_min", "maxwell", "double_sided_maxwell",
     "generalized_normal", "triangular", "ball", "orthogonal", "rademacher", "geometric",
-    "binomial", "multinomial", "clone", "key_impl",
+    "binomial", "multinomial", "clone", "key_impl", "KeyArray",
 ]

@@ -49,11 +49,12 @@ if TYPE_CHECKING:
     import numpy as np
 
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
     class _Sampler(Protocol):
         """``exponential``, ``laplace``, ``logistic``: standard samples of one distribution."""
 
-        def __call__(self, key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None
+        def __call__(self, key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None
                      ) -> Array: ...
 
 __all__ = ["uniform", "normal", "exponential", "laplace", "logistic", "gumbel", "truncated_normal",
@@ -62,7 +63,7 @@ __all__ = ["uniform", "normal", "exponential", "laplace", "logistic", "gumbel", 
 
 
 @api_boundary
-def uniform(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+def uniform(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
             minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
     """Uniform floats in ``[minval, maxval)`` (float32 unless ``dtype`` says otherwise).
 
@@ -125,7 +126,7 @@ def _normal_or_complex_dtype(op, dtype):
 
 
 @api_boundary
-def normal(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def normal(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     key = check_key("normal", key)
     shape = canonical_shape("normal", shape)
     return _normal(key, shape, _normal_or_complex_dtype("normal", dtype))
@@ -181,7 +182,7 @@ logistic.__doc__ = """Standard logistic samples (density ``e^-x / (1 + e^-x)^2``
 
 
 @api_boundary
-def gumbel(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+def gumbel(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None,
            mode: str | None = None) -> Array:
     """Standard Gumbel samples (density ``exp(-(x + exp(-x)))``).
 
@@ -203,7 +204,7 @@ def gumbel(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None
 
 
 @api_boundary
-def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
+def truncated_normal(key: KeyArrayLike, lower: ArrayLike, upper: ArrayLike,
                      shape: ShapeLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """Standard normal samples truncated to the open interval ``(lower, upper)``.
 
@@ -228,7 +229,7 @@ def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
 
 
 @api_boundary
-def lognormal(key: ArrayLike, sigma: ArrayLike = 1.0, shape: ShapeLike | None = None,
+def lognormal(key: KeyArrayLike, sigma: ArrayLike = 1.0, shape: ShapeLike | None = None,
               dtype: DTypeLike | None = None) -> Array:
     """Log-normal samples ``exp(sigma * normal())`` (float32 unless ``dtype`` says otherwise).
 
@@ -246,7 +247,7 @@ def lognormal(key: ArrayLike, sigma: ArrayLike = 1.0, shape: ShapeLike | None = 
 
 
 @api_boundary
-def cauchy(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def cauchy(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Standard Cauchy samples (density ``1 / (pi (1 + x^2))``): ``tan(pi (u - 1/2))``.
 
     Example:
@@ -263,7 +264,7 @@ def cauchy(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None
 
 
 @api_boundary
-def pareto(key: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
+def pareto(key: KeyArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
            dtype: DTypeLike | None = None) -> Array:
     """Pareto samples with shape parameter ``b > 0`` (density ``b / x^(b+1)`` on x >= 1):
     ``exp(exponential() / b)``.
@@ -281,7 +282,7 @@ def pareto(key: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def rayleigh(key: ArrayLike, scale: ArrayLike, shape: ShapeLike | None = None,
+def rayleigh(key: KeyArrayLike, scale: ArrayLike, shape: ShapeLike | None = None,
              dtype: DTypeLike | None = None) -> Array:
     """Rayleigh samples with ``scale > 0``: ``scale * sqrt(-2 log(u))``.
 
@@ -299,7 +300,7 @@ def rayleigh(key: ArrayLike, scale: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def wald(key: ArrayLike, mean: ArrayLike, shape: ShapeLike | None = None,
+def wald(key: KeyArrayLike, mean: ArrayLike, shape: ShapeLike | None = None,
          dtype: DTypeLike | None = None) -> Array:
     """Wald (inverse Gaussian) samples with ``mean > 0`` and unit shape parameter, by the
     Michael-Schucany-Haas transformation of a normal and a uniform draw.
@@ -325,8 +326,8 @@ def wald(key: ArrayLike, mean: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike, shape: ShapeLike = (),
-                dtype: DTypeLike | None = None) -> Array:
+def weibull_min(key: KeyArrayLike, scale: ArrayLike, concentration: ArrayLike,
+                shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Weibull samples ``scale * (-log(1 - u)) ** (1 / concentration)`` (the inverse CDF).
 
     As in JAX, ``shape`` is the shape of the uniform draw; the parameters broadcast against
@@ -347,7 +348,7 @@ def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike, shap
 
 
 @api_boundary
-def maxwell(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def maxwell(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """One-sided Maxwell samples: the Euclidean norm of three standard normals.
 
     Example:
@@ -366,7 +367,7 @@ def _maxwell(key, shape, dtype):
 
 
 @api_boundary
-def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike, shape: ShapeLike = (),
+def double_sided_maxwell(key: KeyArrayLike, loc: ArrayLike, scale: ArrayLike, shape: ShapeLike = (),
                          dtype: DTypeLike | None = None) -> Array:
     """Double-sided Maxwell samples ``sign * maxwell() * scale + loc``.
 
@@ -391,7 +392,7 @@ def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike, shape
 
 
 @api_boundary
-def triangular(key: ArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+def triangular(key: KeyArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
                shape: ShapeLike | None = None, dtype: DTypeLike | None = None) -> Array:
     """Triangular samples on ``[left, right]`` with peak at ``mode`` (inverse CDF).
 

@@ -39,6 +39,7 @@ from funcarray.random._sampling import (
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["randint", "bernoulli", "categorical", "poisson", "rademacher", "geometric", "binomial",
            "multinomial"]
@@ -86,7 +87,7 @@ def _randint(key, shape, minval, maxval, dtype):
 
 
 @api_boundary
-def randint(key: ArrayLike, shape: ShapeLike, minval: ArrayLike, maxval: ArrayLike,
+def randint(key: KeyArrayLike, shape: ShapeLike, minval: ArrayLike, maxval: ArrayLike,
             dtype: DTypeLike | None = None) -> Array:
     """Uniform integers in ``[minval, maxval)`` (int32 unless ``dtype`` says otherwise).
 
@@ -115,8 +116,8 @@ def randint(key: ArrayLike, shape: ShapeLike, minval: ArrayLike, maxval: ArrayLi
 
 
 @api_boundary
-def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: ShapeLike | None = None, mode: str = "low"
-             ) -> Array:
+def bernoulli(key: KeyArrayLike, p: ArrayLike = 0.5, shape: ShapeLike | None = None,
+              mode: str = "low") -> Array:
     """Booleans that are True with probability ``p`` (a float or a float array).
 
     ``mode="high"`` draws twice the bits, for probabilities below about 1e-7.
@@ -143,8 +144,9 @@ def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: ShapeLike | None = None
 
 
 @api_boundary
-def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1, shape: ShapeLike | None = None,
-                replace: bool = True, mode: str | None = None) -> Array:
+def categorical(key: KeyArrayLike, logits: ArrayLike, axis: int = -1,
+                shape: ShapeLike | None = None, replace: bool = True, mode: str | None = None
+                ) -> Array:
     """Category indices (int32) drawn with probabilities ``softmax(logits, axis)``, by the
     Gumbel-max trick (Gumbel-top-k without replacement).
 
@@ -229,7 +231,7 @@ def _poisson_rejection(key, lam, shape):
 
 
 @api_boundary
-def poisson(key: ArrayLike, lam: ArrayLike, shape: ShapeLike | None = None,
+def poisson(key: KeyArrayLike, lam: ArrayLike, shape: ShapeLike | None = None,
             dtype: DTypeLike | None = None) -> Array:
     """Poisson samples with rate ``lam >= 0`` (int32 unless ``dtype`` says otherwise).
 
@@ -272,7 +274,7 @@ def _sample_dtype(op: str, dtype) -> np.dtype:
 
 
 @api_boundary
-def rademacher(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def rademacher(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Random signs: -1 or 1 with probability 1/2 each (int32 unless ``dtype`` says
     otherwise), as ``2 * bernoulli(key, 0.5, shape) - 1``.
 
@@ -289,7 +291,7 @@ def rademacher(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = 
 
 
 @api_boundary
-def geometric(key: ArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
+def geometric(key: KeyArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
               dtype: DTypeLike | None = None) -> Array:
     """Geometric samples: the number of Bernoulli(``p``) trials up to and including the first
     success (values 1, 2, ...; int32 unless ``dtype`` says otherwise).
@@ -412,7 +414,7 @@ def _binomial(key, count, prob, shape, dtype):
 
 
 @api_boundary
-def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
+def binomial(key: KeyArrayLike, n: ArrayLike, p: ArrayLike, shape: ShapeLike | None = None,
              dtype: DTypeLike | None = None) -> Array:
     """Binomial counts of successes in ``n`` trials of probability ``p`` (returned as floats:
     float32 unless ``dtype`` says otherwise, as in JAX).
@@ -439,7 +441,7 @@ def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: ShapeLike | None
 
 
 @api_boundary
-def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *, shape: ShapeLike | None = None,
+def multinomial(key: KeyArrayLike, n: ArrayLike, p: ArrayLike, *, shape: ShapeLike | None = None,
                 dtype: DTypeLike | None = None, unroll: int | bool = 1) -> Array:
     """Multinomial counts: ``n`` trials spread over the outcomes of probability ``p`` (outcomes
     along the last axis). The result has shape ``p.shape`` or ``shape``, which, as in JAX's

@@ -38,6 +38,7 @@ from funcarray.random._sampling import (
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t", "generalized_normal"]
 
@@ -153,7 +154,7 @@ def _gamma_public(op, key, a, shape, dtype, log_space):
 
 
 @api_boundary
-def gamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
+def gamma(key: KeyArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
           dtype: DTypeLike | None = None) -> Array:
     """Standard gamma samples with shape parameter ``a > 0`` (density ``x^(a-1) e^-x``).
 
@@ -170,7 +171,7 @@ def gamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def loggamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
+def loggamma(key: KeyArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
              dtype: DTypeLike | None = None) -> Array:
     """``log`` of gamma samples, computed in log space (accurate for small ``a``).
 
@@ -183,7 +184,7 @@ def loggamma(key: ArrayLike, a: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
+def beta(key: KeyArrayLike, a: ArrayLike, b: ArrayLike, shape: ShapeLike | None = None,
          dtype: DTypeLike | None = None) -> Array:
     """Beta(a, b) samples in [0, 1], from two log-space gamma samples.
 
@@ -207,7 +208,7 @@ def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: ShapeLike | None = N
 
 
 @api_boundary
-def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: ShapeLike | None = None,
+def dirichlet(key: KeyArrayLike, alpha: ArrayLike, shape: ShapeLike | None = None,
               dtype: DTypeLike | None = None) -> Array:
     """Dirichlet samples for concentrations ``alpha`` of shape ``(..., n)``: the softmax of
     log-gamma samples, so each sample sums to 1 along the last axis.
@@ -236,7 +237,7 @@ def _chisquare(key, df, shape, dtype):
 
 
 @api_boundary
-def chisquare(key: ArrayLike, df: ArrayLike, shape: ShapeLike | None = None,
+def chisquare(key: KeyArrayLike, df: ArrayLike, shape: ShapeLike | None = None,
               dtype: DTypeLike | None = None) -> Array:
     """Chi-square samples with ``df > 0`` degrees of freedom: ``2 * exp(loggamma(df / 2))``.
 
@@ -254,7 +255,7 @@ def chisquare(key: ArrayLike, df: ArrayLike, shape: ShapeLike | None = None,
 
 
 @api_boundary
-def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: ShapeLike | None = None,
+def f(key: KeyArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: ShapeLike | None = None,
       dtype: DTypeLike | None = None) -> Array:
     """F-distribution samples: the ratio of two chi-squares, each divided by its degrees of
     freedom.
@@ -276,8 +277,8 @@ def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: ShapeLike | Non
 
 
 @api_boundary
-def t(key: ArrayLike, df: ArrayLike, shape: ShapeLike | None = None, dtype: DTypeLike | None = None
-     ) -> Array:
+def t(key: KeyArrayLike, df: ArrayLike, shape: ShapeLike | None = None,
+      dtype: DTypeLike | None = None) -> Array:
     """Student's t samples with ``df > 0``: ``normal() * sqrt((df / 2) / gamma(df / 2))``.
 
     Example:
@@ -304,7 +305,7 @@ def _generalized_normal(key, p, shape, dtype):
 
 
 @api_boundary
-def generalized_normal(key: ArrayLike, p: ArrayLike, shape: ShapeLike = (),
+def generalized_normal(key: KeyArrayLike, p: ArrayLike, shape: ShapeLike = (),
                        dtype: DTypeLike | None = None) -> Array:
     """Generalized normal samples (density proportional to ``exp(-|x|^p)``, ``p > 0``):
     a random sign times ``gamma(1 / p) ** (1 / p)``.

@@ -27,6 +27,7 @@ from funcarray.random._sampling import (
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["multivariate_normal", "ball", "orthogonal"]
 
@@ -49,7 +50,7 @@ def _cholesky(a):
 
 
 @api_boundary
-def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+def multivariate_normal(key: KeyArrayLike, mean: ArrayLike, cov: ArrayLike,
                         shape: ShapeLike | None = None, dtype: DTypeLike | None = None,
                         method: str = "cholesky") -> Array:
     """Multivariate normal samples with ``mean`` (..., n) and covariance ``cov`` (..., n, n).
@@ -90,8 +91,8 @@ def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
 
 
 @api_boundary
-def ball(key: ArrayLike, d: int, p: float = 2, shape: ShapeLike = (), dtype: DTypeLike | None = None
-        ) -> Array:
+def ball(key: KeyArrayLike, d: int, p: float = 2, shape: ShapeLike = (),
+         dtype: DTypeLike | None = None) -> Array:
     """Uniform samples from the unit Lp ball in ``d`` dimensions (shape ``shape + (d,)``),
     by Barthe-Guedon-Mendelson-Naor: generalized normals scaled by an exponential draw.
 
@@ -129,7 +130,7 @@ def _concrete_size(op: str, name: str, n) -> int:
 
 
 @api_boundary
-def orthogonal(key: ArrayLike, n: int, shape: ShapeLike = (), dtype: DTypeLike | None = None,
+def orthogonal(key: KeyArrayLike, n: int, shape: ShapeLike = (), dtype: DTypeLike | None = None,
                m: int | None = None) -> Array:
     """Uniform samples from the orthogonal group O(n), shape ``shape + (n, m)``; ``m != n``
     gives semi-orthogonal matrices. (JAX's complex dtypes, for the unitary group, need a

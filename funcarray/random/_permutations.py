@@ -22,6 +22,7 @@ from funcarray.random._sampling import _is_concrete, _top_k_indices, _uniform
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["permutation", "choice"]
 
@@ -39,7 +40,7 @@ def _shuffle(key, x, axis: int):
 
 
 @api_boundary
-def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
+def permutation(key: KeyArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of ``arange(x)`` (an int) or of ``x``'s slices along ``axis``
     (each slice shuffled separately when ``independent``).
 
@@ -65,7 +66,7 @@ def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool =
 
 
 @api_boundary
-def choice(key: ArrayLike, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = True,
+def choice(key: KeyArrayLike, a: int | ArrayLike, shape: ShapeLike = (), replace: bool = True,
            p: ArrayLike | None = None, axis: int = 0, mode: str | None = None) -> Array:
     """Random samples from ``a`` (an array, or ``arange(a)`` for an int), with or without
     replacement, uniformly or with probabilities ``p``.

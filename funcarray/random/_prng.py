@@ -1,7 +1,9 @@
 """Keys and raw bits: the threefry2x32 counter-based generator, built from uint32 operations.
 
-A key is a ``uint32`` array whose last axis has length 2 (JAX's raw ``PRNGKey`` layout); a
-batch of keys has shape ``(..., 2)``. The hash, ``split``, ``fold_in`` and the bit streams
+A key is either a typed key array (``key(seed)``: dtype ``key<fry>``, see ``_keys.py``) or a
+raw key, a ``uint32`` array whose last axis has length 2 (JAX's legacy ``PRNGKey`` layout); a
+batch of raw keys has shape ``(..., 2)``. Every function takes both and gives keys of the
+kind it was given. The hash, ``split``, ``fold_in`` and the bit streams
 follow ``jax.random`` with its default ``jax_threefry_partitionable=True``, so the same key
 gives the same bits as JAX. Everything is written with ``funcarray.numpy`` operations (no
 primitive of its own), so it runs eagerly, under ``vmap``, ``grad`` and ``jit`` alike.
@@ -13,7 +15,7 @@ shape ``batch + shape``: the samplers use them to draw per-element streams in on
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -23,11 +25,13 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._creation import shape_tuple as canonical_shape
+from funcarray.random._keys import KeyArray, impl_dtype, key_bits
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from funcarray.base.typing import ArrayLike, DTypeLike, ShapeLike
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["key", "PRNGKey", "key_data", "wrap_key_data", "split", "fold_in", "bits",
            "threefry2x32", "clone", "key_impl"]
@@ -136,23 +140,35 @@ def _fold_in(keys, data):
 # Argument checks
 # --------------------------------------------------------------------------------------------
 
+_KEY_KINDS = ("a typed key from funcarray.random.key, or raw key data: a uint32 array of "
+              "shape (2,) from funcarray.random.PRNGKey")
+
+
 def check_key(op: str, key, *, batched: bool = False):
-    """``key`` as a uint32 Array (or tracer) of shape ``(2,)`` (``(..., 2)`` when batched)."""
+    """The raw data of ``key`` (a typed key array or a raw key): a uint32 Array (or tracer) of
+    shape ``(2,)`` (``(..., 2)`` when batched)."""
+    if isinstance(key, KeyArray):
+        if not batched and key.ndim:
+            raise op_value_error(
+                op, f"takes a single key, got a key array of shape {key.shape}; map over the "
+                    f"batch with funcarray.vmap")
+        key = key_bits(key)  # checked below as raw data (device_get leaves a NumPy array)
     if isinstance(key, np.ndarray) and key.dtype == np.uint32:
         key = Array(np.array(key))
     if not is_array(key):
-        raise op_type_error(
-            op, f"expected a key (a uint32 array of shape (2,) from funcarray.random.key), "
-                f"got {type(key).__name__}")
+        raise op_type_error(op, f"expected a key ({_KEY_KINDS}), got {type(key).__name__}")
     if key.dtype != _UINT32 or key.ndim < 1 or key.shape[-1] != 2:
-        raise op_type_error(
-            op, f"expected a key: a uint32 array of shape (2,) (from funcarray.random.key or "
-                f"split), got {key.dtype}{list(key.shape)}")
+        raise op_type_error(op, f"expected a key ({_KEY_KINDS}), got {key.dtype}{list(key.shape)}")
     if not batched and key.ndim != 1:
         raise op_value_error(
             op, f"takes a single key of shape (2,), got a batch of keys of shape {key.shape}; "
                 f"map over the batch with funcarray.vmap")
     return key
+
+
+def _like(key, data):
+    """``data`` as keys of the kind ``key`` is: typed if it is typed, raw otherwise."""
+    return KeyArray(data, key.dtype) if isinstance(key, KeyArray) else data
 
 
 # --------------------------------------------------------------------------------------------
@@ -185,29 +201,49 @@ def _seed_array(seed):
 
 
 @api_boundary
-def key(seed: ArrayLike) -> Array:
-    """A PRNG key made from an integer seed: a ``uint32`` array of shape ``(2,)``.
+def key(seed: ArrayLike, *, impl: str | None = None) -> KeyArray:
+    """A typed PRNG key made from an integer seed: a scalar key array of dtype ``key<fry>``.
+
+    Its data (``key_data``) is ``PRNGKey(seed)``'s. ``split`` and ``fold_in`` of a typed key
+    give typed keys; arithmetic on keys is an error (``key_data`` gives the raw bits). Under
+    jit, vmap, scan and the other transforms a key travels as its uint32 data.
+
+    Example:
+        >>> import funcarray.random as fr
+        >>> fr.key(42)
+        Array((), dtype=key<fry>) overlaying:
+        [ 0 42]
+        >>> fr.key_data(fr.key(42))
+        Array([ 0, 42], dtype=uint32)
+    """
+    return KeyArray(_raw_key(seed), impl_dtype("key", impl))
+
+
+@api_boundary
+def PRNGKey(seed: ArrayLike, *, impl: str | None = None) -> Array:  # noqa: N802 (JAX's name)
+    """A raw PRNG key made from an integer seed: a ``uint32`` array of shape ``(2,)`` (JAX's
+    legacy key layout).
 
     A Python int or an array of 32 bits or fewer gives ``[0, seed as uint32]`` (a Python int
-    modulo 2**32): ``jax.random.key_data(jax.random.key(seed))`` in JAX's default mode, also
-    for negative and huge Python ints. An int64/uint64 array gives ``[high 32 bits, low 32
-    bits]``, what JAX gives for it with ``jax_enable_x64`` (the only JAX mode with 64-bit
-    integers).
-
-    Unlike JAX, keys are not a special dtype: a key *is* its uint32 data (JAX's legacy
-    ``PRNGKey`` representation), so ``key`` and ``PRNGKey`` are the same function and batches of
-    keys are ordinary ``(n, 2)`` arrays that ``vmap`` maps over.
+    modulo 2**32): ``jax.random.PRNGKey(seed)`` in JAX's default mode, also for negative and
+    huge Python ints. An int64/uint64 array gives ``[high 32 bits, low 32 bits]``, what JAX
+    gives for it with ``jax_enable_x64`` (the only JAX mode with 64-bit integers).
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> import funcarray.random as fr
-        >>> fr.key(42)
+        >>> fr.PRNGKey(42)
         Array([ 0, 42], dtype=uint32)
-        >>> fr.key(2**32 + 5)
+        >>> fr.PRNGKey(2**32 + 5)
         Array([0, 5], dtype=uint32)
-        >>> fr.key(fnp.asarray(2**32 + 5, fnp.int64))
+        >>> fr.PRNGKey(fnp.asarray(2**32 + 5, fnp.int64))
         Array([1, 5], dtype=uint32)
     """
+    impl_dtype("PRNGKey", impl)
+    return _raw_key(seed)
+
+
+def _raw_key(seed):
     seed = _seed_array(seed)
     if seed.dtype.itemsize == 8:
         unsigned = fnp.asarray(seed, dtype=dtypes.uint64) if seed.dtype == dtypes.int64 else seed
@@ -220,55 +256,68 @@ def key(seed: ArrayLike) -> Array:
     return fnp.stack([high, low])
 
 
-PRNGKey = key
-
-
 @api_boundary
-def key_data(keys: ArrayLike) -> Array:
-    """The uint32 data of a key or a batch of keys (shape ``(..., 2)``).
-
-    funcarray's keys already are their data, so this checks and returns them; it exists so that
-    code written for ``jax.random`` (which wraps keys in a key dtype) runs unchanged.
+def key_data(keys: KeyArrayLike) -> Array:
+    """The uint32 data of a key array (shape ``keys.shape + (2,)``); a raw key (a uint32
+    ``(..., 2)`` array) is its own data.
 
     Example:
         >>> import funcarray.random as fr
         >>> fr.key_data(fr.key(7))
         Array([0, 7], dtype=uint32)
+        >>> fr.key_data(fr.split(fr.key(7), 3)).shape
+        (3, 2)
     """
     return check_key("key_data", keys, batched=True)
 
 
 @api_boundary
-def wrap_key_data(key_bits_array: ArrayLike) -> Array:
-    """The inverse of ``key_data``: a uint32 ``(..., 2)`` array used as (a batch of) keys.
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: str | None = None) -> KeyArray:
+    """The inverse of ``key_data``: a typed key array over a uint32 ``(..., 2)`` array.
 
     Example:
         >>> import funcarray.numpy as fnp, funcarray.random as fr
-        >>> fr.wrap_key_data(fnp.asarray([0, 7], dtype=fnp.uint32))
-        Array([0, 7], dtype=uint32)
+        >>> fr.wrap_key_data(fnp.asarray([[0, 7], [1, 2]], dtype=fnp.uint32))
+        Array((2,), dtype=key<fry>) overlaying:
+        [[0 7]
+         [1 2]]
     """
-    return check_key("wrap_key_data", asarray_arg("wrap_key_data", key_bits_array), batched=True)
+    dtype = impl_dtype("wrap_key_data", impl)
+    data = check_key("wrap_key_data", asarray_arg("wrap_key_data", key_bits_array),
+                     batched=True)
+    return KeyArray(data, dtype)
 
 
+@overload
+def split(key: KeyArray, num: int | Sequence[int] = 2) -> KeyArray: ...
+@overload
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array: ...
 @api_boundary
-def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array:
-    """Split a key into ``num`` new independent keys (``num`` may be a shape tuple).
+def split(key: KeyArrayLike, num: int | Sequence[int] = 2) -> KeyArray | Array:
+    """Split a key into ``num`` new independent keys (``num`` may be a shape tuple): typed keys
+    of shape ``num`` from a typed key, raw keys of shape ``num + (2,)`` from a raw one.
 
     Example:
         >>> import funcarray.random as fr
         >>> fr.split(fr.key(0)).shape
-        (2, 2)
+        (2,)
         >>> fr.split(fr.key(0), (3, 4)).shape
-        (3, 4, 2)
+        (3, 4)
+        >>> fr.split(fr.PRNGKey(0), 3).shape
+        (3, 2)
     """
-    key = check_key("split", key)
     shape = canonical_shape("split", num)
-    return _split(key, shape)
+    return _like(key, _split(check_key("split", key), shape))
 
 
+@overload
+def fold_in(key: KeyArray, data: ArrayLike) -> KeyArray: ...
+@overload
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array: ...
 @api_boundary
-def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
-    """A new key made from ``key`` and a 32-bit integer ``data`` (e.g. a step number).
+def fold_in(key: KeyArrayLike, data: ArrayLike) -> KeyArray | Array:
+    """A new key made from ``key`` and a 32-bit integer ``data`` (e.g. a step number), of the
+    kind ``key`` is (typed or raw).
 
     Example:
         >>> import funcarray.random as fr
@@ -276,7 +325,7 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
         >>> bool((fr.fold_in(k, 1) != fr.fold_in(k, 2)).any())
         True
     """
-    key = check_key("fold_in", key)
+    raw = check_key("fold_in", key)
     if isinstance(data, int) and not isinstance(data, bool):
         if not 0 <= data < 2 ** 32:
             raise op_value_error("fold_in", f"data must fit in uint32, got {data}")
@@ -288,11 +337,11 @@ def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
                        f"to fold in a batch")
     if not dtypes.is_integer(data.dtype):
         raise op_type_error("fold_in", f"data must be an integer, got dtype {data.dtype}")
-    return _fold_in(key, convert(data, _UINT32))
+    return _like(key, _fold_in(raw, convert(data, _UINT32)))
 
 
 @api_boundary
-def bits(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
+def bits(key: KeyArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits as unsigned integers (uint32 unless ``dtype`` says otherwise).
 
     Reproduces ``jax.random.bits`` bit for bit for the same key, shape and dtype.
@@ -310,10 +359,14 @@ def bits(key: ArrayLike, shape: ShapeLike = (), dtype: DTypeLike | None = None) 
     return _random_bits(key, dtype.itemsize * 8, shape)
 
 
+@overload
+def clone(key: KeyArray) -> KeyArray: ...
+@overload
+def clone(key: ArrayLike) -> Array: ...
 @api_boundary
-def clone(key: ArrayLike) -> Array:
-    """A copy of ``key`` for deliberate reuse; for funcarray's raw uint32 keys (as for JAX's
-    outside its key-reuse checker) this is the identity.
+def clone(key: KeyArrayLike) -> KeyArray | Array:
+    """A copy of ``key`` for deliberate reuse; funcarray has no key-reuse checker, so (as
+    JAX's outside its checker) this is the identity.
 
     Example:
         >>> import funcarray.random as fr
@@ -321,13 +374,13 @@ def clone(key: ArrayLike) -> Array:
         >>> bool(fr.uniform(k) == fr.uniform(fr.clone(k)))
         True
     """
-    return check_key("clone", key, batched=True)
+    return _like(key, check_key("clone", key, batched=True))
 
 
 @api_boundary
-def key_impl(keys: ArrayLike) -> str:
-    """The name of the PRNG implementation behind ``keys``: always ``"threefry2x32"``, the
-    only one funcarray has (JAX's answer for raw uint32 keys too).
+def key_impl(keys: KeyArrayLike) -> str:
+    """The name of the PRNG implementation behind ``keys``: ``"threefry2x32"``, the only one
+    funcarray has (JAX's answer for raw uint32 keys too).
 
     Example:
         >>> import funcarray.random as fr
@@ -335,4 +388,4 @@ def key_impl(keys: ArrayLike) -> str:
         'threefry2x32'
     """
     check_key("key_impl", keys, batched=True)
-    return "threefry2x32"
+    return keys.dtype.impl if isinstance(keys, KeyArray) else "threefry2x32"

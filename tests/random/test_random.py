@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import jax
+import jax.numpy as jnp
 import jax.random as jr
 import numpy as np
 import pytest
@@ -17,9 +18,18 @@ import funcarray.random as fr
 SEEDS = [0, 1, 42, 2**31 + 7]
 
 
+def _bits(x):
+    """``x`` as a NumPy array; typed keys (funcarray's or jax's) as their raw data."""
+    if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        return np.asarray(jr.key_data(x))
+    if fnp.issubdtype(getattr(x, "dtype", None), fa.dtypes.prng_key):
+        return np.asarray(fr.key_data(x))
+    return np.asarray(x)
+
+
 def _same(actual, expected, *, values_only=False):
-    """Bit-for-bit equality (dtype too unless ``values_only``)."""
-    a, e = np.asarray(actual), np.asarray(expected)
+    """Bit-for-bit equality (dtype too unless ``values_only``); keys compare by their data."""
+    a, e = _bits(actual), _bits(expected)
     assert a.shape == e.shape, (a.shape, e.shape)
     if not values_only:
         assert a.dtype == e.dtype, (a.dtype, e.dtype)
@@ -303,7 +313,7 @@ def test_determinism_and_independence():
     assert abs(np.corrcoef(a, b)[0, 1]) < 0.05
     c = np.asarray(fr.normal(fr.fold_in(k, 1), (5000,)))
     assert abs(np.corrcoef(a, c)[0, 1]) < 0.05
-    assert len({tuple(x) for x in np.asarray(fr.split(k, 1000)).tolist()}) == 1000
+    assert len({tuple(x) for x in _bits(fr.split(k, 1000)).tolist()}) == 1000
 
 
 # --------------------------------------------------------------------------------------------
@@ -316,11 +326,12 @@ def test_vmap_over_keys_equals_loop():
               lambda k: fr.uniform(k, (2, 2), minval=-1.0), lambda k: fr.split(k, 3),
               lambda k: fr.permutation(k, 6), lambda k: fr.gamma(k, 2.0, (2,))):
         got = fa.vmap(f)(keys)
-        want = np.stack([np.asarray(f(k)) for k in keys])
-        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+        want = np.stack([_bits(f(k)) for k in keys])
+        np.testing.assert_allclose(_bits(got), want, rtol=1e-6)
     seeds = fnp.arange(3)
-    _same(fa.vmap(fr.key)(seeds), np.stack([np.asarray(fr.key(i)) for i in range(3)]))
-    _same(fa.vmap(lambda k: fr.fold_in(k, 5))(keys), np.stack([fr.fold_in(k, 5) for k in keys]))
+    _same(fa.vmap(fr.key)(seeds), np.stack([_bits(fr.key(i)) for i in range(3)]))
+    _same(fa.vmap(lambda k: fr.fold_in(k, 5))(keys),
+          np.stack([_bits(fr.fold_in(k, 5)) for k in keys]))
 
 
 def test_compiled_matches_eager_and_jax():

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, Shape
+    from funcarray.random._keys import KeyArrayLike
 
 __all__ = ["gaussian_kde"]
 
@@ -275,7 +276,7 @@ class gaussian_kde:  # noqa: N801 (JAX's and SciPy's name)
         return fnp.sum(per_point * small.weights)
 
     @api_boundary
-    def resample(self, key: Array, shape: Shape = ()) -> Array:
+    def resample(self, key: KeyArrayLike, shape: Shape = ()) -> Array:
         """Draw samples (shape (d, *shape)): a data point picked by weight plus normal
         noise with the kernel covariance.
 
