@@ -415,17 +415,21 @@ def _singular_values(x, axes):
 def _matrix_norm(x, ord, axes, keepdims):
     row, col = axes
     magnitude = abs(x)
+
+    def largest(values, axis):  # (0 for an empty matrix, as jax: norms are not negative)
+        return max(values, axis=axis, initial=0)
+
     if ord is None or ord == "fro":
         out = sqrt(sum(magnitude * magnitude, axis=axes))
     elif ord in (1, -1):
         columns = sum(magnitude, axis=row)
-        out = (max if ord == 1 else min)(columns, axis=col - (col > row))
+        out = (largest if ord == 1 else min)(columns, axis=col - (col > row))
     elif ord in (np.inf, -np.inf):
         rows = sum(magnitude, axis=col)
-        out = (max if ord == np.inf else min)(rows, axis=row - (row > col))
+        out = (largest if ord == np.inf else min)(rows, axis=row - (row > col))
     elif ord in (2, -2, "nuc"):
         values = _singular_values(x, axes)
-        out = (sum if ord == "nuc" else max if ord == 2 else min)(values, axis=-1)
+        out = (sum if ord == "nuc" else largest if ord == 2 else min)(values, axis=-1)
     else:
         raise op_value_error("linalg.norm", f"ord={ord!r} is not a matrix norm; use None, "
                                             f"'fro', 'nuc', 1, -1, 2, -2, inf or -inf")

@@ -54,7 +54,8 @@ from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import bdim_at_front
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "FACTORISABLE_DTYPES", "checked_impl",
-           "emit_native_call", "failed_matrices", "permutation_from_pivots"]
+           "emit_native_call", "failed_matrices", "failure_nan", "nan_where_lapack_fails",
+           "permutation_from_pivots"]
 
 # LAPACK's (and XLA's) four types; funcarray.numpy.linalg promotes other inputs to these.
 FACTORISABLE_DTYPES = frozenset(np.dtype(d) for d in (dtypes.float32, dtypes.float64,
@@ -74,6 +75,31 @@ def _check_matrix(op: str, name: str, aval, square: bool = True) -> None:
 
 def _mT(x):
     return np.swapaxes(x, -1, -2)
+
+
+def failure_nan(dtype) -> complex | float:
+    """What a failed factorisation's results hold, as in JAX: NaN, both parts for complex."""
+    return complex(np.nan, np.nan) if np.dtype(dtype).kind == "c" else np.nan
+
+
+def nan_where_lapack_fails(kernel, a, out_avals) -> list:
+    """``kernel(a)`` (a list of arrays for ``a``'s stack of matrices) where NumPy's LAPACK call
+    raises ``LinAlgError`` on some matrix (an inf or NaN entry: "did not converge"): that
+    matrix's results are NaN and the others' are computed, as XLA's kernels give."""
+    try:
+        return kernel(a)
+    except np.linalg.LinAlgError:
+        pass
+    outs = [np.full(aval.shape, failure_nan(aval.dtype), aval.dtype) for aval in out_avals]
+    batch = a.shape[:-2]
+    for index in np.ndindex(*batch):
+        try:
+            parts = kernel(a[index])
+        except np.linalg.LinAlgError:
+            continue
+        for out, part in zip(outs, parts):
+            out[index] = part
+    return outs
 
 
 def checked_impl(prim, impl):
@@ -101,7 +127,8 @@ def _cholesky_kernel(a):
         try:
             out[i] = np.linalg.cholesky(matrix)
         except np.linalg.LinAlgError:
-            out[i] = np.tril(np.full_like(matrix, np.nan))  # as JAX: NaN below, 0 above
+            # as JAX: NaN below, 0 above
+            out[i] = np.tril(np.full_like(matrix, failure_nan(matrix.dtype)))
     return out.reshape(a.shape)
 
 
@@ -214,7 +241,7 @@ def _cholesky_lower(ctx, a):
                         results=[ShapedArray(aval.shape, np.bool_)],
                         attributes={"broadcast_dimensions": i64_array_attribute(
                             range(nd - 2))})[0]
-    full = ctx.op("stablehlo.select", failed, ctx.constant(np.nan, aval), full,
+    full = ctx.op("stablehlo.select", failed, ctx.constant(failure_nan(aval.dtype), aval), full,
                   results=[aval])[0]
     return [_keep_triangle(ctx, full, aval, lower=True)]
 
@@ -512,7 +539,7 @@ def _lu_lower(ctx, a):
                      results=[ShapedArray(aval.shape, np.bool_)],
                      attributes={"broadcast_dimensions": i64_array_attribute(
                          range(aval.ndim - 2))})[0]
-    lu = ctx.op("stablehlo.select", invalid, ctx.constant(np.nan, lu_aval), lu,
+    lu = ctx.op("stablehlo.select", invalid, ctx.constant(failure_nan(lu_aval.dtype), lu_aval), lu,
                 results=[lu_aval])[0]
     (permutation,) = lower_inline(ctx, _permutation_ir(pivots_aval, permutation_aval.shape[-1]),
                                   pivots)

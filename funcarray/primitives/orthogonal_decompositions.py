@@ -61,6 +61,8 @@ from funcarray.primitives.decompositions import (
     checked_impl,
     emit_native_call,
     failed_matrices,
+    failure_nan,
+    nan_where_lapack_fails,
     triangular_solve_p,
 )
 from funcarray.primitives.householder_qr import householder_qr
@@ -154,17 +156,25 @@ def _qr_kernel(a, *, full_matrices):
 
 
 def _eigh_kernel(a, *, lower):
-    w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
-    return [v.astype(a.dtype, copy=False), w.astype(a.dtype, copy=False)]
+    def eigh(matrices):
+        w, v = np.linalg.eigh(matrices, UPLO="L" if lower else "U")
+        return [v.astype(a.dtype, copy=False), w.astype(a.dtype, copy=False)]
+
+    return nan_where_lapack_fails(eigh, a, _eigh_abstract_eval(
+        ShapedArray(a.shape, a.dtype), lower=lower))
 
 
 def _svd_kernel(a, *, full_matrices, compute_uv):
-    real = _real_dtype(a.dtype)
-    if not compute_uv:
-        return [np.linalg.svd(a, compute_uv=False).astype(real, copy=False)]
-    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
-    return [s.astype(real, copy=False), u.astype(a.dtype, copy=False),
-            vh.astype(a.dtype, copy=False)]
+    def svd(matrices):
+        real = _real_dtype(a.dtype)
+        if not compute_uv:
+            return [np.linalg.svd(matrices, compute_uv=False).astype(real, copy=False)]
+        u, s, vh = np.linalg.svd(matrices, full_matrices=full_matrices)
+        return [s.astype(real, copy=False), u.astype(a.dtype, copy=False),
+                vh.astype(a.dtype, copy=False)]
+
+    return nan_where_lapack_fails(svd, a, _svd_abstract_eval(
+        ShapedArray(a.shape, a.dtype), full_matrices=full_matrices, compute_uv=compute_uv))
 
 
 qr_p.kernel, eigh_p.kernel, svd_p.kernel = _qr_kernel, _eigh_kernel, _svd_kernel
@@ -362,7 +372,7 @@ def _eigh_lower(ctx, a, *, lower):
         aval.shape[:-2], np.int32)], (True, False, False))
     # A failed decomposition (info != 0) gives NaNs, as in JAX.
     return [ctx.op("stablehlo.select", failed_matrices(ctx, info, x_aval.shape),
-                   ctx.constant(np.nan, x_aval), x, results=[x_aval])[0]
+                   ctx.constant(failure_nan(x_aval.dtype), x_aval), x, results=[x_aval])[0]
             for x, x_aval in ((v, v_aval), (w, w_aval))]
 
 
@@ -404,7 +414,7 @@ def _svd_lower(ctx, a, *, full_matrices, compute_uv):
     outs = [(s, s_aval)] + ([(u, u_aval), (vt, vt_aval)] if compute_uv else [])
     # A failed decomposition (info != 0) gives NaNs, as in JAX.
     return [ctx.op("stablehlo.select", failed_matrices(ctx, info, x_aval.shape),
-                   ctx.constant(np.nan, x_aval), x, results=[x_aval])[0]
+                   ctx.constant(failure_nan(x_aval.dtype), x_aval), x, results=[x_aval])[0]
             for x, x_aval in outs]
 
 

@@ -39,6 +39,7 @@ from funcarray.primitives.decompositions import (
     checked_impl,
     emit_native_call,
     failed_matrices,
+    failure_nan,
 )
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, tangent_aval
@@ -96,7 +97,7 @@ def _emit_gees(ctx, native, a, aval, compute_schur_vectors: bool) -> list:
     matrix = (True, True) + (False,) * (len(results) - 2)
     outs = emit_native_call(ctx, native, a, results, matrix)
     failed = failed_matrices(ctx, outs[-1], aval.shape)
-    nan = ctx.constant(np.nan, aval)
+    nan = ctx.constant(failure_nan(aval.dtype), aval)
     kept = outs[:2] if compute_schur_vectors else outs[:1]
     return [ctx.op("stablehlo.select", failed, nan, x, results=[aval])[0] for x in kept]
 

@@ -79,6 +79,32 @@ def test_cholesky_not_positive_definite_gives_nan_per_matrix_as_jax():
         np.testing.assert_allclose(np.asarray(fn(fnp.asarray(both))), want, rtol=1e-9)
 
 
+def test_complex_cholesky_failure_is_nan_in_both_parts_as_jax():
+    not_definite = np.zeros((1, 1), np.complex64)
+    want = np.asarray(jax.lax.linalg.cholesky(not_definite, symmetrize_input=False))
+    assert np.isnan(want.real).all() and np.isnan(want.imag).all()
+    for fn in _both(cholesky_p.bind):
+        got = np.asarray(fn(fnp.asarray(not_definite)))
+        assert np.isnan(got.real).all() and np.isnan(got.imag).all()
+
+
+@pytest.mark.parametrize("name", ["svd", "svdvals", "eigh", "eigvalsh"])
+def test_decomposition_of_a_nan_matrix_is_nan_for_that_matrix_only_as_jax(name):
+    # NumPy's LAPACK raises "did not converge" on a NaN entry; jax and XLA give NaN results.
+    good = _spd(np.random.default_rng(3), (3, 3))
+    bad = good.copy()
+    bad[0, 0] = bad[1, 1] = np.nan
+    both = np.stack([good, bad])
+    want = [np.asarray(w) for w in jax.tree.leaves(getattr(jnp.linalg, name)(both))]
+    for fn in _both(getattr(fnp.linalg, name)):
+        got = [np.asarray(g) for g in fa.tree.leaves(fn(fnp.asarray(both)))]
+        for g, w in zip(got, want, strict=True):
+            assert np.isnan(g[1]).all() and np.isnan(w[1]).all()
+            assert not np.isnan(g[0]).any()
+            if name in ("svdvals", "eigvalsh"):
+                np.testing.assert_allclose(g[0], w[0], rtol=1e-9)
+
+
 _SOLVE_FLAGS = list(itertools.product([True, False], repeat=5))
 
 
