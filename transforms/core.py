@@ -327,7 +327,18 @@ class Tracer:
     """A value being traced by a transform. Subclasses carry what their trace needs.
 
     Array methods and operators are installed on this class by ``funcarray.numpy.array_methods`` so
-    user code cannot tell a tracer from an ``Array`` except by its abstract value.
+    user code cannot tell a tracer from an ``Array`` except by its abstract value. Tracers
+    print as JAX's of their kind (a weak type is marked ``~``).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> _ = fa.jit(lambda x: print(x) or x)(1.0)
+        JitTracer(~float32[])
+        >>> _ = fa.grad(lambda x: print(x) or x)(2.0)
+        GradTracer(primal=2.0, typeof(tangent)=f32[])
+        >>> _ = fa.vmap(lambda x: print(x) or x)(fnp.ones((3, 2), fnp.int32))
+        VmapTracer(aval=int32[2], batched=int32[3,2])
     """
 
     __slots__ = ("_trace",)
@@ -454,8 +465,8 @@ class Tracer:
 
     __hash__ = None
 
-    def __repr__(self):
-        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+    def __repr__(self):  # (each tracer class prints as JAX's of its kind; this is a default)
+        return f"{type(self).__name__}({self.aval})"
 
 
 register_tracer_type(Tracer)  # isinstance(tracer, Array) holds, as for jax.Array
