@@ -323,6 +323,14 @@ _CONCRETIZATION_MSG = (
 )
 
 
+_ARRAY_CONVERSION_MSG = (  # (a tracer whose value is known: a JVP tracer's primal)
+    "{what} is refused for the traced array {aval} inside {trace}, though its value is "
+    "known: a NumPy array cannot carry the traced computation (under grad, its derivative "
+    "would be lost).\nFix: use funcarray.numpy functions on it instead, or return it out of "
+    "the transformed function and convert it there."
+)
+
+
 class Tracer:
     """A value being traced by a transform. Subclasses carry what their trace needs.
 
@@ -409,9 +417,10 @@ class Tracer:
         return None
 
     def _concretization_error(self, what: str,
-                              error_type: type[ConcretizationError] = ConcretizationTypeError):
-        message = _CONCRETIZATION_MSG.format(
-            what=what, aval=self.aval, trace=type(self._trace).__name__)
+                              error_type: type[ConcretizationError] = ConcretizationTypeError,
+                              template: str = _CONCRETIZATION_MSG):
+        message = template.format(what=what, aval=self.aval.str_short(),
+                                  trace=type(self._trace).__name__)
         detail = self._concretization_detail()
         if detail:
             message = f"{detail}\n{message}"
@@ -454,8 +463,10 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         # Always an error, as in JAX, even where the value is known (a JVP tracer's primal):
         # a NumPy array would silently drop the traced computation (its derivative, say).
-        raise self._concretization_error("Converting to a NumPy array (np.asarray)",
-                                         TracerArrayConversionError)
+        known = self.to_concrete_value() is not None
+        raise self._concretization_error(
+            "Converting to a NumPy array (np.asarray)", TracerArrayConversionError,
+            _ARRAY_CONVERSION_MSG if known else _CONCRETIZATION_MSG)
 
     def item(self, *args):
         return self._concrete("item()").item(*args)
