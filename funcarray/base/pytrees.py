@@ -53,19 +53,30 @@ _OPTS: dict[str, Any] = {"none_is_leaf": False, "namespace": NAMESPACE}
 # the original insertion order; JAX rebuilds dicts (and defaultdicts) sorted. Every spec
 # handed out here is therefore the "sorted" spec equal to optree's, one per structure: specs
 # compare and hash without regard to dict order, so a cache keyed by the spec finds it.
+# Specs compare the aux data of custom nodes with ==, so a spec holding custom nodes is keyed
+# by its repr too: a cached spec made from ``act=1`` must not rebuild ``act=1.0`` as 1.
 _SORTED_TYPES = (dict, collections.defaultdict)
-_SORTED_SPECS: dict = {}
+_SORTED_SPECS: dict = {}  # spec, or (spec, repr) when it holds custom nodes -> sorted spec
 _SORTED_SPECS_LIMIT = 4096
+_HOLDS_CUSTOM_NODES = object()  # _SORTED_SPECS[spec] for those: look up (spec, repr) instead
 
 
-def _sorted_node(spec: PyTreeDef) -> PyTreeDef:
-    if spec.type not in _SORTED_TYPES:
-        return spec
-    node = spec.one_level().unflatten(spec.children())  # {key: child spec}, original order
-    items = {key: node[key] for key in spec.entries()}  # entries(): optree's sorted order
-    if spec.type is dict:
-        return optree.treespec_dict(items, **_OPTS)
-    return optree.treespec_defaultdict(node.default_factory, items, **_OPTS)
+def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool]:
+    """``(the sorted spec, whether spec holds custom nodes)``."""
+    custom = []
+
+    def sorted_node(node: PyTreeDef) -> PyTreeDef:
+        if node.kind == optree.PyTreeKind.CUSTOM:
+            custom.append(node)
+        if node.type not in _SORTED_TYPES:
+            return node
+        pairs = node.one_level().unflatten(node.children())  # {key: child}, insertion order
+        items = {key: pairs[key] for key in node.entries()}  # entries(): optree's sorted order
+        if node.type is dict:
+            return optree.treespec_dict(items, **_OPTS)
+        return optree.treespec_defaultdict(pairs.default_factory, items, **_OPTS)
+
+    return optree.treespec_transform(spec, sorted_node), bool(custom)
 
 
 def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
@@ -78,12 +89,19 @@ def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
     """
     if spec.num_nodes - spec.num_leaves <= 1 and spec.type not in _SORTED_TYPES:
         return spec  # a leaf, or one container (no dict) of leaves
-    found = _SORTED_SPECS.get(spec)
+    key = spec
+    found = _SORTED_SPECS.get(key)
+    if found is _HOLDS_CUSTOM_NODES:
+        key = (spec, repr(spec))
+        found = _SORTED_SPECS.get(key)
     if found is None:
-        found = optree.treespec_transform(spec, _sorted_node)
+        found, custom = _sort_dicts(spec)
         if len(_SORTED_SPECS) >= _SORTED_SPECS_LIMIT:
             _SORTED_SPECS.clear()
-        _SORTED_SPECS[spec] = found
+        if custom:
+            _SORTED_SPECS[spec] = _HOLDS_CUSTOM_NODES
+            key = (spec, repr(spec))
+        _SORTED_SPECS[key] = found
     return found
 
 

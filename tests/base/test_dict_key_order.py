@@ -2,6 +2,7 @@
 OrderedDicts in their own order, from the tree functions and from jit, grad and vmap."""
 
 import collections
+import dataclasses
 
 import jax
 import jax.numpy as jnp
@@ -108,3 +109,23 @@ def test_flatten_hands_out_one_spec_per_structure_whatever_the_insertion_order()
     b = fa.tree.structure({"a": {"c": 3, "d": 2}, "b": 1})
     assert a == b
     assert list(fa.tree.unflatten(a, [1, 2, 3])) == list(fa.tree.unflatten(b, [1, 2, 3]))
+
+
+def _layer_class():
+    @dataclasses.dataclass
+    class Layer:
+        w: float
+        act: object = dataclasses.field(default=1, metadata=dict(static=True))
+    return Layer
+
+
+def test_equal_structures_keep_their_own_static_fields():
+    # Specs compare static (aux) data with ==: 1, 1.0 and True are one structure, yet each
+    # tree must be rebuilt with its own, as jax does.
+    ours_cls = tree_util.register_dataclass(_layer_class())
+    theirs_cls = jax.tree_util.register_dataclass(_layer_class())
+    for act in (1, 1.0, True, 1):
+        ours = fa.tree.map(lambda x: x, {"b": ours_cls(1.0, act), "a": 0})
+        theirs = jax.tree_util.tree_map(lambda x: x, {"b": theirs_cls(1.0, act), "a": 0})
+        assert list(ours) == list(theirs)
+        assert type(ours["b"].act) is type(theirs["b"].act) is type(act)
