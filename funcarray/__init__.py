@@ -18,6 +18,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.
 
 from funcarray import debug as debug  # noqa: E402
 from funcarray import dtypes as dtypes  # noqa: E402
+from funcarray import errors as errors  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402

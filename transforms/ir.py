@@ -32,10 +32,11 @@ Printing convention (``str(ir)``)::
         f:f32[3] = broadcast_in_dim[ broadcast_dimensions=() shape=(3,) ] 2.0:f32[]
       in (e, f) }
 
-Const binders come before ``;``, arguments after it. Types are ``ShapedArray.str_short()``;
-a weak type (a value that came from a Python scalar) is marked ``{weak}``. Literals print as
-``value:type``. Params are sorted by name inside ``[ ]``; a param holding an IR (jit, cond,
-scan) is printed as a nested, indented block with its own names, one param per line.
+Const binders come before ``;``, arguments after it. Types are short, as in a jaxpr
+(``ShapedArray.str_short(short_dtypes=True)``); a weak type (a value that came from a Python
+scalar) is marked ``{weak}``. Literals print as ``value:type``. Params are sorted by name
+inside ``[ ]``; a param holding an IR (jit, cond, scan) is printed as a nested, indented
+block with its own names, one param per line.
 
 Example:
     >>> import numpy as np
@@ -50,7 +51,7 @@ Example:
         b:f32[3] = neg a
       in (b) }
     >>> typecheck(ir)
-    [ShapedArray(f32[3])]
+    [ShapedArray(float32[3])]
 """
 
 from __future__ import annotations
@@ -403,7 +404,7 @@ def dce(ir: IR | ClosedIR) -> IR | ClosedIR:
 
 def type_str(aval: ShapedArray) -> str:
     """``f32[3,4]``; weak types (from Python scalars) are marked ``f32[]{weak}``."""
-    return aval.str_short() + ("{weak}" if aval.weak_type else "")
+    return aval.str_short(short_dtypes=True) + ("{weak}" if aval.weak_type else "")
 
 
 def _literal_str(lit: Lit) -> str:

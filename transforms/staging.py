@@ -80,6 +80,9 @@ class StagingTracer(Tracer):
     def _concretization_detail(self) -> str:
         return self._trace.describe_origin(self._var)
 
+    def __repr__(self):  # JAX's form: JitTracer(~float32[]) (a weak type marked ~)
+        return f"JitTracer({self.aval})"
+
 
 class StagingTrace(Trace):
     """Records the primitives applied to its tracers as IR equations.

@@ -54,8 +54,8 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
         return ShapedArray(shape, aval.dtype, aval.weak_type)
 
-    def __repr__(self):
-        return f"BatchTracer(bdim={self.bdim}, val={self.val!r})"
+    def __repr__(self):  # JAX's form: the value's type and its batched array's
+        return f"VmapTracer(aval={self.aval}, batched={self.val.aval})"
 
 
 class BatchTrace(Trace):

@@ -148,7 +148,7 @@ def typeof(x) -> ShapedArray:
         >>> import funcarray as fa
         >>> import funcarray.numpy as fnp
         >>> fa.typeof(fnp.ones((2, 3))), fa.typeof(1.0)
-        (ShapedArray(f32[2,3]), ShapedArray(f32[], weak_type=True))
+        (ShapedArray(float32[2,3]), ShapedArray(float32[], weak_type=True))
     """
     aval = getattr(x, "aval", None)
     return aval if aval is not None else asarray_arg("typeof", x).aval

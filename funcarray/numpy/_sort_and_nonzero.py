@@ -21,7 +21,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import op_error, op_value_error
 from funcarray.numpy._index_parsing import _const, _is_tracer, _ravel, _reshape
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.gather_scatter_dims import ScatterDimensionNumbers
@@ -30,6 +30,7 @@ from funcarray.primitives.scatter import scatter_p
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import concatenate_p, iota_p, rev_p, slice_p
 from funcarray.primitives.sort import sort_p
+from funcarray.transforms.core import ConcretizationTypeError
 from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def _as_mask(x):
 
 def _concrete_count(op, mask, what="the number of nonzero elements"):
     if _is_tracer(mask):
-        raise op_type_error(
+        raise op_error(
+            ConcretizationTypeError,
             op, f"the result's size is {what}, which is not known for a traced "
                 f"{mask.aval}. Pass a static size= (and fill_value=) to fix it.")
     return int(np.count_nonzero(np.asarray(mask)))
@@ -258,7 +260,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     op = "unique"
     ar = asarray_arg(op, ar)
     if _is_tracer(ar):
-        raise op_type_error(op, f"needs a concrete array, got a traced {ar.aval}: the number "
+        raise op_error(ConcretizationTypeError, op, f"needs a concrete array, got a traced "
+                                                    f"{ar.aval}: the number "
                                 f"of unique values depends on the values")
     if size is not None:
         raise op_value_error(op, "size= is not supported yet")

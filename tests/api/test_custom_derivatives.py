@@ -359,7 +359,7 @@ def test_custom_jvp_rule_errors():
         return fnp.sin(x)
 
     f.defjvp(lambda p, t: (f(p[0]), t[0][:1]))
-    with pytest.raises(TypeError, match="tangent output leaf 0 of type f64\\[1\\]"):
+    with pytest.raises(TypeError, match="tangent output leaf 0 of type float64\\[1\\]"):
         fa.grad(lambda x: f(x).sum())(fnp.asarray(f64(3)))
     f.defjvp(lambda p, t: (f(p[0]), t[0].astype("float32")))
     with pytest.raises(TypeError, match="shape and dtype"):
@@ -548,11 +548,11 @@ def test_custom_vjp_rule_errors():
     good_fwd = lambda x, y: (x * y, (x, y))  # noqa: E731
     with pytest.raises(TypeError, match="one cotangent per differentiable argument \\(2\\)"):
         run(good_fwd, lambda r, g: (g,))
-    with pytest.raises(TypeError, match="cotangent of type f64\\[2\\] for argument leaf 1"):
+    with pytest.raises(TypeError, match="cotangent of type float64\\[2\\] for argument leaf 1"):
         run(good_fwd, lambda r, g: (g, g[:2]))
     with pytest.raises(TypeError, match="must return a pair"):
         run(lambda x, y: x * y, lambda r, g: (g, g))
-    with pytest.raises(TypeError, match="output leaf 0 of type f64\\[1\\]"):
+    with pytest.raises(TypeError, match="output leaf 0 of type float64\\[1\\]"):
         run(lambda x, y: ((x * y)[:1], None), lambda r, g: (g, g))
     with pytest.raises(UnexpectedTracerError, match="custom_vjp function"):
         def closes(c):
