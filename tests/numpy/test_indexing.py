@@ -695,7 +695,7 @@ def test_unique_matches_numpy():
     for got, e in zip((values, index, inverse, counts), exp):
         assert_array_equal_typed(got, e.astype(got.dtype), check_dtype=False)
     assert index.dtype == np.int32
-    with pytest.raises(TypeError, match="unique: needs a concrete array"):
+    with pytest.raises(TypeError, match="unique: .* Pass a static size="):
         make_ir(fnp.unique)(fnp.asarray(n))
 
 
