@@ -38,7 +38,8 @@ from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import max as _max
 from funcarray.numpy._reductions import min as _min
 from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis, reshape
-from funcarray.numpy._sort_and_nonzero import concrete_count, static_size
+from funcarray.numpy._sort_and_nonzero import concrete_count, size_needed_error, static_size
+from funcarray.transforms.core import Tracer
 from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
@@ -164,11 +165,19 @@ def _unique(op, ar, axis, *, return_index=False, return_inverse=False, return_co
     """jax.numpy's ``unique`` along ``axis`` of ``ar``: the values (the axis kept in place),
     then the first indices, inverse and counts asked for."""
     n = ar.shape[axis]
+    padded = size is not None and fill_value is not None  # (fill_value serves size= alone)
     if size is not None:
         size = static_size(op, size)
         if n == 0 and size and fill_value is None:
             raise op_value_error(op, f"the input is empty, so padding to size={size} needs a "
                                      f"fill_value= (there is no smallest value to pad with)")
+    elif isinstance(ar, Tracer):
+        # Without size= the input must be concrete, and jax.numpy then works on its value
+        # alone: under grad no gradient flows through the result.
+        value = ar.to_concrete_value()
+        if value is None:
+            raise size_needed_error(op, ar, "the number of unique values")
+        ar = Array(np.asarray(value), ar.weak_type)
     aux, mask, perm = _sorted_rows(moveaxis(ar, axis, 0), equal_nan)
     if size is None:
         size = concrete_count(op, mask, "the number of unique values")
@@ -176,7 +185,7 @@ def _unique(op, ar, axis, *, return_index=False, return_inverse=False, return_co
     # jax.numpy's default fill.
     positions, valid = _first_true(mask, size, 0)
     values = take(aux, positions, axis=0) if aux.size else aux
-    if fill_value is not None:
+    if padded:
         fill = convert(asarray_arg(op, fill_value), values.dtype)
         if values.shape[0]:
             values = where(expand_dims(valid, tuple(range(1, values.ndim))), values, fill)

@@ -10,12 +10,12 @@ error for them and for the set operations).
 from __future__ import annotations
 
 import math
-import operator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.api.arguments import (
+    _concrete_int,
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -53,33 +53,30 @@ def _as_mask(x):
     return ew.ne_p.bind(x, _const(0, x.dtype, x.shape))
 
 
+def _traced_value_error(op: str, traced, message: str) -> ConcretizationError:
+    detail = traced._concretization_detail()  # (which argument it comes from, under jit)
+    message = f"{op}: {message}" + (f"\n{detail}" if detail else "")
+    where = user_location()
+    return ConcretizationError(f"{message}\n  (at {where})" if where else message)
+
+
 def size_needed_error(op: str, traced, what: str) -> ConcretizationError:
     """The error of an operation whose result size (``what``) depends on the values of the
     traced array ``traced``: under a transform the caller must pass a static ``size=``."""
-    detail = traced._concretization_detail()
-    message = (f"{op}: {what} depends on the values of the traced array {traced.aval}, so "
-               f"the result's shape is not known under a transform. Pass a static size= (a "
-               f"Python int; results past it are dropped, missing ones padded with "
-               f"fill_value=), e.g. fnp.{op}(..., size={traced.size}).")
-    if detail:
-        message = f"{message}\n{detail}"
-    where = user_location()
-    return ConcretizationError(f"{message}\n  (at {where})" if where else message)
+    return _traced_value_error(
+        op, traced, f"{what} depends on the values of the traced array {traced.aval}, so the "
+                    f"result's shape is not known under a transform. Pass a static size= (a "
+                    f"Python int; results past it are dropped, missing ones padded with "
+                    f"fill_value=), e.g. fnp.{op}(..., size={traced.size}).")
 
 
 def static_size(op: str, size) -> int:
     """``size=`` as a non-negative Python int (a traced size raises ConcretizationError)."""
     if isinstance(size, Tracer) and size.to_concrete_value() is None:
-        detail = size._concretization_detail()
-        message = (f"{op}: size= must be static (a Python int), got a traced {size.aval}. "
-                   f"Pass it as a static argument (jit's static_argnames) or a constant."
-                   + (f"\n{detail}" if detail else ""))
-        where = user_location()
-        raise ConcretizationError(f"{message}\n  (at {where})" if where else message)
-    try:
-        size = operator.index(size)
-    except TypeError:
-        raise op_type_error(op, f"size must be an int, got {size!r}") from None
+        raise _traced_value_error(
+            op, size, f"size= must be static (a Python int), got a traced {size.aval}. Pass "
+                      f"it as a static argument (jit's static_argnames) or a constant.")
+    size = _concrete_int(op, size, "size")
     if size < 0:
         raise op_type_error(op, f"size must be non-negative, got {size}")
     return size
@@ -173,14 +170,14 @@ def nonzero_for(op: str, a, size=None, fill_value=None) -> tuple[Array, ...]:
 def _nonzero(op, a, size, fill_value):
     a = asarray_arg(op, a)
     if a.ndim == 0:
-        raise op_value_error(op, "the nonzero elements of a 0-d array are not defined; use "
-                                 "fnp.atleast_1d(a) or a.reshape(1)")
+        raise op_value_error(op, "nonzero of a 0-d array is not allowed; use "
+                                 "fnp.nonzero(fnp.atleast_1d(a)) or a.reshape(1)")
     if size is None:
         size = concrete_count(op, _as_mask(a), "the number of nonzero elements")
     size = static_size(op, size)
-    fills = None if fill_value is None else _fill_values(op, fill_value, a.ndim)
-    if a.size == 0 or size == 0:  # (jax.numpy ignores fill_value here)
+    if a.size == 0 or size == 0:  # (jax.numpy ignores fill_value here, even a wrong one)
         return tuple(_const(0, dtypes.int32, (size,)) for _ in range(a.ndim))
+    fills = None if fill_value is None else _fill_values(op, fill_value, a.ndim)
     positions, valid = _nonzero_flat_positions(op, a, size)
     out = []
     for d in range(a.ndim):

@@ -153,7 +153,7 @@ def test_errors():
             fa.jit(getattr(fnp, name))(x, x)
     with pytest.raises(TypeError, match="size must be non-negative"):
         fnp.union1d(x, x, size=-1)
-    with pytest.raises(TypeError, match="size must be an int"):
+    with pytest.raises(TypeError, match="size must be an integer"):
         fnp.unique_values(x, size=2.5)
     with pytest.raises(ValueError, match="unique_values.*fill_value"):
         fnp.unique_values(np.zeros(0), size=3)
