@@ -7,9 +7,10 @@ for ``unique(axis=)``) followed by scatters over the runs of equal values, so ev
 sorted. The number of results depends on the values: eagerly it is read off the concrete
 mask; under ``jit``/``vmap`` pass a static ``size=`` (as in jax.numpy): the first ``size``
 results are returned, padded with ``fill_value`` (default: the smallest result, 0 for
-``setdiff1d``, as in jax.numpy). ``unique`` merges NaNs unless ``equal_nan=False``; the
-Array API functions and the two-array operations treat every NaN as distinct. Indices are
-int32. ``assume_unique`` is accepted and ignored: the result is the same whenever the
+``setdiff1d``, as in jax.numpy). ``unique`` and ``union1d`` merge NaNs (``unique`` unless
+``equal_nan=False``); the Array API functions treat every NaN as distinct; the other
+two-array operations, as jax.numpy's, merge an input's NaNs but never match one NaN with
+the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the result is the same whenever the
 assumption holds.
 
 Example:
@@ -90,19 +91,6 @@ def _result_size(op, size, mask):
     return concrete_count(op, mask, "the number of results")
 
 
-def _sorted_runs(x, equal_nan):
-    """(sorted values, permutation, mask of the first element of each run of equal values)."""
-    from funcarray import lax
-    n = x.shape[0]
-    iota = arange(n, dtype=dtypes.int32)
-    aux, perm = lax.sort((x, iota), num_keys=1, is_stable=True)
-    different = not_equal(aux[1:], aux[:-1])
-    if equal_nan and dtypes.is_inexact(x.dtype):
-        different = different & ~(isnan(aux[1:]) & isnan(aux[:-1]))
-    mask = concatenate([ones((min(n, 1),), dtypes.bool_), different])
-    return aux, perm, mask
-
-
 def _first_true(mask, size, fill):
     """Positions of the first ``size`` True entries of ``mask`` (padded with ``fill``), and
     whether each slot holds a real hit."""
@@ -131,6 +119,17 @@ def _default_fill_min(values, valid):
         return values
     values = where(valid, values, _max(values))
     return where(valid, values, _min(values))
+
+
+def _concrete_input(op, x, what):
+    """``x``'s value: without size= the input must be concrete, and jax.numpy then works on
+    the value alone (under grad no gradient flows through the result)."""
+    if not isinstance(x, Tracer):
+        return x
+    value = x.to_concrete_value()
+    if value is None:
+        raise size_needed_error(op, x, what)
+    return Array(np.asarray(value), x.weak_type)
 
 
 def _sorted_rows(x, equal_nan):
@@ -171,13 +170,8 @@ def _unique(op, ar, axis, *, return_index=False, return_inverse=False, return_co
         if n == 0 and size and fill_value is None:
             raise op_value_error(op, f"the input is empty, so padding to size={size} needs a "
                                      f"fill_value= (there is no smallest value to pad with)")
-    elif isinstance(ar, Tracer):
-        # Without size= the input must be concrete, and jax.numpy then works on its value
-        # alone: under grad no gradient flows through the result.
-        value = ar.to_concrete_value()
-        if value is None:
-            raise size_needed_error(op, ar, "the number of unique values")
-        ar = Array(np.asarray(value), ar.weak_type)
+    else:
+        ar = _concrete_input(op, ar, "the number of unique values")
     aux, mask, perm = _sorted_rows(moveaxis(ar, axis, 0), equal_nan)
     if size is None:
         size = concrete_count(op, mask, "the number of unique values")
@@ -388,14 +382,23 @@ def _merged_runs(ar1, ar2):
     run's elements come from ``ar1``, run lengths, the sort's permutation), all indexed by
     run (``n1 + n2`` slots, runs first). A run's ``ar1`` elements come first, in order, so
     its first element is the value's first occurrence in ``ar1`` and the element after
-    them its first occurrence in ``ar2``. NaNs are all distinct, as in NumPy's set
-    operations.
+    them its first occurrence in ``ar2``. As jax.numpy takes the unique values of each
+    input first, an input's NaNs are one run, distinct from the other input's.
     """
+    from funcarray import lax
     n1 = ar1.shape[0]
-    aux, perm, mask = _sorted_runs(concatenate([ar1, ar2]), equal_nan=False)
-    n = aux.shape[0]
+    x = concatenate([ar1, ar2])
+    n = x.shape[0]
+    aux, perm = lax.sort((x, arange(n, dtype=dtypes.int32)), num_keys=1, is_stable=True)
+    in_first = perm < n1
+    different = not_equal(aux[1:], aux[:-1])
+    if dtypes.is_inexact(x.dtype):
+        # (NaNs sort last, the first input's before the second's)
+        same_nan = isnan(aux[1:]) & isnan(aux[:-1]) & (in_first[1:] == in_first[:-1])
+        different = different & ~same_nan
+    mask = concatenate([ones((1,), dtypes.bool_), different])
     run = cumsum(mask, dtype=dtypes.int32) - 1
-    from_first = (perm < n1).astype(dtypes.int32)
+    from_first = in_first.astype(dtypes.int32)
     count1 = zeros((n,), dtypes.int32).at[run].add(from_first)
     length = zeros((n,), dtypes.int32).at[run].add(1)
     starts, is_run = _first_true(mask, n, 0)
@@ -415,6 +418,8 @@ def _pick(values, mask, size, fill_value):
 def _set_operation(op, ar1, ar2, select, size, fill_value):
     """The run values that ``select(count1, length)`` keeps, padded to ``size``."""
     ar1, ar2 = _flat(op, ar1, ar2)
+    if size is None:
+        ar1, ar2 = (_concrete_input(op, a, "the number of results") for a in (ar1, ar2))
     n1, n2 = ar1.shape[0], ar2.shape[0]
     if n1 + n2 == 0:
         size = 0 if size is None else _result_size(op, size, None)
