@@ -10,8 +10,8 @@ results are returned, padded with ``fill_value`` (default: the smallest result, 
 ``setdiff1d``, as in jax.numpy). ``unique`` and ``union1d`` merge NaNs (``unique`` unless
 ``equal_nan=False``); the Array API functions treat every NaN as distinct; the other
 two-array operations, as jax.numpy's, merge an input's NaNs but never match one NaN with
-the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the result is the same whenever the
-assumption holds.
+the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the
+result is the same whenever the assumption holds.
 
 Example:
     >>> import funcarray.numpy as fnp

@@ -1,9 +1,10 @@
 """Value-dependent result sizes as jax.numpy takes them: ``unique`` (every ``return_*``
 combination, ``axis=``, ``equal_nan=``, ``size=``, ``fill_value=``, ``sorted=``), the
 ``unique_*`` functions, the set operations, ``nonzero``/``flatnonzero``/``argwhere``/
-``where(cond)`` with ``size=``/``fill_value=``. Hypothesis against jax.numpy (values, dtypes, weak types, shapes,
-error classes) eagerly and under ``fa.jit``; ``fa.vmap`` against ``jax.vmap``; ``unique``'s
-host shortcut against its general path; the errors a traced size raises.
+``where(cond)`` with ``size=``/``fill_value=``. Hypothesis against jax.numpy (values,
+dtypes, weak types, shapes, error classes) eagerly and under ``fa.jit``; ``fa.vmap``
+against ``jax.vmap``; ``unique``'s host shortcut against its general path; the errors a
+traced size raises.
 """
 
 from __future__ import annotations
