@@ -289,6 +289,18 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return results[0] if len(results) == 1 else tuple(results)
 
 
+def _array_api_unique_on_host(result_type, **flags):
+    """The host shortcut of an Array API ``unique_*`` function: ``unique``'s, NaNs distinct,
+    its results in ``result_type`` (None: the values alone)."""
+    def shortcut(x, /, *, size=None, fill_value=None):
+        out = _unique_on_host(x, equal_nan=False, size=size, **flags)
+        if out is NotImplemented or result_type is None:
+            return out
+        return result_type(*out)
+    return shortcut
+
+
+@host_shortcut(_array_api_unique_on_host(None))
 def unique_values(x: ArrayLike, /, *, size: int | None = None,
                   fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values of ``x`` (flattened), every NaN counted as distinct.
@@ -308,6 +320,7 @@ def unique_values(x: ArrayLike, /, *, size: int | None = None,
                    fill_value=fill_value)[0]
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueCountsResult, return_counts=True))
 def unique_counts(x: ArrayLike, /, *, size: int | None = None,
                   fill_value: ArrayLike | None = None) -> _UniqueCountsResult:
     """The sorted unique values of ``x`` and how often each occurs: ``(values, counts)``
@@ -324,6 +337,7 @@ def unique_counts(x: ArrayLike, /, *, size: int | None = None,
     return _UniqueCountsResult(values, counts)
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueInverseResult, return_inverse=True))
 def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
                    fill_value: ArrayLike | None = None) -> _UniqueInverseResult:
     """The sorted unique values of ``x`` and, for each element of ``x``, the index of its
@@ -342,6 +356,8 @@ def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
     return _UniqueInverseResult(values, reshape(inverse, x.shape))
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueAllResult, return_index=True,
+                                         return_inverse=True, return_counts=True))
 def unique_all(x: ArrayLike, /, *, size: int | None = None,
                fill_value: ArrayLike | None = None) -> _UniqueAllResult:
     """``(values, indices, inverse_indices, counts)``: the sorted unique values of ``x``,

@@ -127,9 +127,12 @@ def test_unique_functions_match_jax(x, size, fill_value, name):
 @given(unique_calls())
 def test_unique_shortcut_keeps_the_general_path_outcome(call):
     x, args, kwargs = call
-    assert_same_outcome(lambda: fnp.unique(fa.numpy.asarray(x), *args, **kwargs))
+    assert_same_outcome(lambda: fnp.unique(fnp.asarray(x), *args, **kwargs))
     kwargs["size"] = None  # the forms the shortcut takes
-    assert_same_outcome(lambda: fnp.unique(fa.numpy.asarray(x), *args, **kwargs))
+    assert_same_outcome(lambda: fnp.unique(fnp.asarray(x), *args, **kwargs))
+    for name in ("unique_values", "unique_counts", "unique_inverse", "unique_all"):
+        for size in (None, 2):
+            assert_same_outcome(lambda: getattr(fnp, name)(fnp.asarray(x), size=size))
 
 
 @st.composite
