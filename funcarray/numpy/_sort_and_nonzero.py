@@ -146,7 +146,9 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
     """The indices of the nonzero elements of ``a``, one int32 array per dimension.
 
     The number of results depends on the values, so a traced ``a`` needs a static ``size``:
-    the first ``size`` indices are returned, padded with ``fill_value`` (default 0).
+    the first ``size`` indices are returned, padded with ``fill_value`` (default 0): a scalar
+    or one per dimension, joining the indices by promotion as in ``jnp.where`` (an empty
+    ``a`` pads with 0).
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -154,6 +156,8 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
         (Array([1, 3], dtype=int32),)
         >>> fnp.nonzero(fnp.array([0, 3]), size=3, fill_value=-1)
         (Array([ 1, -1, -1], dtype=int32),)
+        >>> fnp.nonzero(fnp.array([[0, 3]]), size=2, fill_value=(7, 8))
+        (Array([0, 7], dtype=int32), Array([1, 8], dtype=int32))
     """
     return _nonzero("nonzero", a, size, fill_value)
 
@@ -201,6 +205,8 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None,
         >>> import funcarray.numpy as fnp
         >>> fnp.flatnonzero(fnp.array([[0, 1], [1, 0]]))
         Array([1, 2], dtype=int32)
+        >>> fnp.flatnonzero(fnp.array([[0, 1], [1, 0]]), size=3, fill_value=-1)
+        Array([ 1,  2, -1], dtype=int32)
     """
     a = asarray_arg("flatnonzero", a)
     return nonzero_for("flatnonzero", _ravel(a), size, fill_value)[0]
@@ -215,6 +221,9 @@ def argwhere(a: ArrayLike, *, size: int | None = None,
         >>> fnp.argwhere(fnp.array([[0, 1], [1, 0]]))
         Array([[0, 1],
                [1, 0]], dtype=int32)
+        >>> fnp.argwhere(fnp.array([0, 1]), size=2, fill_value=9)
+        Array([[1],
+               [9]], dtype=int32)
     """
     a = asarray_arg("argwhere", a)
     columns = nonzero_for("argwhere", _reshape(a, (1,)) if a.ndim == 0 else a, size,
