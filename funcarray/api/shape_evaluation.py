@@ -23,7 +23,7 @@ import numpy as np
 
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as tree
-from funcarray.base.errors import api_boundary
+from funcarray.base.errors import api_boundary, op_type_error
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.staging import make_ir
 
@@ -53,6 +53,24 @@ class ShapeDtypeStruct:
             raise ValueError(f"ShapeDtypeStruct: shape must not be negative, got {self.shape}")
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+
+    @classmethod
+    def like(cls, x) -> ShapeDtypeStruct:
+        """The ShapeDtypeStruct of ``x``: an array, a tracer, a Python or NumPy scalar, or
+        anything with ``shape`` and ``dtype`` (``jax.ShapeDtypeStruct.like``).
+
+        Example:
+            >>> import funcarray.numpy as fnp
+            >>> ShapeDtypeStruct.like(fnp.ones((2, 3))), ShapeDtypeStruct.like(1.0)
+            (ShapeDtypeStruct(shape=(2, 3), dtype=float32), \
+ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True))
+        """
+        if isinstance(x, (list, tuple)):
+            raise op_type_error("ShapeDtypeStruct.like", f"cannot interpret a value of type "
+                                f"{type(x).__name__} as an abstract array; pass an array")
+        struct = _as_struct(x)
+        aval = struct.aval if isinstance(struct, ShapeDtypeStruct) else typeof(struct)
+        return cls(aval.shape, aval.dtype, aval.weak_type)
 
     @property
     def ndim(self) -> int:
@@ -102,29 +120,39 @@ def eval_shape(fun, *args, **kwargs):
         (ShapeDtypeStruct(shape=(3,), dtype=int32), ShapeDtypeStruct(shape=(4, 3), dtype=bool))
     """
     args, kwargs = tree.map(_as_struct, (args, kwargs))
-    staged = make_ir(fun)(*args, **kwargs)
-    structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
-    return tree.unflatten(staged.out_tree, structs)
+    return _structs(make_ir(fun)(*args, **kwargs))
 
 
-def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
-               abstracted_axes=None):
-    """JAX's ``make_jaxpr`` for code being ported: ``make_jaxpr(f)(*args)`` returns funcarray's
-    IR of ``f`` (``make_ir``'s printable ``StagedIR``; funcarray has no jaxprs), and with
-    ``return_shape=True`` also the output's ``ShapeDtypeStruct`` pytree. ``axis_env`` (named
-    axes: use ``vmap(axis_name=)``) and ``abstracted_axes`` (dynamic shapes) are not supported.
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
+    """``make_jaxpr(f)(*args)`` stages ``f`` on its arguments' types and returns its IR, as
+    ``jax.make_jaxpr``; with ``return_shape=True`` also the output's ``ShapeDtypeStruct``
+    pytree.
+
+    The result prints in JAX's jaxpr style and answers to ``jax.core.ClosedJaxpr``'s names:
+    ``.jaxpr`` (``.invars``, ``.outvars``, ``.constvars``, ``.eqns``, ``.effects``),
+    ``.consts`` (= ``.literals``), ``.in_avals``, ``.out_avals``, ``.eqns``; each equation
+    has ``.primitive``, ``.invars``, ``.outvars``, ``.params``; variables have ``.aval``.
+    IRs nested in the params of jit, cond, scan and while are walked the same way (under
+    funcarray's param names: ``ir``, ``branches``, ``body``, ``cond_ir``/``body_ir``).
+    ``axis_env`` (named axes) is not supported: stage inside ``vmap(axis_name=)``.
 
     Example:
         >>> import funcarray as fa
         >>> import funcarray.numpy as fnp
-        >>> ir, shape = fa.make_jaxpr(lambda x: fnp.sin(x) * 2.0, return_shape=True)(fnp.ones(3))
-        >>> shape
-        ShapeDtypeStruct(shape=(3,), dtype=float32)
+        >>> closed, shape = fa.make_jaxpr(lambda x: fnp.sin(x) * x,
+        ...                               return_shape=True)(fnp.ones(3))
+        >>> print(closed)
+        { lambda ; a:f32[3]. let
+            b:f32[3] = sin a
+            c:f32[3] = mul b a
+          in (c) }
+        >>> [eqn.primitive.name for eqn in closed.jaxpr.eqns], closed.in_avals, shape
+        (['sin', 'mul'], [ShapedArray(f32[3])], ShapeDtypeStruct(shape=(3,), dtype=float32))
     """
-    if axis_env is not None or abstracted_axes is not None:
+    if axis_env is not None:
         raise NotImplementedError(
-            "make_jaxpr: axis_env= and abstracted_axes= are not supported; stage a function "
-            "using named axes inside fa.vmap(..., axis_name=...) instead")
+            "make_jaxpr: axis_env= is not supported; stage a function using named axes "
+            "inside fa.vmap(..., axis_name=...) instead")
     staging = make_ir(fun, static_argnums=static_argnums)
 
     @api_boundary
@@ -133,10 +161,15 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
         staged = staging(*args, **kwargs)
         if not return_shape:
             return staged
-        structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
-        return staged, tree.unflatten(staged.out_tree, structs)
+        return staged, _structs(staged)
 
     return make
+
+
+def _structs(staged):
+    """The output pytree of ``staged`` as ShapeDtypeStructs."""
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
+    return tree.unflatten(staged.out_tree, structs)
 
 
 @api_boundary
