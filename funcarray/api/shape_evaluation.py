@@ -23,9 +23,10 @@ import numpy as np
 
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as tree
-from funcarray.base.errors import api_boundary, op_type_error
+from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.staging import make_ir
+from funcarray.transforms.vmap import bound_axes
 
 __all__ = ["ShapeDtypeStruct", "eval_shape", "make_jaxpr", "typeof"]
 
@@ -134,7 +135,9 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     has ``.primitive``, ``.invars``, ``.outvars``, ``.params``; variables have ``.aval``.
     IRs nested in the params of jit, cond, scan and while are walked the same way (under
     funcarray's param names: ``ir``, ``branches``, ``body``, ``cond_ir``/``body_ir``).
-    ``axis_env`` (named axes) is not supported: stage inside ``vmap(axis_name=)``.
+    ``axis_env``, a sequence of ``(axis_name, size)`` pairs, binds named axes so that
+    collectives over them (``lax.psum(x, "i")``) can be staged, as inside
+    ``vmap(axis_name=)``.
 
     Example:
         >>> import funcarray as fa
@@ -149,21 +152,34 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
         >>> [eqn.primitive.name for eqn in closed.jaxpr.eqns], closed.in_avals, shape
         (['sin', 'mul'], [ShapedArray(f32[3])], ShapeDtypeStruct(shape=(3,), dtype=float32))
     """
-    if axis_env is not None:
-        raise NotImplementedError(
-            "make_jaxpr: axis_env= is not supported; stage a function using named axes "
-            "inside fa.vmap(..., axis_name=...) instead")
+    axes = _axis_env_pairs(axis_env)
     staging = make_ir(fun, static_argnums=static_argnums)
 
     @api_boundary
     def make(*args, **kwargs):
         args, kwargs = tree.map(_as_struct, (args, kwargs))
-        staged = staging(*args, **kwargs)
+        with bound_axes(axes):
+            staged = staging(*args, **kwargs)
         if not return_shape:
             return staged
         return staged, _structs(staged)
 
     return make
+
+
+def _axis_env_pairs(axis_env) -> tuple:
+    """``make_jaxpr``'s ``axis_env`` as ``((name, size), ...)``, checked."""
+    if axis_env is None:
+        return ()
+    try:
+        pairs = tuple((name, operator.index(size)) for name, size in axis_env)
+    except (TypeError, ValueError):
+        raise op_type_error("make_jaxpr", f"axis_env must be a sequence of (axis_name, size) "
+                            f"pairs, got {axis_env!r}") from None
+    if any(size < 0 for _, size in pairs):
+        raise op_value_error("make_jaxpr", f"axis_env sizes must not be negative, got "
+                             f"{axis_env!r}")
+    return pairs
 
 
 def _structs(staged):

@@ -132,8 +132,28 @@ def test_make_jaxpr_signature_and_static_arguments():
     assert len(closed.jaxpr.invars) == len(want.jaxpr.invars) == 1
     assert closed.eqns[-1].primitive.name == want.eqns[-1].primitive.name == "mul"
     assert (shape.shape, shape.dtype) == (want_shape.shape, want_shape.dtype)
-    with pytest.raises(NotImplementedError, match="axis_env"):
-        fa.make_jaxpr(lambda x: x, axis_env=[("i", 2)])
+
+
+@pytest.mark.parametrize("name, program", [
+    ("psum", lambda lax_: lambda x: lax_.psum(x, "i") * 2),
+    ("axis_index", lambda lax_: lambda x: x + lax_.axis_index("i")),
+    ("pmean of two axes", lambda lax_: lambda x: lax_.pmean(x, ("i", "j"))),
+])
+def test_axis_env_binds_named_axes_like_jax(name, program):
+    axis_env = [("i", 4), ("j", 2)]
+    got = fa.make_jaxpr(program(lax), axis_env=axis_env)(fnp.ones(3))
+    want = jax.make_jaxpr(program(jax.lax), axis_env=axis_env)(jnp.ones(3, jnp.float32))
+    collectives = {"psum", "axis_index"}
+    assert ([e.primitive.name for e in got.eqns if e.primitive.name in collectives]
+            == [e.primitive.name for e in want.eqns if e.primitive.name in collectives])
+    assert ([(a.shape, a.dtype) for a in got.out_avals]
+            == [(a.shape, a.dtype) for a in want.out_avals])
+    with pytest.raises(NameError):
+        jax.make_jaxpr(program(jax.lax))(jnp.ones(3))
+    with pytest.raises(NameError, match="unbound axis name"):
+        fa.make_jaxpr(program(lax))(fnp.ones(3))
+    with pytest.raises(TypeError, match="axis_env"):
+        fa.make_jaxpr(program(lax), axis_env=[("i",)])
 
 
 # (Python scalars are weak and 32-bit, as in jax without x64; NumPy values keep their dtype.)
