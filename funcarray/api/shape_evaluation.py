@@ -24,6 +24,7 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as tree
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
+from funcarray.base.sharding import Sharding
 from funcarray.transforms.core import ShapedArray
 from funcarray.transforms.staging import make_ir
 from funcarray.transforms.vmap import bound_axes
@@ -33,7 +34,8 @@ __all__ = ["ShapeDtypeStruct", "eval_shape", "make_jaxpr", "typeof"]
 
 class ShapeDtypeStruct:
     """A shape and a dtype standing for an array (JAX's class of the same name): what
-    ``eval_shape`` returns, and what it accepts in place of an array.
+    ``eval_shape`` returns, and what it accepts in place of an array. ``sharding`` (a
+    ``funcarray.sharding`` object, or None) and ``weak_type`` are keyword-only, as in JAX.
 
     Example:
         >>> import numpy as np
@@ -42,9 +44,14 @@ class ShapeDtypeStruct:
         (ShapeDtypeStruct(shape=(2, 3), dtype=float32), 2, 6)
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
-    def __init__(self, shape, dtype, weak_type: bool = False):
+    def __init__(self, shape, dtype, *, sharding: Sharding | None = None,
+                 weak_type: bool = False):
+        if sharding is not None and not isinstance(sharding, Sharding):
+            raise op_value_error("ShapeDtypeStruct", f"sharding must be a funcarray.sharding "
+                                 f"Sharding or None, got {type(sharding).__name__}")
+        self.sharding = sharding
         try:
             self.shape = tuple(operator.index(d) for d in shape)
         except TypeError:
@@ -70,8 +77,11 @@ ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True))
             raise op_type_error("ShapeDtypeStruct.like", f"cannot interpret a value of type "
                                 f"{type(x).__name__} as an abstract array; pass an array")
         struct = _as_struct(x)
-        aval = struct.aval if isinstance(struct, ShapeDtypeStruct) else typeof(struct)
-        return cls(aval.shape, aval.dtype, aval.weak_type)
+        if isinstance(struct, ShapeDtypeStruct):
+            return cls(struct.shape, struct.dtype, sharding=struct.sharding,
+                       weak_type=struct.weak_type)
+        aval = typeof(struct)
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
     @property
     def ndim(self) -> int:
@@ -88,14 +98,16 @@ ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True))
 
     def __eq__(self, other):
         return (type(other) is ShapeDtypeStruct and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
 
     def __repr__(self):
+        sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
 
 def _as_struct(leaf):
@@ -104,7 +116,8 @@ def _as_struct(leaf):
     if hasattr(leaf, "aval") or isinstance(leaf, (bool, int, float, complex, np.ndarray)):
         return leaf
     if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-        return ShapeDtypeStruct(leaf.shape, leaf.dtype, getattr(leaf, "weak_type", False))
+        return ShapeDtypeStruct(leaf.shape, leaf.dtype,
+                                weak_type=getattr(leaf, "weak_type", False))
     return leaf  # make_ir names the argument and says what is wrong with it
 
 
@@ -184,7 +197,8 @@ def _axis_env_pairs(axis_env) -> tuple:
 
 def _structs(staged):
     """The output pytree of ``staged`` as ShapeDtypeStructs."""
-    structs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in staged.out_avals]
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+               for a in staged.out_avals]
     return tree.unflatten(staged.out_tree, structs)
 
 

@@ -182,3 +182,41 @@ def test_shape_dtype_struct_like_of_tracers_and_non_arrays():
             jax.ShapeDtypeStruct.like(bad)
         with pytest.raises(TypeError, match="ShapeDtypeStruct.like|typeof"):
             fa.ShapeDtypeStruct.like(bad)
+
+
+def test_effects_mark_the_side_effecting_equations_as_in_jax():
+    def program(lib, np_):
+        def f(x):
+            lib.debug.print("x={x}", x=x)
+            return lib.jit(np_.sin)(x)
+        return f
+
+    got = fa.make_jaxpr(program(fa, fnp))(fnp.ones(2))
+    want = jax.make_jaxpr(program(jax, jnp))(jnp.ones(2))
+    assert ([bool(e.effects) for e in got.eqns] == [bool(e.effects) for e in want.eqns]
+            == [True, False])
+    assert bool(got.effects) == bool(got.jaxpr.effects) == bool(want.jaxpr.effects) is True
+    nested = fa.make_jaxpr(lambda x: fa.jit(program(fa, fnp))(x))(fnp.ones(2))
+    assert nested.eqns[0].effects == got.effects  # a jit's equation carries its body's
+
+
+def test_shape_dtype_struct_sharding_and_keywords_match_jax():
+    def parameters(cls):
+        return [(p.name, p.kind, p.default)
+                for p in inspect.signature(cls).parameters.values()
+                if p.name in ("shape", "dtype", "sharding", "weak_type")]
+
+    assert parameters(fa.ShapeDtypeStruct) == parameters(jax.ShapeDtypeStruct)
+    got = fa.ShapeDtypeStruct((2,), np.float32, weak_type=True,
+                              sharding=fa.sharding.SingleDeviceSharding(fa.devices()[0]))
+    want = jax.ShapeDtypeStruct((2,), jnp.float32, weak_type=True,
+                                sharding=jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+    assert repr(got) == repr(want)
+    assert fa.ShapeDtypeStruct.like(got) == got != fa.ShapeDtypeStruct((2,), np.float32,
+                                                                       weak_type=True)
+    assert fa.ShapeDtypeStruct.like(fnp.ones(2)).sharding is None  # (as jax's, uncommitted)
+    for lib in (jax, fa):
+        with pytest.raises(TypeError):
+            lib.ShapeDtypeStruct((2,), np.float32, True)
+        with pytest.raises(ValueError, match="sharding"):
+            lib.ShapeDtypeStruct((2,), np.float32, sharding="cpu")
