@@ -79,7 +79,8 @@ __version__ = "0.2.0"
 
 # Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that
 # `import funcarray` costs little more than `import numpy`.
-_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "typing"})
+_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "sharding",
+                               "test_util", "typing"})
 
 if _typing.TYPE_CHECKING:
     # What the lazy attributes hold, for type checkers (which do not run __getattr__).
@@ -89,6 +90,8 @@ if _typing.TYPE_CHECKING:
     from funcarray import optim as optim
     from funcarray import random as random
     from funcarray import scipy as scipy
+    from funcarray import sharding as sharding
+    from funcarray import test_util as test_util
     from funcarray import typing as typing
 
 

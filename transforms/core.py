@@ -384,6 +384,15 @@ class Tracer:
     def nbytes(self) -> int:  # (what the array it stands for would take, as on jax tracers)
         return self.aval.size * self.aval.dtype.itemsize
 
+    @property
+    def sharding(self):
+        # As on jax tracers: a traced value has no placement yet.
+        raise AttributeError(
+            f"The 'sharding' attribute is not available on a traced array "
+            f"({self.aval.str_short()}): it is placed only when the transformed function "
+            f"returns. Use funcarray.typeof(x) for its shape and dtype, or read .sharding on "
+            f"the result.")
+
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object (a 0-d traced array)")

@@ -212,14 +212,21 @@ def reduce(function: Callable[[_T, Any], _T], tree: Any, initializer: _T = _NO_I
     return optree.tree_reduce(function, tree, initializer, is_leaf=is_leaf, **_OPTS)
 
 
-def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, tree: Any) -> Any:
-    """Turn a tree of trees inside out (a list of pairs into a pair of lists...).
+def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+              pytree_to_transpose: Any) -> Any:
+    """Turn a tree of trees inside out (a list of pairs into a pair of lists...), with
+    ``jax.tree.transpose``'s signature: ``inner_treedef=None`` takes the structure of the
+    first inner tree.
 
     Example:
         >>> transpose(structure([0, 0]), structure((0, 0)), [(1, 2), (3, 4)])
         ([1, 3], [2, 4])
+        >>> transpose(structure({"a": 0, "b": 0}), None, {"a": [1, 2], "b": [3, 4]})
+        [{'a': 1, 'b': 3}, {'a': 2, 'b': 4}]
     """
-    return optree.tree_transpose(outer_treedef, inner_treedef, tree)
+    if inner_treedef is None:
+        inner_treedef = structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
 def register_pytree_node(nodetype: type[_Node],

@@ -456,9 +456,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
         >>> tree_transpose(outer, None, [(1, 2), (3, 4)])
         ([1, 3], [2, 4])
     """
-    if inner_treedef is None:
-        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
-    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
+    return _tree.transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
 _NO_IDENTITY: Any = object()
