@@ -59,13 +59,13 @@ class HostCallback:
         return self.name
 
     def __call__(self, *arrays) -> tuple:
-        """What compiled code calls: ``run``, with its exception recorded for
-        ``runtime.raise_execution_error`` (XLA passes on only a message)."""
+        """What compiled code calls: ``run``, its exception kept for the execution that
+        fails with it (XLA passes on only a message, which names the kept exception; see
+        ``runtime.record_callback_error``)."""
         try:
             return self.run(*arrays)
         except Exception as exc:
-            runtime.callback_errors.append(exc)
-            raise
+            raise runtime.record_callback_error(exc) from None
 
     def run(self, *arrays) -> tuple:
         """``fn`` on NumPy arrays, its results checked (eager kernels call this directly)."""
