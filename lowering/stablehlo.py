@@ -179,18 +179,23 @@ def _nested_literal(value: np.ndarray) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+_TOP_INDENT = "    "  # (the entry function's body; a control-flow region's is deeper)
+
+
 class _Builder:
     """Accumulates the lines of one function and knows the type of every SSA value."""
 
-    __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks")
+    __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks",
+                 "effect_token")
 
-    def __init__(self, indent: str = "    ", platform: str | None = None):
+    def __init__(self, indent: str = _TOP_INDENT, platform: str | None = None):
         self.lines: list = []
         self.types: dict = {}  # SSA name -> aval
         self.count = 0
         self.indent = indent
         self.platform = platform  # the PJRT platform compiled for; None: any
         self.host_callbacks: list = []  # Python functions the module calls, by index
+        self.effect_token = None  # the token of the entry function's last ordered effect
 
     def fresh(self, aval) -> str:
         name = f"%{self.count}"
@@ -222,6 +227,25 @@ class LoweringContext:
         callbacks = self._builder.host_callbacks
         callbacks.append(fn)
         return len(callbacks) - 1
+
+    def effect_token(self) -> str | None:
+        """The ``!stablehlo.token`` of the last ordered effect (``io_callback(ordered=True)``)
+        in the entry function, made by ``stablehlo.create_token`` for the first one: an op
+        that takes it and returns the next (``set_effect_token``) runs after that effect.
+        None inside a control-flow region, which cannot use a value of the function around
+        it that way."""
+        builder = self._builder
+        if builder.indent != _TOP_INDENT:
+            return None
+        if builder.effect_token is None:
+            builder.effect_token = self.fresh(None)
+            self.emit(f'{builder.effect_token} = "stablehlo.create_token"() : () -> '
+                      f'!stablehlo.token')
+        return builder.effect_token
+
+    def set_effect_token(self, token: str) -> None:
+        """Record ``token`` as the last ordered effect's (see ``effect_token``)."""
+        self._builder.effect_token = token
 
     def emit(self, line: str) -> None:
         """Write one raw line of MLIR into the function body."""
