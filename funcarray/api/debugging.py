@@ -35,8 +35,9 @@ __all__ = ["print", "callback", "breakpoint"]
 def callback(callback, *args, ordered=False, **kwargs):
     """Call ``callback(*args, **kwargs)`` for its side effect with the arguments' values as
     NumPy arrays, wherever this line runs: eagerly, in compiled code (``jit``), once per
-    batch member (``vmap``), with primal values (``grad``). Returns None. ``ordered`` is
-    accepted for JAX compatibility (callbacks run in program order on one device).
+    batch member (``vmap``), with primal values (``grad``). Returns None. Under ``jit``,
+    XLA may run independent callbacks in any order; ``ordered=True`` ones run in program
+    order (as ``io_callback(ordered=True)``: outside ``lax`` control-flow bodies).
 
     Example:
         >>> import funcarray as fa, funcarray.numpy as fnp
@@ -50,7 +51,7 @@ def callback(callback, *args, ordered=False, **kwargs):
     leaves = [asarray_arg("debug.callback", x) for x in leaves]
     name = f"debug.callback({getattr(callback, '__name__', type(callback).__name__)})"
     host = HostCallback(flat_host_function(callback, in_tree), (), name)
-    debug_callback_p.bind(*leaves, callback=host)
+    debug_callback_p.bind(*leaves, callback=host, **({"ordered": True} if ordered else {}))
 
 
 @api_boundary

@@ -171,30 +171,37 @@ debug_callback_p.has_side_effects = True
 debug_callback_p.eager_on_host = True  # (see pure_callback_p)
 
 
+# ``ordered`` is a parameter only when True (``debug.print(..., ordered=True)``), so the
+# printed IR of the common call is unchanged.
 @debug_callback_p.def_impl
-def _debug_impl(*args, callback):
+def _debug_impl(*args, callback, ordered=False):
     callback.run(*_host_values(args))
     return []
 
 
-debug_callback_p.abstract_eval = lambda *avals, callback: []
-debug_callback_p.lower_rule = lambda ctx, *xs, callback: lower_host_callback(
-    ctx, *xs, callback=callback, side_effect=True)
+debug_callback_p.abstract_eval = lambda *avals, callback, ordered=False: []
+
+
+@debug_callback_p.def_lower
+def _debug_lower(ctx, *xs, callback, ordered=False):
+    if ordered:
+        return _lower_ordered_host_callback(ctx, *xs, callback=callback)
+    return lower_host_callback(ctx, *xs, callback=callback, side_effect=True)
 
 
 @debug_callback_p.def_jvp
-def _debug_jvp(primals, tangents, *, callback):
-    debug_callback_p.bind(*primals, callback=callback)  # the values, not their tangents
+def _debug_jvp(primals, tangents, *, callback, **ordered):
+    debug_callback_p.bind(*primals, callback=callback, **ordered)  # the values, not tangents
     return [], []
 
 
 @debug_callback_p.def_batch
-def _debug_batch(vals, dims, *, callback):
+def _debug_batch(vals, dims, *, callback, **ordered):
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     fronts = [None if d is None else move_to_front(v, d, size) for v, d in zip(vals, dims)]
     for i in range(size):  # one call per member, in order (JAX's behaviour)
         debug_callback_p.bind(*(v if f is None else f[i] for v, f in zip(vals, fronts)),
-                              callback=callback)
+                              callback=callback, **ordered)
     return [], []
 
 

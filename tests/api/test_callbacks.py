@@ -168,6 +168,25 @@ def test_callback_errors():
         fa.debug.print(3, x64)
 
 
+def test_ordered_debug_prints_keep_program_order_like_jax(capsys):
+    """Prints between computations they do not depend on: XLA reorders unordered ones;
+    ordered=True keeps jax's (program) order."""
+    def program(lib, xp):
+        def f(x):
+            total = x
+            for k in range(12):
+                y = xp.sin(x * k)
+                lib.debug.print("step {}", k, ordered=True)
+                total = total + y
+            return total
+        return lib.jit(f)(xp.ones(4))
+
+    jax.block_until_ready(program(jax, jnp))
+    want = capsys.readouterr().out
+    program(fa, fnp).block_until_ready()
+    assert capsys.readouterr().out == want == "".join(f"step {k}\n" for k in range(12))
+
+
 def test_callback_errors_surface_in_their_own_call_only():
     """Threads calling one jitted function at once, whose callback raises for some values:
     each failing call raises the exception its own callback raised (naming its value), a
