@@ -2,9 +2,9 @@
 variables holding concrete values, eagerly and inside ``jit``, ``vmap`` and ``grad``, as
 ``jax.debug.breakpoint``.
 
-At the call the Python stack is captured (funcarray's own frames left out); the arrays among
-the frames' local variables (tracers under a transform) become the operands of a debug
-callback, so when the computation runs the callback gets their values and opens the
+At the call the Python stack is captured (funcarray's own frames left out); the tracers
+among the frames' local variables (their values under a transform) become the operands of a
+debug callback, so when the computation runs the callback gets their values and opens the
 debugger on frames rebuilt with them. Under ``vmap`` it stops once per batch member (the
 debug callback's rule), under ``grad`` it shows primal values. The debugger is JAX's
 command-line one (``jdb``): ``p expr``, ``pp expr``, ``u``/``d`` (up and down the frames),
@@ -80,8 +80,8 @@ def capture_frames(filter_frames: bool = True, num_frames: int | None = None,
 
 
 def frames_as_operands(frames: list):
-    """``(operands, rebuild)``: the arrays among the frames' local variables (pytree leaves
-    that are Arrays or tracers), and ``rebuild(*values)``, the frames with those values
+    """``(operands, rebuild)``: the tracers among the frames' local variables (pytree
+    leaves), and ``rebuild(*values)``, the frames with those values
     (NumPy arrays, as a callback receives them) in their places as funcarray Arrays."""
     operands, places = [], []  # places: (frame index, name, treedef, leaves, array positions)
     for k, frame in enumerate(frames):
@@ -90,7 +90,9 @@ def frames_as_operands(frames: list):
                 leaves, treedef = fa_tree.flatten(value)
             except Exception:  # noqa: BLE001 (a value optree cannot walk stays as it is)
                 continue
-            positions = [i for i, x in enumerate(leaves) if isinstance(x, (Array, Tracer))]
+            # (only tracers: a concrete array already shows its value, and as an operand it
+            # would be copied into the compiled code)
+            positions = [i for i, x in enumerate(leaves) if isinstance(x, Tracer)]
             if positions:
                 weak = [bool(leaves[i].aval.weak_type) for i in positions]
                 places.append((k, name, treedef, leaves, positions, weak))
