@@ -3,9 +3,9 @@ variables holding concrete values, eagerly and inside ``jit``, ``vmap`` and ``gr
 ``jax.debug.breakpoint``.
 
 At the call the Python stack is captured (funcarray's own frames left out); the tracers
-among the frames' local variables (their values under a transform) become the operands of a
-debug callback, so when the computation runs the callback gets their values and opens the
-debugger on frames rebuilt with them. Under ``vmap`` it stops once per batch member (the
+among the frames' local variables become the operands of a debug callback, so when the
+computation runs the callback gets their values and opens the debugger on frames rebuilt
+with them. Under ``vmap`` it stops once per batch member (the
 debug callback's rule), under ``grad`` it shows primal values. The debugger is JAX's
 command-line one (``jdb``): ``p expr``, ``pp expr``, ``u``/``d`` (up and down the frames),
 ``l`` (the source around the line), ``w`` (the frames), ``c`` (continue), ``q`` (quit).
