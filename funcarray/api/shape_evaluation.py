@@ -163,7 +163,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
             c:f32[3] = mul b a
           in (c) }
         >>> [eqn.primitive.name for eqn in closed.jaxpr.eqns], closed.in_avals, shape
-        (['sin', 'mul'], [ShapedArray(f32[3])], ShapeDtypeStruct(shape=(3,), dtype=float32))
+        (['sin', 'mul'], [ShapedArray(float32[3])], ShapeDtypeStruct(shape=(3,), dtype=float32))
     """
     axes = _axis_env_pairs(axis_env)
     staging = make_ir(fun, static_argnums=static_argnums)
