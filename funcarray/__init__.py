@@ -18,6 +18,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"funcarray\.
 
 from funcarray import debug as debug  # noqa: E402
 from funcarray import dtypes as dtypes  # noqa: E402
+from funcarray import errors as errors  # noqa: E402
 from funcarray import numpy as numpy  # noqa: E402
 from funcarray import tree as tree  # noqa: E402
 from funcarray import tree_util as tree_util  # noqa: E402
@@ -78,7 +79,8 @@ __version__ = "0.2.0"
 
 # Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that
 # `import funcarray` costs little more than `import numpy`.
-_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "typing"})
+_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "sharding",
+                               "test_util", "typing"})
 
 if _typing.TYPE_CHECKING:
     # What the lazy attributes hold, for type checkers (which do not run __getattr__).
@@ -88,6 +90,8 @@ if _typing.TYPE_CHECKING:
     from funcarray import optim as optim
     from funcarray import random as random
     from funcarray import scipy as scipy
+    from funcarray import sharding as sharding
+    from funcarray import test_util as test_util
     from funcarray import typing as typing
 
 

@@ -26,6 +26,7 @@ from funcarray.base.avals import canonical_aval
 from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
 from funcarray.base.host_values import host_array
+from funcarray.base.lru_cache import LRUCache
 from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import default_backend, runtime_device
 from funcarray.transforms import support
@@ -250,7 +251,8 @@ def _constant_buffer(a, jdev):
     return buf
 
 
-single_op_irs: dict = {}
+# (primitive, operand avals, params) -> its one-equation IR; bounded, as the other caches
+single_op_irs = LRUCache(4096)
 
 
 def clear_eager_caches() -> None:
@@ -287,7 +289,7 @@ def single_op_ir(prim, avals, params):
         eqns.append(Eqn(prim, tuple(operands), dict(params), outs))
         ir = IR((), ins, tuple(eqns), outs)
         if key is not None:
-            single_op_irs[key] = ir
+            single_op_irs.put(key, ir)
     return ir
 
 

@@ -35,12 +35,16 @@ Example:
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import operator
 import re
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from funcarray.base.lru_cache import LRUCache
 
 __all__ = [
     "SUPPORTED_JAXLIB_VERSION", "SUPPORTED_JAXLIB_RANGE", "RuntimeVersionError", "CompileError",
@@ -84,27 +88,37 @@ class ExecutionError(RuntimeError):
 # --------------------------------------------------------------------------------------------
 
 _modules: dict = {}
+# Held while jax is imported: threads making their first calls at once would otherwise each
+# import it, and one can see the jax module before its submodules are set on it
+# ("module 'jax' has no attribute 'extend'"). ``_modules`` is filled only once all is loaded.
+_import_lock = threading.Lock()
 
 
 def _jax():
     """(jax, xla_client), imported on first use after checking jaxlib's version."""
     if not _modules:
-        try:
-            import jaxlib
-        except ImportError as exc:
-            raise RuntimeVersionError(
-                f"funcarray's compiled mode (jit, devices) needs jax and jaxlib "
-                f"{SUPPORTED_JAXLIB_RANGE}: pip install 'jax{SUPPORTED_JAXLIB_RANGE}' "
-                f"'jaxlib{SUPPORTED_JAXLIB_RANGE}'") from exc
-        _check_version(jaxlib.__version__)
-        import jax
-        import jax.extend.backend
-        from jax._src.lib import xla_client
-
-        # jaxlib 0.10's result handlers need _skip_checks=True; 0.11 dropped the argument.
-        _modules.update(jax=jax, xc=xla_client,
-                        legacy_handlers=jaxlib.__version__.startswith("0.10."))
+        with _import_lock:
+            if not _modules:
+                _import_jax()
     return _modules["jax"], _modules["xc"]
+
+
+def _import_jax() -> None:
+    try:
+        import jaxlib
+    except ImportError as exc:
+        raise RuntimeVersionError(
+            f"funcarray's compiled mode (jit, devices) needs jax and jaxlib "
+            f"{SUPPORTED_JAXLIB_RANGE}: pip install 'jax{SUPPORTED_JAXLIB_RANGE}' "
+            f"'jaxlib{SUPPORTED_JAXLIB_RANGE}'") from exc
+    _check_version(jaxlib.__version__)
+    import jax
+    import jax.extend.backend
+    from jax._src.lib import xla_client
+
+    # jaxlib 0.10's result handlers need _skip_checks=True; 0.11 dropped the argument.
+    _modules.update(jax=jax, xc=xla_client,
+                    legacy_handlers=jaxlib.__version__.startswith("0.10."))
 
 
 def jaxlib_version() -> str:
@@ -405,9 +419,28 @@ def execute_steps(exe: Executable):
         "consume_with_handlers", exe._handlers)
 
 
-# Exceptions raised by host callbacks while XLA runs them (the wrappers record them here):
-# XLA reports only a "CpuCallback error" string, so the original is raised instead.
-callback_errors: list = []
+# Exceptions raised by host callbacks while XLA runs them. XLA passes on only a message (the
+# callback's formatted traceback, inside its own error), so each exception is kept here under
+# a number that the callback puts in the message it raises to XLA instead; the execution that
+# failed then finds its own exception by that number, whichever thread ran the callback or
+# made the call, and a computation that failed unread leaves at most a bounded entry behind.
+_callback_errors = LRUCache(256)
+_callback_error_numbers = itertools.count()
+_CALLBACK_ERROR = re.compile(r"\[funcarray host callback error #(\d+)\]")
+
+
+class HostCallbackFailed(Exception):
+    """What a host callback raises to XLA in place of its exception, which
+    ``record_callback_error`` kept: the message carries its number."""
+
+
+def record_callback_error(exc: BaseException) -> HostCallbackFailed:
+    """Keep ``exc`` (raised by a host callback while XLA ran it) for the execution that
+    failed, and return the exception the callback raises to XLA instead."""
+    number = next(_callback_error_numbers)
+    _callback_errors.put(number, exc)
+    return HostCallbackFailed(f"[funcarray host callback error #{number}] "
+                              f"{type(exc).__name__}: {exc}")
 
 
 def raise_execution_error(exe: Executable, exc: Exception):
@@ -416,17 +449,18 @@ def raise_execution_error(exe: Executable, exc: Exception):
     as ``ExecutionError`` naming the executable, anything else as it is."""
     jax, _ = _jax()
     if isinstance(exc, jax.errors.JaxRuntimeError):
-        _reraise_callback_error(f"(raised by a Python callback while running {exe!r})")
+        _reraise_callback_error(exc, f"(raised by a Python callback while running {exe!r})")
         raise ExecutionError(f"XLA failed while running {exe!r}:\n{exc}") from None
     raise exc
 
 
-def _reraise_callback_error(note: str) -> None:
-    """Raise the exception a host callback recorded (XLA passes on only a message), with
+def _reraise_callback_error(exc: Exception, note: str) -> None:
+    """Raise the exception a host callback recorded for the execution that failed with
+    ``exc`` (XLA's error, quoting the number ``record_callback_error`` gave it), with
     ``note`` added, if there is one."""
-    if callback_errors:
-        original = callback_errors.pop()
-        callback_errors.clear()
+    match = _CALLBACK_ERROR.search(str(exc))
+    original = match and _callback_errors.pop(int(match.group(1)))
+    if original is not None:
         original.add_note(note)
         raise original.with_traceback(original.__traceback__)
 
@@ -438,7 +472,7 @@ def raise_deferred_error(exc: Exception):
     is read; it is re-raised as itself, as ``raise_execution_error`` does at the call."""
     jax, _ = _jax()
     if isinstance(exc, jax.errors.JaxRuntimeError):
-        _reraise_callback_error("(raised by a Python callback of the computation that "
+        _reraise_callback_error(exc, "(raised by a Python callback of the computation that "
                                 "produced this array; on an accelerator it surfaces where "
                                 "the result is first waited for or read)")
     raise exc

@@ -38,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -107,17 +108,18 @@ def mlir_element_type(dtype) -> str:
     raise TypeError(f"StableHLO lowering has no type for dtype {name}")
 
 
-_tensor_types: dict = {}  # (shape, dtype) -> text; dtype.name is slow, and types repeat
-
-
 def tensor_type(aval) -> str:
     """``tensor<2x3xf32>`` for an aval (anything with ``shape`` and ``dtype``)."""
-    key = (tuple(aval.shape), aval.dtype)
-    text = _tensor_types.get(key)
-    if text is None:
-        dims = "".join(f"{d}x" for d in aval.shape)
-        text = _tensor_types[key] = f"tensor<{dims}{mlir_element_type(aval.dtype)}>"
-    return text
+    return _tensor_types(tuple(aval.shape), aval.dtype)
+
+
+# (shape, dtype) -> text: dtype.name is slow, and types repeat. A bounded LRU map (a program
+# whose shapes keep changing must not grow it forever), functools' (C, ~50 ns a hit: it is
+# looked up for every value a module names).
+@functools.lru_cache(maxsize=4096)
+def _tensor_types(shape: tuple, dtype) -> str:
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{mlir_element_type(dtype)}>"
 
 
 def _bits_of(value: np.ndarray) -> int:
@@ -177,18 +179,23 @@ def _nested_literal(value: np.ndarray) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+_TOP_INDENT = "    "  # (the entry function's body; a control-flow region's is deeper)
+
+
 class _Builder:
     """Accumulates the lines of one function and knows the type of every SSA value."""
 
-    __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks")
+    __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks",
+                 "effect_token")
 
-    def __init__(self, indent: str = "    ", platform: str | None = None):
+    def __init__(self, indent: str = _TOP_INDENT, platform: str | None = None):
         self.lines: list = []
         self.types: dict = {}  # SSA name -> aval
         self.count = 0
         self.indent = indent
         self.platform = platform  # the PJRT platform compiled for; None: any
         self.host_callbacks: list = []  # Python functions the module calls, by index
+        self.effect_token = None  # the token of the entry function's last ordered effect
 
     def fresh(self, aval) -> str:
         name = f"%{self.count}"
@@ -220,6 +227,25 @@ class LoweringContext:
         callbacks = self._builder.host_callbacks
         callbacks.append(fn)
         return len(callbacks) - 1
+
+    def effect_token(self) -> str | None:
+        """The ``!stablehlo.token`` of the last ordered effect (``io_callback(ordered=True)``)
+        in the entry function, made by ``stablehlo.create_token`` for the first one: an op
+        that takes it and returns the next (``set_effect_token``) runs after that effect.
+        None inside a control-flow region, which cannot use a value of the function around
+        it that way."""
+        builder = self._builder
+        if builder.indent != _TOP_INDENT:
+            return None
+        if builder.effect_token is None:
+            builder.effect_token = self.fresh(None)
+            self.emit(f'{builder.effect_token} = "stablehlo.create_token"() : () -> '
+                      f'!stablehlo.token')
+        return builder.effect_token
+
+    def set_effect_token(self, token: str) -> None:
+        """Record ``token`` as the last ordered effect's (see ``effect_token``)."""
+        self._builder.effect_token = token
 
     def emit(self, line: str) -> None:
         """Write one raw line of MLIR into the function body."""
@@ -269,20 +295,14 @@ def _symbol(name: str) -> str:
     return cleaned if not cleaned[0].isdigit() else f"_{cleaned}"
 
 
-_type_strs: dict = {}  # aval -> "f32[3]"
-
-
-def _type_str(aval) -> str:
-    text = _type_strs.get(aval)
-    if text is None:
-        text = _type_strs[aval] = type_str(aval)
-    return text
+# aval -> "f32[3]", bounded as ``_tensor_types``
+_type_strs = functools.lru_cache(maxsize=4096)(type_str)
 
 
 def _eqn_comment(eqn, namer: _Namer, limit: int = 160) -> str:
     """The equation as ``str(ir)`` prints it (nested IRs elided), on one line."""
-    lhs = " ".join(f"{namer.name(v)}:{_type_str(v.aval)}" for v in eqn.outs)
-    args = " ".join(f"{np.asarray(x.value)}:{_type_str(x.aval)}" if isinstance(x, Lit)
+    lhs = " ".join(f"{namer.name(v)}:{_type_strs(v.aval)}" for v in eqn.outs)
+    args = " ".join(f"{np.asarray(x.value)}:{_type_strs(x.aval)}" if isinstance(x, Lit)
                     else namer.name(x) for x in eqn.inputs)
     params = " ".join(f"{k}={_param_text(eqn.params[k])}" for k in sorted(eqn.params))
     text = f"{lhs} = {eqn.prim.name}" + (f"[ {params} ]" if params else "") + (

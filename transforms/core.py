@@ -39,6 +39,10 @@ __all__ = [
     "MissingRuleError",
     "UnexpectedTracerError",
     "ConcretizationError",
+    "ConcretizationTypeError",
+    "TracerArrayConversionError",
+    "TracerBoolConversionError",
+    "TracerIntegerConversionError",
     "current_trace",
     "set_current_trace",
     "positional_bind",
@@ -273,16 +277,41 @@ class set_current_trace:
         return False
 
 
-class UnexpectedTracerError(RuntimeError):
-    """A tracer was used outside the transform that created it."""
+class UnexpectedTracerError(TypeError, RuntimeError):
+    """A tracer was used outside the transform that created it (JAX's class: a TypeError)."""
 
     _funcarray_user_error = True  # explains itself: tracebacks drop funcarray's frames
 
 
 class ConcretizationError(TypeError):
-    """Python needed a concrete value (bool, int, float, an index) from a traced one."""
+    """Python needed a concrete value (bool, int, float, an index) from a traced one: the
+    base of the JAX classes below, which say which conversion it was."""
 
     _funcarray_user_error = True
+
+
+# JAX's hierarchy under funcarray's base class: ``int()``, ``float()``, ``item()`` and
+# functions whose result's shape depends on values raise ConcretizationTypeError; ``bool()``
+# its subclass TracerBoolConversionError; ``__index__`` and ``np.asarray`` classes of
+# their own (not ConcretizationTypeErrors, as in JAX).
+
+
+class ConcretizationTypeError(ConcretizationError):
+    """A traced value where Python needs a concrete one (``int()``, ``float()``,
+    ``item()``, a value-dependent shape)."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """``bool()`` of a traced value: a Python ``if``, ``while``, ``and`` or ``or`` on it."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """``__index__`` of a traced value: using it as a Python index, ``range()`` bound or
+    shape."""
+
+
+class TracerArrayConversionError(ConcretizationError):
+    """``np.asarray`` (``__array__``) of a traced value."""
 
 
 _CONCRETIZATION_MSG = (
@@ -294,11 +323,30 @@ _CONCRETIZATION_MSG = (
 )
 
 
+_ARRAY_CONVERSION_MSG = (  # (a tracer whose value is known: a JVP tracer's primal)
+    "{what} is refused for the traced array {aval} inside {trace}, though its value is "
+    "known: a NumPy array cannot carry the traced computation (under grad, its derivative "
+    "would be lost).\nFix: use funcarray.numpy functions on it instead, or return it out of "
+    "the transformed function and convert it there."
+)
+
+
 class Tracer:
     """A value being traced by a transform. Subclasses carry what their trace needs.
 
     Array methods and operators are installed on this class by ``funcarray.numpy.array_methods`` so
-    user code cannot tell a tracer from an ``Array`` except by its abstract value.
+    user code cannot tell a tracer from an ``Array`` except by its abstract value. Tracers
+    print as JAX's of their kind (a weak type is marked ``~``).
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> _ = fa.jit(lambda x: print(x) or x)(1.0)
+        JitTracer(~float32[])
+        >>> _ = fa.grad(lambda x: print(x) or x)(2.0)
+        GradTracer(primal=2.0, typeof(tangent)=f32[])
+        >>> _ = fa.vmap(lambda x: print(x) or x)(fnp.ones((3, 2), fnp.int32))
+        VmapTracer(aval=int32[2], batched=int32[3,2])
     """
 
     __slots__ = ("_trace",)
@@ -336,6 +384,15 @@ class Tracer:
     def nbytes(self) -> int:  # (what the array it stands for would take, as on jax tracers)
         return self.aval.size * self.aval.dtype.itemsize
 
+    @property
+    def sharding(self):
+        # As on jax tracers: a traced value has no placement yet.
+        raise AttributeError(
+            f"The 'sharding' attribute is not available on a traced array "
+            f"({self.aval.str_short()}): it is placed only when the transformed function "
+            f"returns. Use funcarray.typeof(x) for its shape and dtype, or read .sharding on "
+            f"the result.")
+
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object (a 0-d traced array)")
@@ -368,29 +425,33 @@ class Tracer:
         """
         return None
 
-    def _concretization_error(self, what: str):
-        message = _CONCRETIZATION_MSG.format(
-            what=what, aval=self.aval, trace=type(self._trace).__name__)
+    def _concretization_error(self, what: str,
+                              error_type: type[ConcretizationError] = ConcretizationTypeError,
+                              template: str = _CONCRETIZATION_MSG):
+        message = template.format(what=what, aval=self.aval.str_short(),
+                                  trace=type(self._trace).__name__)
         detail = self._concretization_detail()
         if detail:
             message = f"{detail}\n{message}"
         from funcarray.base.errors import user_location  # lazily: core is imported first
 
         where = user_location()
-        return ConcretizationError(f"{message}\n  (at {where})" if where else message)
+        return error_type(f"{message}\n  (at {where})" if where else message)
 
     def _concretization_detail(self) -> str:
         """Where the traced value came from (staging tracers name the arguments)."""
         return ""
 
-    def _concrete(self, what: str):
+    def _concrete(self, what: str,
+                  error_type: type[ConcretizationError] = ConcretizationTypeError):
         value = self.to_concrete_value()
         if value is None:
-            raise self._concretization_error(what)
+            raise self._concretization_error(what, error_type)
         return value
 
     def __bool__(self):
-        return bool(self._concrete("bool() (a Python `if`, `while`, `and`, `or`)"))
+        return bool(self._concrete("bool() (a Python `if`, `while`, `and`, `or`)",
+                                   TracerBoolConversionError))
 
     def __int__(self):
         return int(self._concrete("int()"))
@@ -402,14 +463,19 @@ class Tracer:
         return complex(self._concrete("complex()"))
 
     def __index__(self):
-        value = self._concrete("Using an array as a Python index (__index__)")
+        value = self._concrete("Using an array as a Python index (__index__)",
+                               TracerIntegerConversionError)
         if np.dtype(value.dtype).kind not in "iub":
             raise TypeError(f"Only integer arrays can be used as an index, got {value.dtype}")
         return int(value)
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self._concrete("Converting to a NumPy array (np.asarray)"))
-        return value if dtype is None else value.astype(dtype)
+        # Always an error, as in JAX, even where the value is known (a JVP tracer's primal):
+        # a NumPy array would silently drop the traced computation (its derivative, say).
+        known = self.to_concrete_value() is not None
+        raise self._concretization_error(
+            "Converting to a NumPy array (np.asarray)", TracerArrayConversionError,
+            _ARRAY_CONVERSION_MSG if known else _CONCRETIZATION_MSG)
 
     def item(self, *args):
         return self._concrete("item()").item(*args)
@@ -419,8 +485,8 @@ class Tracer:
 
     __hash__ = None
 
-    def __repr__(self):
-        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+    def __repr__(self):  # (each tracer class prints as JAX's of its kind; this is a default)
+        return f"{type(self).__name__}({self.aval})"
 
 
 register_tracer_type(Tracer)  # isinstance(tracer, Array) holds, as for jax.Array

@@ -20,6 +20,13 @@ The pieces:
   they come first when the IR is evaluated. ``outs`` are Vars or Lits.
 * ``ClosedIR(ir, consts)`` -- an IR together with the values of its const binders.
 
+Each class also answers to the attribute names of its JAX counterpart (``Var``, ``Literal``,
+``JaxprEqn``, ``Jaxpr``, ``ClosedJaxpr``), so code written to walk a jaxpr walks an IR
+unchanged: ``eqn.primitive``, ``eqn.invars``, ``eqn.outvars``, ``eqn.params``, ``lit.val``,
+``ir.invars``, ``ir.outvars``, ``ir.constvars``, ``ir.effects``, ``closed.jaxpr``,
+``closed.literals``. IRs nested in params keep funcarray's param names (``ir`` of jit,
+``body`` of scan, ``cond_ir``/``body_ir`` of while; ``branches`` of cond as in JAX).
+
 All four are frozen dataclasses; ``Eqn.params`` is a dict that passes must not mutate (build a
 new Eqn instead). IR and ClosedIR hash by identity, so they can be static parameters of
 higher-order primitives (jit, cond, scan).
@@ -32,10 +39,11 @@ Printing convention (``str(ir)``)::
         f:f32[3] = broadcast_in_dim[ broadcast_dimensions=() shape=(3,) ] 2.0:f32[]
       in (e, f) }
 
-Const binders come before ``;``, arguments after it. Types are ``ShapedArray.str_short()``;
-a weak type (a value that came from a Python scalar) is marked ``{weak}``. Literals print as
-``value:type``. Params are sorted by name inside ``[ ]``; a param holding an IR (jit, cond,
-scan) is printed as a nested, indented block with its own names, one param per line.
+Const binders come before ``;``, arguments after it. Types are short, as in a jaxpr
+(``ShapedArray.str_short(short_dtypes=True)``); a weak type (a value that came from a Python
+scalar) is marked ``{weak}``. Literals print as ``value:type``. Params are sorted by name
+inside ``[ ]``; a param holding an IR (jit, cond, scan) is printed as a nested, indented
+block with its own names, one param per line.
 
 Example:
     >>> import numpy as np
@@ -50,7 +58,7 @@ Example:
         b:f32[3] = neg a
       in (b) }
     >>> typecheck(ir)
-    [ShapedArray(f32[3])]
+    [ShapedArray(float32[3])]
 """
 
 from __future__ import annotations
@@ -111,6 +119,11 @@ class Lit:
     value: object
     aval: ShapedArray
 
+    @property
+    def val(self):
+        """JAX's name (``Literal.val``): the literal's value."""
+        return self.value
+
     def __repr__(self):
         return f"Lit({_literal_str(self)})"
 
@@ -128,6 +141,17 @@ class Eqn(_Immutable):
         _set_inputs(self, inputs)
         _set_params(self, params)
         _set_outs(self, outs)
+
+    # JAX's names (``JaxprEqn``), for code that walks a jaxpr.
+    primitive = property(lambda self: self.prim)
+    invars = property(lambda self: list(self.inputs))
+    outvars = property(lambda self: list(self.outs))
+
+    @property
+    def effects(self) -> frozenset:
+        """The names of the side-effecting primitives this equation runs (nested IRs too)."""
+        own = {self.prim.name} if _has_side_effects(self.prim) else set()
+        return frozenset(own.union(*(ir.effects for _, ir in _nested_irs(self.params))))
 
     def __str__(self):
         return pp_eqn(self, _Namer())
@@ -160,6 +184,16 @@ class IR:
     def out_avals(self) -> list:
         return [x.aval for x in self.outs]
 
+    # JAX's names (``Jaxpr``), for code that walks a jaxpr.
+    invars = property(lambda self: list(self.in_binders))
+    outvars = property(lambda self: list(self.outs))
+    constvars = property(lambda self: list(self.const_binders))
+
+    @property
+    def effects(self) -> frozenset:
+        """The names of the side-effecting primitives the IR runs (nested IRs included)."""
+        return frozenset().union(*(eqn.effects for eqn in self.eqns))
+
     def __str__(self):
         return pp_ir(self)
 
@@ -184,6 +218,15 @@ class ClosedIR:
     @property
     def out_avals(self) -> list:
         return self.ir.out_avals
+
+    # JAX's names (``ClosedJaxpr``), for code that walks a jaxpr.
+    jaxpr = property(lambda self: self.ir)
+    literals = property(lambda self: list(self.consts))
+    eqns = property(lambda self: self.ir.eqns)
+    invars = property(lambda self: self.ir.invars)
+    outvars = property(lambda self: self.ir.outvars)
+    constvars = property(lambda self: self.ir.constvars)
+    effects = property(lambda self: self.ir.effects)
 
     def __call__(self, *args) -> list:
         """Evaluate on flat arguments; returns the list of outputs."""
@@ -403,7 +446,7 @@ def dce(ir: IR | ClosedIR) -> IR | ClosedIR:
 
 def type_str(aval: ShapedArray) -> str:
     """``f32[3,4]``; weak types (from Python scalars) are marked ``f32[]{weak}``."""
-    return aval.str_short() + ("{weak}" if aval.weak_type else "")
+    return aval.str_short(short_dtypes=True) + ("{weak}" if aval.weak_type else "")
 
 
 def _literal_str(lit: Lit) -> str:

@@ -109,7 +109,12 @@ class JVPTracer(Tracer):
         return to_concrete_value(self.primal)
 
     def __repr__(self):
-        return f"JVPTracer(primal={self.primal!r}, tangent={self.tangent!r})"
+        # JAX's forms: under linearize (grad, vjp) the tangent is being staged by the parent
+        # trace, and only its type is shown, as JAX's GradTracer does.
+        if getattr(self._trace.parent, "fold_constants", False):
+            tangent_type = self.tangent.aval.str_short(short_dtypes=True)
+            return f"GradTracer(primal={self.primal!s}, typeof(tangent)={tangent_type})"
+        return f"JVPTracer(primal={self.primal!s}, tangent={self.tangent!s})"
 
 
 class JVPTrace(Trace):

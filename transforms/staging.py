@@ -80,6 +80,9 @@ class StagingTracer(Tracer):
     def _concretization_detail(self) -> str:
         return self._trace.describe_origin(self._var)
 
+    def __repr__(self):  # JAX's form: JitTracer(~float32[]) (a weak type marked ~)
+        return f"JitTracer({self.aval})"
+
 
 class StagingTrace(Trace):
     """Records the primitives applied to its tracers as IR equations.
@@ -278,6 +281,8 @@ class StagedIR:
 
     Prints as the IR. Calling it with arguments shaped like the ones it was staged for
     (static arguments included, and equal) evaluates the IR and rebuilds the output pytree.
+    It is also what ``make_jaxpr`` returns, so it answers to ``jax.core.ClosedJaxpr``'s
+    names (``.jaxpr``, ``.eqns``, ``.literals``...), read from ``closed``.
     """
 
     closed: ClosedIR
@@ -300,6 +305,15 @@ class StagedIR:
     @property
     def out_avals(self) -> list:
         return self.closed.out_avals
+
+    # ClosedJaxpr's names (see ClosedIR), for code that walks what make_jaxpr returns.
+    jaxpr = property(lambda self: self.closed.jaxpr)
+    literals = property(lambda self: self.closed.literals)
+    eqns = property(lambda self: self.closed.eqns)
+    invars = property(lambda self: self.closed.invars)
+    outvars = property(lambda self: self.closed.outvars)
+    constvars = property(lambda self: self.closed.constvars)
+    effects = property(lambda self: self.closed.effects)
 
     def __call__(self, *args, **kwargs):
         from funcarray.base import pytrees as tree

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from contextvars import ContextVar
 
 from funcarray.transforms import support
@@ -34,7 +35,7 @@ from funcarray.transforms.core import (
 __all__ = [
     "not_mapped", "BatchTrace", "BatchTracer", "NamedBatchTrace", "vmap_flat",
     "move_batch_axes", "vectorized_batch_rule", "move_to_front", "bdim_at_front",
-    "axis_env", "named_axis_size", "rule_axis_name",
+    "axis_env", "bound_axes", "named_axis_size", "rule_axis_name",
 ]
 
 not_mapped = None  # the batch dimension of a value that is not batched
@@ -54,8 +55,8 @@ class BatchTracer(Tracer):
         shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
         return ShapedArray(shape, aval.dtype, aval.weak_type)
 
-    def __repr__(self):
-        return f"BatchTracer(bdim={self.bdim}, val={self.val!r})"
+    def __repr__(self):  # JAX's form: the value's type and its batched array's
+        return f"VmapTracer(aval={self.aval}, batched={self.val.aval})"
 
 
 class BatchTrace(Trace):
@@ -107,6 +108,18 @@ _RULE_AXIS: ContextVar = ContextVar("funcarray_rule_axis", default=None)
 def axis_env() -> tuple:
     """The enclosing vmaps' named axes, ``((name, size), ...)``, innermost last."""
     return _AXIS_ENV.get()
+
+
+@contextlib.contextmanager
+def bound_axes(axes):
+    """Bind the named axes ``((name, size), ...)`` for the code inside, as enclosing
+    ``vmap(axis_name=)`` s would: collectives over them can be staged (``make_jaxpr``'s
+    ``axis_env``)."""
+    token = _AXIS_ENV.set((*_AXIS_ENV.get(), *axes))
+    try:
+        yield
+    finally:
+        _AXIS_ENV.reset(token)
 
 
 def named_axis_size(name, what: str) -> int:

@@ -1,5 +1,6 @@
-"""``pure_callback``: call a Python function (NumPy, SciPy...) from inside ``jit``, ``vmap``
-and eager code, as ``jax.pure_callback``. The primitive and its rules are in
+"""``pure_callback`` and ``io_callback``: call a Python function (NumPy, SciPy, I/O...) from
+inside ``jit``, ``vmap`` and eager code, as ``jax.pure_callback`` and
+``jax.experimental.io_callback``. The primitives and their rules are in
 ``primitives/callbacks.py``.
 
 Example:
@@ -19,10 +20,15 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.errors import api_boundary
-from funcarray.primitives.callbacks import VMAP_METHODS, HostCallback, pure_callback_p
+from funcarray.primitives.callbacks import (
+    VMAP_METHODS,
+    HostCallback,
+    io_callback_p,
+    pure_callback_p,
+)
 from funcarray.transforms.core import ShapedArray
 
-__all__ = ["pure_callback", "flat_host_function"]
+__all__ = ["pure_callback", "io_callback", "flat_host_function"]
 
 
 def flat_host_function(callback, in_tree):
@@ -34,12 +40,12 @@ def flat_host_function(callback, in_tree):
     return flat
 
 
-def _result_avals(result_shape_dtypes):
+def _result_avals(result_shape_dtypes, where: str = "pure_callback"):
     leaves, tree = fa_tree.flatten(result_shape_dtypes)
     avals = []
     for leaf in leaves:
         if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
-            raise TypeError(f"pure_callback: result_shape_dtypes must be a pytree of objects "
+            raise TypeError(f"{where}: result_shape_dtypes must be a pytree of objects "
                             f"with shape and dtype (funcarray.ShapeDtypeStruct, arrays), got "
                             f"{leaf!r}")
         avals.append(ShapedArray(tuple(leaf.shape), np.dtype(leaf.dtype)))
@@ -81,4 +87,47 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     name = f"pure_callback({getattr(callback, '__name__', type(callback).__name__)})"
     host = HostCallback(flat_host_function(callback, in_tree), tuple(avals), name)
     outs = pure_callback_p.bind(*leaves, callback=host, vmap_method=vmap_method)
+    return fa_tree.unflatten(out_tree, outs)
+
+
+@api_boundary
+def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=False,
+                **kwargs):
+    """``callback(*args, **kwargs)`` computed by Python for its effects (reading or writing
+    files, counters, logs) and its results, as ``jax.experimental.io_callback``: unlike
+    ``pure_callback`` it is never removed when its results are unused, and with
+    ``ordered=True`` the compiled code runs such calls in program order. It returns arrays
+    of exactly ``result_shape_dtypes`` (a pytree of ``ShapeDtypeStruct`` s, or None for no
+    result).
+
+    Under ``vmap`` an unordered one is called once per batch member, in order; an ordered one
+    raises, as do ``grad`` and ``jvp`` (it has no derivative). ``sharding`` must be None (one
+    device). Inside a ``lax`` control-flow body, ordered calls are side effects that XLA runs
+    in its own order.
+
+    Example:
+        >>> import numpy as np
+        >>> import funcarray as fa, funcarray.numpy as fnp
+        >>> from funcarray.experimental import io_callback
+        >>> log = []
+        >>> def record(x):
+        ...     log.append(float(x))
+        ...     return np.float32(len(log))
+        >>> @fa.jit
+        ... def f(x):
+        ...     out = fa.ShapeDtypeStruct((), np.float32)
+        ...     io_callback(record, out, x, ordered=True)  # result unused: still called
+        ...     return io_callback(record, out, x * 2, ordered=True)
+        >>> f(fnp.float32(1.5)), log
+        (Array(2., dtype=float32), [1.5, 3.0])
+    """
+    if sharding is not None:
+        raise NotImplementedError("io_callback: sharding is not supported (funcarray runs "
+                                  "on one device); pass sharding=None")
+    leaves, in_tree = fa_tree.flatten((args, kwargs))
+    leaves = [asarray_arg("io_callback", x) for x in leaves]
+    avals, out_tree = _result_avals(result_shape_dtypes, "io_callback")
+    name = f"io_callback({getattr(callback, '__name__', type(callback).__name__)})"
+    host = HostCallback(flat_host_function(callback, in_tree), tuple(avals), name)
+    outs = io_callback_p.bind(*leaves, callback=host, ordered=bool(ordered))
     return fa_tree.unflatten(out_tree, outs)

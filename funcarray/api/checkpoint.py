@@ -213,7 +213,7 @@ def saved_residuals(fun: Callable[..., Any], *args: Any, **kwargs: Any
 def print_saved_residuals(fun: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
     """Print ``saved_residuals(fun, *args, **kwargs)``, a line per saved value."""
     for aval, description in saved_residuals(fun, *args, **kwargs):
-        print(aval.str_short(), description)
+        print(aval.str_short(short_dtypes=True), description)  # (JAX's form)
 
 
 def _argument_names(fun, args, kwargs) -> list:

@@ -2,10 +2,13 @@
 ``funcarray/api/checkpoint.py`` and shares the staging helpers here).
 
 The signatures and semantics are JAX's. Outside every transform a decorated function simply
-runs (``print`` and ``pdb`` work inside it). Under a transform (grad, vmap, jit, ...) its body
-is staged to IR -- values it closes over become leading operands -- and bound as a
-higher-order primitive (``primitives/custom_derivatives.py``), whose rules make it compose
-with every transform in any order.
+runs (``print`` and ``pdb`` work inside it). Differentiated (an argument carries a tangent of
+the current JVP trace), the call runs its rule directly on the primal values, one level down
+(JAX's ``process_custom_jvp_call``): under an eager grad, jvp or vjp these are numbers, so
+Python control flow on them works in the function and its rules. Under other transforms
+(vmap, jit, ...) its body is staged to IR -- values it closes over become leading operands --
+and bound as a higher-order primitive (``primitives/custom_derivatives.py``), whose rules
+make it compose with every transform in any order.
 
 The user's rules are Python callables, run when a transform needs them: a custom_jvp rule
 when the function is differentiated (with concrete primal values under an eager ``grad``);
@@ -48,11 +51,23 @@ from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
-from funcarray.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from funcarray.primitives.custom_derivatives import (
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+    custom_vjp_rule_jvp,
+)
 from funcarray.primitives.shape import broadcast_in_dim_p
-from funcarray.transforms.core import EVAL_TRACE, ShapedArray, current_trace
+from funcarray.transforms.core import (
+    EVAL_TRACE,
+    ConcretizationError,
+    ShapedArray,
+    Tracer,
+    UnexpectedTracerError,
+    current_trace,
+    set_current_trace,
+)
 from funcarray.transforms.ir_transforms import closed_call
-from funcarray.transforms.jvp import Zero, instantiate, tangent_aval
+from funcarray.transforms.jvp import JVPTrace, Zero, instantiate, tangent_aval
 from funcarray.transforms.staging import StagingTrace
 
 if TYPE_CHECKING:
@@ -174,23 +189,30 @@ def _stage_body(flat_fun, leaves):
     the values it closes over become the leading operands). Returns the CallForm."""
     trace = StagingTrace(current_trace())
     args = [trace.new_arg(x.aval) for x in leaves]
-    from funcarray.transforms.core import set_current_trace
-
     with set_current_trace(trace):
         outs = flat_fun(*args)
     return closed_call(trace.to_closed_ir(list(outs)))
 
 
-def _stage_call_site(fun, nondiff_argnums, name, args):
+def _stage_call_site(fun, nondiff_argnums, name, args, trace=None):
     """Split a custom_jvp/custom_vjp call's arguments (static ``nondiff_argnums`` and dynamic
     pytrees) and stage ``fun`` on them: ``(static, dyn, leaves, in_tree, store, call)``, where
-    ``store`` receives the output tree and ``call`` is the body in call form."""
+    ``store`` receives the output tree and ``call`` is the body in call form. None when
+    ``fun`` needs concrete values and may run one level below ``trace`` instead: ``trace``
+    is not staging (jit) and none of ``args`` is its tracer (jacfwd's vmap meets the primal
+    values of its jvp unbatched)."""
     positions = _check_argnums("nondiff_argnums", name, nondiff_argnums, len(args))
     static, dyn = _split_args(args, positions)
     leaves, in_tree = fa_tree.flatten(dyn)
     leaves = _as_leaves(name, leaves)
     store = {}
-    call = _stage_body(_flat_body(fun, static, in_tree, name, store), leaves)
+    try:
+        call = _stage_body(_flat_body(fun, static, in_tree, name, store), leaves)
+    except ConcretizationError:
+        if trace is None or type(trace) is StagingTrace or any(
+                isinstance(x, Tracer) and x._trace is trace for x in fa_tree.leaves(args)):
+            raise
+        return None
     return static, dyn, leaves, in_tree, store, call
 
 
@@ -200,6 +222,44 @@ def _flat_body(fun, static, in_tree, name, store):
         out_leaves, store["out_tree"] = fa_tree.flatten(out)
         return _as_leaves(f"the output of {name}", out_leaves)
     return flat
+
+
+def _folds(trace, args) -> bool:
+    """Whether ``trace`` is a constant-folding staging trace (the forward pass of a grad)
+    that stages none of ``args``: it would fold the call, so the call runs one level down
+    (on concrete values under an eager grad), the function unstaged."""
+    return (type(trace) is StagingTrace and trace.fold_constants
+            and all(map(trace.is_known, fa_tree.leaves(args))))
+
+
+def _split_under_jvp(trace: JVPTrace, nondiff_argnums, name, args):
+    """The call's arguments as seen by the JVP trace ``trace`` (JAX's
+    ``process_custom_jvp_call``): ``(static, dyn, in_tree, primals, tangents)`` of the
+    dynamic leaves, or None when no argument has a nonzero tangent (the call is then staged
+    as usual: what it closes over may still be differentiated)."""
+    positions = _check_argnums("nondiff_argnums", name, nondiff_argnums, len(args))
+    static, dyn = _split_args(args, positions)
+    leaves, in_tree = fa_tree.flatten(dyn)
+    pairs = [trace._split(x) for x in _as_leaves(name, leaves)]
+    if all(type(t) is Zero for _, t in pairs):
+        return None
+    return static, dyn, in_tree, [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def _run_below(trace: JVPTrace, kind: str, name: str, run):
+    """``run()`` (a user rule) one level below ``trace``. A tracer of ``trace`` met there was
+    closed over by the function or its rule: its derivative would be wrong, so it is an
+    error naming the function."""
+    try:
+        with set_current_trace(trace.parent):
+            return run()
+    except UnexpectedTracerError as exc:
+        raise UnexpectedTracerError(
+            f"The {kind} function '{name}' (or its rule) closes over a value that is being "
+            f"differentiated by the same transform as its arguments ({exc}). Its custom rule "
+            f"only sees the function's explicit arguments, so that derivative would be wrong. "
+            f"Pass the value as an explicit argument instead (or wrap it in "
+            f"funcarray.stop_gradient if it should not be differentiated).") from exc
 
 
 def _same_type(x, aval) -> bool:
@@ -269,7 +329,33 @@ def zeros_like_tangent(x):
     return broadcast_in_dim_p.bind(zero, shape=tuple(x.shape), broadcast_dimensions=())
 
 
-class custom_jvp(Generic[_P, _R]):
+class _CustomCall:
+    """What custom_jvp and custom_vjp calls share: where a call goes under the current trace.
+    Subclasses define ``_jvp_of_call`` (differentiated: the rule, unstaged) and ``_bind`` (the
+    staged body bound as the primitive)."""
+
+    fun: Callable[..., Any]
+    nondiff_argnums: tuple
+
+    def _dispatch(self, name, args):
+        trace = current_trace()
+        if trace is EVAL_TRACE:
+            return self.fun(*args)
+        if _folds(trace, args):
+            with set_current_trace(trace.parent):
+                return self(*args)
+        if type(trace) is JVPTrace:
+            split = _split_under_jvp(trace, self.nondiff_argnums, name, args)
+            if split is not None:
+                return self._jvp_of_call(trace, name, *split)
+        staged = _stage_call_site(self.fun, self.nondiff_argnums, name, args, trace)
+        if staged is None:
+            with set_current_trace(trace.parent):
+                return self(*args)
+        return self._bind(name, *staged)
+
+
+class custom_jvp(_CustomCall, Generic[_P, _R]):
     """A function with a custom forward-mode derivative rule (JAX's ``jax.custom_jvp``).
 
     ``f = custom_jvp(fun, nondiff_argnums=())``, then ``f.defjvp(rule)`` where
@@ -343,10 +429,9 @@ class custom_jvp(Generic[_P, _R]):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if current_trace() is EVAL_TRACE:
-            return self.fun(*args)
-        static, dyn, leaves, in_tree, store, call = _stage_call_site(
-            self.fun, self.nondiff_argnums, name, args)
+        return self._dispatch(name, args)
+
+    def _bind(self, name, static, dyn, leaves, in_tree, store, call):
         rule = _UserJVPRule(self.jvp, name, [v for _, v in static], in_tree, store["out_tree"],
                             [x.aval for x in call.ir.outs], len(call.consts),
                             self.symbolic_zeros)
@@ -355,10 +440,24 @@ class custom_jvp(Generic[_P, _R]):
                                       symbolic_zeros=self.symbolic_zeros)
         return fa_tree.unflatten(store["out_tree"], outs)
 
+    def _jvp_of_call(self, trace, name, static, dyn, in_tree, primals, tangents):
+        """Differentiated by ``trace``: run the rule on the primal values one level down, as
+        JAX does, without staging the function: under an eager grad or jvp they are concrete,
+        so Python control flow, ``print`` and ``pdb`` see numbers in the function and the
+        rule. The output structure is the rule's."""
+        rule = _UserJVPRule(self.jvp, name, [v for _, v in static], in_tree, None, None, 0,
+                            self.symbolic_zeros)
+        primals_out, tangents_out = _run_below(trace, "custom_jvp", name,
+                                               lambda: rule(primals, tangents))
+        return fa_tree.unflatten(rule.out_tree, [
+            trace._wrap(p, t) for p, t in zip(primals_out, tangents_out)])
+
 
 class _UserJVPRule:
     """The flat jvp rule of one custom_jvp call: ``(primals, tangents) -> (primals_out,
-    tangents_out)`` over the primitive's operands (closed-over values first, ignored)."""
+    tangents_out)`` over the primitive's operands (closed-over values first, ignored).
+    ``out_tree``/``out_avals`` None (the function was not staged): the rule's primal output
+    sets them."""
 
     def __init__(self, jvp, name, nondiff, in_tree, out_tree, out_avals, num_consts,
                  symbolic_zeros):
@@ -391,10 +490,12 @@ class _UserJVPRule:
 
     def _primals_out(self, primal_out) -> list:
         leaves, tree = fa_tree.flatten(primal_out)
+        leaves = _as_leaves(f"the custom_jvp rule of {self.name}", leaves)
+        if self.out_tree is None:
+            self.out_tree, self.out_avals = tree, [x.aval for x in leaves]
         if tree != self.out_tree:
             raise TypeError(f"The custom_jvp rule of '{self.name}' returned a primal output of "
                             f"structure {tree}, but the function returns {self.out_tree}")
-        leaves = _as_leaves(f"the custom_jvp rule of {self.name}", leaves)
         for i, (x, aval) in enumerate(zip(leaves, self.out_avals)):
             if not _same_type(x, aval):
                 raise TypeError(
@@ -477,7 +578,7 @@ def _type_str(x) -> str:
 # custom_vjp
 # --------------------------------------------------------------------------------------------
 
-class custom_vjp(Generic[_P, _R]):
+class custom_vjp(_CustomCall, Generic[_P, _R]):
     """A function with a custom reverse-mode derivative rule (JAX's ``jax.custom_vjp``).
 
     ``f = custom_vjp(fun, nondiff_argnums=())``, then ``f.defvjp(fwd, bwd)``:
@@ -528,10 +629,9 @@ class custom_vjp(Generic[_P, _R]):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
         args = _resolve_kwargs(self.fun, args, kwargs)
-        if current_trace() is EVAL_TRACE:
-            return self.fun(*args)
-        static, dyn, leaves, in_tree, store, call = _stage_call_site(
-            self.fun, self.nondiff_argnums, name, args)
+        return self._dispatch(name, args)
+
+    def _bind(self, name, static, dyn, leaves, in_tree, store, call):
         rule = _UserVJPRule(self, name, static, dyn, in_tree, store["out_tree"],
                             [x.aval for x in call.ir.outs], [x.aval for x in leaves],
                             len(call.consts))
@@ -539,10 +639,22 @@ class custom_vjp(Generic[_P, _R]):
                                       num_consts=len(call.consts))
         return fa_tree.unflatten(store["out_tree"], outs)
 
+    def _jvp_of_call(self, trace, name, static, dyn, in_tree, primals, tangents):
+        """Differentiated by ``trace``: run ``fwd`` on the primal values one level down, as
+        JAX does, without staging the function (concrete values under an eager grad: Python
+        control flow, ``print`` and ``pdb`` work in ``fwd`` and ``bwd``)."""
+        rule = _UserVJPRule(self, name, static, dyn, in_tree, None, None,
+                            [x.aval for x in primals], 0)
+        primals_out, tangents_out = _run_below(
+            trace, "custom_vjp", name, lambda: custom_vjp_rule_jvp(rule, primals, tangents))
+        return fa_tree.unflatten(rule.out_tree, [
+            trace._wrap(p, t) for p, t in zip(primals_out, tangents_out)])
+
 
 class _UserVJPRule:
     """The flat ``fwd``/``bwd`` of one custom_vjp call, over the primitive's operands
-    (closed-over values first). ``fwd`` records the residuals' tree for ``bwd``."""
+    (closed-over values first). ``fwd`` records the residuals' tree for ``bwd``, and the
+    output's tree and avals where they are None (the function was not staged)."""
 
     def __init__(self, owner, name, static, dyn, in_tree, out_tree, out_avals, in_avals,
                  num_consts):
@@ -568,10 +680,12 @@ class _UserVJPRule:
                             f"(output, residuals), got {type(result).__name__}")
         out, res = result
         out_leaves, tree = fa_tree.flatten(out)
+        out_leaves = _as_leaves(f"the fwd rule of {self.name}", out_leaves)
+        if self.out_tree is None:
+            self.out_tree, self.out_avals = tree, [x.aval for x in out_leaves]
         if tree != self.out_tree:
             raise TypeError(f"The custom_vjp fwd rule of '{self.name}' returned an output of "
                             f"structure {tree}, but the function returns {self.out_tree}")
-        out_leaves = _as_leaves(f"the fwd rule of {self.name}", out_leaves)
         for i, (x, aval) in enumerate(zip(out_leaves, self.out_avals)):
             if not _same_type(x, aval):
                 raise TypeError(

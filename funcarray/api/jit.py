@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import threading
 import time
 import weakref
 from typing import TYPE_CHECKING, NamedTuple, overload
@@ -117,7 +118,7 @@ class _Entry:
         self.stage_s = self.lower_s = self.compile_s = 0.0
 
 
-_all_jitted: weakref.WeakSet = weakref.WeakSet()
+_all_trace_caches: weakref.WeakSet = weakref.WeakSet()  # (for clear_caches)
 
 
 @overload
@@ -213,7 +214,7 @@ def _dispatcher(state: Jitted):
     functions bind as methods on their own. ``lower``, ``cache_info`` and ``clear_cache`` are
     attributes of the function, as on JAX's jitted functions.
     """
-    fast, call = state._fast, state._call
+    fast, call, shared = state._fast, state._call, state._shared
     # (The general call's try/except is written out in both functions below, not shared: a
     # helper would be one more funcarray frame in the user's tracebacks.)
     if fast is None:  # static arguments: every call builds the general key
@@ -266,7 +267,7 @@ def _dispatcher(state: Jitted):
                 except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
                     raise filtered(_explained(exc, args, kwargs)) from exc.__cause__
                 if out is not MISS:
-                    state._hits += 1
+                    shared.hits += 1
                     return out
             try:
                 return call(args, kwargs)
@@ -364,6 +365,87 @@ def _fun_name(fun) -> str:
     return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
 
 
+class _TraceCache:
+    """The compiled entries of one function under one set of jit options, shared by every
+    ``jit`` wrapper of them (``jit(f)(x)`` written inline makes a new wrapper per call, and
+    JAX traces it once): the dispatch cache, the fast path's tables, the hit and miss counts,
+    and the running of an entry. It holds no reference to the function, which keys it
+    weakly (``_trace_cache``)."""
+
+    __slots__ = ("entries", "fast", "hits", "misses", "last_key", "_device", "_backend",
+                 "_compiler_options", "__weakref__")
+
+    def __init__(self, static: bool, device, backend, compiler_options):
+        self._device, self._backend = device, backend
+        self._compiler_options = compiler_options
+        self.entries: dict = {}
+        # The dispatch fast path (``jit_dispatch``); only for functions without static
+        # arguments (their values would be part of the key).
+        self.fast: FastPath | None = None if static else FastPath()
+        self.hits = self.misses = 0
+        self.last_key = None
+        _all_trace_caches.add(self)
+
+    def clear(self) -> None:
+        self.entries.clear()
+        if self.fast is not None:
+            self.fast.clear()
+        self.hits = self.misses = 0
+        self.last_key = None
+
+    def run_eagerly(self, entry, leaves):
+        if entry.exe is None:
+            self.compile(entry)
+        operands = [*entry.consts, *(x if isinstance(x, Array) else _as_operand(x)
+                                     for x in leaves)]
+        outs = executor.run_executable(entry.exe, operands, entry.out_avals, entry.donated)
+        if entry.single_output:
+            return outs[0]
+        return tree.unflatten(entry.out_tree, outs)
+
+    def target_device(self):
+        if self._backend is not None:
+            return devices(self._backend)[0]
+        return self._device
+
+    def compile(self, entry, compiler_options=None) -> None:
+        """Compile ``entry`` (with this function's XLA options, or ``compiler_options``)."""
+        jdev = runtime_device(self.target_device())
+        start = time.perf_counter()
+        cache.lowered_text(entry.ir, entry.donated, jdev.platform)
+        entry.lower_s = time.perf_counter() - start
+        start = time.perf_counter()
+        entry.exe = cache.compile_ir(
+            entry.ir, device=jdev, donated=entry.donated,
+            compiler_options=(self._compiler_options if compiler_options is None
+                              else compiler_options))
+        entry.compile_s = time.perf_counter() - start
+
+
+# fun -> {jit options -> _TraceCache}. Weakly keyed: a function's entries go with it.
+_trace_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_trace_caches_lock = threading.Lock()
+
+
+def _trace_cache(fun, options: tuple) -> _TraceCache:
+    """The trace cache of ``fun`` under jit ``options`` (static and donated arguments, device,
+    backend, compiler options), shared with every other wrapper of them; a callable that
+    cannot be weakly referenced or hashed gets its own."""
+    static, device, backend, compiler_options = bool(options[0]), *options[4:]
+    try:
+        with _trace_caches_lock:
+            per_options = _trace_caches.get(fun)
+            if per_options is None:
+                per_options = _trace_caches[fun] = {}
+            shared = per_options.get(options)
+            if shared is None:
+                shared = per_options[options] = _TraceCache(static, device, backend,
+                                                            compiler_options)
+            return shared
+    except TypeError:  # no weak reference or no hash: a cache of this wrapper's own
+        return _TraceCache(static, device, backend, compiler_options)
+
+
 class Jitted:
     """A jitted function's state: options, compiled entries, the fast path's tables and the
     general call path. ``jit`` returns ``_dispatcher(state)``, a function; see
@@ -391,13 +473,14 @@ class Jitted:
         self._device = device
         self._backend = backend
         self._name = _fun_name(fun)
-        self._cache: dict = {}
-        # The dispatch fast path (``_jit_fast``); only for functions without static arguments
-        # (their values would be part of the key).
-        self._fast: FastPath | None = None if self._static_argnums else FastPath()
-        self._hits = self._misses = 0
-        self._last_key = None
-        _all_jitted.add(self)
+        self._shared = shared = _trace_cache(fun, (
+            self._static_argnums, self._static_argnames, self._donate_argnums,
+            self._donate_argnames, device, backend, self._compiler_options))
+        self._cache = shared.entries
+        self._fast = shared.fast
+        self._run_eagerly = shared.run_eagerly
+        self._compile = shared.compile
+        self._target_device = shared.target_device
 
     # --- the call (the fast path is in ``_dispatcher``) --------------------------------------
     def _call(self, args, kwargs):
@@ -411,7 +494,7 @@ class Jitted:
         if entry is None:
             entry = self._miss(key, leaves, statics)
         else:
-            self._hits += 1
+            self._shared.hits += 1
         if entry.float0 is not None:
             return self._call_float0(entry, leaves)
         if current_trace() is EVAL_TRACE:
@@ -442,34 +525,6 @@ class Jitted:
                               **({"compiler_options": self._compiler_options}
                                  if self._compiler_options else {}))
         return tree.unflatten(out_tree, _float0.fill(outs, holes))
-
-    def _run_eagerly(self, entry, leaves):
-        if entry.exe is None:
-            self._compile(entry)
-        operands = [*entry.consts, *(x if isinstance(x, Array) else _as_operand(x)
-                                     for x in leaves)]
-        outs = executor.run_executable(entry.exe, operands, entry.out_avals, entry.donated)
-        if entry.single_output:
-            return outs[0]
-        return tree.unflatten(entry.out_tree, outs)
-
-    def _target_device(self):
-        if self._backend is not None:
-            return devices(self._backend)[0]
-        return self._device
-
-    def _compile(self, entry, compiler_options=None) -> None:
-        """Compile ``entry`` (with this function's XLA options, or ``compiler_options``)."""
-        jdev = runtime_device(self._target_device())
-        start = time.perf_counter()
-        cache.lowered_text(entry.ir, entry.donated, jdev.platform)
-        entry.lower_s = time.perf_counter() - start
-        start = time.perf_counter()
-        entry.exe = cache.compile_ir(
-            entry.ir, device=jdev, donated=entry.donated,
-            compiler_options=(self._compiler_options if compiler_options is None
-                              else compiler_options))
-        entry.compile_s = time.perf_counter() - start
 
     # --- the dispatch key ---------------------------------------------------------------------
     def _key(self, args, kwargs):
@@ -504,15 +559,16 @@ class Jitted:
 
     # --- a miss: stage the function ----------------------------------------------------------
     def _miss(self, key, leaves, statics):
-        self._misses += 1
+        shared = self._shared
+        shared.misses += 1
         if config.explain_cache_misses:
-            _explain_miss(self._name, self._last_key, key, self._cache)
+            _explain_miss(self._name, shared.last_key, key, self._cache)
         start = time.perf_counter()
         entry, cacheable = self._stage(leaves, statics)
         entry.stage_s = time.perf_counter() - start
         if cacheable:
             self._cache[key] = entry
-            self._last_key = key
+            shared.last_key = key
         return entry
 
     def _stage(self, leaves, statics):
@@ -597,15 +653,11 @@ class Jitted:
 
     def cache_info(self) -> CacheInfo:
         """Hits and misses of the dispatch cache (each miss staged and compiled ``fun``)."""
-        return CacheInfo(self._hits, self._misses, None, len(self._cache))
+        return CacheInfo(self._shared.hits, self._shared.misses, None, len(self._cache))
 
     def clear_cache(self) -> None:
-        """Forget every compiled signature of this function."""
-        self._cache.clear()
-        if self._fast is not None:
-            self._fast.clear()
-        self._hits = self._misses = 0
-        self._last_key = None
+        """Forget every compiled signature of this function (with these jit options)."""
+        self._shared.clear()
 
     def __repr__(self):
         return f"<jitted function {self._name}>"
@@ -948,8 +1000,8 @@ def clear_caches() -> None:
     from funcarray.lowering import cache
     from funcarray.transforms import ir_transforms
 
-    for jitted in list(_all_jitted):
-        jitted.clear_cache()
+    for shared in list(_all_trace_caches):
+        shared.clear()
     cache.clear()
     executor.clear_eager_caches()
     ir_transforms._memo.clear()

@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from operator import itemgetter
 
 from funcarray.base import pytrees as tree
@@ -39,7 +40,9 @@ __all__ = ["FastPath", "MISS", "fast_signature", "leaf_type"]
 
 MISS = object()  # the fast path's "not handled here" (None is a valid jitted output)
 
-_sorted_names: dict = {}  # dict keys in the order given -> in pytree (sorted) order
+# dict keys in the order given -> in pytree (sorted) order; bounded (dicts with ever new
+# keys must not grow it forever), functools' LRU map: C, ~50 ns a hit.
+_sorted_names = functools.lru_cache(maxsize=1024)(lambda names: tuple(sorted(names)))
 
 
 _MAX_DEPTH = 4  # containers nested deeper take the general path
@@ -69,13 +72,10 @@ def _collect(x, key: list, leaves: list, depth: int) -> bool:
     if depth == 0:
         return False
     if t is dict:
-        names = tuple(x)
-        ordered = _sorted_names.get(names)
-        if ordered is None:
-            try:
-                ordered = _sorted_names[names] = tuple(sorted(names))
-            except TypeError:
-                return False
+        try:
+            ordered = _sorted_names(tuple(x))
+        except TypeError:  # keys that do not sort (or hash): the general path
+            return False
         items = [x[k] for k in ordered]
         key.append(ordered)
     elif t is list or t is tuple:
@@ -336,7 +336,7 @@ def _structure(x):
     if t is Array or t is DeviceArray:
         return None
     if t is dict:
-        ordered = _sorted_names[tuple(x)]
+        ordered = _sorted_names(tuple(x))
         children = [_structure(x[k]) for k in ordered]
         values = _values_getter(ordered)
     else:

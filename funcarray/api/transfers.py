@@ -32,7 +32,7 @@ def device_put(x, device=None):
         >>> x, x.device
         (Array([1., 2.], dtype=float32), CpuDevice(id=0))
         >>> fa.device_put({"w": 1.0, "b": None})
-        {'w': Array(1., dtype=float32, weak_type=True), 'b': None}
+        {'b': None, 'w': Array(1., dtype=float32, weak_type=True)}
     """
     jdev = runtime_device(device)
 
@@ -53,7 +53,7 @@ def device_get(x):
     Example:
         >>> import funcarray as fa
         >>> fa.device_get({"w": fa.numpy.ones(2), "step": 3})
-        {'w': array([1., 1.], dtype=float32), 'step': 3}
+        {'step': 3, 'w': array([1., 1.], dtype=float32)}
     """
     if type(x) is DeviceArray:  # one jitted output: no pytree walk
         return np.asarray(x)

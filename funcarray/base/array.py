@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from funcarray.base.avals import ShapedArray
+from funcarray.base.sharding import Shard, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -174,6 +175,18 @@ class Array(metaclass=_ArrayMeta):
 
     def devices(self) -> set[Device]:
         return {self.device}
+
+    # --- placement: one device (see funcarray/base/sharding.py) ---------------------------
+    @property
+    def sharding(self) -> SingleDeviceSharding:
+        return SingleDeviceSharding(self.device)
+
+    is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
+    is_fully_addressable = property(lambda self: self.sharding.is_fully_addressable)
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
 
     def block_until_ready(self) -> Array:
         """Eager CPU arrays are always ready; kept for JAX compatibility."""

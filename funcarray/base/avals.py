@@ -3,8 +3,9 @@ weak type), shared by the ``Array`` value type, the transforms, lowering and pri
 
 Example:
     >>> from funcarray.base.avals import ShapedArray
-    >>> ShapedArray((3, 4), "float32").str_short()
-    'f32[3,4]'
+    >>> aval = ShapedArray((3, 4), "float32", weak_type=True)
+    >>> aval, str(aval), aval.str_short(short_dtypes=True)
+    (ShapedArray(float32[3,4], weak_type=True), '~float32[3,4]', 'f32[3,4]')
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class ShapedArray:
 
     Example:
         >>> ShapedArray((3, 4), "float32")
-        ShapedArray(f32[3,4])
+        ShapedArray(float32[3,4])
     """
 
     __slots__ = ("shape", "dtype", "weak_type")
@@ -76,8 +77,11 @@ class ShapedArray:
             self.weak_type if weak_type is None else weak_type,
         )
 
-    def str_short(self) -> str:
-        return f"{short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = False) -> str:
+        """``float32[3,4]``, as JAX's; ``f32[3,4]`` with ``short_dtypes`` (the IR printer's
+        form, JAX's jaxpr style)."""
+        name = short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other):
         return (
@@ -93,6 +97,9 @@ class ShapedArray:
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
+
+    def __str__(self):  # JAX's: a weak type is marked with ~
+        return f"~{self.str_short()}" if self.weak_type else self.str_short()
 
 
 _CANONICAL_AVALS: dict = {}

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     _F = TypeVar("_F", bound=Callable[..., Any])
+    _E = TypeVar("_E", bound=BaseException)
 
 
 @functools.cache
@@ -143,3 +144,30 @@ def axis_error(op: str, axis, ndim: int) -> ValueError:
 
 def index_error(op: str, message: str) -> IndexError:
     return _mark(IndexError(_with_location(f"{op}: {message}")))
+
+
+def op_error(error_type: type[_E], op: str, message: str) -> _E:
+    """An ``error_type`` (one of JAX's classes, see ``funcarray.errors``) for operation
+    ``op``, with the user's line.
+
+    Example:
+        >>> isinstance(op_error(KeyError, "take", "no such key"), KeyError)
+        True
+    """
+    return _mark(error_type(_with_location(f"{op}: {message}")))
+
+
+# JAX's exception classes that the base layer can define (the tracer errors sit in the
+# transforms' core, beside the tracers that raise them); ``funcarray.errors`` exports them.
+
+
+class NonConcreteBooleanIndexError(IndexError, TypeError):
+    """A boolean mask index with traced values: the result's shape would depend on them.
+    An IndexError, as JAX's, and a TypeError, as funcarray's other errors about traced
+    values."""
+
+
+class KeyReuseError(TypeError):
+    """A PRNG key used twice. JAX raises it only under ``jax_debug_key_reuse``; funcarray
+    has no key-reuse checker, so nothing raises it: it is here so that code catching it
+    ports unchanged."""

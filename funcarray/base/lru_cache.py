@@ -45,6 +45,11 @@ class LRUCache:
             while len(self._data) > self.maxsize:
                 self._data.popitem(last=False)
 
+    def pop(self, key, default=None):
+        """Remove ``key`` and return its value (``default`` when absent)."""
+        with self._lock:
+            return self._data.pop(key, default)
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

@@ -2,20 +2,22 @@
 
 A pytree is a nest of lists, tuples, dicts, namedtuples, ``None`` and registered classes whose
 leaves are arrays (or anything else). As in JAX, ``None`` is an empty subtree (not a leaf),
-dict leaves are flattened in sorted key order, and dataclasses can be registered. (One
-difference: rebuilt dicts keep the original key order, where JAX's come back sorted.)
+dict leaves are flattened in sorted key order and dicts (and defaultdicts) are rebuilt in
+sorted key order, while an OrderedDict keeps its own order; dataclasses can be registered.
 Transforms flatten their arguments with these functions at the API edge only.
 
 Example:
     >>> import funcarray as fa
     >>> fa.tree.map(lambda x: x * 2, {"w": 1, "b": (2, None)})
-    {'w': 2, 'b': (4, None)}
+    {'b': (4, None), 'w': 2}
     >>> fa.tree.leaves({"w": 1, "b": (2, None)})
     [2, 1]
 """
 
 from __future__ import annotations
 
+import builtins
+import collections
 import dataclasses
 from typing import TYPE_CHECKING, overload
 
@@ -47,6 +49,61 @@ PyTreeDef = optree.PyTreeSpec
 
 _OPTS: dict[str, Any] = {"none_is_leaf": False, "namespace": NAMESPACE}
 
+# optree flattens a dict's leaves in sorted key order but its PyTreeSpec rebuilds the dict in
+# the original insertion order; JAX rebuilds dicts (and defaultdicts) sorted. Every spec
+# handed out here is therefore the "sorted" spec equal to optree's, one per structure: specs
+# compare and hash without regard to dict order, so a cache keyed by the spec finds it.
+# Specs compare the aux data of custom nodes with ==, so a spec holding custom nodes is keyed
+# by its repr too: a cached spec made from ``act=1`` must not rebuild ``act=1.0`` as 1.
+_SORTED_TYPES = (dict, collections.defaultdict)
+_SORTED_SPECS: dict = {}  # spec, or (spec, repr) when it holds custom nodes -> sorted spec
+_SORTED_SPECS_LIMIT = 4096
+_HOLDS_CUSTOM_NODES = object()  # _SORTED_SPECS[spec] for those: look up (spec, repr) instead
+
+
+def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool]:
+    """``(the sorted spec, whether spec holds custom nodes)``."""
+    custom = []
+
+    def sorted_node(node: PyTreeDef) -> PyTreeDef:
+        if node.kind == optree.PyTreeKind.CUSTOM:
+            custom.append(node)
+        if node.type not in _SORTED_TYPES:
+            return node
+        pairs = node.one_level().unflatten(node.children())  # {key: child}, insertion order
+        items = {key: pairs[key] for key in node.entries()}  # entries(): optree's sorted order
+        if node.type is dict:
+            return optree.treespec_dict(items, **_OPTS)
+        return optree.treespec_defaultdict(pairs.default_factory, items, **_OPTS)
+
+    return optree.treespec_transform(spec, sorted_node), bool(custom)
+
+
+def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
+    """``spec`` rebuilding its dicts and defaultdicts in sorted key order, as JAX's do.
+
+    Example:
+        >>> spec = optree.tree_structure({"b": 1, "a": 2}, **_OPTS)
+        >>> spec.unflatten([1, 2]), sorted_spec(spec).unflatten([1, 2])
+        ({'b': 2, 'a': 1}, {'a': 1, 'b': 2})
+    """
+    if spec.num_nodes - spec.num_leaves <= 1 and spec.type not in _SORTED_TYPES:
+        return spec  # a leaf, or one container (no dict) of leaves
+    key = spec
+    found = _SORTED_SPECS.get(key)
+    if found is _HOLDS_CUSTOM_NODES:
+        key = (spec, repr(spec))
+        found = _SORTED_SPECS.get(key)
+    if found is None:
+        found, custom = _sort_dicts(spec)
+        if len(_SORTED_SPECS) >= _SORTED_SPECS_LIMIT:
+            _SORTED_SPECS.clear()
+        if custom:
+            _SORTED_SPECS[spec] = _HOLDS_CUSTOM_NODES
+            key = (spec, repr(spec))
+        _SORTED_SPECS[key] = found
+    return found
+
 
 def flatten(tree: Any, is_leaf: _IsLeaf = None) -> tuple[list[Any], PyTreeDef]:
     """``(leaves, treedef)`` of ``tree``; ``unflatten(treedef, leaves)`` rebuilds it.
@@ -56,14 +113,15 @@ def flatten(tree: Any, is_leaf: _IsLeaf = None) -> tuple[list[Any], PyTreeDef]:
         >>> leaves
         [1, 2, 3]
     """
-    return optree.tree_flatten(tree, is_leaf=is_leaf, **_OPTS)
+    leaves, spec = optree.tree_flatten(tree, is_leaf=is_leaf, **_OPTS)
+    return leaves, sorted_spec(spec)
 
 
 def unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a tree of ``treedef``'s structure from ``leaves``.
 
     Example:
-        >>> leaves, treedef = flatten({"a": 1, "b": 2})
+        >>> leaves, treedef = flatten({"b": 1, "a": 2})
         >>> unflatten(treedef, [10, 20])
         {'a': 10, 'b': 20}
     """
@@ -87,7 +145,7 @@ def structure(tree: Any, is_leaf: _IsLeaf = None) -> PyTreeDef:
         >>> structure((1, 2)).num_leaves
         2
     """
-    return optree.tree_structure(tree, is_leaf=is_leaf, **_OPTS)
+    return sorted_spec(optree.tree_structure(tree, is_leaf=is_leaf, **_OPTS))
 
 
 def map(f: Callable[..., Any], tree: Any, *rest: Any,  # noqa: A001 (JAX's name)
@@ -98,7 +156,9 @@ def map(f: Callable[..., Any], tree: Any, *rest: Any,  # noqa: A001 (JAX's name)
         >>> map(lambda a, b: a + b, (1, 2), (10, 20))
         (11, 22)
     """
-    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
+    leaves, spec = optree.tree_flatten(tree, is_leaf=is_leaf, **_OPTS)
+    columns = [leaves] + [spec.flatten_up_to(r) for r in rest]
+    return sorted_spec(spec).unflatten(builtins.map(f, *columns))
 
 
 def map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: _IsLeaf = None
@@ -109,7 +169,9 @@ def map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: _IsLeaf
         >>> map_with_path(lambda path, x: path, {"a": 1})
         {'a': ('a',)}
     """
-    return optree.tree_map_with_path(f, tree, *rest, is_leaf=is_leaf, **_OPTS)
+    paths, leaves, spec = optree.tree_flatten_with_path(tree, is_leaf=is_leaf, **_OPTS)
+    columns = [leaves] + [spec.flatten_up_to(r) for r in rest]
+    return sorted_spec(spec).unflatten(builtins.map(f, paths, *columns))
 
 
 def flatten_with_path(tree: Any, is_leaf: _IsLeaf = None
@@ -120,7 +182,8 @@ def flatten_with_path(tree: Any, is_leaf: _IsLeaf = None
         >>> flatten_with_path({"a": [5]})[0]
         [('a', 0)]
     """
-    return optree.tree_flatten_with_path(tree, is_leaf=is_leaf, **_OPTS)
+    paths, leaves, spec = optree.tree_flatten_with_path(tree, is_leaf=is_leaf, **_OPTS)
+    return paths, leaves, sorted_spec(spec)
 
 
 def all(tree: Any) -> bool:  # noqa: A001 (JAX's name)
@@ -149,14 +212,21 @@ def reduce(function: Callable[[_T, Any], _T], tree: Any, initializer: _T = _NO_I
     return optree.tree_reduce(function, tree, initializer, is_leaf=is_leaf, **_OPTS)
 
 
-def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, tree: Any) -> Any:
-    """Turn a tree of trees inside out (a list of pairs into a pair of lists...).
+def transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+              pytree_to_transpose: Any) -> Any:
+    """Turn a tree of trees inside out (a list of pairs into a pair of lists...), with
+    ``jax.tree.transpose``'s signature: ``inner_treedef=None`` takes the structure of the
+    first inner tree.
 
     Example:
         >>> transpose(structure([0, 0]), structure((0, 0)), [(1, 2), (3, 4)])
         ([1, 3], [2, 4])
+        >>> transpose(structure({"a": 0, "b": 0}), None, {"a": [1, 2], "b": [3, 4]})
+        [{'a': 1, 'b': 3}, {'a': 2, 'b': 4}]
     """
-    return optree.tree_transpose(outer_treedef, inner_treedef, tree)
+    if inner_treedef is None:
+        inner_treedef = structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
 def register_pytree_node(nodetype: type[_Node],

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import optree
 
 from funcarray.base import pytrees as _tree
-from funcarray.base.pytrees import _OPTS, NAMESPACE, PyTreeDef, register_dataclass
+from funcarray.base.pytrees import _OPTS, NAMESPACE, PyTreeDef, register_dataclass, sorted_spec
 from funcarray.base.pytrees import flatten as tree_flatten
 from funcarray.base.pytrees import leaves as tree_leaves
 from funcarray.base.pytrees import map as tree_map
@@ -210,7 +210,7 @@ def tree_flatten_with_path(tree: Any, is_leaf: _IsLeafMaybePath = None,
     accessors, leaves, treedef = optree.tree_flatten_with_accessor(
         tree, is_leaf=is_leaf, **_OPTS)
     paths = [tuple(_key(e) for e in accessor) for accessor in accessors]
-    return list(zip(paths, leaves)), treedef
+    return list(zip(paths, leaves)), sorted_spec(treedef)
 
 
 def _flatten_with_path_predicate(tree, is_leaf):
@@ -237,7 +237,7 @@ def _flatten_with_path_predicate(tree, is_leaf):
     visit((), tree)
     replay = iter(answers)
     treedef = optree.tree_structure(tree, is_leaf=lambda _: next(replay), **_OPTS)
-    return pairs, treedef
+    return pairs, sorted_spec(treedef)
 
 
 def tree_leaves_with_path(tree: Any, is_leaf: _IsLeafMaybePath = None,
@@ -456,9 +456,7 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
         >>> tree_transpose(outer, None, [(1, 2), (3, 4)])
         ([1, 3], [2, 4])
     """
-    if inner_treedef is None:
-        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
-    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
+    return _tree.transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
 _NO_IDENTITY: Any = object()
@@ -492,7 +490,8 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: _IsLeaf = None) ->
         >>> tree_broadcast({"a": 1, "b": 2}, {"a": [0, 0], "b": (0,)})
         {'a': [1, 1], 'b': (2,)}
     """
-    return optree.tree_broadcast_prefix(prefix_tree, full_tree, is_leaf=is_leaf, **_OPTS)
+    leaves = optree.broadcast_prefix(prefix_tree, full_tree, is_leaf=is_leaf, **_OPTS)
+    return tree_structure(full_tree, is_leaf=is_leaf).unflatten(leaves)
 
 
 def all_leaves(iterable: Iterable[Any], is_leaf: _IsLeaf = None) -> bool:

@@ -139,14 +139,18 @@ def can_cast(from_: _typing.Any, to: _typing.Any, casting: str = "safe") -> bool
 
 
 def isscalar(element: object) -> bool:
-    """True for Python and NumPy scalars (not 0-d arrays), as in NumPy.
+    """True for Python and NumPy scalars and for 0-d arrays (funcarray's, NumPy's, tracers),
+    as ``jax.numpy.isscalar``: unlike NumPy's, a 0-d array counts, since funcarray has no
+    scalar type distinct from its 0-d arrays.
 
     Example:
         >>> import funcarray.numpy as fnp
-        >>> fnp.isscalar(1.0)
-        True
+        >>> fnp.isscalar(1.0), fnp.isscalar(fnp.array(1.0)), fnp.isscalar(fnp.ones(2))
+        (True, True, False)
     """
-    return _np.isscalar(element)
+    if _np.isscalar(element):
+        return True
+    return isinstance(element, (_np.ndarray, Array)) and element.ndim == 0
 
 
 def _install_api_boundaries():

@@ -37,7 +37,7 @@ from funcarray.numpy._promotion import (
     promote_binary,
 )
 from funcarray.numpy._shape_on_host import host_value
-from funcarray.numpy._sort_and_nonzero import nonzero
+from funcarray.numpy._sort_and_nonzero import nonzero_for
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.transforms.host_shortcuts import host_shortcut
@@ -598,9 +598,10 @@ _HOST_ARRAYS = (Array, DeviceArray)
 _WHERE_CASES = (*_HOST_ARRAYS, bool, int, float, complex)
 
 
-def _where_on_host(condition, x=None, y=None, /):
+def _where_on_host(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """The three-argument ``where`` of a bool host array, and host arrays or Python scalars:
-    one ``np.where`` (it selects the same bits as the general path's select)."""
+    one ``np.where`` (it selects the same bits as the general path's select; ``size`` and
+    ``fill_value`` only serve the one-argument form, which this declines)."""
     t = type(condition)
     if (t is not Array and t is not DeviceArray) or type(x) not in _WHERE_CASES or (
             type(y) not in _WHERE_CASES):
@@ -618,23 +619,28 @@ def _where_on_host(condition, x=None, y=None, /):
 
 
 @overload
-def where(condition: ArrayLike, x: None = None, y: None = None, /) -> tuple[Array, ...]: ...
+def where(condition: ArrayLike, /, *, size: int | None = None,
+          fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> tuple[Array, ...]: ...
 @overload
 def where(condition: ArrayLike, x: ArrayLike, y: ArrayLike, /) -> Array: ...
 @host_shortcut(_where_on_host)
-def where(condition, x=None, y=None, /):
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """``x`` where ``condition`` is true, else ``y`` (all three broadcast together).
 
-    The one-argument form ``where(condition)`` is ``nonzero(condition)`` and needs a concrete
-    array (its output size depends on the values).
+    The one-argument form ``where(condition, size=, fill_value=)`` is
+    ``nonzero(condition, size=, fill_value=)``: its output size depends on the values, so
+    under a transform it needs a static ``size`` (``size`` and ``fill_value`` serve only
+    this form, as in jax.numpy).
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.where(fnp.arange(4) > 1, 1.0, 0.0)
         Array([0., 0., 1., 1.], dtype=float32, weak_type=True)
+        >>> fnp.where(fnp.array([0, 2, 3]), size=3, fill_value=-1)
+        (Array([ 1,  2, -1], dtype=int32),)
     """
     if x is None and y is None:
-        return nonzero(condition)
+        return nonzero_for("where", condition, size, fill_value)
     if x is None or y is None:
         raise op_type_error("where", "give both x and y, or neither")
     if is_extended(x) or is_extended(y):

@@ -18,7 +18,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array
-from funcarray.base.errors import index_error, op_type_error
+from funcarray.base.errors import NonConcreteBooleanIndexError, index_error, op_error
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import reshape_p
@@ -141,7 +141,8 @@ def _consumed(tag, value) -> int:
 
 def _concrete_mask(op, mask):
     if _is_tracer(mask):
-        raise op_type_error(
+        raise op_error(
+            NonConcreteBooleanIndexError,
             op, f"a boolean mask index needs concrete values, but got a traced {mask.aval}: "
                 f"the result's shape would depend on the mask's values. Use "
                 f"`fnp.where(mask, x, 0)` to keep the shape, or `fnp.nonzero(mask, size=N)` "

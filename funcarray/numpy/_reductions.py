@@ -507,19 +507,37 @@ def _var_dtypes(op: str, a_dtype, dtype):
     return upcast_f16(a_dtype), _real_dtype(a_dtype)
 
 
-def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool):
+def _given_mean(op, mean, a):
+    """The ``mean=`` of a variance, in ``a``'s dtype and broadcast to its shape: a scalar or
+    an array of ``a``'s rank (the reduced axes kept as size 1, as ``keepdims=True`` gives)."""
+    mean = asarray_arg(op, mean)
+    # (this module's ``any`` is the array reduction: count the mismatched dimensions instead)
+    mismatched = [m for m, n in zip(mean.shape, a.shape) if m not in (1, n)]
+    if mean.ndim not in (0, a.ndim) or mismatched:
+        raise op_type_error(
+            op, f"mean= must be a scalar or broadcast to a's shape {a.shape} with the same "
+                f"number of dimensions (keep the reduced axes: fnp.mean(a, axis, "
+                f"keepdims=True)), got shape {mean.shape}")
+    return broadcast_to_shape(convert(mean, a.dtype), a.shape)
+
+
+def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool, mean=None):
     a, axes, mask = _prepare(op, a, axis, where)
     computation, result_dtype = _var_dtypes(op, a.dtype, dtype)
     a = convert(a, computation)
     real = _real_dtype(computation)
+    if mean is not None:
+        centre = _given_mean(op, mean, a)
     if skip_nan:
         nan = _isnan(a)
-        centre = _nan_mean(a, axes, mask, computation, keepdims=True)
+        if mean is None:
+            centre = _nan_mean(a, axes, mask, computation, keepdims=True)
         centred = ew.sub_p.bind(a, broadcast_to_shape(centre, a.shape))
         centred = select_n_p.bind(nan, centred, _const(0, computation, a.shape))
         count = _reduce_sum(ew.not_p.bind(nan), axes, mask, real, keepdims)
     else:
-        centre = _mean(op, a, axes, mask, computation, keepdims=True)
+        if mean is None:
+            centre = _mean(op, a, axes, mask, computation, keepdims=True)
         centred = ew.sub_p.bind(a, broadcast_to_shape(centre, a.shape))
         count = None if mask is None else _count(a.shape, axes, mask, real, keepdims)
     if dtypes.is_complex(computation):
@@ -546,38 +564,46 @@ def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool):
 
 def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
         ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
-        correction: int | float | None = None) -> Array:
+        mean: ArrayLike | None = None, correction: int | float | None = None) -> Array:
     """Variance over ``axis``: the mean squared deviation, divided by ``N - ddof``.
 
-    ``correction`` is the Array API name of ``ddof`` (give one of them). Integers give
-    float32 (float64 for 64-bit), complex inputs a real result. With no degrees of freedom
-    left (``N - ddof <= 0``) the result is NaN.
+    ``correction`` is the Array API name of ``ddof`` (give one of them). ``mean`` is the
+    mean already computed (a scalar, or ``a``'s rank with the reduced axes kept: what
+    ``mean(a, axis, keepdims=True)`` gives), used instead of computing it again, as in
+    jax.numpy. Integers give float32 (float64 for 64-bit), complex inputs a real result.
+    With no degrees of freedom left (``N - ddof <= 0``) the result is NaN.
 
     Example:
         >>> import funcarray.numpy as fnp
-        >>> fnp.var(fnp.array([1., 2., 3., 4.]))
+        >>> x = fnp.array([1., 2., 3., 4.])
+        >>> fnp.var(x)
         Array(1.25, dtype=float32)
-        >>> fnp.var(fnp.array([1., 2., 3., 4.]), ddof=1)
+        >>> fnp.var(x, ddof=1)
         Array(1.6666666, dtype=float32)
+        >>> fnp.var(x, mean=fnp.mean(x, keepdims=True))
+        Array(1.25, dtype=float32)
     """
     _no_out("var", out)
     correction = _correction("var", ddof, correction)
-    return _var("var", a, axis, dtype, correction, keepdims, where, skip_nan=False)
+    return _var("var", a, axis, dtype, correction, keepdims, where, skip_nan=False, mean=mean)
 
 
 def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
         ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
-        correction: int | float | None = None) -> Array:
+        mean: ArrayLike | None = None, correction: int | float | None = None) -> Array:
     """Standard deviation over ``axis``: ``sqrt(var(...))`` with the same arguments.
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.std(fnp.array([1., 3.]))
         Array(1., dtype=float32)
+        >>> fnp.std(fnp.array([1., 3.]), mean=0.0)
+        Array(2.236068, dtype=float32)
     """
     _no_out("std", out)
     correction = _correction("std", ddof, correction)
-    return ew.sqrt_p.bind(_var("std", a, axis, dtype, correction, keepdims, where, False))
+    return ew.sqrt_p.bind(_var("std", a, axis, dtype, correction, keepdims, where, False,
+                               mean=mean))
 
 
 def _average_axes(op, axis, ndim):
@@ -898,22 +924,28 @@ def nanargmin(a: ArrayLike, axis: int | None = None, out: None = None,
 
 
 def nanvar(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
-           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
+           mean: ArrayLike | None = None, *,
            correction: int | float | None = None) -> Array:
-    """``var`` of the non-NaN elements (``N`` counts the non-NaN ones).
+    """``var`` of the non-NaN elements (``N`` counts the non-NaN ones); ``mean`` as in
+    ``var`` (NaN elements still skipped).
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.nanvar(fnp.array([1., fnp.nan, 3.]))
         Array(1., dtype=float32)
+        >>> fnp.nanvar(fnp.array([1., fnp.nan, 3.]), mean=1.0)
+        Array(2., dtype=float32)
     """
     _no_out("nanvar", out)
     correction = _correction("nanvar", ddof, correction)
-    return _var("nanvar", a, axis, dtype, correction, keepdims, where, skip_nan=True)
+    return _var("nanvar", a, axis, dtype, correction, keepdims, where, skip_nan=True,
+                mean=mean)
 
 
 def nanstd(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
-           ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
+           ddof: int = 0, keepdims: bool = False, where: ArrayLike | None = None,
+           mean: ArrayLike | None = None, *,
            correction: int | float | None = None) -> Array:
     """``std`` of the non-NaN elements: ``sqrt(nanvar(...))``.
 
@@ -924,5 +956,6 @@ def nanstd(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out:
     """
     _no_out("nanstd", out)
     correction = _correction("nanstd", ddof, correction)
-    return ew.sqrt_p.bind(_var("nanstd", a, axis, dtype, correction, keepdims, where, True))
+    return ew.sqrt_p.bind(_var("nanstd", a, axis, dtype, correction, keepdims, where, True,
+                               mean=mean))
 

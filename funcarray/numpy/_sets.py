@@ -1,15 +1,17 @@
-"""Set operations on flattened arrays: ``intersect1d``, ``union1d``, ``setdiff1d``,
-``setxor1d`` and the Array API's ``unique_all``, ``unique_counts``, ``unique_inverse`` and
-``unique_values``.
+"""Set operations on flattened arrays: ``unique``, ``intersect1d``, ``union1d``,
+``setdiff1d``, ``setxor1d`` and the Array API's ``unique_all``, ``unique_counts``,
+``unique_inverse`` and ``unique_values``.
 
-Each is one stable sort (of both inputs together for the two-array operations) followed by
-scatters over the runs of equal values, so every result is sorted. The number of results
-depends on the values: eagerly it is read off the concrete mask; under ``jit``/``vmap`` pass a
-static ``size=`` (as in jax.numpy): the first ``size`` results are returned, padded with
-``fill_value`` (default: the smallest result, 0 for ``setdiff1d``, as in jax.numpy). The
-Array API functions and the two-array operations treat every NaN as distinct; ``union1d``
-merges NaNs, as ``jax.numpy.unique`` does. Indices are int32. ``assume_unique`` is accepted
-and ignored: the result is the same whenever the assumption holds.
+Each is one stable sort (of both inputs together for the two-array operations; of whole rows
+for ``unique(axis=)``) followed by scatters over the runs of equal values, so every result is
+sorted. The number of results depends on the values: eagerly it is read off the concrete
+mask; under ``jit``/``vmap`` pass a static ``size=`` (as in jax.numpy): the first ``size``
+results are returned, padded with ``fill_value`` (default: the smallest result, 0 for
+``setdiff1d``, as in jax.numpy). ``unique`` and ``union1d`` merge NaNs (``unique`` unless
+``equal_nan=False``); the Array API functions treat every NaN as distinct; the other
+two-array operations, as jax.numpy's, merge an input's NaNs but never match one NaN with
+the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the
+result is the same whenever the assumption holds.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -19,29 +21,35 @@ Example:
 
 from __future__ import annotations
 
-import operator
+import math
 from typing import TYPE_CHECKING, NamedTuple, overload
 
+import numpy as np
+
+from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full, ones, zeros
 from funcarray.numpy._elementwise import isnan, not_equal, where
 from funcarray.numpy._index_routines import take
+from funcarray.numpy._reductions import any as _any
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import max as _max
 from funcarray.numpy._reductions import min as _min
-from funcarray.numpy._shape import concatenate
+from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis, reshape
+from funcarray.numpy._sort_and_nonzero import concrete_count, size_needed_error, static_size
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Literal
 
     from funcarray.base.typing import ArrayLike
 
-__all__ = ["intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all", "unique_counts",
-           "unique_inverse", "unique_values"]
+__all__ = ["unique", "intersect1d", "union1d", "setdiff1d", "setxor1d", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values"]
 
 
 class _UniqueAllResult(NamedTuple):
@@ -68,7 +76,6 @@ class _UniqueInverseResult(NamedTuple):
 
 def _flat(op, *arrays):
     """The arguments flattened and promoted to one dtype."""
-    from funcarray.api.arguments import asarray_arg, convert
     arrays = [asarray_arg(op, a) for a in arrays]
     try:
         dt, weak = dtypes.result_type(*arrays, return_weak_type=True)
@@ -79,36 +86,9 @@ def _flat(op, *arrays):
 
 def _result_size(op, size, mask):
     """``size`` as an int, or the number of True entries of a concrete ``mask``."""
-    import numpy as np
     if size is not None:
-        if isinstance(size, Tracer):
-            raise op_type_error(op, f"size must be a static Python int, got a traced {size.aval}")
-        try:
-            size = operator.index(size)
-        except TypeError:
-            raise op_type_error(op, f"size must be an int, got {size!r}") from None
-        if size < 0:
-            raise op_value_error(op, f"size must be non-negative, got {size}")
-        return size
-    if isinstance(mask, Tracer):
-        raise op_type_error(
-            op, f"the number of results depends on the values of the traced input (here "
-                f"{mask.shape[0]} candidates). Pass a static size= (and fill_value=) to fix "
-                f"it, e.g. fnp.{op}(..., size={mask.shape[0]})")
-    return int(np.count_nonzero(np.asarray(mask)))
-
-
-def _sorted_runs(x, equal_nan):
-    """(sorted values, permutation, mask of the first element of each run of equal values)."""
-    from funcarray import lax
-    n = x.shape[0]
-    iota = arange(n, dtype=dtypes.int32)
-    aux, perm = lax.sort((x, iota), num_keys=1, is_stable=True)
-    different = not_equal(aux[1:], aux[:-1])
-    if equal_nan and dtypes.is_inexact(x.dtype):
-        different = different & ~(isnan(aux[1:]) & isnan(aux[:-1]))
-    mask = concatenate([ones((min(n, 1),), dtypes.bool_), different])
-    return aux, perm, mask
+        return static_size(op, size)
+    return concrete_count(op, mask, "the number of results")
 
 
 def _first_true(mask, size, fill):
@@ -141,36 +121,186 @@ def _default_fill_min(values, valid):
     return where(valid, values, _min(values))
 
 
-def _unique(op, x, *, size, fill_value, equal_nan=False, indices=False, inverse=False,
-            counts=False):
-    """``unique`` of a 1-D ``x``: (values, first indices, inverse, counts), the ones not
-    asked for None."""
-    n = x.shape[0]
+def _concrete_input(op, x, what):
+    """``x``'s value: without size= the input must be concrete, and jax.numpy then works on
+    the value alone (under grad no gradient flows through the result)."""
+    if not isinstance(x, Tracer):
+        return x
+    value = x.to_concrete_value()
+    if value is None:
+        raise size_needed_error(op, x, what)
+    return Array(np.asarray(value), x.weak_type)
+
+
+def _sorted_rows(x, equal_nan):
+    """``x`` (the unique axis first) sorted by whole rows, with the permutation and the mask
+    of each run's first row, as jax.numpy builds them (an input whose rows are empty sorts
+    as one row)."""
+    from funcarray import lax
+    if dtypes.is_complex(x.dtype):
+        # A NaN in either part makes the whole value NaN: they sort last and merge.
+        x = where(isnan(x), asarray(complex(np.nan, 0), x.dtype), x)
+    n, width = x.shape[0], math.prod(x.shape[1:])
+    if width == 0:
+        return zeros((1, *x.shape[1:]), x.dtype), zeros((1,), dtypes.bool_), zeros(
+            (1,), dtypes.int32)
+    rows = reshape(x, (n, width))
+    # Sorting the columns as keys, the first one most significant, orders whole rows.
+    *_, perm = lax.sort((*(rows[:, j] for j in range(width)), arange(n, dtype=dtypes.int32)),
+                        num_keys=width, is_stable=True)
+    aux = take(x, perm, axis=0)
     if n == 0:
-        if size and fill_value is None:
-            raise op_value_error(op, "an empty input with a nonzero size= needs a fill_value=")
-        size = 0 if size is None else _result_size(op, size, None)
-        empty_index = zeros((size,), dtypes.int32)
-        return (full((size,), 0 if fill_value is None else fill_value, x.dtype),
-                empty_index, zeros((0,), dtypes.int32), empty_index)
-    aux, perm, mask = _sorted_runs(x, equal_nan)
-    size = _result_size(op, size, mask)
+        return aux, zeros((0,), dtypes.bool_), perm
+    different = not_equal(aux[1:], aux[:-1])
+    if equal_nan and dtypes.is_inexact(x.dtype):
+        different = different & ~(isnan(aux[1:]) & isnan(aux[:-1]))
+    if different.ndim > 1:
+        different = _any(different, axis=tuple(range(1, different.ndim)))
+    return aux, concatenate([ones((1,), dtypes.bool_), different]), perm
+
+
+def _unique(op, ar, axis, *, return_index=False, return_inverse=False, return_counts=False,
+            equal_nan=True, size=None, fill_value=None):
+    """jax.numpy's ``unique`` along ``axis`` of ``ar``: the values (the axis kept in place),
+    then the first indices, inverse and counts asked for."""
+    n = ar.shape[axis]
+    padded = size is not None and fill_value is not None  # (fill_value serves size= alone)
+    if size is not None:
+        size = static_size(op, size)
+        if n == 0 and size and fill_value is None:
+            raise op_value_error(op, f"the input is empty, so padding to size={size} needs a "
+                                     f"fill_value= (there is no smallest value to pad with)")
+    else:
+        ar = _concrete_input(op, ar, "the number of unique values")
+    aux, mask, perm = _sorted_rows(moveaxis(ar, axis, 0), equal_nan)
+    if size is None:
+        size = concrete_count(op, mask, "the number of unique values")
+    # Each run's first position; slots past the last run point at 0: the smallest value,
+    # jax.numpy's default fill.
     positions, valid = _first_true(mask, size, 0)
-    # Padding slots point at position 0: the smallest value (jax.numpy's default fill).
-    values = _fill(take(aux, positions), valid, fill_value)
-    first_indices = take(perm, positions) if indices else None
-    inverse_indices = None
-    if inverse:
-        inverse_indices = zeros((n,), dtypes.int32).at[perm].set(
-            cumsum(mask, dtype=dtypes.int32) - 1)
-    run_lengths = None
-    if counts:
-        # The next run's start (n after the last run) minus this run's start; 0 for padding.
-        starts, started = _first_true(mask, size + 1, 0)
-        run_lengths = diff(where(started, starts, n))
-    return values, first_indices, inverse_indices, run_lengths
+    values = take(aux, positions, axis=0) if aux.size else aux
+    if padded:
+        fill = convert(asarray_arg(op, fill_value), values.dtype)
+        if values.shape[0]:
+            values = where(expand_dims(valid, tuple(range(1, values.ndim))), values, fill)
+        else:
+            values = broadcast_to(fill, (size, *values.shape[1:]))
+    results = [moveaxis(values, 0, axis)]
+    if return_index:
+        results.append(take(perm, positions) if aux.size else perm)
+    if return_inverse:
+        if aux.size:
+            results.append(zeros(mask.shape, dtypes.int32).at[perm].set(
+                cumsum(mask, dtype=dtypes.int32) - 1))
+        else:
+            results.append(zeros((n,), dtypes.int32))
+    if return_counts:
+        if aux.size:
+            # The next run's start (the length after the last run) minus this run's start;
+            # 0 for padding.
+            starts, started = _first_true(mask, size + 1, 0)
+            results.append(diff(where(started, starts, mask.shape[0])))
+        else:
+            results.append(full((1,) if n else (0,), n, dtypes.int32))
+    return results
 
 
+def _unique_on_host(ar, return_index=False, return_inverse=False, return_counts=False,
+                    axis=None, *, equal_nan=True, size=None, fill_value=None, sorted=True):
+    # The common form (a non-empty real host array, flattened, no size=): NumPy's stable
+    # argsort, then the general path's runs (equal zeros keep their first one, as there).
+    t = type(ar)
+    if (t is not Array and t is not DeviceArray) or size is not None or (
+            axis is not None and ar.ndim != 1):
+        return NotImplemented
+    value = ar._value.reshape(-1)
+    if value.size == 0 or value.dtype.kind not in "biuf" or type(axis) not in (int, type(None)):
+        return NotImplemented
+    if axis is not None and axis not in (0, -1):
+        return NotImplemented
+    perm = np.argsort(value, kind="stable").astype(np.int32)
+    aux = value[perm]
+    mask = np.empty(value.size, np.bool_)
+    mask[0] = True
+    np.not_equal(aux[1:], aux[:-1], out=mask[1:])
+    if equal_nan and value.dtype.kind == "f":
+        mask[1:] &= ~(np.isnan(aux[1:]) & np.isnan(aux[:-1]))
+    values = Array(aux[mask], ar.weak_type)
+    if not (return_index or return_inverse or return_counts):
+        return values
+    results = [values]
+    if return_index:
+        results.append(Array(perm[mask]))
+    if return_inverse:
+        inverse = np.empty(value.size, np.int32)
+        inverse[perm] = np.cumsum(mask, dtype=np.int32) - 1
+        results.append(Array(inverse.reshape(ar.shape) if axis is None else inverse))
+    if return_counts:
+        starts = np.append(np.flatnonzero(mask), value.size).astype(np.int32)
+        results.append(Array(np.diff(starts)))
+    return tuple(results)
+
+
+@overload
+def unique(ar: ArrayLike, return_index: Literal[False] = False,
+           return_inverse: Literal[False] = False, return_counts: Literal[False] = False,
+           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
+           fill_value: ArrayLike | None = None, sorted: bool = True) -> Array: ...
+@overload
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
+           size: int | None = None, fill_value: ArrayLike | None = None,
+           sorted: bool = True) -> Array | tuple[Array, ...]: ...
+@host_shortcut(_unique_on_host)
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, size=None, fill_value=None, sorted=True):  # noqa: A002
+    """The sorted unique values of ``ar`` (flattened, or the unique slices along ``axis``),
+    as jax.numpy.unique; indices are int32.
+
+    ``return_index``/``return_inverse``/``return_counts`` add the flat index of each
+    value's first occurrence, each element's position among the values (``ar``'s shape when
+    ``axis`` is None) and how often each occurs. NaNs merge unless ``equal_nan=False``.
+    The number of values depends on the data, so under a transform pass a static ``size``:
+    the first ``size`` values are returned, padded with ``fill_value`` (default: the
+    smallest value; padding indices point at its first occurrence, padding counts are 0).
+    ``sorted`` is accepted and ignored, as in JAX: the values are always sorted.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.unique(fnp.array([3, 1, 1, 2]))
+        Array([1, 2, 3], dtype=int32)
+        >>> fnp.unique(fnp.array([3, 1, 1]), return_counts=True, size=4, fill_value=0)
+        (Array([1, 3, 0, 0], dtype=int32), Array([2, 1, 0, 0], dtype=int32))
+    """
+    op = "unique"
+    ar = asarray_arg(op, ar)
+    shape = ar.shape
+    if axis is None:
+        ar, axis = reshape(ar, (ar.size,)), 0
+    else:
+        axis = canonicalize_axis(op, axis, ar.ndim)
+        shape = None
+    results = _unique(op, ar, axis, return_index=return_index,
+                      return_inverse=return_inverse, return_counts=return_counts,
+                      equal_nan=equal_nan, size=size, fill_value=fill_value)
+    if return_inverse and shape is not None:
+        at = 2 if return_index else 1
+        results[at] = reshape(results[at], shape)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _array_api_unique_on_host(result_type, **flags):
+    """The host shortcut of an Array API ``unique_*`` function: ``unique``'s, NaNs distinct,
+    its results in ``result_type`` (None: the values alone)."""
+    def shortcut(x, /, *, size=None, fill_value=None):
+        out = _unique_on_host(x, equal_nan=False, size=size, **flags)
+        if out is NotImplemented or result_type is None:
+            return out
+        return result_type(*out)
+    return shortcut
+
+
+@host_shortcut(_array_api_unique_on_host(None))
 def unique_values(x: ArrayLike, /, *, size: int | None = None,
                   fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values of ``x`` (flattened), every NaN counted as distinct.
@@ -185,10 +315,12 @@ def unique_values(x: ArrayLike, /, *, size: int | None = None,
         >>> fnp.unique_values(fnp.array([3, 1, 3]), size=4, fill_value=-1)
         Array([ 1,  3, -1, -1], dtype=int32)
     """
-    (x,) = _flat("unique_values", x)
-    return _unique("unique_values", x, size=size, fill_value=fill_value)[0]
+    x = asarray_arg("unique_values", x)
+    return _unique("unique_values", reshape(x, (x.size,)), 0, equal_nan=False, size=size,
+                   fill_value=fill_value)[0]
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueCountsResult, return_counts=True))
 def unique_counts(x: ArrayLike, /, *, size: int | None = None,
                   fill_value: ArrayLike | None = None) -> _UniqueCountsResult:
     """The sorted unique values of ``x`` and how often each occurs: ``(values, counts)``
@@ -199,12 +331,13 @@ def unique_counts(x: ArrayLike, /, *, size: int | None = None,
         >>> fnp.unique_counts(fnp.array([3, 1, 3, 2]))
         _UniqueCountsResult(values=Array([1, 2, 3], dtype=int32), counts=Array([1, 1, 2], dtype=int32))
     """  # noqa: E501
-    (x,) = _flat("unique_counts", x)
-    values, _, _, counts = _unique("unique_counts", x, size=size, fill_value=fill_value,
-                                   counts=True)
+    x = asarray_arg("unique_counts", x)
+    values, counts = _unique("unique_counts", reshape(x, (x.size,)), 0, return_counts=True,
+                             equal_nan=False, size=size, fill_value=fill_value)
     return _UniqueCountsResult(values, counts)
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueInverseResult, return_inverse=True))
 def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
                    fill_value: ArrayLike | None = None) -> _UniqueInverseResult:
     """The sorted unique values of ``x`` and, for each element of ``x``, the index of its
@@ -216,14 +349,15 @@ def unique_inverse(x: ArrayLike, /, *, size: int | None = None,
         >>> inverse
         Array([2, 0, 2, 1], dtype=int32)
     """
-    from funcarray.api.arguments import asarray_arg
-    shape = asarray_arg("unique_inverse", x).shape
-    (x,) = _flat("unique_inverse", x)
-    values, _, inverse, _ = _unique("unique_inverse", x, size=size, fill_value=fill_value,
-                                    inverse=True)
-    return _UniqueInverseResult(values, inverse.reshape(shape))
+    x = asarray_arg("unique_inverse", x)
+    values, inverse = _unique("unique_inverse", reshape(x, (x.size,)), 0,
+                              return_inverse=True, equal_nan=False, size=size,
+                              fill_value=fill_value)
+    return _UniqueInverseResult(values, reshape(inverse, x.shape))
 
 
+@host_shortcut(_array_api_unique_on_host(_UniqueAllResult, return_index=True,
+                                         return_inverse=True, return_counts=True))
 def unique_all(x: ArrayLike, /, *, size: int | None = None,
                fill_value: ArrayLike | None = None) -> _UniqueAllResult:
     """``(values, indices, inverse_indices, counts)``: the sorted unique values of ``x``,
@@ -236,13 +370,11 @@ def unique_all(x: ArrayLike, /, *, size: int | None = None,
         >>> result.values, result.indices, result.counts
         (Array([1, 2, 3], dtype=int32), Array([1, 3, 0], dtype=int32), Array([1, 1, 2], dtype=int32))
     """  # noqa: E501
-    from funcarray.api.arguments import asarray_arg
-    shape = asarray_arg("unique_all", x).shape
-    (x,) = _flat("unique_all", x)
-    values, indices, inverse, counts = _unique("unique_all", x, size=size,
-                                               fill_value=fill_value, indices=True,
-                                               inverse=True, counts=True)
-    return _UniqueAllResult(values, indices, inverse.reshape(shape), counts)
+    x = asarray_arg("unique_all", x)
+    values, indices, inverse, counts = _unique(
+        "unique_all", reshape(x, (x.size,)), 0, return_index=True, return_inverse=True,
+        return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueAllResult(values, indices, reshape(inverse, x.shape), counts)
 
 
 def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
@@ -256,8 +388,7 @@ def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
     """
     op = "union1d"
     ar1, ar2 = _flat(op, ar1, ar2)
-    x = concatenate([ar1, ar2])
-    return _unique(op, x, size=size, fill_value=fill_value, equal_nan=True)[0]
+    return _unique(op, concatenate([ar1, ar2]), 0, size=size, fill_value=fill_value)[0]
 
 
 def _merged_runs(ar1, ar2):
@@ -267,14 +398,23 @@ def _merged_runs(ar1, ar2):
     run's elements come from ``ar1``, run lengths, the sort's permutation), all indexed by
     run (``n1 + n2`` slots, runs first). A run's ``ar1`` elements come first, in order, so
     its first element is the value's first occurrence in ``ar1`` and the element after
-    them its first occurrence in ``ar2``. NaNs are all distinct, as in NumPy's set
-    operations.
+    them its first occurrence in ``ar2``. As jax.numpy takes the unique values of each
+    input first, an input's NaNs are one run, distinct from the other input's.
     """
+    from funcarray import lax
     n1 = ar1.shape[0]
-    aux, perm, mask = _sorted_runs(concatenate([ar1, ar2]), equal_nan=False)
-    n = aux.shape[0]
+    x = concatenate([ar1, ar2])
+    n = x.shape[0]
+    aux, perm = lax.sort((x, arange(n, dtype=dtypes.int32)), num_keys=1, is_stable=True)
+    in_first = perm < n1
+    different = not_equal(aux[1:], aux[:-1])
+    if dtypes.is_inexact(x.dtype):
+        # (NaNs sort last, the first input's before the second's)
+        same_nan = isnan(aux[1:]) & isnan(aux[:-1]) & (in_first[1:] == in_first[:-1])
+        different = different & ~same_nan
+    mask = concatenate([ones((1,), dtypes.bool_), different])
     run = cumsum(mask, dtype=dtypes.int32) - 1
-    from_first = (perm < n1).astype(dtypes.int32)
+    from_first = in_first.astype(dtypes.int32)
     count1 = zeros((n,), dtypes.int32).at[run].add(from_first)
     length = zeros((n,), dtypes.int32).at[run].add(1)
     starts, is_run = _first_true(mask, n, 0)
@@ -294,6 +434,8 @@ def _pick(values, mask, size, fill_value):
 def _set_operation(op, ar1, ar2, select, size, fill_value):
     """The run values that ``select(count1, length)`` keeps, padded to ``size``."""
     ar1, ar2 = _flat(op, ar1, ar2)
+    if size is None:
+        ar1, ar2 = (_concrete_input(op, a, "the number of results") for a in (ar1, ar2))
     n1, n2 = ar1.shape[0], ar2.shape[0]
     if n1 + n2 == 0:
         size = 0 if size is None else _result_size(op, size, None)

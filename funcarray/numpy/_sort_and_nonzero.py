@@ -1,19 +1,21 @@
-"""Sorting and nonzero in ``funcarray.numpy``: ``sort``, ``argsort``, ``unique``, ``nonzero``,
+"""Sorting and nonzero in ``funcarray.numpy``: ``sort``, ``argsort``, ``nonzero``,
 ``flatnonzero`` and ``argwhere``.
 
 ``sort`` and ``argsort`` bind the ``sort`` primitive (NaNs last, stable by default). The
-result sizes of ``nonzero``, ``flatnonzero``, ``argwhere`` and ``unique`` depend on the
-values: they need a concrete array, or (``nonzero``, ``argwhere``) a static ``size=``.
+result sizes of ``nonzero``, ``flatnonzero`` and ``argwhere`` depend on the values: they need
+a concrete array or, under a transform, a static ``size=`` (``size_needed_error`` words the
+error for them and for the set operations).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.api.arguments import (
+    _concrete_int,
     asarray_arg,
     broadcast_to_shape,
     canonicalize_axis,
@@ -21,8 +23,9 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.numpy._index_parsing import _const, _is_tracer, _ravel, _reshape
+from funcarray.base.errors import op_type_error, op_value_error, user_location
+from funcarray.numpy._index_parsing import _const, _ravel, _reshape
+from funcarray.numpy._promotion import promote_args, promote_args_unbroadcast
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.gather_scatter_dims import ScatterDimensionNumbers
 from funcarray.primitives.reduce import cumsum_p
@@ -30,15 +33,14 @@ from funcarray.primitives.scatter import scatter_p
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import concatenate_p, iota_p, rev_p, slice_p
 from funcarray.primitives.sort import sort_p
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.core import ConcretizationTypeError, Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut, shortcuts_run_now
 
 if TYPE_CHECKING:
-    from typing import Literal
-
     from funcarray.base.typing import ArrayLike
 
 
-__all__ = ["argsort", "argwhere", "flatnonzero", "nonzero", "sort", "unique"]
+__all__ = ["argsort", "argwhere", "flatnonzero", "nonzero", "sort"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -51,11 +53,43 @@ def _as_mask(x):
     return ew.ne_p.bind(x, _const(0, x.dtype, x.shape))
 
 
-def _concrete_count(op, mask, what="the number of nonzero elements"):
-    if _is_tracer(mask):
-        raise op_type_error(
-            op, f"the result's size is {what}, which is not known for a traced "
-                f"{mask.aval}. Pass a static size= (and fill_value=) to fix it.")
+def _traced_value_error(op: str, traced, message: str) -> ConcretizationTypeError:
+    detail = traced._concretization_detail()  # (which argument it comes from, under jit)
+    message = f"{op}: {message}" + (f"\n{detail}" if detail else "")
+    where = user_location()
+    return ConcretizationTypeError(f"{message}\n  (at {where})" if where else message)
+
+
+def size_needed_error(op: str, traced, what: str) -> ConcretizationTypeError:
+    """The error of an operation whose result size (``what``) depends on the values of the
+    traced array ``traced``: under a transform the caller must pass a static ``size=``."""
+    return _traced_value_error(
+        op, traced, f"{what} depends on the values of the traced array {traced.aval}, so the "
+                    f"result's shape is not known under a transform. Pass a static size= (a "
+                    f"Python int; results past it are dropped, missing ones padded with "
+                    f"fill_value=), e.g. fnp.{op}(..., size={traced.size}).")
+
+
+def static_size(op: str, size) -> int:
+    """``size=`` as a non-negative Python int (a traced size raises ConcretizationTypeError)."""
+    if isinstance(size, Tracer) and size.to_concrete_value() is None:
+        raise _traced_value_error(
+            op, size, f"size= must be static (a Python int), got a traced {size.aval}. Pass "
+                      f"it as a static argument (jit's static_argnames) or a constant.")
+    size = _concrete_int(op, size, "size")
+    if size < 0:
+        raise op_type_error(op, f"size must be non-negative, got {size}")
+    return size
+
+
+def concrete_count(op: str, mask, what: str) -> int:
+    """The number of True entries of ``mask``, which must be concrete (an eager array or a
+    tracer whose value is known, such as grad's)."""
+    if isinstance(mask, Tracer):
+        value = mask.to_concrete_value()
+        if value is None:
+            raise size_needed_error(op, mask, what)
+        mask = value
     return int(np.count_nonzero(np.asarray(mask)))
 
 
@@ -83,14 +117,13 @@ def _nonzero_flat_positions(op, a, size):
 
 
 def _fill_values(op, fill_value, ndim):
-    if fill_value is None:
-        return (0,) * ndim
-    if isinstance(fill_value, (tuple, list)):
-        if len(fill_value) != ndim:
-            raise op_value_error(op, f"fill_value needs one entry per dimension ({ndim}), got "
-                                     f"{len(fill_value)}")
-        return tuple(fill_value)
-    return (fill_value,) * ndim
+    """One fill value per dimension: a scalar for all of them or a tuple of ``ndim``
+    scalars, as jax.numpy.nonzero takes them."""
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * ndim
+    if len(fills) != ndim or any(np.shape(f) != () for f in fills):
+        raise op_value_error(op, f"fill_value must be a scalar or a tuple of length {ndim} "
+                                 f"(one scalar per dimension); got {fill_value!r}")
+    return fills
 
 
 def _nonzero_on_host(a, *, size=None, fill_value=None):
@@ -113,7 +146,9 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
     """The indices of the nonzero elements of ``a``, one int32 array per dimension.
 
     The number of results depends on the values, so a traced ``a`` needs a static ``size``:
-    the first ``size`` indices are returned, padded with ``fill_value`` (default 0).
+    the first ``size`` indices are returned, padded with ``fill_value`` (default 0): a scalar
+    or one per dimension, joining the indices by promotion as in ``jnp.where`` (an empty
+    ``a`` pads with 0).
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -121,25 +156,44 @@ def nonzero(a: ArrayLike, *, size: int | None = None,
         (Array([1, 3], dtype=int32),)
         >>> fnp.nonzero(fnp.array([0, 3]), size=3, fill_value=-1)
         (Array([ 1, -1, -1], dtype=int32),)
+        >>> fnp.nonzero(fnp.array([[0, 3]]), size=2, fill_value=(7, 8))
+        (Array([0, 7], dtype=int32), Array([1, 8], dtype=int32))
     """
-    op = "nonzero"
+    return _nonzero("nonzero", a, size, fill_value)
+
+
+def nonzero_for(op: str, a, size=None, fill_value=None) -> tuple[Array, ...]:
+    """``nonzero`` on behalf of ``op`` (``where``, ``argwhere``...): its errors name ``op``."""
+    if shortcuts_run_now():
+        out = _nonzero_on_host(a, size=size, fill_value=fill_value)
+        if out is not NotImplemented:
+            return out
+    return _nonzero(op, a, size, fill_value)
+
+
+def _nonzero(op, a, size, fill_value):
     a = asarray_arg(op, a)
     if a.ndim == 0:
         raise op_value_error(op, "nonzero of a 0-d array is not allowed; use "
                                  "fnp.nonzero(fnp.atleast_1d(a)) or a.reshape(1)")
     if size is None:
-        size = _concrete_count(op, a)
-    size = int(size)
-    fills = _fill_values(op, fill_value, a.ndim)
-    if a.size == 0 or size == 0:
-        return tuple(_const(f, dtypes.int32, (size,)) for f in fills)
+        size = concrete_count(op, _as_mask(a), "the number of nonzero elements")
+    size = static_size(op, size)
+    if a.size == 0 or size == 0:  # (jax.numpy ignores fill_value here, even a wrong one)
+        return tuple(_const(0, dtypes.int32, (size,)) for _ in range(a.ndim))
+    fills = None if fill_value is None else _fill_values(op, fill_value, a.ndim)
     positions, valid = _nonzero_flat_positions(op, a, size)
     out = []
-    for d, fill in enumerate(fills):
+    for d in range(a.ndim):
         stride = math.prod(a.shape[d + 1:])
         coord = ew.div_p.bind(positions, _const(stride, dtypes.int32, (size,)))
         coord = ew.rem_p.bind(coord, _const(a.shape[d], dtypes.int32, (size,)))
-        out.append(select_n_p.bind(valid, _const(fill, dtypes.int32, (size,)), coord))
+        if fills is not None:
+            # The fill joins the int32 coordinates by promotion, as in jnp.where: a float
+            # fill gives float coordinates; a traced fill is fine.
+            fill, coord = promote_args(op, fills[d], coord)
+            coord = select_n_p.bind(valid, fill, coord)
+        out.append(coord)
     return tuple(out)
 
 
@@ -151,9 +205,11 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None,
         >>> import funcarray.numpy as fnp
         >>> fnp.flatnonzero(fnp.array([[0, 1], [1, 0]]))
         Array([1, 2], dtype=int32)
+        >>> fnp.flatnonzero(fnp.array([[0, 1], [1, 0]]), size=3, fill_value=-1)
+        Array([ 1,  2, -1], dtype=int32)
     """
     a = asarray_arg("flatnonzero", a)
-    return nonzero(_ravel(a), size=size, fill_value=fill_value)[0]
+    return nonzero_for("flatnonzero", _ravel(a), size, fill_value)[0]
 
 
 def argwhere(a: ArrayLike, *, size: int | None = None,
@@ -165,18 +221,23 @@ def argwhere(a: ArrayLike, *, size: int | None = None,
         >>> fnp.argwhere(fnp.array([[0, 1], [1, 0]]))
         Array([[0, 1],
                [1, 0]], dtype=int32)
+        >>> fnp.argwhere(fnp.array([0, 1]), size=2, fill_value=9)
+        Array([[1],
+               [9]], dtype=int32)
     """
     a = asarray_arg("argwhere", a)
+    columns = nonzero_for("argwhere", _reshape(a, (1,)) if a.ndim == 0 else a, size,
+                          fill_value)
     if a.ndim == 0:
-        count = nonzero(_reshape(a, (1,)), size=size, fill_value=fill_value)[0].shape[0]
-        return _const(0, dtypes.int32, (count, 0))
-    columns = nonzero(a, size=size, fill_value=fill_value)
+        return _const(0, columns[0].dtype, (columns[0].shape[0], 0))
+    # (a tuple fill_value of mixed kinds gives columns of different dtypes: promoted)
+    columns = promote_args_unbroadcast("argwhere", *columns)
     columns = [_reshape(c, (c.shape[0], 1)) for c in columns]
     return columns[0] if len(columns) == 1 else concatenate_p.bind(*columns, dimension=1)
 
 
 # --------------------------------------------------------------------------------------------
-# sort, argsort, unique
+# sort, argsort
 # --------------------------------------------------------------------------------------------
 
 def _sort_axis(op, a, axis):
@@ -232,43 +293,3 @@ def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: No
     order_ = rev_p.bind(order_, dimensions=(axis,))
     last = _const(a.shape[axis] - 1, dtypes.int32, a.shape)
     return ew.sub_p.bind(last, order_)
-
-
-@overload
-def unique(ar: ArrayLike, return_index: Literal[False] = False,
-           return_inverse: Literal[False] = False, return_counts: Literal[False] = False,
-           axis: int | None = None, *, equal_nan: bool = True, size: int | None = None,
-           fill_value: ArrayLike | None = None) -> Array: ...
-@overload
-def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
-           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
-           size: int | None = None, fill_value: ArrayLike | None = None
-           ) -> Array | tuple[Array, ...]: ...
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
-           equal_nan=True, size=None, fill_value=None):
-    """The sorted unique values of a concrete ``ar`` (as ``numpy.unique``; indices int32).
-
-    Only eager: the result's size depends on the values, so a traced ``ar`` raises.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.unique(fnp.array([3, 1, 1, 2]))
-        Array([1, 2, 3], dtype=int32)
-    """
-    op = "unique"
-    ar = asarray_arg(op, ar)
-    if _is_tracer(ar):
-        raise op_type_error(op, f"needs a concrete array, got a traced {ar.aval}: the number "
-                                f"of unique values depends on the values")
-    if size is not None:
-        raise op_value_error(op, "size= is not supported yet")
-    value = np.asarray(ar)
-    if axis is not None:
-        axis = canonicalize_axis(op, axis, value.ndim)
-    results = np.unique(value, return_index=return_index, return_inverse=return_inverse,
-                        return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    if not isinstance(results, tuple):
-        return Array(np.array(results, copy=True), ar.weak_type)
-    first, *rest = results
-    return (Array(np.array(first, copy=True), ar.weak_type),
-            *(Array(np.asarray(r, dtype=np.int32)) for r in rest))

@@ -133,7 +133,7 @@ def memoized_abstract_eval(rule, maxsize: int = 2048):
         >>> from funcarray.primitives.shape import broadcast_in_dim_p
         >>> broadcast_in_dim_p.abstract_eval(ShapedArray((3,), "float32"), shape=(2, 3),
         ...                                  broadcast_dimensions=(1,))
-        ShapedArray(f32[2,3])
+        ShapedArray(float32[2,3])
     """
     cached = functools.lru_cache(maxsize=maxsize)(rule)
 

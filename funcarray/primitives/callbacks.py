@@ -32,13 +32,14 @@ import numpy as np
 
 from funcarray.base.array import Array
 from funcarray.lowering import runtime
-from funcarray.lowering.stablehlo import LoweringError
+from funcarray.lowering.stablehlo import LoweringError, tensor_type
 from funcarray.primitives import bind_ops as ops
+from funcarray.primitives import loops
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.vmap import move_to_front
 
-__all__ = ["HostCallback", "debug_callback_p", "pure_callback_p", "VMAP_METHODS",
-           "lower_host_callback"]
+__all__ = ["HostCallback", "debug_callback_p", "pure_callback_p", "io_callback_p",
+           "VMAP_METHODS", "lower_host_callback"]
 
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all")
 
@@ -59,13 +60,13 @@ class HostCallback:
         return self.name
 
     def __call__(self, *arrays) -> tuple:
-        """What compiled code calls: ``run``, with its exception recorded for
-        ``runtime.raise_execution_error`` (XLA passes on only a message)."""
+        """What compiled code calls: ``run``, its exception kept for the execution that
+        fails with it (XLA passes on only a message, which names the kept exception; see
+        ``runtime.record_callback_error``)."""
         try:
             return self.run(*arrays)
         except Exception as exc:
-            runtime.callback_errors.append(exc)
-            raise
+            raise runtime.record_callback_error(exc) from None
 
     def run(self, *arrays) -> tuple:
         """``fn`` on NumPy arrays, its results checked (eager kernels call this directly)."""
@@ -117,6 +118,52 @@ def lower_host_callback(ctx, *operands, callback, side_effect: bool):
                   attributes=attributes)
 
 
+def _lower_ordered_host_callback(ctx, *operands, callback):
+    """``lower_host_callback`` for an effect that runs in program order: the custom call also
+    takes and returns the entry function's effect token (``ctx.effect_token``), as JAX
+    threads its ordered effects, so XLA cannot move it past the ordered effects before or
+    after it. Inside a control-flow region (no token there) it is a side-effecting call."""
+    token = ctx.effect_token() if runtime.host_callback_target(ctx.platform) else None
+    if token is None:  # (in a region; or no target, which lower_host_callback reports)
+        return lower_host_callback(ctx, *operands, callback=callback, side_effect=True)
+    index = ctx.add_host_callback(_TokenPassing(callback))
+    target = runtime.host_callback_target(ctx.platform)
+    in_layouts = ["dense<> : tensor<0xindex>"] + [
+        runtime.native_layout(ctx.type_of(x).ndim, False) for x in operands]
+    out_layouts = ["dense<> : tensor<0xindex>"] + [
+        runtime.native_layout(a.ndim, False) for a in ctx.avals_out]
+    new_token = ctx.fresh(None)
+    outs = [ctx.fresh(a) for a in ctx.avals_out]
+    in_types = ", ".join(["!stablehlo.token", *(tensor_type(ctx.type_of(x)) for x in operands)])
+    out_types = ", ".join(["!stablehlo.token", *(tensor_type(a) for a in ctx.avals_out)])
+    ctx.emit(f'{", ".join([new_token, *outs])} = "stablehlo.custom_call"('
+             f'{", ".join([token, *operands])}) {{api_version = 4 : i32, '
+             f'backend_config = {{index = {index} : ui64}}, call_target_name = "{target}", '
+             f'has_side_effect = true, operand_layouts = [{", ".join(in_layouts)}], '
+             f'result_layouts = [{", ".join(out_layouts)}]}} : ({in_types}) -> ({out_types})')
+    ctx.set_effect_token(new_token)
+    return outs
+
+
+class _TokenPassing:
+    """A ``HostCallback`` as a custom call threading the effect token calls it: the token
+    first in and out (jaxlib hands it over; it carries no data)."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self, callback):
+        self.callback = callback
+
+    def __call__(self, token, *arrays):
+        return (token, *self.callback(*arrays))
+
+    def __eq__(self, other):  # (the executable cache keys on a module's callbacks)
+        return type(other) is _TokenPassing and other.callback is self.callback
+
+    def __hash__(self):
+        return hash(self.callback)
+
+
 # --- debug_callback --------------------------------------------------------------------------
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
@@ -124,30 +171,37 @@ debug_callback_p.has_side_effects = True
 debug_callback_p.eager_on_host = True  # (see pure_callback_p)
 
 
+# ``ordered`` is a parameter only when True (``debug.print(..., ordered=True)``), so the
+# printed IR of the common call is unchanged.
 @debug_callback_p.def_impl
-def _debug_impl(*args, callback):
+def _debug_impl(*args, callback, ordered=False):
     callback.run(*_host_values(args))
     return []
 
 
-debug_callback_p.abstract_eval = lambda *avals, callback: []
-debug_callback_p.lower_rule = lambda ctx, *xs, callback: lower_host_callback(
-    ctx, *xs, callback=callback, side_effect=True)
+debug_callback_p.abstract_eval = lambda *avals, callback, ordered=False: []
+
+
+@debug_callback_p.def_lower
+def _debug_lower(ctx, *xs, callback, ordered=False):
+    if ordered:
+        return _lower_ordered_host_callback(ctx, *xs, callback=callback)
+    return lower_host_callback(ctx, *xs, callback=callback, side_effect=True)
 
 
 @debug_callback_p.def_jvp
-def _debug_jvp(primals, tangents, *, callback):
-    debug_callback_p.bind(*primals, callback=callback)  # the values, not their tangents
+def _debug_jvp(primals, tangents, *, callback, **ordered):
+    debug_callback_p.bind(*primals, callback=callback, **ordered)  # the values, not tangents
     return [], []
 
 
 @debug_callback_p.def_batch
-def _debug_batch(vals, dims, *, callback):
+def _debug_batch(vals, dims, *, callback, **ordered):
     size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
     fronts = [None if d is None else move_to_front(v, d, size) for v, d in zip(vals, dims)]
     for i in range(size):  # one call per member, in order (JAX's behaviour)
         debug_callback_p.bind(*(v if f is None else f[i] for v, f in zip(vals, fronts)),
-                              callback=callback)
+                              callback=callback, **ordered)
     return [], []
 
 
@@ -200,3 +254,46 @@ def _pure_batch(vals, dims, *, callback, vmap_method):
         callback.name)
     outs = pure_callback_p.bind(*operands, callback=batched, vmap_method=vmap_method)
     return outs, [0] * len(outs)
+
+
+# --- io_callback -----------------------------------------------------------------------------
+
+io_callback_p = Primitive("io_callback", multiple_results=True)
+io_callback_p.has_side_effects = True  # (never removed, even when its results are unused)
+io_callback_p.eager_on_host = True  # (see pure_callback_p)
+
+
+@io_callback_p.def_impl
+def _io_impl(*args, callback, ordered):
+    return [Array(r) for r in callback.run(*_host_values(args))]
+
+
+io_callback_p.abstract_eval = lambda *avals, callback, ordered: list(callback.result_avals)
+
+
+@io_callback_p.def_lower
+def _io_lower(ctx, *operands, callback, ordered):
+    if ordered:
+        return _lower_ordered_host_callback(ctx, *operands, callback=callback)
+    return lower_host_callback(ctx, *operands, callback=callback, side_effect=True)
+
+
+@io_callback_p.def_jvp
+def _io_jvp(primals, tangents, *, callback, ordered):
+    raise ValueError("IO callbacks do not support JVP.")  # (JAX's words)
+
+
+@io_callback_p.def_batch
+def _io_batch(vals, dims, *, callback, ordered):
+    if ordered:
+        raise ValueError("Cannot `vmap` ordered IO callback.")  # (JAX's words)
+    size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
+    fronts = [None if d is None else move_to_front(v, d, size) for v, d in zip(vals, dims)]
+    batched = [f for f in fronts if f is not None]
+
+    def member(slices):  # one call per member, in order, in a loop (JAX's behaviour)
+        it = iter(slices)
+        return io_callback_p.bind(*(v if f is None else next(it) for v, f in zip(vals, fronts)),
+                                  callback=callback, ordered=ordered)
+
+    return loops.map(member, batched), [0] * len(callback.result_avals)

@@ -297,9 +297,17 @@ def _custom_vjp_call_jvp(primals, tangents, *, call, rule, num_consts):
         return _closure_jvp(custom_vjp_call_p, primals, tangents, call,
                             dict(rule=rule, num_consts=num_consts))
     check_closure_tangents("custom_vjp", rule.name, tangents[:num_consts])
+    return custom_vjp_rule_jvp(rule, primals, tangents, tuple(x.aval for x in call.outs))
+
+
+def custom_vjp_rule_jvp(rule, primals, tangents, out_avals=None):
+    """The jvp of a custom_vjp call through its rule: ``rule.fwd`` on the primals, the
+    tangents through ``custom_vjp_linear`` (transposed by ``bwd``). Also used by
+    ``custom_vjp`` itself when a JVP trace meets the call unstaged: ``out_avals`` None, read
+    from ``rule.out_avals`` once ``fwd`` has set them."""
     primals_out, residuals = rule.fwd(list(primals))
     mask = tuple(type(t) is not Zero for t in tangents)
-    out_avals = tuple(x.aval for x in call.outs)
+    out_avals = tuple(rule.out_avals) if out_avals is None else out_avals
     linear_outs = custom_vjp_linear_p.bind(
         *residuals, *(t for t in tangents if type(t) is not Zero), rule=rule,
         num_res=len(residuals), tangent_mask=mask, out_avals=out_avals)

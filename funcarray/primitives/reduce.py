@@ -289,7 +289,7 @@ def reducer(name: str, kernel, *, accepts=_NUMBER, keep_weak: bool = True,
         >>> import numpy as np
         >>> p = reducer("my_sum", lambda x, *, axes: np.add.reduce(x, axis=axes))
         >>> p.abstract_eval(ShapedArray((2, 3), "float32"), axes=(0,))
-        ShapedArray(f32[3])
+        ShapedArray(float32[3])
     """
     def check(shape, dtype, *, axes):
         _check_axes(name, shape, dtype, axes)

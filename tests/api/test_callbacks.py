@@ -168,6 +168,62 @@ def test_callback_errors():
         fa.debug.print(3, x64)
 
 
+def test_ordered_debug_prints_keep_program_order_like_jax(capsys):
+    """Prints between computations they do not depend on: XLA reorders unordered ones;
+    ordered=True keeps jax's (program) order."""
+    def program(lib, xp):
+        def f(x):
+            total = x
+            for k in range(12):
+                y = xp.sin(x * k)
+                lib.debug.print("step {}", k, ordered=True)
+                total = total + y
+            return total
+        return lib.jit(f)(xp.ones(4))
+
+    jax.block_until_ready(program(jax, jnp))
+    want = capsys.readouterr().out
+    program(fa, fnp).block_until_ready()
+    assert capsys.readouterr().out == want == "".join(f"step {k}\n" for k in range(12))
+
+
+def test_callback_errors_surface_in_their_own_call_only():
+    """Threads calling one jitted function at once, whose callback raises for some values:
+    each failing call raises the exception its own callback raised (naming its value), a
+    call whose callback succeeded never raises, and nothing is left for a later call."""
+    import threading
+    import time
+
+    def check(v):
+        time.sleep(0.0005)  # (lets the threads' callbacks interleave)
+        if v > 0:
+            raise ValueError(f"rejected {float(v)}")
+        return v
+
+    f = fa.jit(lambda x: fa.pure_callback(check, F32, x) + 1.0)
+    barrier = threading.Barrier(3)
+    seen = {}
+
+    def work(value):
+        barrier.wait()
+        outcomes = []
+        for _ in range(60):
+            try:
+                outcomes.append(float(f(fnp.float32(value))))
+            except ValueError as exc:
+                outcomes.append(str(exc))
+        seen[value] = set(outcomes)
+
+    threads = [threading.Thread(target=work, args=(v,)) for v in (1.0, 2.0, -1.0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {1.0: {"rejected 1.0"}, 2.0: {"rejected 2.0"}, -1.0: {0.0}}
+    assert float(f(fnp.float32(-3.0))) == -2.0
+    assert len(runtime._callback_errors) == 0
+
+
 def test_runtime_compiles_a_module_with_host_callbacks():
     """The jaxlib call itself (issue 4's smoke test per runtime call)."""
     seen = []

@@ -92,7 +92,7 @@ def test_saved_residuals_match_jax(label):
         jax_print_saved_residuals(jax_f, params, x)
     want = _normalised(buf.getvalue().strip().splitlines())
     got = saved_residuals(fa_f, fa.tree.map(fnp.asarray, params), fnp.asarray(x))
-    got_lines = [f"{aval.str_short()} {origin}" for aval, origin in got]
+    got_lines = [f"{aval.str_short(short_dtypes=True)} {origin}" for aval, origin in got]
     if label == "everything_saveable":
         # No remat: what is saved is what plain reverse mode saves, whose intermediates
         # depend on each library's JVP rules (tanh's, say); compare with plain code instead.

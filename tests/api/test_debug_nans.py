@@ -85,4 +85,4 @@ def test_environment_variables_take_effect_at_import():
                          check=True)
     assert out.stdout.splitlines() == [
         "NanCheckingXlaEvalTrace",
-        "log: invalid value (nan) in the output (f32[]); funcarray.config.debug_nans is on"]
+        "log: invalid value (nan) in the output (float32[]); funcarray.config.debug_nans is on"]

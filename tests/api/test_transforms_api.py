@@ -343,8 +343,6 @@ def test_make_jaxpr_and_typeof_port_jax_code():
     assert [(s.shape, s.dtype) for s in shapes] == [(s.shape, s.dtype) for s in want]
     assert "sin" in str(ir) and [str(o) for o in ir(fnp.ones(3))] == ["[1.682942 1.682942 "
                                                                       "1.682942]", "3.0"]
-    with pytest.raises(NotImplementedError, match="axis_env"):
-        fa.make_jaxpr(f, axis_env=[("i", 2)])
     # (Python scalars are weak and 32-bit, as in jax without x64; NumPy values keep their dtype)
     for value, x64 in ((np.ones((2, 3), np.int8), True), (1.0, False), (3, False),
                        (np.float64(2.0), True)):

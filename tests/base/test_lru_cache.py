@@ -38,3 +38,9 @@ def test_threads_share_a_cache_that_keeps_evicting():
     assert not errors
     assert len(cache) <= 4 and cache.hits + cache.misses == 8 * gets
     assert all(cache.get(k) in (None, k * 10) for k in range(9))
+
+
+def test_pop_removes_and_returns_an_entry():
+    cache = LRUCache(2)
+    cache.put("a", 1)
+    assert cache.pop("a") == 1 and cache.pop("a") is None and len(cache) == 0

@@ -3,6 +3,7 @@
 import collections
 import dataclasses
 import functools
+import inspect
 import pickle
 
 import jax
@@ -96,6 +97,17 @@ def test_structure_all_reduce_transpose_and_paths():
     assert paths == [("a", 0), ("a", 1), ("b",)] and leaves == [1, 2, 3]
     outer, inner = fa.tree.structure([0, 0]), fa.tree.structure((0, 0))
     assert fa.tree.transpose(outer, inner, [(1, 2), (3, 4)]) == ([1, 3], [2, 4])
+
+
+def test_transpose_takes_jax_arguments():
+    assert (list(inspect.signature(fa.tree.transpose).parameters)
+            == list(inspect.signature(jax.tree.transpose).parameters))
+    trees = {"a": [1, 2], "b": [3, 4]}
+    got = fa.tree.transpose(fa.tree.structure({"a": 0, "b": 0}), None,
+                            pytree_to_transpose=trees)
+    want = jax.tree.transpose(jax.tree.structure({"a": 0, "b": 0}), None,
+                              pytree_to_transpose=trees)
+    assert got == want == [{"a": 1, "b": 3}, {"a": 2, "b": 4}]
 
 
 # jax.tree_util names funcarray leaves out: the registry object, and one-level flattening

@@ -136,11 +136,12 @@ def test_cond_pred_types():
 
 def test_cond_branch_type_errors():
     x = fnp.ones(3)
-    with pytest.raises(TypeError, match=r"output\[1\] is f32\[2\] in false_fun and f32\[3\] in tr"):
+    with pytest.raises(TypeError,
+                       match=r"output\[1\] is float32\[2\] in false_fun and float32\[3\] in tr"):
         fa.jit(lambda x: lax.cond(True, lambda v: (v, v), lambda v: (v, v[:2]), x))(x)
     with pytest.raises(TypeError, match="same pytree structure"):
         fa.jit(lambda x: lax.cond(True, lambda v: (v, v), lambda v: v, x))(x)
-    with pytest.raises(TypeError, match=r"is f32\[3\] in false_fun and i32\[3\] in true_fun"):
+    with pytest.raises(TypeError, match=r"is float32\[3\] in false_fun and int32\[3\] in true_fun"):
         fa.jit(lambda x: lax.cond(True, lambda v: v.astype("int32"), lambda v: v, x))(x)
     # A Python scalar output adopts the other branch's dtype (weak typing).
     out = fa.jit(lambda x: lax.cond(x > 0, lambda v: v, lambda v: 0.0, x))(fnp.float64(-1.0))
@@ -214,7 +215,7 @@ def test_eager_cond_and_switch_check_and_type_like_jit():
             np.float32, False)
         assert float(eager) == float(jitted)
     for pred in (True, False):
-        with pytest.raises(TypeError, match=r"same types.*f32\[1\].*f32\[2\]"):
+        with pytest.raises(TypeError, match=r"same types.*float32\[1\].*float32\[2\]"):
             lax.cond(pred, lambda x: x * 2.0, lambda x: x[:1], x)
         with pytest.raises(TypeError, match="same pytree structure"):
             lax.cond(pred, lambda x: (x, x), lambda x: x, x)
@@ -368,10 +369,10 @@ def test_while_reverse_mode_error_points_at_max_steps():
 
 
 def test_while_carry_type_errors_and_weak_promotion():
-    with pytest.raises(TypeError, match=r"carry\[1\] is f32\[3\] on input and f32\[2\]"):
+    with pytest.raises(TypeError, match=r"carry\[1\] is float32\[3\] on input and float32\[2\]"):
         fa.jit(lambda x: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1][:2]),
                                         (0, x)))(fnp.ones(3))
-    with pytest.raises(TypeError, match=r"f32\[3\] on input and i32\[3\]"):
+    with pytest.raises(TypeError, match=r"float32\[3\] on input and int32\[3\]"):
         lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1].astype("int32")),
                        (0, fnp.ones(3)))
     with pytest.raises(TypeError, match="boolean scalar"):
@@ -476,7 +477,7 @@ def test_bounded_while_types_and_errors():
     assert out.dtype == np.float64
     close(out, 12.0)
     close(fa.grad(f)(fnp.float64(3.0)), 4.0)
-    with pytest.raises(TypeError, match=r"carry\[1\] is f32\[3\] on input and f32\[2\]"):
+    with pytest.raises(TypeError, match=r"carry\[1\] is float32\[3\] on input and float32\[2\]"):
         fa.jit(lambda x: lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1][:2]),
                                         (0, x), max_steps=3))(fnp.ones(3))
     with pytest.raises(TypeError, match="boolean scalar"):
@@ -608,7 +609,7 @@ def test_eager_scan_of_single_arrays_vs_python_and_jit(reverse):
 
 def test_eager_scan_of_single_arrays_checks_every_step():
     xs = fnp.arange(4.0)
-    with pytest.raises(TypeError, match=r"carry is f32\[\] on input and f32\[2\]"):
+    with pytest.raises(TypeError, match=r"carry is float32\[\] on input and float32\[2\]"):
         lax.scan(lambda c, x: (c + fnp.ones(2) if x > 1 else c, x), fnp.float32(0.0), xs)
     with pytest.raises(TypeError, match="ys of one pytree structure"):
         lax.scan(lambda c, x: (c, x if x < 2 else (x,)), fnp.float32(0.0), xs)
@@ -716,7 +717,7 @@ def test_scan_vmap():
 
 
 def test_scan_errors_and_length():
-    with pytest.raises(TypeError, match=r"carry is f32\[3,3\] on input and f32\[2,3\]"):
+    with pytest.raises(TypeError, match=r"carry is float32\[3,3\] on input and float32\[2,3\]"):
         fa.jit(lambda x: lax.scan(lambda c, x: (c[:2], x), x, x))(fnp.ones((3, 3)))
     with pytest.raises(ValueError, match="same leading axis"):
         lax.scan(lambda c, x: (c, x), 0.0, (fnp.ones(2), fnp.ones(3)))

@@ -329,7 +329,7 @@ def test_elementwise_argument_errors():
                                         r"int, got 2\.5"):
         lax.integer_pow(fnp.ones(2), 2.5)
     with pytest.raises(TypeError, match=r"lax\.integer_pow: integers cannot be raised to "
-                                        r"negative powers, got integer_pow\(i32\[2\], -1\)"):
+                                        r"negative powers, got integer_pow\(int32\[2\], -1\)"):
         lax.integer_pow(fnp.ones(2, fnp.int32), -1)
     with pytest.raises(ValueError, match=r"lax\.exp: accuracy="):
         lax.exp(fnp.ones(2), accuracy="high")

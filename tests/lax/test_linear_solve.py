@@ -210,7 +210,7 @@ def test_linear_transpose_under_transforms_and_errors():
         fa.linear_transpose(fnp.sin, fnp.ones(2))(fnp.ones(2))
     with pytest.raises(TypeError, match="inputs must be floating or complex"):
         fa.linear_transpose(lambda i: i * 2, fnp.ones(2, dtype=np.int32))
-    with pytest.raises(TypeError, match=r"cotangent 0 has type f32\[3\]"):
+    with pytest.raises(TypeError, match=r"cotangent 0 has type float32\[3\]"):
         fa.linear_transpose(lambda x: 2.0 * x, fnp.ones(2))(fnp.ones(3))
 
 

@@ -296,12 +296,13 @@ def test_dot_general_shape_errors(lhs_shape, rhs_shape, dn, match):
         dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=None,
                            preferred_element_type=None)
     if "four tuples" not in match:
-        assert "lhs f32[" in str(info.value) and "rhs f32[" in str(info.value)
+        assert "lhs float32[" in str(info.value) and "rhs float32[" in str(info.value)
 
 
 def test_dot_general_dtype_errors():
     dn = (((0,), (0,)), ((), ()))
-    with pytest.raises(TypeError, match=r"dot_general: operands must have one dtype.*f32.*i32"):
+    with pytest.raises(TypeError,
+                       match=r"dot_general: operands must have one dtype.*float32.*int32"):
         dot_general(fnp.ones(3), fnp.ones(3, dtype="int32"), dn)
     with pytest.raises(TypeError, match=r"preferred_element_type int32 cannot hold .*float32"):
         dot_general(fnp.ones(3), fnp.ones(3), dn, preferred_element_type="int32")

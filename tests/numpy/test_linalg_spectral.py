@@ -397,7 +397,7 @@ def test_jit_eigh_and_svd_random(n, seed):
     (lambda: fla.matrix_rank(np.eye(2), rtol=1, tol=1), ValueError, "only one of tol"),
     (lambda: fla.pinv(np.eye(2), rtol=1, rcond=1), ValueError, "only one of rtol"),
     (lambda: eigh_p.bind(fnp.ones((2, 2), dtype=np.int32), lower=True), TypeError,
-     "eigh: expected float32 or float64 matrices, got i32"),
+     "eigh: expected float32 or float64 matrices, got int32"),
     (lambda: fa.grad(lambda x: fnp.sum(fla.qr(x)[0]))(np.ones((2, 3))), NotImplementedError,
      r"qr: the derivative needs .*\(2, 3\)"),
     (lambda: fa.grad(lambda x: fnp.sum(fla.svd(x)[0]))(np.ones((3, 2))), NotImplementedError,

@@ -562,7 +562,7 @@ def test_chooser_share_vmap(data):
 
 def test_chooser_share_rejects_integers():
     i = fnp.arange(3)
-    with pytest.raises(TypeError, match="chooser_share.*float or complex.*i32"):
+    with pytest.raises(TypeError, match="chooser_share.*float or complex.*int32"):
         ew.chooser_share_p.bind(i, i, i)
 
 
