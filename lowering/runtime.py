@@ -598,8 +598,8 @@ def native_linalg(platform: str | None, op: str, dtype, **flags) -> NativeCall |
     from jaxlib import lapack
     try:
         routine = _LAPACK[op]
-        if routine == "orgqr" and np.dtype(dtype).kind == "c":
-            routine = "ungqr"  # (LAPACK's name for the unitary Q)
+        if np.dtype(dtype).kind == "c":  # LAPACK's names for the unitary/Hermitian forms
+            routine = {"orgqr": "ungqr", "syevd": "heevd"}.get(routine, routine)
         target = lapack.prepare_lapack_call(f"{routine}_ffi", np.dtype(dtype))
     except (NotImplementedError, AttributeError):  # a dtype or routine this jaxlib lacks
         return None

@@ -67,6 +67,11 @@ def _mT(x):
     return _shape.swapaxes(x, -1, -2)
 
 
+def _mH(x):
+    """The conjugate transpose of ``x``'s matrices (the transpose for real ones)."""
+    return _mT(x.conj() if dtypes.is_complex(x.dtype) else x)
+
+
 def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2,
                   complex_ok: bool = False):
     """``a`` as a float32/float64 (or, with ``complex_ok``, complex64/complex128) array with at
@@ -119,14 +124,14 @@ def qr(a, mode: str = "reduced"):
 
 
 def _symmetrize(a):
-    return (a + _mT(a)) / 2
+    return (a + _mH(a)) / 2
 
 
 def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True
          ) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors of symmetric matrices
+    """Eigenvalues (ascending, real) and eigenvectors of symmetric or Hermitian matrices
     (jax.numpy.linalg.eigh). ``UPLO`` ("L", the default, or "U") is the triangle read when
-    ``symmetrize_input`` is False; by default ``(a + a.T) / 2`` is decomposed, which gives
+    ``symmetrize_input`` is False; by default ``(a + a^H) / 2`` is decomposed, which gives
     symmetric gradients.
 
     Example:
@@ -138,9 +143,9 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True
     """
     if UPLO not in (None, "L", "U"):
         raise op_value_error("eigh", f"UPLO must be None, 'L' or 'U', got {UPLO!r}")
-    a = _float_matrix("eigh", a, square=True)
+    a = _float_matrix("eigh", a, square=True, complex_ok=True)
     if symmetrize_input:
-        a = hermitian_part(a)  # (real matrices: (a + a.T) / 2)
+        a = hermitian_part(a)
     v, w = eigh_p.bind(a, lower=UPLO != "U")
     return EighResult(w, v)
 
@@ -168,7 +173,7 @@ def _hermitian_svd(a, compute_uv: bool):
         return s
     u = _index_routines.take_along_axis(v, order[..., None, :], axis=-1)
     signs = _elementwise.where(w < 0, -1, 1).astype(a.dtype)
-    return SVDResult(u, s, _mT(u * signs[..., None, :]))
+    return SVDResult(u, s, _mH(u * signs[..., None, :]))
 
 
 @overload
@@ -195,10 +200,6 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         Array([4., 3.], dtype=float32)
     """
     a = _float_matrix("svd", a, square=hermitian, complex_ok=True)
-    if hermitian and dtypes.is_complex(a.dtype):
-        raise op_type_error("svd", f"hermitian=True needs a real symmetric matrix (complex "
-                                   f"eigh is not supported yet), got {a.dtype}; use "
-                                   f"hermitian=False")
     if hermitian:
         return _hermitian_svd(a, compute_uv)
     outs = svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
@@ -235,7 +236,7 @@ def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool 
         if rtol is not None:
             raise op_value_error("matrix_rank", "give only one of tol and rtol")
         rtol = tol
-    M = _float_matrix("matrix_rank", M, min_ndim=0, complex_ok=not hermitian)
+    M = _float_matrix("matrix_rank", M, min_ndim=0, complex_ok=True)
     if M.ndim < 2:  # a vector or scalar has rank 1 unless it is all zeros (as NumPy)
         return _reductions.any(M != 0).astype(np.int32)
     s = svd(M, compute_uv=False, hermitian=hermitian)
@@ -261,7 +262,7 @@ def _pinv_impl(a, rtol, hermitian):
     cutoff = _shape.expand_dims(rtol, -1) * s[..., :1]
     # Singular values at or below the cutoff count as zero: 1/inf drops their directions.
     s = _elementwise.where(s > cutoff, s, np.inf)
-    return _linalg.matmul(_mT(vh), _mT(u) / s[..., :, None])
+    return _linalg.matmul(_mH(vh), _mH(u) / s[..., :, None])
 
 
 def _pinv_primal(a, rtol, hermitian):
@@ -280,10 +281,10 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
     if hermitian:
         a, da = _symmetrize(a), _symmetrize(da)
     mm = _linalg.matmul
-    pp_t = mm(p, _mT(p))
-    pt_p = mm(_mT(p), p)
-    dp = (-mm(mm(p, da), p) + mm(pp_t, _mT(da)) - mm(mm(pp_t, _mT(da)), mm(a, p))
-          + mm(_mT(da), pt_p) - mm(mm(p, a), mm(_mT(da), pt_p)))
+    pp_h = mm(p, _mH(p))
+    ph_p = mm(_mH(p), p)
+    dp = (-mm(mm(p, da), p) + mm(pp_h, _mH(da)) - mm(mm(pp_h, _mH(da)), mm(a, p))
+          + mm(_mH(da), ph_p) - mm(mm(p, a), mm(_mH(da), ph_p)))
     return p, dp
 
 
@@ -303,7 +304,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
         if rtol is not None:
             raise op_value_error("pinv", "give only one of rtol and rcond")
         rtol = rcond
-    a = _float_matrix("pinv", a, square=hermitian)
+    a = _float_matrix("pinv", a, square=hermitian, complex_ok=True)
     if rtol is not None and not isinstance(rtol, (int, float)):
         rtol = asarray_arg("pinv", rtol)
     return _pinv(a, rtol, bool(hermitian))
@@ -325,7 +326,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid
         >>> x, resid, rank
         (Array([1., 2.], dtype=float32), Array([9.], dtype=float32), Array(2, dtype=int32))
     """
-    a = _float_matrix("lstsq", a)
+    a = _float_matrix("lstsq", a, complex_ok=True)
     b = asarray_arg("lstsq", b)
     if a.ndim != 2:
         raise op_value_error("lstsq", f"a must be one matrix (2 dimensions), got shape "
@@ -336,13 +337,14 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid
         raise op_value_error("lstsq", f"a and b must have the same number of rows, got "
                                       f"shapes {a.shape} and {b.shape}")
     dtype = dtypes.result_type(a, b)
-    a, b = a.astype(dtype), _float_matrix("lstsq", b, min_ndim=1).astype(dtype)
+    a, b = a.astype(dtype), _float_matrix("lstsq", b, min_ndim=1, complex_ok=True).astype(dtype)
     vector = b.ndim == 1
     if vector:
         b = b[:, None]
     m, n = a.shape
+    real = np.finfo(dtype).dtype  # (singular values and residuals are real)
     if a.size == 0:
-        s = _creation.zeros((0,), dtype)
+        s = _creation.zeros((0,), real)
         rank = _creation.asarray(0, np.int32)
         x = _creation.zeros((n, b.shape[1]), dtype)
     else:
@@ -350,15 +352,17 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid
         cutoff = eps * max(m, n) if rcond is None else _elementwise.where(
             asarray_arg("lstsq", rcond) < 0, eps, rcond)
         u, s, vh = svd(a, full_matrices=False)
-        keep = (s > 0) & (s >= _creation.asarray(cutoff).astype(dtype) * s[0])
+        keep = (s > 0) & (s >= _creation.asarray(cutoff).astype(real) * s[0])
         rank = _reductions.sum(keep).astype(np.int32)
         s_inv = _elementwise.where(keep, 1 / _elementwise.where(keep, s, 1), 0)
-        x = _linalg.matmul(_mT(vh), s_inv[:, None] * _linalg.matmul(_mT(u), b))
+        s_inv = s_inv.astype(dtype)
+        x = _linalg.matmul(_mH(vh), s_inv[:, None] * _linalg.matmul(_mH(u), b))
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = _creation.zeros((0,), dtype)
+        resid = _creation.zeros((0,), real)
     else:
         r = b - _linalg.matmul(a, x)
-        resid = _reductions.sum(r * r, axis=0)
+        resid = _reductions.sum((r * r.conj()).real if
+                                dtypes.is_complex(dtype) else r * r, axis=0)
     if vector:
         x = x[:, 0]
     return x, resid, rank, s

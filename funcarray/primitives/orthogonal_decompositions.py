@@ -132,8 +132,9 @@ def _qr_abstract_eval(a, *, full_matrices):
 
 @eigh_p.def_abstract_eval
 def _eigh_abstract_eval(a, *, lower):
-    _check_matrix("eigh", a, square=True)
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    _check_matrix("eigh", a, square=True, complex_ok=True)
+    # (a Hermitian matrix's eigenvalues are real)
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], _real_dtype(a.dtype))]
 
 
 @svd_p.def_abstract_eval
@@ -158,7 +159,7 @@ def _qr_kernel(a, *, full_matrices):
 def _eigh_kernel(a, *, lower):
     def eigh(matrices):
         w, v = np.linalg.eigh(matrices, UPLO="L" if lower else "U")
-        return [v.astype(a.dtype, copy=False), w.astype(a.dtype, copy=False)]
+        return [v.astype(a.dtype, copy=False), w.astype(_real_dtype(a.dtype), copy=False)]
 
     return nan_where_lapack_fails(eigh, a, _eigh_abstract_eval(
         ShapedArray(a.shape, a.dtype), lower=lower))
@@ -276,9 +277,12 @@ def _eigh_jvp(primals, tangents, *, lower):
     v, w = eigh_p.bind(a, lower=lower)
     if type(da) is Zero:
         return [v, w], [Zero(tangent_aval(v.aval)), Zero(tangent_aval(w.aval))]
-    vt_da_v = ops.matmul(ops.matrix_transpose(v), ops.matmul(da, v))
-    dw = ops.diagonal(vt_da_v)
-    dv = ops.matmul(v, _bmul(_inverse_gaps(w), vt_da_v))
+    # v^H da v: its real diagonal moves the eigenvalues, the rest (scaled by the inverse gaps)
+    # rotates the eigenvectors (JAX's rule; the phase of each complex eigenvector is kept).
+    vh_da_v = ops.matmul(ops.adjoint(v), ops.matmul(da, v))
+    complex_ = np.dtype(a.dtype).kind == "c"
+    dw = ops.diagonal(ops.real(vh_da_v) if complex_ else vh_da_v)
+    dv = ops.matmul(v, _bmul(_as(_inverse_gaps(w), a.dtype), vh_da_v))
     return [v, w], [dv, dw]
 
 
@@ -365,6 +369,8 @@ def _eigh_lower(ctx, a, *, lower):
     # Jacobi composite is ~100x slower there), else the portable composite.
     aval = ctx.avals_in[0]
     native = runtime.native_linalg(ctx.platform, "eigh", aval.dtype, lower=lower)
+    if native is None and np.dtype(aval.dtype).kind == "c":  # (the composite is real only)
+        return lower_native_or_host(ctx, eigh_p, [a], dict(lower=lower), None, None)
     if native is None:
         return _composite_lowering("eigh")(ctx, a, lower=lower)
     v_aval, w_aval = ctx.avals_out

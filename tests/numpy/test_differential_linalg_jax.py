@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from differential_compare import BITS_64, Raised, attempt, parts
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES, kind_of
 
@@ -217,14 +217,6 @@ def value_bound(op, case, want) -> np.ndarray:
         return np.full(want.shape, 64 * eps * (cond + 1) ** power * max(scale, 1.0))
 
 
-def known_gap(op, case) -> str | None:
-    """Operands funcarray does not take yet (the draw skips them; docs/decisions.md lists
-    the gap)."""
-    if op.name in ("pinv", "lstsq", "eigh", "eigvalsh") and kind_of(case.x.dtype) == "c":
-        return "complex pinv, lstsq and eigh are not supported yet (a TypeError says so)"
-    return None
-
-
 def half_precision_lapack(case, got, want) -> bool:
     """A float16/bfloat16 operand: jax's LAPACK refuses it (but for empty matrices, where
     it has nothing to factorise); funcarray computes determinants in float32 and refuses
@@ -298,5 +290,4 @@ def check_case(op, case):
 @given(data=st.data())
 def test_eager_and_jit_match_jax(op, data):
     case = data.draw(cases(op), label="case")
-    assume(known_gap(op, case) is None)
     check_case(op, case)

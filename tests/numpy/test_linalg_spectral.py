@@ -192,6 +192,59 @@ def test_lstsq_numpy_resid_is_empty_when_underdetermined():
     assert resid.shape == (0,) and int(rank) == 3 and x.shape == (5,)
 
 
+def _complex(shape, dtype=np.complex128, seed=0):
+    rng = _rng(seed)
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+
+
+def _hermitian(n, dtype=np.complex128, seed=0, batch=()):
+    a = _complex((*batch, n, n), dtype, seed)
+    return (a + np.conj(_mT(a))) / 2
+
+
+def _complex_values(linalg, lib, a, h, b):
+    """Sign- and phase-invariant results of the complex decompositions."""
+    w, v = linalg.eigh(h)
+    u, s, vh = linalg.svd(h, hermitian=True)
+    return (w, (v * lib.sin(w)[..., None, :]) @ lib.conj(lib.swapaxes(v, -1, -2)),
+            (u * s[..., None, :]) @ vh, linalg.pinv(a), linalg.pinv(h, hermitian=True),
+            *linalg.lstsq(a, b), linalg.matrix_rank(h, hermitian=True))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_eigh_pinv_lstsq_match_jax(dtype):
+    a, b = _complex((5, 3), dtype, seed=1), _complex((5, 2), dtype, seed=2)
+    h = _hermitian(4, dtype, seed=3, batch=(2,))
+    want = _complex_values(jnp.linalg, jnp, a, h, b)
+    scale = 1e3 if dtype == np.complex128 else 10
+    for run in (_complex_values, fa.jit(_complex_values, static_argnums=(0, 1))):
+        got = run(fla, fnp, a, h, b)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype.name.replace("int64", "int32")
+            _close(g, w, np.float32 if dtype == np.complex64 else np.float64, scale=scale)
+
+
+def _complex_loss(lib, linalg):
+    def f(x):  # real-valued, of a Hermitian matrix built from x (phase-invariant)
+        h = x + lib.conj(lib.swapaxes(x, -1, -2))
+        w, v = linalg.eigh(h)
+        rotated = (v * lib.exp(w / 4)[None, :]) @ lib.conj(v.T)
+        return (lib.sum(lib.real(rotated * lib.conj(x))) + lib.sum(w ** 3)
+                + lib.sum(lib.abs(linalg.pinv(x[:, :3])) ** 2))
+    return f
+
+
+def test_complex_eigh_and_pinv_gradients_match_jax():
+    x = _complex((4, 4), seed=4)
+    expected = jax.grad(_complex_loss(jnp, jnp.linalg))(x)
+    _close(fa.grad(_complex_loss(fnp, fla))(x), expected, scale=1000)
+    _close(fa.jit(fa.grad(_complex_loss(fnp, fla)))(x), expected, scale=1000)
+    dx = _complex((4, 4), seed=5)
+    _, tangent = fa.jvp(_complex_loss(fnp, fla), (x,), (dx,))
+    _, want = jax.jvp(_complex_loss(jnp, jnp.linalg), (x,), (dx,))
+    _close(tangent, want, scale=1000)
+
+
 # --------------------------------------------------------------------------------------------
 # Gradients (sign-invariant functions) against jax, and finite differences
 # --------------------------------------------------------------------------------------------
@@ -385,8 +438,6 @@ def test_jit_eigh_and_svd_random(n, seed):
     (lambda: fla.eigh(np.ones((2, 3))), ValueError, r"eigh: expected square.*\(2, 3\)"),
     (lambda: fla.eigh(np.ones(3)), ValueError, r"eigh: .*at least 2 dimensions.*\(3,\)"),
     (lambda: fla.eigh(np.eye(2), UPLO="X"), ValueError, "UPLO"),
-    (lambda: fla.svd(np.eye(2) * 1j, hermitian=True), TypeError, "svd: hermitian=True needs a "
-     "real"),
     (lambda: fla.qr(np.eye(2, dtype=np.float16)), TypeError, "qr: float16 .*astype"),
     (lambda: fla.qr(np.eye(2), mode="raw"), ValueError, "'raw' is not supported"),
     (lambda: fla.svd(np.ones((2, 3)), hermitian=True), ValueError, "svd: expected square"),
@@ -397,7 +448,7 @@ def test_jit_eigh_and_svd_random(n, seed):
     (lambda: fla.matrix_rank(np.eye(2), rtol=1, tol=1), ValueError, "only one of tol"),
     (lambda: fla.pinv(np.eye(2), rtol=1, rcond=1), ValueError, "only one of rtol"),
     (lambda: eigh_p.bind(fnp.ones((2, 2), dtype=np.int32), lower=True), TypeError,
-     "eigh: expected float32 or float64 matrices, got int32"),
+     "eigh: expected float32, float64, complex64 or complex128 matrices, got int32"),
     (lambda: fa.grad(lambda x: fnp.sum(fla.qr(x)[0]))(np.ones((2, 3))), NotImplementedError,
      r"qr: the derivative needs .*\(2, 3\)"),
     (lambda: fa.grad(lambda x: fnp.sum(fla.svd(x)[0]))(np.ones((3, 2))), NotImplementedError,
