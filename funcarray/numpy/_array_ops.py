@@ -208,13 +208,22 @@ def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False,
         Array([ 1, -1], dtype=int32)
     """
     op = "astype"
-    x = asarray_arg(op, x)
     if dtype is None:
         dtype = dtypes.default_float
     try:
         dtype = dtypes.canonicalize_dtype(dtype)
     except TypeError as exc:
         raise op_type_error(op, str(exc)) from None
+    # Python floats and complexes at double precision (astype(0.1, float64) is 0.1); a
+    # complex to a real dtype goes through the complex dtype of its width (warned below).
+    if type(x) is complex and dtype == dtypes.bool_:
+        x = convert_arg(op, x != 0, dtype)
+    elif type(x) is complex and not dtypes.is_complex(dtype):
+        x = convert_arg(op, x, dtypes.complex128 if np.dtype(dtype).itemsize == 8
+                        else dtypes.complex64)
+    elif type(x) in (float, complex):
+        x = convert_arg(op, x, dtype)
+    x = asarray_arg(op, x)
     if dtypes.is_complex(x.dtype):
         if dtype == dtypes.bool_:
             x = not_equal(x, 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -28,10 +29,10 @@ from funcarray.base import float0 as _float0
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.base.host_values import scalar_to_array
-from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
+from funcarray.numpy._elementwise import add, equal, multiply, subtract
 from funcarray.numpy._extended_arrays import is_extended
 from funcarray.numpy._rounding_and_division import floor
-from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
+from funcarray.numpy._shape import broadcast_arrays, concatenate, expand_dims, reshape
 from funcarray.numpy._shape_on_host import host_dims
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import convert_kernel
@@ -113,8 +114,8 @@ def _fill_value(fill_value, dtype):
         if fill_value._value.ndim:
             return None
         return fill_value if dtype is None else convert_arg("full", fill_value, dtype)
-    if t not in _PYTHON_SCALARS:
-        return None
+    if t not in _PYTHON_SCALARS or (t is complex and dtype is not None):
+        return None  # (a complex to a real dtype raises in the general path)
     return scalar_to_array("full", fill_value) if dtype is None else convert_arg(
         "full", fill_value, dtype)
 
@@ -135,6 +136,11 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None
         Array([7, 7], dtype=int32, weak_type=True)
     """
     shape = shape_tuple("full", shape)
+    if type(fill_value) is complex and dtype is not None and not dtypes.is_complex(
+            dtypes.canonicalize_dtype(dtype)):
+        raise op_type_error("full", f"a complex fill_value ({fill_value!r}) cannot fill a "
+                                    f"{np.dtype(dtype).name} array (as in jax.numpy); "
+                                    f"pass its real part or a complex dtype")
     # With a dtype the fill value is converted as lax.convert_element_type does, like
     # jax.numpy.full: a float to an integer dtype truncates (2.7 -> 2), a Python float to
     # float64 keeps its double value.
@@ -341,10 +347,26 @@ def _arange_on_host(start, stop=None, step=None, dtype=None):
     compute = _arange_compute_dtype(dtype)
     ramp = iota_p.kernel(dtype=compute, shape=(n,), dimension=0)
     if step != 1:
-        ramp = ew.mul_p.kernel(ramp, np.asarray(step, compute))
+        ramp = ew.mul_p.kernel(ramp, _in_dtype(step, compute))
     if start != 0:
-        ramp = ew.add_p.kernel(ramp, np.asarray(start, compute))
+        ramp = ew.add_p.kernel(ramp, _in_dtype(start, compute))
     return Array(ramp if compute == dtype else convert_kernel(ramp, dtype))
+
+
+def _real_part_for(op: str, value, dtype):
+    """A Python complex ``value`` computed in a real ``dtype``: its real part, with NumPy's
+    ComplexWarning (as jax.numpy converts it)."""
+    if type(value) is not complex or dtypes.is_complex(dtype):
+        return value
+    warnings.warn(f"{op}: casting the complex {value!r} to {np.dtype(dtype).name} drops the "
+                  f"imaginary part", np.exceptions.ComplexWarning, stacklevel=3)
+    return value.real
+
+
+def _in_dtype(value, dtype) -> np.ndarray:
+    """A Python number as a 0-d array of ``dtype``, integers wrapping (a step of -1 is 255
+    for uint8: the ramp's wrapping products and sums count down, as NumPy's arange does)."""
+    return np.asarray(value).astype(dtype)
 
 
 def _arange_compute_dtype(dtype):
@@ -382,9 +404,9 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     compute = _arange_compute_dtype(dtype)
     ramp = iota_p.bind(dtype=compute, shape=(n,), dimension=0)
     if step != 1:
-        ramp = multiply(ramp, Array(np.asarray(step, compute)))
+        ramp = multiply(ramp, Array(_in_dtype(step, compute)))
     if start != 0:
-        ramp = add(ramp, Array(np.asarray(start, compute)))
+        ramp = add(ramp, Array(_in_dtype(start, compute)))
     return convert(ramp, dtype)
 
 
@@ -426,31 +448,36 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         dtype = to_inexact_dtype(dtypes.result_type(asarray_arg("linspace", start),
                                                     asarray_arg("linspace", stop)))
     dtype = dtypes.canonicalize_dtype(dtype)
-    compute = dtype if dtypes.is_inexact(dtype) else dtypes.float32
+    compute = to_inexact_dtype(dtype)
     # (asarray_arg with the dtype: a Python float becomes float64 from its exact value, not
     # from a weak float32 rounding of it)
+    start, stop = (_real_part_for("linspace", v, compute) for v in (start, stop))
     start, stop = broadcast_arrays(asarray_arg("linspace", start, compute),
                                    asarray_arg("linspace", stop, compute))
     axis = canonicalize_axis("linspace", axis, start.ndim + 1)
-    start, stop = expand_dims(start, axis), expand_dims(stop, axis)
     div = (num - 1) if endpoint else num
-    step = subtract(stop, start) * (1.0 / div) if div > 0 else subtract(stop, start) * 0.0
-    ramp_shape = tuple(num if d == axis else 1 for d in range(start.ndim))
-    ramp = iota_p.bind(dtype=compute, shape=ramp_shape, dimension=axis)
-    out = add(start, multiply(ramp, step))
-    if endpoint and num > 1:
-        # Make the last value exactly `stop`, as NumPy does.
-        last = iota_p.bind(dtype=dtypes.int32, shape=ramp_shape, dimension=axis) == num - 1
-        out = where(last, stop, out)
+    first, last = expand_dims(start, axis), expand_dims(stop, axis)
+    if num > 1:
+        # jax's formula, start * (1 - t) + stop * t with t = i / div: the same values as jax
+        # (to the bit, so integer dtypes floor alike) and both endpoints exact.
+        fraction_shape = tuple(div if d == axis else 1 for d in range(first.ndim))
+        real = np.finfo(compute).dtype
+        t = convert(ew.div_p.bind(iota_p.bind(dtype=real, shape=fraction_shape, dimension=axis),
+                                  full(fraction_shape, div, real)), compute)
+        out = add(multiply(first, subtract(1, t)), multiply(last, t))
+        if endpoint:
+            out = concatenate([out, last], axis)
+        step = subtract(stop, start) / div
+    else:  # one sample is start itself; no step between fewer than two (NumPy: nan)
+        out = first if num == 1 else full(first.shape[:axis] + (0,) + first.shape[axis + 1:],
+                                           0, compute)
+        step = subtract(stop, start) if num == 1 and not endpoint else full(
+            start.shape, float("nan"), compute)
     if dtypes.is_integer(dtype):  # (bool is not: any nonzero sample is True, as in jax)
         out = floor(out)
     out = convert(out, dtype)
-    if retstep:
-        if div <= 0:  # no step between fewer than two samples: NumPy says nan
-            step = step * float("nan")
-        # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
-        return out, step.reshape(step.shape[:axis] + step.shape[axis + 1:])
-    return out
+    # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
+    return (out, step) if retstep else out
 
 
 def _eye_on_host(N, M=None, k=0, dtype=None):

@@ -109,8 +109,9 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
     gather_mode = "fill" if mode == "fill" else "clip"
     out_shape = (*a.shape[:axis], *indices.shape, *a.shape[axis + 1:])
     if size == 0:
-        if indices.size and gather_mode != "fill":
-            raise index_error(op, f"cannot take from axis {axis} of size 0")
+        if indices.size:  # (in every mode, as jax: there is no element to clamp to)
+            raise index_error(op, f"cannot take {indices.size} elements from axis {axis} of "
+                                  f"size 0; check that the array is not empty")
         return broadcast_to_shape(_const(_fill_scalar(a.dtype, fill_value), a.dtype), out_shape)
     n_idx = indices.ndim
     offset_dims = (*range(axis), *range(axis + n_idx, len(out_shape)))

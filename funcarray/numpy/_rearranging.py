@@ -247,7 +247,9 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
         Array([0, 2, 2], dtype=int32)
     """
     a = asarray_arg("repeat", a)
-    if axis is None:
+    if axis is None or a.ndim == 0:  # (a 0-d array repeats as a 1-d one, as in NumPy)
+        if a.ndim == 0 and axis is not None:
+            _axis("repeat", axis, (1,))
         a, axis = _reshape(a, (a.size,)), 0
     axis = _axis("repeat", axis, a.shape)
     size = a.shape[axis]

@@ -105,11 +105,10 @@ def _transpose(self, *axes):
     return fnp.transpose(self, axes or None)
 
 
-def _astype(self, dtype, copy=False):
-    """A copy of the array converted to ``dtype`` (float to int truncates and saturates)."""
-    from funcarray.api.arguments import convert
-    from funcarray.base.dtypes import canonicalize_dtype
-    return convert(self, canonicalize_dtype(dtype))
+def _astype(self, dtype, copy=False, device=None):
+    """``fnp.astype(self, dtype)``: float to int truncates and saturates, complex to bool is
+    ``x != 0`` (as jax's method)."""
+    return fnp.astype(self, dtype, copy=copy, device=device)
 
 
 def _flatten(self, order="C"):
