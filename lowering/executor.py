@@ -27,6 +27,7 @@ from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
 from funcarray.base.host_values import host_array
 from funcarray.base.lru_cache import LRUCache
+from funcarray.base.sharding import NamedSharding
 from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import default_backend, runtime_device
 from funcarray.transforms import support
@@ -49,12 +50,23 @@ def _note_accelerator(jdev) -> None:
 
 
 def to_buffer(x, jdev):
-    """The XLA buffer of Array ``x`` on ``jdev``, copied there once and cached on ``x``."""
+    """The XLA buffer of Array ``x`` on ``jdev`` (a runtime device, or a canonical
+    NamedSharding: then a multi-device buffer split that way), copied there once and cached
+    on ``x``. An array split over devices keeps its own buffer (and sharding): elsewhere it
+    is gathered and copied, never re-placed."""
     entry = getattr(x, "_buf", None)
     if entry is not None and (entry[0] is jdev or entry[0] == jdev):
         return entry[1]
+    if type(jdev) is NamedSharding:
+        value = np.asarray(x._value)  # (a sharded x is gathered to the host first)
+        jdev.check_shape(value.shape)
+        # Not cached on x: the array would then report this sharding, and jit would treat
+        # it as committed to it; a host value is placed again on the next call instead.
+        return runtime.device_put_sharded(value, jdev)
     buf = runtime.device_put(np.asarray(x._value), jdev)
     _note_accelerator(jdev)
+    if entry is not None and type(entry[0]) is NamedSharding:
+        return buf
     try:
         x._buf = (jdev, buf)
     except AttributeError:  # not an Array (a NumPy value): nothing to cache on
@@ -112,7 +124,20 @@ def execute_ir_numpy(ir, values, device) -> list:
 def run_executable(exe, args, out_avals, donated: tuple = ()) -> list:
     """Run compiled ``exe`` on Arrays ``args`` (each Array's buffer on the executable's
     device is reused, or made once and kept) and wrap its outputs, of types ``out_avals``, as
-    device Arrays. ``donated``: the positions of arguments whose buffers XLA may reuse."""
+    device Arrays. ``donated``: the positions of arguments whose buffers XLA may reuse.
+    An SPMD executable takes each argument split as its parameter's sharding (an array
+    split otherwise is moved there) and returns arrays split as its results' shardings."""
+    if exe.in_placements:
+        bufs = [to_buffer(x, p) for x, p in zip(args, exe.in_placements)]
+        if donated:
+            given = [args[k] for k in donated]
+            _prepare_donation(given)
+            outs = runtime.execute_buffers(exe, bufs)
+            _finish_donation(given)
+        else:
+            outs = runtime.execute_buffers(exe, bufs)
+        return [device_array(p, b, aval)
+                for b, aval, p in zip(outs, out_avals, exe.out_placements)]
     jdev = exe.device
     bufs = [to_buffer(x, jdev) for x in args]
     if donated:
@@ -180,7 +205,8 @@ class XlaEvalTrace:
         jdev = None
         for a in args:
             entry = getattr(a, "_buf", None)
-            if entry is not None:
+            # (an array split over devices is gathered: eager ops run on one device)
+            if entry is not None and type(entry[0]) is not NamedSharding:
                 jdev = entry[0]
                 break
         if jdev is None:
