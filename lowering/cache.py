@@ -90,7 +90,7 @@ def compile_ir(ir, *, device=None, donated: tuple = (), compiler_options: tuple 
                                    compiler_options)
         else:
             exe = runtime.compile_spmd(text, in_avals, out_avals, mesh, callbacks,
-                                       compiler_options)
+                                       compiler_options, shardings)
             _compiles[0] += 1
         _executables.put(key, exe)
     return exe

@@ -392,7 +392,7 @@ def _runtime_devices_of(mesh) -> list:
     try:
         return [by_id[d.id] for d in mesh.flat_devices]
     except KeyError:
-        raise ValueError(f"the mesh {mesh!r} names devices this process does not have: "
+        raise ValueError(f"the mesh {mesh} names devices this process does not have: "
                          f"{[d for d in mesh.flat_devices if d.id not in by_id]}; available: "
                          f"{sorted(by_id)}") from None
 
@@ -466,13 +466,15 @@ def single_device_pieces(buffer) -> dict:
 
 
 def compile_spmd(text: str, in_avals, out_avals, mesh, host_callbacks=(),
-                 compiler_options=()) -> Executable:
+                 compiler_options=(), shardings=None) -> Executable:
     """Compile StableHLO ``text`` that carries Shardy annotations (``sdy.mesh @mesh`` and
     ``sdy.sharding`` on ``@main``'s parameters and results) for the devices of funcarray
     ``mesh``, partitioned by XLA's SPMD partitioner (Shardy): one partition per device, in
     row-major mesh order. The executable's parameter and result shardings (those the text
     gave, and those the partitioner chose for the others) are read back as funcarray
-    NamedShardings over ``mesh``: ``in_placements``/``out_placements``."""
+    NamedShardings over ``mesh``: ``in_placements``/``out_placements``. ``shardings`` (the
+    ``(in, out)`` the text was annotated with, NamedSharding or None each) stand for what
+    a one-device executable does not report."""
     jax, xc = _jax()
     from jax._src import sharding_impls
 
@@ -501,7 +503,14 @@ def compile_spmd(text: str, in_avals, out_avals, mesh, host_callbacks=(),
         raise CompileError(_with_text_context(str(exc), text)) from None
     jmesh = _jax_sharding(NamedSharding(mesh, PartitionSpec())).mesh
 
-    def placements(op_shardings):
+    def placements(op_shardings, given):
+        # jaxlib 0.10.2 (verified): an executable of one partition (a 1-device mesh) reports
+        # None here instead of a list; everything is on that one device, so the annotated
+        # shardings (or replicated ones) describe it.
+        if op_shardings is None:
+            return tuple(canonical_sharding(s if s is not None else
+                                            NamedSharding(mesh, PartitionSpec()))
+                         for s in given)
         out = []
         for op in op_shardings:
             spec = sharding_impls.parse_flatten_op_sharding(op, jmesh)[0]
@@ -509,8 +518,11 @@ def compile_spmd(text: str, in_avals, out_avals, mesh, host_callbacks=(),
         return tuple(out)
 
     in_avals, out_avals = _normalize_avals(in_avals), _normalize_avals(out_avals)
-    in_placements = placements(loaded.get_parameter_shardings())
-    out_placements = placements(loaded.get_output_shardings())
+    given_in, given_out = shardings or ((), ())
+    in_placements = placements(loaded.get_parameter_shardings(),
+                               given_in or (None,) * len(in_avals))
+    out_placements = placements(loaded.get_output_shardings(),
+                                given_out or (None,) * len(out_avals))
     if _modules["legacy_handlers"]:
         handlers = [xc.array_result_handler(_as_aval(*a), _jax_sharding(p), True,
                                             _skip_checks=True)

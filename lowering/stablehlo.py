@@ -409,8 +409,8 @@ def use_mesh(builder: _Builder, mesh) -> None:
     seen = builder.mesh
     if (seen.flat_devices, seen.shape_tuple) != (mesh.flat_devices, mesh.shape_tuple):
         raise ValueError(f"a jitted computation is partitioned over one mesh, but its "
-                         f"shardings use two: {seen!r} over devices "
-                         f"{[d.id for d in seen.flat_devices]} and {mesh!r} over devices "
+                         f"shardings use two: {seen} over devices "
+                         f"{[d.id for d in seen.flat_devices]} and {mesh} over devices "
                          f"{[d.id for d in mesh.flat_devices]}")
 
 

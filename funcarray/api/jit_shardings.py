@@ -13,7 +13,7 @@ Example:
     >>> import funcarray as fa
     >>> mesh = fa.make_mesh((1,), ("x",))
     >>> s = fa.sharding.NamedSharding(mesh, fa.P("x"))
-    >>> fa.jit(lambda x: x * 2, in_shardings=s)(fa.numpy.ones(2)).sharding.spec
+    >>> fa.jit(lambda x: x * 2, in_shardings=s, out_shardings=s)(fa.numpy.ones(2)).sharding.spec
     P('x',)
 """
 
@@ -154,8 +154,8 @@ def _check_one_device_set(arg_shardings, out_shardings, leaves, names, name) -> 
                 return f"output {j - len(leaves)} of {name}"
             raise ValueError(
                 f"Received incompatible devices for jitted computation. Got {what(first[0])} "
-                f"and with device ids {first[1]} (mesh {first[2].mesh!r}) and {what(k)} and "
-                f"with device ids {ids} (mesh {s.mesh!r}); a jitted computation is "
+                f"and with device ids {first[1]} (mesh {first[2].mesh}) and {what(k)} and "
+                f"with device ids {ids} (mesh {s.mesh}); a jitted computation is "
                 f"partitioned over one mesh")
 
 

@@ -47,7 +47,7 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types:
 
     Example:
         >>> import funcarray as fa
-        >>> fa.make_mesh((1, 1), ("data", "model"))
+        >>> print(fa.make_mesh((1, 1), ("data", "model")))
         Mesh('data': 1, 'model': 1, axis_types=(Explicit, Explicit))
     """
     return mesh_of_shape(axis_shapes, axis_names, axis_types,

@@ -8,7 +8,7 @@ split). Both are plain values: they touch no device and need no runtime.
 Example:
     >>> from funcarray.base.array import cpu_device
     >>> mesh = Mesh([[cpu_device()]], ("data", "model"))
-    >>> mesh
+    >>> print(mesh)
     Mesh('data': 1, 'model': 1, axis_types=(Auto, Auto))
     >>> PartitionSpec("data", None)
     P('data', None)
@@ -57,8 +57,8 @@ class Mesh:
     Example:
         >>> from funcarray.base.array import cpu_device
         >>> mesh = Mesh([cpu_device()], ("x",))
-        >>> mesh.shape, mesh.size, mesh.axis_names
-        (OrderedDict({'x': 1}), 1, ('x',))
+        >>> dict(mesh.shape), mesh.size, mesh.axis_names
+        ({'x': 1}, 1, ('x',))
     """
 
     __slots__ = ("_devices", "_axis_names", "_axis_types", "_flat", "_hash")
@@ -163,12 +163,17 @@ class Mesh:
     def __hash__(self) -> int:
         return self._hash
 
-    def __repr__(self) -> str:
-        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
+    def _types_text(self) -> str:
         types = ", ".join(t.name for t in self._axis_types)
-        if len(self._axis_types) == 1:
-            types += ","
-        return f"Mesh({axes}, axis_types=({types}))"
+        return types + ("," if len(self._axis_types) == 1 else "")
+
+    def __str__(self) -> str:
+        axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
+        return f"Mesh({axes}, axis_types=({self._types_text()}))"
+
+    def __repr__(self) -> str:
+        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self._axis_names}, "
+                f"axis_types=({self._types_text()}))")
 
 
 def _axis_types(axis_types, n: int, default: AxisType, where: str) -> tuple:
@@ -298,7 +303,7 @@ def mesh_of_shape(axis_shapes: Any, axis_names: Any, axis_types: Any, devices: A
     Example:
         >>> from funcarray.base.array import cpu_device
         >>> mesh_of_shape((1,), "x", None, [cpu_device()])
-        Mesh('x': 1, axis_types=(Explicit,))
+        Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Explicit,))
     """
     shape = tuple(int(s) for s in axis_shapes)
     if isinstance(axis_names, str):

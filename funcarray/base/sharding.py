@@ -304,7 +304,7 @@ class NamedSharding(Sharding):
         return hash(self._key)
 
     def __repr__(self) -> str:
-        return (f"NamedSharding(mesh={self._mesh!r}, spec={self._spec!r}, "
+        return (f"NamedSharding(mesh={self._mesh}, spec={self._spec!r}, "
                 f"memory_kind={self._memory_kind})")
 
 

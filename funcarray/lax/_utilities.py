@@ -212,7 +212,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                         raise ValueError(
                             f"The spec of NamedSharding passed to with_sharding_constraint "
                             f"can only refer to Auto axes of the mesh. Got spec="
-                            f"{sharding.spec!r} and mesh={mesh!r}. (funcarray.make_mesh "
+                            f"{sharding.spec!r} and mesh={mesh}. (funcarray.make_mesh "
                             f"makes Explicit axes by default, as JAX 0.10: pass axis_types="
                             f"(funcarray.sharding.AxisType.Auto, ...).)")
             sharding.check_shape(tuple(leaf.shape))
