@@ -38,7 +38,12 @@ import numpy as np
 
 from funcarray.api.debug_nans import check_jit_outputs
 from funcarray.api.jit_dispatch import MISS, FastPath, leaf_type
-from funcarray.api.jit_shardings import entry_shardings, sharding_option, uses_bare_specs
+from funcarray.api.jit_shardings import (
+    entry_shardings,
+    leaf_placement,
+    sharding_option,
+    uses_bare_specs,
+)
 from funcarray.base import float0 as _float0
 from funcarray.base import host_values
 from funcarray.base import pytrees as tree
@@ -981,7 +986,27 @@ class Compiled:
                             f"function instead to compile for new types")
         if self._entry.float0 is not None:
             return self._jitted._call_float0(self._entry, leaves)
+        self._check_placements(leaves)
         return self._jitted._run_eagerly(self._entry, leaves)
+
+    def _check_placements(self, leaves) -> None:
+        """An argument split over devices must be split as the executable's parameter is
+        (jaxlib would crash on another split; JAX raises here too); arrays on one device or
+        the host are placed by the call."""
+        exe = self._entry.exe
+        if not exe.in_placements:
+            wanted = [None] * len(leaves)
+        else:
+            wanted = exe.in_placements[len(self._entry.consts):]
+        for k, (x, want) in enumerate(zip(leaves, wanted)):
+            have = leaf_placement(x)
+            if have is not None and have is not want:
+                raise ValueError(
+                    f"Compiled {self._jitted._name}: argument {k} is split as {have!r}, but "
+                    f"the executable was compiled for "
+                    f"{want if want is not None else 'one device'}; move it with "
+                    f"funcarray.device_put(x, sharding), or call the jitted function, which "
+                    f"compiles for the arguments' shardings")
 
     def as_text(self) -> str:
         """XLA's optimised HLO module, as text."""

@@ -284,3 +284,21 @@ def check_errors_for_shardings_that_do_not_fit():
     # a failed call leaves the function usable
     f = fa.jit(lambda v: v * 2, in_shardings=NamedSharding(mesh, P("a")))
     np.testing.assert_array_equal(np.asarray(f(x)), 2 * x)
+
+
+def check_compiled_objects_validate_argument_shardings():
+    # jaxlib crashes (segmentation fault) when an SPMD executable gets an argument split
+    # another way: Compiled objects check first, as jax does
+    mesh, jmesh = _meshes()
+    x = np.ones((8, 16), np.float32)
+    s1, js1 = _pair(mesh, jmesh, P("a", "b"))
+    s2, js2 = _pair(mesh, jmesh, P("b"))
+    compiled = fa.jit(lambda v: v + v, in_shardings=s1, out_shardings=s1).lower(x).compile()
+    jcompiled = jax.jit(lambda v: v + v, in_shardings=js1, out_shardings=js1).lower(x).compile()
+    np.testing.assert_array_equal(np.asarray(compiled(fa.device_put(x, s1))), 2 * x)
+    np.testing.assert_array_equal(np.asarray(compiled(x)), 2 * x)  # host: placed
+    with pytest.raises(ValueError):
+        jcompiled(jax.device_put(x, js2))
+    with pytest.raises(ValueError, match="argument 0 is split as"):
+        compiled(fa.device_put(x, s2))
+    _same_layout(compiled.output_shardings, jcompiled.output_shardings, 2)

@@ -13,7 +13,8 @@ _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_parti
           "check_with_sharding_constraint_matches_jax",
           "check_data_parallel_mlp_equals_single_device",
           "check_tensor_parallel_mlp_equals_single_device",
-          "check_errors_for_shardings_that_do_not_fit"]
+          "check_errors_for_shardings_that_do_not_fit",
+          "check_compiled_objects_validate_argument_shardings"]
 
 
 @pytest.fixture(scope="module")
