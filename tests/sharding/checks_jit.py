@@ -302,3 +302,45 @@ def check_compiled_objects_validate_argument_shardings():
     with pytest.raises(ValueError, match="argument 0 is split as"):
         compiled(fa.device_put(x, s2))
     _same_layout(compiled.output_shardings, jcompiled.output_shardings, 2)
+
+
+def check_consts_static_arguments_and_donation():
+    mesh, _ = _meshes()
+    s = NamedSharding(mesh, P("a"))
+    captured = fnp.arange(32.0, dtype=np.float32).reshape(8, 4)  # a constant of the body
+    f = fa.jit(lambda v, n: v * n + captured, static_argnums=1, in_shardings=(s,),
+               out_shardings=s)
+    x = np.ones((8, 4), np.float32)
+    for n in (2, 3, 2):
+        y = f(x, n)
+        np.testing.assert_array_equal(np.asarray(y), x * n + np.asarray(captured))
+        assert y.sharding == s
+    a = fa.device_put(x, s)
+    g = fa.jit(lambda v: v + 1, donate_argnums=0)
+    y = g(a)
+    np.testing.assert_array_equal(np.asarray(y), x + 1)
+    assert y.sharding == s
+    with pytest.raises(RuntimeError, match="donated"):
+        np.asarray(a)
+    b = fa.device_put(x, s)
+    z = fa.jit(lambda v: v * 2, donate_argnums=0)(b)
+    np.testing.assert_array_equal(np.asarray(fa.block_until_ready(z)), 2 * x)
+
+
+def check_threads_share_sharded_executables():
+    import concurrent.futures
+
+    mesh, _ = _meshes()
+    s = NamedSharding(mesh, P("a", "b"))
+    f = fa.jit(lambda v: (v * 2).sum(1))
+    x = np.arange(128.0, dtype=np.float32).reshape(8, 16)
+
+    def work(k):
+        arr = fa.device_put(x + k, s)
+        outs = [np.asarray(f(arr)) for _ in range(20)]
+        return all(np.array_equal(o, ((x + k) * 2).sum(1)) for o in outs)
+
+    assert work(0)  # compiled once here (concurrent first calls may each stage, as in JAX)
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(work, range(16)))
+    assert f.cache_info().misses == 1
