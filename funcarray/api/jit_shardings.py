@@ -25,7 +25,7 @@ import numpy as np
 
 from funcarray.api.sharded_arrays import resolve_sharding
 from funcarray.base import pytrees as tree
-from funcarray.base.mesh import PartitionSpec, get_mesh
+from funcarray.base.mesh import PartitionSpec
 from funcarray.base.sharding import NamedSharding, Sharding, SingleDeviceSharding
 
 __all__ = ["sharding_option", "uses_bare_specs", "entry_shardings", "leaf_placement"]
@@ -157,8 +157,3 @@ def _check_one_device_set(arg_shardings, out_shardings, leaves, names, name) -> 
                 f"and with device ids {first[1]} (mesh {first[2].mesh}) and {what(k)} and "
                 f"with device ids {ids} (mesh {s.mesh}); a jitted computation is "
                 f"partitioned over one mesh")
-
-
-def current_mesh_key():
-    """The current mesh (``set_mesh``), for dispatch keys of functions with bare specs."""
-    return get_mesh()
