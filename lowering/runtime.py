@@ -646,12 +646,24 @@ def execute(exe: Executable, args) -> list:
     """Run ``exe`` on ``args`` (NumPy arrays or device arrays); returns device arrays.
 
     Shapes and dtypes are checked first (jaxlib would reinterpret a same-size wrong dtype);
-    NumPy arguments are copied to the executable's device.
+    NumPy arguments are copied to the executable's device, or, for an SPMD executable, split
+    as its parameters are; a device array split otherwise is refused (jaxlib would crash).
     """
     jax, _ = _jax()
     _check_args(exe, args)
-    on_device = [x if isinstance(x, jax.Array) else device_put(np.asarray(x), exe.device)
-                 for x in args]
+    if exe.in_placements:
+        on_device = []
+        for k, (x, place) in enumerate(zip(args, exe.in_placements)):
+            want = _jax_sharding(place)
+            if not isinstance(x, jax.Array):
+                x = device_put_sharded(np.asarray(x), place)
+            elif not x.sharding.is_equivalent_to(want, len(x.shape)):
+                raise ExecutionError(f"argument {k} of {exe!r} is split as {x.sharding}, but "
+                                     f"the executable takes it split as {place}")
+            on_device.append(x)
+    else:
+        on_device = [x if isinstance(x, jax.Array) else device_put(np.asarray(x), exe.device)
+                     for x in args]
     try:
         return exe.loaded.execute_sharded(on_device).consume_with_handlers(exe._handlers)
     except jax.errors.JaxRuntimeError as exc:

@@ -344,3 +344,21 @@ def check_threads_share_sharded_executables():
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         assert all(pool.map(work, range(16)))
     assert f.cache_info().misses == 1
+
+
+def check_runtime_execute_refuses_other_splits():
+    from funcarray.lowering import runtime
+
+    mesh, jmesh = _meshes()
+    s = NamedSharding(mesh, P("a", "b"))
+    text = fa.jit(lambda v: v * 2, in_shardings=s, out_shardings=s).lower(
+        np.ones((8, 16), np.float32)).as_text()
+    f32 = ((8, 16), np.dtype("float32"))
+    exe = runtime.compile_spmd(text, [f32], [f32], mesh)
+    assert exe.in_placements == exe.out_placements == (s,)
+    x = np.arange(128.0, dtype=np.float32).reshape(8, 16)
+    (y,) = runtime.execute(exe, [x])
+    np.testing.assert_array_equal(np.asarray(y), 2 * x)
+    other = jax.device_put(x, JNamedSharding(jmesh, JP("b")))
+    with pytest.raises(runtime.ExecutionError, match="split as"):
+        runtime.execute(exe, [other])

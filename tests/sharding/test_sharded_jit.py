@@ -16,7 +16,8 @@ _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_parti
           "check_errors_for_shardings_that_do_not_fit",
           "check_compiled_objects_validate_argument_shardings",
           "check_consts_static_arguments_and_donation",
-          "check_threads_share_sharded_executables"]
+          "check_threads_share_sharded_executables",
+          "check_runtime_execute_refuses_other_splits"]
 
 
 @pytest.fixture(scope="module")
