@@ -16,10 +16,11 @@ from funcarray.api.sharded_arrays import put_sharded, resolve_sharding
 from funcarray.base import pytrees as tree
 from funcarray.base.array import Array, Device, DeviceArray
 from funcarray.base.mesh import PartitionSpec
-from funcarray.base.sharding import Sharding, SingleDeviceSharding, placement_of
+from funcarray.base.sharding import NamedSharding, Sharding, SingleDeviceSharding, placement_of
 from funcarray.lowering import runtime
 from funcarray.lowering.devices import runtime_device
 from funcarray.lowering.executor import from_buffer, to_buffer
+from funcarray.transforms.core import Tracer
 
 __all__ = ["block_until_ready", "device_get", "device_put"]
 
@@ -33,7 +34,8 @@ def device_put(x, device=None):
     its mesh (each device gets its block; an array split otherwise is gathered and split
     again), a bare ``PartitionSpec`` does so over the mesh of ``set_mesh``, a
     ``SingleDeviceSharding`` names one device. ``device`` may also be a pytree of those with
-    the structure of ``x``.
+    the structure of ``x``. Under a transform (a traced value) it returns the value as it is,
+    as JAX's ``jit`` does.
 
     Example:
         >>> import funcarray as fa
@@ -64,6 +66,14 @@ def _put(leaf, device):
         raise TypeError(f"device_put: expected a funcarray Device (from funcarray.devices()),"
                         f" a Sharding (funcarray.sharding.NamedSharding...) or a "
                         f"PartitionSpec, got {type(device).__name__} {device!r}")
+    if isinstance(leaf, Tracer):
+        # Under a transform the traced value is returned as it is: jax 0.10's jit writes no
+        # constraint for a device_put inside it either (verified: the output of
+        # jit(lambda v: device_put(v * 2, NamedSharding(mesh, P(None, "b")))) is
+        # replicated). lax.with_sharding_constraint is the way to constrain a layout.
+        if isinstance(sharding, NamedSharding):
+            sharding.check_shape(tuple(leaf.shape))
+        return leaf
     if isinstance(sharding, SingleDeviceSharding):
         device = next(iter(sharding.device_set))
     elif sharding is not None:

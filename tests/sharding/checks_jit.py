@@ -362,3 +362,15 @@ def check_runtime_execute_refuses_other_splits():
     other = jax.device_put(x, JNamedSharding(jmesh, JP("b")))
     with pytest.raises(runtime.ExecutionError, match="split as"):
         runtime.execute(exe, [other])
+
+
+def check_device_put_under_jit_is_the_identity_like_jax():
+    mesh, jmesh = _meshes()
+    s, js = _pair(mesh, jmesh, P(None, "b"))
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    f = fa.jit(lambda v: fa.device_put(v * 2, s) + fa.device_put(v, fa.devices()[0]))
+    jf = jax.jit(lambda v: jax.device_put(v * 2, js) + v)
+    np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(jf(x)))
+    assert "sdy" not in f.lower(x).as_text() and "sdy.sharding" not in jf.lower(x).as_text()
+    with pytest.raises(ValueError, match="partitioned 4 times"):
+        fa.jit(lambda v: fa.device_put(v, s))(np.ones((8, 3), np.float32))
