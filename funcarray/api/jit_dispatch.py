@@ -241,8 +241,23 @@ def _sharded_runner(entry):
     outs_typed = list(zip(entry.out_avals, exe.out_placements))
     out_tree, single = entry.out_tree, entry.single_output
 
+    # The consts' buffers split as the executable wants, made on the first call and kept:
+    # such a buffer is a private copy, which nothing else can donate. (A const already
+    # split that way is the user's array: its buffer is read at each call.)
+    const_buffers: list = []
+
+    def const_bufs():
+        if len(const_buffers) != len(consts):
+            private = []
+            for c, p in zip(consts, const_places):
+                cached = getattr(c, "_buf", None)
+                private.append(None if cached is not None and cached[0] is p
+                               else to_buffer(c, p))
+            const_buffers[:] = private
+        return [c._buf[1] if b is None else b for c, b in zip(consts, const_buffers)]
+
     def run_leaves(leaves):
-        bufs = [to_buffer(c, p) for c, p in zip(consts, const_places)]
+        bufs = const_bufs() if consts else []
         for x, want, place in zip(leaves, wanted, leaf_places):
             cached = getattr(x, "_buf", None)
             have = cached[0] if cached is not None and type(cached[0]) is NamedSharding else None

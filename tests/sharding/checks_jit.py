@@ -315,6 +315,10 @@ def check_consts_static_arguments_and_donation():
         y = f(x, n)
         np.testing.assert_array_equal(np.asarray(y), x * n + np.asarray(captured))
         assert y.sharding == s
+    h = fa.jit(lambda v: v - captured, in_shardings=s)  # constants on the fast path
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(h(x)), x - np.asarray(captured))
+    assert (h.cache_info().hits, h.cache_info().misses) == (2, 1)
     a = fa.device_put(x, s)
     g = fa.jit(lambda v: v + 1, donate_argnums=0)
     y = g(a)
