@@ -36,6 +36,7 @@ from funcarray.transforms.host_shortcuts import GeneralPathEvalTrace
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
 
 __all__ = ["execute_ir", "execute_ir_numpy", "run_executable", "to_buffer", "from_buffer",
+           "reshard_on_devices",
            "single_op_ir", "XlaEvalTrace", "set_eager_backend", "clear_eager_caches",
            "invalid_value", "floating_point_error", "checking_trace_class",
            "ops_run_on_accelerator"]
@@ -58,7 +59,11 @@ def to_buffer(x, jdev):
     if entry is not None and (entry[0] is jdev or entry[0] == jdev):
         return entry[1]
     if type(jdev) is NamedSharding:
-        value = np.asarray(x._value)  # (a sharded x is gathered to the host first)
+        if entry is not None and type(entry[0]) is NamedSharding:
+            moved = reshard_on_devices(entry[1], entry[0], jdev, x.aval)
+            if moved is not None:
+                return moved
+        value = np.asarray(x._value)  # (gathered to the host first, then split again)
         jdev.check_shape(value.shape)
         # Not cached on x: the array would then report this sharding, and jit would treat
         # it as committed to it; a host value is placed again on the next call instead.
@@ -72,6 +77,29 @@ def to_buffer(x, jdev):
     except AttributeError:  # not an Array (a NumPy value): nothing to cache on
         pass
     return buf
+
+
+# aval -> the IR returning its one argument (what a reshard compiles, with shardings)
+_identity_irs = LRUCache(256)
+
+
+def reshard_on_devices(buffer, source, target, aval):
+    """``buffer`` (split as canonical NamedSharding ``source``) split as ``target`` instead,
+    moved between the devices by XLA (an identity executable whose parameter and result
+    carry the two shardings: the partitioner writes the collectives, as jax's reshard does);
+    None when the two meshes differ (other devices, shape or axis names): the caller then
+    goes through the host."""
+    if (source.mesh.flat_devices, source.mesh.shape_tuple) != (
+            target.mesh.flat_devices, target.mesh.shape_tuple):
+        return None
+    aval = canonical_aval(aval)
+    ir = _identity_irs.get(aval)
+    if ir is None:
+        var = Var(aval)
+        ir = IR((), (var,), (), (var,))
+        _identity_irs.put(aval, ir)
+    exe = cache.compile_ir(ir, shardings=((source,), (target,)))
+    return runtime.execute_buffers(exe, [buffer])[0]
 
 
 def from_buffer(buf, aval, jdev) -> Array:

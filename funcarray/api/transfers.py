@@ -16,7 +16,13 @@ from funcarray.api.sharded_arrays import put_sharded, resolve_sharding
 from funcarray.base import pytrees as tree
 from funcarray.base.array import Array, Device, DeviceArray
 from funcarray.base.mesh import PartitionSpec
-from funcarray.base.sharding import NamedSharding, Sharding, SingleDeviceSharding, placement_of
+from funcarray.base.sharding import (
+    NamedSharding,
+    Sharding,
+    SingleDeviceSharding,
+    canonical_sharding,
+    placement_of,
+)
 from funcarray.lowering import runtime
 from funcarray.lowering.devices import runtime_device
 from funcarray.lowering.executor import from_buffer, to_buffer
@@ -77,10 +83,14 @@ def _put(leaf, device):
     if isinstance(sharding, SingleDeviceSharding):
         device = next(iter(sharding.device_set))
     elif sharding is not None:
-        if placement_of(leaf) == sharding:
+        have = placement_of(leaf)
+        if have == sharding:
             return leaf
-        value = np.asarray(leaf)
-        return put_sharded(value, sharding, leaf.weak_type)
+        if have is not None:  # split another way: moved between the devices where it can
+            sharding.check_shape(tuple(leaf.shape))
+            target = canonical_sharding(sharding)
+            return from_buffer(to_buffer(leaf, target), leaf.aval, target)
+        return put_sharded(np.asarray(leaf), sharding, leaf.weak_type)
     jdev = runtime_device(device)
     entry = getattr(leaf, "_buf", None)
     if entry is not None and entry[0] == jdev:

@@ -181,3 +181,31 @@ def check_make_array_from_single_device_arrays():
     bad = [fa.device_put(np.ones((3, 8)), d) for d in layout]
     with pytest.raises(ValueError, match=r"gives each device a block of shape \(2, 8\)"):
         fa.make_array_from_single_device_arrays(x.shape, s, bad)
+
+
+def check_resharding_moves_data_between_devices():
+    from funcarray.base.array import _VALUE_SLOT, DeviceArray
+    from funcarray.lowering import cache
+
+    mesh, jmesh = _meshes()
+    x = np.arange(128.0).reshape(16, 8)  # (a type no other check reshards)
+    y = fa.device_put(x, NamedSharding(mesh, P("a", "b")))
+    before = cache.compile_count()
+    z = fa.device_put(y, NamedSharding(mesh, P(None, ("b", "a"))))
+    assert cache.compile_count() == before + 1  # an identity executable XLA partitions
+    with pytest.raises(AttributeError):  # y was never fetched to the host
+        _VALUE_SLOT.__get__(y, DeviceArray)
+    jz = jax.device_put(jax.device_put(x, JNamedSharding(jmesh, JP("a", "b"))),
+                        JNamedSharding(jmesh, JP(None, ("b", "a"))))
+    mine = sorted((s.device.id, s.index, np.asarray(s.data).tolist())
+                  for s in z.addressable_shards)
+    theirs = sorted((s.device.id, s.index, np.asarray(s.data).tolist())
+                    for s in jz.addressable_shards)
+    assert mine == theirs
+    fa.device_put(y, NamedSharding(mesh, P(None, ("b", "a"))))
+    assert cache.compile_count() == before + 1  # compiled once per (type, shardings)
+    # another mesh over other devices: through the host
+    other = Mesh(np.array(fa.devices()[::-1], dtype=object), ("c",))
+    w = fa.device_put(y, NamedSharding(other, P("c")))
+    np.testing.assert_array_equal(np.asarray(w), x)
+    assert [s.device.id for s in w.addressable_shards] == list(range(7, -1, -1))
