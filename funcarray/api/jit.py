@@ -39,7 +39,9 @@ import numpy as np
 from funcarray.api.debug_nans import check_jit_outputs
 from funcarray.api.jit_dispatch import MISS, FastPath, leaf_type
 from funcarray.api.jit_shardings import (
+    check_committed,
     entry_shardings,
+    given_in_shardings,
     leaf_placement,
     sharding_option,
     uses_bare_specs,
@@ -476,6 +478,7 @@ class Jitted:
         self._fun = fun
         self._shardings = shardings  # (in, out): jit_shardings.sharding_option forms
         self._bare_specs = uses_bare_specs(*shardings)
+        self._given: dict = {}  # argument structure -> in_shardings per leaf
         # (name, value) pairs, validated now: a wrong value type fails at jit(), not later
         self._compiler_options = runtime.check_compiler_options(compiler_options)
         nums = _as_tuple(static_argnums, "static_argnums")
@@ -567,9 +570,16 @@ class Jitted:
         for k, x in enumerate(leaves):
             t = type(x)
             if t is DeviceArray:
-                where = x._buf[0]  # an array split over devices is compiled for its sharding
-                sig.append(leaf_type(x) if type(where) is not NamedSharding
-                           else (*leaf_type(x), where))
+                where = x._buf[0]
+                if type(where) is not NamedSharding:
+                    sig.append(leaf_type(x))
+                else:  # an array split over devices is compiled for its sharding...
+                    want = self._given_in_sharding(in_tree, dyn_args, dyn_kwargs, k)
+                    if want is None:
+                        sig.append((*leaf_type(x), where))
+                    else:  # ...unless in_shardings fixes it (and then it must agree)
+                        check_committed(want, where, x, f"argument {k}", self._name)
+                        sig.append(leaf_type(x))
             elif t is Array:
                 sig.append(leaf_type(x))
             elif isinstance(x, Tracer):
@@ -584,6 +594,21 @@ class Jitted:
         if self._bare_specs:  # (bare PartitionSpecs mean the current mesh's)
             key = (*key, get_mesh())
         return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
+
+    def _given_in_sharding(self, in_tree, dyn_args, dyn_kwargs, k: int):
+        """What ``in_shardings`` gives leaf ``k`` of arguments with structure ``in_tree``
+        (None: nothing), resolved once per structure (and current mesh)."""
+        if self._shardings[0] is None:
+            return None
+        key = (in_tree, get_mesh()) if self._bare_specs else in_tree
+        given = self._given.get(key)
+        if given is None:
+            given = given_in_shardings(self._shardings[0], dyn_args, bool(dyn_kwargs),
+                                       self._name)
+            if len(self._given) >= 64:  # (bounded: argument structures rarely vary)
+                self._given.clear()
+            self._given[key] = given
+        return given[k] if k < len(given) else None
 
     # --- a miss: stage the function ----------------------------------------------------------
     def _miss(self, key, leaves, statics):

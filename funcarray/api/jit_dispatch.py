@@ -229,9 +229,9 @@ class _FastEntry:
 
 def _sharded_runner(entry):
     """``run_leaves`` of an entry compiled for several devices (an SPMD executable): each
-    leaf must carry the sharding the entry was compiled for (or none, if it carried none:
-    it is then placed as the executable's parameter wants, as jit's general path does);
-    MISS otherwise. Outputs are split as the executable's results are."""
+    leaf must carry the sharding the entry was compiled for, or its parameter's sharding,
+    or none if it carried none (it is then placed as the parameter wants, as jit's general
+    path does); MISS otherwise. Outputs are split as the executable's results are."""
     exe, consts = entry.exe, entry.consts
     start, finish = runtime.execute_steps(exe)
     to_buffer = executor.to_buffer
@@ -261,7 +261,10 @@ def _sharded_runner(entry):
         for x, want, place in zip(leaves, wanted, leaf_places):
             cached = getattr(x, "_buf", None)
             have = cached[0] if cached is not None and type(cached[0]) is NamedSharding else None
-            if have is not want:  # (canonical shardings: identity is equality)
+            # (canonical shardings: identity is equality) An array split exactly as the
+            # parameter is also taken: a training step's sharded outputs fed back in, where
+            # the first call had host arrays, run without a new trace.
+            if have is not want and have is not place:
                 return MISS
             bufs.append(cached[1] if have is place else to_buffer(x, place))
         try:

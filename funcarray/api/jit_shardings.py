@@ -28,7 +28,8 @@ from funcarray.base import pytrees as tree
 from funcarray.base.mesh import PartitionSpec
 from funcarray.base.sharding import NamedSharding, Sharding, SingleDeviceSharding
 
-__all__ = ["sharding_option", "uses_bare_specs", "entry_shardings", "leaf_placement"]
+__all__ = ["sharding_option", "uses_bare_specs", "entry_shardings", "leaf_placement",
+           "given_in_shardings", "check_committed"]
 
 
 def _is_sharding_leaf(v) -> bool:
@@ -92,23 +93,14 @@ def entry_shardings(in_option, out_option, dyn_args, has_kwargs: bool, leaves, n
     sharding disagrees with ``in_shardings``, a shape the sharding does not fit, and
     arguments on different device sets."""
     placements = tuple(leaf_placement(x) for x in leaves)
-    given = [None] * len(leaves)
-    if in_option is not None:
-        if has_kwargs:
-            raise ValueError(f"jit({name}): in_shardings apply to positional arguments; pass "
-                             f"the arguments positionally")
-        given = [_as_named(s, "jit in_shardings")
-                 for s in _per_leaf(in_option, tuple(dyn_args), "in_shardings")]
+    given = (given_in_shardings(in_option, dyn_args, has_kwargs, name)
+             if in_option is not None else (None,) * len(leaves))
     arg_shardings = []
     for k, (x, want, have) in enumerate(zip(leaves, given, placements)):
         shape = tuple(np.shape(x))
         label = names[k] if k < len(names) else f"argument {k}"
-        if want is not None and have is not None and want != have:
-            raise ValueError(
-                f"Sharding passed to jit does not match the sharding on the respective arg. "
-                f"Got jit sharding: {want!r},\narg sharding: {have!r} for arg type: "
-                f"{_type_str(x)} ({label} of {name}); move it first with "
-                f"funcarray.device_put(x, sharding)")
+        if want is not None and have is not None:
+            check_committed(want, have, x, label, name)
         s = want if want is not None else have
         if s is not None:
             try:
@@ -128,9 +120,32 @@ def entry_shardings(in_option, out_option, dyn_args, has_kwargs: bool, leaves, n
                 except ValueError as exc:
                     raise ValueError(f"jit({name}): output {k}: {exc}") from None
     _check_one_device_set(arg_shardings, out_shardings, leaves, names, name)
+    # (a leaf that in_shardings places is taken split that way or not split at all)
+    placements = tuple(None if want is not None else have
+                       for want, have in zip(given, placements))
     if all(s is None for s in (*arg_shardings, *out_shardings)):
         return None, placements
     return ((None,) * n_consts + tuple(arg_shardings), tuple(out_shardings)), placements
+
+
+def given_in_shardings(in_option, dyn_args, has_kwargs: bool, name: str) -> tuple:
+    """The NamedSharding (or None) ``in_shardings`` gives each leaf of the positional
+    arguments ``dyn_args`` (bare specs resolved against the current mesh)."""
+    if has_kwargs:
+        raise ValueError(f"jit({name}): in_shardings apply to positional arguments; pass "
+                         f"the arguments positionally")
+    return tuple(_as_named(s, "jit in_shardings")
+                 for s in _per_leaf(in_option, tuple(dyn_args), "in_shardings"))
+
+
+def check_committed(want, have, x, label, name: str) -> None:
+    """JAX's error for an argument split as ``have`` where ``in_shardings`` says ``want``."""
+    if want != have:
+        raise ValueError(
+            f"Sharding passed to jit does not match the sharding on the respective arg. "
+            f"Got jit sharding: {want!r},\narg sharding: {have!r} for arg type: "
+            f"{_type_str(x)} ({label} of {name}); move it first with "
+            f"funcarray.device_put(x, sharding)")
 
 
 def _type_str(x) -> str:
