@@ -13,8 +13,11 @@ general cache key. Two levels:
 * A table from the argument signature (``fast_signature``) to the compiled entry, for
   functions called with alternating signatures.
 
-Anything else (keyword arguments, static arguments, other leaf types, a signature not
-compiled yet) returns ``MISS`` and takes ``Jitted._call``'s general path, which compiles and
+An entry compiled for several devices (an SPMD executable, see ``jit_shardings``) is served
+through the table only, by ``_sharded_runner``, which checks each leaf's sharding by
+identity. Anything else (keyword arguments, static arguments, other leaf types, a signature
+not compiled yet, an array split over devices where the entry was compiled for one) returns
+``MISS`` and takes ``Jitted._call``'s general path, which compiles and
 then ``remember`` s the entry here.
 
 Example:
