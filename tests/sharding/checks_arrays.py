@@ -147,6 +147,13 @@ def check_eager_ops_on_sharded_arrays_gather():
     y = fa.device_put(x, NamedSharding(mesh, P("a")))
     np.testing.assert_array_equal(np.asarray(fa.numpy.sin(y) + y), np.sin(x) + x)
     assert y.sum() == x.sum()
+    fa.config.update("eager_backend", "xla")  # the XLA eager engine gathers them too
+    try:
+        z = fa.device_put(x, NamedSharding(mesh, P("b")))
+        np.testing.assert_allclose(np.asarray(fa.numpy.sin(z) * y), np.sin(x) * x)
+        assert z.sharding.spec == P("b")  # the operand keeps its own buffer and sharding
+    finally:
+        fa.config.update("eager_backend", "auto")
 
 
 def check_make_array_from_callback_like_jax():
