@@ -149,7 +149,9 @@ def check_committed(want, have, x, label, name: str) -> None:
 
 
 def _type_str(x) -> str:
-    return f"{np.dtype(x.dtype).name}[{','.join(map(str, np.shape(x)))}]"
+    dtype = getattr(x, "dtype", None)
+    dtype = np.asarray(x).dtype if dtype is None else np.dtype(dtype)  # (a Python scalar)
+    return f"{dtype.name}[{','.join(map(str, np.shape(x)))}]"
 
 
 def _check_one_device_set(arg_shardings, out_shardings, leaves, names, name) -> None:
