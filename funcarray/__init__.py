@@ -54,6 +54,13 @@ from funcarray.api.shape_evaluation import ShapeDtypeStruct as ShapeDtypeStruct 
 from funcarray.api.shape_evaluation import eval_shape as eval_shape  # noqa: E402
 from funcarray.api.shape_evaluation import make_jaxpr as make_jaxpr  # noqa: E402
 from funcarray.api.shape_evaluation import typeof as typeof  # noqa: E402
+from funcarray.api.sharded_arrays import (  # noqa: E402
+    make_array_from_callback as make_array_from_callback,
+)
+from funcarray.api.sharded_arrays import (  # noqa: E402
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays,
+)
+from funcarray.api.sharded_arrays import make_mesh as make_mesh  # noqa: E402
 from funcarray.api.transfers import block_until_ready as block_until_ready  # noqa: E402
 from funcarray.api.transfers import device_get as device_get  # noqa: E402
 from funcarray.api.transfers import device_put as device_put  # noqa: E402
@@ -61,6 +68,8 @@ from funcarray.api.vectorization import vmap as vmap  # noqa: E402
 from funcarray.base.array import Array as Array  # noqa: E402
 from funcarray.base.array import Device as Device  # noqa: E402
 from funcarray.base.config import config as config  # noqa: E402
+from funcarray.base.mesh import PartitionSpec as P  # noqa: E402,F401  (JAX's alias)
+from funcarray.base.mesh import set_mesh as set_mesh  # noqa: E402
 from funcarray.lowering.devices import default_backend as default_backend  # noqa: E402
 from funcarray.lowering.devices import device_count as device_count  # noqa: E402
 from funcarray.lowering.devices import devices as devices  # noqa: E402

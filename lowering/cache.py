@@ -32,29 +32,38 @@ _texts = LRUCache(1024)
 _executables = LRUCache(512)
 
 
-def lowered_text(ir, donated: tuple = (), platform: str | None = None) -> str:
-    """``stablehlo.lower_ir(ir, donated=donated, platform=platform)``, computed once per IR
-    object and platform."""
-    return lowered_module(ir, donated, platform)[0]
+def lowered_text(ir, donated: tuple = (), platform: str | None = None,
+                 shardings=None) -> str:
+    """``stablehlo.lower_ir(ir, donated=donated, platform=platform)`` (with ``shardings``:
+    see ``lower_module``), computed once per IR object, platform and shardings."""
+    return lowered_module(ir, donated, platform, shardings)[0]
 
 
-def lowered_module(ir, donated: tuple = (), platform: str | None = None) -> tuple:
-    """``stablehlo.lower_module``'s ``(text, host_callbacks)``, computed once per IR object
-    and platform."""
+def lowered_module(ir, donated: tuple = (), platform: str | None = None,
+                   shardings=None) -> tuple:
+    """``stablehlo.lower_module``'s ``(text, host_callbacks, mesh)``, computed once per IR
+    object, platform and shardings."""
     from funcarray.lowering.stablehlo import lower_module
     from funcarray.transforms.ir import ClosedIR
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
-    key = (id(ir), donated, platform)
+    key = (id(ir), donated, platform, shardings)
     entry = _texts.get(key)
     if entry is None or entry[0] is not ir:
-        entry = (ir, lower_module(ir, donated=donated, platform=platform))
+        entry = (ir, lower_module(ir, donated=donated, platform=platform,
+                                  shardings=shardings))
         _texts.put(key, entry)
     return entry[1]
 
 
-def compile_ir(ir, *, device=None, donated: tuple = (), compiler_options: tuple = ()):
+def compile_ir(ir, *, device=None, donated: tuple = (), compiler_options: tuple = (),
+               shardings=None):
     """The ``runtime.Executable`` of ``ir`` (an IR or ClosedIR) on ``device``, cached.
+
+    ``shardings`` (``(in_shardings, out_shardings)``, see ``stablehlo.lower_module``), or a
+    sharding constraint inside ``ir``, make it an SPMD executable over the devices of their
+    mesh (``runtime.compile_spmd``; ``device`` is then unused). SPMD executables are kept in
+    memory only.
 
     With ``funcarray.config.compilation_cache_dir`` set, a miss in memory looks on disk
     first, and executables that took at least ``persistent_cache_min_compile_time_secs`` to
@@ -67,16 +76,22 @@ def compile_ir(ir, *, device=None, donated: tuple = (), compiler_options: tuple 
 
     ir = ir.ir if isinstance(ir, ClosedIR) else ir
     device = runtime.default_device() if device is None else device
-    text, callbacks = lowered_module(ir, donated, device.platform)
+    text, callbacks, mesh = lowered_module(ir, donated, device.platform, shardings)
     in_avals = tuple((v.aval.shape, v.aval.dtype) for v in (*ir.const_binders, *ir.in_binders))
     # (the callbacks themselves are part of the key: two modules can differ only in the
     # Python function a callback index stands for)
-    key = (text, in_avals, device.platform, device.id, callbacks, compiler_options)
+    where = (device.platform, device.id) if mesh is None else mesh
+    key = (text, in_avals, where, callbacks, compiler_options)
     exe = _executables.get(key)
     if exe is None:
         out_avals = [(x.aval.shape, x.aval.dtype) for x in ir.outs]
-        exe = _compile_or_load(text, in_avals, out_avals, device, callbacks,
-                               compiler_options)
+        if mesh is None:
+            exe = _compile_or_load(text, in_avals, out_avals, device, callbacks,
+                                   compiler_options)
+        else:
+            exe = runtime.compile_spmd(text, in_avals, out_avals, mesh, callbacks,
+                                       compiler_options, shardings)
+            _compiles[0] += 1
         _executables.put(key, exe)
     return exe
 

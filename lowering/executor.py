@@ -27,6 +27,7 @@ from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
 from funcarray.base.host_values import host_array
 from funcarray.base.lru_cache import LRUCache
+from funcarray.base.sharding import NamedSharding
 from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import default_backend, runtime_device
 from funcarray.transforms import support
@@ -35,6 +36,7 @@ from funcarray.transforms.host_shortcuts import GeneralPathEvalTrace
 from funcarray.transforms.ir import IR, ClosedIR, Eqn, Var
 
 __all__ = ["execute_ir", "execute_ir_numpy", "run_executable", "to_buffer", "from_buffer",
+           "reshard_on_devices",
            "single_op_ir", "XlaEvalTrace", "set_eager_backend", "clear_eager_caches",
            "invalid_value", "floating_point_error", "checking_trace_class",
            "ops_run_on_accelerator"]
@@ -49,17 +51,55 @@ def _note_accelerator(jdev) -> None:
 
 
 def to_buffer(x, jdev):
-    """The XLA buffer of Array ``x`` on ``jdev``, copied there once and cached on ``x``."""
+    """The XLA buffer of Array ``x`` on ``jdev`` (a runtime device, or a canonical
+    NamedSharding: then a multi-device buffer split that way), copied there once and cached
+    on ``x``. An array split over devices keeps its own buffer (and sharding): elsewhere it
+    is gathered and copied, never re-placed."""
     entry = getattr(x, "_buf", None)
     if entry is not None and (entry[0] is jdev or entry[0] == jdev):
         return entry[1]
+    if type(jdev) is NamedSharding:
+        if entry is not None and type(entry[0]) is NamedSharding:
+            moved = reshard_on_devices(entry[1], entry[0], jdev, x.aval)
+            if moved is not None:
+                return moved
+        value = np.asarray(x._value)  # (gathered to the host first, then split again)
+        jdev.check_shape(value.shape)
+        # Not cached on x: the array would then report this sharding, and jit would treat
+        # it as committed to it; a host value is placed again on the next call instead.
+        return runtime.device_put_sharded(value, jdev)
     buf = runtime.device_put(np.asarray(x._value), jdev)
     _note_accelerator(jdev)
+    if entry is not None and type(entry[0]) is NamedSharding:
+        return buf
     try:
         x._buf = (jdev, buf)
     except AttributeError:  # not an Array (a NumPy value): nothing to cache on
         pass
     return buf
+
+
+# aval -> the IR returning its one argument (what a reshard compiles, with shardings)
+_identity_irs = LRUCache(256)
+
+
+def reshard_on_devices(buffer, source, target, aval):
+    """``buffer`` (split as canonical NamedSharding ``source``) split as ``target`` instead,
+    moved between the devices by XLA (an identity executable whose parameter and result
+    carry the two shardings: the partitioner writes the collectives, as jax's reshard does);
+    None when the two meshes differ (other devices, shape or axis names): the caller then
+    goes through the host."""
+    if (source.mesh.flat_devices, source.mesh.shape_tuple) != (
+            target.mesh.flat_devices, target.mesh.shape_tuple):
+        return None
+    aval = canonical_aval(aval)
+    ir = _identity_irs.get(aval)
+    if ir is None:
+        var = Var(aval)
+        ir = IR((), (var,), (), (var,))
+        _identity_irs.put(aval, ir)
+    exe = cache.compile_ir(ir, shardings=((source,), (target,)))
+    return runtime.execute_buffers(exe, [buffer])[0]
 
 
 def from_buffer(buf, aval, jdev) -> Array:
@@ -112,7 +152,20 @@ def execute_ir_numpy(ir, values, device) -> list:
 def run_executable(exe, args, out_avals, donated: tuple = ()) -> list:
     """Run compiled ``exe`` on Arrays ``args`` (each Array's buffer on the executable's
     device is reused, or made once and kept) and wrap its outputs, of types ``out_avals``, as
-    device Arrays. ``donated``: the positions of arguments whose buffers XLA may reuse."""
+    device Arrays. ``donated``: the positions of arguments whose buffers XLA may reuse.
+    An SPMD executable takes each argument split as its parameter's sharding (an array
+    split otherwise is moved there) and returns arrays split as its results' shardings."""
+    if exe.in_placements:
+        bufs = [to_buffer(x, p) for x, p in zip(args, exe.in_placements)]
+        if donated:
+            given = [args[k] for k in donated]
+            _prepare_donation(given)
+            outs = runtime.execute_buffers(exe, bufs)
+            _finish_donation(given)
+        else:
+            outs = runtime.execute_buffers(exe, bufs)
+        return [device_array(p, b, aval)
+                for b, aval, p in zip(outs, out_avals, exe.out_placements)]
     jdev = exe.device
     bufs = [to_buffer(x, jdev) for x in args]
     if donated:
@@ -180,7 +233,8 @@ class XlaEvalTrace:
         jdev = None
         for a in args:
             entry = getattr(a, "_buf", None)
-            if entry is not None:
+            # (an array split over devices is gathered: eager ops run on one device)
+            if entry is not None and type(entry[0]) is not NamedSharding:
                 jdev = entry[0]
                 break
         if jdev is None:

@@ -52,7 +52,8 @@ __all__ = [
     "Executable", "backend", "devices", "default_device", "default_device_for", "device_put",
     "compile", "execute", "execute_buffers", "buffer_executor", "execute_steps",
     "raise_execution_error",
-    "to_numpy", "serialize", "deserialize", "jaxlib_version",
+    "to_numpy", "serialize", "deserialize", "jaxlib_version", "device_put_sharded",
+    "assemble_sharded", "single_device_pieces", "compile_spmd",
 ]
 
 # The jaxlib releases whose private compile/execute API this module speaks: the range
@@ -244,11 +245,18 @@ class Executable:
     device: object
     text: str = ""
     _handlers: list = field(default_factory=list, repr=False)
+    # An SPMD executable (``compile_spmd``): where each parameter must be and where each
+    # result is, as funcarray NamedShardings read back from the compiled executable; empty
+    # for a single-device executable (everything on ``device``).
+    in_placements: tuple = ()
+    out_placements: tuple = ()
 
     def __repr__(self):
         ins = ", ".join(map(_aval_str, self.in_avals))
         outs = ", ".join(map(_aval_str, self.out_avals))
-        return f"Executable(({ins}) -> ({outs}) on {self.device})"
+        where = (f"{self.in_placements[0].num_devices} devices" if self.in_placements
+                 else self.device)
+        return f"Executable(({ins}) -> ({outs}) on {where})"
 
 
 def _make_executable(loaded, in_avals, out_avals, device, text="") -> Executable:
@@ -371,6 +379,162 @@ def _with_text_context(message: str, text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# Sharded arrays and SPMD executables (docs/decisions.md, "Sharding")
+# --------------------------------------------------------------------------------------------
+
+# funcarray NamedSharding -> jax NamedSharding over the runtime's devices (bounded).
+_jax_shardings = LRUCache(1024)
+
+
+def _runtime_devices_of(mesh) -> list:
+    """The runtime devices of a funcarray ``mesh``, in row-major mesh order."""
+    by_id = {d.id: d for d in devices(mesh.flat_devices[0].platform)}
+    try:
+        return [by_id[d.id] for d in mesh.flat_devices]
+    except KeyError:
+        raise ValueError(f"the mesh {mesh} names devices this process does not have: "
+                         f"{[d for d in mesh.flat_devices if d.id not in by_id]}; available: "
+                         f"{sorted(by_id)}") from None
+
+
+def _jax_sharding(sharding):
+    """The jax ``NamedSharding`` with ``sharding``'s layout: jaxlib's transfers and result
+    handlers take jax's sharding objects. Every axis is ``Auto`` there: the layout is all
+    jaxlib needs (funcarray reads axis types itself)."""
+    found = _jax_shardings.get(sharding)
+    if found is None:
+        jax, _ = _jax()
+        mesh = sharding.mesh
+        grid = np.empty(mesh.size, dtype=object)
+        grid[:] = _runtime_devices_of(mesh)
+        jmesh = jax.sharding.Mesh(grid.reshape(mesh.axis_sizes), mesh.axis_names,
+                                  axis_types=(jax.sharding.AxisType.Auto,) * len(
+                                      mesh.axis_names))
+        spec = jax.sharding.PartitionSpec(*(
+            None if not axes else axes[0] if len(axes) == 1 else axes
+            for axes in sharding.spec.normalized()))
+        found = jax.sharding.NamedSharding(jmesh, spec, memory_kind=sharding.memory_kind)
+        _jax_shardings.put(sharding, found)
+    return found
+
+
+def device_put_sharded(value, sharding):
+    """Copy NumPy ``value`` onto the devices of funcarray NamedSharding ``sharding``, each
+    device getting its block (one multi-device array; jaxlib's ``batched_device_put`` with a
+    shard per device, as ``jax.device_put`` does). The shape must fit the sharding (the
+    caller checked it: ``NamedSharding.check_shape``)."""
+    jax, xc = _jax()
+    value = np.asarray(value)
+    layout = sharding.shard_layout(value.shape)
+    by_id = {d.id: d for d in _runtime_devices_of(sharding.mesh)}
+    # Each shard is a copy of its own. jaxlib 0.10.2 (verified): with a copying
+    # host_buffer_semantics, shards that are views of one host array raise "RuntimeError:
+    # bad_function_call" for a partly replicated sharding (P("b") on a 2x4 mesh), though
+    # not for a fully replicated or fully split one; distinct copies always work. A 0-d
+    # value stays 0-d (np.ascontiguousarray would make it 1-d, which jaxlib accepts for a
+    # 0-d array and then hands back as a 1-d value).
+    shards = [np.array(value[index] if index else value, order="C", copy=True)
+              for _, index, _ in layout]
+    try:
+        return xc.batched_device_put(
+            _as_aval(value.shape, value.dtype), _jax_sharding(sharding), shards,
+            [by_id[d.id] for d, _, _ in layout], committed=True,
+            host_buffer_semantics=xc.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+            enable_x64=True)
+    except jax.errors.JaxRuntimeError as exc:
+        raise TypeError(f"device_put: cannot copy a {value.dtype.name}{list(value.shape)} "
+                        f"array to {sharding}: {exc}") from None
+
+
+def assemble_sharded(shape, dtype, sharding, pieces):
+    """One multi-device array of ``shape`` and ``dtype`` laid out as funcarray
+    NamedSharding ``sharding`` from ``pieces``, single-device arrays in the sharding's mesh
+    order (each the block its device holds; the caller checked shapes, dtypes and devices:
+    jaxlib's own checks abort on some mismatches)."""
+    jax, _ = _jax()
+    from jax._src.array import ArrayImpl
+
+    # (ArrayImpl, not jax.make_array_from_single_device_arrays: that one canonicalises the
+    # dtype through jax's x64 flag; funcarray keeps 64-bit types without it)
+    return ArrayImpl(_as_aval(shape, dtype), _jax_sharding(sharding), list(pieces),
+                     committed=True)
+
+
+def single_device_pieces(buffer) -> dict:
+    """``{device id: single-device array}`` of a multi-device array's pieces."""
+    return {s.device.id: s.data for s in buffer.addressable_shards}
+
+
+def compile_spmd(text: str, in_avals, out_avals, mesh, host_callbacks=(),
+                 compiler_options=(), shardings=None) -> Executable:
+    """Compile StableHLO ``text`` that carries Shardy annotations (``sdy.mesh @mesh`` and
+    ``sdy.sharding`` on ``@main``'s parameters and results) for the devices of funcarray
+    ``mesh``, partitioned by XLA's SPMD partitioner (Shardy): one partition per device, in
+    row-major mesh order. The executable's parameter and result shardings (those the text
+    gave, and those the partitioner chose for the others) are read back as funcarray
+    NamedShardings over ``mesh``: ``in_placements``/``out_placements``. ``shardings`` (the
+    ``(in, out)`` the text was annotated with, NamedSharding or None each) stand for what
+    a one-device executable does not report."""
+    jax, xc = _jax()
+    from jax._src import sharding_impls
+
+    from funcarray.base.mesh import PartitionSpec
+    from funcarray.base.sharding import NamedSharding, canonical_sharding
+
+    devs = _runtime_devices_of(mesh)
+    options = _compile_options(xc, compiler_options)
+    options.num_replicas = 1
+    options.num_partitions = len(devs)
+    options.executable_build_options.use_spmd_partitioning = True
+    options.executable_build_options.use_shardy_partitioner = True
+    try:
+        if host_callbacks:
+            from jax._src.interpreters import mlir
+            from jax._src.lib.mlir import ir
+
+            with mlir.make_ir_context():
+                module = ir.Module.parse(text)
+                loaded = devs[0].client.compile_and_load(
+                    module, xc.DeviceList(tuple(devs)), options,
+                    host_callbacks=list(host_callbacks))
+        else:
+            loaded = devs[0].client.compile_and_load(text, xc.DeviceList(tuple(devs)), options)
+    except jax.errors.JaxRuntimeError as exc:
+        raise CompileError(_with_text_context(str(exc), text)) from None
+    jmesh = _jax_sharding(NamedSharding(mesh, PartitionSpec())).mesh
+
+    def placements(op_shardings, given):
+        # jaxlib 0.10.2 (verified): an executable of one partition (a 1-device mesh) reports
+        # None here instead of a list; everything is on that one device, so the annotated
+        # shardings (or replicated ones) describe it.
+        if op_shardings is None:
+            return tuple(canonical_sharding(s if s is not None else
+                                            NamedSharding(mesh, PartitionSpec()))
+                         for s in given)
+        out = []
+        for op in op_shardings:
+            spec = sharding_impls.parse_flatten_op_sharding(op, jmesh)[0]
+            out.append(canonical_sharding(NamedSharding(mesh, PartitionSpec(*spec))))
+        return tuple(out)
+
+    in_avals, out_avals = _normalize_avals(in_avals), _normalize_avals(out_avals)
+    given_in, given_out = shardings or ((), ())
+    in_placements = placements(loaded.get_parameter_shardings(),
+                               given_in or (None,) * len(in_avals))
+    out_placements = placements(loaded.get_output_shardings(),
+                                given_out or (None,) * len(out_avals))
+    if _modules["legacy_handlers"]:
+        handlers = [xc.array_result_handler(_as_aval(*a), _jax_sharding(p), True,
+                                            _skip_checks=True)
+                    for a, p in zip(out_avals, out_placements)]
+    else:
+        handlers = [xc.array_result_handler(_as_aval(*a), _jax_sharding(p), True)
+                    for a, p in zip(out_avals, out_placements)]
+    return Executable(loaded, in_avals, out_avals, devs[0], text, handlers, in_placements,
+                      out_placements)
+
+
+# --------------------------------------------------------------------------------------------
 # Running
 # --------------------------------------------------------------------------------------------
 
@@ -482,12 +646,24 @@ def execute(exe: Executable, args) -> list:
     """Run ``exe`` on ``args`` (NumPy arrays or device arrays); returns device arrays.
 
     Shapes and dtypes are checked first (jaxlib would reinterpret a same-size wrong dtype);
-    NumPy arguments are copied to the executable's device.
+    NumPy arguments are copied to the executable's device, or, for an SPMD executable, split
+    as its parameters are; a device array split otherwise is refused (jaxlib would crash).
     """
     jax, _ = _jax()
     _check_args(exe, args)
-    on_device = [x if isinstance(x, jax.Array) else device_put(np.asarray(x), exe.device)
-                 for x in args]
+    if exe.in_placements:
+        on_device = []
+        for k, (x, place) in enumerate(zip(args, exe.in_placements)):
+            want = _jax_sharding(place)
+            if not isinstance(x, jax.Array):
+                x = device_put_sharded(np.asarray(x), place)
+            elif not x.sharding.is_equivalent_to(want, len(x.shape)):
+                raise ExecutionError(f"argument {k} of {exe!r} is split as {x.sharding}, but "
+                                     f"the executable takes it split as {place}")
+            on_device.append(x)
+    else:
+        on_device = [x if isinstance(x, jax.Array) else device_put(np.asarray(x), exe.device)
+                     for x in args]
     try:
         return exe.loaded.execute_sharded(on_device).consume_with_handlers(exe._handlers)
     except jax.errors.JaxRuntimeError as exc:

@@ -186,7 +186,7 @@ class _Builder:
     """Accumulates the lines of one function and knows the type of every SSA value."""
 
     __slots__ = ("lines", "types", "count", "indent", "platform", "host_callbacks",
-                 "effect_token")
+                 "effect_token", "mesh")
 
     def __init__(self, indent: str = _TOP_INDENT, platform: str | None = None):
         self.lines: list = []
@@ -196,6 +196,7 @@ class _Builder:
         self.platform = platform  # the PJRT platform compiled for; None: any
         self.host_callbacks: list = []  # Python functions the module calls, by index
         self.effect_token = None  # the token of the entry function's last ordered effect
+        self.mesh = None  # the device mesh shardings in the module refer to (``@mesh``)
 
     def fresh(self, aval) -> str:
         name = f"%{self.count}"
@@ -246,6 +247,13 @@ class LoweringContext:
     def set_effect_token(self, token: str) -> None:
         """Record ``token`` as the last ordered effect's (see ``effect_token``)."""
         self._builder.effect_token = token
+
+    def sharding_attribute(self, sharding, ndim: int) -> str:
+        """The Shardy attribute (``#sdy.sharding<@mesh, ...>``) of funcarray NamedSharding
+        ``sharding`` for a value of rank ``ndim``; the module declares its mesh as ``@mesh``
+        (a module partitions over one mesh: another one raises a ValueError)."""
+        use_mesh(self._builder, sharding.mesh)
+        return sharding_attribute(sharding, ndim)
 
     def emit(self, line: str) -> None:
         """Write one raw line of MLIR into the function body."""
@@ -325,14 +333,20 @@ def lower_ir(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
 
 
 def lower_module(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
-                 platform: str | None = None) -> tuple:
-    """``(text, host_callbacks)``: StableHLO text (MLIR generic form) for ``ir``, and the
-    Python functions its host-callback custom calls index (compile with them); ``name`` names
+                 platform: str | None = None, shardings=None) -> tuple:
+    """``(text, host_callbacks, mesh)``: StableHLO text (MLIR generic form) for ``ir``, the
+    Python functions its host-callback custom calls index (compile with them), and the
+    funcarray ``Mesh`` it is partitioned over (None: a single-device module); ``name`` names
     the module.
 
     ``ir`` is an IR, a ClosedIR or what ``make_ir`` returns (a StagedIR). ``donated`` lists
     parameters (positions among const binders then arguments) whose buffers the caller gives
     up: they are marked ``jax.buffer_donor``, so XLA may write an output into them.
+    ``shardings`` is None or ``(in_shardings, out_shardings)``: a funcarray NamedSharding or
+    None (the partitioner chooses) for each parameter and each result, written as Shardy
+    ``sdy.sharding`` attributes on ``@main``. A module with shardings (those or a sharding
+    constraint inside) declares their mesh (``sdy.mesh @mesh``) and as many partitions as it
+    has devices.
 
     The entry function is always ``@main`` (XLA requires it); its parameters are the const
     binders then the arguments. Raises the primitive's ``MissingRuleError`` (with the
@@ -345,23 +359,73 @@ def lower_module(ir: IR | ClosedIR, *, name: str = "main", donated: tuple = (),
     if isinstance(ir, ClosedIR):
         ir = ir.ir
     builder = _Builder(platform=platform)
+    in_shardings, out_shardings = shardings or ((), ())
     params = []
     arg_names = []
     for k, var in enumerate((*ir.const_binders, *ir.in_binders)):
         arg_names.append(f"%arg{k}")
         builder.types[arg_names[-1]] = var.aval
-        donor = " {jax.buffer_donor = true}" if k in donated else ""
-        params.append(f"%arg{k}: {tensor_type(var.aval)}{donor}")
+        attrs = ["jax.buffer_donor = true"] if k in donated else []
+        sharding = in_shardings[k] if in_shardings else None
+        if sharding is not None:
+            use_mesh(builder, sharding.mesh)
+            attrs.append(f"sdy.sharding = {sharding_attribute(sharding, var.aval.ndim)}")
+        attr_text = f" {{{', '.join(attrs)}}}" if attrs else ""
+        params.append(f"%arg{k}: {tensor_type(var.aval)}{attr_text}")
     top = LoweringContext((), (), builder)
     results = _lower_body(top, ir, arg_names)
     out_types = ", ".join(tensor_type(x.aval) for x in ir.outs)
     top.emit(f'"func.return"({", ".join(results)}) : ({out_types}) -> ()')
+    result_types = []
+    for k, x in enumerate(ir.outs):
+        sharding = out_shardings[k] if out_shardings else None
+        if sharding is None:
+            result_types.append(tensor_type(x.aval))
+        else:
+            use_mesh(builder, sharding.mesh)
+            result_types.append(f"{tensor_type(x.aval)} {{sdy.sharding = "
+                                f"{sharding_attribute(sharding, x.aval.ndim)}}}")
     body = "\n".join(builder.lines)
-    text = (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = 1 : i32, "
-            f"mhlo.num_replicas = 1 : i32}} {{\n"
-            f"  func.func public @main({', '.join(params)}) -> ({out_types}) {{\n"
+    mesh = builder.mesh
+    partitions, mesh_line = 1, ""
+    if mesh is not None:
+        partitions = mesh.size
+        axes = ", ".join(f'"{n}"={size}' for n, size in mesh.shape_tuple)
+        mesh_line = f"  sdy.mesh @mesh = <[{axes}]>\n"
+    text = (f"module @{_symbol(name)} attributes {{mhlo.num_partitions = {partitions} : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n{mesh_line}"
+            f"  func.func public @main({', '.join(params)}) -> ({', '.join(result_types)}) {{\n"
             f"{body}\n  }}\n}}")
-    return text, tuple(builder.host_callbacks)
+    return text, tuple(builder.host_callbacks), mesh
+
+
+def use_mesh(builder: _Builder, mesh) -> None:
+    """Record ``mesh`` as the one the module's shardings refer to (``@mesh``). Meshes that
+    differ only in their axis types are the same layout; any other second mesh is an error,
+    because XLA partitions a module over one device assignment."""
+    if builder.mesh is None:
+        builder.mesh = mesh
+        return
+    seen = builder.mesh
+    if (seen.flat_devices, seen.shape_tuple) != (mesh.flat_devices, mesh.shape_tuple):
+        raise ValueError(f"a jitted computation is partitioned over one mesh, but its "
+                         f"shardings use two: {seen} over devices "
+                         f"{[d.id for d in seen.flat_devices]} and {mesh} over devices "
+                         f"{[d.id for d in mesh.flat_devices]}")
+
+
+def sharding_attribute(sharding, ndim: int) -> str:
+    """``#sdy.sharding<@mesh, [{"a"}, {}, ...]>`` for a value of rank ``ndim`` laid out as
+    funcarray NamedSharding ``sharding`` (every dimension closed: only the named axes split
+    it, as JAX writes it). The shape was checked against the sharding before lowering."""
+    spec = sharding.spec
+    if len(spec) > ndim:
+        raise ValueError(f"Sharding {sharding!r} is only valid for values of rank at least "
+                         f"{len(spec)}, but was applied to a value of rank {ndim}.")
+    dims = []
+    for k in range(ndim):
+        dims.append("{" + ", ".join(f'"{a}"' for a in spec.axes_of(k)) + "}")
+    return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
 
 
 def lower_inline(ctx: LoweringContext, closed: IR | ClosedIR, *operands: str) -> list:

@@ -38,13 +38,23 @@ import numpy as np
 
 from funcarray.api.debug_nans import check_jit_outputs
 from funcarray.api.jit_dispatch import MISS, FastPath, leaf_type
+from funcarray.api.jit_shardings import (
+    check_committed,
+    entry_shardings,
+    given_in_shardings,
+    leaf_placement,
+    sharding_option,
+    uses_bare_specs,
+)
 from funcarray.base import float0 as _float0
 from funcarray.base import host_values
 from funcarray.base import pytrees as tree
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, Device, DeviceArray
 from funcarray.base.avals import canonical_aval
 from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location, filtered
+from funcarray.base.mesh import get_mesh
+from funcarray.base.sharding import NamedSharding, SingleDeviceSharding
 from funcarray.lowering import cache, executor, runtime
 from funcarray.lowering.devices import devices, runtime_device
 from funcarray.primitives import _buffers
@@ -65,7 +75,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any, ParamSpec, Protocol, Self, TypeVar
 
-    from funcarray.base.array import Device
     from funcarray.base.typing import ArrayLike
     from funcarray.transforms.ir import IR
 
@@ -99,7 +108,7 @@ class _Entry:
     executable."""
 
     __slots__ = ("ir", "consts", "out_tree", "out_avals", "exe", "donated", "single_output",
-                 "stage_s", "lower_s", "compile_s", "float0")
+                 "stage_s", "lower_s", "compile_s", "float0", "shardings", "leaf_placements")
 
     def __init__(self, ir, consts, out_tree, donated=(), float0=None):
         self.ir = ir
@@ -116,13 +125,18 @@ class _Entry:
         self.single_output = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
         self.exe = None
         self.stage_s = self.lower_s = self.compile_s = 0.0
+        # None, or (in_shardings, out_shardings): NamedSharding/None per executable parameter
+        # and result, the Shardy annotations the module is partitioned with (jit_shardings)
+        self.shardings = None
+        # the sharding each argument leaf carried (None: none), checked by the fast path
+        self.leaf_placements = ()
 
 
 _all_trace_caches: weakref.WeakSet = weakref.WeakSet()  # (for clear_caches)
 
 
 @overload
-def jit(fun: Callable[_P, ArrayLike], /, *, in_shardings: None = None, out_shardings: None = None,
+def jit(fun: Callable[_P, ArrayLike], /, *, in_shardings: Any = None, out_shardings: Any = None,
         static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Iterable[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
@@ -130,7 +144,7 @@ def jit(fun: Callable[_P, ArrayLike], /, *, in_shardings: None = None, out_shard
         device: Device | None = None, backend: str | None = None, inline: bool = False,
         compiler_options: dict[str, Any] | None = None) -> JitWrapped[_P, Array]: ...
 @overload
-def jit(fun: Callable[_P, _R], /, *, in_shardings: None = None, out_shardings: None = None,
+def jit(fun: Callable[_P, _R], /, *, in_shardings: Any = None, out_shardings: Any = None,
         static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Iterable[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
@@ -138,7 +152,7 @@ def jit(fun: Callable[_P, _R], /, *, in_shardings: None = None, out_shardings: N
         device: Device | None = None, backend: str | None = None, inline: bool = False,
         compiler_options: dict[str, Any] | None = None) -> JitWrapped[_P, _R]: ...
 @overload
-def jit(fun: None = None, /, *, in_shardings: None = None, out_shardings: None = None,
+def jit(fun: None = None, /, *, in_shardings: Any = None, out_shardings: Any = None,
         static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Iterable[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
@@ -169,8 +183,14 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
             inlined and compiles with the outer one's options, as in JAX.
         keep_unused, inline: accepted for JAX compatibility; nested jits are always inlined
             into the enclosing executable, and unused arguments are always kept.
-        in_shardings, out_shardings: accepted for JAX compatibility when None: funcarray runs
-            each executable on one device (``device=``/``backend=`` choose it).
+        in_shardings, out_shardings: how the arguments and outputs are split over devices,
+            as pytree prefixes of the positional arguments and of the output: a
+            ``NamedSharding``, a ``PartitionSpec`` (over the mesh of ``set_mesh``) or None
+            (XLA's partitioner chooses). With any sharding (these, an argument already split
+            over devices, or ``lax.with_sharding_constraint`` inside) the function is
+            compiled once for all the devices of the mesh and partitioned by XLA (Shardy);
+            arguments are moved where the executable wants them, and outputs are split as
+            the executable says. See ``funcarray.api.jit_shardings``.
 
     Returns:
         A function like ``fun``, with ``lower(*args)``, ``cache_info()`` and
@@ -197,13 +217,13 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
             compiler_options=compiler_options)
     if not callable(fun):
         raise TypeError(f"jit: expected a function, got {type(fun).__name__} {fun!r}")
-    if in_shardings is not None or out_shardings is not None:
-        raise NotImplementedError(
-            "jit: in_shardings/out_shardings place arrays across several devices, which "
-            "funcarray does not do (each executable runs on one device); drop them, and use "
-            "device= or backend= to choose the device")
+    shardings = (sharding_option(in_shardings, "in_shardings"),
+                 sharding_option(out_shardings, "out_shardings"))
+    if shardings != (None, None) and (device is not None or backend is not None):
+        raise ValueError("jit: pass in_shardings/out_shardings or device=/backend=, not both "
+                         "(the shardings name the devices)")
     return _dispatcher(Jitted(fun, static_argnums, static_argnames, donate_argnums,
-                              donate_argnames, device, backend, compiler_options))
+                              donate_argnames, device, backend, compiler_options, shardings))
 
 
 def _dispatcher(state: Jitted):
@@ -374,6 +394,8 @@ class _TraceCache:
 
     __slots__ = ("entries", "fast", "hits", "misses", "last_key", "_device", "_backend",
                  "_compiler_options", "__weakref__")
+    # (in/out shardings are part of the options this cache is shared under: they change
+    # what is compiled, never the dispatch below)
 
     def __init__(self, static: bool, device, backend, compiler_options):
         self._device, self._backend = device, backend
@@ -412,11 +434,11 @@ class _TraceCache:
         """Compile ``entry`` (with this function's XLA options, or ``compiler_options``)."""
         jdev = runtime_device(self.target_device())
         start = time.perf_counter()
-        cache.lowered_text(entry.ir, entry.donated, jdev.platform)
+        cache.lowered_text(entry.ir, entry.donated, jdev.platform, entry.shardings)
         entry.lower_s = time.perf_counter() - start
         start = time.perf_counter()
         entry.exe = cache.compile_ir(
-            entry.ir, device=jdev, donated=entry.donated,
+            entry.ir, device=jdev, donated=entry.donated, shardings=entry.shardings,
             compiler_options=(self._compiler_options if compiler_options is None
                               else compiler_options))
         entry.compile_s = time.perf_counter() - start
@@ -431,7 +453,7 @@ def _trace_cache(fun, options: tuple) -> _TraceCache:
     """The trace cache of ``fun`` under jit ``options`` (static and donated arguments, device,
     backend, compiler options), shared with every other wrapper of them; a callable that
     cannot be weakly referenced or hashed gets its own."""
-    static, device, backend, compiler_options = bool(options[0]), *options[4:]
+    static, device, backend, compiler_options = bool(options[0]), *options[4:7]
     try:
         with _trace_caches_lock:
             per_options = _trace_caches.get(fun)
@@ -452,8 +474,11 @@ class Jitted:
     ``funcarray.jit``."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 device, backend, compiler_options=None):
+                 device, backend, compiler_options=None, shardings=(None, None)):
         self._fun = fun
+        self._shardings = shardings  # (in, out): jit_shardings.sharding_option forms
+        self._bare_specs = uses_bare_specs(*shardings)
+        self._given: dict = {}  # argument structure -> in_shardings per leaf
         # (name, value) pairs, validated now: a wrong value type fails at jit(), not later
         self._compiler_options = runtime.check_compiler_options(compiler_options)
         nums = _as_tuple(static_argnums, "static_argnums")
@@ -475,7 +500,7 @@ class Jitted:
         self._name = _fun_name(fun)
         self._shared = shared = _trace_cache(fun, (
             self._static_argnums, self._static_argnames, self._donate_argnums,
-            self._donate_argnames, device, backend, self._compiler_options))
+            self._donate_argnames, device, backend, self._compiler_options, shardings))
         self._cache = shared.entries
         self._fast = shared.fast
         self._run_eagerly = shared.run_eagerly
@@ -544,7 +569,18 @@ class Jitted:
         sig = [in_tree]
         for k, x in enumerate(leaves):
             t = type(x)
-            if t is Array or t is DeviceArray:
+            if t is DeviceArray:
+                where = x._buf[0]
+                if type(where) is not NamedSharding:
+                    sig.append(leaf_type(x))
+                else:  # an array split over devices is compiled for its sharding...
+                    want = self._given_in_sharding(in_tree, dyn_args, dyn_kwargs, k)
+                    if want is None:
+                        sig.append((*leaf_type(x), where))
+                    else:  # ...unless in_shardings fixes it (and then it must agree)
+                        check_committed(want, where, x, f"argument {k}", self._name)
+                        sig.append(leaf_type(x))
+            elif t is Array:
                 sig.append(leaf_type(x))
             elif isinstance(x, Tracer):
                 a = x.aval
@@ -555,7 +591,24 @@ class Jitted:
                 sig.append(_leaf_signature(self._name, x, k))
         # (the named vmap axes around the call: a body holding collectives depends on them)
         key = (tuple(sig), tuple(statics), self._device, self._backend, axis_env())
+        if self._bare_specs:  # (bare PartitionSpecs mean the current mesh's)
+            key = (*key, get_mesh())
         return key, leaves, (statics, in_tree, dyn_args, dyn_kwargs)
+
+    def _given_in_sharding(self, in_tree, dyn_args, dyn_kwargs, k: int):
+        """What ``in_shardings`` gives leaf ``k`` of arguments with structure ``in_tree``
+        (None: nothing), resolved once per structure (and current mesh)."""
+        if self._shardings[0] is None:
+            return None
+        key = (in_tree, get_mesh()) if self._bare_specs else in_tree
+        given = self._given.get(key)
+        if given is None:
+            given = given_in_shardings(self._shardings[0], dyn_args, bool(dyn_kwargs),
+                                       self._name)
+            if len(self._given) >= 64:  # (bounded: argument structures rarely vary)
+                self._given.clear()
+            self._given[key] = given
+        return given[k] if k < len(given) else None
 
     # --- a miss: stage the function ----------------------------------------------------------
     def _miss(self, key, leaves, statics):
@@ -625,7 +678,16 @@ class Jitted:
         if in_holes or float0_out[0]:
             float0 = (frozenset(k for k, _ in in_holes or ()), float0_out[0], out_tree)
             out_tree = tree.structure(list(closed.ir.outs))
-        return _Entry(call.ir, tuple(call.consts), out_tree, donated, float0), cacheable
+        entry = _Entry(call.ir, tuple(call.consts), out_tree, donated, float0)
+        if float0 is None:
+            entry.shardings, entry.leaf_placements = entry_shardings(
+                *self._shardings, statics[2], bool(statics[3]), dyn_leaves,
+                trace.arg_names or [], len(call.consts), out_tree, entry.out_avals,
+                self._name)
+        elif self._shardings != (None, None):
+            raise NotImplementedError(f"jit({self._name}): in_shardings/out_shardings with "
+                                      f"float0 arguments or outputs")
+        return entry, cacheable
 
     # --- introspection -------------------------------------------------------------------------
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
@@ -896,7 +958,8 @@ class Lowered:
         from funcarray.lowering import cache
 
         platform = runtime_device(self._jitted._target_device()).platform
-        return cache.lowered_text(self._entry.ir, self._entry.donated, platform)
+        return cache.lowered_text(self._entry.ir, self._entry.donated, platform,
+                                  self._entry.shardings)
 
     def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
         """Compile (or fetch from the cache) the executable.
@@ -948,11 +1011,45 @@ class Compiled:
                             f"function instead to compile for new types")
         if self._entry.float0 is not None:
             return self._jitted._call_float0(self._entry, leaves)
+        self._check_placements(leaves)
         return self._jitted._run_eagerly(self._entry, leaves)
+
+    def _check_placements(self, leaves) -> None:
+        """An argument split over devices must be split as the executable's parameter is
+        (jaxlib would crash on another split; JAX raises here too); arrays on one device or
+        the host are placed by the call."""
+        exe = self._entry.exe
+        if not exe.in_placements:
+            wanted = [None] * len(leaves)
+        else:
+            wanted = exe.in_placements[len(self._entry.consts):]
+        for k, (x, want) in enumerate(zip(leaves, wanted)):
+            have = leaf_placement(x)
+            if have is not None and have is not want:
+                raise ValueError(
+                    f"Compiled {self._jitted._name}: argument {k} is split as {have!r}, but "
+                    f"the executable was compiled for "
+                    f"{want if want is not None else 'one device'}; move it with "
+                    f"funcarray.device_put(x, sharding), or call the jitted function, which "
+                    f"compiles for the arguments' shardings")
 
     def as_text(self) -> str:
         """XLA's optimised HLO module, as text."""
         return self._entry.exe.loaded.hlo_modules()[0].to_string()
+
+    @property
+    def output_shardings(self) -> Any:
+        """The sharding of each output (a pytree like the output): what the executable
+        returns, as XLA's partitioner decided where ``out_shardings`` did not say."""
+        exe = self._entry.exe
+        if exe.in_placements:
+            shardings = list(exe.out_placements)
+        else:
+            device = Device(exe.device.platform, exe.device.id)
+            shardings = [SingleDeviceSharding(device) for _ in exe.out_avals]
+        if self._entry.single_output:
+            return shardings[0]
+        return tree.unflatten(self._entry.out_tree, shardings)
 
     def cost_analysis(self) -> dict[str, Any]:
         """XLA's cost estimates (flops, bytes accessed...), as a dict."""

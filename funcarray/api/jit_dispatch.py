@@ -13,8 +13,11 @@ general cache key. Two levels:
 * A table from the argument signature (``fast_signature``) to the compiled entry, for
   functions called with alternating signatures.
 
-Anything else (keyword arguments, static arguments, other leaf types, a signature not
-compiled yet) returns ``MISS`` and takes ``Jitted._call``'s general path, which compiles and
+An entry compiled for several devices (an SPMD executable, see ``jit_shardings``) is served
+through the table only, by ``_sharded_runner``, which checks each leaf's sharding by
+identity. Anything else (keyword arguments, static arguments, other leaf types, a signature
+not compiled yet, an array split over devices where the entry was compiled for one) returns
+``MISS`` and takes ``Jitted._call``'s general path, which compiles and
 then ``remember`` s the entry here.
 
 Example:
@@ -34,6 +37,7 @@ from operator import itemgetter
 from funcarray.base import pytrees as tree
 from funcarray.base.array import Array, DeviceArray, device_array
 from funcarray.base.avals import ShapedArray, canonical_aval
+from funcarray.base.sharding import NamedSharding
 from funcarray.lowering import executor, runtime
 
 __all__ = ["FastPath", "MISS", "fast_signature", "leaf_type"]
@@ -149,6 +153,10 @@ class _FastEntry:
             self.last = None
             self.run_leaves = lambda leaves: run_eagerly(entry, leaves)
             return
+        if entry.exe.in_placements:
+            self.last = None
+            self.run_leaves = _sharded_runner(entry)
+            return
         exe, consts = entry.exe, entry.consts
         jdev = exe.device
         start, finish = runtime.execute_steps(exe)
@@ -158,8 +166,12 @@ class _FastEntry:
             bufs = []
             for x in leaves:
                 cached = getattr(x, "_buf", None)  # (device, buffer): see array.DeviceArray
-                bufs.append(cached[1] if cached is not None and cached[0] is jdev
-                            else to_buffer(x, jdev))
+                if cached is not None and cached[0] is jdev:
+                    bufs.append(cached[1])
+                elif cached is not None and type(cached[0]) is NamedSharding:
+                    return MISS  # (compiled for an array on one device: not this entry's)
+                else:
+                    bufs.append(to_buffer(x, jdev))
             return bufs
 
         # The executable runs inline (``finish(start(bufs))``), not through a helper: each
@@ -203,7 +215,11 @@ class _FastEntry:
                     return tuple(outs)
                 return tree.unflatten(out_tree, outs)
 
-        self.run_leaves = lambda leaves: run(buffers(leaves))
+        def run_leaves(leaves):
+            bufs = buffers(leaves)
+            return MISS if bufs is MISS else run(bufs)
+
+        self.run_leaves = run_leaves
         inline = entry.single_output and not consts
         out_aval = entry.out_avals[0] if inline else None
         aval_x = None
@@ -212,6 +228,56 @@ class _FastEntry:
         self.last = (_make_guard(args, jdev, to_buffer), jdev, aval_x,
                      None if inline else run, start, finish, exe, out_aval,
                      inline and out_aval.weak_type)
+
+
+def _sharded_runner(entry):
+    """``run_leaves`` of an entry compiled for several devices (an SPMD executable): each
+    leaf must carry the sharding the entry was compiled for, or its parameter's sharding,
+    or none if it carried none (it is then placed as the parameter wants, as jit's general
+    path does); MISS otherwise. Outputs are split as the executable's results are."""
+    exe, consts = entry.exe, entry.consts
+    start, finish = runtime.execute_steps(exe)
+    to_buffer = executor.to_buffer
+    const_places = exe.in_placements[:len(consts)]
+    leaf_places = exe.in_placements[len(consts):]
+    wanted = entry.leaf_placements
+    outs_typed = list(zip(entry.out_avals, exe.out_placements))
+    out_tree, single = entry.out_tree, entry.single_output
+
+    # The consts' buffers split as the executable wants, made on the first call and kept:
+    # such a buffer is a private copy, which nothing else can donate. (A const already
+    # split that way is the user's array: its buffer is read at each call.)
+    const_buffers: list = []
+
+    def const_bufs():
+        if len(const_buffers) != len(consts):
+            private = []
+            for c, p in zip(consts, const_places):
+                cached = getattr(c, "_buf", None)
+                private.append(None if cached is not None and cached[0] is p
+                               else to_buffer(c, p))
+            const_buffers[:] = private
+        return [c._buf[1] if b is None else b for c, b in zip(consts, const_buffers)]
+
+    def run_leaves(leaves):
+        bufs = const_bufs() if consts else []
+        for x, want, place in zip(leaves, wanted, leaf_places):
+            cached = getattr(x, "_buf", None)
+            have = cached[0] if cached is not None and type(cached[0]) is NamedSharding else None
+            # (canonical shardings: identity is equality) An array split exactly as the
+            # parameter is also taken: a training step's sharded outputs fed back in, where
+            # the first call had host arrays, run without a new trace.
+            if have is not want and have is not place:
+                return MISS
+            bufs.append(cached[1] if have is place else to_buffer(x, place))
+        try:
+            out_buffers = finish(start(bufs))
+        except Exception as exc:  # noqa: BLE001
+            runtime.raise_execution_error(exe, exc)
+        outs = [device_array(p, b, a) for b, (a, p) in zip(out_buffers, outs_typed)]
+        return outs[0] if single else tree.unflatten(out_tree, outs)
+
+    return run_leaves
 
 
 def _flat_kind(out_tree, count: int):
@@ -384,6 +450,8 @@ def _checked_buffers(items, leaf_specs, jdev, to_buffer):
         else:
             return MISS
         cached = getattr(item, "_buf", None)  # unset on a host array never passed to jit
+        if cached is not None and type(cached[0]) is NamedSharding:
+            return MISS  # (split over devices: jit's general path compiles for that)
         bufs.append(cached[1] if cached is not None and cached[0] is jdev
                     else to_buffer(item, jdev))
     return bufs

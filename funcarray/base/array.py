@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from funcarray.base.avals import ShapedArray
-from funcarray.base.sharding import Shard, SingleDeviceSharding
+from funcarray.base.sharding import NamedSharding, Shard, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -167,18 +167,29 @@ class Array(metaclass=_ArrayMeta):
         return self._value.dtype.itemsize
 
     @property
-    def device(self) -> Device:
+    def device(self) -> Device | NamedSharding:
+        """The device holding the array; for an array split over several devices, its
+        sharding (as ``jax.Array.device``)."""
         entry = getattr(self, "_buf", None)  # (runtime device, buffer), see DeviceArray
         if entry is None:
             return _CPU0
-        return Device(entry[0].platform, entry[0].id)
+        where = entry[0]
+        if type(where) is NamedSharding:
+            return where.mesh.flat_devices[0] if where.num_devices == 1 else where
+        return Device(where.platform, where.id)
 
     def devices(self) -> set[Device]:
+        entry = getattr(self, "_buf", None)
+        if entry is not None and type(entry[0]) is NamedSharding:
+            return entry[0].device_set
         return {self.device}
 
-    # --- placement: one device (see funcarray/base/sharding.py) ---------------------------
+    # --- placement: one device, or a NamedSharding (see funcarray/base/sharding.py) --------
     @property
-    def sharding(self) -> SingleDeviceSharding:
+    def sharding(self) -> SingleDeviceSharding | NamedSharding:
+        entry = getattr(self, "_buf", None)
+        if entry is not None and type(entry[0]) is NamedSharding:
+            return entry[0]
         return SingleDeviceSharding(self.device)
 
     is_fully_replicated = property(lambda self: self.sharding.is_fully_replicated)
@@ -186,7 +197,21 @@ class Array(metaclass=_ArrayMeta):
 
     @property
     def addressable_shards(self) -> list[Shard]:
-        return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        """Each device's piece of the array (a single-device Array), in mesh order."""
+        entry = getattr(self, "_buf", None)
+        if entry is None or type(entry[0]) is not NamedSharding:
+            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        sharding, buffer = entry
+        # The buffer is the runtime's multi-device array; its per-device pieces are looked up
+        # by device id (the runtime's devices and funcarray's Devices share their ids).
+        pieces = {(s.device.platform, s.device.id): s.data for s in buffer.addressable_shards}
+        shard_aval = ShapedArray(sharding.shard_shape(self.shape), self.dtype, self.weak_type)
+        out = []
+        for device, index, replica in sharding.shard_layout(self.shape):
+            piece = pieces[(device.platform, device.id)]
+            out.append(Shard(device, index, replica,
+                             device_array(piece.devices().pop(), piece, shard_aval)))
+        return out
 
     def block_until_ready(self) -> Array:
         """Eager CPU arrays are always ready; kept for JAX compatibility."""

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "map", "flatten", "unflatten", "leaves", "structure", "register_pytree_node",
     "register_dataclass", "all", "reduce", "transpose", "flatten_with_path", "map_with_path",
-    "PyTreeDef",
+    "PyTreeDef", "broadcast_prefix",
 ]
 
 # One namespace for every registration, so funcarray's registry does not collide with other
@@ -126,6 +126,17 @@ def unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
         {'a': 10, 'b': 20}
     """
     return optree.tree_unflatten(treedef, leaves)
+
+
+def broadcast_prefix(prefix: Any, full: Any, is_leaf: _IsLeaf = None) -> list[Any]:
+    """The leaves of ``prefix`` (a pytree prefix of ``full``) repeated for each leaf of
+    ``full`` below them, in ``full``'s flattening order; a ValueError names the mismatch.
+
+    Example:
+        >>> broadcast_prefix((1, 2), ([7, 8], {"a": 9}))
+        [1, 1, 2]
+    """
+    return optree.broadcast_prefix(prefix, full, is_leaf=is_leaf, **_OPTS)
 
 
 def leaves(tree: Any, is_leaf: _IsLeaf = None) -> list[Any]:

@@ -171,18 +171,54 @@ def composite(decomposition: Callable[..., Any], name: str, version: int = 0
 
 
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
-    """``x`` (an array or pytree) unchanged: funcarray runs on one device, where every
-    sharding is the whole array. ``shardings`` is accepted, as in JAX, and not used.
+    """``x`` (an array or pytree) laid out as ``shardings`` (a sharding, or a pytree prefix
+    of ``x`` of them: ``NamedSharding``, a bare ``PartitionSpec`` over the mesh of
+    ``set_mesh``, or None for no constraint), as ``jax.lax.with_sharding_constraint``.
+    Under ``jit`` it tells XLA's partitioner how to split the value at this point (Shardy's
+    ``sdy.sharding_constraint``); eagerly it places ``x`` that way. The mesh axes it names
+    must be ``AxisType.Auto`` ones, as in JAX.
 
     Example:
+        >>> import funcarray as fa
         >>> import funcarray.numpy as fnp
         >>> from funcarray import lax
-        >>> lax.with_sharding_constraint(fnp.ones(2), None)
-        Array([1., 1.], dtype=float32)
+        >>> mesh = fa.make_mesh((1,), ("x",), (fa.sharding.AxisType.Auto,))
+        >>> s = fa.sharding.NamedSharding(mesh, fa.P("x"))
+        >>> fa.jit(lambda v: lax.with_sharding_constraint(v * 2, s))(fnp.ones(2))
+        Array([2., 2.], dtype=float32)
     """
+    from funcarray.api.sharded_arrays import resolve_sharding
+    from funcarray.base.mesh import AxisType, PartitionSpec
+    from funcarray.base.sharding import NamedSharding, Sharding
+    from funcarray.primitives.sharding_constraints import sharding_constraint_p
+
+    where = "lax.with_sharding_constraint"
     leaves, tree = fa_tree.flatten(x)
-    return fa_tree.unflatten(tree, [asarray_arg("lax.with_sharding_constraint", leaf)
-                                    for leaf in leaves])
+    try:
+        per_leaf = fa_tree.broadcast_prefix(
+            shardings, x, is_leaf=lambda v: v is None or isinstance(v, (Sharding,
+                                                                          PartitionSpec)))
+    except ValueError as exc:
+        raise ValueError(f"{where}: shardings must be a pytree prefix of x ({exc})") from None
+    out = []
+    for leaf, sharding in zip(leaves, per_leaf):
+        leaf = asarray_arg(where, leaf)
+        sharding = resolve_sharding(sharding, where)
+        if isinstance(sharding, NamedSharding):
+            mesh = sharding.mesh
+            for axes in sharding.spec.normalized():
+                for name in axes:
+                    if mesh.axis_types[mesh.axis_names.index(name)] is not AxisType.Auto:
+                        raise ValueError(
+                            f"The spec of NamedSharding passed to with_sharding_constraint "
+                            f"can only refer to Auto axes of the mesh. Got spec="
+                            f"{sharding.spec!r} and mesh={mesh}. (funcarray.make_mesh "
+                            f"makes Explicit axes by default, as JAX 0.10: pass axis_types="
+                            f"(funcarray.sharding.AxisType.Auto, ...).)")
+            sharding.check_shape(tuple(leaf.shape))
+            leaf = sharding_constraint_p.bind(leaf, sharding=sharding)
+        out.append(leaf)
+    return fa_tree.unflatten(tree, out)
 
 
 def dce_sink(val: Any, *, prevent_mlir_dce: bool = False) -> None:
