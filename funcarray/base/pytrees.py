@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "map", "flatten", "unflatten", "leaves", "structure", "register_pytree_node",
     "register_dataclass", "all", "reduce", "transpose", "flatten_with_path", "map_with_path",
-    "PyTreeDef",
+    "PyTreeDef", "partition", "combine",
 ]
 
 # One namespace for every registration, so funcarray's registry does not collide with other
@@ -363,3 +363,86 @@ def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
         raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: "
                          f"{overlap}.")
     return data, meta
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
+
+
+def partition(tree: Any, filter_spec: Any, replace: Any = None, is_leaf: _IsLeaf = None
+              ) -> tuple[Any, Any]:
+    """Split ``tree`` in two trees of its structure: the leaves that ``filter_spec`` selects
+    (the others replaced by ``replace``, None by default: an empty subtree), and the rest.
+    ``combine`` puts them back together.
+
+    ``filter_spec`` is a predicate called on each leaf (``funcarray.nn.is_inexact_array``,
+    say), or a tree of bools (or predicates) whose structure is a prefix of ``tree``'s, such
+    as the mask ``funcarray.nn.name_mask`` makes. Splitting a model this way lets a transform
+    see only some of its leaves: ``grad`` the float arrays, ``jit`` the arrays with the rest
+    static, an optimizer the parameters that are not frozen.
+
+    Example:
+        >>> params, rest = partition({"w": 1.5, "n": 3}, lambda x: isinstance(x, float))
+        >>> params, rest
+        ({'n': None, 'w': 1.5}, {'n': 3, 'w': None})
+        >>> combine(params, rest)
+        {'n': 3, 'w': 1.5}
+    """
+    if callable(filter_spec):
+        selected = map(lambda x: bool(filter_spec(x)), tree, is_leaf=is_leaf)
+    else:
+        selected = _broadcast_filter(tree, filter_spec, is_leaf)
+    # None leaves of the mask stay empty subtrees: flatten `tree` up to the mask's leaves.
+    spec = sorted_spec(optree.tree_structure(selected, **_OPTS))
+    subtrees = spec.flatten_up_to(tree)
+    flags = optree.tree_leaves(selected, **_OPTS)
+    kept = spec.unflatten(s if f else map(lambda _: replace, s, is_leaf=is_leaf)
+                          for f, s in zip(flags, subtrees, strict=True))
+    rest = spec.unflatten(map(lambda _: replace, s, is_leaf=is_leaf) if f else s
+                          for f, s in zip(flags, subtrees, strict=True))
+    return kept, rest
+
+
+def _broadcast_filter(tree: Any, filter_spec: Any, is_leaf: _IsLeaf) -> Any:
+    """``filter_spec`` (a tree of bools or predicates, a prefix of ``tree``) as a tree of
+    bools, one per leaf of ``tree``."""
+    spec = optree.tree_structure(filter_spec, **_OPTS)
+    try:
+        subtrees = spec.flatten_up_to(tree)
+    except ValueError as error:
+        raise ValueError(f"partition: filter_spec must be a predicate or a tree of bools whose "
+                         f"structure is a prefix of the tree's: {error}") from None
+    flags = optree.tree_leaves(filter_spec, **_OPTS)
+    spec = sorted_spec(spec)
+    expanded = []
+    for flag, subtree in zip(flags, subtrees, strict=True):
+        if callable(flag):
+            expanded.append(map(lambda x, f=flag: bool(f(x)), subtree, is_leaf=is_leaf))
+        elif isinstance(flag, bool):
+            expanded.append(map(lambda _, f=flag: f, subtree, is_leaf=is_leaf))
+        else:
+            raise TypeError(f"partition: the leaves of filter_spec must be bools or "
+                            f"predicates, got {type(flag).__name__} {flag!r}")
+    return spec.unflatten(expanded)
+
+
+def combine(*trees: Any, is_leaf: _IsLeaf = None) -> Any:
+    """Merge trees of one structure that hold None in different places (``partition``'s
+    halves): each leaf is the first one that is not None.
+
+    Example:
+        >>> combine({"a": 1, "b": None}, {"a": None, "b": 2})
+        {'a': 1, 'b': 2}
+    """
+    if not trees:
+        raise TypeError("combine: expected at least one tree")
+
+    def first(*leaves):
+        return next((x for x in leaves if x is not None), None)
+
+    if is_leaf is None:
+        node_is_leaf = _is_none
+    else:
+        def node_is_leaf(x):
+            return x is None or is_leaf(x)
+    return map(first, *trees, is_leaf=node_is_leaf)

@@ -16,11 +16,41 @@ from funcarray.nn import initializers as initializers
 from funcarray.nn._activations import *  # noqa: F403
 from funcarray.nn._activations import __all__ as _activation_names
 from funcarray.nn._attention import dot_product_attention as dot_product_attention
+from funcarray.nn._dropout import Dropout as Dropout
+from funcarray.nn._embedding import Embedding as Embedding
+from funcarray.nn._filtered_transforms import filter_grad as filter_grad
+from funcarray.nn._filtered_transforms import filter_jit as filter_jit
+from funcarray.nn._filtered_transforms import filter_value_and_grad as filter_value_and_grad
 from funcarray.nn._functions import *  # noqa: F403
 from funcarray.nn._functions import __all__ as _function_names
+from funcarray.nn._linear import Identity as Identity
+from funcarray.nn._linear import Lambda as Lambda
+from funcarray.nn._linear import Linear as Linear
+from funcarray.nn._module import Module as Module
+from funcarray.nn._module import field as field
+from funcarray.nn._module import static_field as static_field
+from funcarray.nn._normalization import LayerNorm as LayerNorm
+from funcarray.nn._normalization import RMSNorm as RMSNorm
+from funcarray.nn._predicates import is_array as is_array
+from funcarray.nn._predicates import is_inexact_array as is_inexact_array
+from funcarray.nn._sequential import MLP as MLP
+from funcarray.nn._sequential import Sequential as Sequential
+from funcarray.nn._state_dict import load_state_dict as load_state_dict
+from funcarray.nn._state_dict import name_mask as name_mask
+from funcarray.nn._state_dict import named_parameters as named_parameters
+from funcarray.nn._state_dict import state_dict as state_dict
+from funcarray.nn._surgery import tree_at as tree_at
+
+# Models (funcarray.nn.Module and its layers), with the helpers that handle them.
+_MODULE_NAMES = [
+    "Module", "field", "static_field", "is_array", "is_inexact_array", "filter_jit",
+    "filter_grad", "filter_value_and_grad", "named_parameters", "state_dict",
+    "load_state_dict", "name_mask", "tree_at", "Linear", "Identity", "Lambda", "Sequential",
+    "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout",
+]
 
 __all__ = ["initializers", *_activation_names, *_function_names,
-           "dot_product_attention"]
+           "dot_product_attention", *_MODULE_NAMES]
 
 
 def _install_api_boundaries():
@@ -29,7 +59,7 @@ def _install_api_boundaries():
     namespace = globals()
     for name in __all__:
         value = namespace[name]
-        if (callable(value) and not hasattr(value, "__wrapped__")
+        if (callable(value) and not isinstance(value, type) and not hasattr(value, "__wrapped__")
                 and not getattr(value, "_filters_own_errors", False)):
             namespace[name] = api_boundary(value)
 

@@ -1,0 +1,105 @@
+"""``LayerNorm`` and ``RMSNorm``: normalisation over an example's trailing axes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from funcarray import numpy as fnp
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import dtypes
+from funcarray.base.errors import op_value_error
+from funcarray.nn._module import Module, field
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from funcarray.base.array import Array
+    from funcarray.base.typing import ArrayLike, DTypeLike
+    from funcarray.random._keys import KeyArrayLike
+
+__all__ = ["LayerNorm", "RMSNorm"]
+
+
+def _shape(shape: int | Sequence[int]) -> tuple:
+    return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+
+
+def _check(op: str, x, shape: tuple):
+    x = asarray_arg(op, x)
+    if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
+        raise op_value_error(op, f"expected an input whose trailing axes have the normalised "
+                                 f"shape {shape}, got {tuple(x.shape)}")
+    return x
+
+
+class LayerNorm(Module):
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing axes of
+    ``shape`` (the biased variance, as PyTorch's ``nn.LayerNorm``); ``weight`` starts at
+    ones and ``bias`` at zeros, each None when not used.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.LayerNorm(2)(fnp.asarray([1.0, 3.0]))
+        Array([-0.999995,  0.999995], dtype=float32)
+    """
+
+    weight: Array | None
+    bias: Array | None
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+
+    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
+                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
+        self.shape = _shape(shape)
+        dtype = dtypes.float32 if dtype is None else dtype
+        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
+        self.eps = float(eps)
+
+    def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
+        x = _check("LayerNorm", x, self.shape)
+        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
+        mean = fnp.mean(x, axis=axes, keepdims=True)
+        var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
+        y = (x - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))
+        if self.weight is not None:
+            y = y * self.weight
+        if self.bias is not None:
+            y = y + self.bias
+        return y
+
+
+class RMSNorm(Module):
+    """``x / sqrt(mean(x**2) + eps) * weight (+ bias)`` over the trailing axes of ``shape``
+    (root-mean-square normalisation, no centring); ``weight`` starts at ones, and a bias
+    (zeros) is added only with ``use_bias=True``.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.RMSNorm(2, eps=0.0)(fnp.asarray([6.0, 8.0])) * fnp.sqrt(2.0)
+        Array([1.2, 1.6], dtype=float32)
+    """
+
+    weight: Array | None
+    bias: Array | None
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+
+    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
+                 use_bias: bool = False, *, dtype: DTypeLike | None = None):
+        self.shape = _shape(shape)
+        dtype = dtypes.float32 if dtype is None else dtype
+        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
+        self.eps = float(eps)
+
+    def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
+        x = _check("RMSNorm", x, self.shape)
+        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
+        y = x * fnp.reciprocal(fnp.sqrt(fnp.mean(fnp.square(x), axis=axes, keepdims=True)
+                                        + self.eps))
+        if self.weight is not None:
+            y = y * self.weight
+        if self.bias is not None:
+            y = y + self.bias
+        return y
