@@ -388,7 +388,7 @@ def partition(tree: Any, filter_spec: Any, replace: Any = None, is_leaf: _IsLeaf
         >>> combine(params, rest)
         {'n': 3, 'w': 1.5}
     """
-    if callable(filter_spec):
+    if is_function_leaf(filter_spec):
         selected = map(lambda x: bool(filter_spec(x)), tree, is_leaf=is_leaf)
     else:
         selected = _broadcast_filter(tree, filter_spec, is_leaf)
@@ -401,6 +401,18 @@ def partition(tree: Any, filter_spec: Any, replace: Any = None, is_leaf: _IsLeaf
     rest = spec.unflatten(map(lambda _: replace, s, is_leaf=is_leaf) if f else s
                           for f, s in zip(flags, subtrees, strict=True))
     return kept, rest
+
+
+def is_function_leaf(x: Any) -> bool:
+    """True for a callable that is a leaf, False for a pytree node even when it is callable
+    (a model used as a mask of bools has a ``__call__``): what a ``mask=`` or
+    ``filter_spec`` argument that may be either a function or a tree of bools is.
+
+    Example:
+        >>> is_function_leaf(len), is_function_leaf({"w": True})
+        (True, False)
+    """
+    return callable(x) and optree.treespec_is_leaf(optree.tree_structure(x, **_OPTS))
 
 
 def _broadcast_filter(tree: Any, filter_spec: Any, is_leaf: _IsLeaf) -> Any:
@@ -416,7 +428,7 @@ def _broadcast_filter(tree: Any, filter_spec: Any, is_leaf: _IsLeaf) -> Any:
     spec = sorted_spec(spec)
     expanded = []
     for flag, subtree in zip(flags, subtrees, strict=True):
-        if callable(flag):
+        if callable(flag):  # (a leaf of filter_spec, so a predicate)
             expanded.append(map(lambda x, f=flag: bool(f(x)), subtree, is_leaf=is_leaf))
         elif isinstance(flag, bool):
             expanded.append(map(lambda _, f=flag: f, subtree, is_leaf=is_leaf))
