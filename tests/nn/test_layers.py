@@ -1,0 +1,216 @@
+"""The layers of funcarray.nn against jax.numpy formulas of the same function: values and
+gradients (parameters and input), eagerly, under filter_jit and under vmap (against a Python
+loop); PyTorch's initialisations by their statistics."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import funcarray as fa
+import funcarray.nn as nn
+import funcarray.numpy as fnp
+from funcarray import random
+
+RNG = np.random.default_rng(0)
+
+
+def _normal(*shape):
+    return RNG.normal(size=shape).astype(np.float32)
+
+
+def _check(layer, x, jax_fn, *, rtol=2e-5, atol=1e-6, differentiable_input=True):
+    """``layer(x)`` against ``jax_fn(params, x)`` (params: the layer's arrays by dotted name,
+    as NumPy), with gradients of a random projection of the output."""
+    params = {name: np.asarray(p) for name, p in nn.named_parameters(layer)}
+    expected = np.asarray(jax_fn(params, x))
+    np.testing.assert_allclose(layer(x), expected, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(nn.filter_jit(lambda m, x: m(x))(layer, x), expected,
+                               rtol=rtol, atol=atol)
+    cotangent = _normal(*expected.shape)
+
+    def loss(m, x):
+        return fnp.sum(m(x) * cotangent)
+
+    def jax_loss(p, x):
+        return jnp.sum(jax_fn(p, x) * cotangent)
+
+    grads = nn.filter_grad(loss)(layer, x)
+    argnums = (0, 1) if differentiable_input else 0
+    want = jax.grad(jax_loss, argnums=argnums)(params, x)
+    want_params = want[0] if differentiable_input else want
+    got = nn.state_dict(grads)
+    assert list(got) == list(params)
+    for name in params:
+        np.testing.assert_allclose(got[name], want_params[name], rtol=10 * rtol, atol=10 * atol,
+                                   err_msg=name)
+    if differentiable_input:
+        np.testing.assert_allclose(fa.grad(loss, argnums=1)(layer, x), want[1],
+                                   rtol=10 * rtol, atol=10 * atol)
+
+
+def _check_vmap(layer, xs, **kwargs):
+    batched = fa.vmap(lambda x: layer(x, **kwargs))(xs)
+    np.testing.assert_allclose(batched, np.stack([layer(x, **kwargs) for x in xs]), rtol=1e-6,
+                               atol=1e-7)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 5), st.booleans())
+def test_linear(in_features, out_features, use_bias):
+    layer = nn.Linear(in_features, out_features, use_bias, key=random.key(in_features))
+    assert layer.weight.shape == (out_features, in_features)
+    assert (layer.bias is None) == (not use_bias)
+
+    def reference(p, x):
+        y = p["weight"] @ x
+        return y + p["bias"] if use_bias else y
+
+    _check(layer, _normal(in_features), reference)
+    _check_vmap(layer, _normal(3, in_features))
+
+
+def test_linear_initialisation_is_pytorchs():
+    layer = nn.Linear(400, 300, key=random.key(0))
+    bound = 1 / math.sqrt(400)
+    for p in (np.asarray(layer.weight), np.asarray(layer.bias)):
+        assert np.abs(p).max() <= bound and np.abs(p).max() > 0.95 * bound
+    # Uniform on (-b, b): standard deviation b / sqrt(3).
+    assert abs(np.asarray(layer.weight).std() - bound / math.sqrt(3)) < 0.01 * bound
+    assert nn.Linear(2, 2, dtype="float64", key=random.key(0)).weight.dtype == np.float64
+    # Another key, other weights; the same key, the same weights.
+    assert not np.array_equal(nn.Linear(3, 3, key=random.key(1)).weight,
+                              nn.Linear(3, 3, key=random.key(2)).weight)
+    np.testing.assert_array_equal(nn.Linear(3, 3, key=random.key(1)).weight,
+                                  nn.Linear(3, 3, key=random.key(1)).weight)
+
+
+def test_linear_errors():
+    layer = nn.Linear(3, 2, key=random.key(0))
+    with pytest.raises(ValueError, match=r"Linear: expected an input of shape \(3,\).*\(4,\)"):
+        layer(fnp.ones(4))
+
+
+def test_mlp_and_sequential():
+    mlp = nn.MLP(3, 2, width_size=4, depth=2, activation=nn.silu, final_activation=fnp.tanh,
+                 use_final_bias=False, key=random.key(0))
+    assert [n for n, _ in nn.named_parameters(mlp)] == [
+        "layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias",
+        "layers.2.weight"]
+
+    def reference(p, x):
+        h = jax.nn.silu(p["layers.0.weight"] @ x + p["layers.0.bias"])
+        h = jax.nn.silu(p["layers.1.weight"] @ h + p["layers.1.bias"])
+        return jnp.tanh(p["layers.2.weight"] @ h)
+
+    _check(mlp, _normal(3), reference)
+    _check_vmap(mlp, _normal(4, 3))
+    seq = nn.Sequential([mlp.layers[0], nn.Lambda(nn.silu), mlp.layers[1], nn.Lambda(nn.silu),
+                         mlp.layers[2], nn.Lambda(fnp.tanh)])
+    x = _normal(3)
+    np.testing.assert_array_equal(seq(x), mlp(x))
+    assert len(seq) == 6 and seq[0] is mlp.layers[0] and len(seq[1:3]) == 2
+    assert list(seq) == list(seq.layers)
+
+
+def test_sequential_splits_its_key_for_dropout():
+    seq = nn.Sequential([nn.Dropout(0.5), nn.Identity(), nn.Dropout(0.5)])
+    x = fnp.ones(64)
+    keys = random.split(random.key(3), 3)
+    expected = nn.Dropout(0.5)(nn.Dropout(0.5)(x, key=keys[0]), key=keys[2])
+    np.testing.assert_array_equal(seq(x, key=random.key(3)), expected)
+    with pytest.raises(ValueError, match="Dropout: a random key is needed"):
+        seq(x)
+
+
+def test_embedding():
+    embed = nn.Embedding(6, 3, key=random.key(0))
+    ids = np.asarray([0, 5, 2, 5], dtype=np.int32)
+    _check(embed, ids, lambda p, x: p["weight"][x], differentiable_input=False)
+    np.testing.assert_array_equal(embed(3), np.asarray(embed.weight)[3])
+    _check_vmap(embed, ids.reshape(2, 2))
+    big = np.asarray(nn.Embedding(1000, 100, key=random.key(1)).weight)
+    assert abs(big.mean()) < 0.01 and abs(big.std() - 1) < 0.01  # PyTorch's N(0, 1)
+    table = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    pretrained = nn.Embedding(weight=table)
+    assert (pretrained.num_embeddings, pretrained.embedding_size) == (3, 2)
+    with pytest.raises(TypeError, match="ids must be integers"):
+        embed(fnp.ones(2))
+    with pytest.raises(ValueError, match=r"weight must have shape.*\(4, 2\).*\(3, 2\)"):
+        nn.Embedding(4, 2, weight=table)
+
+
+@pytest.mark.parametrize("shape", [4, (2, 3)])
+@pytest.mark.parametrize("use_weight, use_bias", [(True, True), (False, False), (True, False)])
+def test_layer_norm(shape, use_weight, use_bias):
+    layer = nn.LayerNorm(shape, eps=1e-3, use_weight=use_weight, use_bias=use_bias)
+    dims = (shape,) if isinstance(shape, int) else shape
+    # Non-trivial affine parameters, so that their gradients are checked for real.
+    if use_weight:
+        layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(_normal(*dims)))
+    if use_bias:
+        layer = nn.tree_at(lambda m: m.bias, layer, replace=fnp.asarray(_normal(*dims)))
+    axes = tuple(range(-len(dims), 0))
+
+    def reference(p, x):
+        mean = x.mean(axis=axes, keepdims=True)
+        y = (x - mean) / jnp.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + 1e-3)
+        y = y * p["weight"] if use_weight else y
+        return y + p["bias"] if use_bias else y
+
+    x = _normal(2, *dims) * 3 + 1  # a leading axis is normalised independently
+    _check(layer, x, reference, rtol=1e-5, atol=1e-5)
+    _check_vmap(layer, x)
+
+
+def test_layer_norm_matches_numpy_and_errors():
+    x = _normal(5) * 10
+    y = np.asarray(nn.LayerNorm(5)(x))
+    np.testing.assert_allclose(y, (x - x.mean()) / np.sqrt(x.var() + 1e-5), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(ValueError, match=r"LayerNorm: .*normalised shape \(5,\), got \(4,\)"):
+        nn.LayerNorm(5)(fnp.ones(4))
+
+
+@pytest.mark.parametrize("use_bias", [False, True])
+def test_rms_norm(use_bias):
+    layer = nn.RMSNorm(4, use_bias=use_bias)
+    layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(_normal(4)))
+
+    def reference(p, x):
+        y = x / jnp.sqrt((x ** 2).mean(axis=-1, keepdims=True) + 1e-5) * p["weight"]
+        return y + p["bias"] if use_bias else y
+
+    _check(layer, _normal(3, 4), reference, rtol=1e-5, atol=1e-5)
+    _check_vmap(layer, _normal(3, 4))
+    assert [n for n, _ in nn.named_parameters(layer)] == (
+        ["weight", "bias"] if use_bias else ["weight"])
+
+
+def test_dropout():
+    drop = nn.Dropout(0.25)
+    x = fnp.ones(20000)
+    y = np.asarray(drop(x, key=random.key(0)))
+    assert set(np.unique(y).tolist()) == {0.0, float(np.float32(1) / np.float32(0.75))}
+    assert abs((y == 0).mean() - 0.25) < 0.01
+    np.testing.assert_array_equal(drop(x, key=random.key(0)), y)  # the key decides the mask
+    assert not np.array_equal(drop(x, key=random.key(1)), y)
+    np.testing.assert_array_equal(nn.filter_jit(lambda d, x, k: d(x, key=k))(
+        drop, x, random.key(0)), y)
+    # Gradients flow through the kept elements, scaled.
+    g = fa.grad(lambda x: fnp.sum(drop(x, key=random.key(0))))(x)
+    np.testing.assert_array_equal(g, y)
+    np.testing.assert_array_equal(nn.Dropout(0.5, inference=True)(x), x)
+    np.testing.assert_array_equal(drop(x, inference=True), x)
+    np.testing.assert_array_equal(nn.Dropout(1.0)(x, key=random.key(0)), np.zeros(20000))
+    np.testing.assert_array_equal(nn.Dropout(0.0)(x), x)
+    # Under vmap, each example its own key.
+    keys = random.split(random.key(0), 2)
+    batched = fa.vmap(lambda x, k: drop(x, key=k))(fnp.ones((2, 8)), keys)
+    np.testing.assert_array_equal(batched, np.stack([drop(fnp.ones(8), key=k) for k in keys]))
+    with pytest.raises(ValueError, match=r"p must be a probability in \[0, 1\], got 1.5"):
+        nn.Dropout(1.5)
