@@ -29,6 +29,8 @@ from funcarray.nn._linear import Linear as Linear
 from funcarray.nn._module import Module as Module
 from funcarray.nn._module import field as field
 from funcarray.nn._module import static_field as static_field
+from funcarray.nn._multihead_attention import MultiHeadAttention as MultiHeadAttention
+from funcarray.nn._multihead_attention import MultiheadAttention as MultiheadAttention
 from funcarray.nn._normalization import LayerNorm as LayerNorm
 from funcarray.nn._normalization import RMSNorm as RMSNorm
 from funcarray.nn._predicates import is_array as is_array
@@ -46,7 +48,8 @@ _MODULE_NAMES = [
     "Module", "field", "static_field", "is_array", "is_inexact_array", "filter_jit",
     "filter_grad", "filter_value_and_grad", "named_parameters", "state_dict",
     "load_state_dict", "name_mask", "tree_at", "Linear", "Identity", "Lambda", "Sequential",
-    "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout",
+    "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout", "MultiHeadAttention",
+    "MultiheadAttention",
 ]
 
 __all__ = ["initializers", *_activation_names, *_function_names,

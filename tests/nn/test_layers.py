@@ -214,3 +214,109 @@ def test_dropout():
     np.testing.assert_array_equal(batched, np.stack([drop(fnp.ones(8), key=k) for k in keys]))
     with pytest.raises(ValueError, match=r"p must be a probability in \[0, 1\], got 1.5"):
         nn.Dropout(1.5)
+
+
+class _SelfAttention(nn.Module):
+    """A MultiHeadAttention called on one sequence, with a fixed mask, for _check."""
+
+    mha: nn.MultiHeadAttention
+    mask: object = nn.field(static=True, default=None)
+    is_causal: bool = nn.field(static=True, default=False)
+
+    def __call__(self, x, *, key=None):
+        mask = None if self.mask is None else fnp.asarray(np.asarray(self.mask))
+        return self.mha(x, x, x, mask, is_causal=self.is_causal)
+
+
+def _jax_attention(p, x, *, heads, kv_heads, qk, vo, mask=None, is_causal=False,
+                   prefix="mha."):
+    def proj(name, x):
+        y = x @ p[f"{prefix}{name}.weight"].T
+        return y + p[f"{prefix}{name}.bias"] if f"{prefix}{name}.bias" in p else y
+
+    t = x.shape[0]
+    q = proj("query_proj", x).reshape(t, heads, qk)
+    k = jnp.repeat(proj("key_proj", x).reshape(t, kv_heads, qk), heads // kv_heads, axis=1)
+    v = jnp.repeat(proj("value_proj", x).reshape(t, kv_heads, vo), heads // kv_heads, axis=1)
+    logits = jnp.einsum("tnh,snh->nts", q, k) / np.sqrt(qk)
+    keep = np.ones((heads, t, t), bool)
+    if mask is not None:
+        keep = keep & np.asarray(mask)
+    if is_causal:
+        keep = keep & np.tril(np.ones((t, t), bool))
+    logits = jnp.where(keep, logits, -1e30)
+    out = jnp.einsum("nts,snh->tnh", jax.nn.softmax(logits, axis=-1), v)
+    return proj("output_proj", out.reshape(t, heads * vo))
+
+
+@pytest.mark.parametrize("heads, kv_heads, qk, vo, causal, mask", [
+    (2, 2, None, None, False, None),
+    (4, 2, None, None, True, None),  # grouped-query heads, causal
+    (2, 1, 3, 5, False, "padding"),  # value heads of another size: the explicit path
+    (2, 2, None, None, True, "pattern"),
+])
+def test_multi_head_attention(heads, kv_heads, qk, vo, causal, mask):
+    size, t = 8, 5
+    mha = nn.MultiHeadAttention(heads, size, qk_size=qk, vo_size=vo, use_query_bias=True,
+                                use_output_bias=True, num_kv_heads=kv_heads,
+                                key=random.key(heads))
+    # Non-zero biases, so that their gradients are checked for real.
+    mha = nn.tree_at(lambda m: (m.query_proj.bias, m.output_proj.bias), mha,
+                     replace=(fnp.asarray(_normal(mha.query_proj.out_features)),
+                              fnp.asarray(_normal(size))))
+    if mask == "padding":
+        mask = np.asarray([True, True, True, False, False])  # the last two keys are padding
+    elif mask == "pattern":
+        mask = RNG.random((t, t)) < 0.6
+        mask[:, 0] = True  # every query attends to something
+    # (static fields hold hashable values: the mask as nested tuples)
+    static_mask = None if mask is None else tuple(
+        tuple(row) if isinstance(row, list) else row for row in mask.tolist())
+    layer = _SelfAttention(mha, static_mask, causal)
+    qk, vo = mha.qk_size, mha.vo_size
+    x = _normal(t, size)
+    _check(layer, x, lambda p, x: _jax_attention(p, x, heads=heads, kv_heads=kv_heads, qk=qk,
+                                                 vo=vo, mask=mask, is_causal=causal),
+           rtol=1e-5, atol=1e-5)
+    _check_vmap(layer, _normal(3, t, size))
+
+
+def test_multi_head_attention_initialisation_and_cross_attention():
+    mha = nn.MultiHeadAttention(4, 64, key_size=32, value_size=16, output_size=8,
+                                use_key_bias=True, key=random.key(0))
+    assert [(n, p.shape) for n, p in nn.named_parameters(mha)] == [
+        ("query_proj.weight", (64, 64)), ("key_proj.weight", (64, 32)),
+        ("key_proj.bias", (64,)), ("value_proj.weight", (64, 16)),
+        ("output_proj.weight", (8, 64))]
+    # PyTorch's nn.MultiheadAttention: Glorot-uniform input projections, zero biases.
+    w = np.asarray(mha.key_proj.weight)
+    bound = np.sqrt(6 / (32 + 64))
+    assert np.abs(w).max() <= bound and abs(w.std() - bound / np.sqrt(3)) < 0.05 * bound
+    np.testing.assert_array_equal(mha.key_proj.bias, np.zeros(64))
+    out = mha(_normal(3, 64), _normal(7, 32), _normal(7, 16))
+    assert out.shape == (3, 8)
+    with pytest.raises(ValueError, match=r"key_ must have shape \(sequence, 32\)"):
+        mha(_normal(3, 64), _normal(7, 64), _normal(7, 16))
+    with pytest.raises(ValueError, match=r"does not broadcast to \(num_heads, T, S\)"):
+        mha(_normal(3, 64), _normal(7, 32), _normal(7, 16), mask=np.ones(3, bool))
+    with pytest.raises(TypeError, match="mask must be boolean"):
+        mha(_normal(3, 64), _normal(7, 32), _normal(7, 16), mask=np.ones(7))
+    with pytest.raises(ValueError, match=r"num_heads \(3\) must be a positive multiple"):
+        nn.MultiHeadAttention(3, 6, num_kv_heads=2, key=random.key(0))
+
+
+def test_multi_head_attention_dropout():
+    mha = nn.MultiHeadAttention(2, 4, dropout_p=0.5, key=random.key(0))
+    x = _normal(6, 4)
+    with pytest.raises(ValueError, match="Dropout: a random key is needed"):
+        mha(x, x, x)
+    a, b = mha(x, x, x, key=random.key(1)), mha(x, x, x, key=random.key(2))
+    assert not np.allclose(a, b)
+    np.testing.assert_array_equal(mha(x, x, x, key=random.key(1)), a)
+    # In inference, no dropout: the same as a layer without it.
+    plain = nn.tree_at(lambda m: m.dropout, mha, replace=nn.Dropout(0.0))
+    np.testing.assert_allclose(mha(x, x, x, inference=True), plain(x, x, x), rtol=1e-6)
+    # The mean over many keys approaches the expectation (inverted dropout is unbiased).
+    keys = random.split(random.key(3), 400)
+    mean = np.mean(fa.vmap(lambda k: mha(x, x, x, key=k))(keys), axis=0)
+    np.testing.assert_allclose(mean, plain(x, x, x), atol=0.1)
