@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, dataclass_transform
+from typing import Any, dataclass_transform
 
 import numpy as np
 import optree
@@ -210,6 +210,3 @@ class Module(metaclass=_ModuleMeta):
         shown = ", ".join(f"{f.name}={_short(self.__dict__.get(f.name))}"
                           for f in dataclasses.fields(self) if f.repr)  # type: ignore[arg-type]
         return f"{type(self).__name__}({shown})"
-
-    if TYPE_CHECKING:
-        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
