@@ -16,6 +16,14 @@ from funcarray.nn import initializers as initializers
 from funcarray.nn._activations import *  # noqa: F403
 from funcarray.nn._activations import __all__ as _activation_names
 from funcarray.nn._attention import dot_product_attention as dot_product_attention
+from funcarray.nn._convolution import Conv as Conv
+from funcarray.nn._convolution import Conv1d as Conv1d
+from funcarray.nn._convolution import Conv2d as Conv2d
+from funcarray.nn._convolution import Conv3d as Conv3d
+from funcarray.nn._convolution import ConvTranspose as ConvTranspose
+from funcarray.nn._convolution import ConvTranspose1d as ConvTranspose1d
+from funcarray.nn._convolution import ConvTranspose2d as ConvTranspose2d
+from funcarray.nn._convolution import ConvTranspose3d as ConvTranspose3d
 from funcarray.nn._dropout import Dropout as Dropout
 from funcarray.nn._embedding import Embedding as Embedding
 from funcarray.nn._filtered_transforms import filter_grad as filter_grad
@@ -49,7 +57,8 @@ _MODULE_NAMES = [
     "filter_grad", "filter_value_and_grad", "named_parameters", "state_dict",
     "load_state_dict", "name_mask", "tree_at", "Linear", "Identity", "Lambda", "Sequential",
     "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout", "MultiHeadAttention",
-    "MultiheadAttention",
+    "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
 ]
 
 __all__ = ["initializers", *_activation_names, *_function_names,

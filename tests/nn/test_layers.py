@@ -10,53 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from layer_checks import RNG, check, check_vmap, normal
 
 import funcarray as fa
 import funcarray.nn as nn
 import funcarray.numpy as fnp
 from funcarray import random
-
-RNG = np.random.default_rng(0)
-
-
-def _normal(*shape):
-    return RNG.normal(size=shape).astype(np.float32)
-
-
-def _check(layer, x, jax_fn, *, rtol=2e-5, atol=1e-6, differentiable_input=True):
-    """``layer(x)`` against ``jax_fn(params, x)`` (params: the layer's arrays by dotted name,
-    as NumPy), with gradients of a random projection of the output."""
-    params = {name: np.asarray(p) for name, p in nn.named_parameters(layer)}
-    expected = np.asarray(jax_fn(params, x))
-    np.testing.assert_allclose(layer(x), expected, rtol=rtol, atol=atol)
-    np.testing.assert_allclose(nn.filter_jit(lambda m, x: m(x))(layer, x), expected,
-                               rtol=rtol, atol=atol)
-    cotangent = _normal(*expected.shape)
-
-    def loss(m, x):
-        return fnp.sum(m(x) * cotangent)
-
-    def jax_loss(p, x):
-        return jnp.sum(jax_fn(p, x) * cotangent)
-
-    grads = nn.filter_grad(loss)(layer, x)
-    argnums = (0, 1) if differentiable_input else 0
-    want = jax.grad(jax_loss, argnums=argnums)(params, x)
-    want_params = want[0] if differentiable_input else want
-    got = nn.state_dict(grads)
-    assert list(got) == list(params)
-    for name in params:
-        np.testing.assert_allclose(got[name], want_params[name], rtol=10 * rtol, atol=10 * atol,
-                                   err_msg=name)
-    if differentiable_input:
-        np.testing.assert_allclose(fa.grad(loss, argnums=1)(layer, x), want[1],
-                                   rtol=10 * rtol, atol=10 * atol)
-
-
-def _check_vmap(layer, xs, **kwargs):
-    batched = fa.vmap(lambda x: layer(x, **kwargs))(xs)
-    np.testing.assert_allclose(batched, np.stack([layer(x, **kwargs) for x in xs]), rtol=1e-6,
-                               atol=1e-7)
 
 
 @settings(max_examples=12, deadline=None)
@@ -70,8 +29,8 @@ def test_linear(in_features, out_features, use_bias):
         y = p["weight"] @ x
         return y + p["bias"] if use_bias else y
 
-    _check(layer, _normal(in_features), reference)
-    _check_vmap(layer, _normal(3, in_features))
+    check(layer, normal(in_features), reference)
+    check_vmap(layer, normal(3, in_features))
 
 
 def test_linear_initialisation_is_pytorchs():
@@ -107,11 +66,11 @@ def test_mlp_and_sequential():
         h = jax.nn.silu(p["layers.1.weight"] @ h + p["layers.1.bias"])
         return jnp.tanh(p["layers.2.weight"] @ h)
 
-    _check(mlp, _normal(3), reference)
-    _check_vmap(mlp, _normal(4, 3))
+    check(mlp, normal(3), reference)
+    check_vmap(mlp, normal(4, 3))
     seq = nn.Sequential([mlp.layers[0], nn.Lambda(nn.silu), mlp.layers[1], nn.Lambda(nn.silu),
                          mlp.layers[2], nn.Lambda(fnp.tanh)])
-    x = _normal(3)
+    x = normal(3)
     np.testing.assert_array_equal(seq(x), mlp(x))
     assert len(seq) == 6 and seq[0] is mlp.layers[0] and len(seq[1:3]) == 2
     assert list(seq) == list(seq.layers)
@@ -130,9 +89,9 @@ def test_sequential_splits_its_key_for_dropout():
 def test_embedding():
     embed = nn.Embedding(6, 3, key=random.key(0))
     ids = np.asarray([0, 5, 2, 5], dtype=np.int32)
-    _check(embed, ids, lambda p, x: p["weight"][x], differentiable_input=False)
+    check(embed, ids, lambda p, x: p["weight"][x], differentiable_input=False)
     np.testing.assert_array_equal(embed(3), np.asarray(embed.weight)[3])
-    _check_vmap(embed, ids.reshape(2, 2))
+    check_vmap(embed, ids.reshape(2, 2))
     big = np.asarray(nn.Embedding(1000, 100, key=random.key(1)).weight)
     assert abs(big.mean()) < 0.01 and abs(big.std() - 1) < 0.01  # PyTorch's N(0, 1)
     table = np.arange(6.0, dtype=np.float32).reshape(3, 2)
@@ -151,9 +110,9 @@ def test_layer_norm(shape, use_weight, use_bias):
     dims = (shape,) if isinstance(shape, int) else shape
     # Non-trivial affine parameters, so that their gradients are checked for real.
     if use_weight:
-        layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(_normal(*dims)))
+        layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(normal(*dims)))
     if use_bias:
-        layer = nn.tree_at(lambda m: m.bias, layer, replace=fnp.asarray(_normal(*dims)))
+        layer = nn.tree_at(lambda m: m.bias, layer, replace=fnp.asarray(normal(*dims)))
     axes = tuple(range(-len(dims), 0))
 
     def reference(p, x):
@@ -162,13 +121,13 @@ def test_layer_norm(shape, use_weight, use_bias):
         y = y * p["weight"] if use_weight else y
         return y + p["bias"] if use_bias else y
 
-    x = _normal(2, *dims) * 3 + 1  # a leading axis is normalised independently
-    _check(layer, x, reference, rtol=1e-5, atol=1e-5)
-    _check_vmap(layer, x)
+    x = normal(2, *dims) * 3 + 1  # a leading axis is normalised independently
+    check(layer, x, reference, rtol=1e-5, atol=1e-5)
+    check_vmap(layer, x)
 
 
 def test_layer_norm_matches_numpy_and_errors():
-    x = _normal(5) * 10
+    x = normal(5) * 10
     y = np.asarray(nn.LayerNorm(5)(x))
     np.testing.assert_allclose(y, (x - x.mean()) / np.sqrt(x.var() + 1e-5), rtol=1e-5,
                                atol=1e-6)
@@ -179,14 +138,14 @@ def test_layer_norm_matches_numpy_and_errors():
 @pytest.mark.parametrize("use_bias", [False, True])
 def test_rms_norm(use_bias):
     layer = nn.RMSNorm(4, use_bias=use_bias)
-    layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(_normal(4)))
+    layer = nn.tree_at(lambda m: m.weight, layer, replace=fnp.asarray(normal(4)))
 
     def reference(p, x):
         y = x / jnp.sqrt((x ** 2).mean(axis=-1, keepdims=True) + 1e-5) * p["weight"]
         return y + p["bias"] if use_bias else y
 
-    _check(layer, _normal(3, 4), reference, rtol=1e-5, atol=1e-5)
-    _check_vmap(layer, _normal(3, 4))
+    check(layer, normal(3, 4), reference, rtol=1e-5, atol=1e-5)
+    check_vmap(layer, normal(3, 4))
     assert [n for n, _ in nn.named_parameters(layer)] == (
         ["weight", "bias"] if use_bias else ["weight"])
 
@@ -217,7 +176,7 @@ def test_dropout():
 
 
 class _SelfAttention(nn.Module):
-    """A MultiHeadAttention called on one sequence, with a fixed mask, for _check."""
+    """A MultiHeadAttention called on one sequence, with a fixed mask, for check."""
 
     mha: nn.MultiHeadAttention
     mask: object = nn.field(static=True, default=None)
@@ -262,8 +221,8 @@ def test_multi_head_attention(heads, kv_heads, qk, vo, causal, mask):
                                 key=random.key(heads))
     # Non-zero biases, so that their gradients are checked for real.
     mha = nn.tree_at(lambda m: (m.query_proj.bias, m.output_proj.bias), mha,
-                     replace=(fnp.asarray(_normal(mha.query_proj.out_features)),
-                              fnp.asarray(_normal(size))))
+                     replace=(fnp.asarray(normal(mha.query_proj.out_features)),
+                              fnp.asarray(normal(size))))
     if mask == "padding":
         mask = np.asarray([True, True, True, False, False])  # the last two keys are padding
     elif mask == "pattern":
@@ -274,11 +233,11 @@ def test_multi_head_attention(heads, kv_heads, qk, vo, causal, mask):
         tuple(row) if isinstance(row, list) else row for row in mask.tolist())
     layer = _SelfAttention(mha, static_mask, causal)
     qk, vo = mha.qk_size, mha.vo_size
-    x = _normal(t, size)
-    _check(layer, x, lambda p, x: _jax_attention(p, x, heads=heads, kv_heads=kv_heads, qk=qk,
+    x = normal(t, size)
+    check(layer, x, lambda p, x: _jax_attention(p, x, heads=heads, kv_heads=kv_heads, qk=qk,
                                                  vo=vo, mask=mask, is_causal=causal),
            rtol=1e-5, atol=1e-5)
-    _check_vmap(layer, _normal(3, t, size))
+    check_vmap(layer, normal(3, t, size))
 
 
 def test_multi_head_attention_initialisation_and_cross_attention():
@@ -293,21 +252,21 @@ def test_multi_head_attention_initialisation_and_cross_attention():
     bound = np.sqrt(6 / (32 + 64))
     assert np.abs(w).max() <= bound and abs(w.std() - bound / np.sqrt(3)) < 0.05 * bound
     np.testing.assert_array_equal(mha.key_proj.bias, np.zeros(64))
-    out = mha(_normal(3, 64), _normal(7, 32), _normal(7, 16))
+    out = mha(normal(3, 64), normal(7, 32), normal(7, 16))
     assert out.shape == (3, 8)
     with pytest.raises(ValueError, match=r"key_ must have shape \(sequence, 32\)"):
-        mha(_normal(3, 64), _normal(7, 64), _normal(7, 16))
+        mha(normal(3, 64), normal(7, 64), normal(7, 16))
     with pytest.raises(ValueError, match=r"does not broadcast to \(num_heads, T, S\)"):
-        mha(_normal(3, 64), _normal(7, 32), _normal(7, 16), mask=np.ones(3, bool))
+        mha(normal(3, 64), normal(7, 32), normal(7, 16), mask=np.ones(3, bool))
     with pytest.raises(TypeError, match="mask must be boolean"):
-        mha(_normal(3, 64), _normal(7, 32), _normal(7, 16), mask=np.ones(7))
+        mha(normal(3, 64), normal(7, 32), normal(7, 16), mask=np.ones(7))
     with pytest.raises(ValueError, match=r"num_heads \(3\) must be a positive multiple"):
         nn.MultiHeadAttention(3, 6, num_kv_heads=2, key=random.key(0))
 
 
 def test_multi_head_attention_dropout():
     mha = nn.MultiHeadAttention(2, 4, dropout_p=0.5, key=random.key(0))
-    x = _normal(6, 4)
+    x = normal(6, 4)
     with pytest.raises(ValueError, match="Dropout: a random key is needed"):
         mha(x, x, x)
     a, b = mha(x, x, x, key=random.key(1)), mha(x, x, x, key=random.key(2))
