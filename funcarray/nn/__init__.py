@@ -16,6 +16,8 @@ from funcarray.nn import initializers as initializers
 from funcarray.nn._activations import *  # noqa: F403
 from funcarray.nn._activations import __all__ as _activation_names
 from funcarray.nn._attention import dot_product_attention as dot_product_attention
+from funcarray.nn._batch_norm import BatchNorm as BatchNorm
+from funcarray.nn._batch_norm import BatchNormState as BatchNormState
 from funcarray.nn._convolution import Conv as Conv
 from funcarray.nn._convolution import Conv1d as Conv1d
 from funcarray.nn._convolution import Conv2d as Conv2d
@@ -39,10 +41,13 @@ from funcarray.nn._module import field as field
 from funcarray.nn._module import static_field as static_field
 from funcarray.nn._multihead_attention import MultiHeadAttention as MultiHeadAttention
 from funcarray.nn._multihead_attention import MultiheadAttention as MultiheadAttention
+from funcarray.nn._normalization import GroupNorm as GroupNorm
 from funcarray.nn._normalization import LayerNorm as LayerNorm
 from funcarray.nn._normalization import RMSNorm as RMSNorm
 from funcarray.nn._predicates import is_array as is_array
 from funcarray.nn._predicates import is_inexact_array as is_inexact_array
+from funcarray.nn._recurrent import GRUCell as GRUCell
+from funcarray.nn._recurrent import LSTMCell as LSTMCell
 from funcarray.nn._sequential import MLP as MLP
 from funcarray.nn._sequential import Sequential as Sequential
 from funcarray.nn._state_dict import load_state_dict as load_state_dict
@@ -58,7 +63,8 @@ _MODULE_NAMES = [
     "load_state_dict", "name_mask", "tree_at", "Linear", "Identity", "Lambda", "Sequential",
     "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout", "MultiHeadAttention",
     "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose",
-    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "GroupNorm", "BatchNorm",
+    "BatchNormState", "GRUCell", "LSTMCell",
 ]
 
 __all__ = ["initializers", *_activation_names, *_function_names,

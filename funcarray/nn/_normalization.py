@@ -1,4 +1,4 @@
-"""``LayerNorm`` and ``RMSNorm``: normalisation over an example's trailing axes."""
+"""``LayerNorm``, ``RMSNorm`` and ``GroupNorm``: normalisation within one example."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, DTypeLike
     from funcarray.random._keys import KeyArrayLike
 
-__all__ = ["LayerNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "GroupNorm"]
 
 
 def _shape(shape: int | Sequence[int]) -> tuple:
@@ -102,4 +102,52 @@ class RMSNorm(Module):
             y = y * self.weight
         if self.bias is not None:
             y = y + self.bias
+        return y
+
+
+class GroupNorm(Module):
+    """Normalises one example ``(channels, *spatial)`` over each group of
+    ``channels // groups`` channels and all spatial axes, then scales and shifts each channel
+    (``weight`` ones, ``bias`` zeros, both None without ``channelwise_affine``), as PyTorch's
+    ``nn.GroupNorm(num_groups, num_channels)`` (the biased variance).
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> norm = nn.GroupNorm(2, 4)
+        >>> norm(fnp.arange(8.0).reshape(4, 2))[:, 0]
+        Array([-1.3416355 ,  0.44721183, -1.3416355 ,  0.44721183], dtype=float32)
+    """
+
+    weight: Array | None
+    bias: Array | None
+    groups: int = field(static=True)
+    channels: int = field(static=True)
+    eps: float = field(static=True)
+
+    def __init__(self, groups: int, channels: int, eps: float = 1e-5,
+                 channelwise_affine: bool = True, *, dtype: DTypeLike | None = None):
+        if groups < 1 or channels % groups:
+            raise op_value_error("GroupNorm", f"channels ({channels}) must be a multiple of "
+                                              f"groups ({groups})")
+        dtype = dtypes.float32 if dtype is None else dtype
+        self.groups, self.channels, self.eps = int(groups), int(channels), float(eps)
+        self.weight = fnp.ones(channels, dtype) if channelwise_affine else None
+        self.bias = fnp.zeros(channels, dtype) if channelwise_affine else None
+
+    def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
+        x = asarray_arg("GroupNorm", x)
+        if x.ndim < 1 or x.shape[0] != self.channels:
+            raise op_value_error("GroupNorm", f"expected one example of shape (channels="
+                                              f"{self.channels}, *spatial), got "
+                                              f"{tuple(x.shape)}; batches go through "
+                                              "funcarray.vmap")
+        grouped = x.reshape((self.groups, -1))
+        mean = fnp.mean(grouped, axis=1, keepdims=True)
+        var = fnp.mean(fnp.square(grouped - mean), axis=1, keepdims=True)
+        y = ((grouped - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))).reshape(x.shape)
+        channel = (-1,) + (1,) * (x.ndim - 1)
+        if self.weight is not None:
+            y = y * self.weight.reshape(channel)
+        if self.bias is not None:
+            y = y + self.bias.reshape(channel)
         return y
