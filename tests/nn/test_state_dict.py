@@ -207,3 +207,31 @@ def test_name_mask_as_an_optimizer_mask():
         expected = 0.5 * np.asarray(param) if name.endswith("weight") and "norm" not in name \
             and "embed" not in name else np.zeros_like(param)
         np.testing.assert_array_equal(update, expected, err_msg=name)
+
+
+def test_freezing_with_masked_optimizers_on_the_whole_model():
+    model = _model()
+    ids = fnp.asarray([[0, 1], [2, 3]])
+    trainable = nn.name_mask(model, lambda name: name.startswith("layers.1."))
+    frozen = nn.name_mask(model, lambda name: not name.startswith("layers.1."))
+    opt = optim.chain(optim.masked(optim.adam(1e-2), trainable),
+                      optim.masked(optim.set_to_zero(), frozen))
+    state = opt.init(model)
+    # Adam's moments exist for the four trainable arrays only.
+    assert len(fa.tree.leaves(state[0].inner_state)) == 1 + 2 * 4
+
+    @nn.filter_jit
+    def step(model, state):
+        grads = nn.filter_grad(lambda m: fnp.sum(fa.vmap(m)(ids) ** 2))(model)
+        updates, state = opt.update(grads, state, model)
+        return optim.apply_updates(model, updates), state
+
+    trained = model
+    for _ in range(3):
+        trained, state = step(trained, state)
+    before, after = nn.state_dict(model), nn.state_dict(trained)
+    for name in NAMES:
+        if name.startswith("layers.1."):
+            assert not np.array_equal(before[name], after[name]), name
+        else:
+            assert np.asarray(after[name]).tobytes() == np.asarray(before[name]).tobytes(), name
