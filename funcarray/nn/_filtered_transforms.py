@@ -27,24 +27,18 @@ __all__ = ["filter_jit", "filter_grad", "filter_value_and_grad"]
 
 
 class _Static:
-    """The non-array part of ``filter_jit``'s arguments as one hashable static argument: its
-    tree structure (static fields included) and its leaves, each with its type so that 1
-    and 1.0 (equal, with one hash) compile apart."""
+    """The non-array part of ``filter_jit``'s arguments as one hashable static argument: the
+    tree structure of the arguments (static fields included) and each non-array leaf with its
+    position and type (so that 1 and 1.0, equal with one hash, compile apart)."""
 
     __slots__ = ("treedef", "leaves", "_hash")
 
-    def __init__(self, op: str, static_tree: Any):
-        paths, leaves, self.treedef = tree.flatten_with_path(static_tree)
-        self.leaves = tuple((type(x), x) for x in leaves)
+    def __init__(self, op: str, treedef: Any, leaves: tuple):
+        self.treedef, self.leaves = treedef, leaves
         try:
-            self._hash = hash((self.treedef, self.leaves))
+            self._hash = hash((treedef, leaves))
         except TypeError:
-            path, leaf = next((p, x) for p, x in zip(paths, leaves, strict=True)
-                              if not _hashable(x))
-            raise op_type_error(
-                op, f"the argument leaf at path {path} is a {type(leaf).__name__}, neither an "
-                    "array (traced) nor hashable (a compile-time constant); make it an array, "
-                    "or a hashable value such as a tuple") from None
+            raise _unhashable_error(op, treedef, leaves) from None
 
     def __hash__(self) -> int:
         return self._hash
@@ -54,17 +48,43 @@ class _Static:
                 and self.leaves == other.leaves)
 
 
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
+def _unhashable_error(op: str, treedef: Any, leaves: tuple) -> TypeError:
+    paths, _, _ = tree.flatten_with_path(tree.unflatten(treedef, range(treedef.num_leaves)))
+    for position, _, leaf in leaves:
+        try:
+            hash(leaf)
+        except TypeError:
+            args_or_kwargs, *path = paths[position]
+            where = ("argument " if args_or_kwargs == 0 else "keyword argument ") + \
+                ".".join(map(str, path))
+            return op_type_error(
+                op, f"the leaf at {where} is a {type(leaf).__name__}, neither an array "
+                    "(traced) nor hashable (a compile-time constant); make it an array, or a "
+                    "hashable value such as a tuple")
+    return op_type_error(op, "an argument leaf is not hashable")
 
 
-def _signature(dynamic: Any) -> tuple:
-    leaves, treedef = tree.flatten(dynamic)
-    return treedef, tuple((tuple(x.shape), str(x.dtype)) for x in leaves)
+def _split(op: str, args: tuple, kwargs: dict) -> tuple[list, _Static]:
+    """The array leaves of ``(args, kwargs)`` (traced), and the rest as a ``_Static``."""
+    leaves, treedef = tree.flatten((args, kwargs))
+    dynamic, static = [], []
+    for position, leaf in enumerate(leaves):
+        if is_array(leaf):
+            dynamic.append(leaf)
+        else:
+            static.append((position, type(leaf), leaf))
+    return dynamic, _Static(op, treedef, tuple(static))
+
+
+def _merge(dynamic: list, static: _Static) -> list:
+    leaves = list(dynamic)
+    for position, _, leaf in static.leaves:
+        leaves.insert(position, leaf)
+    return leaves
+
+
+def _signature(dynamic: list) -> tuple:
+    return tuple((tuple(x.shape), x.dtype) for x in dynamic)
 
 
 def filter_jit(fun: Callable[..., Any]) -> Callable[..., Any]:
@@ -85,13 +105,12 @@ def filter_jit(fun: Callable[..., Any]) -> Callable[..., Any]:
         Array([0., 2.], dtype=float32)
     """
     op = f"filter_jit({getattr(fun, '__qualname__', fun)!r})"
-    # The non-array leaves of each traced call's result, keyed by the call's signature: the
-    # compiled call returns only arrays.
+    # The non-array leaves of each traced call's result, keyed by the call's static part and
+    # the shapes and dtypes of its arrays: the compiled call returns only arrays.
     static_outputs: dict = {}
 
     def run(dynamic, static):
-        args, kwargs = tree.combine(dynamic, tree.unflatten(static.treedef,
-                                                            [x for _, x in static.leaves]))
+        args, kwargs = tree.unflatten(static.treedef, _merge(dynamic, static))
         out = fun(*args, **kwargs)
         out_dynamic, out_static = tree.partition(out, is_array)
         static_outputs[(static, _signature(dynamic))] = out_static
@@ -101,8 +120,7 @@ def filter_jit(fun: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fun)
     def wrapper(*args, **kwargs):
-        dynamic, static_tree = tree.partition((args, kwargs), is_array)
-        static = _Static(op, static_tree)
+        dynamic, static = _split(op, args, kwargs)
         out_dynamic = compiled(dynamic, static)
         out_static = static_outputs[(static, _signature(dynamic))]
         return tree.combine(out_dynamic, out_static)
