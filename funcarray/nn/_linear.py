@@ -4,7 +4,9 @@ function."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
 
 from funcarray import numpy as fnp
 from funcarray import random
@@ -37,7 +39,8 @@ class Linear(Module):
     Initialised as PyTorch's ``nn.Linear``: weight and bias uniform in
     ``(-1/sqrt(in_features), 1/sqrt(in_features))``, drawn from ``key``. The call takes one
     example ``x`` of shape ``(in_features,)`` (leading axes are allowed and broadcast);
-    batches go through ``vmap``.
+    batches go through ``vmap``. As in Equinox, ``in_features="scalar"`` takes a scalar
+    input and ``out_features="scalar"`` gives a scalar output (a size-1 axis inside).
 
     Example:
         >>> import funcarray.nn as nn, funcarray.numpy as fnp, funcarray.random as random
@@ -48,28 +51,44 @@ class Linear(Module):
 
     weight: Array
     bias: Array | None
-    in_features: int = field(static=True)
-    out_features: int = field(static=True)
+    in_features: int | Literal["scalar"] = field(static=True)
+    out_features: int | Literal["scalar"] = field(static=True)
     use_bias: bool = field(static=True)
 
-    def __init__(self, in_features: int, out_features: int, use_bias: bool = True, *,
+    def __init__(self, in_features: int | Literal["scalar"],
+                 out_features: int | Literal["scalar"], use_bias: bool = True, *,
                  dtype: DTypeLike | None = None, key: KeyArrayLike):
         dtype = dtypes.float32 if dtype is None else dtype
+        n_in, n_out = (_size("in_features", in_features), _size("out_features", out_features))
         wkey, bkey = random.split(key)
-        self.weight = uniform_fan_in(wkey, (out_features, in_features), in_features, dtype)
-        self.bias = (uniform_fan_in(bkey, (out_features,), in_features, dtype)
-                     if use_bias else None)
-        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = uniform_fan_in(wkey, (n_out, n_in), n_in, dtype)
+        self.bias = uniform_fan_in(bkey, (n_out,), n_in, dtype) if use_bias else None
+        self.in_features, self.out_features = in_features, out_features
         self.use_bias = bool(use_bias)
 
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
         x = asarray_arg("Linear", x)
-        if x.ndim == 0 or x.shape[-1] != self.in_features:
+        if self.in_features == "scalar":
+            if x.ndim != 0:
+                raise op_value_error("Linear", f"expected a scalar input (in_features="
+                                               f"'scalar'), got shape {tuple(x.shape)}")
+            x = x[None]
+        elif x.ndim == 0 or x.shape[-1] != self.in_features:
             raise op_value_error("Linear", f"expected an input of shape ({self.in_features},) "
                                            f"(in_features), got {tuple(x.shape)}; batches go "
                                            "through funcarray.vmap")
         y = fnp.matmul(x, self.weight.T)
-        return y if self.bias is None else y + self.bias
+        y = y if self.bias is None else y + self.bias
+        return y[..., 0] if self.out_features == "scalar" else y
+
+
+def _size(name: str, value: int | str) -> int:
+    if value == "scalar":
+        return 1
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise op_value_error("Linear", f"{name} must be a non-negative int or 'scalar', got "
+                                       f"{value!r}")
+    return int(value)
 
 
 class Identity(Module):

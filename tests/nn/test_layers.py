@@ -52,6 +52,22 @@ def test_linear_errors():
     layer = nn.Linear(3, 2, key=random.key(0))
     with pytest.raises(ValueError, match=r"Linear: expected an input of shape \(3,\).*\(4,\)"):
         layer(fnp.ones(4))
+    with pytest.raises(ValueError, match=r"expected a scalar input \(in_features='scalar'\)"):
+        nn.Linear("scalar", 2, key=random.key(0))(fnp.ones(1))
+    with pytest.raises(ValueError, match="out_features must be a non-negative int or 'scalar'"):
+        nn.Linear(2, "vector", key=random.key(0))
+
+
+def test_linear_scalar_features():
+    # Equinox's "scalar": a scalar input or output, a size-1 axis inside.
+    layer = nn.Linear("scalar", "scalar", key=random.key(0))
+    assert layer.weight.shape == (1, 1) and layer(fnp.float32(2.0)).shape == ()
+    w, b = float(layer.weight[0, 0]), float(layer.bias[0])
+    np.testing.assert_allclose(layer(fnp.float32(2.0)), 2 * w + b, rtol=1e-6)
+    np.testing.assert_allclose(fa.grad(layer)(fnp.float32(2.0)), w, rtol=1e-6)
+    mlp = nn.MLP("scalar", "scalar", width_size=4, depth=1, key=random.key(1))
+    xs = normal(5)
+    np.testing.assert_allclose(fa.vmap(mlp)(xs), [mlp(x) for x in xs], rtol=1e-6)
 
 
 def test_mlp_and_sequential():

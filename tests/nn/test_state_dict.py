@@ -3,6 +3,8 @@ freezing parameters by name."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.io as fio
@@ -235,3 +237,26 @@ def test_freezing_with_masked_optimizers_on_the_whole_model():
             assert not np.array_equal(before[name], after[name]), name
         else:
             assert np.asarray(after[name]).tobytes() == np.asarray(before[name]).tobytes(), name
+
+
+@settings(max_examples=20, deadline=None)
+@given(sizes=st.lists(st.integers(1, 4), min_size=2, max_size=4),
+       dtype=st.sampled_from(["float16", "bfloat16", "float32", "float64"]),
+       use_bias=st.booleans(), suffix=st.sampled_from([".safetensors", ".npz"]))
+def test_round_trips_of_random_models(tmp_path_factory, sizes, dtype, use_bias, suffix):
+    keys = random.split(random.key(len(sizes)), len(sizes) - 1)
+    model = nn.Sequential([nn.Linear(a, b, use_bias, dtype=dtype, key=k)
+                           for a, b, k in zip(sizes, sizes[1:], keys, strict=False)])
+    leaves, treedef = fa.tree.flatten(model)
+    assert all(x.dtype == np.dtype(dtype) for x in leaves)
+    assert fa.tree.unflatten(treedef, leaves).layers[-1].out_features == sizes[-1]
+    names = [n for n, _ in nn.named_parameters(model)]
+    assert names == [f"layers.{k}.{p}" for k in range(len(sizes) - 1)
+                     for p in (("weight", "bias") if use_bias else ("weight",))]
+    path = tmp_path_factory.mktemp("models") / f"model{suffix}"
+    fio.save(path, model)
+    for loaded in (fio.load(path, like=model),
+                   nn.load_state_dict(model, fio.load(path, flat=True))):
+        assert fa.tree.structure(loaded) == treedef
+        for a, b in zip(fa.tree.leaves(loaded), leaves, strict=True):
+            assert a.dtype == b.dtype and np.asarray(a).tobytes() == np.asarray(b).tobytes()
