@@ -6,10 +6,21 @@ Activations (``relu``, ``gelu``, ``silu``, ``softplus``...), normalisations (``s
 function is built from ``funcarray.numpy`` operations, so it works eagerly and under
 ``grad``, ``vmap`` and ``jit``, with ``jax.nn``'s values and gradients at the edges.
 
+Models, in the style of Equinox: ``Module`` (a frozen dataclass that is a pytree) and its
+layers (``Linear``, ``MLP``, ``Sequential``, ``Embedding``, ``Conv1d``..., ``LayerNorm``,
+``RMSNorm``, ``GroupNorm``, ``BatchNorm``, ``Dropout``, ``MultiHeadAttention``,
+``GRUCell``, ``LSTMCell``, initialised as PyTorch's), the transforms that sort a model's
+leaves (``filter_jit``, ``filter_grad``), PyTorch-style parameter names
+(``named_parameters``, ``state_dict``, ``load_state_dict``, ``name_mask``) and ``tree_at``
+for surgery. A layer takes one example; batches go through ``vmap``.
+
 Example:
-    >>> import funcarray.nn as nn, funcarray.numpy as fnp
+    >>> import funcarray as fa, funcarray.nn as nn, funcarray.numpy as fnp
     >>> nn.softmax(fnp.asarray([0.0, 0.0]))
     Array([0.5, 0.5], dtype=float32)
+    >>> model = nn.MLP(2, 1, width_size=8, depth=2, key=fa.random.key(0))
+    >>> fa.vmap(model)(fnp.ones((5, 2))).shape
+    (5, 1)
 """
 
 from funcarray.nn import initializers as initializers
