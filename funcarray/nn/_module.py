@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from typing import Any, dataclass_transform
 
@@ -120,9 +121,9 @@ def _register(cls: type) -> None:
 
 
 @dataclass_transform(field_specifiers=(field, static_field, dataclasses.field))
-class _ModuleMeta(type):
+class _ModuleMeta(abc.ABCMeta):
     """Makes every ``Module`` subclass a dataclass and a pytree, and runs ``__init__`` with
-    field assignment allowed."""
+    field assignment allowed. (An ABCMeta, so that a module may declare abstract methods.)"""
 
     def __new__(mcs, name, bases, namespace, **kwargs):
         cls = super().__new__(mcs, name, bases, namespace, **kwargs)

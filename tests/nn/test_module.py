@@ -1,5 +1,6 @@
 """funcarray.nn.Module as a pytree, the filtered transforms, and tree.partition/combine."""
 
+import abc
 import dataclasses
 
 import jax
@@ -123,6 +124,20 @@ def test_subclass_inherits_custom_init_and_adds_fields():
     assert m.label == "layer" and m.size == 2
     assert repr(m) == "Named(weight=float32[2,2], bias=float32[2], size=2, activation=tanh, " \
                       "label='layer')"
+
+
+def test_abstract_modules():
+    class Layer(nn.Module):
+        @abc.abstractmethod
+        def __call__(self, x): ...
+
+    class Double(Layer):
+        def __call__(self, x):
+            return 2 * x
+
+    with pytest.raises(TypeError, match="abstract"):
+        Layer()
+    assert float(Double()(fnp.float32(3.0))) == 6.0 and isinstance(Double(), Layer)
 
 
 def test_grad_jit_vmap_of_a_module_match_jax():
