@@ -59,24 +59,29 @@ _SORTED_TYPES = (dict, collections.defaultdict)
 _SORTED_SPECS: dict = {}  # spec, or (spec, repr) when it holds custom nodes -> sorted spec
 _SORTED_SPECS_LIMIT = 4096
 _HOLDS_CUSTOM_NODES = object()  # _SORTED_SPECS[spec] for those: look up (spec, repr) instead
+# _SORTED_SPECS[spec] of a structure without dicts: the spec is its own sorted spec. Equal
+# specs hold the same kinds of nodes, so no repr is needed to answer this (a model's
+# structure, custom nodes throughout, is flattened at every jit call).
+_HOLDS_NO_DICTS = object()
 
 
-def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool]:
-    """``(the sorted spec, whether spec holds custom nodes)``."""
-    custom = []
+def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool, bool]:
+    """``(the sorted spec, whether spec holds custom nodes, whether it holds dicts)``."""
+    custom, dicts = [], []
 
     def sorted_node(node: PyTreeDef) -> PyTreeDef:
         if node.kind == optree.PyTreeKind.CUSTOM:
             custom.append(node)
         if node.type not in _SORTED_TYPES:
             return node
+        dicts.append(node)
         pairs = node.one_level().unflatten(node.children())  # {key: child}, insertion order
         items = {key: pairs[key] for key in node.entries()}  # entries(): optree's sorted order
         if node.type is dict:
             return optree.treespec_dict(items, **_OPTS)
         return optree.treespec_defaultdict(pairs.default_factory, items, **_OPTS)
 
-    return optree.treespec_transform(spec, sorted_node), bool(custom)
+    return optree.treespec_transform(spec, sorted_node), bool(custom), bool(dicts)
 
 
 def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
@@ -91,13 +96,18 @@ def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
         return spec  # a leaf, or one container (no dict) of leaves
     key = spec
     found = _SORTED_SPECS.get(key)
+    if found is _HOLDS_NO_DICTS:
+        return spec
     if found is _HOLDS_CUSTOM_NODES:
         key = (spec, repr(spec))
         found = _SORTED_SPECS.get(key)
     if found is None:
-        found, custom = _sort_dicts(spec)
+        found, custom, dicts = _sort_dicts(spec)
         if len(_SORTED_SPECS) >= _SORTED_SPECS_LIMIT:
             _SORTED_SPECS.clear()
+        if not dicts:
+            _SORTED_SPECS[spec] = _HOLDS_NO_DICTS
+            return spec
         if custom:
             _SORTED_SPECS[spec] = _HOLDS_CUSTOM_NODES
             key = (spec, repr(spec))
