@@ -266,3 +266,16 @@ def test_partition_prefix_spec_and_errors():
     with pytest.raises(TypeError, match="bools or predicates"):
         fa.tree.partition(tree, {"enc": 1, "dec": True})
     assert fa.tree.combine((None, 2), (1, None), (5, 6)) == (1, 2)
+
+
+def test_equal_static_values_of_other_types_are_rebuilt_as_given():
+    class Scaled(nn.Module):
+        w: fa.Array
+        scale: object = nn.field(static=True)
+
+    for scale in (1, 1.0, True, 1, 1.0):  # equal values, one cached structure
+        model = Scaled(fnp.ones(1), scale)
+        rebuilt = fa.tree.map(lambda x: x, model)
+        assert type(rebuilt.scale) is type(scale)
+        leaves, treedef = fa.tree.flatten(model)
+        assert type(fa.tree.unflatten(treedef, leaves).scale) is type(scale)
