@@ -23,8 +23,8 @@ class Embedding(Module):
     integer id in ``x`` (a scalar or an array of ids).
 
     Initialised as PyTorch's ``nn.Embedding``: standard normal entries drawn from ``key``;
-    or pass ``weight=`` (pretrained vectors). Ids out of range are clamped, as indexing is
-    under ``jit``.
+    or pass ``weight=`` (pretrained vectors). Ids index as ``funcarray.numpy`` does (JAX's
+    rules): negative ids count from the end, and ids past the end are clamped.
 
     Example:
         >>> import funcarray.nn as nn, funcarray.numpy as fnp, funcarray.random as random
