@@ -25,7 +25,8 @@ def _identity(x: Any) -> Any:
 
 class Sequential(Module):
     """Calls its ``layers`` (a tuple of modules) in order. A ``key`` given to the call is
-    split into one key per layer (for ``Dropout``), as Equinox's ``Sequential`` does.
+    split into one key per layer (for ``Dropout``), each passed as ``key=``, as Equinox's
+    ``Sequential`` does; without one, each layer is called on ``x`` alone.
 
     Example:
         >>> import funcarray.nn as nn, funcarray.numpy as fnp, funcarray.random as random
@@ -43,7 +44,8 @@ class Sequential(Module):
     def __call__(self, x: Any, *, key: KeyArrayLike | None = None) -> Any:
         keys = [None] * len(self.layers) if key is None else random.split(key, len(self.layers))
         for layer, layer_key in zip(self.layers, keys, strict=True):
-            x = layer(x, key=layer_key)
+            # (without a key, layers that take none, such as a user's module, fit too)
+            x = layer(x) if layer_key is None else layer(x, key=layer_key)
         return x
 
     def __getitem__(self, index: int | slice) -> Any:

@@ -100,6 +100,14 @@ def test_sequential_splits_its_key_for_dropout():
     np.testing.assert_array_equal(seq(x, key=random.key(3)), expected)
     with pytest.raises(ValueError, match="Dropout: a random key is needed"):
         seq(x)
+    # Without a key, layers that take none fit.
+    np.testing.assert_array_equal(nn.Sequential([_Doubler(), nn.Dropout(0.5, inference=True)])(x),
+                                  2 * np.ones(64))
+
+
+class _Doubler(nn.Module):
+    def __call__(self, x):
+        return 2 * x
 
 
 def test_embedding():
