@@ -12,6 +12,7 @@ from funcarray.api.autodiff import stop_gradient
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.nn._module import Module, field
+from funcarray.nn._normalization import widened
 
 if TYPE_CHECKING:
     from collections.abc import Hashable
@@ -100,11 +101,12 @@ class BatchNorm(Module):
         if not isinstance(state, BatchNormState):
             raise op_type_error("BatchNorm", f"state must be a BatchNormState (from "
                                              f"init_state()), got {type(state).__name__}")
+        x, dtype = widened(x)
         channel = (-1,) + (1,) * (x.ndim - 1)
         spatial = tuple(range(1, x.ndim))
         inference = self.inference if inference is None else inference
         if inference:
-            mean, var = state.running_mean, state.running_var
+            mean, var = state.running_mean.astype(x.dtype), state.running_var.astype(x.dtype)
         else:
             mean = lax.pmean(fnp.mean(x, axis=spatial), self.axis_name)
             var = lax.pmean(fnp.mean(fnp.square(x - mean.reshape(channel)), axis=spatial),
@@ -119,7 +121,7 @@ class BatchNorm(Module):
         y = (x - mean.reshape(channel)) * fnp.reciprocal(fnp.sqrt(var.reshape(channel)
                                                                   + self.eps))
         if self.weight is not None:
-            y = y * self.weight.reshape(channel)
+            y = y * self.weight.reshape(channel).astype(y.dtype)
         if self.bias is not None:
-            y = y + self.bias.reshape(channel)
-        return y, state
+            y = y + self.bias.reshape(channel).astype(y.dtype)
+        return y.astype(dtype), state

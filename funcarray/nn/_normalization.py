@@ -24,6 +24,23 @@ def _shape(shape: int | Sequence[int]) -> tuple:
     return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
 
 
+def widened(x) -> tuple:
+    """``(x in the dtype its statistics are computed in, the result's dtype)``: at least
+    float32 (so float16 and bfloat16 inputs keep their variance, as in Equinox), with the
+    result in ``x``'s dtype (a float one for integer inputs)."""
+    wide = dtypes.promote_types(x.dtype, dtypes.float32)
+    return x.astype(wide), (x.dtype if dtypes.is_inexact(x.dtype) else wide)
+
+
+def _affine(y, weight, bias, shape=None):
+    """``y * weight + bias`` (either may be None) in ``y``'s dtype."""
+    if weight is not None:
+        y = y * (weight if shape is None else weight.reshape(shape)).astype(y.dtype)
+    if bias is not None:
+        y = y + (bias if shape is None else bias.reshape(shape)).astype(y.dtype)
+    return y
+
+
 def _check(op: str, x, shape: tuple):
     x = asarray_arg(op, x)
     if tuple(x.shape[x.ndim - len(shape):]) != shape or x.ndim < len(shape):
@@ -35,7 +52,8 @@ def _check(op: str, x, shape: tuple):
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing axes of
     ``shape`` (the biased variance, as PyTorch's ``nn.LayerNorm``); ``weight`` starts at
-    ones and ``bias`` at zeros, each None when not used.
+    ones and ``bias`` at zeros, each None when not used. Statistics are computed in at least
+    float32 and the result has the input's dtype (as in Equinox).
 
     Example:
         >>> import funcarray.nn as nn, funcarray.numpy as fnp
@@ -57,22 +75,19 @@ class LayerNorm(Module):
         self.eps = float(eps)
 
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x = _check("LayerNorm", x, self.shape)
+        x, dtype = widened(_check("LayerNorm", x, self.shape))
         axes = tuple(range(x.ndim - len(self.shape), x.ndim))
         mean = fnp.mean(x, axis=axes, keepdims=True)
         var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
         y = (x - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))
-        if self.weight is not None:
-            y = y * self.weight
-        if self.bias is not None:
-            y = y + self.bias
-        return y
+        return _affine(y, self.weight, self.bias).astype(dtype)
 
 
 class RMSNorm(Module):
-    """``x / sqrt(mean(x**2) + eps) * weight (+ bias)`` over the trailing axes of ``shape``
-    (root-mean-square normalisation, no centring); ``weight`` starts at ones, and a bias
-    (zeros) is added only with ``use_bias=True``.
+    """``x / sqrt(mean(x**2) + eps) * weight + bias`` over the trailing axes of ``shape``
+    (root-mean-square normalisation, no centring); ``weight`` starts at ones and ``bias`` at
+    zeros, each None when not used (Equinox's signature, a bias by default; PyTorch's
+    ``nn.RMSNorm`` has none: ``use_bias=False``).
 
     Example:
         >>> import funcarray.nn as nn, funcarray.numpy as fnp
@@ -86,7 +101,7 @@ class RMSNorm(Module):
     eps: float = field(static=True)
 
     def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
-                 use_bias: bool = False, *, dtype: DTypeLike | None = None):
+                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
         self.shape = _shape(shape)
         dtype = dtypes.float32 if dtype is None else dtype
         self.weight = fnp.ones(self.shape, dtype) if use_weight else None
@@ -94,15 +109,11 @@ class RMSNorm(Module):
         self.eps = float(eps)
 
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x = _check("RMSNorm", x, self.shape)
+        x, dtype = widened(_check("RMSNorm", x, self.shape))
         axes = tuple(range(x.ndim - len(self.shape), x.ndim))
         y = x * fnp.reciprocal(fnp.sqrt(fnp.mean(fnp.square(x), axis=axes, keepdims=True)
                                         + self.eps))
-        if self.weight is not None:
-            y = y * self.weight
-        if self.bias is not None:
-            y = y + self.bias
-        return y
+        return _affine(y, self.weight, self.bias).astype(dtype)
 
 
 class GroupNorm(Module):
@@ -141,13 +152,10 @@ class GroupNorm(Module):
                                               f"{self.channels}, *spatial), got "
                                               f"{tuple(x.shape)}; batches go through "
                                               "funcarray.vmap")
+        x, dtype = widened(x)
         grouped = x.reshape((self.groups, -1))
         mean = fnp.mean(grouped, axis=1, keepdims=True)
         var = fnp.mean(fnp.square(grouped - mean), axis=1, keepdims=True)
         y = ((grouped - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))).reshape(x.shape)
         channel = (-1,) + (1,) * (x.ndim - 1)
-        if self.weight is not None:
-            y = y * self.weight.reshape(channel)
-        if self.bias is not None:
-            y = y + self.bias.reshape(channel)
-        return y
+        return _affine(y, self.weight, self.bias, channel).astype(dtype)

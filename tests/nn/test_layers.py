@@ -174,6 +174,31 @@ def test_rms_norm(use_bias):
         ["weight", "bias"] if use_bias else ["weight"])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_norms_of_half_precision_inputs_compute_in_float32(dtype):
+    # A large offset: float16 statistics would lose the small variations around it.
+    x = (normal(3, 8) * 0.01 + 100).astype(np.float32)
+    low = fnp.asarray(x).astype(dtype)
+    wide = np.asarray(low.astype("float32"))
+    layers = [(nn.LayerNorm(8), lambda v: (v - v.mean(-1, keepdims=True))
+               / np.sqrt(v.var(-1, keepdims=True) + 1e-5)),
+              (nn.RMSNorm(8), lambda v: v / np.sqrt((v ** 2).mean(-1, keepdims=True) + 1e-5)),
+              (nn.GroupNorm(3, 3), lambda v: (v - v.mean(-1, keepdims=True))
+               / np.sqrt(v.var(-1, keepdims=True) + 1e-5))]
+    for layer, reference in layers:
+        y = layer(low)
+        assert y.dtype == np.dtype(low.dtype), type(layer).__name__
+        expected = reference(wide.astype(np.float64)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(y.astype("float32")), expected,
+                                   rtol=2e-2, atol=2e-2, err_msg=type(layer).__name__)
+    bn = nn.BatchNorm(8, axis_name="b")
+    y, _ = fa.vmap(bn, axis_name="b", in_axes=(0, None), out_axes=(0, None))(
+        low, bn.init_state())
+    assert y.dtype == np.dtype(low.dtype)
+    expected = (wide - wide.mean(0)) / np.sqrt(wide.var(0) + 1e-5)
+    np.testing.assert_allclose(np.asarray(y.astype("float32")), expected, rtol=2e-2, atol=3e-2)
+
+
 def test_dropout():
     drop = nn.Dropout(0.25)
     x = fnp.ones(20000)
