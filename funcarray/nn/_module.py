@@ -131,8 +131,6 @@ class _ModuleMeta(abc.ABCMeta):
         # instead of getting a generated one for the parent's fields.
         own_init = "__init__" in namespace
         cls._custom_init = own_init or any(getattr(b, "_custom_init", False) for b in bases)
-        if name == "Module" and not bases:
-            return cls
         cls = dataclasses.dataclass(init=not cls._custom_init or own_init, repr=False,
                                     eq=False)(cls)
         _register(cls)

@@ -138,6 +138,7 @@ def test_abstract_modules():
     with pytest.raises(TypeError, match="abstract"):
         Layer()
     assert float(Double()(fnp.float32(3.0))) == 6.0 and isinstance(Double(), Layer)
+    assert fa.tree.leaves(nn.Module()) == [] and repr(nn.Module()) == "Module()"
 
 
 def test_grad_jit_vmap_of_a_module_match_jax():
