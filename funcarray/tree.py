@@ -6,11 +6,13 @@ The public module; the implementation is ``funcarray/base/pytrees.py``.
 from funcarray.base.pytrees import (  # noqa: F401  (re-exports)
     PyTreeDef,
     all,
+    combine,
     flatten,
     flatten_with_path,
     leaves,
     map,
     map_with_path,
+    partition,
     reduce,
     register_dataclass,
     register_pytree_node,
@@ -22,5 +24,5 @@ from funcarray.base.pytrees import (  # noqa: F401  (re-exports)
 __all__ = [
     'map', 'flatten', 'unflatten', 'leaves', 'structure', 'register_pytree_node',
     'register_dataclass', 'all', 'reduce', 'transpose', 'flatten_with_path',
-    'map_with_path', 'PyTreeDef'
+    'map_with_path', 'PyTreeDef', 'partition', 'combine'
 ]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "map", "flatten", "unflatten", "leaves", "structure", "register_pytree_node",
     "register_dataclass", "all", "reduce", "transpose", "flatten_with_path", "map_with_path",
-    "PyTreeDef", "broadcast_prefix",
+    "PyTreeDef", "broadcast_prefix", "partition", "combine",
 ]
 
 # One namespace for every registration, so funcarray's registry does not collide with other
@@ -59,24 +59,29 @@ _SORTED_TYPES = (dict, collections.defaultdict)
 _SORTED_SPECS: dict = {}  # spec, or (spec, repr) when it holds custom nodes -> sorted spec
 _SORTED_SPECS_LIMIT = 4096
 _HOLDS_CUSTOM_NODES = object()  # _SORTED_SPECS[spec] for those: look up (spec, repr) instead
+# _SORTED_SPECS[spec] of a structure without dicts: the spec is its own sorted spec. Equal
+# specs hold the same kinds of nodes, so no repr is needed to answer this (a model's
+# structure, custom nodes throughout, is flattened at every jit call).
+_HOLDS_NO_DICTS = object()
 
 
-def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool]:
-    """``(the sorted spec, whether spec holds custom nodes)``."""
-    custom = []
+def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool, bool]:
+    """``(the sorted spec, whether spec holds custom nodes, whether it holds dicts)``."""
+    custom, dicts = [], []
 
     def sorted_node(node: PyTreeDef) -> PyTreeDef:
         if node.kind == optree.PyTreeKind.CUSTOM:
             custom.append(node)
         if node.type not in _SORTED_TYPES:
             return node
+        dicts.append(node)
         pairs = node.one_level().unflatten(node.children())  # {key: child}, insertion order
         items = {key: pairs[key] for key in node.entries()}  # entries(): optree's sorted order
         if node.type is dict:
             return optree.treespec_dict(items, **_OPTS)
         return optree.treespec_defaultdict(pairs.default_factory, items, **_OPTS)
 
-    return optree.treespec_transform(spec, sorted_node), bool(custom)
+    return optree.treespec_transform(spec, sorted_node), bool(custom), bool(dicts)
 
 
 def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
@@ -91,13 +96,18 @@ def sorted_spec(spec: PyTreeDef) -> PyTreeDef:
         return spec  # a leaf, or one container (no dict) of leaves
     key = spec
     found = _SORTED_SPECS.get(key)
+    if found is _HOLDS_NO_DICTS:
+        return spec
     if found is _HOLDS_CUSTOM_NODES:
         key = (spec, repr(spec))
         found = _SORTED_SPECS.get(key)
     if found is None:
-        found, custom = _sort_dicts(spec)
+        found, custom, dicts = _sort_dicts(spec)
         if len(_SORTED_SPECS) >= _SORTED_SPECS_LIMIT:
             _SORTED_SPECS.clear()
+        if not dicts:
+            _SORTED_SPECS[spec] = _HOLDS_NO_DICTS
+            return spec
         if custom:
             _SORTED_SPECS[spec] = _HOLDS_CUSTOM_NODES
             key = (spec, repr(spec))
@@ -374,3 +384,98 @@ def _dataclass_fields(nodetype, data_fields, meta_fields, drop_fields):
         raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: "
                          f"{overlap}.")
     return data, meta
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
+
+
+def partition(tree: Any, filter_spec: Any, replace: Any = None, is_leaf: _IsLeaf = None
+              ) -> tuple[Any, Any]:
+    """Split ``tree`` in two trees of its structure: the leaves that ``filter_spec`` selects
+    (the others replaced by ``replace``, None by default: an empty subtree), and the rest.
+    ``combine`` puts them back together.
+
+    ``filter_spec`` is a predicate called on each leaf (``funcarray.nn.is_inexact_array``,
+    say), or a tree of bools (or predicates) whose structure is a prefix of ``tree``'s, such
+    as the mask ``funcarray.nn.name_mask`` makes. Splitting a model this way lets a transform
+    see only some of its leaves: ``grad`` the float arrays, ``jit`` the arrays with the rest
+    static, an optimizer the parameters that are not frozen.
+
+    Example:
+        >>> params, rest = partition({"w": 1.5, "n": 3}, lambda x: isinstance(x, float))
+        >>> params, rest
+        ({'n': None, 'w': 1.5}, {'n': 3, 'w': None})
+        >>> combine(params, rest)
+        {'n': 3, 'w': 1.5}
+    """
+    if is_function_leaf(filter_spec):
+        selected = map(lambda x: bool(filter_spec(x)), tree, is_leaf=is_leaf)
+    else:
+        selected = _broadcast_filter(tree, filter_spec, is_leaf)
+    # None leaves of the mask stay empty subtrees: flatten `tree` up to the mask's leaves.
+    spec = sorted_spec(optree.tree_structure(selected, **_OPTS))
+    subtrees = spec.flatten_up_to(tree)
+    flags = optree.tree_leaves(selected, **_OPTS)
+    kept = spec.unflatten(s if f else map(lambda _: replace, s, is_leaf=is_leaf)
+                          for f, s in zip(flags, subtrees, strict=True))
+    rest = spec.unflatten(map(lambda _: replace, s, is_leaf=is_leaf) if f else s
+                          for f, s in zip(flags, subtrees, strict=True))
+    return kept, rest
+
+
+def is_function_leaf(x: Any) -> bool:
+    """True for a callable that is a leaf, False for a pytree node even when it is callable
+    (a model used as a mask of bools has a ``__call__``): what a ``mask=`` or
+    ``filter_spec`` argument that may be either a function or a tree of bools is.
+
+    Example:
+        >>> is_function_leaf(len), is_function_leaf({"w": True})
+        (True, False)
+    """
+    return callable(x) and optree.treespec_is_leaf(optree.tree_structure(x, **_OPTS))
+
+
+def _broadcast_filter(tree: Any, filter_spec: Any, is_leaf: _IsLeaf) -> Any:
+    """``filter_spec`` (a tree of bools or predicates, a prefix of ``tree``) as a tree of
+    bools, one per leaf of ``tree``."""
+    spec = optree.tree_structure(filter_spec, **_OPTS)
+    try:
+        subtrees = spec.flatten_up_to(tree)
+    except ValueError as error:
+        raise ValueError(f"partition: filter_spec must be a predicate or a tree of bools whose "
+                         f"structure is a prefix of the tree's: {error}") from None
+    flags = optree.tree_leaves(filter_spec, **_OPTS)
+    spec = sorted_spec(spec)
+    expanded = []
+    for flag, subtree in zip(flags, subtrees, strict=True):
+        if callable(flag):  # (a leaf of filter_spec, so a predicate)
+            expanded.append(map(lambda x, f=flag: bool(f(x)), subtree, is_leaf=is_leaf))
+        elif isinstance(flag, bool):
+            expanded.append(map(lambda _, f=flag: f, subtree, is_leaf=is_leaf))
+        else:
+            raise TypeError(f"partition: the leaves of filter_spec must be bools or "
+                            f"predicates, got {type(flag).__name__} {flag!r}")
+    return spec.unflatten(expanded)
+
+
+def combine(*trees: Any, is_leaf: _IsLeaf = None) -> Any:
+    """Merge trees of one structure that hold None in different places (``partition``'s
+    halves): each leaf is the first one that is not None.
+
+    Example:
+        >>> combine({"a": 1, "b": None}, {"a": None, "b": 2})
+        {'a': 1, 'b': 2}
+    """
+    if not trees:
+        raise TypeError("combine: expected at least one tree")
+
+    def first(*leaves):
+        return next((x for x in leaves if x is not None), None)
+
+    if is_leaf is None:
+        node_is_leaf = _is_none
+    else:
+        def node_is_leaf(x):
+            return x is None or is_leaf(x)
+    return map(first, *trees, is_leaf=node_is_leaf)

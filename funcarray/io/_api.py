@@ -108,7 +108,8 @@ def save(path: _Path, tree: Any, *, metadata: Mapping[str, str] | None = None) -
     """Save a pytree of arrays to ``path``, a ``.safetensors`` or ``.npz`` file.
 
     Each leaf is stored under its dotted path (``{"layers": [{"w": w}]}`` stores
-    ``"layers.0.w"``, the way PyTorch names a ``state_dict``), with its dtype and shape
+    ``"layers.0.w"``, the way PyTorch names a ``state_dict``; a ``funcarray.nn.Module`` is
+    stored under the names of ``nn.state_dict``), with its dtype and shape
     (bfloat16 and float8 included). ``metadata`` is an optional dict of strings kept in the
     file. The file is written to a temporary file first and renamed into place, so it is
     never left half written. Safetensors has no code for complex128 (use ``.npz``); ``.npz``

@@ -2,8 +2,8 @@
 
 A leaf's name joins its path with ".": dict keys as they are, list and tuple positions as
 numbers, so ``{"layers": [{"weight": w}]}`` names ``w`` ``"layers.0.weight"``, the way a
-PyTorch ``state_dict`` does. Namedtuples and registered classes contribute their flattening
-index.
+PyTorch ``state_dict`` does. ``funcarray.nn.Module`` fields contribute their names
+(``layers.0.attn.weight``); namedtuples and other registered classes their flattening index.
 """
 
 from __future__ import annotations

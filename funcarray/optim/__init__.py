@@ -25,9 +25,12 @@ from funcarray.optim._alias import *  # noqa: F403
 from funcarray.optim._alias import __all__ as _alias_names
 from funcarray.optim._base import *  # noqa: F403
 from funcarray.optim._base import __all__ as _base_names
+from funcarray.optim._masking import *  # noqa: F403
+from funcarray.optim._masking import __all__ as _masking_names
 from funcarray.optim._schedules import *  # noqa: F403
 from funcarray.optim._schedules import __all__ as _schedule_names
 from funcarray.optim._transforms import *  # noqa: F403
 from funcarray.optim._transforms import __all__ as _transform_names
 
-__all__ = [*_base_names, *_transform_names, *_schedule_names, *_alias_names]
+__all__ = [*_base_names, *_transform_names, *_masking_names, *_schedule_names,
+           *_alias_names]

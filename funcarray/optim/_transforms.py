@@ -352,7 +352,8 @@ def _resolve_mask(op: str, mask: Params | Callable[[Params], Params] | None, par
     """The tree of Python bools saying which leaves get weight decay (None: all)."""
     if mask is None:
         return tree.map(lambda p: True, params)
-    resolved = mask(params) if callable(mask) else mask
+    # (a model used as a mask is callable but a tree of bools)
+    resolved = mask(params) if tree.is_function_leaf(mask) else mask
     for leaf in tree.leaves(resolved):
         if not isinstance(leaf, bool):
             raise op_type_error(
