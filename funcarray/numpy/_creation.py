@@ -29,10 +29,10 @@ from funcarray.base import float0 as _float0
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.base.host_values import scalar_to_array
-from funcarray.numpy._elementwise import add, equal, multiply, subtract
+from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
 from funcarray.numpy._extended_arrays import is_extended
 from funcarray.numpy._rounding_and_division import floor
-from funcarray.numpy._shape import broadcast_arrays, concatenate, expand_dims, reshape
+from funcarray.numpy._shape import broadcast_arrays, expand_dims, reshape
 from funcarray.numpy._shape_on_host import host_dims
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import convert_kernel
@@ -448,36 +448,35 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         dtype = to_inexact_dtype(dtypes.result_type(asarray_arg("linspace", start),
                                                     asarray_arg("linspace", stop)))
     dtype = dtypes.canonicalize_dtype(dtype)
-    compute = to_inexact_dtype(dtype)
+    compute = to_inexact_dtype(dtype)  # (float64 for 64-bit integers, as jax)
     # (asarray_arg with the dtype: a Python float becomes float64 from its exact value, not
     # from a weak float32 rounding of it)
     start, stop = (_real_part_for("linspace", v, compute) for v in (start, stop))
     start, stop = broadcast_arrays(asarray_arg("linspace", start, compute),
                                    asarray_arg("linspace", stop, compute))
     axis = canonicalize_axis("linspace", axis, start.ndim + 1)
+    start, stop = expand_dims(start, axis), expand_dims(stop, axis)
     div = (num - 1) if endpoint else num
-    first, last = expand_dims(start, axis), expand_dims(stop, axis)
-    if num > 1:
-        # jax's formula, start * (1 - t) + stop * t with t = i / div: the same values as jax
-        # (to the bit, so integer dtypes floor alike) and both endpoints exact.
-        fraction_shape = tuple(div if d == axis else 1 for d in range(first.ndim))
-        real = np.finfo(compute).dtype
-        t = convert(ew.div_p.bind(iota_p.bind(dtype=real, shape=fraction_shape, dimension=axis),
-                                  full(fraction_shape, div, real)), compute)
-        out = add(multiply(first, subtract(1, t)), multiply(last, t))
-        if endpoint:
-            out = concatenate([out, last], axis)
-        step = subtract(stop, start) / div
-    else:  # one sample is start itself; no step between fewer than two (NumPy: nan)
-        out = first if num == 1 else full(first.shape[:axis] + (0,) + first.shape[axis + 1:],
-                                           0, compute)
-        step = subtract(stop, start) if num == 1 and not endpoint else full(
-            start.shape, float("nan"), compute)
+    # start + i * ((stop - start) * (1 / div)): XLA turns jax's division by the constant div
+    # into this product with its reciprocal, so eager values match jit's and jax's.
+    step = subtract(stop, start) * (1.0 / div) if div > 0 else subtract(stop, start) * 0.0
+    ramp_shape = tuple(num if d == axis else 1 for d in range(start.ndim))
+    ramp = iota_p.bind(dtype=compute, shape=ramp_shape, dimension=axis)
+    # (one sample is start itself, as in jax, even where the step is not finite)
+    out = start if num == 1 else add(start, multiply(ramp, step))
+    if endpoint and num > 1:
+        # Make the last value exactly `stop`, as NumPy does.
+        last = iota_p.bind(dtype=dtypes.int32, shape=ramp_shape, dimension=axis) == num - 1
+        out = where(last, stop, out)
     if dtypes.is_integer(dtype):  # (bool is not: any nonzero sample is True, as in jax)
         out = floor(out)
     out = convert(out, dtype)
-    # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
-    return (out, step) if retstep else out
+    if retstep:
+        if div <= 0:  # no step between fewer than two samples: NumPy says nan
+            step = full(step.shape, float("nan"), step.dtype)  # (nan + 0j if complex, as jax)
+        # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
+        return out, step.reshape(step.shape[:axis] + step.shape[axis + 1:])
+    return out
 
 
 def _eye_on_host(N, M=None, k=0, dtype=None):
