@@ -27,6 +27,7 @@ from funcarray.base.dtypes import (  # noqa: F401
 from funcarray.lax._ops_binary import register_equivalents as _register_lax_equivalents
 from funcarray.numpy import fft as fft
 from funcarray.numpy import linalg as linalg
+from funcarray.numpy._array_api import *  # noqa: F403
 from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
 from funcarray.numpy._convolve import *  # noqa: F403
