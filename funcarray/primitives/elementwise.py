@@ -235,7 +235,30 @@ ceil_p = unary("ceil", np.ceil, hlo="stablehlo.ceil")
 is_finite_p = unary("is_finite", np.isfinite, hlo="stablehlo.is_finite", out_dtype=_bool)
 exp_p = unary("exp", np.exp, hlo="stablehlo.exponential", upcast_low_precision=True)
 exp2_p = unary("exp2", np.exp2, upcast_low_precision=True)
-expm1_p = unary("expm1", np.expm1, hlo="stablehlo.exponential_minus_one",
+def _expm1_kernel(x):
+    """np.expm1; for complex operands the formula of ``_complex_expm1_lower`` (NumPy's
+    complex expm1 is exp(x) - 1, which misses the C99 / Array API special values:
+    expm1(inf + 0j) is inf + 0j, expm1(-inf + inf j) is -1 + 0j)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    a, b = x.real, x.imag
+    with np.errstate(invalid="ignore", over="ignore"):
+        half_sin = np.sin(b / 2)
+        real = np.expm1(a) * np.cos(b) - 2 * half_sin * half_sin
+        imag = np.exp(a) * np.sin(b)
+        finite_b = np.isfinite(b)
+        # exp(-inf) is exactly 0: -1 + 0j for any b (a signed zero times sin(b) if finite).
+        real = np.where(a == -np.inf, -1, real)
+        imag = np.where(a == -np.inf, np.where(finite_b, imag, 0), imag)
+        # inf + (inf or nan) j: inf + nan j; a zero imaginary part stays that zero.
+        real = np.where((a == np.inf) & ~finite_b, np.inf, real)
+        imag = np.where(b == 0, b, imag)
+    out = np.empty(x.shape, x.dtype)
+    out.real, out.imag = real, imag
+    return out
+
+
+expm1_p = unary("expm1", _expm1_kernel, hlo="stablehlo.exponential_minus_one",
                 upcast_low_precision=True)
 log_p = unary("log", np.log, hlo="stablehlo.log", upcast_low_precision=True)
 log1p_p = unary("log1p", np.log1p, hlo="stablehlo.log_plus_one", upcast_low_precision=True)
@@ -360,6 +383,76 @@ def _complex_sin_cos_lower(real_op: str, sine: bool):
         return ctx.op("stablehlo.complex", real, imag)
 
     return lower
+
+
+@exp_p.def_lower
+def _complex_exp_lower(ctx, x):
+    """XLA's complex exp, with the Array API standard's (C99's, NumPy's: the eager kernel's)
+    special values where XLA makes NaNs: +0 cis(b) where a is -inf (0 + 0j for an infinite or
+    NaN b), inf + nan j where a is inf and b is not finite, and a zero b kept."""
+    aval = ctx.avals_in[0]
+    out = ctx.op("stablehlo.exponential", x)[0]
+    if not dtypes.is_complex(aval.dtype):
+        return [out]
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    flags = ShapedArray(aval.shape, np.bool_)
+
+    def op(name, *operands, result=part):
+        return ctx.op(name, *operands, results=[result])[0]
+
+    a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
+    real, imag = op("stablehlo.real", out), op("stablehlo.imag", out)
+    zero = ctx.constant(0, part)
+    finite_b = op("stablehlo.is_finite", b, result=flags)
+    minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
+    plus_inf = compare(ctx, a, ctx.constant(np.inf, part), "EQ")
+    real = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b,
+                 op("stablehlo.multiply", zero, op("stablehlo.cosine", b)), zero), real)
+    imag = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b,
+                 op("stablehlo.multiply", zero, op("stablehlo.sine", b)), zero), imag)
+    not_finite_b = op("stablehlo.not", finite_b, result=flags)
+    real = op("stablehlo.select", op("stablehlo.and", plus_inf, not_finite_b, result=flags),
+              ctx.constant(np.inf, part), real)
+    imag = op("stablehlo.select", compare(ctx, b, zero, "EQ"), b, imag)
+    return ctx.op("stablehlo.complex", real, imag)
+
+
+@expm1_p.def_lower
+def _complex_expm1_lower(ctx, x):
+    """Complex expm1 by parts, with the Array API standard's (C99's) special values:
+    real = expm1(a) cos(b) - 2 sin(b/2)^2 (accurate near 0), imag = exp(a) sin(b); -1 + 0j
+    where a is -inf, inf + nan j where a is inf and b is not finite, and a zero b kept."""
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return ctx.op("stablehlo.exponential_minus_one", x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    flags = ShapedArray(aval.shape, np.bool_)
+
+    def op(name, *operands, out=part):
+        return ctx.op(name, *operands, results=[out])[0]
+
+    a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
+    half_sin = op("stablehlo.sine", op("stablehlo.multiply", b, ctx.constant(0.5, part)))
+    real = op("stablehlo.subtract",
+              op("stablehlo.multiply", op("stablehlo.exponential_minus_one", a),
+                 op("stablehlo.cosine", b)),
+              op("stablehlo.multiply", ctx.constant(2, part),
+                 op("stablehlo.multiply", half_sin, half_sin)))
+    imag = op("stablehlo.multiply", op("stablehlo.exponential", a), op("stablehlo.sine", b))
+    finite_b = op("stablehlo.is_finite", b, out=flags)
+    minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
+    plus_inf = compare(ctx, a, ctx.constant(np.inf, part), "EQ")
+    zero = ctx.constant(0, part)
+    real = op("stablehlo.select", minus_inf, ctx.constant(-1, part), real)
+    imag = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b, imag, zero), imag)
+    real = op("stablehlo.select",
+              op("stablehlo.and", plus_inf, op("stablehlo.not", finite_b, out=flags),
+                 out=flags), ctx.constant(np.inf, part), real)
+    imag = op("stablehlo.select", compare(ctx, b, zero, "EQ"), b, imag)
+    return ctx.op("stablehlo.complex", real, imag)
 
 
 sin_p.def_lower(_complex_sin_cos_lower("stablehlo.sine", sine=True))
