@@ -31,6 +31,7 @@ from funcarray.numpy import (
     _elementwise,
     _index_routines,
     _linalg,
+    _math_functions,
     _reductions,
     _shape,
     _sort_and_nonzero,
@@ -65,6 +66,12 @@ class SVDResult(NamedTuple):
 
 def _mT(x):
     return _shape.swapaxes(x, -1, -2)
+
+
+def _mH(x):
+    """The conjugate transpose of the matrices (the transpose of real ones)."""
+    x = _shape.swapaxes(x, -1, -2)
+    return _math_functions.conj(x) if dtypes.is_complex(x.dtype) else x
 
 
 def _float_matrix(op: str, a, *, square: bool = False, min_ndim: int = 2,
@@ -261,7 +268,7 @@ def _pinv_impl(a, rtol, hermitian):
     cutoff = _shape.expand_dims(rtol, -1) * s[..., :1]
     # Singular values at or below the cutoff count as zero: 1/inf drops their directions.
     s = _elementwise.where(s > cutoff, s, np.inf)
-    return _linalg.matmul(_mT(vh), _mT(u) / s[..., :, None])
+    return _linalg.matmul(_mH(vh), _mH(u) / s[..., :, None])
 
 
 def _pinv_primal(a, rtol, hermitian):
@@ -280,17 +287,18 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
     if hermitian:
         a, da = _symmetrize(a), _symmetrize(da)
     mm = _linalg.matmul
-    pp_t = mm(p, _mT(p))
-    pt_p = mm(_mT(p), p)
-    dp = (-mm(mm(p, da), p) + mm(pp_t, _mT(da)) - mm(mm(pp_t, _mT(da)), mm(a, p))
-          + mm(_mT(da), pt_p) - mm(mm(p, a), mm(_mT(da), pt_p)))
+    pp_h = mm(p, _mH(p))
+    ph_p = mm(_mH(p), p)
+    dp = (-mm(mm(p, da), p) + mm(pp_h, _mH(da)) - mm(mm(pp_h, _mH(da)), mm(a, p))
+          + mm(_mH(da), ph_p) - mm(mm(p, a), mm(_mH(da), ph_p)))
     return p, dp
 
 
 def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
          rcond: ArrayLike | None = None) -> Array:
     """Moore-Penrose pseudo-inverse from the SVD (jax.numpy.linalg.pinv): singular values
-    at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero.
+    at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero. Complex
+    matrices are inverted with conjugate transposes (``hermitian=True`` takes real ones).
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -303,7 +311,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
         if rtol is not None:
             raise op_value_error("pinv", "give only one of rtol and rcond")
         rtol = rcond
-    a = _float_matrix("pinv", a, square=hermitian)
+    a = _float_matrix("pinv", a, square=hermitian, complex_ok=not hermitian)
     if rtol is not None and not isinstance(rtol, (int, float)):
         rtol = asarray_arg("pinv", rtol)
     return _pinv(a, rtol, bool(hermitian))

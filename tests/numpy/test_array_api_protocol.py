@@ -150,3 +150,13 @@ def test_item_assignment_still_points_at_at():
     x = fnp.zeros(3)
     with pytest.raises(TypeError, match=r"x\.at\[1\]\.set"):
         x[1] = 2.0
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3), (2, 3, 3)])
+def test_complex_pinv_against_numpy_eagerly_and_under_jit(shape):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    want = np.linalg.pinv(a)
+    for run in (fnp.linalg.pinv, fa.jit(fnp.linalg.pinv)):
+        np.testing.assert_allclose(np.asarray(run(fnp.asarray(a))), want, rtol=1e-10,
+                                   atol=1e-12)
