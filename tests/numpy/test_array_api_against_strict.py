@@ -181,3 +181,22 @@ def test_against_array_api_strict(name, seed):
         assert got.dtype == expected_dtype, (how, got.dtype, want.dtype)
         assert got.shape == want.shape, how
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=1e-11, err_msg=how)
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_repeat_with_an_array_of_repeats(data):
+    """The standard's ``repeat(x, repeats, axis=)`` with a 1-d array of repeats (one per
+    element along the axis, or a single one), eagerly, against NumPy."""
+    shape = data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=3), label="shape")
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1)))
+    n = x.size if axis is None else x.shape[axis]
+    size = data.draw(st.sampled_from([1, n]), label="size")
+    dtype = data.draw(st.sampled_from(["int8", "uint8", "int32", "int64", "uint64"]))
+    repeats = np.asarray(data.draw(st.lists(st.integers(0, 3), min_size=size, max_size=size)),
+                         dtype)
+    want = np.repeat(x, repeats.astype(np.int64), axis=axis)
+    got = fnp.repeat(fnp.asarray(x), fnp.asarray(repeats), axis=axis)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
