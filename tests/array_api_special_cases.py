@@ -202,7 +202,8 @@ SPECIAL_CASES: list[tuple[str, tuple, object]] = [
 ]
 
 # Complex operands a + bj: ``(function, (a, b), (real, imag))`` with the same tokens, plus
-# ``"±inf"`` and ``"0"`` where the standard leaves the sign open, and ``"cis"`` results:
+# ``"±inf"`` and ``"0"`` where the standard leaves the sign open, a real result (abs: one
+# token, ``"|a|"`` or ``"|b|"``), and ``"cis"`` results:
 # ``"+0*cis(b)-1"`` and ``"+inf*cis(b)-1"`` (``cis(v) = cos(v) + sin(v) j``) and their
 # ``exp`` forms without the ``-1``.
 COMPLEX_SPECIAL_CASES: list[tuple[str, tuple, object]] = [
@@ -221,4 +222,27 @@ COMPLEX_SPECIAL_CASES: list[tuple[str, tuple, object]] = [
     ("expm1", ("-inf", "nan"), (-1.0, "0")), ("expm1", ("+inf", "nan"), ("±inf", "nan")),
     ("expm1", ("nan", "+0"), ("nan", "+0")), ("expm1", ("nan", "nonzero"), ("nan", "nan")),
     ("expm1", ("nan", "nan"), ("nan", "nan")),
+    ("abs", ("+inf", "any"), "+inf"), ("abs", ("-inf", "any"), "+inf"),
+    ("abs", ("any", "+inf"), "+inf"), ("abs", ("any", "-inf"), "+inf"),
+    ("abs", ("+0", "fin"), "|b|"), ("abs", ("-0", "fin"), "|b|"),
+    ("abs", ("fin", "+0"), "|a|"), ("abs", ("nan", "fin"), "nan"),
+    ("abs", ("fin", "nan"), "nan"), ("abs", ("nan", "nan"), "nan"),
+    *[(name, a, r) for name in ("log", "log2", "log10") for a, r in [
+        (("+0", "+0"), ("-inf", "+0")), (("fin", "nan"), ("nan", "nan")),
+        (("+inf", "nan"), ("+inf", "nan")), (("-inf", "nan"), ("+inf", "nan")),
+        (("nan", "+inf"), ("+inf", "nan")), (("nan", "-inf"), ("+inf", "nan")),
+        (("nan", "fin"), ("nan", "nan")),
+        (("nan", "nan"), ("nan", "nan"))]],
+    # (log2 and log10 are log scaled: where log's imaginary part is pi, theirs is
+    # pi / log(2) or pi / log(10))
+    *[("log", a, r) for a, r in [
+        (("-0", "+0"), ("-inf", "pi")), (("fin", "+inf"), ("+inf", "pi/2")),
+        (("-inf", "pos"), ("+inf", "pi")), (("+inf", "pos"), ("+inf", "+0")),
+        (("-inf", "+inf"), ("+inf", "3pi/4")), (("+inf", "+inf"), ("+inf", "pi/4"))]],
+    ("log1p", (-1.0, "+0"), ("-inf", "+0")), ("log1p", ("fin", "+inf"), ("+inf", "pi/2")),
+    ("log1p", ("fin", "nan"), ("nan", "nan")), ("log1p", ("-inf", "pos"), ("+inf", "pi")),
+    ("log1p", ("+inf", "pos"), ("+inf", "+0")), ("log1p", ("-inf", "+inf"), ("+inf", "3pi/4")),
+    ("log1p", ("+inf", "+inf"), ("+inf", "pi/4")), ("log1p", ("+inf", "nan"), ("+inf", "nan")),
+    ("log1p", ("-inf", "nan"), ("+inf", "nan")), ("log1p", ("nan", "fin"), ("nan", "nan")),
+    ("log1p", ("nan", "+inf"), ("+inf", "nan")), ("log1p", ("nan", "nan"), ("nan", "nan")),
 ]

@@ -455,6 +455,52 @@ def _complex_expm1_lower(ctx, x):
     return ctx.op("stablehlo.complex", real, imag)
 
 
+def _infinite_part(ctx, x, part):
+    """Whether the real or the imaginary part of complex ``x`` is infinite."""
+    inf = ctx.constant(np.inf, part)
+
+    def infinite(v):
+        return compare(ctx, ctx.op("stablehlo.abs", v, results=[part])[0], inf, "EQ")
+
+    flags = ShapedArray(part.shape, np.bool_)
+    re = ctx.op("stablehlo.real", x, results=[part])[0]
+    im = ctx.op("stablehlo.imag", x, results=[part])[0]
+    return ctx.op("stablehlo.or", infinite(re), infinite(im), results=[flags])[0]
+
+
+@abs_p.def_lower
+def _abs_lower(ctx, x):
+    """|a + bj| is +inf where a part is infinite, a NaN other part too (C99, the Array API
+    standard; XLA's complex abs gives NaN there)."""
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return ctx.op("stablehlo.abs", x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    out = ctx.op("stablehlo.abs", x, results=[part])[0]
+    return ctx.op("stablehlo.select", _infinite_part(ctx, x, part), ctx.constant(np.inf, part),
+                  out, results=[part])
+
+
+def _complex_log_lower(hlo: str):
+    """log or log1p: for complex operands, a real part of +inf where a part of the operand is
+    infinite, a NaN other part too (C99, the standard: log(inf + nan j) is inf + nan j; XLA
+    gives NaN + NaN j)."""
+    def lower(ctx, x):
+        aval = ctx.avals_in[0]
+        out = ctx.op(hlo, x)[0]
+        if not dtypes.is_complex(aval.dtype):
+            return [out]
+        part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+        real = ctx.op("stablehlo.real", out, results=[part])[0]
+        imag = ctx.op("stablehlo.imag", out, results=[part])[0]
+        real = ctx.op("stablehlo.select", _infinite_part(ctx, x, part),
+                      ctx.constant(np.inf, part), real, results=[part])[0]
+        return ctx.op("stablehlo.complex", real, imag)
+    return lower
+
+
+log_p.def_lower(_complex_log_lower("stablehlo.log"))
+log1p_p.def_lower(_complex_log_lower("stablehlo.log_plus_one"))
 sin_p.def_lower(_complex_sin_cos_lower("stablehlo.sine", sine=True))
 cos_p.def_lower(_complex_sin_cos_lower("stablehlo.cosine", sine=False))
 
