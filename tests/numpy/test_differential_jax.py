@@ -310,13 +310,18 @@ def jax_integer_power_of_large_exponents(spec, case, got, shape):
 
 
 def standard_floor_quotients_of_infinities(spec, case, got, want, shape):
-    """Elements of a float floor quotient with exactly one infinite operand: funcarray gives
-    the Array API standard's floor(x / y) (inf // 2 is inf, 1.0 // -inf is -0.0), jax and
-    NumPy nan and -1.0 (docs/decisions.md; test_elementwise.py checks these values)."""
-    if spec.name != "floor_divide" or len(case.values) < 2:
+    """Elements of a float floor quotient (floor_divide, divmod's first result) with exactly
+    one infinite operand: funcarray gives the Array API standard's floor(x / y) (inf // 2 is
+    inf, 1.0 // -inf is -0.0), jax and NumPy nan and -1.0 (docs/decisions.md;
+    test_elementwise.py checks these values)."""
+    if spec.name not in ("floor_divide", "divmod") or len(case.values) < 2:
         return np.zeros(shape, bool)
     x, y = (np.broadcast_to(np.asarray(v), shape) for v in case.values[:2])
-    return np.isinf(x) != np.isinf(y)
+    with np.errstate(all="ignore"):
+        quotient = (x / y).astype(got.dtype)
+    # (only where the result is that quotient: divmod's remainder is held to jax's)
+    return ((np.isinf(x) != np.isinf(y)) & (got == quotient)
+            & (np.signbit(got) == np.signbit(quotient)))
 
 
 def xla_atan_at_its_branch_points(spec, case, got, want, shape):
