@@ -41,8 +41,10 @@ def place(op: str, x: Array, device: Any) -> Array:
     the host CPU is returned as it is too, so eager code that passes ``device=x.device``
     never loads jaxlib.
     """
+    if device is None:  # (the common call: no check, no cost)
+        return x
     device = check_device(op, device)
-    if device is None or isinstance(x, Tracer):
+    if isinstance(x, Tracer):
         return x
     if type(x) is Array and device == cpu_device():
         return x
