@@ -501,8 +501,140 @@ def _complex_log_lower(hlo: str):
 
 log_p.def_lower(_complex_log_lower("stablehlo.log"))
 log1p_p.def_lower(_complex_log_lower("stablehlo.log_plus_one"))
-sin_p.def_lower(_complex_sin_cos_lower("stablehlo.sine", sine=True))
-cos_p.def_lower(_complex_sin_cos_lower("stablehlo.cosine", sine=False))
+
+
+class _Parts:
+    """StableHLO helpers over the real and imaginary parts ``a``, ``b`` of a complex operand,
+    for the special-value fix-ups below."""
+
+    def __init__(self, ctx, x):
+        self.ctx = ctx
+        aval = ctx.avals_in[0]
+        self.part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+        self.flags = ShapedArray(aval.shape, np.bool_)
+        self.a, self.b = self.op("stablehlo.real", x), self.op("stablehlo.imag", x)
+
+    def op(self, name, *operands, flags=False):
+        return self.ctx.op(name, *operands, results=[self.flags if flags else self.part])[0]
+
+    def const(self, value):
+        return self.ctx.constant(value, self.part)
+
+    def zero(self, v):
+        return compare(self.ctx, v, self.const(0), "EQ")
+
+    def infinite(self, v):
+        return compare(self.ctx, self.op("stablehlo.abs", v), self.const(np.inf), "EQ")
+
+    def not_finite(self, v):
+        return self.op("stablehlo.not", self.op("stablehlo.is_finite", v, flags=True),
+                       flags=True)
+
+    def both(self, p, q):
+        return self.op("stablehlo.and", p, q, flags=True)
+
+    def where(self, p, v, w):
+        return self.op("stablehlo.select", p, v, w)
+
+    def signed_one(self, v):
+        """+-1 with the sign of ``v`` (v may be infinite)."""
+        return self.where(compare(self.ctx, v, self.const(0), "LT"), self.const(-1),
+                          self.const(1))
+
+
+def _with_complex_fixes(lower, fix):
+    """``lower`` (a unary lowering) with ``fix(parts, re, im) -> (re, im)`` applied to the
+    result's parts for complex operands: C99's values where XLA's complex formulas make
+    NaNs (at infinite or NaN parts: NumPy's, the eager kernels', values)."""
+    def fixed(ctx, x):
+        out = lower(ctx, x)
+        if not dtypes.is_complex(ctx.avals_in[0].dtype):
+            return out
+        parts = _Parts(ctx, x)
+        re, im = fix(parts, parts.op("stablehlo.real", out[0]),
+                     parts.op("stablehlo.imag", out[0]))
+        return ctx.op("stablehlo.complex", re, im)
+    return fixed
+
+
+def _plain(hlo):
+    return lambda ctx, x: ctx.op(hlo, x)
+
+
+def _fix_sinh(p, re, im):
+    # sinh(+-0 + (inf or nan) j) is +-0 + nan j; sinh(a + 0j) is real; sinh(+-inf + (inf
+    # or nan) j) is +-inf + nan j.
+    re = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.a, re)
+    im = p.where(p.zero(p.b), p.b, im)
+    edge = p.both(p.infinite(p.a), p.not_finite(p.b))
+    return p.where(edge, p.a, re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_cosh(p, re, im):
+    # cosh(+-0 + (inf or nan) j) is nan + 0j; cosh((inf or nan) + 0j) is real; cosh(+-inf +
+    # (inf or nan) j) is inf + nan j.
+    im = p.where(p.both(p.zero(p.b), p.not_finite(p.a)), p.b, im)
+    im = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.const(0), im)
+    edge = p.both(p.infinite(p.a), p.not_finite(p.b))
+    return p.where(edge, p.const(np.inf), re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_tanh(p, re, im):
+    # tanh(+-inf + bj) is +-1 + 0j (any b); tanh(+-0 + (inf or nan) j) is +-0 + nan j;
+    # tanh(a + 0j) is real.
+    inf_a = p.infinite(p.a)
+    re = p.where(inf_a, p.signed_one(p.a), re)
+    # (the zero has the sign of sin(2b) where b is finite, as C99's)
+    signed_zero = p.op("stablehlo.multiply", p.const(0),
+                       p.op("stablehlo.sine", p.op("stablehlo.add", p.b, p.b)))
+    im = p.where(inf_a, p.where(p.not_finite(p.b), p.const(0), signed_zero), im)
+    re = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.a, re)
+    return re, p.where(p.zero(p.b), p.b, im)
+
+
+def _fix_sin(p, re, im):
+    # sin(z) = -j sinh(jz): sin((inf or nan) + +-inf j) is nan +-inf j.
+    edge = p.both(p.infinite(p.b), p.not_finite(p.a))
+    return p.where(edge, p.const(np.nan), re), p.where(edge, p.b, im)
+
+
+def _fix_cos(p, re, im):
+    # cos(z) = cosh(jz): cos((inf or nan) + +-inf j) is inf + nan j.
+    edge = p.both(p.infinite(p.b), p.not_finite(p.a))
+    return p.where(edge, p.const(np.inf), re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_tan(p, re, im):
+    # tan(z) = -j tanh(jz): tan(a +-inf j) is 0 +-1j (any a); tan(a + 0j) is real.
+    inf_b = p.infinite(p.b)
+    re = p.where(inf_b, p.const(0), re)
+    im = p.where(inf_b, p.signed_one(p.b), im)
+    return re, p.where(p.zero(p.b), p.b, im)
+
+
+def _fix_sqrt(p, re, im):
+    # sqrt(a +-inf j) is inf +-inf j (any a); sqrt(+inf + nan j) is inf + nan j and
+    # sqrt(-inf + nan j) nan + inf j.
+    inf_b = p.infinite(p.b)
+    re = p.where(inf_b, p.const(np.inf), re)
+    im = p.where(inf_b, p.b, im)
+    nan_b = p.op("stablehlo.not", compare(p.ctx, p.b, p.b, "EQ"), flags=True)
+    plus = p.both(nan_b, compare(p.ctx, p.a, p.const(np.inf), "EQ"))
+    minus = p.both(nan_b, compare(p.ctx, p.a, p.const(-np.inf), "EQ"))
+    re = p.where(plus, p.const(np.inf), p.where(minus, p.const(np.nan), re))
+    im = p.where(plus, p.const(np.nan), p.where(minus, p.const(np.inf), im))
+    return re, im
+
+
+sin_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.sine", sine=True),
+                                    _fix_sin))
+cos_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.cosine", sine=False),
+                                    _fix_cos))
+tan_p.def_lower(_with_complex_fixes(_plain("stablehlo.tan"), _fix_tan))
+sinh_p.def_lower(_with_complex_fixes(_plain("chlo.sinh"), _fix_sinh))
+cosh_p.def_lower(_with_complex_fixes(_plain("chlo.cosh"), _fix_cosh))
+tanh_p.def_lower(_with_complex_fixes(_plain("stablehlo.tanh"), _fix_tanh))
+sqrt_p.def_lower(_with_complex_fixes(_plain("stablehlo.sqrt"), _fix_sqrt))
 
 
 @sign_p.def_lower
