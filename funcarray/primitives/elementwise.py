@@ -541,6 +541,13 @@ class _Parts:
         return self.where(compare(self.ctx, v, self.const(0), "LT"), self.const(-1),
                           self.const(1))
 
+    def signed_one_bit(self, v):
+        """+-1 with the sign bit of ``v`` (-1 for -0.0 and for a negative NaN too)."""
+        bits = ShapedArray(self.part.shape, np.dtype(f"int{self.part.dtype.itemsize * 8}"))
+        as_int = self.ctx.op("stablehlo.bitcast_convert", v, results=[bits])[0]
+        negative = compare(self.ctx, as_int, self.ctx.constant(0, bits), "LT")
+        return self.where(negative, self.const(-1), self.const(1))
+
 
 def _with_complex_fixes(lower, fix):
     """``lower`` (a unary lowering) with ``fix(parts, re, im) -> (re, im)`` applied to the
@@ -626,6 +633,71 @@ def _fix_sqrt(p, re, im):
     return re, im
 
 
+def _is_nan(p, v):
+    return p.op("stablehlo.not", compare(p.ctx, v, v, "EQ"), flags=True)
+
+
+def _signed_zero(p, v):
+    """A zero with the sign bit of ``v`` (NaN's too)."""
+    return p.op("stablehlo.multiply", p.const(0), p.signed_one_bit(v))
+
+
+def _nan_where_a_part_is_nan(p, re, im):
+    """NaN + NaN j where a part of the operand is NaN (the cases the callers then set)."""
+    nan = p.op("stablehlo.or", _is_nan(p, p.a), _is_nan(p, p.b), flags=True)
+    return p.where(nan, p.const(np.nan), re), p.where(nan, p.const(np.nan), im)
+
+
+def _fix_atanh(p, re, im):
+    # C99's catanh: an infinite b gives +-0 +-pi/2 j (a NaN a too); an infinite a gives
+    # +-0 + (+-pi/2 or nan) j; atanh(+-0 + nan j) is +-0 + nan j; other NaN parts give
+    # nan + nan j (XLA's atanh gives +-pi/2 imaginary parts there).
+    half_pi = p.op("stablehlo.multiply", p.const(np.pi / 2), p.signed_one_bit(p.b))
+    inf_a, inf_b, nan_b = p.infinite(p.a), p.infinite(p.b), _is_nan(p, p.b)
+    edge = p.op("stablehlo.or", inf_a, inf_b, flags=True)
+    re, im = _nan_where_a_part_is_nan(p, re, im)
+    re = p.where(edge, _signed_zero(p, p.a), re)
+    im = p.where(edge, p.where(nan_b, p.const(np.nan), half_pi), im)
+    return p.where(p.both(p.zero(p.a), nan_b), p.a, re), im
+
+
+def _fix_atan(p, re, im):
+    # atan(z) = -j atanh(jz): an infinite a gives +-pi/2 +-0 j (a NaN b too); an infinite b
+    # gives (+-pi/2 or nan) +-0 j; atan(nan +-0 j) is nan +-0 j; other NaN parts give
+    # nan + nan j.
+    half_pi = p.op("stablehlo.multiply", p.const(np.pi / 2), p.signed_one_bit(p.a))
+    inf_a, inf_b, nan_a = p.infinite(p.a), p.infinite(p.b), _is_nan(p, p.a)
+    edge = p.op("stablehlo.or", inf_a, inf_b, flags=True)
+    re, im = _nan_where_a_part_is_nan(p, re, im)
+    re = p.where(edge, p.where(nan_a, p.const(np.nan), half_pi), re)
+    im = p.where(edge, _signed_zero(p, p.b), im)
+    return re, p.where(p.both(p.zero(p.b), nan_a), p.b, im)
+
+
+def _fix_acos(p, re, im):
+    # acos(+-0 + nan j) is pi/2 + nan j.
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return p.where(edge, p.const(np.pi / 2), re), im
+
+
+def _fix_asin(p, re, im):
+    # asin(+-0 + nan j) is +-0 + nan j.
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return p.where(edge, p.a, re), im
+
+
+def _fix_acosh(p, re, im):
+    # acosh(+-0 + nan j) is nan + pi/2 j (the standard leaves the sign open).
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return re, p.where(edge, p.const(np.pi / 2), im)
+
+
+def _fix_asinh(p, re, im):
+    # asinh(nan +-0 j) is nan +-0 j.
+    edge = p.both(p.zero(p.b), _is_nan(p, p.a))
+    return re, p.where(edge, p.b, im)
+
+
 sin_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.sine", sine=True),
                                     _fix_sin))
 cos_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.cosine", sine=False),
@@ -635,6 +707,12 @@ sinh_p.def_lower(_with_complex_fixes(_plain("chlo.sinh"), _fix_sinh))
 cosh_p.def_lower(_with_complex_fixes(_plain("chlo.cosh"), _fix_cosh))
 tanh_p.def_lower(_with_complex_fixes(_plain("stablehlo.tanh"), _fix_tanh))
 sqrt_p.def_lower(_with_complex_fixes(_plain("stablehlo.sqrt"), _fix_sqrt))
+atan_p.def_lower(_with_complex_fixes(_plain("chlo.atan"), _fix_atan))
+atanh_p.def_lower(_with_complex_fixes(_plain("chlo.atanh"), _fix_atanh))
+acos_p.def_lower(_with_complex_fixes(_plain("chlo.acos"), _fix_acos))
+asin_p.def_lower(_with_complex_fixes(_plain("chlo.asin"), _fix_asin))
+acosh_p.def_lower(_with_complex_fixes(_plain("chlo.acosh"), _fix_acosh))
+asinh_p.def_lower(_with_complex_fixes(_plain("chlo.asinh"), _fix_asinh))
 
 
 @sign_p.def_lower

@@ -177,7 +177,8 @@ def _same_class(got, want):
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan", "sinh", "cosh", "tanh", "exp",
-                                  "expm1", "log", "log1p", "sqrt"])
+                                  "expm1", "log", "log1p", "sqrt", "acos", "asin", "atan",
+                                  "acosh", "asinh", "atanh"])
 def test_complex_special_values_under_jit_are_the_eager_ones(name):
     """At infinite, NaN and zero parts the eager kernels are NumPy's (C99's, which the
     standard's complex special cases follow); jit gives the same values, not XLA's NaNs."""
