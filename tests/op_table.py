@@ -33,6 +33,7 @@ from funcarray.primitives import elementwise as ew
 __all__ = [
     "ALL_DTYPES", "Domain", "OpSpec", "PrimSpec", "ELEMENTWISE_OPS", "ELEMENTWISE_BY_NAME",
     "PRIMITIVE_OPS", "PRIMITIVE_BY_NAME", "kind_of", "tolerance", "dtypes_of_kinds",
+    "standard_floor_divide",
 ]
 
 ALL_DTYPES = (
@@ -166,6 +167,18 @@ class OpSpec:
         return f"OpSpec({self.name})"
 
 
+def standard_floor_divide(x, y):
+    """NumPy's floor_divide with the Array API standard's infinities, funcarray's rule: where
+    exactly one operand is infinite the quotient is x / y (inf // 2 is inf where NumPy says
+    nan, 1.0 // -inf is -0.0 where NumPy says -1.0)."""
+    x, y = np.asarray(x), np.asarray(y)
+    with np.errstate(all="ignore"):
+        out = np.floor_divide(x, y)
+        if out.dtype.kind != "f":
+            return out
+        return np.where(np.isinf(x) != np.isinf(y), x / y, out).astype(out.dtype)
+
+
 def _op(name, nargs, kinds, domains, tol, *, ref=None, jax_fn=None, **extra) -> OpSpec:
     if not isinstance(domains, tuple):
         domains = (domains,) * nargs
@@ -241,11 +254,12 @@ _ops += [
     _op("multiply", 2, _ALL, WIDE, "arith"),
     _op("true_divide", 2, _ALL, (ANY, NONZERO), "arith"),
     _op("divide", 2, _ALL, (ANY, NONZERO), "arith"),
-    _op("floor_divide", 2, _REAL, (ANY, NONZERO), "exact"),
+    _op("floor_divide", 2, _REAL, (ANY, NONZERO), "exact", ref=standard_floor_divide),
     _op("remainder", 2, _REAL, (ANY, NONZERO), "arith"),
     _op("mod", 2, _REAL, (ANY, NONZERO), "arith"),
     _op("fmod", 2, _REAL, (ANY, NONZERO), "arith"),
-    _op("divmod", 2, _REAL, (ANY, NONZERO), "arith", multiple_results=True),
+    _op("divmod", 2, _REAL, (ANY, NONZERO), "arith", multiple_results=True,
+        ref=lambda x, y: (standard_floor_divide(x, y), np.remainder(x, y))),
     _op("power", 2, _ALL, (SMALL, EXPONENT), "composite"),
     _op("float_power", 2, _ALL, (POSITIVE, SMALL), "composite"),
     _op("maximum", 2, _ALL, WIDE, "exact"),

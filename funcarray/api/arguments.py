@@ -102,6 +102,10 @@ def convert_arg(op: str, x, dtype, weak_type: bool = False):
         x = Array(np.asarray(x, np.complex128 if t is complex else np.float64))
     elif (t is list or t is tuple) and not _contains_arrays(x):
         x = Array(np.asarray(x)) if _kind(x) in "fc" else asarray_arg(op, x, dtype)
+    elif t is int and not -2**31 <= x < 2**31:
+        # Beyond the default int32 a Python int is taken in the dtype asked for directly
+        # (full((2,), 2**62, dtype=int64)); asarray_arg says clearly if it does not fit.
+        x = asarray_arg(op, x, dtype)
     else:
         x = asarray_arg(op, x)
     return convert(x, dtype, weak_type)

@@ -18,8 +18,6 @@ import numpy as _np
 from funcarray.base import dtypes as _dtypes
 from funcarray.base.array import Array as Array
 from funcarray.base.dtypes import (  # noqa: F401
-    finfo,
-    iinfo,
     issubdtype,
     promote_types,
     result_type,
@@ -27,11 +25,13 @@ from funcarray.base.dtypes import (  # noqa: F401
 from funcarray.lax._ops_binary import register_equivalents as _register_lax_equivalents
 from funcarray.numpy import fft as fft
 from funcarray.numpy import linalg as linalg
+from funcarray.numpy._array_api import *  # noqa: F403
 from funcarray.numpy._array_ops import *  # noqa: F403
 from funcarray.numpy._comparison import *  # noqa: F403
 from funcarray.numpy._convolve import *  # noqa: F403
 from funcarray.numpy._creation import *  # noqa: F403
 from funcarray.numpy._diagonals import *  # noqa: F403
+from funcarray.numpy._dtype_info import *  # noqa: F403
 from funcarray.numpy._elementwise import *  # noqa: F403
 from funcarray.numpy._index_routines import *  # noqa: F403
 from funcarray.numpy._index_tricks import *  # noqa: F403
@@ -125,17 +125,6 @@ def size(a: _typing.Any) -> int:
         6
     """
     return int(_np.prod(shape(a), dtype=_np.int64))
-
-
-def can_cast(from_: _typing.Any, to: _typing.Any, casting: str = "safe") -> bool:
-    """NumPy's casting rules over funcarray's dtypes.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.can_cast(fnp.int8, fnp.int32)
-        True
-    """
-    return _np.can_cast(getattr(from_, "dtype", from_), to, casting)
 
 
 def isscalar(element: object) -> bool:

@@ -25,6 +25,7 @@ from funcarray.api.arguments import (
     convert,
     convert_arg,
 )
+from funcarray.api.placement import place
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
@@ -232,9 +233,5 @@ def astype(x: ArrayLike, dtype: DTypeLike | None, /, *, copy: bool = False,
                           f"imaginary part; take fnp.real(x) or fnp.imag(x) first",
                           np.exceptions.ComplexWarning, stacklevel=2)
             x = real(x)
-    out = convert(x, dtype)
-    if device is not None:
-        from funcarray.api.transfers import device_put
-        out = device_put(out, device)
-    return out
+    return place(op, convert(x, dtype), device)
 

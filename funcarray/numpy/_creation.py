@@ -3,7 +3,9 @@
 Creation functions bind primitives (a scalar broadcast with ``broadcast_in_dim``, ramps with
 ``iota``) rather than building big NumPy constants, so that under ``jit`` they stage as a few
 small operations, and eagerly they cost a zero-copy NumPy view.
-Defaults follow JAX: Python floats give float32, Python ints int32.
+Defaults follow JAX: Python floats give float32, Python ints int32. Each takes ``device=``
+(the Array API's and jax.numpy's keyword): the result is placed there, and under a transform
+the traced result is left to the transform (jit places its outputs on its own device).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from funcarray.api.arguments import (
     convert_arg,
     to_inexact_dtype,
 )
+from funcarray.api.placement import check_device, place
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base.array import Array, DeviceArray
@@ -81,7 +84,8 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
     return out
 
 
-def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None, *,
+            device: Any = None) -> Array:
     """Convert ``a`` to an Array, without copying when it already is one of that dtype.
 
     Example:
@@ -91,7 +95,7 @@ def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None) ->
     """
     if dtype is None and is_extended(a):
         return a
-    return asarray_arg("asarray", a, dtype)
+    return place("asarray", asarray_arg("asarray", a, dtype), device)
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)
@@ -120,14 +124,15 @@ def _fill_value(fill_value, dtype):
         "full", fill_value, dtype)
 
 
-def _full_on_host(shape, fill_value, dtype=None):
+def _full_on_host(shape, fill_value, dtype=None, *, device=None):
     dims = host_dims(shape)
     value = None if dims is None else _fill_value(fill_value, dtype)
-    return NotImplemented if value is None else _filled(dims, value)
+    return NotImplemented if value is None else place("full", _filled(dims, value), device)
 
 
 @host_shortcut(_full_on_host)
-def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None, *,
+         device: Any = None) -> Array:
     """An array of ``shape`` filled with ``fill_value``.
 
     Example:
@@ -146,28 +151,28 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None
     # float64 keeps its double value.
     value = (asarray_arg("full", fill_value) if dtype is None
              else convert_arg("full", fill_value, dtype))
-    return broadcast_to_shape(value, shape)
+    return place("full", broadcast_to_shape(value, shape), device)
 
 
-def _new_on_host(numpy_new, shape, dtype):
+def _new_on_host(numpy_new, shape, dtype, device):
     dims = host_dims(shape)
     if dims is None:
         return NotImplemented
     # (float0 and other dtypes canonicalize_dtype rejects: the general path handles them)
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return Array(numpy_new(dims, dtype))
+    return place(numpy_new.__name__, Array(numpy_new(dims, dtype)), device)
 
 
-def _zeros_on_host(shape, dtype=None):
-    return _new_on_host(np.zeros, shape, dtype)
+def _zeros_on_host(shape, dtype=None, *, device=None):
+    return _new_on_host(np.zeros, shape, dtype, device)
 
 
-def _ones_on_host(shape, dtype=None):
-    return _new_on_host(np.ones, shape, dtype)
+def _ones_on_host(shape, dtype=None, *, device=None):
+    return _new_on_host(np.ones, shape, dtype, device)
 
 
 @host_shortcut(_zeros_on_host)
-def zeros(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
+def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of zeros (float32 unless ``dtype`` says otherwise). With
     ``dtype=funcarray.dtypes.float0`` it is a NumPy float0 array, as in JAX (the tangent type
     of integers: no operation takes it).
@@ -184,11 +189,11 @@ def zeros(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
         if _float0.is_float0_dtype(dtype):
             return _float0.zeros(_int_tuple("zeros", shape, "shape"))
         raise
-    return full(shape, Array(np.zeros((), dtype)))
+    return full(shape, Array(np.zeros((), dtype)), device=check_device("zeros", device))
 
 
 @host_shortcut(_ones_on_host)
-def ones(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
+def ones(shape: ShapeLike, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """An array of ones (float32 unless ``dtype`` says otherwise).
 
     Example:
@@ -197,11 +202,11 @@ def ones(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
         Array([1., 1., 1.], dtype=float32)
     """
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return full(shape, Array(np.ones((), dtype)))
+    return full(shape, Array(np.ones((), dtype)), device=check_device("ones", device))
 
 
 @host_shortcut(_zeros_on_host)
-def empty(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
+def empty(shape: ShapeLike, dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """Same as ``zeros``: arrays are immutable, so uninitialised memory has no use.
 
     Example:
@@ -209,7 +214,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike | None = None) -> Array:
         >>> fnp.empty(2)
         Array([0., 0.], dtype=float32)
     """
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=check_device("empty", device))
 
 
 def _like(op, a, dtype, shape):
@@ -226,7 +231,7 @@ def _weak_like(out, a, dtype):
     return out
 
 
-def _new_like_on_host(numpy_new, a, dtype, shape):
+def _new_like_on_host(numpy_new, a, dtype, shape, device):
     t = type(a)
     if t is not Array and t is not DeviceArray:
         return NotImplemented
@@ -234,21 +239,23 @@ def _new_like_on_host(numpy_new, a, dtype, shape):
     if dims is None:
         return NotImplemented
     if dtype is None:  # a's dtype, and its weak type (see _weak_like)
-        return Array(numpy_new(dims, a.dtype), a._weak)
-    return Array(numpy_new(dims, dtypes.canonicalize_dtype(dtype)))
+        out = Array(numpy_new(dims, a.dtype), a._weak)
+    else:
+        out = Array(numpy_new(dims, dtypes.canonicalize_dtype(dtype)))
+    return place(numpy_new.__name__ + "_like", out, device)
 
 
-def _zeros_like_on_host(a, dtype=None, shape=None):
-    return _new_like_on_host(np.zeros, a, dtype, shape)
+def _zeros_like_on_host(a, dtype=None, shape=None, *, device=None):
+    return _new_like_on_host(np.zeros, a, dtype, shape, device)
 
 
-def _ones_like_on_host(a, dtype=None, shape=None):
-    return _new_like_on_host(np.ones, a, dtype, shape)
+def _ones_like_on_host(a, dtype=None, shape=None, *, device=None):
+    return _new_like_on_host(np.ones, a, dtype, shape, device)
 
 
 @host_shortcut(_zeros_like_on_host)
 def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
-               shape: ShapeLike | None = None) -> Array:
+               shape: ShapeLike | None = None, *, device: Any = None) -> Array:
     """Zeros with the shape and dtype of ``a``.
 
     Example:
@@ -260,12 +267,13 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
         # float0 zeros (JAX's zeros_like of a float0 array, or with dtype=float0)
         return _float0.zeros(np.shape(a) if shape is None
                              else _int_tuple("zeros_like", shape, "shape"))
-    return _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
+    out = _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
+    return place("zeros_like", out, device)
 
 
 @host_shortcut(_ones_like_on_host)
 def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
-              shape: ShapeLike | None = None) -> Array:
+              shape: ShapeLike | None = None, *, device: Any = None) -> Array:
     """Ones with the shape and dtype of ``a``.
 
     Example:
@@ -273,12 +281,13 @@ def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
         >>> fnp.ones_like(fnp.zeros(2))
         Array([1., 1.], dtype=float32)
     """
-    return _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
+    out = _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
+    return place("ones_like", out, device)
 
 
 @host_shortcut(_zeros_like_on_host)
 def empty_like(a: ArrayLike, dtype: DTypeLike | None = None,
-               shape: ShapeLike | None = None) -> Array:
+               shape: ShapeLike | None = None, *, device: Any = None) -> Array:
     """Same as ``zeros_like`` (arrays are immutable).
 
     Example:
@@ -286,10 +295,10 @@ def empty_like(a: ArrayLike, dtype: DTypeLike | None = None,
         >>> fnp.empty_like(fnp.ones(2)).shape
         (2,)
     """
-    return zeros_like(a, dtype, shape)
+    return zeros_like(a, dtype, shape, device=check_device("empty_like", device))
 
 
-def _full_like_on_host(a, fill_value, dtype=None, shape=None):
+def _full_like_on_host(a, fill_value, dtype=None, shape=None, *, device=None):
     t = type(a)
     if t is not Array and t is not DeviceArray:
         return NotImplemented
@@ -300,13 +309,13 @@ def _full_like_on_host(a, fill_value, dtype=None, shape=None):
         return NotImplemented
     out = _filled(dims, value)
     if dtype is None and a._weak:  # a's dtype, and its weak type (see _weak_like)
-        return Array(out._value, True)
-    return out
+        out = Array(out._value, True)
+    return place("full_like", out, device)
 
 
 @host_shortcut(_full_like_on_host)
 def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
-              shape: ShapeLike | None = None) -> Array:
+              shape: ShapeLike | None = None, *, device: Any = None) -> Array:
     """``fill_value`` with the shape and dtype of ``a``.
 
     Example:
@@ -315,7 +324,8 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = Non
         Array([5., 5.], dtype=float32)
     """
     shape, full_dtype = _like("full_like", a, dtype, shape)
-    return _weak_like(full(shape, fill_value, full_dtype), a, dtype)
+    out = _weak_like(full(shape, fill_value, full_dtype), a, dtype)
+    return place("full_like", out, device)
 
 
 def _concrete_number(op, x, name):
@@ -327,7 +337,7 @@ def _concrete_number(op, x, name):
                             f"array sizes must be known while tracing")
 
 
-def _arange_on_host(start, stop=None, step=None, dtype=None):
+def _arange_on_host(start, stop=None, step=None, dtype=None, *, device=None):
     for v in (start, stop, step):
         if v is not None and type(v) is not int and type(v) is not float:
             return NotImplemented
@@ -350,7 +360,8 @@ def _arange_on_host(start, stop=None, step=None, dtype=None):
         ramp = ew.mul_p.kernel(ramp, _in_dtype(step, compute))
     if start != 0:
         ramp = ew.add_p.kernel(ramp, _in_dtype(start, compute))
-    return Array(ramp if compute == dtype else convert_kernel(ramp, dtype))
+    return place("arange", Array(ramp if compute == dtype else convert_kernel(ramp, dtype)),
+                 device)
 
 
 def _real_part_for(op: str, value, dtype):
@@ -378,7 +389,7 @@ def _arange_compute_dtype(dtype):
 
 @host_shortcut(_arange_on_host)
 def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
-           dtype: DTypeLike | None = None) -> Array:
+           dtype: DTypeLike | None = None, *, device: Any = None) -> Array:
     """Evenly spaced values in ``[start, stop)``, like ``numpy.arange``.
 
     Integer arguments give int32, float arguments float32 (unless ``dtype`` is given).
@@ -407,27 +418,27 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
         ramp = multiply(ramp, Array(_in_dtype(step, compute)))
     if start != 0:
         ramp = add(ramp, Array(_in_dtype(start, compute)))
-    return convert(ramp, dtype)
+    return place("arange", convert(ramp, dtype), device)
 
 
 @overload
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              retstep: Literal[False] = False, dtype: DTypeLike | None = None,
-             axis: int = 0) -> Array: ...
+             axis: int = 0, *, device: Any = None) -> Array: ...
 @overload
 def linspace(start: ArrayLike, stop: ArrayLike, num: int, endpoint: bool,
              retstep: Literal[True], dtype: DTypeLike | None = None,
-             axis: int = 0) -> tuple[Array, Array]: ...
+             axis: int = 0, *, device: Any = None) -> tuple[Array, Array]: ...
 @overload
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True, *,
              retstep: Literal[True], dtype: DTypeLike | None = None,
-             axis: int = 0) -> tuple[Array, Array]: ...
+             axis: int = 0, device: Any = None) -> tuple[Array, Array]: ...
 @overload
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: DTypeLike | None = None,
-             axis: int = 0) -> Array | tuple[Array, Array]: ...
+             axis: int = 0, *, device: Any = None) -> Array | tuple[Array, Array]: ...
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype=None, axis: int = 0):
+             dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive by default).
 
     ``start`` and ``stop`` may be arrays (broadcast together): the samples run along the new
@@ -475,22 +486,24 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         if div <= 0:  # no step between fewer than two samples: NumPy says nan
             step = full(step.shape, float("nan"), step.dtype)  # (nan + 0j if complex, as jax)
         # The step stays in the computation's inexact dtype (jax): 10/3 is not 3.
-        return out, step.reshape(step.shape[:axis] + step.shape[axis + 1:])
-    return out
+        return (place("linspace", out, device),
+                step.reshape(step.shape[:axis] + step.shape[axis + 1:]))
+    return place("linspace", out, device)
 
 
-def _eye_on_host(N, M=None, k=0, dtype=None):
+def _eye_on_host(N, M=None, k=0, dtype=None, *, device=None):
     M = N if M is None else M
     # (k beyond int32 fails in the general path's int32 arithmetic: it raises there)
     if (type(N) is not int or type(M) is not int or type(k) is not int or N < 0 or M < 0
             or not -2**31 <= k < 2**31):
         return NotImplemented
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return Array(np.eye(N, M, k, dtype=dtype))
+    return place("eye", Array(np.eye(N, M, k, dtype=dtype)), device)
 
 
 @host_shortcut(_eye_on_host)
-def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None, *,
+        device: Any = None) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal.
 
     Example:
@@ -503,7 +516,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None
     dtype = dtypes.default_float if dtype is None else dtypes.canonicalize_dtype(dtype)
     rows = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=0)
     cols = iota_p.bind(dtype=dtypes.int32, shape=(N, M), dimension=1)
-    return convert(equal(add(rows, k), cols), dtype)
+    return place("eye", convert(equal(add(rows, k), cols), dtype), device)
 
 
 def identity(n: int, dtype: DTypeLike | None = None) -> Array:

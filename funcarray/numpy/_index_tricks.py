@@ -64,8 +64,9 @@ def _user_dtype(op, dtype, default):
 
 
 def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy"
-             ) -> list[Array]:
-    """Coordinate grids from 1-D coordinate arrays, as a list of arrays.
+             ) -> tuple[Array, ...]:
+    """Coordinate grids from 1-D coordinate arrays, as a tuple of arrays (the Array API's
+    return type; jax.numpy returns a list).
 
     ``indexing="xy"`` (default) gives shape ``(len(x2), len(x1), len(x3), ...)``, "ij" gives
     ``(len(x1), len(x2), ...)``; ``sparse=True`` keeps each output broadcastable instead of
@@ -100,7 +101,7 @@ def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: 
         out.append(broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=(i,)))
     if swap:
         out[0], out[1] = out[1], out[0]
-    return out
+    return tuple(out)
 
 
 @overload
@@ -373,7 +374,7 @@ class _Ogrid:
     def __getitem__(self, key):
         if isinstance(key, slice):
             return _grid_from_slice("ogrid", key)
-        return meshgrid(*_promoted_grids("ogrid", key), indexing="ij", sparse=True)
+        return list(meshgrid(*_promoted_grids("ogrid", key), indexing="ij", sparse=True))
 
 
 mgrid = _Mgrid()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.api.arguments import asarray_arg, is_array
+from funcarray.api.placement import place
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import array, asarray
@@ -291,8 +292,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     if copy is False:
         raise op_value_error(op, "funcarray always copies (its arrays are immutable); pass "
                                  "copy=None or copy=True")
-    if device is not None and getattr(device, "platform", "cpu") != "cpu":
-        raise op_value_error(op, f"only the CPU device is supported, got {device!r}")
     if not hasattr(x, "__dlpack__"):
         raise op_type_error(op, f"{type(x).__name__} does not implement __dlpack__; pass an "
                                 f"array from a DLPack-capable library")
@@ -302,7 +301,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
         raise op_value_error(op, f"cannot import this {type(x).__name__}: {exc}. Only "
                                  f"CPU-resident data can be imported; move it to the CPU "
                                  f"first") from None
-    return array(value)
+    return place(op, array(value), device)
 
 
 def load(file, *args, **kwargs):

@@ -291,7 +291,8 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
 def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *,
          rcond: ArrayLike | None = None) -> Array:
     """Moore-Penrose pseudo-inverse from the SVD (jax.numpy.linalg.pinv): singular values
-    at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero.
+    at or below ``rtol * max(S)`` (default ``10 * max(m, n) * eps``) count as zero. Complex
+    matrices are inverted with conjugate transposes.
 
     Example:
         >>> import funcarray.numpy as fnp

@@ -767,14 +767,19 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None,
                     dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Running product along ``axis`` (Array API); ``include_initial`` starts with a 1.
 
+    Narrow integers accumulate in int32 or uint32, as in ``prod`` and ``cumulative_sum`` (the
+    standard's rule; jax.numpy keeps the input's dtype here).
+
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.cumulative_prod(fnp.array([[1, 2], [3, 4]]), axis=0)
         Array([[1, 2],
                [3, 8]], dtype=int32)
+        >>> fnp.cumulative_prod(fnp.array([16, 16], dtype=fnp.uint8))
+        Array([ 16, 256], dtype=uint32)
     """
     return _array_api_cumulative("cumulative_prod", red.cumprod_p, x, axis, dtype,
-                                 include_initial, 1, promote=False)
+                                 include_initial, 1, promote=True)
 
 
 # --------------------------------------------------------------------------------------------

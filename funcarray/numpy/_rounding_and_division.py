@@ -93,10 +93,16 @@ def _float_divmod(x, y):
 def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x // y``: division rounded toward minus infinity (NumPy semantics).
 
+    Where exactly one float operand is infinite the result is the Array API standard's
+    ``floor(x / y)``: ``inf // 2`` is ``inf`` and ``1.0 // -inf`` is ``-0.0`` (NumPy and
+    jax.numpy give ``nan`` and ``-1.0``, pairing ``//`` with ``%``).
+
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.floor_divide(fnp.array([7, -7]), 2)
         Array([ 3, -4], dtype=int32)
+        >>> fnp.floor_divide(fnp.array([fnp.inf, 1.0]), fnp.array([2.0, -fnp.inf]))
+        Array([inf, -0.], dtype=float32)
     """
     x, y = promote_args("floor_divide", x, y)
     _check_kinds("floor_divide", x, _NUMERIC - {"c"} | {"b"})
@@ -112,7 +118,17 @@ def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
                             ew.ne_p.bind(ew.lt_p.bind(x, zero), ew.lt_p.bind(y, zero)))
         one = _constant_like(x, 1)
         return select_n_p.bind(fix, q, ew.sub_p.bind(q, one))
-    return _float_divmod(x, y)[0]
+    return _with_standard_infinities(x, y, _float_divmod(x, y)[0])
+
+
+def _with_standard_infinities(x, y, quotient):
+    """``quotient`` with ``x / y`` where exactly one of ``x``, ``y`` is infinite: a signed
+    infinity or a signed zero, floor(x / y) as the Array API standard says (its gradient is
+    zero, as floor's)."""
+    inf = _constant_like(x, np.inf)
+    one_infinite = ew.ne_p.bind(ew.eq_p.bind(ew.abs_p.bind(x), inf),
+                                ew.eq_p.bind(ew.abs_p.bind(y), inf))
+    return select_n_p.bind(one_infinite, quotient, stop_gradient_p.bind(ew.div_p.bind(x, y)))
 
 
 def remainder(x: ArrayLike, y: ArrayLike, /) -> Array:

@@ -141,10 +141,13 @@ def _reshape_in_order(op: str, a, shape, order: str):
 
 
 @host_shortcut(_reshape_on_host)
-def reshape(a: ArrayLike, shape: ShapeLike, order: str = "C") -> Array:
+def reshape(a: ArrayLike, shape: ShapeLike, order: str = "C", *,
+            copy: bool | None = None) -> Array:
     """Give ``a`` a new shape with the same number of elements; one size may be ``-1``.
 
-    ``order="F"`` reads and writes the elements in column-major order.
+    ``order="F"`` reads and writes the elements in column-major order. ``copy`` (the Array
+    API's keyword) changes nothing, as in jax.numpy: arrays are immutable, so whether the
+    result shares memory with ``a`` cannot be observed.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -319,8 +322,9 @@ def broadcast_to(array: ArrayLike, shape: ShapeLike) -> Array:
     return _broadcast_to_checked("broadcast_to", array, _int_tuple("broadcast_to", shape, "shape"))
 
 
-def broadcast_arrays(*args: ArrayLike) -> list[Array]:
-    """Broadcast all arguments to their common shape; returns a list.
+def broadcast_arrays(*args: ArrayLike) -> tuple[Array, ...]:
+    """Broadcast all arguments to their common shape; returns a tuple (the Array API's return
+    type; jax.numpy returns a list).
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -329,9 +333,9 @@ def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     """
     arrays = [asarray_arg("broadcast_arrays", a) for a in args]
     if not arrays:
-        return []
+        return ()
     shape = _broadcast_shapes("broadcast_arrays", *(a.shape for a in arrays))
-    return [broadcast_to_shape(a, shape) for a in arrays]
+    return tuple(broadcast_to_shape(a, shape) for a in arrays)
 
 
 def _at_least(op: str, arys, lift):

@@ -122,7 +122,7 @@ def host_operands(arrays):
 # Reshaping
 # --------------------------------------------------------------------------------------------
 
-def _reshape_on_host(a, shape, order="C"):
+def _reshape_on_host(a, shape, order="C", *, copy=None):
     x = host_value(a)
     if x is None or order != "C":
         return NotImplemented

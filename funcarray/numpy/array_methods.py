@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import funcarray.numpy as fnp
+from funcarray.api.placement import place
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
 from funcarray.transforms.core import Tracer
@@ -119,6 +120,43 @@ def _copy(self):
     return self  # immutable: a copy is the same value
 
 
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+def _array_namespace(self, *, api_version=None):
+    """The Array API namespace of this array: ``funcarray.numpy``.
+
+    ``api_version`` may name any standard version up to 2024.12 (the namespace conforms to
+    the newest, which keeps the older ones' functions).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.ones(2).__array_namespace__() is fnp
+        True
+    """
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"__array_namespace__: api_version={api_version!r} is not "
+                         f"supported; funcarray.numpy implements the Array API versions "
+                         f"{', '.join(_API_VERSIONS)} (pass one of them, or None)")
+    return fnp
+
+
+def _to_device(self, device, /, *, stream=None):
+    """This array on ``device`` (the Array API's method; ``funcarray.device_put`` does the
+    same for pytrees). ``stream`` must be None: funcarray orders transfers itself.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.ones(2)
+        >>> x.to_device(x.device).device
+        CpuDevice(id=0)
+    """
+    if stream is not None:
+        raise ValueError(f"to_device: stream={stream!r} is not supported; leave it None "
+                         f"(funcarray orders device transfers itself)")
+    return place("to_device", self, device)
+
+
 def _namespace_function(fn_name, what):
     """``funcarray.numpy.<fn_name>``; an ImportError naming ``what`` (the operator or method
     that forwards to it) if it is missing, so a deleted function breaks the import instead of
@@ -147,6 +185,8 @@ def install(cls):
     cls.astype = _astype
     cls.flatten = _flatten
     cls.copy = _copy
+    cls.__array_namespace__ = _array_namespace
+    cls.to_device = _to_device
     cls.__getitem__ = lambda self, idx: fnp.getitem(self, idx)
     cls.T = property(lambda self: fnp.transpose(self))
     cls.mT = property(lambda self: fnp.matrix_transpose(self))
@@ -159,3 +199,7 @@ def install(cls):
 
 install(Array)
 install(Tracer)
+# A traced value has no placement until the transformed function returns: its device is None
+# (the Array API's "wherever the computation runs"), so that code written against the
+# standard (``xp.zeros(n, device=x.device)``) also runs under jit, grad and vmap.
+Tracer.device = property(lambda self: None)

@@ -28,6 +28,7 @@ import operator
 import numpy as np
 
 from funcarray.api.arguments import canonicalize_axis
+from funcarray.api.placement import place
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._creation import asarray
@@ -283,12 +284,10 @@ def _freq_args(op: str, n, d, dtype):
 
 
 def _divide(op, k: np.ndarray, d, n: int, compute, out, device):
-    from funcarray.api.transfers import device_put
-
     # d * n is formed in Python (or by d's own type) and rounded to the dtype once, as JAX.
     result = asarray(k.astype(compute)) / asarray(d * n, dtype=compute)
     result = result.astype(out) if result.dtype != out else result
-    return result if device is None else device_put(result, device)
+    return place(op, result, device)
 
 
 @api_boundary

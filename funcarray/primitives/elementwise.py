@@ -235,7 +235,30 @@ ceil_p = unary("ceil", np.ceil, hlo="stablehlo.ceil")
 is_finite_p = unary("is_finite", np.isfinite, hlo="stablehlo.is_finite", out_dtype=_bool)
 exp_p = unary("exp", np.exp, hlo="stablehlo.exponential", upcast_low_precision=True)
 exp2_p = unary("exp2", np.exp2, upcast_low_precision=True)
-expm1_p = unary("expm1", np.expm1, hlo="stablehlo.exponential_minus_one",
+def _expm1_kernel(x):
+    """np.expm1; for complex operands the formula of ``_complex_expm1_lower`` (NumPy's
+    complex expm1 is exp(x) - 1, which misses the C99 / Array API special values:
+    expm1(inf + 0j) is inf + 0j, expm1(-inf + inf j) is -1 + 0j)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    a, b = x.real, x.imag
+    with np.errstate(invalid="ignore", over="ignore"):
+        half_sin = np.sin(b / 2)
+        real = np.expm1(a) * np.cos(b) - 2 * half_sin * half_sin
+        imag = np.exp(a) * np.sin(b)
+        finite_b = np.isfinite(b)
+        # exp(-inf) is exactly 0: -1 + 0j for any b (a signed zero times sin(b) if finite).
+        real = np.where(a == -np.inf, -1, real)
+        imag = np.where(a == -np.inf, np.where(finite_b, imag, 0), imag)
+        # inf + (inf or nan) j: inf + nan j; a zero imaginary part stays that zero.
+        real = np.where((a == np.inf) & ~finite_b, np.inf, real)
+        imag = np.where(b == 0, b, imag)
+    out = np.empty(x.shape, x.dtype)
+    out.real, out.imag = real, imag
+    return out
+
+
+expm1_p = unary("expm1", _expm1_kernel, hlo="stablehlo.exponential_minus_one",
                 upcast_low_precision=True)
 log_p = unary("log", np.log, hlo="stablehlo.log", upcast_low_precision=True)
 log1p_p = unary("log1p", np.log1p, hlo="stablehlo.log_plus_one", upcast_low_precision=True)
@@ -362,8 +385,334 @@ def _complex_sin_cos_lower(real_op: str, sine: bool):
     return lower
 
 
-sin_p.def_lower(_complex_sin_cos_lower("stablehlo.sine", sine=True))
-cos_p.def_lower(_complex_sin_cos_lower("stablehlo.cosine", sine=False))
+@exp_p.def_lower
+def _complex_exp_lower(ctx, x):
+    """XLA's complex exp, with the Array API standard's (C99's, NumPy's: the eager kernel's)
+    special values where XLA makes NaNs: +0 cis(b) where a is -inf (0 + 0j for an infinite or
+    NaN b), inf + nan j where a is inf and b is not finite, and a zero b kept."""
+    aval = ctx.avals_in[0]
+    out = ctx.op("stablehlo.exponential", x)[0]
+    if not dtypes.is_complex(aval.dtype):
+        return [out]
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    flags = ShapedArray(aval.shape, np.bool_)
+
+    def op(name, *operands, result=part):
+        return ctx.op(name, *operands, results=[result])[0]
+
+    a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
+    real, imag = op("stablehlo.real", out), op("stablehlo.imag", out)
+    zero = ctx.constant(0, part)
+    finite_b = op("stablehlo.is_finite", b, result=flags)
+    minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
+    plus_inf = compare(ctx, a, ctx.constant(np.inf, part), "EQ")
+    real = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b,
+                 op("stablehlo.multiply", zero, op("stablehlo.cosine", b)), zero), real)
+    imag = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b,
+                 op("stablehlo.multiply", zero, op("stablehlo.sine", b)), zero), imag)
+    not_finite_b = op("stablehlo.not", finite_b, result=flags)
+    real = op("stablehlo.select", op("stablehlo.and", plus_inf, not_finite_b, result=flags),
+              ctx.constant(np.inf, part), real)
+    imag = op("stablehlo.select", compare(ctx, b, zero, "EQ"), b, imag)
+    return ctx.op("stablehlo.complex", real, imag)
+
+
+@expm1_p.def_lower
+def _complex_expm1_lower(ctx, x):
+    """Complex expm1 by parts, with the Array API standard's (C99's) special values:
+    real = expm1(a) cos(b) - 2 sin(b/2)^2 (accurate near 0), imag = exp(a) sin(b); -1 + 0j
+    where a is -inf, inf + nan j where a is inf and b is not finite, and a zero b kept."""
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return ctx.op("stablehlo.exponential_minus_one", x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    flags = ShapedArray(aval.shape, np.bool_)
+
+    def op(name, *operands, out=part):
+        return ctx.op(name, *operands, results=[out])[0]
+
+    a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
+    half_sin = op("stablehlo.sine", op("stablehlo.multiply", b, ctx.constant(0.5, part)))
+    real = op("stablehlo.subtract",
+              op("stablehlo.multiply", op("stablehlo.exponential_minus_one", a),
+                 op("stablehlo.cosine", b)),
+              op("stablehlo.multiply", ctx.constant(2, part),
+                 op("stablehlo.multiply", half_sin, half_sin)))
+    imag = op("stablehlo.multiply", op("stablehlo.exponential", a), op("stablehlo.sine", b))
+    finite_b = op("stablehlo.is_finite", b, out=flags)
+    minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
+    plus_inf = compare(ctx, a, ctx.constant(np.inf, part), "EQ")
+    zero = ctx.constant(0, part)
+    real = op("stablehlo.select", minus_inf, ctx.constant(-1, part), real)
+    imag = op("stablehlo.select", minus_inf,
+              op("stablehlo.select", finite_b, imag, zero), imag)
+    real = op("stablehlo.select",
+              op("stablehlo.and", plus_inf, op("stablehlo.not", finite_b, out=flags),
+                 out=flags), ctx.constant(np.inf, part), real)
+    imag = op("stablehlo.select", compare(ctx, b, zero, "EQ"), b, imag)
+    return ctx.op("stablehlo.complex", real, imag)
+
+
+def _infinite_part(ctx, x, part):
+    """Whether the real or the imaginary part of complex ``x`` is infinite."""
+    inf = ctx.constant(np.inf, part)
+
+    def infinite(v):
+        return compare(ctx, ctx.op("stablehlo.abs", v, results=[part])[0], inf, "EQ")
+
+    flags = ShapedArray(part.shape, np.bool_)
+    re = ctx.op("stablehlo.real", x, results=[part])[0]
+    im = ctx.op("stablehlo.imag", x, results=[part])[0]
+    return ctx.op("stablehlo.or", infinite(re), infinite(im), results=[flags])[0]
+
+
+@abs_p.def_lower
+def _abs_lower(ctx, x):
+    """|a + bj| is +inf where a part is infinite, a NaN other part too (C99, the Array API
+    standard; XLA's complex abs gives NaN there)."""
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        return ctx.op("stablehlo.abs", x)
+    part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+    out = ctx.op("stablehlo.abs", x, results=[part])[0]
+    return ctx.op("stablehlo.select", _infinite_part(ctx, x, part), ctx.constant(np.inf, part),
+                  out, results=[part])
+
+
+def _complex_log_lower(hlo: str):
+    """log or log1p: for complex operands, a real part of +inf where a part of the operand is
+    infinite, a NaN other part too (C99, the standard: log(inf + nan j) is inf + nan j; XLA
+    gives NaN + NaN j)."""
+    def lower(ctx, x):
+        aval = ctx.avals_in[0]
+        out = ctx.op(hlo, x)[0]
+        if not dtypes.is_complex(aval.dtype):
+            return [out]
+        part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+        real = ctx.op("stablehlo.real", out, results=[part])[0]
+        imag = ctx.op("stablehlo.imag", out, results=[part])[0]
+        real = ctx.op("stablehlo.select", _infinite_part(ctx, x, part),
+                      ctx.constant(np.inf, part), real, results=[part])[0]
+        return ctx.op("stablehlo.complex", real, imag)
+    return lower
+
+
+log_p.def_lower(_complex_log_lower("stablehlo.log"))
+log1p_p.def_lower(_complex_log_lower("stablehlo.log_plus_one"))
+
+
+class _Parts:
+    """StableHLO helpers over the real and imaginary parts ``a``, ``b`` of a complex operand,
+    for the special-value fix-ups below."""
+
+    def __init__(self, ctx, x):
+        self.ctx = ctx
+        aval = ctx.avals_in[0]
+        self.part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
+        self.flags = ShapedArray(aval.shape, np.bool_)
+        self.a, self.b = self.op("stablehlo.real", x), self.op("stablehlo.imag", x)
+
+    def op(self, name, *operands, flags=False):
+        return self.ctx.op(name, *operands, results=[self.flags if flags else self.part])[0]
+
+    def const(self, value):
+        return self.ctx.constant(value, self.part)
+
+    def zero(self, v):
+        return compare(self.ctx, v, self.const(0), "EQ")
+
+    def infinite(self, v):
+        return compare(self.ctx, self.op("stablehlo.abs", v), self.const(np.inf), "EQ")
+
+    def not_finite(self, v):
+        return self.op("stablehlo.not", self.op("stablehlo.is_finite", v, flags=True),
+                       flags=True)
+
+    def both(self, p, q):
+        return self.op("stablehlo.and", p, q, flags=True)
+
+    def where(self, p, v, w):
+        return self.op("stablehlo.select", p, v, w)
+
+    def signed_one(self, v):
+        """+-1 with the sign of ``v`` (v may be infinite)."""
+        return self.where(compare(self.ctx, v, self.const(0), "LT"), self.const(-1),
+                          self.const(1))
+
+    def signed_one_bit(self, v):
+        """+-1 with the sign bit of ``v`` (-1 for -0.0 and for a negative NaN too)."""
+        bits = ShapedArray(self.part.shape, np.dtype(f"int{self.part.dtype.itemsize * 8}"))
+        as_int = self.ctx.op("stablehlo.bitcast_convert", v, results=[bits])[0]
+        negative = compare(self.ctx, as_int, self.ctx.constant(0, bits), "LT")
+        return self.where(negative, self.const(-1), self.const(1))
+
+
+def _with_complex_fixes(lower, fix):
+    """``lower`` (a unary lowering) with ``fix(parts, re, im) -> (re, im)`` applied to the
+    result's parts for complex operands: C99's values where XLA's complex formulas make
+    NaNs (at infinite or NaN parts: NumPy's, the eager kernels', values)."""
+    def fixed(ctx, x):
+        out = lower(ctx, x)
+        if not dtypes.is_complex(ctx.avals_in[0].dtype):
+            return out
+        parts = _Parts(ctx, x)
+        re, im = fix(parts, parts.op("stablehlo.real", out[0]),
+                     parts.op("stablehlo.imag", out[0]))
+        return ctx.op("stablehlo.complex", re, im)
+    return fixed
+
+
+def _plain(hlo):
+    return lambda ctx, x: ctx.op(hlo, x)
+
+
+def _fix_sinh(p, re, im):
+    # sinh(+-0 + (inf or nan) j) is +-0 + nan j; sinh(a + 0j) is real; sinh(+-inf + (inf
+    # or nan) j) is +-inf + nan j.
+    re = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.a, re)
+    im = p.where(p.zero(p.b), p.b, im)
+    edge = p.both(p.infinite(p.a), p.not_finite(p.b))
+    return p.where(edge, p.a, re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_cosh(p, re, im):
+    # cosh(+-0 + (inf or nan) j) is nan + 0j; cosh((inf or nan) + 0j) is real; cosh(+-inf +
+    # (inf or nan) j) is inf + nan j.
+    im = p.where(p.both(p.zero(p.b), p.not_finite(p.a)), p.b, im)
+    im = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.const(0), im)
+    edge = p.both(p.infinite(p.a), p.not_finite(p.b))
+    return p.where(edge, p.const(np.inf), re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_tanh(p, re, im):
+    # tanh(+-inf + bj) is +-1 + 0j (any b); tanh(+-0 + (inf or nan) j) is +-0 + nan j;
+    # tanh(a + 0j) is real.
+    inf_a = p.infinite(p.a)
+    re = p.where(inf_a, p.signed_one(p.a), re)
+    # (the zero has the sign of sin(2b) where b is finite, as C99's)
+    signed_zero = p.op("stablehlo.multiply", p.const(0),
+                       p.op("stablehlo.sine", p.op("stablehlo.add", p.b, p.b)))
+    im = p.where(inf_a, p.where(p.not_finite(p.b), p.const(0), signed_zero), im)
+    re = p.where(p.both(p.zero(p.a), p.not_finite(p.b)), p.a, re)
+    return re, p.where(p.zero(p.b), p.b, im)
+
+
+def _fix_sin(p, re, im):
+    # sin(z) = -j sinh(jz): sin((inf or nan) + +-inf j) is nan +-inf j.
+    edge = p.both(p.infinite(p.b), p.not_finite(p.a))
+    return p.where(edge, p.const(np.nan), re), p.where(edge, p.b, im)
+
+
+def _fix_cos(p, re, im):
+    # cos(z) = cosh(jz): cos((inf or nan) + +-inf j) is inf + nan j.
+    edge = p.both(p.infinite(p.b), p.not_finite(p.a))
+    return p.where(edge, p.const(np.inf), re), p.where(edge, p.const(np.nan), im)
+
+
+def _fix_tan(p, re, im):
+    # tan(z) = -j tanh(jz): tan(a +-inf j) is 0 +-1j (any a); tan(a + 0j) is real.
+    inf_b = p.infinite(p.b)
+    re = p.where(inf_b, p.const(0), re)
+    im = p.where(inf_b, p.signed_one(p.b), im)
+    return re, p.where(p.zero(p.b), p.b, im)
+
+
+def _fix_sqrt(p, re, im):
+    # sqrt(a +-inf j) is inf +-inf j (any a); sqrt(+inf + nan j) is inf + nan j and
+    # sqrt(-inf + nan j) nan + inf j.
+    inf_b = p.infinite(p.b)
+    re = p.where(inf_b, p.const(np.inf), re)
+    im = p.where(inf_b, p.b, im)
+    nan_b = p.op("stablehlo.not", compare(p.ctx, p.b, p.b, "EQ"), flags=True)
+    plus = p.both(nan_b, compare(p.ctx, p.a, p.const(np.inf), "EQ"))
+    minus = p.both(nan_b, compare(p.ctx, p.a, p.const(-np.inf), "EQ"))
+    re = p.where(plus, p.const(np.inf), p.where(minus, p.const(np.nan), re))
+    im = p.where(plus, p.const(np.nan), p.where(minus, p.const(np.inf), im))
+    return re, im
+
+
+def _is_nan(p, v):
+    return p.op("stablehlo.not", compare(p.ctx, v, v, "EQ"), flags=True)
+
+
+def _signed_zero(p, v):
+    """A zero with the sign bit of ``v`` (NaN's too)."""
+    return p.op("stablehlo.multiply", p.const(0), p.signed_one_bit(v))
+
+
+def _nan_where_a_part_is_nan(p, re, im):
+    """NaN + NaN j where a part of the operand is NaN (the cases the callers then set)."""
+    nan = p.op("stablehlo.or", _is_nan(p, p.a), _is_nan(p, p.b), flags=True)
+    return p.where(nan, p.const(np.nan), re), p.where(nan, p.const(np.nan), im)
+
+
+def _fix_atanh(p, re, im):
+    # C99's catanh: an infinite b gives +-0 +-pi/2 j (a NaN a too); an infinite a gives
+    # +-0 + (+-pi/2 or nan) j; atanh(+-0 + nan j) is +-0 + nan j; other NaN parts give
+    # nan + nan j (XLA's atanh gives +-pi/2 imaginary parts there).
+    half_pi = p.op("stablehlo.multiply", p.const(np.pi / 2), p.signed_one_bit(p.b))
+    inf_a, inf_b, nan_b = p.infinite(p.a), p.infinite(p.b), _is_nan(p, p.b)
+    edge = p.op("stablehlo.or", inf_a, inf_b, flags=True)
+    re, im = _nan_where_a_part_is_nan(p, re, im)
+    re = p.where(edge, _signed_zero(p, p.a), re)
+    im = p.where(edge, p.where(nan_b, p.const(np.nan), half_pi), im)
+    return p.where(p.both(p.zero(p.a), nan_b), p.a, re), im
+
+
+def _fix_atan(p, re, im):
+    # atan(z) = -j atanh(jz): an infinite a gives +-pi/2 +-0 j (a NaN b too); an infinite b
+    # gives (+-pi/2 or nan) +-0 j; atan(nan +-0 j) is nan +-0 j; other NaN parts give
+    # nan + nan j.
+    half_pi = p.op("stablehlo.multiply", p.const(np.pi / 2), p.signed_one_bit(p.a))
+    inf_a, inf_b, nan_a = p.infinite(p.a), p.infinite(p.b), _is_nan(p, p.a)
+    edge = p.op("stablehlo.or", inf_a, inf_b, flags=True)
+    re, im = _nan_where_a_part_is_nan(p, re, im)
+    re = p.where(edge, p.where(nan_a, p.const(np.nan), half_pi), re)
+    im = p.where(edge, _signed_zero(p, p.b), im)
+    return re, p.where(p.both(p.zero(p.b), nan_a), p.b, im)
+
+
+def _fix_acos(p, re, im):
+    # acos(+-0 + nan j) is pi/2 + nan j.
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return p.where(edge, p.const(np.pi / 2), re), im
+
+
+def _fix_asin(p, re, im):
+    # asin(+-0 + nan j) is +-0 + nan j.
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return p.where(edge, p.a, re), im
+
+
+def _fix_acosh(p, re, im):
+    # acosh(+-0 + nan j) is nan + pi/2 j (the standard leaves the sign open).
+    edge = p.both(p.zero(p.a), _is_nan(p, p.b))
+    return re, p.where(edge, p.const(np.pi / 2), im)
+
+
+def _fix_asinh(p, re, im):
+    # asinh(nan +-0 j) is nan +-0 j.
+    edge = p.both(p.zero(p.b), _is_nan(p, p.a))
+    return re, p.where(edge, p.b, im)
+
+
+sin_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.sine", sine=True),
+                                    _fix_sin))
+cos_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.cosine", sine=False),
+                                    _fix_cos))
+tan_p.def_lower(_with_complex_fixes(_plain("stablehlo.tan"), _fix_tan))
+sinh_p.def_lower(_with_complex_fixes(_plain("chlo.sinh"), _fix_sinh))
+cosh_p.def_lower(_with_complex_fixes(_plain("chlo.cosh"), _fix_cosh))
+tanh_p.def_lower(_with_complex_fixes(_plain("stablehlo.tanh"), _fix_tanh))
+sqrt_p.def_lower(_with_complex_fixes(_plain("stablehlo.sqrt"), _fix_sqrt))
+atan_p.def_lower(_with_complex_fixes(_plain("chlo.atan"), _fix_atan))
+atanh_p.def_lower(_with_complex_fixes(_plain("chlo.atanh"), _fix_atanh))
+acos_p.def_lower(_with_complex_fixes(_plain("chlo.acos"), _fix_acos))
+asin_p.def_lower(_with_complex_fixes(_plain("chlo.asin"), _fix_asin))
+acosh_p.def_lower(_with_complex_fixes(_plain("chlo.acosh"), _fix_acosh))
+asinh_p.def_lower(_with_complex_fixes(_plain("chlo.asinh"), _fix_asinh))
 
 
 @sign_p.def_lower

@@ -309,6 +309,21 @@ def jax_integer_power_of_large_exponents(spec, case, got, shape):
     return quotient | (exponent >= 64)
 
 
+def standard_floor_quotients_of_infinities(spec, case, got, want, shape):
+    """Elements of a float floor quotient (floor_divide, divmod's first result) with exactly
+    one infinite operand: funcarray gives the Array API standard's floor(x / y) (inf // 2 is
+    inf, 1.0 // -inf is -0.0), jax and NumPy nan and -1.0 (docs/decisions.md;
+    test_elementwise.py checks these values)."""
+    if spec.name not in ("floor_divide", "divmod") or len(case.values) < 2:
+        return np.zeros(shape, bool)
+    x, y = (np.broadcast_to(np.asarray(v), shape) for v in case.values[:2])
+    with np.errstate(all="ignore"):
+        quotient = (x / y).astype(got.dtype)
+    # (only where the result is that quotient: divmod's remainder is held to jax's)
+    return ((np.isinf(x) != np.isinf(y)) & (got == quotient)
+            & (np.signbit(got) == np.signbit(quotient)))
+
+
 def xla_atan_at_its_branch_points(spec, case, got, want, shape):
     """Elements of complex atan (atanh) at a real part tiny beside an imaginary part of
     +-1 (the other way round for atanh): XLA squares the tiny part, which underflows, and
@@ -455,7 +470,8 @@ def _check_against_jax(spec, case, what, got, jax_out):
                          | complex_non_finite_results(case, g, w, w.shape)
                          | complex_power_limits(spec, case, g, w, w.shape)
                          | xla_atan_at_its_branch_points(spec, case, g, w, w.shape)
-                         | jax_bool_products_are_selects(spec, case, g, w, w.shape))
+                         | jax_bool_products_are_selects(spec, case, g, w, w.shape)
+                         | standard_floor_quotients_of_infinities(spec, case, g, w, w.shape))
             allowed = [a | nan_parts for a in allowed]
         else:
             allowed = (xla_reads_subnormal_operands_as_zero(case, what, w.shape)

@@ -64,7 +64,18 @@ class Reduction:
 
     @property
     def jax_fn(self) -> Callable:
+        if self.name == "cumulative_prod":
+            return _jax_cumulative_prod
         return getattr(jnp, self.name)
+
+
+def _jax_cumulative_prod(x, dtype=None, **kwargs):
+    """jax's cumulative_prod keeps a narrow integer dtype; funcarray accumulates narrow
+    integers in int32/uint32, as the Array API standard and jax's own cumulative_sum do
+    (docs/decisions.md, "The Array API standard"): the reference is asked for that dtype."""
+    if dtype is None and x.dtype.kind in "iub" and x.dtype.itemsize < 4:
+        dtype = jnp.uint32 if x.dtype.kind == "u" else jnp.int32
+    return jnp.cumulative_prod(x, dtype=dtype, **kwargs)
 
 
 # A result dtype asked for: mostly none, sometimes any of the dtypes.

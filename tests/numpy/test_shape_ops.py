@@ -588,7 +588,7 @@ def run_abstractly(fn, *arrays):
 
 
 def avals_of(out):
-    return [o.aval for o in out] if isinstance(out, list) else [out.aval]
+    return [o.aval for o in out] if isinstance(out, (list, tuple)) else [out.aval]
 
 
 X = make_value((2, 3, 4), np.float32, 0)

@@ -120,12 +120,13 @@ def _check_vmap_of_vjp(f, args, draw, rng):
     """The pullback of ``f`` mapped over a batch of cotangents (random axes) against a loop."""
     outs = _leaves(f(*args))
     _, pullback = fa.vjp(f, *args)
-    structured = isinstance(f(*args), (list, tuple))
+    out = f(*args)
+    structured = isinstance(out, (list, tuple))
     in_axes = _draw_in_axes(draw, [o.ndim for o in outs])
     cts = [_batched(rng, o.shape, a) for o, a in zip(outs, in_axes)]
 
-    def pull(*cts):
-        return pullback(list(cts) if structured else cts[0])
+    def pull(*cts):  # (the cotangent in the output's container: a list or a tuple)
+        return pullback(type(out)(cts) if structured else cts[0])
 
     check_vmap(pull, cts, in_axes=in_axes)
 
@@ -140,7 +141,7 @@ def _check_jvp_of_vjp(f, args, rng):
     dct = [_values(rng, o.shape) for o in _leaves(out)]
 
     def pull(*cts):
-        return pullback(list(cts) if structured else cts[0])
+        return pullback(type(out)(cts) if structured else cts[0])
 
     _, tangent = fa.jvp(pull, tuple(ct), tuple(dct))
     for a, e in zip(tangent, pull(*dct)):
