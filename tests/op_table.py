@@ -167,6 +167,13 @@ class OpSpec:
         return f"OpSpec({self.name})"
 
 
+def sign_keeping_zero_sign(x):
+    """np.sign with XLA's (and jax's) zero: sign(-0.0) is -0.0 (NumPy gives +0.0)."""
+    x = np.asarray(x)
+    out = np.sign(x)
+    return np.where(out == 0, x, out) if out.dtype.kind == "f" else out
+
+
 def standard_floor_divide(x, y):
     """NumPy's floor_divide with the Array API standard's infinities, funcarray's rule: where
     exactly one operand is infinite the quotient is x / y (inf // 2 is inf where NumPy says
@@ -220,7 +227,7 @@ _ops += [
     _op("absolute", 1, _ALL, WIDE, "arith", compute="promoted"),
     _op("abs", 1, _ALL, WIDE, "arith", compute="promoted"),
     _op("fabs", 1, _REAL, WIDE, "exact"),
-    _op("sign", 1, "iufc", WIDE, "arith"),
+    _op("sign", 1, "iufc", WIDE, "arith", ref=sign_keeping_zero_sign),
     _op("reciprocal", 1, _ALL, NONZERO, "arith"),
     _op("floor", 1, _REAL, WIDE, "exact"),
     _op("ceil", 1, _REAL, WIDE, "exact"),
@@ -405,7 +412,7 @@ _IU = "iu"
 _NUM = "iufc"
 PRIMITIVE_OPS: list[PrimSpec] = [
     _prim("neg", np.negative, 1, _NUM, WIDE, "exact", lax.neg),
-    _prim("sign", np.sign, 1, "if", WIDE, "exact", lax.sign),
+    _prim("sign", sign_keeping_zero_sign, 1, "if", WIDE, "exact", lax.sign),
     _prim("floor", np.floor, 1, _F, WIDE, "exact", lax.floor),
     _prim("ceil", np.ceil, 1, _F, WIDE, "exact", lax.ceil),
     _prim("is_finite", np.isfinite, 1, _F, WIDE, "exact", lax.is_finite),

@@ -217,8 +217,12 @@ def _complex_kernel(re, im):
 # Unary math (names follow jax.lax; StableHLO op names for lowering)
 # --------------------------------------------------------------------------------------------
 def _sign(x):
-    """np.sign; of a complex z, z / |z| part by part as XLA computes it (NaN parts where a
-    part is infinite; NumPy 2 gives the unit of the infinite direction), z itself at 0."""
+    """np.sign, keeping a zero's sign as XLA does (sign(-0.0) is -0.0; NumPy gives +0.0); of
+    a complex z, z / |z| part by part as XLA computes it (NaN parts where a part is infinite;
+    NumPy 2 gives the unit of the infinite direction), z itself at 0."""
+    if x.dtype.kind == "f":
+        out = np.sign(x)
+        return np.where(out == 0, x, out)
     if x.dtype.kind != "c":
         return np.sign(x)
     with np.errstate(all="ignore"):
