@@ -9,7 +9,8 @@ returns the mesh, so their lowering rules (``collectives_lowering.py``) emit XLA
 with replica groups over the mesh's partitions.
 
 Rules, after jit's (``jit_call.py``): jvp binds shard_map on the body's JVP (tangents split
-like their primals); batch binds it on the vectorised body, the batch axis unsplit;
+like their primals); batch binds it on the vectorised body, the batch axis unsplit (or split over
+``vmap(spmd_axis_name=)``'s mesh axes);
 transpose binds it on the transposed body, as JAX does without ``check_vma``: output
 cotangents are divided by the size of the mesh axes their spec does not mention, and input
 cotangents summed (psum) over the axes their spec does not mention, since psum transposes
@@ -38,6 +39,7 @@ from funcarray.transforms.core import Primitive
 from funcarray.transforms.ir_transforms import batch_ir, check_operands, jvp_ir, transpose_ir
 from funcarray.transforms.jvp import Zero, tangent_aval
 from funcarray.transforms.transpose import is_undefined
+from funcarray.transforms.vmap import rule_spmd_axis_name
 
 __all__ = ["shard_map_p", "manual_mesh", "block_shape", "global_shape", "unmentioned_axes"]
 
@@ -173,12 +175,30 @@ def _sum_replicas(ir, mesh, specs):
 
 @shard_map_p.def_batch
 def _batch(vals, dims, *, ir, mesh, in_specs, out_specs, check_vma):
-    # The batch axis is not split over the mesh: every device runs its block of every member.
+    # The batch axis is not split over the mesh, unless vmap(spmd_axis_name=) names mesh
+    # axes: then each device runs its part of the batch (the body is batched at that size).
+    spmd = rule_spmd_axis_name()
     axis_size = next(v.shape[d] for v, d in zip(vals, dims) if d is not None)
+    entry = None
+    if spmd is not None:
+        for a in spmd:
+            if a not in mesh.axis_names:
+                raise ValueError(f"vmap: spmd_axis_name {a!r} is not an axis of the mesh "
+                                 f"{mesh} of the shard_map inside")
+        split = math.prod(mesh.shape[a] for a in spmd)
+        if axis_size % split:
+            raise ValueError(f"vmap: the batch of {axis_size} does not divide over "
+                             f"spmd_axis_name {spmd} ({split} devices)")
+        axis_size //= split
+        entry = spmd[0] if len(spmd) == 1 else spmd
+        used = {a for s in (*in_specs, *out_specs) for k in range(len(s)) for a in s.axes_of(k)}
+        if used & set(spmd):
+            raise ValueError(f"vmap: spmd_axis_name {spmd} is already used by the specs of "
+                             f"the shard_map inside")
     call, out_dims = batch_ir(ir, tuple(dims), axis_size)
     specs_in = (PartitionSpec(),) * len(call.consts) + tuple(
-        s if d is None else _insert(s, d, None) for s, d in zip(in_specs, dims))
-    specs_out = tuple(s if d is None else _insert(s, d, None)
+        s if d is None else _insert(s, d, entry) for s, d in zip(in_specs, dims))
+    specs_out = tuple(s if d is None else _insert(s, d, entry)
                       for s, d in zip(out_specs, out_dims))
     outs = shard_map_p.bind(*call.consts, *vals, ir=call.ir, in_specs=specs_in,
                             out_specs=specs_out, **_params(mesh, check_vma))

@@ -209,3 +209,25 @@ def check_errors():
     with pytest.raises(ValueError, match="rank"):
         fa.shard_map(lambda x: x.sum(), mesh=mesh, in_specs=P("a"),
                      out_specs=P("a"))(np.ones(8))
+
+
+def check_vmap_spmd_axis_name_splits_the_batch_like_jax():
+    mesh, jmesh = _meshes()
+    xs = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16)
+
+    def body(L):
+        return lambda x: L.psum(x, "b") * (L.axis_index("b") + 1)
+
+    f = fa.shard_map(body(lax), mesh=mesh, in_specs=P(None, "b"), out_specs=P(None, "b"))
+    jf = jax.shard_map(body(jax.lax), mesh=jmesh, in_specs=JP(None, "b"),
+                       out_specs=JP(None, "b"), check_vma=False)
+    g = fa.jit(fa.vmap(f, spmd_axis_name="a"))
+    out, want = g(xs), jax.jit(jax.vmap(jf, spmd_axis_name="a"))(xs)
+    np.testing.assert_allclose(np.asarray(out), np.asarray(want))
+    np.testing.assert_allclose(np.asarray(out), np.asarray(fa.vmap(f)(xs)))
+    assert '<@mesh, [{"a"}, {}, {"b"}]>' in g.lower(xs).as_text()
+    # a sharding constraint under vmap(spmd_axis_name=) splits the batch dimension too
+    s = fa.sharding.NamedSharding(mesh, P(None, "b"))
+    h = fa.jit(fa.vmap(lambda x: lax.with_sharding_constraint(x * 2, s), spmd_axis_name="a"))
+    assert '[{"a"}, {}, {"b"}]' in h.lower(xs).as_text()
+    np.testing.assert_allclose(np.asarray(h(xs)), xs * 2)
