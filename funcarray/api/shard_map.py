@@ -29,7 +29,8 @@ from funcarray.base.mesh import Mesh, PartitionSpec, get_mesh
 from funcarray.primitives import collectives_lowering  # noqa: F401  (installs the rules)
 from funcarray.primitives.shard_map import block_shape, shard_map_p
 from funcarray.transforms.core import running_eagerly
-from funcarray.transforms.ir_transforms import stage_call
+from funcarray.transforms.ir_transforms import closed_call
+from funcarray.transforms.staging import stage_flat
 from funcarray.transforms.vmap import bound_axes
 
 __all__ = ["shard_map"]
@@ -146,7 +147,9 @@ class _ShardMapped:
             return [asarray_arg("shard_map", x) for x in out_leaves]
 
         with bound_axes(mesh.shape_tuple):
-            call = stage_call(body, blocks)
+            # (staged under the current trace: values the body closes over, tracers of
+            # enclosing transforms included, become leading operands)
+            call = closed_call(stage_flat(body, blocks))
         outs_full = tree.unflatten(out_tree[0], list(range(len(call.ir.outs))))
         out_specs = [_check_spec(mesh, s, f"out_specs entry for output leaf {k}")
                      for k, s in enumerate(_prefix(self.out_specs, outs_full, "out_specs"))]

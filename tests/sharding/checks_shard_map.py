@@ -231,3 +231,19 @@ def check_vmap_spmd_axis_name_splits_the_batch_like_jax():
     h = fa.jit(fa.vmap(lambda x: lax.with_sharding_constraint(x * 2, s), spmd_axis_name="a"))
     assert '[{"a"}, {}, {"b"}]' in h.lower(xs).as_text()
     np.testing.assert_allclose(np.asarray(h(xs)), xs * 2)
+
+
+def check_body_closing_over_traced_values():
+    mesh = fa.make_mesh((8,), ("i",), (AxisType.Auto,))
+    x = np.arange(16.0, dtype=np.float32)
+
+    def f(w):  # the body closes over w, a tracer of grad (and of jit)
+        return fa.shard_map(lambda b: lax.psum(fnp.sum(fnp.sin(b * w)), "i"), mesh=mesh,
+                            in_specs=P("i"), out_specs=P())(x)
+
+    want = np.sum(np.cos(x * 0.5) * x)
+    np.testing.assert_allclose(float(fa.grad(f)(0.5)), want, rtol=1e-5)
+    np.testing.assert_allclose(float(fa.jit(fa.grad(f))(0.5)), want, rtol=1e-5)
+    ys = fa.vmap(f)(np.array([0.5, 1.0], np.float32))
+    np.testing.assert_allclose(np.asarray(ys), [np.sum(np.sin(x * 0.5)), np.sum(np.sin(x))],
+                               rtol=1e-5)
