@@ -247,3 +247,20 @@ def check_body_closing_over_traced_values():
     ys = fa.vmap(f)(np.array([0.5, 1.0], np.float32))
     np.testing.assert_allclose(np.asarray(ys), [np.sum(np.sin(x * 0.5)), np.sum(np.sin(x))],
                                rtol=1e-5)
+
+
+def check_mesh_of_reordered_devices():
+    # replica groups and axis_index count positions in the mesh, not device ids
+    devices = np.array(fa.devices()[::-1]).reshape(2, 4)
+    mesh = fa.sharding.Mesh(devices, ("a", "b"))
+    f = fa.shard_map(lambda x: (lax.psum(x, "b"), lax.ppermute(x, "b", [(0, 3)]),
+                                (lax.axis_index("a") * 4 + lax.axis_index("b")).reshape(1, 1)),
+                     mesh=mesh, in_specs=P("a", "b"), out_specs=(P("a"), P("a", "b"),
+                                                                 P("a", "b")))
+    total, moved, index = f(_X)
+    blocks = _blocks(_X)
+    np.testing.assert_allclose(np.asarray(total), np.concatenate([sum(r) for r in blocks]))
+    np.testing.assert_allclose(np.asarray(moved)[:, 12:], _X[:, :4])
+    np.testing.assert_array_equal(np.asarray(index), np.arange(8).reshape(2, 4))
+    shard = next(s for s in index.addressable_shards if s.device == devices[1, 2])
+    assert int(np.asarray(shard.data)[0, 0]) == 6
