@@ -264,3 +264,16 @@ def check_mesh_of_reordered_devices():
     np.testing.assert_array_equal(np.asarray(index), np.arange(8).reshape(2, 4))
     shard = next(s for s in index.addressable_shards if s.device == devices[1, 2])
     assert int(np.asarray(shard.data)[0, 0]) == 6
+
+
+def check_composed_collectives_match_jax():
+    perm = [3, 0, 1, 2]
+    _both(lambda L, np_, x: (L.pshuffle(x, "b", perm), L.pswapaxes(x.reshape(4, 4), "b", 0),
+                             x * L.axis_size(("a", "b")), L.pcast(x, "b", to="varying")),
+          P("a", "b"), (P("a", "b"),) * 4, _X)
+    # (jax 0.10.2 has no CPU lowering for pbroadcast: against NumPy only)
+    mesh, _ = _meshes()
+    out = fa.shard_map(lambda x: lax.pbroadcast(x, "b", 1), mesh=mesh, in_specs=P("a", "b"),
+                       out_specs=P("a", "b"))(_X)
+    np.testing.assert_allclose(np.asarray(out), np.concatenate(
+        [np.concatenate([row[1]] * 4, 1) for row in _blocks(_X)]))

@@ -13,7 +13,8 @@ _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_grad_of_shard_map_matches_jax", "check_vmap_of_shard_map",
           "check_data_parallel_mlp_training_equals_single_device", "check_errors",
           "check_vmap_spmd_axis_name_splits_the_batch_like_jax",
-          "check_body_closing_over_traced_values", "check_mesh_of_reordered_devices"]
+          "check_body_closing_over_traced_values", "check_mesh_of_reordered_devices",
+          "check_composed_collectives_match_jax"]
 
 
 @pytest.fixture(scope="module")
