@@ -14,7 +14,9 @@ like their primals); batch binds it on the vectorised body, the batch axis unspl
 transpose binds it on the transposed body, as JAX does without ``check_vma``: output
 cotangents are divided by the size of the mesh axes their spec does not mention, and input
 cotangents summed (psum) over the axes their spec does not mention, since psum transposes
-to psum. There is no eager kernel here: ``api/shard_map.py`` runs it under jit.
+to psum. Partial evaluation (linearize, grad) splits it in two as jit's does, passing the
+residuals with one row per device. There is no eager kernel here: ``api/shard_map.py`` runs
+it under jit.
 
 Example:
     >>> import funcarray as fa
@@ -35,9 +37,11 @@ from funcarray.base.mesh import PartitionSpec
 from funcarray.lowering.stablehlo import lower_inline, sharding_attribute, tensor_type, use_mesh
 from funcarray.primitives import bind_ops as ops
 from funcarray.primitives.collectives import psum_p
-from funcarray.transforms.core import Primitive
+from funcarray.transforms.core import Primitive, set_current_trace
+from funcarray.transforms.ir import Eqn, Var
 from funcarray.transforms.ir_transforms import batch_ir, check_operands, jvp_ir, transpose_ir
 from funcarray.transforms.jvp import Zero, tangent_aval
+from funcarray.transforms.partial_eval import partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import rule_spmd_axis_name
 
@@ -247,3 +251,99 @@ def _lower(ctx, *operands, ir, mesh, in_specs, out_specs, check_vma):
              f"#sdy<manual_axes{{{axes}}}>, out_shardings = #sdy.sharding_per_value<[{outs}]>}}"
              f" : ({in_types}) -> ({out_types})")
     return names
+
+
+# --- partial evaluation (linearize, grad) ------------------------------------------------------
+# As jit's, split into a known shard_map (run now) and an unknown one (staged). Residuals are
+# per-device values: the known half returns each with a leading axis of size 1 split over every
+# mesh axis (one row per device) and the unknown half takes them back the same way, as JAX does.
+
+
+def _residual_spec(mesh) -> PartitionSpec:
+    return PartitionSpec(tuple(mesh.axis_names))
+
+
+def _restaged(ir, fun, n_lifted: int = 0):
+    """``fun(eval_ir, args)`` staged on ``ir``'s inputs, the first ``n_lifted`` of them with a
+    leading axis of size 1."""
+    from funcarray.transforms.ir import eval_ir
+    from funcarray.transforms.ir_transforms import stage_call
+
+    avals = [v.aval.update(shape=(1, *v.aval.shape)) if k < n_lifted else v.aval
+             for k, v in enumerate(ir.in_binders)]
+    call = stage_call(lambda *args: fun(eval_ir, args), avals)
+    assert not call.consts
+    return call.ir
+
+
+def _split(ir, unknowns, mesh, in_specs, out_specs):
+    """``(known_ir, known_in_specs, known_out_specs, unknown_ir, unknown_in_specs,
+    unknown_out_specs, out_unknowns, n_residuals)``."""
+    split = partial_eval_ir(ir, unknowns)
+    n_res = split.num_residuals
+    n_known_outs = len(split.known.outs) - n_res
+
+    def expand(eval_ir, args):
+        outs = eval_ir(split.known, (), args)
+        return list(outs[:n_known_outs]) + [ops.reshape(r, (1, *r.shape))
+                                             for r in outs[n_known_outs:]]
+
+    def squeeze(eval_ir, args):
+        res = [ops.reshape(r, r.shape[1:]) for r in args[:n_res]]
+        return eval_ir(split.unknown, (), [*res, *args[n_res:]])
+
+    res_spec = _residual_spec(mesh)
+    known_outs = tuple(s for s, u in zip(out_specs, split.out_unknowns) if not u)
+    unknown_outs = tuple(s for s, u in zip(out_specs, split.out_unknowns) if u)
+    return (_restaged(split.known, expand),
+            tuple(s for s, u in zip(in_specs, unknowns) if not u),
+            known_outs + (res_spec,) * n_res,
+            _restaged(split.unknown, squeeze, n_res),
+            (res_spec,) * n_res + tuple(s for s, u in zip(in_specs, unknowns) if u),
+            unknown_outs, split.out_unknowns, n_res)
+
+
+def _partial_eval(trace, args, params):
+    mesh, check_vma = params["mesh"], params["check_vma"]
+    unknowns = [not trace.is_known(x) for x in args]
+    (known_ir, k_in, k_out, unknown_ir, u_in, u_out, out_unknowns,
+     n_res) = _split(params["ir"], unknowns, mesh, params["in_specs"], params["out_specs"])
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = shard_map_p.bind(*known_args, ir=known_ir, in_specs=k_in, out_specs=k_out,
+                                      **_params(mesh, check_vma))
+    n_known = len(known_outs) - n_res
+    residuals = known_outs[n_known:]
+    unknown_args = [x for x, u in zip(args, unknowns) if u]
+    staged = trace.record(shard_map_p, [*residuals, *unknown_args],
+                          dict(ir=unknown_ir, in_specs=u_in, out_specs=u_out,
+                               **_params(mesh, check_vma)))
+    known_iter, staged_iter = iter(known_outs[:n_known]), iter(staged)
+    return [next(staged_iter) if u else next(known_iter) for u in out_unknowns]
+
+
+shard_map_p.partial_eval_rule = _partial_eval
+
+
+def _partial_eval_eqn(eqn, unknowns):
+    params = eqn.params
+    mesh = params["mesh"]
+    (known_ir, k_in, k_out, unknown_ir, u_in, u_out, out_unknowns,
+     n_res) = _split(params["ir"], unknowns, mesh, params["in_specs"], params["out_specs"])
+    # (the residual variables hold global values: one row per device)
+    local = known_ir.outs[len(known_ir.outs) - n_res:]
+    residuals = [Var(v.aval.update(shape=global_shape(mesh, s, v.aval.shape)))
+                 for s, v in zip(k_out[len(k_out) - n_res:], local)]
+    known_outs = [v for v, u in zip(eqn.outs, out_unknowns) if not u]
+    unknown_outs = [v for v, u in zip(eqn.outs, out_unknowns) if u]
+    known = Eqn(shard_map_p, tuple(x for x, u in zip(eqn.inputs, unknowns) if not u),
+                {**params, "ir": known_ir, "in_specs": k_in, "out_specs": k_out},
+                tuple(known_outs + residuals))
+    unknown = Eqn(shard_map_p,
+                  tuple(residuals) + tuple(x for x, u in zip(eqn.inputs, unknowns) if u),
+                  {**params, "ir": unknown_ir, "in_specs": u_in, "out_specs": u_out},
+                  tuple(unknown_outs))
+    return known, (unknown if unknown_outs else None)
+
+
+shard_map_p.partial_eval_eqn_rule = _partial_eval_eqn

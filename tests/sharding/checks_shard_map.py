@@ -277,3 +277,22 @@ def check_composed_collectives_match_jax():
                        out_specs=P("a", "b"))(_X)
     np.testing.assert_allclose(np.asarray(out), np.concatenate(
         [np.concatenate([row[1]] * 4, 1) for row in _blocks(_X)]))
+
+
+def check_value_and_grad_linearize_and_hessian_through_shard_map():
+    mesh = fa.make_mesh((8,), ("i",), (AxisType.Auto,))
+    x = np.arange(16.0, dtype=np.float32)
+
+    def f(w):
+        return fa.shard_map(lambda b, v: lax.psum(fnp.sum(fnp.sin(b * v)), "i"), mesh=mesh,
+                            in_specs=(P("i"), P()), out_specs=P())(x, w)
+
+    value, slope = np.sum(np.sin(x * 0.5)), np.sum(np.cos(x * 0.5) * x)
+    for vg in (fa.value_and_grad(f), fa.jit(fa.value_and_grad(f)),
+               fa.value_and_grad(fa.jit(f))):  # (the last splits an equation inside a jit)
+        v, g = vg(0.5)
+        np.testing.assert_allclose([float(v), float(g)], [value, slope], rtol=1e-5)
+    y, lin = fa.linearize(f, 0.5)
+    np.testing.assert_allclose([float(y), float(lin(1.0))], [value, slope], rtol=1e-5)
+    np.testing.assert_allclose(float(fa.hessian(f)(0.5)), -np.sum(np.sin(x * 0.5) * x * x),
+                               rtol=1e-4)

@@ -14,7 +14,8 @@ _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_data_parallel_mlp_training_equals_single_device", "check_errors",
           "check_vmap_spmd_axis_name_splits_the_batch_like_jax",
           "check_body_closing_over_traced_values", "check_mesh_of_reordered_devices",
-          "check_composed_collectives_match_jax"]
+          "check_composed_collectives_match_jax",
+          "check_value_and_grad_linearize_and_hessian_through_shard_map"]
 
 
 @pytest.fixture(scope="module")
