@@ -54,6 +54,7 @@ from funcarray.api.shape_evaluation import ShapeDtypeStruct as ShapeDtypeStruct 
 from funcarray.api.shape_evaluation import eval_shape as eval_shape  # noqa: E402
 from funcarray.api.shape_evaluation import make_jaxpr as make_jaxpr  # noqa: E402
 from funcarray.api.shape_evaluation import typeof as typeof  # noqa: E402
+from funcarray.api.shard_map import shard_map as shard_map  # noqa: E402
 from funcarray.api.sharded_arrays import (  # noqa: E402
     make_array_from_callback as make_array_from_callback,
 )

@@ -487,6 +487,12 @@ def compile_spmd(text: str, in_avals, out_avals, mesh, host_callbacks=(),
     options.num_partitions = len(devs)
     options.executable_build_options.use_spmd_partitioning = True
     options.executable_build_options.use_shardy_partitioner = True
+    # Partition k runs on the k-th device of the mesh (row-major). Verified on jaxlib 0.10.2:
+    # the DeviceList given to compile_and_load does not set this, the default assignment is
+    # the devices in id order, and a mesh of other order then gets buffers on devices its
+    # partitions do not run on: an E0102 log line, then a segmentation fault at execution.
+    options.executable_build_options.device_assignment = xc.DeviceAssignment.create(
+        np.array([[d.id for d in devs]], dtype=np.int64))
     try:
         if host_callbacks:
             from jax._src.interpreters import mlir

@@ -35,7 +35,7 @@ from funcarray.transforms.core import (
 __all__ = [
     "not_mapped", "BatchTrace", "BatchTracer", "NamedBatchTrace", "vmap_flat",
     "move_batch_axes", "vectorized_batch_rule", "move_to_front", "bdim_at_front",
-    "axis_env", "bound_axes", "named_axis_size", "rule_axis_name",
+    "axis_env", "bound_axes", "named_axis_size", "rule_axis_name", "rule_spmd_axis_name",
 ]
 
 not_mapped = None  # the batch dimension of a value that is not batched
@@ -62,11 +62,14 @@ class BatchTracer(Tracer):
 class BatchTrace(Trace):
     """Interprets primitives on batched values by calling their batch rules."""
 
-    __slots__ = ("axis_size",)
+    __slots__ = ("axis_size", "spmd_axis_name")
 
-    def __init__(self, parent, axis_size: int):
+    def __init__(self, parent, axis_size: int, spmd_axis_name=None):
         super().__init__(parent)
         self.axis_size = axis_size
+        # vmap(spmd_axis_name=): the mesh axes the batch axis is split over, for the rules of
+        # shard_map and sharding constraints (read through rule_spmd_axis_name)
+        self.spmd_axis_name = spmd_axis_name
 
     def _split(self, x):
         if type(x) is BatchTracer and x._trace is self:
@@ -82,7 +85,10 @@ class BatchTrace(Trace):
         with set_current_trace(self.parent):
             if all(d is not_mapped for d in dims):
                 return prim.bind(*vals, **params)
-            out, out_dim = prim.batch_rule(vals, dims, **params)
+            if self.spmd_axis_name is None:
+                out, out_dim = prim.batch_rule(vals, dims, **params)
+            else:
+                out, out_dim = _spmd_rule(self, prim, vals, dims, params)
         if prim.multiple_results:
             return [self._wrap(o, d) for o, d in zip(out, out_dim)]
         return self._wrap(out, out_dim)
@@ -103,6 +109,22 @@ _AXIS_ENV: ContextVar[tuple] = ContextVar("funcarray_axis_env", default=())
 # primitive's rule vectorises its body with vmap_flat, which must batch that body over the
 # same named axis, or the collectives inside it would not find their axis.
 _RULE_AXIS: ContextVar = ContextVar("funcarray_rule_axis", default=None)
+# The spmd_axis_name of the vmap whose batch rule is running (None: none given).
+_RULE_SPMD: ContextVar = ContextVar("funcarray_rule_spmd_axis", default=None)
+
+
+def _spmd_rule(trace, prim, vals, dims, params):
+    token = _RULE_SPMD.set(trace.spmd_axis_name)
+    try:
+        return prim.batch_rule(vals, dims, **params)
+    finally:
+        _RULE_SPMD.reset(token)
+
+
+def rule_spmd_axis_name():
+    """The mesh axes (a tuple) that the batch axis of the running batch rule is split over
+    (``vmap(spmd_axis_name=)``), or None."""
+    return _RULE_SPMD.get()
 
 
 def axis_env() -> tuple:
@@ -149,8 +171,8 @@ class NamedBatchTrace(BatchTrace):
 
     __slots__ = ("axis_name",)
 
-    def __init__(self, parent, axis_size: int, axis_name):
-        super().__init__(parent, axis_size)
+    def __init__(self, parent, axis_size: int, axis_name, spmd_axis_name=None):
+        super().__init__(parent, axis_size, spmd_axis_name)
         self.axis_name = axis_name
 
     def process_primitive(self, prim, args, params):
@@ -171,7 +193,10 @@ class NamedBatchTrace(BatchTrace):
                     dims[0] = 0
                 token = _RULE_AXIS.set(self)
                 try:
-                    out, out_dim = prim.batch_rule(vals, dims, **params)
+                    if self.spmd_axis_name is None:
+                        out, out_dim = prim.batch_rule(vals, dims, **params)
+                    else:
+                        out, out_dim = _spmd_rule(self, prim, vals, dims, params)
                 finally:
                     _RULE_AXIS.reset(token)
         if prim.multiple_results:
@@ -199,23 +224,26 @@ def _irs_in(values):
             yield from _irs_in(value)
 
 
-def vmap_flat(fun, in_vals, in_dims, axis_size: int, axis_name=None):
+def vmap_flat(fun, in_vals, in_dims, axis_size: int, axis_name=None, spmd_axis_name=None):
     """Map ``fun`` over axis ``in_dims[i]`` of each input (``None``: not mapped).
 
     Returns ``(out_vals, out_dims)``: each output with its batch axis wherever the rules left
     it (``None`` when the output does not depend on the batch). ``move_batch_axes`` puts the
     axes where the caller wants them. ``axis_name`` names the axis for collectives; called
     from a named axis's batch rule (a higher-order primitive vectorising its body), the body
-    is batched over that same named axis.
+    is batched over that same named axis. ``spmd_axis_name`` (a tuple of mesh axes) is
+    vmap's: the batch axis is split over them where a rule lays values out on a mesh.
     """
     rule_trace = _RULE_AXIS.get()
     if axis_name is None and rule_trace is not None and rule_trace.axis_size == axis_size:
         axis_name = rule_trace.axis_name
+    # (a rule's own rules see only their own vmap's spmd_axis_name)
+    spmd_token = _RULE_SPMD.set(None) if _RULE_SPMD.get() is not None else None
     if axis_name is None:
-        trace = BatchTrace(current_trace(), axis_size)
+        trace = BatchTrace(current_trace(), axis_size, spmd_axis_name)
         env_token = None
     else:
-        trace = NamedBatchTrace(current_trace(), axis_size, axis_name)
+        trace = NamedBatchTrace(current_trace(), axis_size, axis_name, spmd_axis_name)
         env_token = _AXIS_ENV.set((*_AXIS_ENV.get(), (axis_name, axis_size)))
     rule_token = _RULE_AXIS.set(None) if rule_trace is not None else None
     tracers = [v if d is not_mapped else BatchTracer(trace, v, d)
@@ -224,6 +252,8 @@ def vmap_flat(fun, in_vals, in_dims, axis_size: int, axis_name=None):
         with set_current_trace(trace):
             outs = fun(*tracers)
     finally:
+        if spmd_token is not None:
+            _RULE_SPMD.reset(spmd_token)
         if rule_token is not None:
             _RULE_AXIS.reset(rule_token)
         if env_token is not None:

@@ -52,7 +52,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     mapped / no batch axis), or a pytree prefix of the arguments / outputs. ``axis_name``
     names the mapped axis for the collectives (``lax.psum``, ``pmean``, ``all_gather``,
     ``axis_index``...). ``axis_size`` is needed only when no argument is mapped.
-    ``spmd_axis_name`` (a sharding hint for multi-device JAX) has no effect on one device.
+    ``spmd_axis_name`` (a mesh axis name or a tuple of them) splits the batch axis over those
+    mesh axes where the function lays values out on a mesh: a ``shard_map`` inside splits
+    its batched arguments and results over them (each device runs its part of the batch),
+    and ``lax.with_sharding_constraint`` constrains the batch dimension to them, as in JAX.
     ``chunk_size`` (beyond JAX) runs the batch in chunks of at most that many members,
     bounding peak memory (not with ``axis_name``: a collective needs every member at once).
 
@@ -76,6 +79,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
                 f"chunk_size")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    spmd = (None if spmd_axis_name is None else tuple(spmd_axis_name)
+            if isinstance(spmd_axis_name, (tuple, list)) else (spmd_axis_name,))
 
     def vmapped(*args, **kwargs):
         if kwargs:  # keyword arguments are mapped over axis 0, as in JAX
@@ -111,7 +116,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
 
         def run(leaves_chunk, size_chunk):
-            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name)
+            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name, spmd)
             out_tree, holes = store["out_tree"], store["float0"]
             full = vals if holes is None else _float0.fill(vals, holes)
             want = _broadcast_prefix(

@@ -3,9 +3,10 @@
 ``sharding_constraint(x, sharding=NamedSharding)`` is the identity on values that asks XLA's
 partitioner to lay ``x`` out as ``sharding`` at this point of a jitted computation.
 Eager: ``x`` placed with that sharding (split over the mesh's devices, as JAX does);
-JVP: linear, the tangent is constrained the same way; transpose: the cotangent is; batching:
-the batch axis is not split (a None is inserted into the spec at it); lowering: Shardy's
-``sdy.sharding_constraint`` on the module's mesh (``@mesh``).
+JVP: linear, the tangent is constrained the same way; transpose: the cotangent is;
+batching: the batch axis is not split (a None is inserted into the spec at it), or split
+over ``vmap(spmd_axis_name=)``'s mesh axes; lowering: Shardy's ``sdy.sharding_constraint``
+on the module's mesh (``@mesh``).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -26,7 +27,7 @@ from funcarray.base.sharding import NamedSharding, canonical_sharding, placement
 from funcarray.lowering import executor
 from funcarray.transforms.core import Primitive, ShapedArray
 from funcarray.transforms.jvp import Zero, deflinear
-from funcarray.transforms.vmap import not_mapped
+from funcarray.transforms.vmap import not_mapped, rule_spmd_axis_name
 
 __all__ = ["sharding_constraint_p"]
 
@@ -62,7 +63,8 @@ def _batch(vals, dims, *, sharding):
         return sharding_constraint_p.bind(x, sharding=sharding), d
     ndim = len(x.shape) - 1
     parts = [sharding.spec[k] if k < len(sharding.spec) else None for k in range(ndim)]
-    parts.insert(d, None)
+    spmd = rule_spmd_axis_name()  # vmap(spmd_axis_name=) splits the batch axis, as in JAX
+    parts.insert(d, None if spmd is None else spmd[0] if len(spmd) == 1 else spmd)
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
     return sharding_constraint_p.bind(x, sharding=batched), d

@@ -33,6 +33,9 @@ EXPECTED = {
     "hessian_vector_products.py": ([r"forward-over-reverse +vs hessian\(f\) @ v",
                                     r"step 2: Newton-CG loss", r"largest Hessian eigenvalue"],
                                    []),
+    "shard_map_collectives.py": ([r"devices: 8", r"psum over cols +True", r"all_to_all +True",
+                                  r"step 2: data-parallel loss \d",
+                                  r"largest gradient difference from one device"], []),
 }
 
 

@@ -386,3 +386,19 @@ def check_device_put_under_jit_is_the_identity_like_jax():
     assert "sdy" not in f.lower(x).as_text() and "sdy.sharding" not in jf.lower(x).as_text()
     with pytest.raises(ValueError, match="partitioned 4 times"):
         fa.jit(lambda v: fa.device_put(v, s))(np.ones((8, 3), np.float32))
+
+
+def check_mesh_in_another_device_order():
+    # The executable runs partition k on the mesh's k-th device (it once ran on the devices
+    # in id order, and jaxlib crashed on the misplaced arguments).
+    devices = np.array(fa.devices()[::-1]).reshape(2, 4)
+    mesh = fa.sharding.Mesh(devices, ("a", "b"))
+    s = NamedSharding(mesh, P("a", "b"))
+    x = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    out = fa.jit(lambda v: v * 2, in_shardings=s, out_shardings=s)(x)
+    np.testing.assert_allclose(np.asarray(out), x * 2)
+    assert out.sharding == s
+    first = next(sh for sh in out.addressable_shards if sh.device == devices[0, 0])
+    np.testing.assert_allclose(np.asarray(first.data), x[:2, :2] * 2)
+    again = fa.jit(lambda v: lax.with_sharding_constraint(v + 1, s))(fa.device_put(x, s))
+    np.testing.assert_allclose(np.asarray(again), x + 1)

@@ -18,7 +18,8 @@ _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_parti
           "check_consts_static_arguments_and_donation",
           "check_threads_share_sharded_executables",
           "check_runtime_execute_refuses_other_splits",
-          "check_device_put_under_jit_is_the_identity_like_jax"]
+          "check_device_put_under_jit_is_the_identity_like_jax",
+          "check_mesh_in_another_device_order"]
 
 
 @pytest.fixture(scope="module")

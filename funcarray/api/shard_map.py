@@ -1,0 +1,180 @@
+"""``shard_map``: run a function once per device of a mesh on its block of each argument, with
+collectives over the mesh axes (``lax.psum(x, "i")``...) lowered to XLA collectives.
+
+The body is staged once per signature at the per-device block shapes, with the mesh axes
+bound as named axes (so ``lax.psum``/``all_gather``... accept them and know their sizes), and
+bound as ``shard_map_p`` (``primitives/shard_map.py``), which lowers to Shardy's
+``sdy.manual_computation``. Called eagerly it runs under ``jit``, as in JAX.
+
+Example:
+    >>> import funcarray as fa
+    >>> import funcarray.numpy as fnp
+    >>> mesh = fa.make_mesh((1,), ("i",))
+    >>> f = fa.shard_map(lambda x: x + fa.lax.axis_index("i"), mesh=mesh, in_specs=fa.P("i"),
+    ...                  out_specs=fa.P("i"))
+    >>> f(fnp.arange(4.0))
+    Array([0., 1., 2., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from funcarray.api.arguments import asarray_arg
+from funcarray.base import pytrees as tree
+from funcarray.base.mesh import Mesh, PartitionSpec, get_mesh
+from funcarray.primitives import collectives_lowering  # noqa: F401  (installs the rules)
+from funcarray.primitives.shard_map import block_shape, shard_map_p
+from funcarray.transforms.core import running_eagerly
+from funcarray.transforms.ir_transforms import closed_call
+from funcarray.transforms.staging import stage_flat
+from funcarray.transforms.vmap import bound_axes
+
+__all__ = ["shard_map"]
+
+
+def _is_spec(x) -> bool:
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _check_spec(mesh: Mesh, spec, what: str) -> PartitionSpec:
+    if spec is None:
+        raise NotImplementedError(f"shard_map: {what} is None; funcarray needs a "
+                                  f"PartitionSpec for every argument and output (P() for a "
+                                  f"replicated one)")
+    for k in range(len(spec)):
+        for a in spec.axes_of(k):
+            if a not in mesh.axis_names:
+                raise ValueError(f"shard_map: {what} {spec!r} names axis {a!r}, which is not "
+                                 f"an axis of the mesh {mesh}")
+    return spec
+
+
+def _prefix(specs, full, what: str) -> list:
+    try:
+        return tree.broadcast_prefix(specs, full, is_leaf=_is_spec)
+    except ValueError as exc:
+        raise ValueError(f"shard_map: {what} must be a pytree prefix of the "
+                         f"{'arguments' if what == 'in_specs' else 'outputs'} ({exc})") from None
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
+              mesh: Mesh | None = None, axis_names: Any = frozenset(),
+              check_vma: bool = True) -> Callable:
+    """Map ``f`` over the blocks of its arguments, one per device of ``mesh``, as
+    ``jax.shard_map``.
+
+    ``in_specs`` (a pytree prefix of the positional arguments) splits each argument over mesh
+    axes; ``f`` sees the block of its device and may use the collectives of ``funcarray.lax``
+    over the mesh axes; ``out_specs`` (a prefix of the output) says how the blocks ``f``
+    returns form each result (an axis the spec does not name means the blocks are equal
+    over it and one is taken). ``mesh`` defaults to ``set_mesh``'s. Composes with jit, grad
+    and vmap. ``check_vma`` is accepted and not checked (funcarray tracks no per-value
+    device variance); derivatives follow JAX's ``check_vma=False`` rules, which agree for
+    programs that pass the check.
+
+    Example:
+        >>> import funcarray as fa
+        >>> import funcarray.numpy as fnp
+        >>> mesh = fa.make_mesh((1,), ("i",))
+        >>> total = fa.shard_map(lambda x: fa.lax.psum(fnp.sum(x, keepdims=True), "i"),
+        ...                      mesh=mesh, in_specs=fa.P("i"), out_specs=fa.P())
+        >>> total(fnp.arange(4.0))
+        Array([6.], dtype=float32)
+    """
+    if f is None:
+        return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                 axis_names=axis_names, check_vma=check_vma)
+    if mesh is None:
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError("shard_map: give mesh= or call it under funcarray.set_mesh(mesh)")
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"shard_map: mesh must be a funcarray Mesh, got {type(mesh).__name__}")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map: funcarray's shard_map is manual over every mesh axis; axis_names="
+            f"{set(axis_names)} leaves some of {mesh.axis_names} automatic")
+    return _ShardMapped(f, mesh, in_specs, out_specs, bool(check_vma))
+
+
+class _ShardMapped:
+    """The function ``shard_map`` returns."""
+
+    def __init__(self, f, mesh, in_specs, out_specs, check_vma):
+        self.f, self.mesh, self.check_vma = f, mesh, check_vma
+        self.in_specs, self.out_specs = in_specs, out_specs
+        self._lock = threading.Lock()
+        self._jitted = None
+        functools.update_wrapper(self, f)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError("shard_map: the function takes positional arguments only (as "
+                            "jax.shard_map)")
+        if running_eagerly():  # run compiled over the mesh, as JAX does
+            with self._lock:
+                if self._jitted is None:
+                    from funcarray.api.jit import jit
+
+                    self._jitted = jit(self._traced)
+            return self._jitted(*args)
+        return self._traced(*args)
+
+    def _traced(self, *args):
+        mesh = self.mesh
+        leaves, in_tree = tree.flatten(args)
+        leaves = [asarray_arg("shard_map", x) for x in leaves]
+        full = tree.unflatten(in_tree, list(range(len(leaves))))
+        in_specs = self.in_specs
+        if in_specs is None:
+            raise NotImplementedError("shard_map: give in_specs (funcarray does not infer them "
+                                      "from the arguments' shardings)")
+        specs = [_check_spec(mesh, s, f"in_specs entry for argument leaf {k}")
+                 for k, s in enumerate(_prefix(in_specs, full, "in_specs"))]
+        blocks = [x.aval.update(shape=block_shape(mesh, s, x.aval.shape,
+                                                  f"argument leaf {k}"))
+                  for k, (x, s) in enumerate(zip(leaves, specs))]
+        out_tree = []
+
+        def body(*block_leaves):
+            out = self.f(*tree.unflatten(in_tree, list(block_leaves)))
+            out_leaves, structure = tree.flatten(out)
+            out_tree.append(structure)
+            return [asarray_arg("shard_map", x) for x in out_leaves]
+
+        with bound_axes(mesh.shape_tuple):
+            # (staged under the current trace: values the body closes over, tracers of
+            # enclosing transforms included, become leading operands)
+            call = closed_call(stage_flat(body, blocks))
+        outs_full = tree.unflatten(out_tree[0], list(range(len(call.ir.outs))))
+        out_specs = [_check_spec(mesh, s, f"out_specs entry for output leaf {k}")
+                     for k, s in enumerate(_prefix(self.out_specs, outs_full, "out_specs"))]
+        for k, (s, v) in enumerate(zip(out_specs, call.ir.outs)):
+            if len(s) > v.aval.ndim:
+                raise ValueError(f"shard_map: out_specs entry {s!r} for output leaf {k} has "
+                                 f"length {len(s)}, but the output has rank {v.aval.ndim}")
+        consts = tuple(call.consts)
+        outs = shard_map_p.bind(*consts, *leaves, ir=call.ir, mesh=mesh,
+                                in_specs=(PartitionSpec(),) * len(consts) + tuple(specs),
+                                out_specs=tuple(out_specs), check_vma=self.check_vma)
+        return tree.unflatten(out_tree[0], list(outs))
+
+
+@functools.lru_cache(maxsize=128)
+def _eager_runner(ir, mesh, in_specs, out_specs, check_vma):
+    from funcarray.api.jit import jit
+
+    return jit(lambda *args: shard_map_p.bind(*args, ir=ir, mesh=mesh, in_specs=in_specs,
+                                              out_specs=out_specs, check_vma=check_vma))
+
+
+def _impl(*args, **params):
+    # A shard_map equation evaluated eagerly (under eager grad, say) runs compiled.
+    return list(_eager_runner(**params)(*args))
+
+
+shard_map_p.impl = _impl
