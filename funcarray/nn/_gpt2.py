@@ -165,6 +165,19 @@ class GPT2(Module):
         self.config = config
 
     def __call__(self, ids: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
+        return fnp.matmul(self.hidden_states(ids), self.wte.weight.T)
+
+    def hidden_states(self, ids: ArrayLike) -> Array:
+        """The final normalised states ``(T, n_embd)`` the logits are read from: the
+        features for a new head (a classifier on a pretrained body).
+
+        Example:
+            >>> import funcarray as fa, funcarray.nn as nn, funcarray.numpy as fnp
+            >>> config = nn.GPT2Config(vocab_size=50, n_positions=8, n_embd=16, n_layer=1,
+            ...                        n_head=2)
+            >>> nn.GPT2(config, key=fa.random.key(0)).hidden_states(fnp.arange(5)).shape
+            (5, 16)
+        """
         ids = asarray_arg("GPT2", ids)
         if ids.ndim != 1 or not dtypes.is_integer(ids.dtype):
             raise op_value_error("GPT2", f"ids must be one sequence of integer token ids, shape "
@@ -177,7 +190,7 @@ class GPT2(Module):
         x = self.wte(ids) + self.wpe.weight[:t]
         for block in self.h:
             x = block(x)
-        return fnp.matmul(self.ln_f(x), self.wte.weight.T)
+        return self.ln_f(x)
 
     @classmethod
     def from_hf_state_dict(cls, tensors: Mapping[str, Any], n_head: int,
