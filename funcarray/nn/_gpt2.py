@@ -105,7 +105,7 @@ class Block(Module):
         akey, mkey = random.split(key)
         # GPT-2 scales the projections into the residual stream by 1/sqrt(2 * n_layer), so
         # the stream's variance does not grow with depth.
-        proj_std = 0.02 / np.sqrt(2 * config.n_layer)
+        proj_std = 0.02 / float(np.sqrt(2 * config.n_layer))  # a weak-typed Python float
         eps = config.layer_norm_epsilon
         self.ln_1 = LayerNorm(config.n_embd, eps, dtype=dtype)
         self.attn = CausalSelfAttention(config.n_embd, config.n_head, proj_std, dtype, key=akey)

@@ -127,6 +127,9 @@ def test_init_sizes_and_names():
     assert names["h.1.attn.c_attn.weight"].shape == (48, 16)
     assert names["h.0.mlp.c_proj.weight"].shape == (16, 64)
     assert len(names) == 4 + 12 * 2
+    assert {str(p.dtype) for p in names.values()} == {"float32"}
+    half = nn.GPT2(config, dtype="bfloat16", key=fa.random.key(0))
+    assert {str(p.dtype) for _, p in nn.named_parameters(half)} == {"bfloat16"}
     assert 0.015 < float(np.std(np.asarray(names["h.0.attn.c_attn.weight"]))) < 0.025
     with pytest.raises(ValueError, match="longer than n_positions"):
         model(np.zeros(9, int))
