@@ -120,7 +120,7 @@ def jax_case():
         t, c = x.shape
         q, k, v = jnp.split(linear(p, name + ".c_attn", x), 3, axis=-1)
         q, k, v = (a.reshape(t, HEADS, c // HEADS) for a in (q, k, v))
-        logits = jnp.einsum("tnh,snh->nts", q, k) / np.float32(np.sqrt(c // HEADS))
+        logits = jnp.einsum("tnh,snh->nts", q, k) * np.float32(1 / np.sqrt(c // HEADS))
         causal = jnp.tril(jnp.ones((t, t), dtype=bool))
         logits = jnp.where(causal, logits, jnp.finfo(logits.dtype).min)
         heads = jnp.einsum("nts,snh->tnh", jax.nn.softmax(logits, axis=-1), v)

@@ -18,8 +18,8 @@ from funcarray.base import dtypes
 from funcarray.base import pytrees as tree
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.nn._activations import gelu
-from funcarray.nn._attention import dot_product_attention
 from funcarray.nn._embedding import Embedding
+from funcarray.nn._functions import softmax
 from funcarray.nn._linear import Linear
 from funcarray.nn._module import Module, field
 from funcarray.nn._normalization import LayerNorm
@@ -72,9 +72,16 @@ class CausalSelfAttention(Module):
 
     def __call__(self, x: Array) -> Array:
         t, c = x.shape
-        q, k, v = fnp.split(self.c_attn(x), 3, axis=-1)
-        heads = [a.reshape((t, self.n_head, c // self.n_head)) for a in (q, k, v)]
-        return self.c_proj(dot_product_attention(*heads, is_causal=True).reshape((t, c)))
+        d = c // self.n_head
+        q, k, v = (a.reshape((t, self.n_head, d)) for a in fnp.split(self.c_attn(x), 3, -1))
+        # Two einsums around a masked softmax rather than dot_product_attention: for one
+        # sequence this compiles to about half the time of dot_product_attention's
+        # (batch, T, heads, size) layout, in jax as in funcarray, on the CPU.
+        logits = fnp.einsum("tnh,snh->nts", q, k) * np.asarray(1 / np.sqrt(d), x.dtype)
+        causal = fnp.tril(fnp.ones((t, t), dtype=bool))
+        logits = fnp.where(causal, logits, fnp.finfo(logits.dtype).min)
+        heads = fnp.einsum("nts,snh->tnh", softmax(logits, axis=-1), v)
+        return self.c_proj(heads.reshape((t, c)))
 
 
 class FeedForward(Module):
