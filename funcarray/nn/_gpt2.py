@@ -125,8 +125,9 @@ class Block(Module):
 
 
 class GPT2(Module):
-    """GPT-2: token and position embeddings (``wte``, ``wpe``), ``n_layer`` pre-norm blocks
-    (``h``), a final ``ln_f``, and logits from the token embedding itself (tied weights).
+    """GPT-2 (Radford et al., 2019): token and position embeddings (``wte``, ``wpe``),
+    ``n_layer`` pre-norm blocks (``h``), a final ``ln_f``, and logits from the token embedding
+    itself (tied weights).
 
     The call takes one sequence of token ids, shape ``(T,)`` with ``T <= n_positions``, and
     gives next-token logits ``(T, vocab_size)``; batches go through ``vmap``. Parameters are
@@ -135,7 +136,7 @@ class GPT2(Module):
     ``(in, out)``: ``GPT2.from_hf_state_dict`` (and ``funcarray.io.load_gpt2`` for a
     safetensors file) transposes them. Initialised as GPT-2: normal(0, 0.02) weights and
     embeddings, the residual projections scaled by ``1/sqrt(2 * n_layer)``, zero biases.
-    No dropout: add it around the call for training from scratch at scale.
+    There is no dropout (GPT-2 pretrained with 0.1): inference and fine-tuning do without.
 
     Example:
         >>> import funcarray as fa, funcarray.nn as nn, funcarray.numpy as fnp
@@ -165,7 +166,7 @@ class GPT2(Module):
         tkey, pkey, *bkeys = random.split(key, 2 + config.n_layer)
         self.wte = Embedding(weight=0.02 * random.normal(
             tkey, (config.vocab_size, config.n_embd), dtype))
-        self.wpe = Embedding(weight=0.01 * random.normal(
+        self.wpe = Embedding(weight=0.02 * random.normal(
             pkey, (config.n_positions, config.n_embd), dtype))
         self.h = tuple(Block(config, dtype, key=k) for k in bkeys)
         self.ln_f = LayerNorm(config.n_embd, config.layer_norm_epsilon, dtype=dtype)
