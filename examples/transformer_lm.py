@@ -1,14 +1,14 @@
 """Train a small character-level GPT-2 on text that ships with Python, then sample from it.
 
 The corpus is the documentation inside the standard library: the Zen of Python (``this``)
-and the docstrings of a dozen modules, about 200 kB of English about programming, read from
-the running interpreter (no download). The model is ``funcarray.nn.GPT2``, a decoder-only
-transformer, with one token per character. The training step (forward pass over a batch
-through ``vmap``, cross-entropy, gradient, AdamW) is compiled once with ``fa.jit``; a
-progress bar shows the loss, a PNG shows the loss curve, and the trained model is saved as
-a safetensors checkpoint (the vocabulary and sizes in its metadata) that ``fine_tune.py``
-loads. Sampling runs a jitted next-token function over a fixed-size context window, so it
-compiles once however long the sample.
+and the docstrings of a dozen modules, about 160,000 characters of English about
+programming, read from the running interpreter (no download). The model is
+``funcarray.nn.GPT2``, a decoder-only transformer, with one token per character. The
+training step (forward pass over a batch through ``vmap``, cross-entropy, gradient, AdamW)
+is compiled once with ``fa.jit``; a progress bar shows the loss, a PNG shows the loss curve,
+and the trained model is saved as a safetensors checkpoint (the vocabulary and sizes in its
+metadata) that ``fine_tune.py`` loads. Sampling runs a jitted next-token function over a
+fixed-size context window, so it compiles once however long the sample.
 
 Run: python examples/transformer_lm.py [--steps N] [--quick] [--out DIR]
 (needs the examples extra for the plot: python -m pip install -e ".[examples]")
