@@ -3,8 +3,7 @@
 The first training step runs eagerly, line by line on NumPy kernels, so its intermediate
 values can be printed (or inspected in pdb); the same step function is then compiled with
 ``fa.jit`` and trained to convergence. The script prints the test accuracy and the compiled
-steps per second, saves a loss-curve PNG and a safetensors checkpoint (used by
-``fine_tune.py``) in the output folder.
+steps per second, saves a loss-curve PNG and a safetensors checkpoint in the output folder.
 
 Run: python examples/train_mlp.py [--steps N] [--quick] [--out DIR]
 (needs the examples extra: python -m pip install -e ".[examples]")
@@ -73,7 +72,7 @@ class ProgressBar:
 
 def load_splits(seed: int = 0) -> dict:
     """scikit-learn's 8x8 digits as float32 pixels in [0, 1] and int32 labels, split once with
-    a fixed seed: 60% to train, 20% held out for ``fine_tune.py``, 20% to test."""
+    a fixed seed: 60% to train, 20% held out (for experiments of your own), 20% to test."""
     from sklearn.datasets import load_digits
 
     digits = load_digits()
@@ -195,7 +194,7 @@ def main(argv=None) -> dict:
     splits = load_splits()
     (train_x, train_y), (test_x, test_y) = splits["train"], splits["test"]
     print(f"digits: {len(train_y)} training and {len(test_y)} test images of 8x8 pixels "
-          f"({len(splits['held_out'][1])} more held out for fine_tune.py)")
+          f"({len(splits['held_out'][1])} more held out)")
 
     sizes = (64, *HIDDEN, 10)
     params = init_mlp(fr.key(args.seed), sizes)

@@ -9,10 +9,10 @@ function is built from ``funcarray.numpy`` operations, so it works eagerly and u
 Models, in the style of Equinox: ``Module`` (a frozen dataclass that is a pytree) and its
 layers (``Linear``, ``MLP``, ``Sequential``, ``Embedding``, ``Conv1d``..., ``LayerNorm``,
 ``RMSNorm``, ``GroupNorm``, ``BatchNorm``, ``Dropout``, ``MultiHeadAttention``,
-``GRUCell``, ``LSTMCell``, initialised as PyTorch's), the transforms that sort a model's
-leaves (``filter_jit``, ``filter_grad``), PyTorch-style parameter names
-(``named_parameters``, ``state_dict``, ``load_state_dict``, ``name_mask``) and ``tree_at``
-for surgery. A layer takes one example; batches go through ``vmap``.
+``GRUCell``, ``LSTMCell``, initialised as PyTorch's), the GPT-2 model ``GPT2``, the
+transforms that sort a model's leaves (``filter_jit``, ``filter_grad``), PyTorch-style
+parameter names (``named_parameters``, ``state_dict``, ``load_state_dict``, ``name_mask``)
+and ``tree_at`` for surgery. A layer takes one example; batches go through ``vmap``.
 
 Example:
     >>> import funcarray as fa, funcarray.nn as nn, funcarray.numpy as fnp
@@ -44,6 +44,8 @@ from funcarray.nn._filtered_transforms import filter_jit as filter_jit
 from funcarray.nn._filtered_transforms import filter_value_and_grad as filter_value_and_grad
 from funcarray.nn._functions import *  # noqa: F403
 from funcarray.nn._functions import __all__ as _function_names
+from funcarray.nn._gpt2 import GPT2 as GPT2
+from funcarray.nn._gpt2 import GPT2Config as GPT2Config
 from funcarray.nn._linear import Identity as Identity
 from funcarray.nn._linear import Lambda as Lambda
 from funcarray.nn._linear import Linear as Linear
@@ -75,7 +77,7 @@ _MODULE_NAMES = [
     "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout", "MultiHeadAttention",
     "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose",
     "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "GroupNorm", "BatchNorm",
-    "BatchNormState", "GRUCell", "LSTMCell",
+    "BatchNormState", "GRUCell", "LSTMCell", "GPT2", "GPT2Config",
 ]
 
 __all__ = ["initializers", *_activation_names, *_function_names,

@@ -52,7 +52,9 @@ def _mask_arg(op: str, where, shape):
 
 def _masked_max(x, axes, where, keepdims=True):
     """The maximum over ``axes`` (``-inf`` for empty or fully masked slices), no gradient."""
-    return _stop_gradient(fnp.max(x, axes, keepdims=keepdims, where=where, initial=-np.inf))
+    # (the input, not the result, is cut from the gradient: then no JVP of the max is
+    # staged at all, where a zeroed result still leaves its argmax masks in the program)
+    return fnp.max(_stop_gradient(x), axes, keepdims=keepdims, where=where, initial=-np.inf)
 
 
 def softmax(x: ArrayLike, axis: int | tuple[int, ...] | None = -1, where: ArrayLike | None = None
