@@ -205,34 +205,76 @@ def _as_array(array: np.ndarray) -> Array:
     return Array(array)
 
 
-def _load(op: str, checkpoint: _Checkpoint, like: Any, flat: bool, strict: bool) -> Any:
+def _load(op: str, checkpoint: _Checkpoint, like: Any, flat: bool, strict: bool,
+          sharding: Any) -> Any:
     if like is None:
-        arrays = {name: _as_array(checkpoint.read(name)) for name in checkpoint.specs}
-        return arrays if flat else nest(op, arrays)
-    names, leaves, treedef = leaf_names(op, like)
-    wanted = [_shape_dtype(op, n, leaf) for n, leaf in zip(names, leaves, strict=True)]
-    problems = _mismatches(checkpoint, names, wanted, strict)
-    if problems:
-        _raise_mismatches(op, checkpoint, problems)
-    return _tree.unflatten(treedef, [_as_array(checkpoint.read(n)) for n in names])
+        names = list(checkpoint.specs)
+        treedef = None
+    else:
+        names, leaves, treedef = leaf_names(op, like)
+        wanted = [_shape_dtype(op, n, leaf) for n, leaf in zip(names, leaves, strict=True)]
+        problems = _mismatches(checkpoint, names, wanted, strict)
+        if problems:
+            _raise_mismatches(op, checkpoint, problems)
+    if sharding is None:
+        arrays = [_as_array(checkpoint.read(n)) for n in names]
+    else:
+        arrays = _placed(op, checkpoint, names, like, flat, sharding)
+    if treedef is not None:
+        return _tree.unflatten(treedef, arrays)
+    by_name = dict(zip(names, arrays, strict=True))
+    return by_name if flat else nest(op, by_name)
+
+
+def _placed(op: str, checkpoint: _Checkpoint, names: list, like: Any, flat: bool,
+            sharding: Any) -> list:
+    """Each array read and placed with its sharding (``sharding`` is one placement for every
+    leaf, or a pytree prefix of the result's structure). Each array goes straight from the
+    file's NumPy data to its devices, one block per device: no whole-array host Array."""
+    from funcarray.api.transfers import device_put  # late: funcarray.api imports much
+    from funcarray.base.mesh import PartitionSpec
+    from funcarray.base.sharding import Sharding
+
+    def is_leaf(v) -> bool:
+        return v is None or isinstance(v, (Sharding, PartitionSpec)) or hasattr(v, "client")
+
+    # The tree the placements are a prefix of, and the file names in its flattening order
+    # (a nested result flattens its dicts in sorted-key order, not in file order).
+    if like is not None:
+        shape_of, order = like, names
+    else:
+        by_name = {n: n for n in names}
+        shape_of = by_name if flat else nest(op, by_name)
+        order = _tree.leaves(shape_of)
+    try:
+        placements = _tree.broadcast_prefix(sharding, shape_of, is_leaf=is_leaf)
+    except ValueError as exc:
+        raise op_value_error(op, f"sharding must be one sharding or a pytree prefix of the "
+                                 f"loaded tree ({exc})") from None
+    per_name = dict(zip(order, placements, strict=True))
+    per_leaf = [per_name[n] for n in names]
+    return [_as_array(checkpoint.read(n)) if s is None else device_put(checkpoint.read(n), s)
+            for n, s in zip(names, per_leaf, strict=True)]
 
 
 @overload
-def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[False] = False
-         ) -> dict[str, Any]: ...
+def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[False] = False,
+         sharding: Any = None) -> dict[str, Any]: ...
 
 
 @overload
-def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[True]
-         ) -> dict[str, Array]: ...
+def load(path: _Path, like: None = None, *, strict: bool = True, flat: Literal[True],
+         sharding: Any = None) -> dict[str, Array]: ...
 
 
 @overload
-def load(path: _Path, like: _Tree, *, strict: bool = True, flat: bool = False) -> _Tree: ...
+def load(path: _Path, like: _Tree, *, strict: bool = True, flat: bool = False,
+         sharding: Any = None) -> _Tree: ...
 
 
 @api_boundary
-def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = False) -> Any:
+def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = False,
+         sharding: Any = None) -> Any:
     """Load the arrays saved in ``path`` (a ``.safetensors`` or ``.npz`` file).
 
     With ``like`` (a pytree of arrays, or of anything with ``shape`` and ``dtype``) the result
@@ -243,6 +285,13 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
     the dotted names, every level a dict with str keys (``"layers.0.w"`` gives
     ``{"layers": {"0": {"w": ...}}}``); with ``flat=True`` it is the flat dict of names, in
     file order. Leaves come back as funcarray Arrays.
+
+    ``sharding`` places the loaded arrays: one placement for every leaf (a
+    ``NamedSharding``, a bare ``PartitionSpec`` under ``set_mesh``, a device), or a pytree
+    prefix of the result holding one per subtree (``None`` leaves those arrays on the host,
+    as without ``sharding``). Each array is split straight from the file's data, so a
+    checkpoint saved from arrays on a mesh (``save`` gathers them) loads back onto a mesh of
+    any shape.
 
     The safetensors header is validated in full before any data is read: a truncated or
     corrupt file raises a ValueError naming the key and its expected shape, never garbage.
@@ -262,9 +311,9 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
     op = "funcarray.io.load"
     path = os.fspath(path)
     if _format(op, path) == "npz":
-        return _load(op, _Checkpoint(op, path), like, flat, strict)
+        return _load(op, _Checkpoint(op, path), like, flat, strict, sharding)
     with open(path, "rb") as file:
-        return _load(op, _Checkpoint(op, path, file), like, flat, strict)
+        return _load(op, _Checkpoint(op, path, file), like, flat, strict, sharding)
 
 
 @api_boundary
