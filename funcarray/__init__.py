@@ -50,6 +50,9 @@ from funcarray.api.jit import clear_caches as clear_caches  # noqa: E402
 from funcarray.api.jit import disable_jit as disable_jit  # noqa: E402
 from funcarray.api.jit import jit as jit  # noqa: E402
 from funcarray.api.linear_transpose import linear_transpose as linear_transpose  # noqa: E402
+from funcarray.api.multi_process import (  # noqa: E402
+    make_array_from_process_local_data as make_array_from_process_local_data,
+)
 from funcarray.api.shape_evaluation import ShapeDtypeStruct as ShapeDtypeStruct  # noqa: E402
 from funcarray.api.shape_evaluation import eval_shape as eval_shape  # noqa: E402
 from funcarray.api.shape_evaluation import make_jaxpr as make_jaxpr  # noqa: E402
@@ -89,11 +92,12 @@ __version__ = "0.2.0"
 
 # Subpackages beyond the core load on first use (`fa.random`, `import funcarray.lax`), so that
 # `import funcarray` costs little more than `import numpy`.
-_LAZY_SUBPACKAGES = frozenset({"io", "lax", "nn", "optim", "random", "scipy", "sharding",
-                               "test_util", "typing"})
+_LAZY_SUBPACKAGES = frozenset({"distributed", "io", "lax", "nn", "optim", "random", "scipy",
+                               "sharding", "test_util", "typing"})
 
 if _typing.TYPE_CHECKING:
     # What the lazy attributes hold, for type checkers (which do not run __getattr__).
+    from funcarray import distributed as distributed
     from funcarray import io as io
     from funcarray import lax as lax
     from funcarray import nn as nn

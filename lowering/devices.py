@@ -50,17 +50,24 @@ def device_count(backend: str | None = None) -> int:
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
-    """The devices attached to this process (funcarray runs in one process: all of them).
+    """The devices attached to process ``process_index`` (default: this process); all of
+    them in one process. In a job of several processes (``funcarray.distributed``)
+    ``devices()`` lists every process's devices and this only the ones a process drives.
 
     Example:
         >>> import funcarray as fa
         >>> fa.local_devices() == fa.devices()
         True
     """
-    if process_index not in (None, 0):
-        raise ValueError(f"local_devices: funcarray runs in a single process (index 0), got "
-                         f"process_index={process_index}")
-    return devices(backend)
+    platform = backend or _platform()
+    if process_index is None or process_index == runtime.process_index(platform):
+        found = runtime.local_devices(platform)
+    else:
+        found = [d for d in runtime.devices(platform) if d.process_index == process_index]
+        if not found:
+            raise ValueError(f"local_devices: no process has index {process_index} (the job "
+                             f"has {process_count(backend)})")
+    return [Device(d.platform, d.id) for d in found]
 
 
 def local_device_count(backend: str | None = None) -> int:
@@ -75,26 +82,26 @@ def local_device_count(backend: str | None = None) -> int:
 
 
 def process_index(backend: str | None = None) -> int:
-    """This process's index among the processes of a multi-host job: always 0 (funcarray
-    runs in one process).
+    """This process's index among the processes of a job (0 in one process; see
+    ``funcarray.distributed.initialize``).
 
     Example:
         >>> import funcarray as fa
         >>> fa.process_index(), fa.process_count()
         (0, 1)
     """
-    return 0
+    return runtime.process_index(backend or _platform())
 
 
 def process_count(backend: str | None = None) -> int:
-    """How many processes the job has: always 1 (see ``process_index``).
+    """How many processes the job has (1 without ``funcarray.distributed.initialize``).
 
     Example:
         >>> import funcarray as fa
         >>> fa.process_count()
         1
     """
-    return 1
+    return runtime.distributed_state().get("num_processes", 1)
 
 
 def default_backend() -> str:

@@ -1,0 +1,74 @@
+"""One process of the two-process job that test_multi_process.py starts on 127.0.0.1:
+``python multi_process_worker.py PORT PROCESS_ID``. Each process has 2 CPU devices; together
+they form a 4-device mesh. The process prints one line of JSON with what it saw and
+computed, which the test compares with NumPy."""
+
+import json
+import os
+import sys
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+os.environ["JAX_PLATFORMS"] = "cpu"
+
+import numpy as np  # noqa: E402
+
+import funcarray as fa  # noqa: E402
+import funcarray.numpy as fnp  # noqa: E402
+from funcarray import lax  # noqa: E402
+from funcarray.lowering import runtime  # noqa: E402
+from funcarray.sharding import NamedSharding  # noqa: E402
+
+P = fa.P
+MARK = "@@multi-process@@"
+
+
+def loss(w, x, y):
+    return fnp.mean((fnp.tanh(x @ w) - y) ** 2)
+
+
+def main(port: str, pid: int) -> None:
+    fa.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=pid,
+                              initialization_timeout=60)
+    out = {"process_index": fa.process_index(), "process_count": fa.process_count(),
+           "devices": [d.id for d in fa.devices()],
+           "local_devices": [d.id for d in fa.local_devices()],
+           "initialized": fa.distributed.is_initialized()}
+    runtime.key_value_set(f"hello/{pid}", f"from {pid}")
+    out["peer_says"] = runtime.key_value_get(f"hello/{1 - pid}", 30_000)
+
+    mesh = fa.make_mesh((4,), ("x",))
+    rows = NamedSharding(mesh, P("x"))
+    replicated = NamedSharding(mesh, P())
+    # each process holds its 2 of the 4 rows: process p has rows [2p, 2p + 2)
+    local = np.arange(2 * 3, dtype=np.float32).reshape(2, 3) + 100 * pid
+    x = fa.make_array_from_process_local_data(rows, local)
+    out["global_shape"] = list(x.shape)
+    total = fa.jit(lambda v: v.sum(axis=0), out_shardings=replicated)(x)
+    out["jit_sum"] = np.asarray(total).tolist()
+    psum = fa.shard_map(lambda b: lax.psum(b.sum(axis=0, keepdims=True), "x"), mesh=mesh,
+                        in_specs=P("x"), out_specs=P())
+    out["psum"] = np.asarray(fa.jit(psum)(x)).tolist()
+
+    # one data-parallel step: the same w everywhere, the batch split over the 4 devices
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 2)).astype(np.float32)
+    batch_x = rng.standard_normal((8, 3)).astype(np.float32)
+    batch_y = rng.standard_normal((8, 2)).astype(np.float32)
+    mine = slice(4 * pid, 4 * pid + 4)
+    xs = fa.make_array_from_process_local_data(rows, batch_x[mine])
+    ys = fa.make_array_from_process_local_data(rows, batch_y[mine])
+
+    def step(w, x, y):
+        value, g = fa.value_and_grad(loss)(w, x, y)
+        return w - 0.5 * g, value
+
+    new_w, value = fa.jit(step, in_shardings=(replicated, rows, rows),
+                          out_shardings=(replicated, replicated))(w, xs, ys)
+    out["step_loss"] = float(value)
+    out["step_w"] = np.asarray(new_w).tolist()
+    print(MARK + json.dumps(out), flush=True)
+    fa.distributed.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]))
