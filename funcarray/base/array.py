@@ -209,7 +209,9 @@ class Array(metaclass=_ArrayMeta):
         shard_aval = ShapedArray(sharding.shard_shape(self.shape), self.dtype, self.weak_type)
         out = []
         for device, index, replica in sharding.shard_layout(self.shape):
-            piece = pieces[(device.platform, device.id)]
+            piece = pieces.get((device.platform, device.id))
+            if piece is None:  # another process's device (a job of several processes)
+                continue
             out.append(Shard(device, index, replica,
                              device_array(piece.devices().pop(), piece, shard_aval)))
         return out

@@ -13,7 +13,7 @@ from funcarray.base import dtypes
 from funcarray.base import pytrees as _tree
 from funcarray.base.array import Array
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
-from funcarray.io import _npz, _safetensors
+from funcarray.io import _npz, _per_process, _safetensors
 from funcarray.io._names import leaf_names, nest
 from funcarray.transforms.core import Tracer
 
@@ -116,6 +116,12 @@ def save(path: _Path, tree: Any, *, metadata: Mapping[str, str] | None = None) -
     has none for bfloat16 and float8, so those are stored there as their bits (``uint16`` /
     ``uint8``) with a ``"__funcarray__"`` record of the real dtypes that ``load`` applies.
 
+    Arrays split over a mesh are gathered into whole tensors. In a job of several processes
+    (``funcarray.distributed``) an array split across processes cannot be gathered: every
+    process must then call ``save`` with the same ``path``; each writes
+    ``<stem>.process<k>-of-<n><suffix>`` with the blocks its devices hold, and process 0
+    ``path + ".index.json"`` once all are written; ``load(path)`` reads them back.
+
     Example:
         >>> import os, tempfile
         >>> import funcarray.io as fio, funcarray.numpy as fnp
@@ -129,7 +135,17 @@ def save(path: _Path, tree: Any, *, metadata: Mapping[str, str] | None = None) -
     kind = _format(op, path)
     metadata = _check_metadata(op, metadata)
     names, leaves, _ = leaf_names(op, tree)
+    if _per_process.needs_per_process(leaves):
+        # split across the processes of a job: no process can gather it (see _per_process)
+        _per_process.save_per_process(op, path, names, leaves, _to_numpy,
+                                      lambda name, arrays, meta: _write(op, kind, name, arrays,
+                                                                        meta), metadata)
+        return
     arrays = {name: _to_numpy(op, name, leaf) for name, leaf in zip(names, leaves, strict=True)}
+    _write(op, kind, path, arrays, metadata)
+
+
+def _write(op: str, kind: str, path: str, arrays: dict, metadata) -> None:
     if kind == "safetensors":
         for name, array in arrays.items():  # fail before creating any file
             _safetensors.code_of(op, name, array.dtype)
@@ -166,6 +182,31 @@ class _Checkpoint:
                                              f"{array.dtype}, which funcarray does not support")
             self.specs = {n: (a.shape, a.dtype.newbyteorder("=")) for n, a in arrays.items()}
             self.read = arrays.__getitem__
+
+
+class _Assembled:
+    """A checkpoint saved one file per process (see ``_per_process``), read whole."""
+
+    def __init__(self, where: str, arrays: dict, metadata: dict):
+        self.where, self.metadata = where, metadata
+        self.specs = {n: (a.shape, a.dtype) for n, a in arrays.items()}
+        self.read = arrays.__getitem__
+
+
+def _read_all(op: str, path: str) -> dict:
+    if _format(op, path) == "npz":
+        checkpoint = _Checkpoint(op, path)
+        return {n: checkpoint.read(n) for n in checkpoint.specs}
+    with open(path, "rb") as file:
+        checkpoint = _Checkpoint(op, path, file)
+        return {n: checkpoint.read(n) for n in checkpoint.specs}
+
+
+def _assembled(op: str, path: str) -> _Assembled:
+    index = _per_process.read_index(op, path)
+    arrays = _per_process.assemble(index, os.path.dirname(os.path.abspath(path)),
+                                   lambda name: _read_all(op, name))
+    return _Assembled(repr(_per_process.index_path(path)), arrays, index["metadata"])
 
 
 def _describe(spec: tuple) -> str:
@@ -297,6 +338,10 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
     corrupt file raises a ValueError naming the key and its expected shape, never garbage.
     ``.npz`` members holding pickled objects are refused.
 
+    A checkpoint saved by the processes of a job, one file per process (``save`` of arrays
+    split across processes), is loaded from the ``path`` it was saved to: when that file does
+    not exist, ``path + ".index.json"`` says where each block is.
+
     Example:
         >>> import os, tempfile
         >>> import funcarray.io as fio, funcarray.numpy as fnp
@@ -310,6 +355,8 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
     """
     op = "funcarray.io.load"
     path = os.fspath(path)
+    if not os.path.exists(path) and os.path.exists(_per_process.index_path(path)):
+        return _load(op, _assembled(op, path), like, flat, strict, sharding)
     if _format(op, path) == "npz":
         return _load(op, _Checkpoint(op, path), like, flat, strict, sharding)
     with open(path, "rb") as file:

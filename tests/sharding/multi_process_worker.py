@@ -1,5 +1,6 @@
 """One process of the two-process job that test_multi_process.py starts on 127.0.0.1:
-``python multi_process_worker.py PORT PROCESS_ID``. Each process has 2 CPU devices; together
+``python multi_process_worker.py PORT PROCESS_ID FOLDER`` (FOLDER: where the checkpoint
+goes). Each process has 2 CPU devices; together
 they form a 4-device mesh. The process prints one line of JSON with what it saw and
 computed, which the test compares with NumPy."""
 
@@ -13,6 +14,7 @@ os.environ["JAX_PLATFORMS"] = "cpu"
 import numpy as np  # noqa: E402
 
 import funcarray as fa  # noqa: E402
+import funcarray.io as fio  # noqa: E402
 import funcarray.numpy as fnp  # noqa: E402
 from funcarray import lax  # noqa: E402
 from funcarray.lowering import runtime  # noqa: E402
@@ -26,7 +28,7 @@ def loss(w, x, y):
     return fnp.mean((fnp.tanh(x @ w) - y) ** 2)
 
 
-def main(port: str, pid: int) -> None:
+def main(port: str, pid: int, folder: str) -> None:
     fa.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=pid,
                               initialization_timeout=60)
     out = {"process_index": fa.process_index(), "process_count": fa.process_count(),
@@ -66,9 +68,20 @@ def main(port: str, pid: int) -> None:
                           out_shardings=(replicated, replicated))(w, xs, ys)
     out["step_loss"] = float(value)
     out["step_w"] = np.asarray(new_w).tolist()
+
+    # a checkpoint of arrays split across the processes: one file per process and an index
+    path = os.path.join(folder, "params.safetensors")
+    fio.save(path, {"x": x, "w": new_w, "step": np.int32(3)}, metadata={"step": "3"})
+    out["files"] = sorted(os.listdir(folder))
+    back = fio.load(path, sharding={"x": rows, "w": replicated, "step": None})
+    out["loaded_sharding_ok"] = back["x"].sharding == rows and back["w"].sharding == replicated
+    out["loaded_x_blocks"] = {str(s.device.id): np.asarray(s.data).tolist()
+                              for s in back["x"].addressable_shards}
+    out["loaded_w"] = np.asarray(back["w"]).tolist()
+    out["loaded_step"] = int(back["step"])
     print(MARK + json.dumps(out), flush=True)
     fa.distributed.shutdown()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), sys.argv[3])

@@ -26,10 +26,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def outputs():
+def folder(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("checkpoint"))
+
+
+@pytest.fixture(scope="module")
+def outputs(folder):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONPATH")}
-    children = [subprocess.Popen([sys.executable, _WORKER, str(port), str(pid)], env=env,
+    children = [subprocess.Popen([sys.executable, _WORKER, str(port), str(pid), folder], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for pid in (0, 1)]
     deadline = time.monotonic() + _TIMEOUT_S
@@ -88,6 +93,29 @@ def test_one_data_parallel_step_matches_numpy(outputs):
     for out in outputs:
         np.testing.assert_allclose(out["step_loss"], loss, rtol=1e-5)
         np.testing.assert_allclose(out["step_w"], w - 0.5 * grad, rtol=1e-5, atol=1e-6)
+
+
+def test_checkpoint_of_arrays_split_across_processes(outputs, folder):
+    import funcarray.io as fio
+
+    rows = np.concatenate([np.arange(6.0).reshape(2, 3) + 100 * p for p in (0, 1)])
+    files = ["params.process0-of-2.safetensors", "params.process1-of-2.safetensors",
+             "params.safetensors.index.json"]
+    for out in outputs:
+        assert out["files"] == files
+        assert out["loaded_sharding_ok"] and out["loaded_step"] == 3
+        np.testing.assert_array_equal(out["loaded_w"], outputs[0]["step_w"])
+        blocks = out["loaded_x_blocks"]
+        assert len(blocks) == 2  # this process's two devices, one row each
+        for device_id, block in blocks.items():
+            row = outputs[0]["devices"].index(int(device_id))
+            np.testing.assert_array_equal(block, rows[row:row + 1])
+    # one process alone (this one) reads the whole checkpoint back through the index
+    loaded = fio.load(os.path.join(folder, "params.safetensors"))
+    np.testing.assert_array_equal(np.asarray(loaded["x"]), rows.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(loaded["w"]), outputs[0]["step_w"])
+    assert int(loaded["step"]) == 3
+    assert fio.load(os.path.join(folder, "params.process1-of-2.safetensors"), flat=True)
 
 
 def test_initialize_after_the_first_computation_is_a_clear_error():
