@@ -12,8 +12,10 @@ of ``path`` reads the index when ``path`` itself does not exist.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,10 @@ __all__ = ["needs_per_process", "save_per_process", "index_path", "read_index",
            "assemble"]
 
 _FORMAT = "funcarray.per-process"
+# The key-value store refuses to set a key twice, so each save's keys carry its number among
+# this process's per-process saves (every process of a job saves in the same order).
+_saves = itertools.count()
+_saves_lock = threading.Lock()
 # How long process 0 waits for the others to finish their files (milliseconds).
 _WAIT_MS = 600_000
 
@@ -99,7 +105,9 @@ def save_per_process(op: str, path: str, names: list, leaves: list, to_numpy, wr
         entries[name] = {"shape": list(shape), "dtype": np.dtype(leaf.dtype).name,
                          "blocks": listed}
     write(_file_name(path, here, count), blocks, metadata)
-    done = f"funcarray.io/{os.path.abspath(path)}/{{}}"
+    with _saves_lock:
+        number = next(_saves)
+    done = f"funcarray.io/save{number}/{os.path.abspath(path)}/{{}}"
     runtime.key_value_set(done.format(here), "written")
     if here == 0:
         for k in range(1, count):

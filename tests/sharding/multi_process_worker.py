@@ -71,6 +71,7 @@ def main(port: str, pid: int, folder: str) -> None:
 
     # a checkpoint of arrays split across the processes: one file per process and an index
     path = os.path.join(folder, "params.safetensors")
+    fio.save(path, {"x": x, "w": new_w, "step": np.int32(2)})
     fio.save(path, {"x": x, "w": new_w, "step": np.int32(3)}, metadata={"step": "3"})
     out["files"] = sorted(os.listdir(folder))
     back = fio.load(path, sharding={"x": rows, "w": replicated, "step": None})
