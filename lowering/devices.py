@@ -101,7 +101,7 @@ def process_count(backend: str | None = None) -> int:
         >>> fa.process_count()
         1
     """
-    return runtime.distributed_state().get("num_processes", 1)
+    return runtime.process_count(backend or _platform())
 
 
 def default_backend() -> str:

@@ -55,6 +55,7 @@ __all__ = [
     "to_numpy", "serialize", "deserialize", "jaxlib_version", "device_put_sharded",
     "assemble_sharded", "single_device_pieces", "compile_spmd", "distributed_initialize",
     "distributed_shutdown", "distributed_state", "local_devices", "process_index",
+    "process_count",
     "key_value_set", "key_value_get",
 ]
 
@@ -171,9 +172,17 @@ def local_devices(platform: str | None = None) -> list:
 def process_index(platform: str | None = None) -> int:
     """This process's index in a multi-process job (0 without ``distributed_initialize``,
     answered without loading jaxlib)."""
-    if _distributed.get("num_processes", 1) == 1:
+    if not _job_started:
         return 0
     return backend(platform).process_index()
+
+
+def process_count(platform: str | None = None) -> int:
+    """How many processes the job's client spans (1 without ``distributed_initialize``;
+    still the job's count after ``distributed_shutdown``, since the client stays)."""
+    if not _job_started:
+        return 1
+    return len({d.process_index for d in backend(platform).devices()})
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,6 +192,8 @@ def process_index(platform: str | None = None) -> int:
 # The job's settings once distributed_initialize has run (empty before and after shutdown).
 _distributed: dict = {}
 _distributed_lock = threading.Lock()
+# Whether this process joined a job (set for good: its XLA client spans the job's processes).
+_job_started = False
 
 
 def distributed_initialize(coordinator_address: str, num_processes: int, process_id: int,
@@ -201,6 +212,7 @@ def distributed_initialize(coordinator_address: str, num_processes: int, process
     the distributed client from jax's state: setting up the service here and a client jax
     does not know would give a single-process CPU client. The backend must not exist yet.
     """
+    global _job_started
     with _distributed_lock:
         if _distributed:
             raise RuntimeError("funcarray.distributed.initialize: already initialized (call "
@@ -222,6 +234,7 @@ def distributed_initialize(coordinator_address: str, num_processes: int, process
                                    initialization_timeout=initialization_timeout)
         _distributed.update(coordinator_address=coordinator_address,
                             num_processes=num_processes, process_id=process_id)
+        _job_started = True
 
 
 def distributed_shutdown() -> None:

@@ -80,8 +80,10 @@ def main(port: str, pid: int, folder: str) -> None:
                               for s in back["x"].addressable_shards}
     out["loaded_w"] = np.asarray(back["w"]).tolist()
     out["loaded_step"] = int(back["step"])
-    print(MARK + json.dumps(out), flush=True)
     fa.distributed.shutdown()
+    out["after_shutdown"] = [fa.distributed.is_initialized(), fa.process_index(),
+                             fa.process_count()]
+    print(MARK + json.dumps(out), flush=True)
 
 
 if __name__ == "__main__":

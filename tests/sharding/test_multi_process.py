@@ -68,6 +68,8 @@ def test_processes_see_one_job(outputs):
         assert len(out["local_devices"]) == 2
         assert set(out["local_devices"]) < set(out["devices"])
     assert not set(outputs[0]["local_devices"]) & set(outputs[1]["local_devices"])
+    # after shutdown the client still spans both processes (as in jax)
+    assert [out["after_shutdown"] for out in outputs] == [[False, 0, 2], [False, 1, 2]]
 
 
 def test_key_value_store_is_shared(outputs):
