@@ -10,9 +10,9 @@ Models, in the style of Equinox: ``Module`` (a frozen dataclass that is a pytree
 layers (``Linear``, ``MLP``, ``Sequential``, ``Embedding``, ``Conv1d``..., ``LayerNorm``,
 ``RMSNorm``, ``GroupNorm``, ``BatchNorm``, ``Dropout``, ``MultiHeadAttention``,
 ``GRUCell``, ``LSTMCell``, initialised as PyTorch's), the GPT-2 model ``GPT2``, the
-transforms that sort a model's leaves (``filter_jit``, ``filter_grad``), PyTorch-style
-parameter names (``named_parameters``, ``state_dict``, ``load_state_dict``, ``name_mask``)
-and ``tree_at`` for surgery. A layer takes one example; batches go through ``vmap``.
+transforms that sort a model's leaves (``filter_jit``, ``filter_grad``, ``filter_vmap``),
+PyTorch-style parameter names (``named_parameters``, ``state_dict``, ``load_state_dict``,
+``name_mask``) and ``tree_at`` for surgery. A layer takes one example; batches go through ``vmap``.
 
 Example:
     >>> import funcarray as fa, funcarray.nn as nn, funcarray.numpy as fnp
@@ -42,6 +42,7 @@ from funcarray.nn._embedding import Embedding as Embedding
 from funcarray.nn._filtered_transforms import filter_grad as filter_grad
 from funcarray.nn._filtered_transforms import filter_jit as filter_jit
 from funcarray.nn._filtered_transforms import filter_value_and_grad as filter_value_and_grad
+from funcarray.nn._filtered_transforms import filter_vmap as filter_vmap
 from funcarray.nn._functions import *  # noqa: F403
 from funcarray.nn._functions import __all__ as _function_names
 from funcarray.nn._gpt2 import GPT2 as GPT2
@@ -72,7 +73,7 @@ from funcarray.nn._surgery import tree_at as tree_at
 # Models (funcarray.nn.Module and its layers), with the helpers that handle them.
 _MODULE_NAMES = [
     "Module", "field", "static_field", "is_array", "is_inexact_array", "filter_jit",
-    "filter_grad", "filter_value_and_grad", "named_parameters", "state_dict",
+    "filter_grad", "filter_vmap", "filter_value_and_grad", "named_parameters", "state_dict",
     "load_state_dict", "name_mask", "tree_at", "Linear", "Identity", "Lambda", "Sequential",
     "MLP", "Embedding", "LayerNorm", "RMSNorm", "Dropout", "MultiHeadAttention",
     "MultiheadAttention", "Conv", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose",

@@ -1,12 +1,13 @@
-"""``filter_jit``, ``filter_grad``, ``filter_value_and_grad``: transforms that sort a model's
-leaves themselves, as Equinox's do.
+"""``filter_jit``, ``filter_grad``, ``filter_value_and_grad``, ``filter_vmap``: transforms that
+sort a model's leaves themselves, as Equinox's do.
 
 ``jit`` needs every argument leaf to be an array unless it is listed in ``static_argnums``;
 ``grad`` differentiates every leaf of its argument. A model mixes arrays with Python values
 (sizes, flags, functions) and integer arrays (token ids, step counts), so these wrappers
 partition each argument: under ``filter_jit`` arrays are traced and every other leaf is
 static (hashed into the cache key), and ``filter_grad`` differentiates the floating-point
-arrays of the first argument only, giving None for the other leaves.
+arrays of the first argument only, giving None for the other leaves; ``filter_vmap`` maps
+the array leaves and passes every other leaf to each batch member unchanged.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from funcarray.api.autodiff import value_and_grad
 from funcarray.api.jit import jit
+from funcarray.api.vectorization import vmap
 from funcarray.base import pytrees as tree
 from funcarray.base.errors import op_type_error
 from funcarray.nn._predicates import is_array, is_inexact_array
@@ -23,7 +25,7 @@ from funcarray.nn._predicates import is_array, is_inexact_array
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["filter_jit", "filter_grad", "filter_value_and_grad"]
+__all__ = ["filter_jit", "filter_grad", "filter_value_and_grad", "filter_vmap"]
 
 
 class _Static:
@@ -168,5 +170,61 @@ def filter_grad(fun: Callable[..., Any], *, has_aux: bool = False) -> Callable[.
     def wrapper(*args, **kwargs):
         value, grads = value_and_grad_fun(*args, **kwargs)
         return (grads, value[1]) if has_aux else grads
+
+    return wrapper
+
+
+_UNMAPPED = object()
+
+
+def filter_vmap(fun: Callable[..., Any] | None = None, *, in_axes: Any = 0,
+                out_axes: Any = 0, axis_name: Any = None,
+                axis_size: int | None = None) -> Any:
+    """``vmap`` over the array leaves of the arguments, every other leaf (sizes, flags,
+    functions, a model's static fields) passed unchanged to each batch member, as Equinox's
+    ``filter_vmap``. ``in_axes`` is an axis (or None) for every array leaf, or a pytree
+    prefix of the positional arguments holding them (keyword arguments map their arrays
+    over axis 0); ``out_axes`` likewise for the result's arrays, whose other leaves are
+    returned as the function gave them. Used as a decorator with or without arguments.
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> scale = nn.filter_vmap(lambda x, power, f: f(x) ** power, in_axes=(0, None, None))
+        >>> scale(fnp.asarray([1.0, -2.0]), 2, abs)
+        Array([1., 4.], dtype=float32)
+    """
+    if fun is None:
+        return functools.partial(filter_vmap, in_axes=in_axes, out_axes=out_axes,
+                                 axis_name=axis_name, axis_size=axis_size)
+    op = f"filter_vmap({getattr(fun, '__qualname__', fun)!r})"
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        leaves, treedef = tree.flatten((args, kwargs))
+        try:
+            # (None marks an unmapped subtree: a leaf here, not pytrees' empty node)
+            marked = tree.map(lambda a: _UNMAPPED if a is None else a, in_axes,
+                              is_leaf=lambda a: a is None)
+            axes = [None if a is _UNMAPPED else a for a in tree.broadcast_prefix(marked, args)]
+            axes += [0] * len(tree.leaves(kwargs))
+        except ValueError as exc:
+            raise op_type_error(op, f"in_axes must be an axis, None, or a pytree prefix of "
+                                    f"the positional arguments: {exc}") from None
+        mapped = [i for i, leaf in enumerate(leaves) if is_array(leaf) and axes[i] is not None]
+        static_out = []
+
+        def run(*dynamic):
+            full = list(leaves)
+            for i, value in zip(mapped, dynamic):
+                full[i] = value
+            call_args, call_kwargs = tree.unflatten(treedef, full)
+            out_dynamic, out_static = tree.partition(fun(*call_args, **call_kwargs), is_array)
+            static_out.append(out_static)
+            return out_dynamic
+
+        batched = vmap(run, in_axes=tuple(axes[i] for i in mapped), out_axes=out_axes,
+                       axis_name=axis_name, axis_size=axis_size)
+        out_dynamic = batched(*(leaves[i] for i in mapped))
+        return tree.combine(out_dynamic, static_out[-1])
 
     return wrapper

@@ -221,6 +221,35 @@ def test_filter_grad_differentiates_inexact_arrays_only():
     np.testing.assert_array_equal(g["w"], [2.0, 4.0])
 
 
+def test_filter_vmap_maps_arrays_and_passes_other_leaves():
+    model = _pair()
+    xs = np.random.default_rng(1).normal(size=(4, 3)).astype(np.float32)
+
+    def apply(m, x, times):
+        for _ in range(times):  # a Python int: passed to every member, never mapped
+            x = m(x)
+        return x, times
+
+    out, times = nn.filter_vmap(apply, in_axes=(None, 0, None))(model, xs, 2)
+    assert times == 2
+    np.testing.assert_allclose(out, np.stack([model(model(x)) for x in xs]), rtol=1e-6)
+    # An ensemble: a stack of models (their arrays gain a leading axis; the Python scale
+    # and the static fields stay single), each applied to the same input.
+    models = [fa.tree.map(lambda a, k=k: a * k if nn.is_array(a) else a, model)
+              for k in (1.0, -0.5, 2.0)]
+    stacked = fa.tree.map(lambda *a: fnp.stack(a) if nn.is_array(a[0]) else a[0], *models)
+    x = xs[0]
+    ensemble = nn.filter_vmap(in_axes=(0, None))(lambda m, x: m(x))
+    np.testing.assert_allclose(ensemble(stacked, x), np.stack([m(x) for m in models]),
+                               rtol=1e-6)
+    np.testing.assert_allclose(nn.filter_jit(ensemble)(stacked, x),
+                               np.stack([m(x) for m in models]), rtol=1e-6)
+    moved = nn.filter_vmap(lambda x, k: x * k, out_axes=1)(fnp.asarray(xs), 2.0)
+    np.testing.assert_allclose(moved, (xs * 2).T, rtol=1e-6)
+    with pytest.raises(TypeError, match="filter_vmap.*in_axes"):
+        nn.filter_vmap(lambda a, b: a, in_axes=(0, None, 0))(fnp.ones(2), fnp.ones(2))
+
+
 def test_predicates():
     assert nn.is_array(np.zeros(2)) and nn.is_array(np.float32(1.0)) and nn.is_array(fnp.ones(1))
     assert nn.is_array(fa.random.key(0)) and not nn.is_inexact_array(fa.random.key(0))
