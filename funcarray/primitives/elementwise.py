@@ -678,26 +678,41 @@ def _fix_atan(p, re, im):
     return re, p.where(p.both(p.zero(p.b), nan_a), p.b, im)
 
 
+def _nan_where_nan_meets_finite(p, re, im):
+    """NaN + NaN j where one part is NaN and the other finite (C99's inverse functions; XLA's
+    large-argument branches give a finite part from the finite one alone)."""
+    def finite(v):
+        return p.op("stablehlo.not", p.not_finite(v), flags=True)
+
+    nan = p.op("stablehlo.or", p.both(_is_nan(p, p.a), finite(p.b)),
+               p.both(_is_nan(p, p.b), finite(p.a)), flags=True)
+    return p.where(nan, p.const(np.nan), re), p.where(nan, p.const(np.nan), im)
+
+
 def _fix_acos(p, re, im):
     # acos(+-0 + nan j) is pi/2 + nan j.
+    re, im = _nan_where_nan_meets_finite(p, re, im)
     edge = p.both(p.zero(p.a), _is_nan(p, p.b))
     return p.where(edge, p.const(np.pi / 2), re), im
 
 
 def _fix_asin(p, re, im):
     # asin(+-0 + nan j) is +-0 + nan j.
+    re, im = _nan_where_nan_meets_finite(p, re, im)
     edge = p.both(p.zero(p.a), _is_nan(p, p.b))
     return p.where(edge, p.a, re), im
 
 
 def _fix_acosh(p, re, im):
     # acosh(+-0 + nan j) is nan + pi/2 j (the standard leaves the sign open).
+    re, im = _nan_where_nan_meets_finite(p, re, im)
     edge = p.both(p.zero(p.a), _is_nan(p, p.b))
     return re, p.where(edge, p.const(np.pi / 2), im)
 
 
 def _fix_asinh(p, re, im):
     # asinh(nan +-0 j) is nan +-0 j.
+    re, im = _nan_where_nan_meets_finite(p, re, im)
     edge = p.both(p.zero(p.b), _is_nan(p, p.a))
     return re, p.where(edge, p.b, im)
 
