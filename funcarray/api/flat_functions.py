@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from funcarray.api.arguments import asarray_arg, is_array
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
@@ -62,14 +64,21 @@ def flat_outputs(out, store, has_aux, name, float0_ok=False):
     out_leaves = _as_output_leaves(name, out_leaves, found)
     store["n_out"] = len(out_leaves)
     if has_aux:
-        # aux leaves leave the transform as extra outputs, so it unboxes them like any output
-        # (handing them back through `store` would leak the transform's tracers).
+        # Array aux leaves leave the transform as extra outputs, so it unboxes them like any
+        # output (handing them back through `store` would leak the transform's tracers);
+        # other Python values (strings, numbers, None...) come back as they are, as in JAX.
         aux_leaves, store["aux_tree"] = fa_tree.flatten(aux)
-        out_leaves += _as_output_leaves("has_aux auxiliary output", aux_leaves, found)
+        store["aux_kept"] = [(i, x) for i, x in enumerate(aux_leaves) if not _array_like(x)]
+        aux_arrays = [x for x in aux_leaves if _array_like(x)]
+        out_leaves += _as_output_leaves("has_aux auxiliary output", aux_arrays, found)
     store["float0"] = None
     if found:
         out_leaves, store["float0"] = _float0.split(out_leaves)
     return out_leaves
+
+
+def _array_like(x) -> bool:
+    return is_array(x) or isinstance(x, (np.ndarray, np.generic))
 
 
 def _as_output_leaves(name, leaves, found):
@@ -97,4 +106,7 @@ def split_aux(store, leaves):
     n = store["n_out"]
     if "aux_tree" not in store:
         return list(leaves), None
-    return list(leaves[:n]), fa_tree.unflatten(store["aux_tree"], list(leaves[n:]))
+    aux = list(leaves[n:])
+    for i, x in store["aux_kept"]:
+        aux.insert(i, x)
+    return list(leaves[:n]), fa_tree.unflatten(store["aux_tree"], aux)

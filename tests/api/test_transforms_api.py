@@ -69,6 +69,29 @@ def test_value_and_grad_argnums_and_has_aux():
     assert_allclose(gc, 1.0)
 
 
+def test_aux_outputs_that_are_not_arrays_come_back_unchanged_as_in_jax():
+    def f(lib):
+        return lambda x: (x ** 2, {"label": "step", "count": 3, "double": x * 2})
+
+    transforms = [
+        lambda m, f: m.grad(f, has_aux=True)(2.0)[1],
+        lambda m, f: m.value_and_grad(f, has_aux=True)(2.0)[0][1],
+        lambda m, f: m.jvp(f, (2.0,), (1.0,), has_aux=True)[2],
+        lambda m, f: m.vjp(f, 2.0, has_aux=True)[2],
+        lambda m, f: m.linearize(f, 2.0, has_aux=True)[2],
+        lambda m, f: m.jacrev(f, has_aux=True)(2.0)[1],
+    ]  # (jax's jacfwd refuses them: its aux goes through vmap's outputs)
+    for transform in transforms:
+        got, want = transform(fa, f(fnp)), transform(jax, f(jnp))
+        assert (got["label"], got["count"]) == (want["label"], want["count"]) == ("step", 3)
+        np.testing.assert_allclose(np.asarray(got["double"]), np.asarray(want["double"]))
+    # Under jit a number becomes an array, and a string is refused, as jit's outputs are.
+    aux = fa.jit(fa.grad(lambda x: (x ** 2, {"count": 3}), has_aux=True))(2.0)[1]
+    assert is_array(aux["count"]) and int(aux["count"]) == 3
+    with pytest.raises(TypeError, match="returned a str"):
+        fa.jit(fa.grad(lambda x: (x ** 2, "step"), has_aux=True))(2.0)
+
+
 def test_grad_errors_are_clear():
     with pytest.raises(TypeError, match=r"scalar output.*shape \(3,\)"):
         fa.grad(lambda x: x * 2)(fnp.ones(3))
