@@ -28,6 +28,8 @@ Transformation rules:
 * transpose (for each operand): the cotangent of one operand is a ``dot_general`` of the
   output cotangent with the *other* operand, contracting the other operand's free dimensions
   and pairing the batch dimensions, then a ``transpose`` into the operand's dimension order.
+  Traced, the cotangent is the first operand, as in jax (the program XLA's dot fusions are
+  tuned on); on concrete arrays, whichever order makes the transpose unnecessary.
   It is the linear transpose, never conjugated (JAX's convention for complex values). When
   ``preferred_element_type`` made the result dtype differ from the operands', the product is
   formed in the promoted dtype and converted back (complex to real keeps the real part).
