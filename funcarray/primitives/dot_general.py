@@ -28,8 +28,8 @@ Transformation rules:
 * transpose (for each operand): the cotangent of one operand is a ``dot_general`` of the
   output cotangent with the *other* operand, contracting the other operand's free dimensions
   and pairing the batch dimensions, then a ``transpose`` into the operand's dimension order.
-  Traced, the cotangent is the first operand, as in jax (the program XLA's dot fusions are
-  tuned on); on concrete arrays, whichever order makes the transpose unnecessary.
+  Under jit, the cotangent is the first operand, as in jax (the program XLA's dot fusions
+  are tuned on); run eagerly, whichever order makes the transpose unnecessary.
   It is the linear transpose, never conjugated (JAX's convention for complex values). When
   ``preferred_element_type`` made the result dtype differ from the operands', the product is
   formed in the promoted dtype and converted back (complex to real keeps the real part).
@@ -66,8 +66,9 @@ from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import transpose_p
-from funcarray.transforms.core import Primitive, ShapedArray, Tracer
+from funcarray.transforms.core import Primitive, ShapedArray, current_trace
 from funcarray.transforms.jvp import defbilinear
+from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import not_mapped
 
@@ -449,7 +450,7 @@ def _cotangent_plan(own, other_dims, ndim, other_ndim, precision, staged):
     """How ``_operand_cotangent`` computes its product, from the dimension numbers alone
     (cached: a grad transposes the same few products over and over): ``(other_first,
     dimension_numbers, precision, permutation)``, permutation None when there is none.
-    ``staged``: the cotangent is a tracer (jit, usually), not a concrete array."""
+    ``staged``: the product is traced into a program for XLA (``_staged_for_xla``)."""
     contracting, batch, _ = own
     other_contracting, other_batch, other_free_in_ct = other_dims
     other_free = free_dims(other_ndim, other_contracting, other_batch)
@@ -464,7 +465,7 @@ def _cotangent_plan(own, other_dims, ndim, other_ndim, precision, staged):
     # whose result often needs no transpose of its own, meets the transpose that follows a
     # weight's ``.T`` in the forward pass, and XLA turns the pair into a dot of two
     # transposed operands, which it copies out and calls unfused (a quarter of the dots of a
-    # transformer's training step). On concrete arrays, the order whose result needs no
+    # transformer's training step). Run eagerly (grad, vmap), the order whose result needs no
     # transpose (both gradients of a matrix product): BLAS takes transposed operands as they
     # are, and a transpose would be one more primitive to run.
     ct_first = (batch + own_free + leftover, False,
@@ -480,6 +481,17 @@ def _cotangent_plan(own, other_dims, ndim, other_ndim, precision, staged):
     return swap, dimension_numbers, prec, permutation
 
 
+def _staged_for_xla() -> bool:
+    """Whether a primitive bound now ends up in a program XLA compiles (a jit trace below the
+    current one), rather than running eagerly (under eager grad and vmap too)."""
+    trace = current_trace()
+    while trace is not None:
+        if isinstance(trace, StagingTrace) and not trace.fold_constants:
+            return True
+        trace = trace.parent
+    return False
+
+
 def _operand_cotangent(ct, other, aval, own, other_dims, precision):
     """The cotangent of one operand of ``dot_general`` (its ``aval``), given the output
     cotangent ``ct`` and the other operand.
@@ -491,7 +503,7 @@ def _operand_cotangent(ct, other, aval, own, other_dims, precision):
     free and contracting dimensions, which a transpose puts back in the operand's order.
     """
     other_first, dimension_numbers, prec, permutation = _cotangent_plan(
-        own, other_dims, aval.ndim, other.ndim, precision, isinstance(ct, Tracer))
+        own, other_dims, aval.ndim, other.ndim, precision, _staged_for_xla())
     x, y = _in_common_dtype(*((other, ct) if other_first else (ct, other)))
     out = dot_general_p.bind(x, y, dimension_numbers=dimension_numbers, precision=prec,
                              preferred_element_type=None)
