@@ -74,6 +74,10 @@ def _sort_dicts(spec: PyTreeDef) -> tuple[PyTreeDef, bool, bool]:
             custom.append(node)
         if node.type not in _SORTED_TYPES:
             return node
+        if node.num_children <= 1:
+            # Already in sorted order, in every equal spec: not a dict that needs a repr to
+            # tell apart (a jitted call's ``(args, {})`` holds an empty one).
+            return node
         dicts.append(node)
         pairs = node.one_level().unflatten(node.children())  # {key: child}, insertion order
         items = {key: pairs[key] for key in node.entries()}  # entries(): optree's sorted order

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import operator
+from collections.abc import Callable
 from typing import Any, dataclass_transform
 
 import numpy as np
@@ -95,6 +97,16 @@ def _short(value: Any) -> str:
     return repr(value)
 
 
+def _tuple_getter(names: tuple) -> Callable[[dict], tuple]:
+    """A function from a dict to the tuple of its values at ``names``."""
+    if len(names) > 1:
+        return operator.itemgetter(*names)
+    if names:
+        name = names[0]
+        return lambda values: (values[name],)
+    return lambda values: ()
+
+
 def _register(cls: type) -> None:
     """Register ``cls`` as a pytree node: the non-static fields are its children (named by
     their field names in key paths), the static ones its aux data."""
@@ -102,9 +114,12 @@ def _register(cls: type) -> None:
     children = tuple(f.name for f in fields if not f.metadata.get(_STATIC, False))
     static = tuple(f.name for f in fields if f.metadata.get(_STATIC, False))
 
+    # (itemgetters: a jitted call flattens every module of a model, twice, at each call)
+    children_of, static_of = _tuple_getter(children), _tuple_getter(static)
+
     def flatten(module):
         values = module.__dict__
-        return ([values[n] for n in children], tuple(values[n] for n in static), children)
+        return children_of(values), static_of(values), children
 
     def unflatten(aux, leaves):
         # Bypasses __init__ (whose signature need not take the fields) and __setattr__.

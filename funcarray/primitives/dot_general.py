@@ -28,6 +28,8 @@ Transformation rules:
 * transpose (for each operand): the cotangent of one operand is a ``dot_general`` of the
   output cotangent with the *other* operand, contracting the other operand's free dimensions
   and pairing the batch dimensions, then a ``transpose`` into the operand's dimension order.
+  Under jit, the cotangent is the first operand, as in jax (the program XLA's dot fusions
+  are tuned on); run eagerly, whichever order makes the transpose unnecessary.
   It is the linear transpose, never conjugated (JAX's convention for complex values). When
   ``preferred_element_type`` made the result dtype differ from the operands', the product is
   formed in the promoted dtype and converted back (complex to real keeps the real part).
@@ -64,8 +66,9 @@ from funcarray.primitives._define import LOW_PRECISION_FLOATS, memoized_abstract
 from funcarray.primitives._threads import parallel_multiply
 from funcarray.primitives.conversions import convert_element_type_p
 from funcarray.primitives.shape import transpose_p
-from funcarray.transforms.core import Primitive, ShapedArray
+from funcarray.transforms.core import Primitive, ShapedArray, current_trace
 from funcarray.transforms.jvp import defbilinear
+from funcarray.transforms.staging import StagingTrace
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import not_mapped
 
@@ -443,10 +446,11 @@ def _in_common_dtype(ct, other):
 
 
 @functools.lru_cache(maxsize=1024)
-def _cotangent_plan(own, other_dims, ndim, other_ndim, precision):
+def _cotangent_plan(own, other_dims, ndim, other_ndim, precision, staged):
     """How ``_operand_cotangent`` computes its product, from the dimension numbers alone
     (cached: a grad transposes the same few products over and over): ``(other_first,
-    dimension_numbers, precision, permutation)``, permutation None when there is none."""
+    dimension_numbers, precision, permutation)``, permutation None when there is none.
+    ``staged``: the product is traced into a program for XLA (``_staged_for_xla``)."""
     contracting, batch, _ = own
     other_contracting, other_batch, other_free_in_ct = other_dims
     other_free = free_dims(other_ndim, other_contracting, other_batch)
@@ -455,8 +459,15 @@ def _cotangent_plan(own, other_dims, ndim, other_ndim, precision):
     # each stands for the operand dimension it was contracted with.
     leftover = tuple(contracting[i] for i in _ranks(other_contracting))
     own_free = free_dims(ndim, contracting, batch)
-    # Two equally good operand orders; pick the one whose result needs no transpose (common:
-    # both gradients of a matrix product), else the first.
+    # Two operand orders. Traced (for XLA): always the cotangent first, then a transpose, as
+    # jax does. XLA folds that transpose into the dot and its neighbours; its CPU backend then
+    # finds the weight gradients in the row-major form its dot fusions take. The other order,
+    # whose result often needs no transpose of its own, meets the transpose that follows a
+    # weight's ``.T`` in the forward pass, and XLA turns the pair into a dot of two
+    # transposed operands, which it copies out and calls unfused (a quarter of the dots of a
+    # transformer's training step). Run eagerly (grad, vmap), the order whose result needs no
+    # transpose (both gradients of a matrix product): BLAS takes transposed operands as they
+    # are, and a transpose would be one more primitive to run.
     ct_first = (batch + own_free + leftover, False,
                 ((other_free_in_ct, other_free), (ct_batch, other_batch)), precision)
     other_first = (batch + leftover + own_free, True,
@@ -464,9 +475,21 @@ def _cotangent_plan(own, other_dims, ndim, other_ndim, precision):
                    None if precision is None else precision[::-1])
     identity = tuple(range(ndim))
     dims_as_own, swap, dimension_numbers, prec = (
-        other_first if ct_first[0] != identity and other_first[0] == identity else ct_first)
+        other_first if not staged and ct_first[0] != identity and other_first[0] == identity
+        else ct_first)
     permutation = None if dims_as_own == identity else _ranks(dims_as_own)
     return swap, dimension_numbers, prec, permutation
+
+
+def _staged_for_xla() -> bool:
+    """Whether a primitive bound now ends up in a program XLA compiles (a jit trace below the
+    current one), rather than running eagerly (under eager grad and vmap too)."""
+    trace = current_trace()
+    while trace is not None:
+        if isinstance(trace, StagingTrace) and not trace.fold_constants:
+            return True
+        trace = trace.parent
+    return False
 
 
 def _operand_cotangent(ct, other, aval, own, other_dims, precision):
@@ -480,7 +503,7 @@ def _operand_cotangent(ct, other, aval, own, other_dims, precision):
     free and contracting dimensions, which a transpose puts back in the operand's order.
     """
     other_first, dimension_numbers, prec, permutation = _cotangent_plan(
-        own, other_dims, aval.ndim, other.ndim, precision)
+        own, other_dims, aval.ndim, other.ndim, precision, _staged_for_xla())
     x, y = _in_common_dtype(*((other, ct) if other_first else (ct, other)))
     out = dot_general_p.bind(x, y, dimension_numbers=dimension_numbers, precision=prec,
                              preferred_element_type=None)
