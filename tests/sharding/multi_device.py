@@ -36,6 +36,32 @@ def run_checks(path: str, timeout: float = 300) -> dict:
                          f"{out.stdout[-4000:]}\n{out.stderr[-4000:]}")
 
 
+def check_tests(checks_file: str, names: list[str]) -> tuple:
+    """The pytest pieces of a test module for the checks in ``checks_file`` (a file beside
+    this one): a module-scoped ``results`` fixture that runs them once in the subprocess, a
+    test that every named check ran, and one test per name. Assign them at module level:
+    ``results, test_every_check_ran, test_check = check_tests("checks_x.py", NAMES)``."""
+    import pytest
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), checks_file)
+
+    @pytest.fixture(scope="module")
+    def results():
+        return run_checks(path)
+
+    def test_every_check_ran(results):
+        assert sorted(results) == sorted(names)
+
+    @pytest.mark.parametrize("name", names)
+    def test_check(results, name):
+        failure = results.get(name, "did not run")
+        if failure is not None:
+            pytest.fail(f"{name} failed in the {DEVICES}-device subprocess:\n{failure}",
+                        pytrace=False)
+
+    return results, test_every_check_ran, test_check
+
+
 def _main(path: str) -> None:
     import jax
 

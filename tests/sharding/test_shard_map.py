@@ -1,12 +1,8 @@
 """shard_map and collectives over mesh axes on 8 CPU devices, checked against NumPy and
 jax's same programs in one subprocess (checks_shard_map.py; see multi_device.py)."""
 
-import os
+from multi_device import check_tests
 
-import pytest
-from multi_device import run_checks
-
-_CHECKS = os.path.join(os.path.dirname(__file__), "checks_shard_map.py")
 _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_all_gather_and_axis_index_against_numpy", "check_ppermute_against_numpy",
           "check_psum_scatter_and_all_to_all_against_numpy", "check_lowering_matches_jax",
@@ -18,17 +14,4 @@ _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_value_and_grad_linearize_and_hessian_through_shard_map"]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return run_checks(_CHECKS)
-
-
-def test_every_check_ran(results):
-    assert sorted(results) == sorted(_NAMES)
-
-
-@pytest.mark.parametrize("name", _NAMES)
-def test_check(results, name):
-    failure = results.get(name, "did not run")
-    if failure is not None:
-        pytest.fail(f"{name} failed in the 8-device subprocess:\n{failure}", pytrace=False)
+results, test_every_check_ran, test_check = check_tests("checks_shard_map.py", _NAMES)

@@ -1,12 +1,8 @@
 """jit over 8 CPU devices through XLA's Shardy partitioner, checked against jax's same
 programs in one subprocess (checks_jit.py; see multi_device.py)."""
 
-import os
+from multi_device import check_tests
 
-import pytest
-from multi_device import run_checks
-
-_CHECKS = os.path.join(os.path.dirname(__file__), "checks_jit.py")
 _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_partitioned_that_way",
           "check_mixed_placements_and_single_device_results",
           "check_dispatch_cache_and_fast_path", "check_pytree_prefix_shardings",
@@ -22,17 +18,4 @@ _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_parti
           "check_mesh_in_another_device_order"]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return run_checks(_CHECKS)
-
-
-def test_every_check_ran(results):
-    assert sorted(results) == sorted(_NAMES)
-
-
-@pytest.mark.parametrize("name", _NAMES)
-def test_check(results, name):
-    failure = results.get(name, "did not run")
-    if failure is not None:
-        pytest.fail(f"{name} failed in the 8-device subprocess:\n{failure}", pytrace=False)
+results, test_every_check_ran, test_check = check_tests("checks_jit.py", _NAMES)
