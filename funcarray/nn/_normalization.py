@@ -49,7 +49,30 @@ def _check(op: str, x, shape: tuple):
     return x
 
 
-class LayerNorm(Module):
+class _TrailingAxesNorm(Module):
+    """The parameters LayerNorm and RMSNorm share: a per-element ``weight`` (ones) and
+    ``bias`` (zeros) of the normalised ``shape``, each None when not used, and ``eps``."""
+
+    weight: Array | None
+    bias: Array | None
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+
+    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
+                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
+        self.shape = _shape(shape)
+        dtype = dtypes.float32 if dtype is None else dtype
+        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
+        self.eps = float(eps)
+
+    def _normalised(self, op: str, x) -> tuple:
+        """``(x widened, the result's dtype, the normalised axes)`` after checking ``x``."""
+        x, dtype = widened(_check(op, x, self.shape))
+        return x, dtype, tuple(range(x.ndim - len(self.shape), x.ndim))
+
+
+class LayerNorm(_TrailingAxesNorm):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing axes of
     ``shape`` (the biased variance, as PyTorch's ``nn.LayerNorm``); ``weight`` starts at
     ones and ``bias`` at zeros, each None when not used. Statistics are computed in at least
@@ -61,29 +84,15 @@ class LayerNorm(Module):
         Array([-0.999995,  0.999995], dtype=float32)
     """
 
-    weight: Array | None
-    bias: Array | None
-    shape: tuple = field(static=True)
-    eps: float = field(static=True)
-
-    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
-                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
-        self.shape = _shape(shape)
-        dtype = dtypes.float32 if dtype is None else dtype
-        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
-        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
-        self.eps = float(eps)
-
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x, dtype = widened(_check("LayerNorm", x, self.shape))
-        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
+        x, dtype, axes = self._normalised("LayerNorm", x)
         mean = fnp.mean(x, axis=axes, keepdims=True)
         var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
         y = (x - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))
         return _affine(y, self.weight, self.bias).astype(dtype)
 
 
-class RMSNorm(Module):
+class RMSNorm(_TrailingAxesNorm):
     """``x / sqrt(mean(x**2) + eps) * weight + bias`` over the trailing axes of ``shape``
     (root-mean-square normalisation, no centring); ``weight`` starts at ones and ``bias`` at
     zeros, each None when not used (Equinox's signature, a bias by default; PyTorch's
@@ -95,22 +104,8 @@ class RMSNorm(Module):
         Array([1.2, 1.6], dtype=float32)
     """
 
-    weight: Array | None
-    bias: Array | None
-    shape: tuple = field(static=True)
-    eps: float = field(static=True)
-
-    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
-                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
-        self.shape = _shape(shape)
-        dtype = dtypes.float32 if dtype is None else dtype
-        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
-        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
-        self.eps = float(eps)
-
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x, dtype = widened(_check("RMSNorm", x, self.shape))
-        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
+        x, dtype, axes = self._normalised("RMSNorm", x)
         y = x * fnp.reciprocal(fnp.sqrt(fnp.mean(fnp.square(x), axis=axes, keepdims=True)
                                         + self.eps))
         return _affine(y, self.weight, self.bias).astype(dtype)
