@@ -234,8 +234,9 @@ class Conv1d(Conv):
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, use_bias, padding_mode, dtype=dtype, key=key)
 
+
 class Conv2d(Conv):
-    """``Conv`` over 2 spatial axises, as PyTorch's ``nn.Conv2d``: one example is
+    """``Conv`` over 2 spatial axes, as PyTorch's ``nn.Conv2d``: one example is
     ``(in_channels, spatial_0, spatial_1)``.
 
     Example:
@@ -253,8 +254,9 @@ class Conv2d(Conv):
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, use_bias, padding_mode, dtype=dtype, key=key)
 
+
 class Conv3d(Conv):
-    """``Conv`` over 3 spatial axises, as PyTorch's ``nn.Conv3d``: one example is
+    """``Conv`` over 3 spatial axes, as PyTorch's ``nn.Conv3d``: one example is
     ``(in_channels, spatial_0, spatial_1, spatial_2)``.
 
     Example:
@@ -271,6 +273,7 @@ class Conv3d(Conv):
                  key: KeyArrayLike):
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, use_bias, padding_mode, dtype=dtype, key=key)
+
 
 class ConvTranspose1d(ConvTranspose):
     """``ConvTranspose`` over 1 spatial axis, as PyTorch's
@@ -291,8 +294,9 @@ class ConvTranspose1d(ConvTranspose):
                          output_padding, dilation, groups, use_bias, padding_mode, dtype=dtype,
                          key=key)
 
+
 class ConvTranspose2d(ConvTranspose):
-    """``ConvTranspose`` over 2 spatial axises, as PyTorch's
+    """``ConvTranspose`` over 2 spatial axes, as PyTorch's
     ``nn.ConvTranspose2d``.
 
     Example:
@@ -310,8 +314,9 @@ class ConvTranspose2d(ConvTranspose):
                          output_padding, dilation, groups, use_bias, padding_mode, dtype=dtype,
                          key=key)
 
+
 class ConvTranspose3d(ConvTranspose):
-    """``ConvTranspose`` over 3 spatial axises, as PyTorch's
+    """``ConvTranspose`` over 3 spatial axes, as PyTorch's
     ``nn.ConvTranspose3d``.
 
     Example:
