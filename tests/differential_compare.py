@@ -14,18 +14,38 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
 
 from funcarray import dtypes
 
-__all__ = ["BITS_64", "DEFAULT_32", "Raised", "attempt", "outputs", "parts", "subnormal"]
+__all__ = ["BITS_64", "Case", "DEFAULT_32", "Raised", "attempt", "outputs", "parts", "subnormal"]
 
 BITS_64 = frozenset({dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128})
 # jax's and funcarray's Python scalar defaults without x64 (funcarray's always).
 DEFAULT_32 = {dtypes.float64: dtypes.float32, dtypes.int64: dtypes.int32,
               dtypes.complex128: dtypes.complex64}
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One call's operand (a NumPy array or a Python scalar; None for functions that take
+    none) and keyword arguments, printed as a reproducer."""
+
+    operand: object
+    kwargs: dict
+
+    @property
+    def array(self) -> np.ndarray:
+        return np.asarray(self.operand)
+
+    def __repr__(self):
+        x = self.operand
+        shown = (f"np.array({x.tolist()!r}, {x.dtype.name!r})"
+                 if isinstance(x, np.ndarray) else repr(x))
+        return f"({shown}, **{self.kwargs!r})"
 
 
 class Raised:

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential_compare import BITS_64, Raised, attempt, parts, subnormal
+from differential_compare import BITS_64, Case, Raised, attempt, parts, subnormal
 from differential_values import array_of, python_scalars
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -121,24 +121,6 @@ REDUCTIONS = (
     Reduction("cumulative_prod", "required", "product", keepdims=False,
               params={"include_initial": _FLAG}),
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class Case:
-    """The operand (a NumPy array or a Python scalar) and the keyword arguments."""
-
-    operand: object
-    kwargs: dict
-
-    @property
-    def array(self) -> np.ndarray:
-        return np.asarray(self.operand)
-
-    def __repr__(self):
-        x = self.operand
-        shown = (f"np.array({x.tolist()!r}, {x.dtype.name!r})"
-                 if isinstance(x, np.ndarray) else repr(x))
-        return f"({shown}, **{self.kwargs!r})"
 
 
 def _axes(kind, ndim):
