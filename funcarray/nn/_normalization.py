@@ -49,9 +49,17 @@ def _check(op: str, x, shape: tuple):
     return x
 
 
-class _TrailingAxesNorm(Module):
-    """The parameters LayerNorm and RMSNorm share: a per-element ``weight`` (ones) and
-    ``bias`` (zeros) of the normalised ``shape``, each None when not used, and ``eps``."""
+class LayerNorm(Module):
+    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing axes of
+    ``shape`` (the biased variance, as PyTorch's ``nn.LayerNorm``); ``weight`` starts at
+    ones and ``bias`` at zeros, each None when not used. Statistics are computed in at least
+    float32 and the result has the input's dtype (as in Equinox).
+
+    Example:
+        >>> import funcarray.nn as nn, funcarray.numpy as fnp
+        >>> nn.LayerNorm(2)(fnp.asarray([1.0, 3.0]))
+        Array([-0.999995,  0.999995], dtype=float32)
+    """
 
     weight: Array | None
     bias: Array | None
@@ -66,33 +74,16 @@ class _TrailingAxesNorm(Module):
         self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
         self.eps = float(eps)
 
-    def _normalised(self, op: str, x) -> tuple:
-        """``(x widened, the result's dtype, the normalised axes)`` after checking ``x``."""
-        x, dtype = widened(_check(op, x, self.shape))
-        return x, dtype, tuple(range(x.ndim - len(self.shape), x.ndim))
-
-
-class LayerNorm(_TrailingAxesNorm):
-    """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing axes of
-    ``shape`` (the biased variance, as PyTorch's ``nn.LayerNorm``); ``weight`` starts at
-    ones and ``bias`` at zeros, each None when not used. Statistics are computed in at least
-    float32 and the result has the input's dtype (as in Equinox).
-
-    Example:
-        >>> import funcarray.nn as nn, funcarray.numpy as fnp
-        >>> nn.LayerNorm(2)(fnp.asarray([1.0, 3.0]))
-        Array([-0.999995,  0.999995], dtype=float32)
-    """
-
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x, dtype, axes = self._normalised("LayerNorm", x)
+        x, dtype = widened(_check("LayerNorm", x, self.shape))
+        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
         mean = fnp.mean(x, axis=axes, keepdims=True)
         var = fnp.mean(fnp.square(x - mean), axis=axes, keepdims=True)
         y = (x - mean) * fnp.reciprocal(fnp.sqrt(var + self.eps))
         return _affine(y, self.weight, self.bias).astype(dtype)
 
 
-class RMSNorm(_TrailingAxesNorm):
+class RMSNorm(Module):
     """``x / sqrt(mean(x**2) + eps) * weight + bias`` over the trailing axes of ``shape``
     (root-mean-square normalisation, no centring); ``weight`` starts at ones and ``bias`` at
     zeros, each None when not used (Equinox's signature, a bias by default; PyTorch's
@@ -104,8 +95,22 @@ class RMSNorm(_TrailingAxesNorm):
         Array([1.2, 1.6], dtype=float32)
     """
 
+    weight: Array | None
+    bias: Array | None
+    shape: tuple = field(static=True)
+    eps: float = field(static=True)
+
+    def __init__(self, shape: int | Sequence[int], eps: float = 1e-5, use_weight: bool = True,
+                 use_bias: bool = True, *, dtype: DTypeLike | None = None):
+        self.shape = _shape(shape)
+        dtype = dtypes.float32 if dtype is None else dtype
+        self.weight = fnp.ones(self.shape, dtype) if use_weight else None
+        self.bias = fnp.zeros(self.shape, dtype) if use_bias else None
+        self.eps = float(eps)
+
     def __call__(self, x: ArrayLike, *, key: KeyArrayLike | None = None) -> Array:
-        x, dtype, axes = self._normalised("RMSNorm", x)
+        x, dtype = widened(_check("RMSNorm", x, self.shape))
+        axes = tuple(range(x.ndim - len(self.shape), x.ndim))
         y = x * fnp.reciprocal(fnp.sqrt(fnp.mean(fnp.square(x), axis=axes, keepdims=True)
                                         + self.eps))
         return _affine(y, self.weight, self.bias).astype(dtype)
