@@ -38,10 +38,11 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
 from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
 
-__all__ = ["host_shortcut", "GeneralPathEvalTrace", "shortcuts_run_now"]
+__all__ = ["host_shortcut", "host_value", "GeneralPathEvalTrace", "shortcuts_run_now"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,6 +55,25 @@ class GeneralPathEvalTrace(EvalTrace):
 
     def process_primitive(self, prim, args, params):
         return prim.impl(*args, **params)
+
+
+def host_value(a):
+    """The NumPy value of a concrete array, or None for anything else (a tracer, a list, a
+    NumPy array, a Python scalar: the general path converts or rejects those).
+
+    A ``DeviceArray`` (a jit output, a ``device_put`` result) reads its buffer once and keeps
+    the value, so every shortcut treats it as a host array. Shortcuts call this first, in
+    every layer, instead of testing types themselves.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> host_value(fnp.arange(3))
+        array([0, 1, 2], dtype=int32)
+        >>> host_value([0, 1, 2]) is None
+        True
+    """
+    t = type(a)
+    return a._value if t is Array or t is DeviceArray else None
 
 
 def shortcuts_run_now() -> bool:

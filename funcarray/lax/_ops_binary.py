@@ -23,7 +23,7 @@ import numpy as np
 
 from funcarray.api.arguments import convert
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -77,9 +77,16 @@ def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> _BinaryO
     def fn(x, y):
         # Two eager arrays of one accepted dtype and shape need no check (lax's special
         # functions are chains of these): ~3 us instead of ~9 us.
-        if type(x) is Array and type(y) is Array:
+        tx, ty = type(x), type(y)
+        if tx is Array and ty is Array:
             xv, yv = x._value, y._value
             if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
+                return prim.bind(x, y)
+        elif (tx is DeviceArray or tx is Array) and (ty is DeviceArray or ty is Array):
+            # (from the avals: reading a device array's value here would copy it to the host
+            # even when the XLA engine runs the op on the device)
+            dtype = x.dtype
+            if dtype == y.dtype and x.shape == y.shape and dtype in accepted:
                 return prim.bind(x, y)
         return prim.bind(*_operand_pair(op, x, y, kinds, equivalent))
 

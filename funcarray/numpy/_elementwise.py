@@ -36,11 +36,10 @@ from funcarray.numpy._promotion import (
     promote_args_unbroadcast,
     promote_binary,
 )
-from funcarray.numpy._shape_on_host import host_value
 from funcarray.numpy._sort_and_nonzero import nonzero_for
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable

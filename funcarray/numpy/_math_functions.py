@@ -47,9 +47,8 @@ from funcarray.numpy._elementwise import (
 )
 from funcarray.numpy._predicates_and_bits import signbit
 from funcarray.numpy._promotion import promote_args, promote_args_inexact
-from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike

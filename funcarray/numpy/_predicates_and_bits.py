@@ -33,10 +33,9 @@ from funcarray.numpy._elementwise import (
     logical_and,
 )
 from funcarray.numpy._promotion import promote_binary
-from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike

@@ -31,11 +31,10 @@ from funcarray.numpy._elementwise import (
     true_divide,
 )
 from funcarray.numpy._promotion import promote_args
-from funcarray.numpy._shape_on_host import host_value
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike

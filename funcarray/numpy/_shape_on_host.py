@@ -27,9 +27,10 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = [
-    "host_value", "host_axis", "host_axes", "host_sorted_axes", "host_dims", "host_operands",
+    "host_axis", "host_axes", "host_sorted_axes", "host_dims", "host_operands",
     "_reshape_on_host", "_ravel_on_host", "_transpose_on_host", "_permute_dims_on_host",
     "_matrix_transpose_on_host", "_moveaxis_on_host", "_swapaxes_on_host",
     "_expand_dims_on_host", "_squeeze_on_host", "_concatenate_on_host", "_concat_on_host",
@@ -76,12 +77,6 @@ def host_sorted_axes(axis, ndim: int):
         return None
     axes = host_axes(axis, ndim)
     return None if axes is None else tuple(sorted(axes))
-
-
-def host_value(a):
-    """The NumPy value of a host array (``Array``, ``DeviceArray``), or None."""
-    t = type(a)
-    return a._value if t is Array or t is DeviceArray else None
 
 
 def _host_shape(shape):
