@@ -10,6 +10,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["ShapedArray", "canonical_aval", "short_dtype_name"]
@@ -57,7 +59,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return int(math.prod(self.shape))  # (np.prod costs ~4 us per call)
 
     @classmethod
     def trusted(cls, shape: tuple, dtype: np.dtype, weak_type: bool) -> ShapedArray:

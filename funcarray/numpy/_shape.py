@@ -15,6 +15,7 @@ weak-typed. Functions that join several arrays promote them to one dtype first.
 from __future__ import annotations
 
 import builtins
+import math
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -115,7 +116,7 @@ def _resolve_shape(op: str, size: int, old_shape, shape: tuple) -> tuple:
     if len(unknown) > 1 or any(d < -1 for d in shape):
         raise op_value_error(op, f"invalid shape {shape}: give non-negative sizes and at most "
                                  f"one -1 (an inferred size)")
-    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    known = math.prod(d for d in shape if d != -1)
     if unknown:
         if known == 0 or size % known:
             raise op_value_error(op, f"cannot reshape an array of shape {tuple(old_shape)} "

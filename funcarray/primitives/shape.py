@@ -55,6 +55,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -237,7 +238,7 @@ reshape_p.lower_rule = lambda ctx, x, *, new_sizes: ctx.op("stablehlo.reshape", 
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(x, *, new_sizes):
     _check_int_tuple("reshape", "new_sizes", new_sizes)
-    if any(d < 0 for d in new_sizes) or int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    if any(d < 0 for d in new_sizes) or math.prod(new_sizes) != x.size:
         raise _error("reshape", f"cannot reshape {x.str_short()} ({x.size} elements) to "
                                 f"{tuple(new_sizes)}")
     return ShapedArray(new_sizes, x.dtype, x.weak_type)
