@@ -216,7 +216,7 @@ class LoweringContext:
     @property
     def platform(self) -> str | None:
         """The PJRT platform the module is lowered for (``"cpu"``, ``"cuda"``...), or None
-        for a backend-neutral module. Rules may ask ``lowering/runtime.py`` for a native
+        for a backend-neutral module. Rules may ask ``lowering/runtime/`` for a native
         kernel of that platform (``runtime.native_linalg``) and must otherwise emit
         portable StableHLO."""
         return self._builder.platform

@@ -26,7 +26,7 @@ operations (``bind_ops``) so that they differentiate again; ``triangular_solve``
 
 Batching: every operand takes leading batch axes, so the batch axis moves to the front.
 
-Lowering: where ``lowering/runtime.py`` offers the platform's native kernel
+Lowering: where ``lowering/runtime/`` offers the platform's native kernel
 (``runtime.native_linalg``: LAPACK ``potrf``/``getrf`` on CPU), ``cholesky`` and ``lu`` emit
 it as a ``stablehlo.custom_call`` (``emit_native_call``). Otherwise, portably:
 ``stablehlo.cholesky`` (masked to its lower triangle: XLA leaves the upper one unspecified),
