@@ -415,16 +415,19 @@ def use_mesh(builder: _Builder, mesh) -> None:
 
 
 def sharding_attribute(sharding, ndim: int) -> str:
-    """``#sdy.sharding<@mesh, [{"a"}, {}, ...]>`` for a value of rank ``ndim`` laid out as
-    funcarray NamedSharding ``sharding`` (every dimension closed: only the named axes split
-    it, as JAX writes it). The shape was checked against the sharding before lowering."""
+    """``#sdy.sharding<@mesh, [{"a"}, {}, {?}, ...]>`` for a value of rank ``ndim`` laid out
+    as funcarray NamedSharding ``sharding``: a dimension is closed (only the named axes split
+    it, as JAX writes it) unless its entry is ``P.UNCONSTRAINED``, which is open (``{?}``:
+    the partitioner chooses). The shape was checked against the sharding before lowering."""
     spec = sharding.spec
     if len(spec) > ndim:
         raise ValueError(f"Sharding {sharding!r} is only valid for values of rank at least "
                          f"{len(spec)}, but was applied to a value of rank {ndim}.")
+    open_dims = spec.unconstrained_dims()
     dims = []
     for k in range(ndim):
-        dims.append("{" + ", ".join(f'"{a}"' for a in spec.axes_of(k)) + "}")
+        dims.append("{?}" if k in open_dims else
+                    "{" + ", ".join(f'"{a}"' for a in spec.axes_of(k)) + "}")
     return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
 
 

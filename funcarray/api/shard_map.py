@@ -45,6 +45,9 @@ def _check_spec(mesh: Mesh, spec, what: str) -> PartitionSpec:
         raise NotImplementedError(f"shard_map: {what} is None; funcarray needs a "
                                   f"PartitionSpec for every argument and output (P() for a "
                                   f"replicated one)")
+    if spec.unconstrained_dims():
+        raise ValueError(f"shard_map: {what} {spec!r} holds P.UNCONSTRAINED; a shard_map "
+                         f"spec says exactly how each dimension is split (None: not split)")
     for k in range(len(spec)):
         for a in spec.axes_of(k):
             if a not in mesh.axis_names:

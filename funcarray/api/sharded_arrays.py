@@ -54,18 +54,25 @@ def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types:
                          all_devices() if devices is None else devices)
 
 
-def resolve_sharding(sharding: Any, where: str) -> Sharding | None:
+def resolve_sharding(sharding: Any, where: str, *,
+                     allow_unconstrained: bool = False) -> Sharding | None:
     """``sharding`` as a Sharding: a bare ``PartitionSpec`` means ``NamedSharding`` over the
-    mesh of ``set_mesh`` (an error without one); None stays None."""
-    if sharding is None or isinstance(sharding, Sharding):
-        return sharding
+    mesh of ``set_mesh`` (an error without one); None stays None. ``P.UNCONSTRAINED``
+    entries are refused unless ``allow_unconstrained`` (a layout to place data with, or to
+    compile a parameter or result with, leaves nothing to the partitioner), as in JAX."""
     if isinstance(sharding, PartitionSpec):
         mesh = get_mesh()
         if mesh is None:
             raise ValueError(f"{where}: the PartitionSpec {sharding!r} needs a mesh: pass "
                              f"NamedSharding(mesh, spec), or set one with "
                              f"funcarray.set_mesh(mesh)")
-        return NamedSharding(mesh, sharding)
+        sharding = NamedSharding(mesh, sharding)
+    if sharding is None or isinstance(sharding, Sharding):
+        if (not allow_unconstrained and isinstance(sharding, NamedSharding)
+                and sharding.spec.unconstrained_dims()):
+            raise ValueError(f"Unconstrained dims are not allowed when passed to {where}: "
+                             f"{sharding!r}")
+        return sharding
     raise TypeError(f"{where}: expected a Sharding (funcarray.sharding.NamedSharding, "
                     f"SingleDeviceSharding) or a PartitionSpec, got {type(sharding).__name__} "
                     f"{sharding!r}")

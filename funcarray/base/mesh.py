@@ -188,11 +188,27 @@ def _axis_types(axis_types, n: int, default: AxisType, where: str) -> tuple:
     return axis_types
 
 
+class _Unconstrained:
+    """The spec entry ``PartitionSpec.UNCONSTRAINED`` (one object, as JAX's)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNCONSTRAINED"
+
+    def __reduce__(self) -> str:
+        return "UNCONSTRAINED"  # (pickled by name: unpickling gives this same object)
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
 class PartitionSpec:
     """How each dimension of an array is split over mesh axes (``jax.sharding.PartitionSpec``,
-    also ``funcarray.P``): one entry per leading dimension, None (not split), an axis name, or
-    a tuple of axis names (split over their product, the first the major one). Dimensions
-    past the last entry are not split.
+    also ``funcarray.P``): one entry per leading dimension, None (not split), an axis name, a
+    tuple of axis names (split over their product, the first the major one), or
+    ``P.UNCONSTRAINED`` (the partitioner chooses: only in ``lax.with_sharding_constraint``, on
+    a mesh with ``Auto`` axes). Dimensions past the last entry are not split.
 
     Example:
         >>> from funcarray.sharding import PartitionSpec as P
@@ -202,17 +218,18 @@ class PartitionSpec:
     """
 
     __slots__ = ("_parts",)
+    UNCONSTRAINED = UNCONSTRAINED
 
     def __init__(self, *partitions: Any) -> None:
         parts = []
         for p in partitions:
-            if p is None or isinstance(p, str):
+            if p is None or p is UNCONSTRAINED or isinstance(p, str):
                 parts.append(p)
             elif isinstance(p, (tuple, list)):
                 parts.append(tuple(_check_name(n, "PartitionSpec") for n in p))
             else:
-                raise TypeError(f"PartitionSpec: each entry is None, a mesh axis name or a "
-                                f"tuple of them, got {p!r}")
+                raise TypeError(f"PartitionSpec: each entry is None, a mesh axis name, a "
+                                f"tuple of them or P.UNCONSTRAINED, got {p!r}")
         self._parts = tuple(parts)
 
     def __len__(self) -> int:
@@ -236,10 +253,15 @@ class PartitionSpec:
 
     def axes_of(self, dim: int) -> tuple[str, ...]:
         """The mesh axes dimension ``dim`` is split over (empty: not split)."""
-        if dim >= len(self._parts) or self._parts[dim] is None:
+        if dim >= len(self._parts) or self._parts[dim] is None \
+                or self._parts[dim] is UNCONSTRAINED:
             return ()
         p = self._parts[dim]
         return (p,) if isinstance(p, str) else p
+
+    def unconstrained_dims(self) -> tuple[int, ...]:
+        """The dimensions whose entry is ``P.UNCONSTRAINED``."""
+        return tuple(k for k, p in enumerate(self._parts) if p is UNCONSTRAINED)
 
     def normalized(self) -> tuple:
         """The entries as tuples of axis names, trailing unsplit dimensions dropped (two specs

@@ -146,7 +146,7 @@ class NamedSharding(Sharding):
     __slots__ = ("_mesh", "_spec", "_memory_kind", "_key")
 
     def __init__(self, mesh: Any, spec: Any, *, memory_kind: str | None = None) -> None:
-        from funcarray.base.mesh import Mesh, PartitionSpec
+        from funcarray.base.mesh import AxisType, Mesh, PartitionSpec
 
         if not isinstance(mesh, Mesh):
             raise TypeError(f"NamedSharding: expected a Mesh, got {type(mesh).__name__}")
@@ -170,8 +170,13 @@ class NamedSharding(Sharding):
                         f"to at most one positional dimension, but {spec!r} has duplicate "
                         f"entries for `{name}`")
                 seen.add(name)
+        open_dims = spec.unconstrained_dims()
+        if open_dims and AxisType.Auto not in mesh.axis_types:
+            raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh "
+                             f"axis_types are `Auto`. Got mesh axis_types: "
+                             f"{mesh.axis_types}")
         self._mesh, self._spec, self._memory_kind = mesh, spec, memory_kind
-        self._key = (mesh, spec.normalized(), memory_kind)
+        self._key = (mesh, spec.normalized(), memory_kind, open_dims)
 
     @property
     def mesh(self):

@@ -203,7 +203,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     out = []
     for leaf, sharding in zip(leaves, per_leaf):
         leaf = asarray_arg(where, leaf)
-        sharding = resolve_sharding(sharding, where)
+        sharding = resolve_sharding(sharding, where, allow_unconstrained=True)
         if isinstance(sharding, NamedSharding):
             mesh = sharding.mesh
             for axes in sharding.spec.normalized():

@@ -2,7 +2,8 @@
 
 ``sharding_constraint(x, sharding=NamedSharding)`` is the identity on values that asks XLA's
 partitioner to lay ``x`` out as ``sharding`` at this point of a jitted computation.
-Eager: ``x`` placed with that sharding (split over the mesh's devices, as JAX does);
+Eager: ``x`` placed with that sharding (split over the mesh's devices, as JAX does; a
+``P.UNCONSTRAINED`` dimension keeps ``x``'s split where it fits);
 JVP: linear, the tangent is constrained the same way; transpose: the cotangent is;
 batching: the batch axis is not split (a None is inserted into the spec at it), or split
 over ``vmap(spmd_axis_name=)``'s mesh axes; lowering: Shardy's ``sdy.sharding_constraint``
@@ -34,9 +35,30 @@ __all__ = ["sharding_constraint_p"]
 sharding_constraint_p = Primitive("sharding_constraint")
 
 
+def _eager_layout(x, sharding: NamedSharding) -> NamedSharding:
+    """``sharding`` with its ``P.UNCONSTRAINED`` dimensions decided as XLA's partitioner
+    decides them for one op: split as ``x`` already is along them, when that fits the rest
+    of the spec, else not split."""
+    open_dims = sharding.spec.unconstrained_dims()
+    if not open_dims:
+        return sharding
+    have = placement_of(x)
+    same_mesh = isinstance(have, NamedSharding) and have.mesh == sharding.mesh
+    parts = list(sharding.spec)
+    for k in open_dims:
+        parts[k] = have.spec[k] if same_mesh and k < len(have.spec) else None
+    try:
+        return NamedSharding(sharding.mesh, PartitionSpec(*parts),
+                             memory_kind=sharding.memory_kind)
+    except ValueError:  # (x's axes are taken by another dimension of the spec)
+        parts = [None if k in open_dims else p for k, p in enumerate(parts)]
+        return NamedSharding(sharding.mesh, PartitionSpec(*parts),
+                             memory_kind=sharding.memory_kind)
+
+
 @sharding_constraint_p.def_impl
 def _impl(x, *, sharding):
-    placement = canonical_sharding(sharding)
+    placement = canonical_sharding(_eager_layout(x, sharding))
     if placement_of(x) is placement:
         return x
     placement.check_shape(tuple(x.shape))

@@ -27,7 +27,7 @@ def test_partition_spec_matches_jax(parts):
 
 
 def test_partition_spec_rejects_other_entries():
-    with pytest.raises(TypeError, match="mesh axis name or a tuple"):
+    with pytest.raises(TypeError, match="a mesh axis name, a tuple of them or P.UNCONSTRAINED"):
         P(1)
     with pytest.raises(TypeError, match="mesh axis names are strings"):
         P(("x", 2))

@@ -193,6 +193,45 @@ def check_with_sharding_constraint_matches_jax():
     assert y.sharding.spec in (P(None, "b"),) and np.asarray(y).shape == (3, 8)
 
 
+def check_unconstrained_dims_match_jax():
+    import pickle
+
+    mesh, jmesh = _meshes()
+    x = np.random.default_rng(2).standard_normal((8, 16)).astype(np.float32)
+    spec = P(P.UNCONSTRAINED, "b")
+    assert repr(spec) == "P(UNCONSTRAINED, 'b')" and spec.unconstrained_dims() == (0,)
+    assert pickle.loads(pickle.dumps(spec)) == spec and spec != P(None, "b")
+    s, js = NamedSharding(mesh, spec), JNamedSharding(jmesh, JP(JP.UNCONSTRAINED, "b"))
+    for placed, jplaced in [(x, x), _pair(mesh, jmesh, P("a"))]:
+        if isinstance(placed, NamedSharding):  # an input already split along dimension 0
+            placed, jplaced = fa.device_put(x, placed), jax.device_put(x, jplaced)
+        f = fa.jit(lambda v: lax.with_sharding_constraint(v * 2, s) + 1)
+        jf = jax.jit(lambda v: jax.lax.with_sharding_constraint(v * 2, js) + 1)
+        y, jy = f(placed), jf(jplaced)
+        np.testing.assert_allclose(np.asarray(y), np.asarray(jy), rtol=1e-6)
+        _same_layout(y.sharding, jy.sharding, 2)
+        assert '[{?}, {"b"}]' in f.lower(placed).as_text()
+    # eagerly, the open dimension keeps the input's split where it fits
+    split_rows = fa.device_put(x, NamedSharding(mesh, P("a")))
+    assert lax.with_sharding_constraint(split_rows, s).sharding.spec == P("a", "b")
+    assert lax.with_sharding_constraint(x, s).sharding.spec == P(None, "b")
+    clash = NamedSharding(mesh, P(P.UNCONSTRAINED, "a"))  # "a" is taken by dimension 1
+    assert lax.with_sharding_constraint(split_rows, clash).sharding.spec == P(None, "a")
+    # where a layout must be complete, as in jax
+    for call in [lambda: fa.jit(lambda v: v, in_shardings=s)(x),
+                 lambda: fa.jit(lambda v: v, out_shardings=s)(x),
+                 lambda: fa.device_put(x, s)]:
+        with pytest.raises(ValueError, match="Unconstrained dims are not allowed"):
+            call()
+    # (jax 0.10.2's device_put fails there with a KeyError: UNCONSTRAINED from inside jax)
+    with pytest.raises(ValueError, match="cannot contain `P.UNCONSTRAINED`"):
+        NamedSharding(fa.make_mesh((2, 4), ("a", "b")), spec)
+    with pytest.raises(ValueError, match="cannot contain `P.UNCONSTRAINED`"):
+        JNamedSharding(jax.make_mesh((2, 4), ("a", "b")), JP(JP.UNCONSTRAINED, "b"))
+    with pytest.raises(ValueError, match="P.UNCONSTRAINED"):
+        fa.shard_map(lambda v: v, mesh=mesh, in_specs=spec, out_specs=P())(x)
+
+
 def _mlp(np_, params, x):
     (w1, b1), (w2, b2) = params
     h = np_.tanh(x @ w1 + b1)

@@ -6,7 +6,7 @@ from multi_device import check_tests
 _NAMES = ["check_in_out_shardings_match_jax", "check_sharded_arguments_are_partitioned_that_way",
           "check_mixed_placements_and_single_device_results",
           "check_dispatch_cache_and_fast_path", "check_pytree_prefix_shardings",
-          "check_with_sharding_constraint_matches_jax",
+          "check_with_sharding_constraint_matches_jax", "check_unconstrained_dims_match_jax",
           "check_data_parallel_mlp_equals_single_device",
           "check_tensor_parallel_mlp_equals_single_device",
           "check_errors_for_shardings_that_do_not_fit",
