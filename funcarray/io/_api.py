@@ -366,7 +366,8 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
 @api_boundary
 def load_metadata(path: _Path) -> dict[str, str]:
     """The metadata dict of strings saved with ``save(..., metadata=...)`` (or by another
-    safetensors writer, such as ``{"format": "pt"}``).
+    safetensors writer, such as ``{"format": "pt"}``); for a checkpoint saved one file per
+    process, the metadata its index holds.
 
     Example:
         >>> import os, tempfile
@@ -378,6 +379,8 @@ def load_metadata(path: _Path) -> dict[str, str]:
     """
     op = "funcarray.io.load_metadata"
     path = os.fspath(path)
+    if not os.path.exists(path) and os.path.exists(_per_process.index_path(path)):
+        return dict(_per_process.read_index(op, path)["metadata"])  # (saved per process)
     if _format(op, path) == "npz":
         return dict(_npz.read(op, path, repr(path))[1])
     with open(path, "rb") as file:

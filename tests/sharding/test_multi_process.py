@@ -117,6 +117,7 @@ def test_checkpoint_of_arrays_split_across_processes(outputs, folder):
     np.testing.assert_array_equal(np.asarray(loaded["x"]), rows.astype(np.float32))
     np.testing.assert_array_equal(np.asarray(loaded["w"]), outputs[0]["step_w"])
     assert int(loaded["step"]) == 3
+    assert fio.load_metadata(os.path.join(folder, "params.safetensors")) == {"step": "3"}
     assert fio.load(os.path.join(folder, "params.process1-of-2.safetensors"), flat=True)
 
 
