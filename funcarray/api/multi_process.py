@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from funcarray.api.cluster_environments import CLUSTER_NAMES, detect_cluster
 from funcarray.api.sharded_arrays import resolve_sharding
 from funcarray.base.array import device_array
 from funcarray.base.avals import ShapedArray, canonical_aval
@@ -33,8 +34,9 @@ from funcarray.lowering.devices import local_devices, process_count, runtime_dev
 __all__ = ["initialize", "shutdown", "is_initialized", "make_array_from_process_local_data"]
 
 
-def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
-               initialization_timeout: int = 300) -> None:
+def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
+               process_id: int | None = None, *, initialization_timeout: int = 300,
+               cluster_detection_method: str | None = None) -> None:
     """Make this process one of ``num_processes`` acting as one job, as
     ``jax.distributed.initialize``: process 0 serves the coordination service at
     ``coordinator_address`` (``"host:port"``), every process connects to it (waiting up to
@@ -42,15 +44,36 @@ def initialize(coordinator_address: str, num_processes: int, process_id: int, *,
     every process's devices, ``local_devices()`` this process's, and a mesh over all of them
     runs jit with collectives between the processes.
 
-    Call it first, before anything that uses jaxlib (a jit call, a device array,
-    ``funcarray.devices()``): the XLA client is made once per process. Arguments are
-    required (jax also detects them on managed clusters: SLURM, MPI, TPU pods).
+    Arguments left out are read from the cluster the process was started by, as jax does:
+    SLURM (``srun``) or Open MPI (``mpirun``), or the one ``cluster_detection_method``
+    names (``"slurm"``, ``"ompi"``); ``JAX_COORDINATOR_ADDRESS`` and
+    ``JAX_COORDINATOR_PORT`` override the address (``api/cluster_environments.py``).
 
-    Example (two processes, one on each of two terminals)::
+    Call it first, before anything that uses jaxlib (a jit call, a device array,
+    ``funcarray.devices()``): the XLA client is made once per process.
+
+    Example (two processes, one on each of two terminals; or ``fa.distributed.initialize()``
+    in each task of ``srun -n 2``)::
 
         fa.distributed.initialize("127.0.0.1:1234", num_processes=2, process_id=0)
         fa.distributed.initialize("127.0.0.1:1234", num_processes=2, process_id=1)
     """
+    if None in (coordinator_address, num_processes, process_id) \
+            or cluster_detection_method is not None:
+        found = detect_cluster(cluster_detection_method)
+        if found is not None:
+            _, address, count, index = found
+            coordinator_address = address if coordinator_address is None else coordinator_address
+            num_processes = count if num_processes is None else num_processes
+            process_id = index if process_id is None else process_id
+        missing = [name for name, value in (("coordinator_address", coordinator_address),
+                                            ("num_processes", num_processes),
+                                            ("process_id", process_id)) if value is None]
+        if missing:
+            raise ValueError(f"distributed.initialize: {', '.join(missing)} not given, and "
+                             f"this process was not started by a cluster funcarray recognises "
+                             f"({', '.join(CLUSTER_NAMES)}); pass coordinator_address="
+                             f"'host:port', num_processes= and process_id=")
     if not isinstance(num_processes, int) or num_processes < 1:
         raise ValueError(f"distributed.initialize: num_processes must be a positive int, got "
                          f"{num_processes!r}")

@@ -29,8 +29,11 @@ def loss(w, x, y):
 
 
 def main(port: str, pid: int, folder: str) -> None:
-    fa.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=pid,
-                              initialization_timeout=60)
+    if "SLURM_PROCID" in os.environ:  # started as srun starts a task: nothing to pass
+        fa.distributed.initialize(initialization_timeout=60)
+    else:
+        fa.distributed.initialize(f"127.0.0.1:{port}", num_processes=2, process_id=pid,
+                                  initialization_timeout=60)
     out = {"process_index": fa.process_index(), "process_count": fa.process_count(),
            "devices": [d.id for d in fa.devices()],
            "local_devices": [d.id for d in fa.local_devices()],

@@ -1,7 +1,8 @@
 """Two processes on loopback acting as one 4-device job (funcarray.distributed): the
 coordination service's key-value store, a global array from each process's rows, a global
 sum under jit, a shard_map psum across the processes, and one data-parallel training step,
-checked against NumPy. The test starts both processes (multi_process_worker.py) on
+checked against NumPy. Process 1 finds its place in the job from SLURM's environment
+variables (distributed.initialize() without arguments). The test starts both processes (multi_process_worker.py) on
 127.0.0.1 with a free port and kills them if they are not done within a bounded time."""
 
 import json
@@ -34,7 +35,12 @@ def folder(tmp_path_factory):
 def outputs(folder):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "PYTHONPATH")}
-    children = [subprocess.Popen([sys.executable, _WORKER, str(port), str(pid), folder], env=env,
+    # Process 1 is told its place as SLURM's srun tells it (initialize() reads it: no
+    # arguments), process 0 by arguments.
+    slurm = {"SLURM_JOB_ID": "4242", "SLURM_STEP_NODELIST": "127.0.0.1", "SLURM_NTASKS": "2",
+             "SLURM_PROCID": "1", "SLURM_LOCALID": "0", "JAX_COORDINATOR_PORT": str(port)}
+    children = [subprocess.Popen([sys.executable, _WORKER, str(port), str(pid), folder],
+                                 env=env if pid == 0 else {**env, **slurm},
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for pid in (0, 1)]
     deadline = time.monotonic() + _TIMEOUT_S
