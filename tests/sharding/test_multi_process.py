@@ -2,8 +2,9 @@
 coordination service's key-value store, a global array from each process's rows, a global
 sum under jit, a shard_map psum across the processes, and one data-parallel training step,
 checked against NumPy. Process 1 finds its place in the job from SLURM's environment
-variables (distributed.initialize() without arguments). The test starts both processes (multi_process_worker.py) on
-127.0.0.1 with a free port and kills them if they are not done within a bounded time."""
+variables (distributed.initialize() without arguments). The test starts both processes
+(multi_process_worker.py) on 127.0.0.1 with a free port and kills them if they are not done
+within a bounded time."""
 
 import json
 import os
