@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from funcarray.api.cluster_environments import CLUSTER_NAMES, detect_cluster
-from funcarray.api.sharded_arrays import resolve_sharding
+from funcarray.api.sharded_arrays import addressable_layout, resolve_sharding
 from funcarray.base.array import device_array
 from funcarray.base.avals import ShapedArray, canonical_aval
 from funcarray.base.sharding import NamedSharding, canonical_sharding
@@ -135,7 +135,7 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
         global_shape = _global_shape(sharding, value.shape, mine)
     shape = tuple(int(d) for d in global_shape)
     sharding.check_shape(shape)
-    layout = [(d, index) for d, index, _ in sharding.shard_layout(shape) if d in mine]
+    layout = addressable_layout(sharding, shape)
     if not layout:
         raise ValueError(f"{where}: {sharding!r} places nothing on this process's devices")
     box = _box(layout, shape)

@@ -33,9 +33,10 @@ from funcarray.base.sharding import (
 )
 from funcarray.lowering import runtime
 from funcarray.lowering.devices import devices as all_devices
-from funcarray.lowering.devices import runtime_device
+from funcarray.lowering.devices import local_devices, runtime_device
 
 __all__ = ["make_mesh", "resolve_sharding", "put_sharded", "make_array_from_callback",
+           "addressable_layout",
            "make_array_from_single_device_arrays"]
 
 
@@ -110,9 +111,17 @@ def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
                                      next(iter(sharding.device_set)), "make_array_from_callback")])
     sharding.check_shape(shape)
     block = sharding.shard_shape(shape)
+    # (in a job of several processes, each calls back for its own devices' blocks only)
     pieces = [_piece(data_callback(index), block, dtype, device, "make_array_from_callback")
-              for device, index, _ in sharding.shard_layout(shape)]
+              for device, index in addressable_layout(sharding, shape)]
     return make_array_from_single_device_arrays(shape, sharding, pieces)
+
+
+def addressable_layout(sharding: NamedSharding, shape: tuple) -> list:
+    """``[(device, index), ...]`` of the blocks of a ``shape`` array laid out as
+    ``sharding`` that this process's devices hold (all of them in a job of one process)."""
+    mine = set(local_devices(backend=sharding.mesh.flat_devices[0].platform))
+    return [(d, index) for d, index, _ in sharding.shard_layout(shape) if d in mine]
 
 
 def _piece(data, shape, dtype, device, where):
@@ -154,10 +163,11 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
         raise TypeError(f"{where}: expected a NamedSharding, got {type(sharding).__name__}")
     sharding.check_shape(shape)
     block = sharding.shard_shape(shape)
-    layout = sharding.shard_layout(shape)
+    layout = addressable_layout(sharding, shape)  # (another process gives its own blocks)
     if len(arrays) != len(layout):
-        raise ValueError(f"{where}: {sharding!r} places the array on {len(layout)} devices, "
-                         f"but {len(arrays)} arrays were given (one per device)")
+        raise ValueError(f"{where}: {sharding!r} places the array on {len(layout)} devices "
+                         f"of this process, but {len(arrays)} arrays were given (one per "
+                         f"device)")
     by_device: dict = {}
     for k, a in enumerate(arrays):
         entry = getattr(a, "_buf", None)
@@ -179,13 +189,13 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
     if len(dtypes_seen) != 1:
         raise ValueError(f"{where}: the arrays have different dtypes "
                          f"{sorted(d.name for d in dtypes_seen)}")
-    missing = [d for d, _, _ in layout if d not in by_device]
+    missing = [d for d, _ in layout if d not in by_device]
     if missing:
         raise ValueError(f"{where}: no array is on {missing}, devices of {sharding!r}")
     placement = canonical_sharding(sharding)
     first = arrays[0]
     buf = runtime.assemble_sharded(shape, first.dtype, placement,
-                                   [by_device[d]._buf[1] for d, _, _ in layout])
+                                   [by_device[d]._buf[1] for d, _ in layout])
     return device_array(placement, buf,
                         canonical_aval(ShapedArray(shape, np.dtype(first.dtype),
                                                    first.weak_type)))

@@ -185,28 +185,24 @@ class _Checkpoint:
 
 
 class _Assembled:
-    """A checkpoint saved one file per process (see ``_per_process``), read whole."""
+    """A checkpoint saved one file per process (see ``_per_process``): ``read`` gives a whole
+    array, ``read_part`` the part of one a device holds (only the blocks that meet it are
+    read from the files)."""
 
-    def __init__(self, where: str, arrays: dict, metadata: dict):
-        self.where, self.metadata = where, metadata
-        self.specs = {n: (a.shape, a.dtype) for n, a in arrays.items()}
-        self.read = arrays.__getitem__
+    def __init__(self, op: str, path: str):
+        index = _per_process.read_index(op, path)
+        reader = _per_process.BlockReader(index, os.path.dirname(os.path.abspath(path)),
+                                          lambda file, key: _read_key(op, file, key))
+        self.where = repr(_per_process.index_path(path))
+        self.metadata, self.specs = index["metadata"], reader.specs
+        self.read, self.read_part = reader.whole, reader.part
 
 
-def _read_all(op: str, path: str) -> dict:
+def _read_key(op: str, path: str, key: str) -> np.ndarray:
     if _format(op, path) == "npz":
-        checkpoint = _Checkpoint(op, path)
-        return {n: checkpoint.read(n) for n in checkpoint.specs}
+        return _Checkpoint(op, path).read(key)
     with open(path, "rb") as file:
-        checkpoint = _Checkpoint(op, path, file)
-        return {n: checkpoint.read(n) for n in checkpoint.specs}
-
-
-def _assembled(op: str, path: str) -> _Assembled:
-    index = _per_process.read_index(op, path)
-    arrays = _per_process.assemble(index, os.path.dirname(os.path.abspath(path)),
-                                   lambda name: _read_all(op, name))
-    return _Assembled(repr(_per_process.index_path(path)), arrays, index["metadata"])
+        return _Checkpoint(op, path, file).read(key)
 
 
 def _describe(spec: tuple) -> str:
@@ -272,9 +268,10 @@ def _placed(op: str, checkpoint: _Checkpoint, names: list, like: Any, flat: bool
     """Each array read and placed with its sharding (``sharding`` is one placement for every
     leaf, or a pytree prefix of the result's structure). Each array goes straight from the
     file's NumPy data to its devices, one block per device: no whole-array host Array."""
+    from funcarray.api.sharded_arrays import make_array_from_callback
     from funcarray.api.transfers import device_put  # late: funcarray.api imports much
     from funcarray.base.mesh import PartitionSpec
-    from funcarray.base.sharding import Sharding
+    from funcarray.base.sharding import NamedSharding, Sharding
 
     def is_leaf(v) -> bool:
         return v is None or isinstance(v, (Sharding, PartitionSpec)) or hasattr(v, "client")
@@ -294,8 +291,19 @@ def _placed(op: str, checkpoint: _Checkpoint, names: list, like: Any, flat: bool
                                  f"loaded tree ({exc})") from None
     per_name = dict(zip(order, placements, strict=True))
     per_leaf = [per_name[n] for n in names]
-    return [_as_array(checkpoint.read(n)) if s is None else device_put(checkpoint.read(n), s)
-            for n, s in zip(names, per_leaf, strict=True)]
+    def place(name, s):
+        if s is None:
+            return _as_array(checkpoint.read(name))
+        read_part = getattr(checkpoint, "read_part", None)
+        if read_part is not None and isinstance(s, NamedSharding):
+            # (a per-process checkpoint: each device's part read on its own, so a process
+            # reads only the blocks its devices hold)
+            shape = checkpoint.specs[name][0]
+            s.check_shape(shape)
+            return make_array_from_callback(shape, s, lambda index: read_part(name, index))
+        return device_put(checkpoint.read(name), s)
+
+    return [place(n, s) for n, s in zip(names, per_leaf, strict=True)]
 
 
 @overload
@@ -356,7 +364,7 @@ def load(path: _Path, like: Any = None, *, strict: bool = True, flat: bool = Fal
     op = "funcarray.io.load"
     path = os.fspath(path)
     if not os.path.exists(path) and os.path.exists(_per_process.index_path(path)):
-        return _load(op, _assembled(op, path), like, flat, strict, sharding)
+        return _load(op, _Assembled(op, path), like, flat, strict, sharding)
     if _format(op, path) == "npz":
         return _load(op, _Checkpoint(op, path), like, flat, strict, sharding)
     with open(path, "rb") as file:

@@ -7,7 +7,8 @@ processes an array split across them cannot be gathered in one process, so every
 writes ``<stem>.process<k>-of-<n><suffix>`` (its own blocks, one replica of each, under
 the keys ``<name>/<block>``) and process 0 writes ``<path>.index.json`` once every process
 is done (the processes meet through the coordination service's key-value store). ``load``
-of ``path`` reads the index when ``path`` itself does not exist.
+of ``path`` reads the index when ``path`` itself does not exist; loaded onto a sharding,
+each process reads only the blocks that meet its own devices' parts (``BlockReader``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from funcarray.lowering import runtime
 from funcarray.lowering.devices import local_devices, process_count, process_index
 
 __all__ = ["needs_per_process", "save_per_process", "index_path", "read_index",
-           "assemble"]
+           "BlockReader"]
 
 _FORMAT = "funcarray.per-process"
 # The key-value store refuses to set a key twice, so each save's keys carry its number among
@@ -130,20 +131,44 @@ def read_index(op: str, path: str) -> dict:
     return index
 
 
-def assemble(index: dict, folder: str, read_file) -> dict:
-    """``{name: whole NumPy array}`` from the per-process files (``read_file(file_name)``
-    gives ``{key: array}``), each file read once."""
-    files: dict = {}
-    out = {}
-    for name, entry in index["arrays"].items():
-        whole = np.empty(tuple(entry["shape"]), dtype=_dtype(entry["dtype"]))
-        for block in entry["blocks"]:
-            if block["file"] not in files:
-                files[block["file"]] = read_file(os.path.join(folder, block["file"]))
-            where = tuple(slice(a, b) for a, b in block["box"])
-            whole[where] = files[block["file"]][block["key"]]
-        out[name] = whole
-    return out
+class BlockReader:
+    """The arrays of a per-process checkpoint, read from its files lazily: a whole array
+    (``whole``), or only the part of one that a box of its index covers (``part``), reading
+    just the blocks that meet it. ``read_key(file_path, key)`` reads one block; each block is
+    read at most once."""
+
+    def __init__(self, index: dict, folder: str, read_key):
+        self._arrays, self._folder, self._read_key = index["arrays"], folder, read_key
+        self._blocks: dict = {}
+        self._lock = threading.Lock()
+        self.specs = {name: (tuple(entry["shape"]), _dtype(entry["dtype"]))
+                      for name, entry in self._arrays.items()}
+
+    def _block(self, block: dict) -> np.ndarray:
+        where = (block["file"], block["key"])
+        with self._lock:
+            if where not in self._blocks:
+                self._blocks[where] = self._read_key(os.path.join(self._folder, block["file"]),
+                                                     block["key"])
+            return self._blocks[where]
+
+    def part(self, name: str, index: tuple) -> np.ndarray:
+        """The part of array ``name`` at ``index`` (a tuple of slices, as a sharding's
+        ``devices_indices_map`` gives: one per leading dimension)."""
+        shape, dtype = self.specs[name]
+        want = _box(index, shape)
+        out = np.empty(tuple(b - a for a, b in want), dtype=dtype)
+        for block in self._arrays[name]["blocks"]:
+            meet = [(max(a, c), min(b, d)) for (a, b), (c, d) in zip(want, block["box"])]
+            if any(lo >= hi for lo, hi in meet):
+                continue
+            source = tuple(slice(lo - c, hi - c) for (lo, hi), (c, _) in zip(meet, block["box"]))
+            target = tuple(slice(lo - a, hi - a) for (lo, hi), (a, _) in zip(meet, want))
+            out[target] = self._block(block)[source]
+        return out
+
+    def whole(self, name: str) -> np.ndarray:
+        return self.part(name, ())
 
 
 def _dtype(name: str) -> np.dtype:

@@ -181,7 +181,7 @@ def check_make_array_from_single_device_arrays():
     y = fa.make_array_from_single_device_arrays(x.shape, s, pieces[::-1])  # any order
     np.testing.assert_array_equal(np.asarray(y), x)
     assert y.sharding == s
-    with pytest.raises(ValueError, match="8 devices, but 7 arrays"):
+    with pytest.raises(ValueError, match="8 devices of this process, but 7 arrays"):
         fa.make_array_from_single_device_arrays(x.shape, s, pieces[:7])
     with pytest.raises(ValueError, match="two arrays are on"):
         fa.make_array_from_single_device_arrays(x.shape, s, pieces[:7] + pieces[:1])
