@@ -27,7 +27,7 @@ from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
 from funcarray.base.host_values import host_array
 from funcarray.base.lru_cache import LRUCache
-from funcarray.base.sharding import NamedSharding
+from funcarray.base.sharding import NamedSharding, canonical_sharding, on_first_multi_device_layout
 from funcarray.lowering import cache, runtime
 from funcarray.lowering.devices import default_backend, runtime_device
 from funcarray.transforms import support
@@ -39,7 +39,7 @@ __all__ = ["execute_ir", "execute_ir_numpy", "run_executable", "to_buffer", "fro
            "reshard_on_devices",
            "single_op_ir", "XlaEvalTrace", "set_eager_backend", "clear_eager_caches",
            "invalid_value", "floating_point_error", "checking_trace_class",
-           "ops_run_on_accelerator"]
+           "ops_run_on_accelerator", "MeshAwareEvalTrace", "run_on_mesh"]
 
 
 def _note_accelerator(jdev) -> None:
@@ -233,10 +233,12 @@ class XlaEvalTrace:
         jdev = None
         for a in args:
             entry = getattr(a, "_buf", None)
-            # (an array split over devices is gathered: eager ops run on one device)
-            if entry is not None and type(entry[0]) is not NamedSharding:
-                jdev = entry[0]
-                break
+            if entry is not None:
+                if type(entry[0]) is not NamedSharding:
+                    jdev = entry[0]
+                    break
+                if entry[0].num_devices > 1:  # an array over several devices: run there
+                    return run_on_mesh(prim, args, params)
         if jdev is None:
             jdev = runtime.default_device_for(config.platform or None)
         avals = tuple(a.aval for a in args)
@@ -315,6 +317,7 @@ def clear_eager_caches() -> None:
     _eager_ops.clear()
     _constant_buffers.clear()
     single_op_irs.clear()
+    _mesh_ops.clear()
 
 
 def single_op_ir(prim, avals, params):
@@ -347,17 +350,103 @@ def single_op_ir(prim, avals, params):
     return ir
 
 
+# --------------------------------------------------------------------------------------------
+# Eager ops on arrays over several devices: one SPMD single-op executable on their mesh
+# --------------------------------------------------------------------------------------------
+
+
+def _multi_device_placement(a):
+    entry = getattr(a, "_buf", None)
+    if entry is not None and type(entry[0]) is NamedSharding and entry[0].num_devices > 1:
+        return entry[0]
+    return None
+
+
+class MeshAwareEvalTrace(EvalTrace):
+    """The NumPy engine once an array lives on several devices (``eager_backend = "auto"``):
+    a primitive with such an operand runs where that operand lives (``run_on_mesh``), as in
+    JAX, and keeps a layout over the mesh; every other op runs its NumPy kernel. Host
+    shortcuts step aside (the trace is not exactly ``EvalTrace``): they would gather."""
+
+    __slots__ = ()
+
+    def process_primitive(self, prim, args, params):
+        for a in args:
+            if _multi_device_placement(a) is not None:
+                return run_on_mesh(prim, args, params)
+        return prim.impl(*args, **params)
+
+
+def run_on_mesh(prim, args, params):
+    """``prim`` applied eagerly to operands of which at least one is split or copied over the
+    devices of a mesh: compiled once (per primitive, operand types, params and layouts) as a
+    one-equation SPMD executable whose parameters keep the operands' layouts (other operands
+    copied to every device), the result's layout chosen by XLA's partitioner, as JAX's eager
+    ops do. Primitives without a lowering rule run their eager kernel (on gathered values)."""
+    if not prim.lower_rule or prim.partial_eval_rule or getattr(prim, "eager_on_host", False):
+        return prim.impl(*args, **params)
+    from funcarray.base.mesh import PartitionSpec
+
+    args = [a if isinstance(a, Array) else host_array(prim.name, a) for a in args]
+    placements = [_multi_device_placement(a) for a in args]
+    mesh = next(p.mesh for p in placements if p is not None)
+    for p in placements:
+        if p is not None and p.mesh != mesh:
+            raise ValueError(
+                f"{prim.name}: its operands lie on two meshes, {mesh} and {p.mesh}; move one "
+                f"onto the other's with funcarray.device_put(x, NamedSharding(mesh, spec))")
+    replicated = canonical_sharding(NamedSharding(mesh, PartitionSpec()))
+    in_shardings = tuple(replicated if p is None else p for p in placements)
+    avals = tuple(a.aval for a in args)
+    try:
+        key = (prim, avals, tuple(params.items()), in_shardings)
+        op = _mesh_ops.get(key)
+    except TypeError:  # an unhashable param: compile (a cache hit below) every time
+        key, op = None, None
+    if op is None:
+        ir = single_op_ir(prim, avals, params)
+        exe = cache.compile_ir(ir, shardings=(in_shardings, (None,) * len(ir.outs)))
+        op = (exe, tuple(canonical_aval(v.aval) for v in ir.outs))
+        if key is not None:
+            _mesh_ops.put(key, op)
+    exe, out_avals = op
+    bufs = [a._buf[1] if p is s else to_buffer(a, s)
+            for a, p, s in zip(args, placements, in_shardings)]
+    outs = [device_array(place, buf, aval) for buf, aval, place
+            in zip(runtime.execute_buffers(exe, bufs), out_avals, exe.out_placements)]
+    return outs if prim.multiple_results else outs[0]
+
+
+# (primitive, operand avals, params, operand layouts) -> (executable, output avals)
+_mesh_ops = LRUCache(1024)
+
+
+def _note_multi_device() -> None:
+    """The first layout over several devices was made: with ``eager_backend = "auto"`` the
+    NumPy engine becomes ``MeshAwareEvalTrace``."""
+    global _multi_device_used
+    _multi_device_used = True
+    if config.eager_backend == "auto" and _eager_trace_class is EvalTrace:
+        set_eager_backend("auto")
+
+
+_multi_device_used = False
+
+
 def set_eager_backend(name: str) -> None:
     """Make the eager trace run NumPy kernels (``"numpy"``) or XLA executables (``"xla"``);
-    ``"auto"`` starts with NumPy and switches to XLA once an accelerator holds an array.
+    ``"auto"`` starts with NumPy and switches to XLA once an accelerator holds an array;
+    once an array lives on several devices, ops on such arrays run there
+    (``MeshAwareEvalTrace``).
 
     The eager trace object is the ContextVar's default, shared by every thread; switching its
     class (rather than testing a flag on every op) keeps the NumPy path free of overhead.
     """
-    if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
-        name = "numpy"
     global _eager_trace_class
-    _eager_trace_class = _XlaEvalTrace if name == "xla" else EvalTrace
+    if name == "auto":  # NumPy kernels until an accelerator is used (_note_accelerator)
+        _eager_trace_class = MeshAwareEvalTrace if _multi_device_used else EvalTrace
+    else:
+        _eager_trace_class = _XlaEvalTrace if name == "xla" else EvalTrace
     refresh_eval_trace_class()
 
 
@@ -465,3 +554,4 @@ def checking_trace_class(base: type) -> type:
 config.subscribe(("eager_backend",), lambda name, value: set_eager_backend(value))
 config.subscribe(("debug_nans", "debug_infs", "eager_shortcuts"),
                  lambda name, value: refresh_eval_trace_class(), now=False)
+on_first_multi_device_layout(_note_multi_device)

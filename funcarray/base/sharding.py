@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from funcarray.base.array import Device
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "Shard", "placement_of",
-           "canonical_sharding"]
+           "canonical_sharding", "on_first_multi_device_layout"]
 
 # The memory kinds jaxlib's CPU and GPU devices address ("device" is the default).
 _MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
@@ -326,7 +326,34 @@ def canonical_sharding(sharding: NamedSharding) -> NamedSharding:
     if found is None:
         with _canonical_lock:
             found = _canonical.setdefault(sharding, sharding)
+        if found.num_devices > 1 and _multi_device_listeners:
+            _notify_multi_device()
     return found
+
+
+# Called once, when the first layout over several devices is made (an array about to be
+# split or copied over them): the eager engine then starts running ops on such arrays where
+# they live (``lowering/executor.py``), while a program on one device never pays for it.
+_multi_device_listeners: list = []
+
+
+def on_first_multi_device_layout(listener) -> None:
+    """Call ``listener()`` when the first layout over several devices is made (at once if
+    one already was), then never again."""
+    with _canonical_lock:
+        seen = any(s.num_devices > 1 for s in _canonical)
+        if not seen:
+            _multi_device_listeners.append(listener)
+    if seen:
+        listener()
+
+
+def _notify_multi_device() -> None:
+    with _canonical_lock:
+        listeners = list(_multi_device_listeners)
+        _multi_device_listeners.clear()
+    for listener in listeners:
+        listener()
 
 
 def placement_of(x: Any) -> NamedSharding | None:

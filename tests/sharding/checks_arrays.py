@@ -141,19 +141,57 @@ def check_resharding_keeps_values():
     assert y.sharding.spec == P("a", "b")  # moving a copy never re-places the original
 
 
-def check_eager_ops_on_sharded_arrays_gather():
-    mesh, _ = _meshes()
-    x = np.arange(32.0).reshape(8, 4)
+def _eager_programs(np_, lax_):
+    """Eager ops on an (8, 4) array: each function of (x, w) gives one result."""
+    return [
+        lambda x, w: x * 2 + 1,
+        lambda x, w: np_.sin(x) - x,
+        lambda x, w: x.sum(axis=0),
+        lambda x, w: x.sum(),
+        lambda x, w: x @ w,
+        lambda x, w: x[0],
+        lambda x, w: x.T,
+        lambda x, w: np_.concatenate([x, x]),
+        lambda x, w: lax_.cumsum(x, axis=0),
+        lambda x, w: x.reshape(4, 8),
+    ]
+
+
+def check_eager_ops_keep_shardings_like_jax():
+    mesh, jmesh = _meshes()
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    for spec in [P("a", "b"), P("b"), P(None, "a"), P()]:
+        y = fa.device_put(x, NamedSharding(mesh, spec))
+        jy = jax.device_put(x, JNamedSharding(jmesh, _jspec(spec)))
+        for f, jf in zip(_eager_programs(fa.numpy, fa.lax),
+                         _eager_programs(jax.numpy, jax.lax)):
+            out, jout = f(y, w), jf(jy, w)
+            np.testing.assert_allclose(np.asarray(out), np.asarray(jout), rtol=1e-6)
+            assert isinstance(out.sharding, NamedSharding), (spec, out.sharding)
+            assert out.sharding.mesh == mesh
+            jspec = tuple(jout.sharding.spec) + (None,) * (out.ndim - len(jout.sharding.spec))
+            mine = tuple(out.sharding.spec) + (None,) * (out.ndim - len(out.sharding.spec))
+            assert mine == jspec, (spec, out.sharding.spec, jout.sharding.spec)
+    # a host array or a one-device array beside a split one is copied to every device
     y = fa.device_put(x, NamedSharding(mesh, P("a")))
-    np.testing.assert_array_equal(np.asarray(fa.numpy.sin(y) + y), np.sin(x) + x)
-    assert y.sum() == x.sum()
-    fa.config.update("eager_backend", "xla")  # the XLA eager engine gathers them too
-    try:
-        z = fa.device_put(x, NamedSharding(mesh, P("b")))
-        np.testing.assert_allclose(np.asarray(fa.numpy.sin(z) * y), np.sin(x) * x)
-        assert z.sharding.spec == P("b")  # the operand keeps its own buffer and sharding
-    finally:
-        fa.config.update("eager_backend", "auto")
+    assert (y + fa.numpy.ones(4)).sharding.spec == P("a")
+    assert (fa.device_put(x, fa.devices()[5]) * y).sharding.spec == P("a")
+    # arrays on two meshes: a clear error
+    other = fa.make_mesh((8,), ("c",), (AxisType.Auto,))
+    z = fa.device_put(x, NamedSharding(other, P("c")))
+    with pytest.raises(ValueError, match="lie on two meshes"):
+        y + z
+    # the NumPy engine chosen explicitly, and the XLA engine, still compute the same values
+    for engine in ("numpy", "xla"):
+        fa.config.update("eager_backend", engine)
+        try:
+            got = fa.numpy.sin(y) * y
+            np.testing.assert_allclose(np.asarray(got), np.sin(x) * x, rtol=1e-6)
+            assert (engine == "numpy") == (got.sharding.num_devices == 1)
+            assert y.sharding.spec == P("a")  # the operand keeps its own buffer and sharding
+        finally:
+            fa.config.update("eager_backend", "auto")
 
 
 def check_make_array_from_callback_like_jax():
