@@ -38,6 +38,15 @@ from funcarray.numpy._creation import arange, array, asarray, full, ones, zeros,
 from funcarray.numpy._elementwise import clip, where
 from funcarray.numpy._index_tricks import indices as _indices
 from funcarray.numpy._index_tricks import unravel_index
+from funcarray.numpy._manipulation_on_host import (
+    _choose_on_host,
+    _fill_diagonal_on_host,
+    _insert_on_host,
+    _put_along_axis_on_host,
+    _resize_on_host,
+    _rollaxis_on_host,
+    _unstack_on_host,
+)
 from funcarray.numpy._rearranging import tile
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import (
@@ -124,6 +133,7 @@ def block(arrays: ArrayLike | Sequence[Any]) -> Array:
     return _block("block", arrays)[0]
 
 
+@host_shortcut(_resize_on_host)
 def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     """An array of ``new_shape`` filled with the elements of ``a`` in order, repeated as often
     as needed (zeros when ``a`` is empty).
@@ -147,6 +157,7 @@ def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     return reshape(_tile_to_size(flat, size), new_shape)
 
 
+@host_shortcut(_rollaxis_on_host)
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """Move ``axis`` so that it comes before position ``start`` (NumPy's older form of
     ``moveaxis``).
@@ -211,6 +222,7 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Axis = None) -> Array:
     return filt[tuple(index)]
 
 
+@host_shortcut(_unstack_on_host)
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``stack``).
 
@@ -242,6 +254,7 @@ def _along(axis, index):
     return (slice(None),) * axis + (index,)
 
 
+@host_shortcut(_insert_on_host)
 def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` inserted before the positions ``obj`` (an int, a 1-D integer
     array or a slice) along ``axis`` (the flattened array when None). ``obj`` may be traced;
@@ -458,6 +471,7 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
     return reshape(out, x.shape)
 
 
+@host_shortcut(_choose_on_host)
 def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
            ) -> Array:
     """Elementwise, ``choices[a]``: the entry of choice array number ``a`` (all broadcast
@@ -579,6 +593,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
     return a.at[unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
 
 
+@host_shortcut(_put_along_axis_on_host)
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
                    inplace: bool = True, *, mode: str | None = None) -> Array:
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
@@ -621,6 +636,7 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     return reshape(arr.at[tuple(index)].set(values, mode=mode), shape)
 
 
+@host_shortcut(_fill_diagonal_on_host)
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
                   ) -> Array:
     """``a`` with its main diagonal set to ``val`` (a scalar, or values cycled along the
