@@ -523,7 +523,29 @@ def _host_operand(op, x):
     t = type(x)
     if t is Array or t is DeviceArray:
         return x
+    if (t is list or t is tuple) and x and all(
+            type(e) is int and -2**31 <= e < 2**31 for e in x):
+        return Array(np.asarray(x, np.int32))  # (what asarray_arg makes of it, directly)
     return asarray_arg(op, x) if t is list or t is tuple else None
+
+
+_DOUBLE_ROUNDED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _host_values(op, v, dtype, weak):
+    """The NumPy value of ``convert_arg(op, v, dtype, weak)``. A list of Python floats is
+    rounded once from double precision either way: to float32 or float64 directly."""
+    t = type(v)
+    if (t is list or t is tuple) and v and dtype in _DOUBLE_ROUNDED and all(
+            type(e) is float for e in v):
+        return np.asarray(v, dtype)
+    return convert_arg(op, v, dtype, weak)._value
+
+
+def _distinct(positions) -> bool:
+    if positions.size <= 16:  # (np.unique costs a few us even for two positions)
+        return len(set(positions.tolist())) == positions.size
+    return np.unique(positions).size == positions.size
 
 
 def _put_on_host(a, ind, v, mode=None, *, inplace=True):
@@ -540,7 +562,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
     value, positions = a._value, ind._value.ravel()
     if positions.dtype.kind not in "iu" or not value.size or not positions.size:
         return NotImplemented
-    values = convert_arg("put", v, value.dtype, a._weak)._value.ravel()
+    values = _host_values("put", v, value.dtype, a._weak).ravel()
     if not values.size:
         return NotImplemented
     size = value.size
@@ -550,7 +572,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
         positions = np.mod(positions, size)
     elif positions.min() < 0 or positions.max() >= size:
         return NotImplemented
-    if np.unique(positions).size != positions.size:
+    if not _distinct(positions):
         return NotImplemented
     out = value.copy()
     np.put(out, positions, values)
@@ -677,7 +699,7 @@ def _place_on_host(arr, mask, vals, *, inplace=True):
     value, which = arr._value, mask._value
     if value.size != which.size or not value.size:
         return NotImplemented
-    values = convert_arg("place", vals, value.dtype, arr._weak)._value.ravel()
+    values = _host_values("place", vals, value.dtype, arr._weak).ravel()
     if not values.size:
         return NotImplemented
     out = value.copy()

@@ -143,7 +143,8 @@ def _insert_on_host(arr, obj, values, axis=None):
 
 
 def _choose_on_host(a, choices, out=None, mode="raise"):
-    index = host_value(a)
+    # (only the index values matter: a NumPy index array or scalar is taken as it is)
+    index = np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else host_value(a)
     if index is None or out is not None or index.dtype.kind not in "iu" or not (
             isinstance(choices, (list, tuple)) and 0 < len(choices) <= 32):
         return NotImplemented
@@ -180,19 +181,22 @@ def _put_along_axis_on_host(arr, indices, values, axis, inplace=True, *, mode=No
     if any(i != v for d, (i, v) in enumerate(zip(index.shape, value.shape)) if d != axis):
         return NotImplemented  # (the general path writes only the lanes that indices span)
     n = value.shape[axis]
-    if index.min() < -n or index.max() >= n:
+    low = index.min()
+    if low < -n or index.max() >= n:
         return NotImplemented
     vals = _values_like(values, value, arr._weak)
     if vals is None:
         return NotImplemented
-    vals = np.broadcast_to(vals, index.shape)
-    positions = np.where(index < 0, index + n, index) if index.dtype.kind == "i" else index
+    positions = np.where(index < 0, index + n, index) if low < 0 else index
     # Distinct positions along the axis in each lane: the writes do not overlap.
-    ordered = np.sort(positions, axis=axis)
-    if positions.shape[axis] > 1 and (np.diff(ordered, axis=axis) == 0).any():
+    if positions.shape[axis] > 1 and (
+            np.diff(np.sort(positions, axis=axis), axis=axis) == 0).any():
         return NotImplemented
+    lanes = [np.arange(d).reshape([-1 if e == k else 1 for e in range(index.ndim)])
+             for k, d in enumerate(index.shape)]
+    lanes[axis] = positions
     out = value.copy()
-    np.put_along_axis(out, positions, vals, axis)
+    out[tuple(lanes)] = np.broadcast_to(vals, index.shape)
     return Array(out, arr._weak)
 
 
