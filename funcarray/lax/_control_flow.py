@@ -29,7 +29,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._branches import cond
 from funcarray.lax._common import (
@@ -97,6 +97,8 @@ def _fix_carry(what, body_name, carry, out_avals, carry_tree):
 
 def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
     leaves, tree = fa_tree.flatten(after)
+    if tree == carry_tree and _same_array_types(before, leaves):
+        return
     if tree != carry_tree:
         raise TypeError(f"{what}: {body_name} must return a carry of the same pytree "
                         f"structure as its input, got {tree} for {carry_tree}")
@@ -106,6 +108,18 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
             # (paths are built only here: this check runs at every eager iteration)
             raise _carry_error(what, body_name, _paths(carry_tree)[i], x.aval.str_short(),
                                y.aval.str_short())
+
+
+def _same_array_types(before, leaves) -> bool:
+    """Whether every leaf is an Array of its carry's shape and dtype (or any dtype, for a
+    weak carry): the common case of the check above, run at every eager iteration."""
+    for x, y in zip(before, leaves):
+        if type(y) is not Array or type(x) not in _CONCRETE:
+            return False
+        vy = y._value
+        if x.shape != vy.shape or (x.dtype != vy.dtype and not x._weak):
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,7 +174,7 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
             new = body_fun(val)
             _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
             val, steps = new, steps + 1
-        return _arrays("while_loop", val)
+        return val if type(val) in _CONCRETE else _arrays("while_loop", val)
     if max_steps is not None:
         return _bounded_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps)
     return fa_tree.unflatten(carry_tree, _staged_while(cond_fun, body_fun, leaves, carry_tree))
@@ -205,6 +219,10 @@ def _checked_pred(pred):
 
 
 def _eager_pred(pred) -> bool:
+    if type(pred) is Array:
+        value = pred._value
+        if value.dtype == np.bool_ and not value.shape:
+            return bool(value)
     return bool(np.asarray(_checked_pred(pred)._value))
 
 
@@ -244,6 +262,16 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
+def _eager_fori(lower, upper, dtype, body_fun, init_val):
+    val = init_val if type(init_val) in _CONCRETE else _arrays("fori_loop", init_val)
+    for i in range(lower, upper):
+        val = body_fun(Array(np.asarray(i, dtype)), val)
+    return val if type(val) in _CONCRETE else _arrays("fori_loop", val)
+
+
+_CONCRETE = (Array, DeviceArray)
+
+
 @overload
 def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, Array], ArrayLike],
               init_val: ArrayLike, *, unroll: int | bool | None = None) -> Array: ...
@@ -267,6 +295,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         (Array(8., dtype=float32), Array(12., dtype=float32))
     """
     _check_callable("fori_loop", "body_fun", body_fun)
+    if (type(lower) is int and type(upper) is int and -2**31 <= lower < 2**31
+            and -2**31 <= upper < 2**31 and (unroll is None or isinstance(unroll, (bool, int)))
+            and _eager()):
+        # Python int bounds: int32 counters (what the general conversion below gives them)
+        return _eager_fori(lower, upper, np.dtype(np.int32), body_fun, init_val)
     lo = _scalar("fori_loop", "lower", lower)
     hi = _scalar("fori_loop", "upper", upper)
     if lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu":
@@ -278,10 +311,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if unroll is not None and not isinstance(unroll, (bool, int)):
         raise TypeError(f"fori_loop: unroll must be an int or a bool, got {unroll!r}")
     if _eager():
-        val = _arrays("fori_loop", init_val)
-        for i in range(int(np.asarray(lo._value)), int(np.asarray(hi._value))):
-            val = body_fun(Array(np.asarray(i, dtype)), val)
-        return _arrays("fori_loop", val)
+        return _eager_fori(int(np.asarray(lo._value)), int(np.asarray(hi._value)), dtype,
+                           body_fun, init_val)
     lo_int, hi_int = _concrete_int(lower), _concrete_int(upper)
     if lo_int is not None and hi_int is not None:
         def step(carry, _):
@@ -465,6 +496,24 @@ def _eager_scan_arrays(f, carry, xs, reverse):
     return _arrays("scan", carry), fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
 
 
+def _eager_map_array(f, xs):
+    """An eager ``map`` over the rows of one array: ``_eager_scan_arrays`` without a carry
+    (the general path is a scan whose carry is ``()``, whose pytree work costs more than a
+    small ``f``)."""
+    weak = xs._weak
+    ys, y_tree = [], None
+    for row in np.asarray(xs._value):
+        y = f(Array(np.asarray(row), weak))  # (a 0-d array, not a NumPy scalar, as in scan)
+        if type(y) is Array and (y_tree is None or y_tree is _ONE_ARRAY):
+            y_tree = _ONE_ARRAY
+            ys.append(y)
+            continue
+        y_tree = _other_ys(ys, y, y_tree)
+    if y_tree is _ONE_ARRAY:
+        return _stack(ys)
+    return fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
+
+
 # _eager_scan_arrays' marker for "every y so far is a single Array" (kept in a flat list).
 _ONE_ARRAY = object()
 
@@ -529,6 +578,16 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     """
     _check_callable("map", "f", f)
     if batch_size is None:
+        if type(xs) in _CONCRETE and xs.ndim and xs.shape[0] and _eager():
+            try:
+                return _eager_map_array(f, xs)
+            except _YsStructureError as exc:  # (as scan does: see there)
+                try:
+                    return _staged_scan(lambda carry, x: (carry, f(x)), [xs],
+                                        fa_tree.structure(xs), [], fa_tree.structure(()),
+                                        xs.shape[0], False)[1]
+                except Exception:
+                    raise exc from None
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
     from funcarray.api.vectorization import vmap
 
