@@ -647,6 +647,12 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         raise op_value_error("associative_scan", "elems must contain at least one array")
     leaves = _as_leaves("associative_scan", leaves)
     axis = _scan_axis(leaves, axis)
+    if _eager() and leaves[0].shape[axis] > 1 and all(
+            type(x) in _CONCRETE and not x._weak for x in leaves):
+        out = _prefix_scan_on_host(_combiner(fn, tree, leaves, axis), leaves, axis,
+                                   bool(reverse))
+        if out is not None:
+            return fa_tree.unflatten(tree, out)
     if reverse:
         leaves = [_rev(x, (axis,)) for x in leaves]
     out = _prefix_scan(_combiner(fn, tree, leaves, axis), leaves, axis)
@@ -715,6 +721,59 @@ def _prefix_scan(combine, xs, axis):
     else:
         even = firsts
     return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+
+class _WeakCombination(Exception):
+    """``fn`` combined strong slices into weakly typed ones (``_prefix_scan_on_host``)."""
+
+
+def _prefix_scan_on_host(combine, leaves, axis, reverse):
+    """``_prefix_scan`` of concrete, strongly typed leaves with the slices, concatenations
+    and interleavings done on their NumPy values (each a primitive there: they only move
+    data, so the values ``fn`` sees and the result are the same), ``fn`` still called on
+    Arrays in the same order. None, before any result, when ``fn`` returns weakly typed
+    values: the general path then decides how they join the others."""
+    values = [np.flip(x._value, axis) if reverse else x._value for x in leaves]
+
+    def on_host(a, b):
+        outs = combine([Array(v) for v in a], [Array(v) for v in b])
+        if not all(type(o) in _CONCRETE and not o._weak for o in outs):
+            raise _WeakCombination
+        return [o._value for o in outs]
+
+    try:
+        out = _prefix_values(on_host, values, axis)
+    except _WeakCombination:
+        return None
+    return [Array(np.flip(v, axis) if reverse else v) for v in out]
+
+
+def _prefix_values(combine, xs, axis):
+    """``_prefix_scan`` on NumPy values (``combine`` takes and gives lists of them)."""
+    n = xs[0].shape[axis]
+    if n < 2:
+        return xs
+    head = (slice(None),) * axis
+    pairs = combine([x[(*head, slice(0, n - n % 2, 2))] for x in xs],
+                    [x[(*head, slice(1, n, 2))] for x in xs])
+    odd = _prefix_values(combine, pairs, axis)
+    n_rest = (n - 1) // 2
+    firsts = [x[(*head, slice(0, 1))] for x in xs]
+    if n_rest:
+        rest = combine([o[(*head, slice(0, n_rest))] for o in odd],
+                       [x[(*head, slice(2, n, 2))] for x in xs])
+        even = [np.concatenate([f, r], axis) for f, r in zip(firsts, rest)]
+    else:
+        even = firsts
+    out = []
+    for e, o in zip(even, odd):  # e[0], o[0], e[1], o[1], ... (e may be one longer)
+        shape = list(o.shape)
+        shape[axis] = e.shape[axis] + o.shape[axis]
+        joined = np.empty(shape, o.dtype)
+        joined[(*head, slice(0, None, 2))] = e
+        joined[(*head, slice(1, None, 2))] = o
+        out.append(joined)
+    return out
 
 
 def _interleave(even, odd, axis):

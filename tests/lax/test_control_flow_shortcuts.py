@@ -180,3 +180,42 @@ def test_map_fast_path_runs_python_per_row_and_keeps_errors():
         lax.map(lambda v: v if v < 2 else (v,), fnp.arange(4.0))
     with pytest.raises(TypeError):
         lax.map(lambda v: v, fnp.float32(1.0))  # a scalar has no rows
+
+
+_COMBINE = [lax.add, lax.mul, lax.max, lambda a, b: a * 0.5 + b, lambda a, b: (a, b)[1],
+            lambda a, b: a[:1], lambda a, b: a.astype(fnp.float16)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(st.sampled_from([(1,), (2,), (5,), (3, 4), (2, 7), (0, 3)])),
+       st.sampled_from(range(len(_COMBINE))), st.booleans(), st.sampled_from([0, -1, 1]))
+def test_associative_scan_on_host_values_matches_the_general_path(elems, k, reverse, axis):
+    from funcarray.lax import _control_flow
+
+    def run():
+        return lax.associative_scan(_COMBINE[k], elems, reverse=reverse, axis=axis)
+
+    fast = outcome(run)
+    original = _control_flow._prefix_scan_on_host
+    _control_flow._prefix_scan_on_host = lambda *args: None  # the general path
+    try:
+        general = outcome(run)
+    finally:
+        _control_flow._prefix_scan_on_host = original
+    _same(fast, general)
+
+
+def test_associative_scan_takes_the_host_path_and_leaves_weak_results_to_the_general_one():
+    from funcarray.lax._control_flow import _combiner, _prefix_scan_on_host
+
+    x = fnp.arange(7.0)
+    tree = fa.tree.structure(x)
+    assert _prefix_scan_on_host(_combiner(lax.add, tree, [x], 0), [x], 0, False) is not None
+    pair = (fnp.arange(5), fa.device_put(fnp.ones(5)))
+    out = lax.associative_scan(lambda a, b: (a[0] + b[0], a[1] * b[1]), pair, reverse=True)
+    assert np.asarray(out[0]).tolist() == [10, 10, 9, 7, 4]
+    weak = Array(np.arange(4.0, dtype=np.float32), True)
+    want = lax.associative_scan(lambda a, b: a + b, weak)
+    assert want.weak_type and np.asarray(want).tolist() == [0.0, 1.0, 3.0, 6.0]
+    assert _prefix_scan_on_host(_combiner(lambda a, b: weak[: a.shape[0]], tree, [x], 0),
+                                [x], 0, False) is None
