@@ -424,21 +424,9 @@ def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike,
     return a
 
 
-def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
-              **kw: Any) -> Array:
-    """Elementwise, ``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
-    ``condlist[i]`` is true, the last true condition winning; where none is, the extra last
-    entry of ``funclist`` (or 0). Functions are applied to scalars through ``vmap``, so every
-    branch runs on every element (as in jax.numpy).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> x = fnp.array([-2.0, 0.5, 3.0])
-        >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
-        Array([2., 7., 9.], dtype=float32)
-    """
-    from funcarray.api.vectorization import vmap
-    from funcarray.lax import switch
+def _piecewise_parts(x, condlist, funclist, args, kw):
+    """piecewise's operand, its branches (as functions of one element, returning ``x``'s
+    dtype) and the flat branch number of each element."""
     op = "piecewise"
     x = asarray_arg(op, x)
     if is_array(condlist) or isinstance(condlist, np.ndarray):
@@ -466,8 +454,51 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
     which = zeros(x.shape, dtype=dtypes.int32)
     for i, c in enumerate(conds):
         which = where(c, i + 1, which)
+    return x, branches, ravel(which)
+
+
+def _piecewise_on_host(x, condlist, funclist, *args, **kw):
+    # What the general path's vmap of a switch with a batched index computes (every branch
+    # on every element, then a select by branch number: see cond's batching rule), with
+    # each branch vmapped on its own instead of staged and batched as a switch.
+    from funcarray.primitives.select_n import select_n_p
+    from funcarray.transforms.vmap import move_batch_axes, vmap_flat
+    x, branches, which = _piecewise_parts(x, condlist, funclist, args, kw)
     flat = ravel(x)
-    out = vmap(lambda i, v: switch(i, branches, v))(ravel(which), flat) if flat.size else flat
+    if not flat.size:
+        return NotImplemented
+    size = flat.shape[0]
+    cases = []
+    for branch in branches:
+        outs, dims = vmap_flat(lambda v, branch=branch: [branch(v)], [flat], [0], size)
+        cases += move_batch_axes(outs, dims, [0], size)
+    for case in cases:
+        if type(case) is not Array or case.shape != flat.shape or case.dtype != flat.dtype:
+            return NotImplemented
+    if len(cases) == 1:
+        return reshape(cases[0], x.shape)
+    return reshape(select_n_p.bind(which, *cases), x.shape)
+
+
+@host_shortcut(_piecewise_on_host)
+def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
+              **kw: Any) -> Array:
+    """Elementwise, ``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
+    ``condlist[i]`` is true, the last true condition winning; where none is, the extra last
+    entry of ``funclist`` (or 0). Functions are applied to scalars through ``vmap``, so every
+    branch runs on every element (as in jax.numpy).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.array([-2.0, 0.5, 3.0])
+        >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
+        Array([2., 7., 9.], dtype=float32)
+    """
+    from funcarray.api.vectorization import vmap
+    from funcarray.lax import switch
+    x, branches, which = _piecewise_parts(x, condlist, funclist, args, kw)
+    flat = ravel(x)
+    out = vmap(lambda i, v: switch(i, branches, v))(which, flat) if flat.size else flat
     return reshape(out, x.shape)
 
 

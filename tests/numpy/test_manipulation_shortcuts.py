@@ -158,3 +158,32 @@ def test_shortcuts_take_the_common_forms():
     for out in outs:
         assert out is not NotImplemented
         assert all(type(o) is Array for o in (out if isinstance(out, tuple) else (out,)))
+
+
+_PIECES = [lambda v: v * 2, lambda v: -v, lambda v: v + 1.5, 7, 0.5, lambda v: fnp.sin(v),
+           lambda v: (v, v), lambda v: fnp.stack([v, v]), lambda v: v.astype(fnp.int8),
+           lambda v: 1 / 0, lambda v, k=3: v * k]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.integers(0, 3), st.booleans())
+def test_piecewise_matches_general_path(data, nc, extra):
+    x = data.draw(arrays(shapes=st.sampled_from([(), (1,), (3,), (2, 3), (0,)]),
+                         kinds=("array", "weak", "device", "numpy", "list")))
+    shape = np.shape(np.asarray(x))
+    conds = [_values(data.draw, np.bool_, shape) for _ in range(nc)]
+    if data.draw(st.booleans()):
+        conds = [fnp.asarray(c) for c in conds]
+    funcs = [data.draw(st.sampled_from(_PIECES)) for _ in range(nc + extra)]
+    if data.draw(st.booleans()):
+        funcs = funcs[:-1] if funcs else [1.0, 2.0]  # a count that must raise
+    assert_same_outcome(lambda: fnp.piecewise(x, conds, funcs))
+
+
+def test_piecewise_takes_its_shortcut():
+    from funcarray.numpy._manipulation import _piecewise_on_host
+
+    x = fnp.arange(-2.0, 3.0)
+    out = _piecewise_on_host(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
+    assert type(out) is Array and np.asarray(out).tolist() == [2.0, 1.0, 7.0, 7.0, 4.0]
+    assert type(_piecewise_on_host(fnp.float32(2.0), [True], [lambda v: v * 2.0])) is Array
