@@ -187,3 +187,9 @@ def test_piecewise_takes_its_shortcut():
     out = _piecewise_on_host(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
     assert type(out) is Array and np.asarray(out).tolist() == [2.0, 1.0, 7.0, 7.0, 4.0]
     assert type(_piecewise_on_host(fnp.float32(2.0), [True], [lambda v: v * 2.0])) is Array
+
+
+def test_the_functions_carry_their_shortcuts():
+    for fn in (fnp.resize, fnp.rollaxis, fnp.unstack, fnp.insert, fnp.choose, fnp.put,
+               fnp.put_along_axis, fnp.fill_diagonal, fnp.place, fnp.piecewise):
+        assert hasattr(fn, "general_path"), fn.__name__
