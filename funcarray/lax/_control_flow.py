@@ -469,7 +469,7 @@ def _eager_scan_arrays(f, carry, xs, reverse):
     """``_eager_scan`` when the carry and xs are single arrays (an RNN): the loop runs
     without pytree work when f returns (Array, Array) of unchanged types, and falls back to
     the general checks for a step that does not. Its per-step cost is a few hundred ns."""
-    init, carry_tree = carry, fa_tree.structure(carry)
+    init = carry
     cshape, cdtype = carry.shape, carry.dtype
     weak = xs._weak
     ys, y_tree = [], None
@@ -482,7 +482,7 @@ def _eager_scan_arrays(f, carry, xs, reverse):
             new, y = _scan_step_output(out)
         if not (type(new) is Array and new._value.shape == cshape
                 and new._value.dtype == cdtype):
-            _check_eager_carry("scan", "f", [init], new, carry_tree)
+            _check_eager_carry("scan", "f", [init], new, fa_tree.structure(init))
         carry = new
         if type(y) is Array and (y_tree is None or y_tree is _ONE_ARRAY):
             y_tree = _ONE_ARRAY
@@ -491,9 +491,11 @@ def _eager_scan_arrays(f, carry, xs, reverse):
         y_tree = _other_ys(ys, y, y_tree)
     if reverse:
         ys.reverse()
+    if type(carry) is not Array:
+        carry = _arrays("scan", carry)
     if y_tree is _ONE_ARRAY:
-        return _arrays("scan", carry), _stack(ys)
-    return _arrays("scan", carry), fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
+        return carry, _stack(ys)
+    return carry, fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
 
 
 def _eager_map_array(f, xs):
@@ -679,17 +681,23 @@ def _scan_axis(leaves, axis) -> int:
 
 def _combiner(fn, tree, leaves, axis):
     """``fn`` on lists of leaves, checking that it keeps the structure and types."""
-    paths = _paths(tree)
+    single = tree.num_nodes == 1 and tree.num_leaves == 1  # (one array: no pytree work)
 
     def combine(a, b):
-        out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
-                                                  fa_tree.unflatten(tree, b)))
+        if single:
+            out = fn(a[0], b[0])
+            out_leaves, out_tree = ([out], tree) if type(out) in _CONCRETE else (
+                fa_tree.flatten(out))
+        else:
+            out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
+                                                      fa_tree.unflatten(tree, b)))
         if out_tree != tree:
             raise op_type_error("associative_scan", f"fn must return a pytree of the "
                                 f"structure of elems, {tree}, got {out_tree}")
         out_leaves = _as_leaves("associative_scan", out_leaves)
-        for path, x, y in zip(paths, a, out_leaves):
+        for i, (x, y) in enumerate(zip(a, out_leaves)):
             if x.shape != y.shape or x.dtype != y.dtype:
+                path = _paths(tree)[i]
                 raise op_type_error(
                     "associative_scan", f"fn must combine slices elementwise, keeping their "
                     f"shape and dtype, but given {x.aval.str_short()} slices it returned "
