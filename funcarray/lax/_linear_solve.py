@@ -186,7 +186,9 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
         return (x, aux), (fa_tree.map(lambda t: -t, dx),
                           [fa_tree.map(zeros_like_tangent, a) for a in aux])
 
-    x, aux = root(list(f_call.consts), fa_tree.unflatten(tree, guess_leaves))
+    consts, guess = list(f_call.consts), fa_tree.unflatten(tree, guess_leaves)
+    # (outside every transform a custom_jvp only calls its function: skip building its call)
+    x, aux = find_root(consts, guess) if current_trace() is EVAL_TRACE else root(consts, guess)
     if has_aux:
         return x, fa_tree.unflatten(store["aux_tree"], aux)
     return x
