@@ -219,3 +219,22 @@ def test_associative_scan_takes_the_host_path_and_leaves_weak_results_to_the_gen
     assert want.weak_type and np.asarray(want).tolist() == [0.0, 1.0, 3.0, 6.0]
     assert _prefix_scan_on_host(_combiner(lambda a, b: weak[: a.shape[0]], tree, [x], 0),
                                 [x], 0, False) is None
+
+
+def test_eager_custom_root_calls_the_solver_directly_and_still_differentiates():
+    def sqrt(y, has_aux=False):
+        def newton(f, x0):
+            x = lax.fori_loop(0, 12, lambda i, x: x - f(x) / (2 * x), x0)
+            return (x, {"steps": 12}) if has_aux else x
+        return lax.custom_root(lambda x: x ** 2 - y, 1.0, newton, lambda g, t: t / g(1.0),
+                               has_aux=has_aux)
+
+    y = fnp.float32(4.0)
+    eager, jitted = sqrt(y), fa.jit(sqrt)(y)
+    assert (eager.dtype, eager.weak_type) == (jitted.dtype, jitted.weak_type)
+    assert float(eager) == pytest.approx(float(jitted)) == pytest.approx(2.0)
+    root, aux = sqrt(y, has_aux=True)
+    assert float(root) == float(eager) and int(aux["steps"]) == 12
+    assert abs(float(fa.grad(sqrt)(y)) - 0.25) < 1e-6
+    with pytest.raises(TypeError, match="structure and types"):
+        lax.custom_root(lambda x: (x, x), 1.0, lambda f, x0: x0, lambda g, t: t)
