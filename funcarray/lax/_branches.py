@@ -225,7 +225,8 @@ def _eager_switch(index, funs, operands, what, names):
     stages once (a global or an object's attribute changed in place is not noticed). A branch
     that needs concrete values (Python control flow on them) cannot be staged: then only the
     chosen branch runs, unchecked."""
-    if all(type(x) in _CONCRETE for x in operands):
+    if (len(operands) == 1 and type(operands[0]) in _CONCRETE) or all(
+            type(x) in _CONCRETE for x in operands):
         in_key = None  # (operands that are arrays: their tree is known from their number)
     else:
         operands = _arrays(what, operands)  # Python scalars as the arrays jit's branches get
