@@ -6,7 +6,9 @@ Outside every transform the user's functions run as plain Python on concrete val
 ``print`` and ``pdb`` work inside a branch or a loop body. Under a transform (jit, grad,
 vmap...) they are staged to IR -- values they close over become leading operands -- and bound
 as the higher-order primitives of ``funcarray/primitives/control_flow.py``, whose rules make
-them compose with every transform.
+them compose with every transform. The eager loops keep their own bookkeeping on NumPy
+values (slicing xs, stacking ys, checking carries, ``associative_scan``'s slicing and
+interleaving), so that a small body costs about what its own operations cost.
 """
 
 from __future__ import annotations
