@@ -76,8 +76,9 @@ def cond(pred, true_fun, false_fun, *operands):
         >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
         (Array(2., dtype=float32), Array(0.87758255, dtype=float32, weak_type=True))
     """
-    _check_callable("cond", "true_fun", true_fun)
-    _check_callable("cond", "false_fun", false_fun)
+    if not (callable(true_fun) and callable(false_fun)):
+        _check_callable("cond", "true_fun", true_fun)
+        _check_callable("cond", "false_fun", false_fun)
     if type(pred) is bool and _eager():
         return _eager_switch(int(pred), (false_fun, true_fun), operands, "cond",
                              ("false_fun", "true_fun"))
@@ -116,7 +117,8 @@ def switch(index, branches, *operands):
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence of functions")
     for k, branch in enumerate(branches):
-        _check_callable("switch", f"branches[{k}]", branch)
+        if not callable(branch):  # (the name is built only for the error)
+            _check_callable("switch", f"branches[{k}]", branch)
     last = len(branches) - 1
     if type(index) is int and last and -2**31 <= index < 2**31 and _eager():
         return _eager_switch(min(max(index, 0), last), branches, operands, "switch",
