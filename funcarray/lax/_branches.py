@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from types import FunctionType
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from funcarray.api.arguments import is_array
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._common import (
     _arrays,
@@ -75,8 +76,12 @@ def cond(pred, true_fun, false_fun, *operands):
         >>> fa.jit(f)(fnp.float32(-2.0)), fa.grad(f)(fnp.array(0.5))
         (Array(2., dtype=float32), Array(0.87758255, dtype=float32, weak_type=True))
     """
-    _check_callable("cond", "true_fun", true_fun)
-    _check_callable("cond", "false_fun", false_fun)
+    if not (callable(true_fun) and callable(false_fun)):
+        _check_callable("cond", "true_fun", true_fun)
+        _check_callable("cond", "false_fun", false_fun)
+    if type(pred) is bool and _eager():
+        return _eager_switch(int(pred), (false_fun, true_fun), operands, "cond",
+                             ("false_fun", "true_fun"))
     pred = _scalar("cond", "pred", pred)
     kind = pred.dtype.kind
     if kind not in "biu":
@@ -112,20 +117,27 @@ def switch(index, branches, *operands):
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence of functions")
     for k, branch in enumerate(branches):
-        _check_callable("switch", f"branches[{k}]", branch)
+        if not callable(branch):  # (the name is built only for the error)
+            _check_callable("switch", f"branches[{k}]", branch)
+    last = len(branches) - 1
+    if type(index) is int and last and -2**31 <= index < 2**31 and _eager():
+        return _eager_switch(min(max(index, 0), last), branches, operands, "switch",
+                             _branch_names(len(branches)))
     index = _scalar("switch", "index", index)
     if index.dtype.kind not in "iu":
         raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
-    if len(branches) == 1:
+    if not last:
         return _arrays("switch", branches[0](*_arrays("switch", operands)))
-    last = len(branches) - 1
     if _eager():
-        return _eager_switch(int(np.clip(np.asarray(index._value), 0, last)), branches,
-                             operands, "switch",
-                             tuple(f"branches[{k}]" for k in range(len(branches))))
+        return _eager_switch(min(max(int(index._value), 0), last), branches, operands,
+                             "switch", _branch_names(len(branches)))
     index = clamp_p.bind(Array(np.int32(0)), _int32(index), Array(np.int32(last)))
-    return _staged_switch(index, branches, operands, "switch",
-                          tuple(f"branches[{k}]" for k in range(len(branches))))
+    return _staged_switch(index, branches, operands, "switch", _branch_names(len(branches)))
+
+
+@functools.lru_cache(maxsize=64)
+def _branch_names(n: int) -> tuple:
+    return tuple(f"branches[{k}]" for k in range(n))
 
 
 def _staged_switch(index, funs, operands, what, names):
@@ -215,28 +227,63 @@ def _eager_switch(index, funs, operands, what, names):
     stages once (a global or an object's attribute changed in place is not noticed). A branch
     that needs concrete values (Python control flow on them) cannot be staged: then only the
     chosen branch runs, unchecked."""
-    operands = _arrays(what, operands)  # Python scalars as the arrays jit's branches get
-    out_leaves, out_tree = fa_tree.flatten(funs[index](*operands))
-    out_leaves = _as_leaves(f"{what}: the output of {names[index]}", out_leaves)
-    targets = _eager_targets(index, funs, operands, what, names, out_tree,
-                             [x.aval for x in out_leaves])
-    if targets is not None:
-        out_leaves = [x if x.aval == t else _convert(x, t) for x, t in zip(out_leaves, targets)]
-    return fa_tree.unflatten(out_tree, out_leaves)
-
-
-def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
-    leaves, in_tree = fa_tree.flatten(tuple(operands))
-    leaves = _as_leaves(what, leaves)
-    avals = [x.aval for x in leaves]
+    if (len(operands) == 1 and type(operands[0]) in _CONCRETE) or all(
+            type(x) in _CONCRETE for x in operands):
+        in_key = None  # (operands that are arrays: their tree is known from their number)
+    else:
+        operands = _arrays(what, operands)  # Python scalars as the arrays jit's branches get
+        in_key = fa_tree.structure(tuple(operands))
+    out = funs[index](*operands)
+    if type(out) in _CONCRETE:
+        out_leaves, out_tree = [out], _LEAF
+    else:
+        out_leaves, out_tree = fa_tree.flatten(out)
+        out_leaves = _as_leaves(f"{what}: the output of {names[index]}", out_leaves)
+    out_types = tuple(map(_type_key, out_leaves))
     try:
-        key = (tuple(map(_function_key, funs)), in_tree, tuple(avals), index)
+        key = (tuple(map(_function_key, funs)), in_key, len(operands),
+               tuple(map(_type_key, operands if in_key is None else fa_tree.leaves(operands))),
+               index)
         cached = _EAGER_TYPES.get(key)
     except TypeError:  # something unhashable in a closure: check without caching
         key, cached = None, None
-    chosen = (out_tree, out_avals)
-    if cached is not None and cached[0] == chosen:
-        return cached[1]
+    if cached is None or cached[0] != (out_tree, out_types):
+        targets = _eager_targets(index, funs, operands, what, names, out_tree,
+                                 [x.aval for x in out_leaves])
+        if targets is not None and all(x.aval == t for x, t in zip(out_leaves, targets)):
+            targets = _KEEP
+        cached = ((out_tree, out_types), targets)
+        if key is not None and targets is not None:
+            if len(_EAGER_TYPES) >= _EAGER_TYPES_MAX:
+                _EAGER_TYPES.clear()
+            _EAGER_TYPES[key] = cached
+    targets = cached[1]
+    if targets is None or targets is _KEEP:
+        return out if out_tree is _LEAF else fa_tree.unflatten(out_tree, out_leaves)
+    out_leaves = [x if x.aval == t else _convert(x, t) for x, t in zip(out_leaves, targets)]
+    return fa_tree.unflatten(out_tree, out_leaves)
+
+
+_CONCRETE = (Array, DeviceArray)
+_LEAF = fa_tree.structure(0)
+# The cached targets of branches whose chosen output already has them: return it unchanged.
+_KEEP = object()
+
+
+def _type_key(x):
+    """What ``x.aval`` tells, without building one (a cache key)."""
+    if type(x) is Array:
+        value = x._value
+        return value.shape, value.dtype, x._weak
+    return x.shape, x.dtype, x.weak_type
+
+
+def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
+    """The unified output types of the branches (``out_tree``/``out_avals``: the chosen
+    one's), None when another branch cannot be staged."""
+    leaves, in_tree = fa_tree.flatten(tuple(operands))
+    leaves = _as_leaves(what, leaves)
+    avals = [x.aval for x in leaves]
     trees, per_branch = [], []
     for k, (fun, name) in enumerate(zip(funs, names)):
         if k == index:
@@ -251,17 +298,14 @@ def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
         per_branch.append(call.ir.out_avals)
     ordered = [index] + [k for k in range(len(funs)) if k != index]  # errors name the chosen
     _check_same_trees(what, [names[k] for k in ordered], [trees[k] for k in ordered])
-    targets = _unify_branch_types(what, names, per_branch, out_tree)
-    if key is not None:
-        if len(_EAGER_TYPES) >= _EAGER_TYPES_MAX:
-            _EAGER_TYPES.clear()
-        _EAGER_TYPES[key] = (chosen, targets)
-    return targets
+    return _unify_branch_types(what, names, per_branch, out_tree)
 
 
 def _function_key(fun):
     """What a branch's output types can depend on besides its operands: its code and the
     types of the values it closes over (array values do not matter, only their types)."""
+    if type(fun) is FunctionType and fun.__closure__ is None and fun.__defaults__ is None:
+        return fun.__code__  # (a function of its arguments alone: its code says it all)
     code = getattr(fun, "__code__", None)
     if code is None:
         return fun  # a builtin or callable object: itself (hashable or not: see the caller)

@@ -6,7 +6,9 @@ Outside every transform the user's functions run as plain Python on concrete val
 ``print`` and ``pdb`` work inside a branch or a loop body. Under a transform (jit, grad,
 vmap...) they are staged to IR -- values they close over become leading operands -- and bound
 as the higher-order primitives of ``funcarray/primitives/control_flow.py``, whose rules make
-them compose with every transform.
+them compose with every transform. The eager loops keep their own bookkeeping on NumPy
+values (slicing xs, stacking ys, checking carries, ``associative_scan``'s slicing and
+interleaving), so that a small body costs about what its own operations cost.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._branches import cond
 from funcarray.lax._common import (
@@ -97,6 +99,8 @@ def _fix_carry(what, body_name, carry, out_avals, carry_tree):
 
 def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
     leaves, tree = fa_tree.flatten(after)
+    if tree == carry_tree and _same_array_types(before, leaves):
+        return
     if tree != carry_tree:
         raise TypeError(f"{what}: {body_name} must return a carry of the same pytree "
                         f"structure as its input, got {tree} for {carry_tree}")
@@ -106,6 +110,18 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
             # (paths are built only here: this check runs at every eager iteration)
             raise _carry_error(what, body_name, _paths(carry_tree)[i], x.aval.str_short(),
                                y.aval.str_short())
+
+
+def _same_array_types(before, leaves) -> bool:
+    """Whether every leaf is an Array of its carry's shape and dtype (or any dtype, for a
+    weak carry): the common case of the check above, run at every eager iteration."""
+    for x, y in zip(before, leaves):
+        if type(y) is not Array or type(x) not in _CONCRETE:
+            return False
+        vy = y._value
+        if x.shape != vy.shape or (x.dtype != vy.dtype and not x._weak):
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,7 +176,7 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
             new = body_fun(val)
             _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
             val, steps = new, steps + 1
-        return _arrays("while_loop", val)
+        return val if type(val) in _CONCRETE else _arrays("while_loop", val)
     if max_steps is not None:
         return _bounded_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps)
     return fa_tree.unflatten(carry_tree, _staged_while(cond_fun, body_fun, leaves, carry_tree))
@@ -205,6 +221,10 @@ def _checked_pred(pred):
 
 
 def _eager_pred(pred) -> bool:
+    if type(pred) is Array:
+        value = pred._value
+        if value.dtype == np.bool_ and not value.shape:
+            return bool(value)
     return bool(np.asarray(_checked_pred(pred)._value))
 
 
@@ -244,6 +264,16 @@ def _concrete_int(x):
     return None if value is None else int(np.asarray(value))
 
 
+def _eager_fori(lower, upper, dtype, body_fun, init_val):
+    val = init_val if type(init_val) in _CONCRETE else _arrays("fori_loop", init_val)
+    for i in range(lower, upper):
+        val = body_fun(Array(np.asarray(i, dtype)), val)
+    return val if type(val) in _CONCRETE else _arrays("fori_loop", val)
+
+
+_CONCRETE = (Array, DeviceArray)
+
+
 @overload
 def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, Array], ArrayLike],
               init_val: ArrayLike, *, unroll: int | bool | None = None) -> Array: ...
@@ -267,6 +297,11 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         (Array(8., dtype=float32), Array(12., dtype=float32))
     """
     _check_callable("fori_loop", "body_fun", body_fun)
+    if (type(lower) is int and type(upper) is int and -2**31 <= lower < 2**31
+            and -2**31 <= upper < 2**31 and (unroll is None or isinstance(unroll, (bool, int)))
+            and _eager()):
+        # Python int bounds: int32 counters (what the general conversion below gives them)
+        return _eager_fori(lower, upper, np.dtype(np.int32), body_fun, init_val)
     lo = _scalar("fori_loop", "lower", lower)
     hi = _scalar("fori_loop", "upper", upper)
     if lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu":
@@ -278,10 +313,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if unroll is not None and not isinstance(unroll, (bool, int)):
         raise TypeError(f"fori_loop: unroll must be an int or a bool, got {unroll!r}")
     if _eager():
-        val = _arrays("fori_loop", init_val)
-        for i in range(int(np.asarray(lo._value)), int(np.asarray(hi._value))):
-            val = body_fun(Array(np.asarray(i, dtype)), val)
-        return _arrays("fori_loop", val)
+        return _eager_fori(int(np.asarray(lo._value)), int(np.asarray(hi._value)), dtype,
+                           body_fun, init_val)
     lo_int, hi_int = _concrete_int(lower), _concrete_int(upper)
     if lo_int is not None and hi_int is not None:
         def step(carry, _):
@@ -438,7 +471,7 @@ def _eager_scan_arrays(f, carry, xs, reverse):
     """``_eager_scan`` when the carry and xs are single arrays (an RNN): the loop runs
     without pytree work when f returns (Array, Array) of unchanged types, and falls back to
     the general checks for a step that does not. Its per-step cost is a few hundred ns."""
-    init, carry_tree = carry, fa_tree.structure(carry)
+    init = carry
     cshape, cdtype = carry.shape, carry.dtype
     weak = xs._weak
     ys, y_tree = [], None
@@ -451,7 +484,7 @@ def _eager_scan_arrays(f, carry, xs, reverse):
             new, y = _scan_step_output(out)
         if not (type(new) is Array and new._value.shape == cshape
                 and new._value.dtype == cdtype):
-            _check_eager_carry("scan", "f", [init], new, carry_tree)
+            _check_eager_carry("scan", "f", [init], new, fa_tree.structure(init))
         carry = new
         if type(y) is Array and (y_tree is None or y_tree is _ONE_ARRAY):
             y_tree = _ONE_ARRAY
@@ -460,9 +493,29 @@ def _eager_scan_arrays(f, carry, xs, reverse):
         y_tree = _other_ys(ys, y, y_tree)
     if reverse:
         ys.reverse()
+    if type(carry) is not Array:
+        carry = _arrays("scan", carry)
     if y_tree is _ONE_ARRAY:
-        return _arrays("scan", carry), _stack(ys)
-    return _arrays("scan", carry), fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
+        return carry, _stack(ys)
+    return carry, fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
+
+
+def _eager_map_array(f, xs):
+    """An eager ``map`` over the rows of one array: ``_eager_scan_arrays`` without a carry
+    (the general path is a scan whose carry is ``()``, whose pytree work costs more than a
+    small ``f``)."""
+    weak = xs._weak
+    ys, y_tree = [], None
+    for row in np.asarray(xs._value):
+        y = f(Array(np.asarray(row), weak))  # (a 0-d array, not a NumPy scalar, as in scan)
+        if type(y) is Array and (y_tree is None or y_tree is _ONE_ARRAY):
+            y_tree = _ONE_ARRAY
+            ys.append(y)
+            continue
+        y_tree = _other_ys(ys, y, y_tree)
+    if y_tree is _ONE_ARRAY:
+        return _stack(ys)
+    return fa_tree.unflatten(y_tree, [_stack(col) for col in zip(*ys)])
 
 
 # _eager_scan_arrays' marker for "every y so far is a single Array" (kept in a flat list).
@@ -529,6 +582,16 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 (JAX's name)
     """
     _check_callable("map", "f", f)
     if batch_size is None:
+        if type(xs) in _CONCRETE and xs.ndim and xs.shape[0] and _eager():
+            try:
+                return _eager_map_array(f, xs)
+            except _YsStructureError as exc:  # (as scan does: see there)
+                try:
+                    return _staged_scan(lambda carry, x: (carry, f(x)), [xs],
+                                        fa_tree.structure(xs), [], fa_tree.structure(()),
+                                        xs.shape[0], False)[1]
+                except Exception:
+                    raise exc from None
         return scan(lambda carry, x: (carry, f(x)), (), xs)[1]
     from funcarray.api.vectorization import vmap
 
@@ -588,6 +651,12 @@ def associative_scan(fn, elems, reverse=False, axis=0):
         raise op_value_error("associative_scan", "elems must contain at least one array")
     leaves = _as_leaves("associative_scan", leaves)
     axis = _scan_axis(leaves, axis)
+    if _eager() and leaves[0].shape[axis] > 1 and all(
+            type(x) in _CONCRETE and not x._weak for x in leaves):
+        out = _prefix_scan_on_host(_combiner(fn, tree, leaves, axis), leaves, axis,
+                                   bool(reverse))
+        if out is not None:
+            return fa_tree.unflatten(tree, out)
     if reverse:
         leaves = [_rev(x, (axis,)) for x in leaves]
     out = _prefix_scan(_combiner(fn, tree, leaves, axis), leaves, axis)
@@ -614,17 +683,23 @@ def _scan_axis(leaves, axis) -> int:
 
 def _combiner(fn, tree, leaves, axis):
     """``fn`` on lists of leaves, checking that it keeps the structure and types."""
-    paths = _paths(tree)
+    single = tree.num_nodes == 1 and tree.num_leaves == 1  # (one array: no pytree work)
 
     def combine(a, b):
-        out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
-                                                  fa_tree.unflatten(tree, b)))
+        if single:
+            out = fn(a[0], b[0])
+            out_leaves, out_tree = ([out], tree) if type(out) in _CONCRETE else (
+                fa_tree.flatten(out))
+        else:
+            out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
+                                                      fa_tree.unflatten(tree, b)))
         if out_tree != tree:
             raise op_type_error("associative_scan", f"fn must return a pytree of the "
                                 f"structure of elems, {tree}, got {out_tree}")
         out_leaves = _as_leaves("associative_scan", out_leaves)
-        for path, x, y in zip(paths, a, out_leaves):
+        for i, (x, y) in enumerate(zip(a, out_leaves)):
             if x.shape != y.shape or x.dtype != y.dtype:
+                path = _paths(tree)[i]
                 raise op_type_error(
                     "associative_scan", f"fn must combine slices elementwise, keeping their "
                     f"shape and dtype, but given {x.aval.str_short()} slices it returned "
@@ -656,6 +731,59 @@ def _prefix_scan(combine, xs, axis):
     else:
         even = firsts
     return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+
+class _WeakCombination(Exception):
+    """``fn`` combined strong slices into weakly typed ones (``_prefix_scan_on_host``)."""
+
+
+def _prefix_scan_on_host(combine, leaves, axis, reverse):
+    """``_prefix_scan`` of concrete, strongly typed leaves with the slices, concatenations
+    and interleavings done on their NumPy values (each a primitive there: they only move
+    data, so the values ``fn`` sees and the result are the same), ``fn`` still called on
+    Arrays in the same order. None, before any result, when ``fn`` returns weakly typed
+    values: the general path then decides how they join the others."""
+    values = [np.flip(x._value, axis) if reverse else x._value for x in leaves]
+
+    def on_host(a, b):
+        outs = combine([Array(v) for v in a], [Array(v) for v in b])
+        if not all(type(o) in _CONCRETE and not o._weak for o in outs):
+            raise _WeakCombination
+        return [o._value for o in outs]
+
+    try:
+        out = _prefix_values(on_host, values, axis)
+    except _WeakCombination:
+        return None
+    return [Array(np.flip(v, axis) if reverse else v) for v in out]
+
+
+def _prefix_values(combine, xs, axis):
+    """``_prefix_scan`` on NumPy values (``combine`` takes and gives lists of them)."""
+    n = xs[0].shape[axis]
+    if n < 2:
+        return xs
+    head = (slice(None),) * axis
+    pairs = combine([x[(*head, slice(0, n - n % 2, 2))] for x in xs],
+                    [x[(*head, slice(1, n, 2))] for x in xs])
+    odd = _prefix_values(combine, pairs, axis)
+    n_rest = (n - 1) // 2
+    firsts = [x[(*head, slice(0, 1))] for x in xs]
+    if n_rest:
+        rest = combine([o[(*head, slice(0, n_rest))] for o in odd],
+                       [x[(*head, slice(2, n, 2))] for x in xs])
+        even = [np.concatenate([f, r], axis) for f, r in zip(firsts, rest)]
+    else:
+        even = firsts
+    out = []
+    for e, o in zip(even, odd):  # e[0], o[0], e[1], o[1], ... (e may be one longer)
+        shape = list(o.shape)
+        shape[axis] = e.shape[axis] + o.shape[axis]
+        joined = np.empty(shape, o.dtype)
+        joined[(*head, slice(0, None, 2))] = e
+        joined[(*head, slice(1, None, 2))] = o
+        out.append(joined)
+    return out
 
 
 def _interleave(even, odd, axis):

@@ -24,6 +24,7 @@ from funcarray.api.arguments import asarray_arg
 from funcarray.api.custom_derivatives import _stage_body, custom_jvp, zeros_like_tangent
 from funcarray.api.linear_transpose import linear_transpose
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array, DeviceArray
 from funcarray.primitives.linear_solve import custom_linear_solve_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import eval_ir
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 
 __all__ = ["custom_linear_solve", "custom_root"]
+
+_CONCRETE = (Array, DeviceArray)
 
 
 def _flat_function(what: str, fun, tree, avals, store=None, op="custom_linear_solve"):
@@ -86,6 +89,8 @@ def custom_linear_solve(matvec: Callable[[Any], Any], b: Any,
         >>> fa.grad(f)(fnp.asarray([1.0, 2.0]))
         Array([0.18181819, 0.27272728], dtype=float32)
     """
+    if type(b) in _CONCRETE and current_trace() is EVAL_TRACE:  # (one array, as below)
+        return solve(matvec, b)
     leaves, tree = fa_tree.flatten(b)
     leaves = [asarray_arg("lax.custom_linear_solve", x) for x in leaves]
     b = fa_tree.unflatten(tree, leaves)
@@ -186,7 +191,9 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
         return (x, aux), (fa_tree.map(lambda t: -t, dx),
                           [fa_tree.map(zeros_like_tangent, a) for a in aux])
 
-    x, aux = root(list(f_call.consts), fa_tree.unflatten(tree, guess_leaves))
+    consts, guess = list(f_call.consts), fa_tree.unflatten(tree, guess_leaves)
+    # (outside every transform a custom_jvp only calls its function: skip building its call)
+    x, aux = find_root(consts, guess) if current_trace() is EVAL_TRACE else root(consts, guess)
     if has_aux:
         return x, fa_tree.unflatten(store["aux_tree"], aux)
     return x

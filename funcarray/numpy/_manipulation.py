@@ -38,6 +38,15 @@ from funcarray.numpy._creation import arange, array, asarray, full, ones, zeros,
 from funcarray.numpy._elementwise import clip, where
 from funcarray.numpy._index_tricks import indices as _indices
 from funcarray.numpy._index_tricks import unravel_index
+from funcarray.numpy._manipulation_on_host import (
+    _choose_on_host,
+    _fill_diagonal_on_host,
+    _insert_on_host,
+    _put_along_axis_on_host,
+    _resize_on_host,
+    _rollaxis_on_host,
+    _unstack_on_host,
+)
 from funcarray.numpy._rearranging import tile
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import (
@@ -124,6 +133,7 @@ def block(arrays: ArrayLike | Sequence[Any]) -> Array:
     return _block("block", arrays)[0]
 
 
+@host_shortcut(_resize_on_host)
 def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     """An array of ``new_shape`` filled with the elements of ``a`` in order, repeated as often
     as needed (zeros when ``a`` is empty).
@@ -147,6 +157,7 @@ def resize(a: ArrayLike, new_shape: ShapeLike) -> Array:
     return reshape(_tile_to_size(flat, size), new_shape)
 
 
+@host_shortcut(_rollaxis_on_host)
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """Move ``axis`` so that it comes before position ``start`` (NumPy's older form of
     ``moveaxis``).
@@ -211,6 +222,7 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb", axis: Axis = None) -> Array:
     return filt[tuple(index)]
 
 
+@host_shortcut(_unstack_on_host)
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``stack``).
 
@@ -242,6 +254,7 @@ def _along(axis, index):
     return (slice(None),) * axis + (index,)
 
 
+@host_shortcut(_insert_on_host)
 def insert(arr: ArrayLike, obj: Any, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` inserted before the positions ``obj`` (an int, a 1-D integer
     array or a slice) along ``axis`` (the flattened array when None). ``obj`` may be traced;
@@ -411,21 +424,9 @@ def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike,
     return a
 
 
-def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
-              **kw: Any) -> Array:
-    """Elementwise, ``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
-    ``condlist[i]`` is true, the last true condition winning; where none is, the extra last
-    entry of ``funclist`` (or 0). Functions are applied to scalars through ``vmap``, so every
-    branch runs on every element (as in jax.numpy).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> x = fnp.array([-2.0, 0.5, 3.0])
-        >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
-        Array([2., 7., 9.], dtype=float32)
-    """
-    from funcarray.api.vectorization import vmap
-    from funcarray.lax import switch
+def _piecewise_parts(x, condlist, funclist, args, kw):
+    """piecewise's operand, its branches (as functions of one element, returning ``x``'s
+    dtype) and the flat branch number of each element."""
     op = "piecewise"
     x = asarray_arg(op, x)
     if is_array(condlist) or isinstance(condlist, np.ndarray):
@@ -453,11 +454,55 @@ def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
     which = zeros(x.shape, dtype=dtypes.int32)
     for i, c in enumerate(conds):
         which = where(c, i + 1, which)
+    return x, branches, ravel(which)
+
+
+def _piecewise_on_host(x, condlist, funclist, *args, **kw):
+    # What the general path's vmap of a switch with a batched index computes (every branch
+    # on every element, then a select by branch number: see cond's batching rule), with
+    # each branch vmapped on its own instead of staged and batched as a switch.
+    from funcarray.primitives.select_n import select_n_p
+    from funcarray.transforms.vmap import move_batch_axes, vmap_flat
+    x, branches, which = _piecewise_parts(x, condlist, funclist, args, kw)
     flat = ravel(x)
-    out = vmap(lambda i, v: switch(i, branches, v))(ravel(which), flat) if flat.size else flat
+    if not flat.size:
+        return NotImplemented
+    size = flat.shape[0]
+    cases = []
+    for branch in branches:
+        outs, dims = vmap_flat(lambda v, branch=branch: [branch(v)], [flat], [0], size)
+        cases += move_batch_axes(outs, dims, [0], size)
+    for case in cases:
+        if type(case) is not Array or case.shape != flat.shape or case.dtype != flat.dtype:
+            return NotImplemented
+    if len(cases) == 1:
+        return reshape(cases[0], x.shape)
+    return reshape(select_n_p.bind(which, *cases), x.shape)
+
+
+@host_shortcut(_piecewise_on_host)
+def piecewise(x: ArrayLike, condlist: Any, funclist: Sequence[Any], *args: Any,
+              **kw: Any) -> Array:
+    """Elementwise, ``funclist[i](x, *args, **kw)`` (or the constant ``funclist[i]``) where
+    ``condlist[i]`` is true, the last true condition winning; where none is, the extra last
+    entry of ``funclist`` (or 0). Functions are applied to scalars through ``vmap``, so every
+    branch runs on every element (as in jax.numpy).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> x = fnp.array([-2.0, 0.5, 3.0])
+        >>> fnp.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v ** 2, 7.0])
+        Array([2., 7., 9.], dtype=float32)
+    """
+    from funcarray.api.vectorization import vmap
+    from funcarray.lax import switch
+    x, branches, which = _piecewise_parts(x, condlist, funclist, args, kw)
+    flat = ravel(x)
+    out = vmap(lambda i, v: switch(i, branches, v))(which, flat) if flat.size else flat
     return reshape(out, x.shape)
 
 
+@host_shortcut(_choose_on_host)
 def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise"
            ) -> Array:
     """Elementwise, ``choices[a]``: the entry of choice array number ``a`` (all broadcast
@@ -509,7 +554,29 @@ def _host_operand(op, x):
     t = type(x)
     if t is Array or t is DeviceArray:
         return x
+    if (t is list or t is tuple) and x and all(
+            type(e) is int and -2**31 <= e < 2**31 for e in x):
+        return Array(np.asarray(x, np.int32))  # (what asarray_arg makes of it, directly)
     return asarray_arg(op, x) if t is list or t is tuple else None
+
+
+_DOUBLE_ROUNDED = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _host_values(op, v, dtype, weak):
+    """The NumPy value of ``convert_arg(op, v, dtype, weak)``. A list of Python floats is
+    rounded once from double precision either way: to float32 or float64 directly."""
+    t = type(v)
+    if (t is list or t is tuple) and v and dtype in _DOUBLE_ROUNDED and all(
+            type(e) is float for e in v):
+        return np.asarray(v, dtype)
+    return convert_arg(op, v, dtype, weak)._value
+
+
+def _distinct(positions) -> bool:
+    if positions.size <= 16:  # (np.unique costs a few us even for two positions)
+        return len(set(positions.tolist())) == positions.size
+    return np.unique(positions).size == positions.size
 
 
 def _put_on_host(a, ind, v, mode=None, *, inplace=True):
@@ -526,7 +593,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
     value, positions = a._value, ind._value.ravel()
     if positions.dtype.kind not in "iu" or not value.size or not positions.size:
         return NotImplemented
-    values = convert_arg("put", v, value.dtype, a._weak)._value.ravel()
+    values = _host_values("put", v, value.dtype, a._weak).ravel()
     if not values.size:
         return NotImplemented
     size = value.size
@@ -536,7 +603,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
         positions = np.mod(positions, size)
     elif positions.min() < 0 or positions.max() >= size:
         return NotImplemented
-    if np.unique(positions).size != positions.size:
+    if not _distinct(positions):
         return NotImplemented
     out = value.copy()
     np.put(out, positions, values)
@@ -579,6 +646,7 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
     return a.at[unravel_index(ind, a.shape)].set(v, mode=scatter_mode)
 
 
+@host_shortcut(_put_along_axis_on_host)
 def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
                    inplace: bool = True, *, mode: str | None = None) -> Array:
     """``arr`` with ``values`` written at ``indices`` along ``axis`` (the inverse of
@@ -621,6 +689,7 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     return reshape(arr.at[tuple(index)].set(values, mode=mode), shape)
 
 
+@host_shortcut(_fill_diagonal_on_host)
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True
                   ) -> Array:
     """``a`` with its main diagonal set to ``val`` (a scalar, or values cycled along the
@@ -661,7 +730,7 @@ def _place_on_host(arr, mask, vals, *, inplace=True):
     value, which = arr._value, mask._value
     if value.size != which.size or not value.size:
         return NotImplemented
-    values = convert_arg("place", vals, value.dtype, arr._weak)._value.ravel()
+    values = _host_values("place", vals, value.dtype, arr._weak).ravel()
     if not values.size:
         return NotImplemented
     out = value.copy()
