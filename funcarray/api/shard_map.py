@@ -40,7 +40,7 @@ def _is_spec(x) -> bool:
     return x is None or isinstance(x, PartitionSpec)
 
 
-def _check_spec(mesh: Mesh, spec, what: str) -> PartitionSpec:
+def _check_spec(mesh: Mesh, manual: tuple, spec, what: str) -> PartitionSpec:
     if spec is None:
         raise NotImplementedError(f"shard_map: {what} is None; funcarray needs a "
                                   f"PartitionSpec for every argument and output (P() for a "
@@ -53,6 +53,10 @@ def _check_spec(mesh: Mesh, spec, what: str) -> PartitionSpec:
             if a not in mesh.axis_names:
                 raise ValueError(f"shard_map: {what} {spec!r} names axis {a!r}, which is not "
                                  f"an axis of the mesh {mesh}")
+            if a not in manual:
+                raise ValueError(f"shard_map: {what} {spec!r} names axis {a!r}, which is not "
+                                 f"in axis_names {set(manual)}: the other axes stay "
+                                 f"automatic (add {a!r} to axis_names to split over it)")
     return spec
 
 
@@ -74,7 +78,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
     axes; ``f`` sees the block of its device and may use the collectives of ``funcarray.lax``
     over the mesh axes; ``out_specs`` (a prefix of the output) says how the blocks ``f``
     returns form each result (an axis the spec does not name means the blocks are equal
-    over it and one is taken). ``mesh`` defaults to ``set_mesh``'s. Composes with jit, grad
+    over it and one is taken). ``mesh`` defaults to ``set_mesh``'s. ``axis_names`` (a set
+    of mesh axes) makes ``f`` manual over those axes only: the specs and collectives name
+    them alone, and ``f`` sees values whole along the other axes, which XLA's partitioner
+    keeps splitting automatically (all axes when empty). Composes with jit, grad
     and vmap. ``check_vma`` is accepted and not checked (funcarray tracks no per-value
     device variance); derivatives follow JAX's ``check_vma=False`` rules, which agree for
     programs that pass the check.
@@ -97,18 +104,20 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             raise ValueError("shard_map: give mesh= or call it under funcarray.set_mesh(mesh)")
     if not isinstance(mesh, Mesh):
         raise TypeError(f"shard_map: mesh must be a funcarray Mesh, got {type(mesh).__name__}")
-    if axis_names and set(axis_names) != set(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map: funcarray's shard_map is manual over every mesh axis; axis_names="
-            f"{set(axis_names)} leaves some of {mesh.axis_names} automatic")
-    return _ShardMapped(f, mesh, in_specs, out_specs, bool(check_vma))
+    unknown = [a for a in axis_names if a not in mesh.axis_names]
+    if unknown:
+        raise ValueError(f"shard_map: axis_names {sorted(unknown)} are not axes of the mesh "
+                         f"{mesh}")
+    manual = tuple(a for a in mesh.axis_names if not axis_names or a in axis_names)
+    return _ShardMapped(f, mesh, in_specs, out_specs, bool(check_vma), manual)
 
 
 class _ShardMapped:
     """The function ``shard_map`` returns."""
 
-    def __init__(self, f, mesh, in_specs, out_specs, check_vma):
+    def __init__(self, f, mesh, in_specs, out_specs, check_vma, manual_axes):
         self.f, self.mesh, self.check_vma = f, mesh, check_vma
+        self.manual_axes = manual_axes
         self.in_specs, self.out_specs = in_specs, out_specs
         self._lock = threading.Lock()
         self._jitted = None
@@ -136,7 +145,8 @@ class _ShardMapped:
         if in_specs is None:
             raise NotImplementedError("shard_map: give in_specs (funcarray does not infer them "
                                       "from the arguments' shardings)")
-        specs = [_check_spec(mesh, s, f"in_specs entry for argument leaf {k}")
+        manual = self.manual_axes
+        specs = [_check_spec(mesh, manual, s, f"in_specs entry for argument leaf {k}")
                  for k, s in enumerate(_prefix(in_specs, full, "in_specs"))]
         blocks = [x.aval.update(shape=block_shape(mesh, s, x.aval.shape,
                                                   f"argument leaf {k}"))
@@ -149,12 +159,12 @@ class _ShardMapped:
             out_tree.append(structure)
             return [asarray_arg("shard_map", x) for x in out_leaves]
 
-        with bound_axes(mesh.shape_tuple):
+        with bound_axes(tuple((a, n) for a, n in mesh.shape_tuple if a in manual)):
             # (staged under the current trace: values the body closes over, tracers of
             # enclosing transforms included, become leading operands)
             call = closed_call(stage_flat(body, blocks))
         outs_full = tree.unflatten(out_tree[0], list(range(len(call.ir.outs))))
-        out_specs = [_check_spec(mesh, s, f"out_specs entry for output leaf {k}")
+        out_specs = [_check_spec(mesh, manual, s, f"out_specs entry for output leaf {k}")
                      for k, s in enumerate(_prefix(self.out_specs, outs_full, "out_specs"))]
         for k, (s, v) in enumerate(zip(out_specs, call.ir.outs)):
             if len(s) > v.aval.ndim:
@@ -163,16 +173,18 @@ class _ShardMapped:
         consts = tuple(call.consts)
         outs = shard_map_p.bind(*consts, *leaves, ir=call.ir, mesh=mesh,
                                 in_specs=(PartitionSpec(),) * len(consts) + tuple(specs),
-                                out_specs=tuple(out_specs), check_vma=self.check_vma)
+                                out_specs=tuple(out_specs), check_vma=self.check_vma,
+                                manual_axes=manual)
         return tree.unflatten(out_tree[0], list(outs))
 
 
 @functools.lru_cache(maxsize=128)
-def _eager_runner(ir, mesh, in_specs, out_specs, check_vma):
+def _eager_runner(ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     from funcarray.api.jit import jit
 
     return jit(lambda *args: shard_map_p.bind(*args, ir=ir, mesh=mesh, in_specs=in_specs,
-                                              out_specs=out_specs, check_vma=check_vma))
+                                              out_specs=out_specs, check_vma=check_vma,
+                                              manual_axes=manual_axes))
 
 
 def _impl(*args, **params):

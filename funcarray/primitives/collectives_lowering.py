@@ -4,8 +4,9 @@ manual over (``shard_map.manual_mesh()``), as jax 0.10 writes them: ``stablehlo.
 (psum_scatter), ``all_to_all``, each with ``replica_groups`` (or ``source_target_pairs``) over
 the partitions -- positions in the mesh's row-major device order, which is the order the
 module is compiled on -- ``channel_handle = <handle = 1, type = 1>`` and
-``use_global_device_ids``; ``axis_index`` from ``stablehlo.partition_id``. Outside a
-shard_map body the rules are the NameError of an unbound axis name.
+``use_global_device_ids``; ``axis_index`` from ``stablehlo.partition_id`` (read inside a
+computation manual over the other axes when the body is manual over some axes only, as jax
+does). Outside a shard_map body the rules are the NameError of an unbound axis name.
 
 Example:
     >>> import numpy as np
@@ -33,7 +34,7 @@ from funcarray.primitives.collectives import (
     psum_p,
     psum_scatter_p,
 )
-from funcarray.primitives.shard_map import manual_mesh
+from funcarray.primitives.shard_map import manual_axes, manual_mesh
 from funcarray.transforms.core import ShapedArray
 
 __all__ = ["replica_groups"]
@@ -67,7 +68,7 @@ def _manual(prim, rule):
 
     def lower(ctx, *operands, axis_name, **params):
         mesh = manual_mesh()
-        if mesh is None or any(a not in mesh.axis_names for a in axis_name):
+        if mesh is None or any(a not in manual_axes() for a in axis_name):
             return unbound(ctx, *operands, axis_name=axis_name, **params)
         return rule(ctx, mesh, *operands, axis_name=axis_name, **params)
 
@@ -116,6 +117,32 @@ _manual(ppermute_p, _ppermute)
 
 
 def _axis_index(ctx, mesh, *, axis_name):
+    automatic = [a for a in mesh.axis_names if a not in manual_axes()]
+    if not automatic:
+        return [_index_from_partition_id(ctx, mesh, axis_name)]
+    # In a body manual over some axes only, the partition id is read inside a computation
+    # manual over the others (as jax writes it): XLA's partitioner must not split it.
+    i32 = ShapedArray((), np.dtype(np.int32))
+    name = ctx.fresh(i32)
+    others = ", ".join(f'"{a}"' for a in automatic)
+    ctx.emit(f'{name} = "sdy.manual_computation"() ({{')
+    builder = ctx._builder
+    saved = builder.indent
+    builder.indent = saved + "  "
+    ctx.emit("^bb0():")
+    builder.indent = saved + "    "
+    try:
+        index = _index_from_partition_id(ctx, mesh, axis_name)
+        ctx.emit(f'"sdy.return"({index}) : (tensor<i32>) -> ()')
+    finally:
+        builder.indent = saved
+    ctx.emit(f"}}) {{in_shardings = #sdy.sharding_per_value<[]>, manual_axes = "
+             f"#sdy<manual_axes{{{others}}}>, out_shardings = "
+             f"#sdy.sharding_per_value<[<@mesh, []>]>}} : () -> (tensor<i32>)")
+    return [name]
+
+
+def _index_from_partition_id(ctx, mesh, axis_name):
     u32, i32 = ShapedArray((), np.dtype(np.uint32)), ShapedArray((), np.dtype(np.int32))
     pid = ctx.op("stablehlo.partition_id", results=[u32])[0]
     index = None
@@ -132,7 +159,7 @@ def _axis_index(ctx, mesh, *, axis_name):
             index = ctx.op("stablehlo.multiply", index, ctx.constant(mesh.shape[name], i32),
                            results=[i32])[0]
             index = ctx.op("stablehlo.add", index, own, results=[i32])[0]
-    return [index]
+    return index
 
 
 _manual(axis_index_p, _axis_index)

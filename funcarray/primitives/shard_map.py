@@ -2,11 +2,14 @@
 Shardy's ``sdy.manual_computation`` (the public wrapper is ``api/shard_map.py``).
 
 ``shard_map_p.bind(*operands, ir=IR, mesh=Mesh, in_specs=(P, ...), out_specs=(P, ...),
-check_vma=bool)`` applies ``ir`` (call form, staged at the per-device block shapes) on every
-device of ``mesh``; ``in_specs``/``out_specs`` give one PartitionSpec per operand and per
-result. Collectives in ``ir`` name mesh axes; while the body is lowered, ``manual_mesh()``
-returns the mesh, so their lowering rules (``collectives_lowering.py``) emit XLA collectives
-with replica groups over the mesh's partitions.
+check_vma=bool, manual_axes=(name, ...))`` applies ``ir`` (call form, staged at the
+per-device block shapes) on every device of ``mesh``; ``in_specs``/``out_specs`` give one
+PartitionSpec per operand and per result, naming ``manual_axes`` only (all of the mesh's, or
+those of ``shard_map(axis_names=)``: the other axes stay automatic, the body's values are
+whole along them and XLA's partitioner splits them). Collectives in ``ir`` name mesh axes;
+while the body is lowered, ``manual_mesh()`` returns the mesh (``manual_axes()`` its manual
+axes), so their lowering rules (``collectives_lowering.py``) emit XLA collectives with
+replica groups over the mesh's partitions.
 
 Rules, after jit's (``jit_call.py``): jvp binds shard_map on the body's JVP (tangents split
 like their primals); batch binds it on the vectorised body, the batch axis unsplit (or split over
@@ -45,7 +48,8 @@ from funcarray.transforms.partial_eval import partial_eval_ir
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import rule_spmd_axis_name
 
-__all__ = ["shard_map_p", "manual_mesh", "block_shape", "global_shape", "unmentioned_axes"]
+__all__ = ["shard_map_p", "manual_mesh", "manual_axes", "block_shape", "global_shape",
+           "unmentioned_axes"]
 
 shard_map_p = Primitive("shard_map", multiple_results=True)
 
@@ -54,12 +58,20 @@ _MANUAL = contextvars.ContextVar("funcarray_manual_mesh", default=None)
 
 def manual_mesh():
     """The mesh of the ``sdy.manual_computation`` being lowered, or None outside one."""
-    return _MANUAL.get()
+    found = _MANUAL.get()
+    return None if found is None else found[0]
+
+
+def manual_axes() -> tuple:
+    """The mesh axes the ``sdy.manual_computation`` being lowered is manual over (all of its
+    mesh's, or those of ``shard_map(axis_names=)``), or () outside one."""
+    found = _MANUAL.get()
+    return () if found is None else found[1]
 
 
 @contextlib.contextmanager
-def _manual(mesh):
-    token = _MANUAL.set(mesh)
+def _manual(mesh, axes):
+    token = _MANUAL.set((mesh, axes))
     try:
         yield
     finally:
@@ -92,14 +104,15 @@ def global_shape(mesh, spec, shape) -> tuple:
     return tuple(size * _split_count(mesh, spec, k) for k, size in enumerate(shape))
 
 
-def unmentioned_axes(mesh, spec) -> tuple:
-    """The mesh axes ``spec`` does not split over (the value is replicated over them)."""
+def unmentioned_axes(manual_axes, spec) -> tuple:
+    """The manual mesh axes ``spec`` does not split over (the value is replicated over
+    them)."""
     used = {a for k in range(len(spec)) for a in spec.axes_of(k)}
-    return tuple(a for a in mesh.axis_names if a not in used)
+    return tuple(a for a in manual_axes if a not in used)
 
 
 @shard_map_p.def_abstract_eval
-def _abstract_eval(*avals, ir, mesh, in_specs, out_specs, check_vma):
+def _abstract_eval(*avals, ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     blocks = [a.update(shape=block_shape(mesh, s, a.shape, f"argument {k}"))
               for k, (a, s) in enumerate(zip(avals, in_specs))]
     check_operands("shard_map", blocks, ir.in_binders)
@@ -107,12 +120,12 @@ def _abstract_eval(*avals, ir, mesh, in_specs, out_specs, check_vma):
             for x, s in zip(ir.outs, out_specs)]
 
 
-def _params(mesh, check_vma, **specs):
-    return dict(mesh=mesh, check_vma=check_vma, **specs)
+def _params(mesh, check_vma, manual_axes, **specs):
+    return dict(mesh=mesh, check_vma=check_vma, manual_axes=manual_axes, **specs)
 
 
 @shard_map_p.def_jvp
-def _jvp(primals, tangents, *, ir, mesh, in_specs, out_specs, check_vma):
+def _jvp(primals, tangents, *, ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     nonzero = tuple(type(t) is not Zero for t in tangents)
     call, out_nonzero = jvp_ir(ir, nonzero)
     consts = tuple(call.consts)
@@ -122,7 +135,7 @@ def _jvp(primals, tangents, *, ir, mesh, in_specs, out_specs, check_vma):
                  + tuple(s for s, nz in zip(out_specs, out_nonzero) if nz))
     operands = [*consts, *primals, *(t for t in tangents if type(t) is not Zero)]
     outs = shard_map_p.bind(*operands, ir=call.ir, in_specs=specs_in, out_specs=specs_out,
-                            **_params(mesh, check_vma))
+                            **_params(mesh, check_vma, manual_axes))
     n = len(ir.outs)
     primals_out, nonzero_tangents = outs[:n], iter(outs[n:])
     tangents_out = [next(nonzero_tangents) if nz else Zero(tangent_aval(o.aval))
@@ -131,14 +144,14 @@ def _jvp(primals, tangents, *, ir, mesh, in_specs, out_specs, check_vma):
 
 
 @shard_map_p.def_transpose
-def _transpose(cts, *invals, ir, mesh, in_specs, out_specs, check_vma):
+def _transpose(cts, *invals, ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     linear = tuple(is_undefined(x) for x in invals)
     # An output replicated over some mesh axes holds one value per device of those axes and
     # the body's psum transposes to psum: divide, so that the copies count once (JAX's rule
     # without check_vma).
     scaled = []
     for ct, spec in zip(cts, out_specs):
-        n = math.prod(mesh.shape[a] for a in unmentioned_axes(mesh, spec))
+        n = math.prod(mesh.shape[a] for a in unmentioned_axes(manual_axes, spec))
         if type(ct) is not Zero and n > 1:
             ct = ops.div(ct, ops.full_like(ct, n))
         scaled.append(ct)
@@ -150,26 +163,26 @@ def _transpose(cts, *invals, ir, mesh, in_specs, out_specs, check_vma):
                 + tuple(s for s, lin in zip(in_specs, linear) if not lin)
                 + tuple(s for s, nz in zip(out_specs, ct_nonzero) if nz))
     lin_specs = tuple(s for s, lin in zip(in_specs, linear) if lin)
-    summed = _sum_replicas(call.ir, mesh, lin_specs)
+    summed = _sum_replicas(call.ir, manual_axes, lin_specs)
     outs = iter(shard_map_p.bind(*consts, *known, *(c for c in scaled if type(c) is not Zero),
                                  ir=summed, in_specs=specs_in, out_specs=lin_specs,
-                                 **_params(mesh, check_vma)))
+                                 **_params(mesh, check_vma, manual_axes)))
     return [next(outs) if lin else None for lin in linear]
 
 
-def _sum_replicas(ir, mesh, specs):
+def _sum_replicas(ir, manual_axes, specs):
     """``ir`` followed by a psum of each output over the mesh axes its spec leaves out (a
     replicated input's cotangent is the sum of every device's)."""
     from funcarray.transforms.ir import eval_ir
     from funcarray.transforms.ir_transforms import stage_call
 
-    if all(not unmentioned_axes(mesh, s) for s in specs):
+    if all(not unmentioned_axes(manual_axes, s) for s in specs):
         return ir
 
     def fun(*args):
         outs = eval_ir(ir, (), args)
-        return [psum_p.bind(o, axis_name=unmentioned_axes(mesh, s))
-                if unmentioned_axes(mesh, s) and type(o) is not Zero else o
+        return [psum_p.bind(o, axis_name=unmentioned_axes(manual_axes, s))
+                if unmentioned_axes(manual_axes, s) and type(o) is not Zero else o
                 for o, s in zip(outs, specs)]
 
     call = stage_call(fun, [v.aval for v in ir.in_binders])
@@ -178,7 +191,7 @@ def _sum_replicas(ir, mesh, specs):
 
 
 @shard_map_p.def_batch
-def _batch(vals, dims, *, ir, mesh, in_specs, out_specs, check_vma):
+def _batch(vals, dims, *, ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     # The batch axis is not split over the mesh, unless vmap(spmd_axis_name=) names mesh
     # axes: then each device runs its part of the batch (the body is batched at that size).
     spmd = rule_spmd_axis_name()
@@ -186,9 +199,9 @@ def _batch(vals, dims, *, ir, mesh, in_specs, out_specs, check_vma):
     entry = None
     if spmd is not None:
         for a in spmd:
-            if a not in mesh.axis_names:
-                raise ValueError(f"vmap: spmd_axis_name {a!r} is not an axis of the mesh "
-                                 f"{mesh} of the shard_map inside")
+            if a not in manual_axes:
+                raise ValueError(f"vmap: spmd_axis_name {a!r} is not a manual axis "
+                                 f"{manual_axes} of the shard_map inside (over mesh {mesh})")
         split = math.prod(mesh.shape[a] for a in spmd)
         if axis_size % split:
             raise ValueError(f"vmap: the batch of {axis_size} does not divide over "
@@ -205,7 +218,7 @@ def _batch(vals, dims, *, ir, mesh, in_specs, out_specs, check_vma):
     specs_out = tuple(s if d is None else _insert(s, d, entry)
                       for s, d in zip(out_specs, out_dims))
     outs = shard_map_p.bind(*call.consts, *vals, ir=call.ir, in_specs=specs_in,
-                            out_specs=specs_out, **_params(mesh, check_vma))
+                            out_specs=specs_out, **_params(mesh, check_vma, manual_axes))
     return outs, list(out_dims)
 
 
@@ -216,18 +229,24 @@ def _insert(spec, dim: int, entry):
 
 
 @shard_map_p.def_lower
-def _lower(ctx, *operands, ir, mesh, in_specs, out_specs, check_vma):
+def _lower(ctx, *operands, ir, mesh, in_specs, out_specs, check_vma, manual_axes):
     from funcarray.base.sharding import NamedSharding
 
     use_mesh(ctx._builder, mesh)
 
+    partial = len(manual_axes) < len(mesh.axis_names)
+
     def attr(spec, ndim):
+        if partial:  # every dimension open to the automatic axes, as jax writes it
+            dims = ", ".join("{" + "".join(f'"{a}", ' for a in spec.axes_of(k)) + "?}"
+                             for k in range(ndim))
+            return f"<@mesh, [{dims}]>"
         text = sharding_attribute(NamedSharding(mesh, spec), ndim)
         return text[len("#sdy.sharding"):]  # '<@mesh, [...]>'
 
     ins = ", ".join(attr(s, a.ndim) for s, a in zip(in_specs, ctx.avals_in))
     outs = ", ".join(attr(s, a.ndim) for s, a in zip(out_specs, ctx.avals_out))
-    axes = ", ".join(f'"{a}"' for a in mesh.axis_names)
+    axes = ", ".join(f'"{a}"' for a in manual_axes)
     names = [ctx.fresh(a) for a in ctx.avals_out]
     in_types = ", ".join(tensor_type(ctx.type_of(x)) for x in operands)
     out_types = ", ".join(tensor_type(a) for a in ctx.avals_out)
@@ -241,7 +260,7 @@ def _lower(ctx, *operands, ir, mesh, in_specs, out_specs, check_vma):
                                   zip(args, ir.in_binders)) + "):")
     builder.indent = saved + "    "
     try:
-        with _manual(mesh):
+        with _manual(mesh, manual_axes):
             results = lower_inline(ctx, ir, *args)
         types = ", ".join(tensor_type(x.aval) for x in ir.outs)
         ctx.emit(f'"sdy.return"({", ".join(results)}) : ({types}) -> ()')
@@ -259,8 +278,8 @@ def _lower(ctx, *operands, ir, mesh, in_specs, out_specs, check_vma):
 # mesh axis (one row per device) and the unknown half takes them back the same way, as JAX does.
 
 
-def _residual_spec(mesh) -> PartitionSpec:
-    return PartitionSpec(tuple(mesh.axis_names))
+def _residual_spec(manual_axes) -> PartitionSpec:
+    return PartitionSpec(tuple(manual_axes))
 
 
 def _restaged(ir, fun, n_lifted: int = 0):
@@ -276,7 +295,7 @@ def _restaged(ir, fun, n_lifted: int = 0):
     return call.ir
 
 
-def _split(ir, unknowns, mesh, in_specs, out_specs):
+def _split(ir, unknowns, manual_axes, in_specs, out_specs):
     """``(known_ir, known_in_specs, known_out_specs, unknown_ir, unknown_in_specs,
     unknown_out_specs, out_unknowns, n_residuals)``."""
     split = partial_eval_ir(ir, unknowns)
@@ -292,7 +311,7 @@ def _split(ir, unknowns, mesh, in_specs, out_specs):
         res = [ops.reshape(r, r.shape[1:]) for r in args[:n_res]]
         return eval_ir(split.unknown, (), [*res, *args[n_res:]])
 
-    res_spec = _residual_spec(mesh)
+    res_spec = _residual_spec(manual_axes)
     known_outs = tuple(s for s, u in zip(out_specs, split.out_unknowns) if not u)
     unknown_outs = tuple(s for s, u in zip(out_specs, split.out_unknowns) if u)
     return (_restaged(split.known, expand),
@@ -304,20 +323,21 @@ def _split(ir, unknowns, mesh, in_specs, out_specs):
 
 
 def _partial_eval(trace, args, params):
-    mesh, check_vma = params["mesh"], params["check_vma"]
+    mesh, check_vma, manual_axes = params["mesh"], params["check_vma"], params["manual_axes"]
     unknowns = [not trace.is_known(x) for x in args]
     (known_ir, k_in, k_out, unknown_ir, u_in, u_out, out_unknowns,
-     n_res) = _split(params["ir"], unknowns, mesh, params["in_specs"], params["out_specs"])
+     n_res) = _split(params["ir"], unknowns, params["manual_axes"], params["in_specs"],
+            params["out_specs"])
     known_args = [x for x, u in zip(args, unknowns) if not u]
     with set_current_trace(trace.parent):
         known_outs = shard_map_p.bind(*known_args, ir=known_ir, in_specs=k_in, out_specs=k_out,
-                                      **_params(mesh, check_vma))
+                                      **_params(mesh, check_vma, manual_axes))
     n_known = len(known_outs) - n_res
     residuals = known_outs[n_known:]
     unknown_args = [x for x, u in zip(args, unknowns) if u]
     staged = trace.record(shard_map_p, [*residuals, *unknown_args],
                           dict(ir=unknown_ir, in_specs=u_in, out_specs=u_out,
-                               **_params(mesh, check_vma)))
+                               **_params(mesh, check_vma, manual_axes)))
     known_iter, staged_iter = iter(known_outs[:n_known]), iter(staged)
     return [next(staged_iter) if u else next(known_iter) for u in out_unknowns]
 
@@ -329,7 +349,8 @@ def _partial_eval_eqn(eqn, unknowns):
     params = eqn.params
     mesh = params["mesh"]
     (known_ir, k_in, k_out, unknown_ir, u_in, u_out, out_unknowns,
-     n_res) = _split(params["ir"], unknowns, mesh, params["in_specs"], params["out_specs"])
+     n_res) = _split(params["ir"], unknowns, params["manual_axes"], params["in_specs"],
+            params["out_specs"])
     # (the residual variables hold global values: one row per device)
     local = known_ir.outs[len(known_ir.outs) - n_res:]
     residuals = [Var(v.aval.update(shape=global_shape(mesh, s, v.aval.shape)))

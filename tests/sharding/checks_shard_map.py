@@ -211,6 +211,48 @@ def check_errors():
                      out_specs=P("a"))(np.ones(8))
 
 
+def check_manual_over_some_axes_matches_jax():
+    """shard_map(axis_names={"a"}): manual over "a", "b" left to the partitioner."""
+    mesh, jmesh = _meshes()
+
+    def body(L, np_):
+        def f(x, w):  # x: this "a"-block of rows, whole along "b"; w: replicated
+            h = np_.tanh(x @ w)
+            return L.psum(h, "a") * (L.axis_index("a") + 1), L.all_gather(h, "a", tiled=True)
+        return f
+
+    w = np.linspace(-1, 1, 16 * 6, dtype=np.float32).reshape(16, 6)
+    f = fa.shard_map(body(lax, fnp), mesh=mesh, in_specs=(P("a"), P()),
+                     out_specs=(P("a"), P()), axis_names={"a"})
+    jf = jax.shard_map(body(jax.lax, jnp), mesh=jmesh, in_specs=(JP("a"), JP()),
+                       out_specs=(JP("a"), JP()), axis_names={"a"}, check_vma=False)
+    # the argument split over both axes: "b" is the partitioner's to handle inside
+    x = fa.device_put(_X, fa.sharding.NamedSharding(mesh, P("a", "b")))
+    jx = jax.device_put(_X, jax.sharding.NamedSharding(jmesh, JP("a", "b")))
+    for got in (f(x, w), fa.jit(f)(x, w)):
+        want = jax.jit(jf)(jx, w)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5)
+        assert got[0].sharding.spec[0] == "a" and got[0].sharding.mesh == mesh
+    text = fa.jit(f).lower(x, w).as_text()
+    assert 'manual_axes = #sdy<manual_axes{"a"}>' in text and '[{"a", ?}, {?}]' in text
+    # gradients through the partly manual body, against jax's
+    loss = lambda sm, np_: lambda v: np_.sum(sm(v, w)[0] ** 2)  # noqa: E731
+    g = fa.jit(fa.grad(loss(f, fnp)))(_X)
+    jg = jax.jit(jax.grad(loss(jf, jnp)))(_X)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-4, atol=1e-5)
+    # specs and collectives name manual axes only
+    with pytest.raises(ValueError, match="not in axis_names"):
+        fa.shard_map(lambda v: v, mesh=mesh, in_specs=P("b"), out_specs=P("b"),
+                     axis_names={"a"})(_X)
+    with pytest.raises(NameError, match="unbound axis name"):
+        fa.shard_map(lambda v: lax.psum(v, "b"), mesh=mesh, in_specs=P("a"), out_specs=P("a"),
+                     axis_names={"a"})(_X)
+    with pytest.raises(ValueError, match="are not axes of the mesh"):
+        fa.shard_map(lambda v: v, mesh=mesh, in_specs=P("a"), out_specs=P("a"),
+                     axis_names={"c"})
+
+
 def check_vmap_spmd_axis_name_splits_the_batch_like_jax():
     mesh, jmesh = _meshes()
     xs = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16)

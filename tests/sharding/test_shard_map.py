@@ -11,7 +11,8 @@ _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_vmap_spmd_axis_name_splits_the_batch_like_jax",
           "check_body_closing_over_traced_values", "check_mesh_of_reordered_devices",
           "check_composed_collectives_match_jax",
-          "check_value_and_grad_linearize_and_hessian_through_shard_map"]
+          "check_value_and_grad_linearize_and_hessian_through_shard_map",
+          "check_manual_over_some_axes_matches_jax"]
 
 
 results, test_every_check_ran, test_check = check_tests("checks_shard_map.py", _NAMES)
