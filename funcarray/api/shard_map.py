@@ -25,7 +25,8 @@ from typing import Any
 
 from funcarray.api.arguments import asarray_arg
 from funcarray.base import pytrees as tree
-from funcarray.base.mesh import Mesh, PartitionSpec, get_mesh
+from funcarray.base.mesh import AxisType, Mesh, PartitionSpec, get_mesh
+from funcarray.base.sharding import placement_of
 from funcarray.primitives import collectives_lowering  # noqa: F401  (installs the rules)
 from funcarray.primitives.shard_map import block_shape, shard_map_p
 from funcarray.transforms.core import running_eagerly
@@ -75,16 +76,17 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
     ``jax.shard_map``.
 
     ``in_specs`` (a pytree prefix of the positional arguments) splits each argument over mesh
-    axes; ``f`` sees the block of its device and may use the collectives of ``funcarray.lax``
-    over the mesh axes; ``out_specs`` (a prefix of the output) says how the blocks ``f``
-    returns form each result (an axis the spec does not name means the blocks are equal
-    over it and one is taken). ``mesh`` defaults to ``set_mesh``'s. ``axis_names`` (a set
-    of mesh axes) makes ``f`` manual over those axes only: the specs and collectives name
-    them alone, and ``f`` sees values whole along the other axes, which XLA's partitioner
-    keeps splitting automatically (all axes when empty). Composes with jit, grad
-    and vmap. ``check_vma`` is accepted and not checked (funcarray tracks no per-value
-    device variance); derivatives follow JAX's ``check_vma=False`` rules, which agree for
-    programs that pass the check.
+    axes (left out, on a mesh of Explicit axes, each concrete argument's own layout is read,
+    as jax's ``in_specs=Infer``); ``f`` sees the block of its device and may use the
+    collectives of ``funcarray.lax`` over the mesh axes; ``out_specs`` (a prefix of the
+    output) says how the blocks ``f`` returns form each result (an axis the spec does not
+    name means the blocks are equal over it and one is taken). ``mesh`` defaults to
+    ``set_mesh``'s. ``axis_names`` (a set of mesh axes) makes ``f`` manual over those axes
+    only: the specs and collectives name them alone, and ``f`` sees values whole along the
+    other axes, which XLA's partitioner keeps splitting automatically (all axes when
+    empty). Composes with jit, grad and vmap. ``check_vma`` is accepted and not checked
+    (funcarray tracks no per-value device variance); derivatives follow JAX's
+    ``check_vma=False`` rules, which agree for programs that pass the check.
 
     Example:
         >>> import funcarray as fa
@@ -120,7 +122,7 @@ class _ShardMapped:
         self.manual_axes = manual_axes
         self.in_specs, self.out_specs = in_specs, out_specs
         self._lock = threading.Lock()
-        self._jitted = None
+        self._jitted: dict = {}  # None (in_specs given) or the inferred specs -> jitted
         functools.update_wrapper(self, f)
 
     def __call__(self, *args, **kwargs):
@@ -128,23 +130,49 @@ class _ShardMapped:
             raise TypeError("shard_map: the function takes positional arguments only (as "
                             "jax.shard_map)")
         if running_eagerly():  # run compiled over the mesh, as JAX does
+            if self.in_specs is None:
+                inferred = self._inferred_specs(args)
+                key, in_specs = inferred, tree.unflatten(tree.structure(args), list(inferred))
+            else:
+                key, in_specs = None, self.in_specs
             with self._lock:
-                if self._jitted is None:
+                jitted = self._jitted.get(key)
+                if jitted is None:
                     from funcarray.api.jit import jit
 
-                    self._jitted = jit(self._traced)
-            return self._jitted(*args)
-        return self._traced(*args)
+                    if len(self._jitted) >= 64:
+                        self._jitted.clear()
+                    jitted = self._jitted[key] = jit(
+                        functools.partial(self._traced, in_specs=in_specs))
+            return jitted(*args)
+        return self._traced(*args, in_specs=self.in_specs)
 
-    def _traced(self, *args):
+    def _inferred_specs(self, args) -> tuple:
+        """Each argument leaf's spec, read from its layout on the mesh (a host or one-device
+        array: P()), as jax's ``in_specs=Infer``, which needs every mesh axis Explicit."""
+        mesh = self.mesh
+        if any(t is not AxisType.Explicit for t in mesh.axis_types):
+            raise ValueError(f"shard_map: in_specs can be left out only on a mesh whose axes "
+                             f"are all Explicit (they are then read from the arguments' "
+                             f"layouts), but {mesh} has others; pass in_specs")
+        specs = []
+        for k, x in enumerate(tree.leaves(args)):
+            placement = placement_of(x)
+            if placement is not None and placement.mesh != mesh:
+                raise ValueError(f"shard_map: argument leaf {k} is laid out over another mesh "
+                                 f"({placement.mesh}); move it onto {mesh} or pass in_specs")
+            specs.append(PartitionSpec() if placement is None else placement.spec)
+        return tuple(specs)
+
+    def _traced(self, *args, in_specs):
         mesh = self.mesh
         leaves, in_tree = tree.flatten(args)
         leaves = [asarray_arg("shard_map", x) for x in leaves]
         full = tree.unflatten(in_tree, list(range(len(leaves))))
-        in_specs = self.in_specs
         if in_specs is None:
-            raise NotImplementedError("shard_map: give in_specs (funcarray does not infer them "
-                                      "from the arguments' shardings)")
+            raise NotImplementedError(
+                "shard_map: in_specs can be read only from concrete arguments' layouts (a "
+                "traced value carries no sharding in funcarray); pass in_specs")
         manual = self.manual_axes
         specs = [_check_spec(mesh, manual, s, f"in_specs entry for argument leaf {k}")
                  for k, s in enumerate(_prefix(in_specs, full, "in_specs"))]

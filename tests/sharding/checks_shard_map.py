@@ -253,6 +253,24 @@ def check_manual_over_some_axes_matches_jax():
                      axis_names={"c"})
 
 
+def check_in_specs_read_from_the_arguments():
+    """in_specs left out on an Explicit mesh: each argument's own layout (jax's Infer)."""
+    mesh = fa.make_mesh((2, 4), ("a", "b"))  # Explicit axes
+    f = fa.shard_map(lambda x, w: lax.psum(x * w, "b"), mesh=mesh, out_specs=P("a"))
+    x = fa.device_put(_X, fa.sharding.NamedSharding(mesh, P("a", "b")))
+    w = np.float32(3.0)  # a host value: replicated
+    want = fa.shard_map(lambda x, w: lax.psum(x * w, "b"), mesh=mesh, in_specs=(P("a", "b"), P()),
+                        out_specs=P("a"))(x, w)
+    np.testing.assert_allclose(np.asarray(f(x, w)), np.asarray(want))
+    rows = fa.device_put(_X, fa.sharding.NamedSharding(mesh, P("a")))  # another layout
+    np.testing.assert_allclose(np.asarray(f(rows, w))[:4], 4 * 3 * _X[:4])
+    auto, _ = _meshes()
+    with pytest.raises(ValueError, match="all Explicit"):
+        fa.shard_map(lambda v: v, mesh=auto, out_specs=P("a"))(_X)
+    with pytest.raises(NotImplementedError, match="pass in_specs"):
+        fa.jit(f)(x, w)
+
+
 def check_vmap_spmd_axis_name_splits_the_batch_like_jax():
     mesh, jmesh = _meshes()
     xs = np.arange(2 * 4 * 16, dtype=np.float32).reshape(2, 4, 16)

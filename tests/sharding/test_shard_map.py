@@ -12,7 +12,7 @@ _NAMES = ["check_psum_pmean_pmax_pmin_against_numpy",
           "check_body_closing_over_traced_values", "check_mesh_of_reordered_devices",
           "check_composed_collectives_match_jax",
           "check_value_and_grad_linearize_and_hessian_through_shard_map",
-          "check_manual_over_some_axes_matches_jax"]
+          "check_manual_over_some_axes_matches_jax", "check_in_specs_read_from_the_arguments"]
 
 
 results, test_every_check_ran, test_check = check_tests("checks_shard_map.py", _NAMES)
