@@ -36,30 +36,16 @@ import numpy as np
 from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
 from funcarray.lax._ops_binary import (
     add,
-    bitwise_and,
-    bitwise_or,
-    eq,
-    ge,
     mul,
-    rem,
-    select,
 )
 from funcarray.lax._ops_shape import full_like
-from funcarray.lax._ops_unary import (
-    bitwise_not,
-    digamma,
-    exp,
-    floor,
-    lgamma,
-    neg,
-)
 from funcarray.lax._special_host_ops import LAX_OPS
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
-__all__ = ["log_beta", "zeta_impl", "polygamma_impl"]
+__all__ = ["log_beta", "zeta_formula", "zeta_impl", "polygamma_formula", "polygamma_impl"]
 
 # Stirling's series of lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), in powers of 1/x^2:
 # B_2k / (2k (2k - 1)), accurate to float64 precision for x >= 8.
@@ -182,21 +168,25 @@ def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:
     return zeta_formula(x, q)
 
 
-def _polygamma_value(n, x):
-    valid_n = bitwise_and(eq(n, floor(n)), ge(n, 0.0))
-    first = eq(n, 0.0)
-    safe_n = select(bitwise_or(first, bitwise_not(valid_n)), full_like(n, 1), n)
-    sign = select(eq(rem(safe_n, 2.0), 0.0), neg(full_like(n, 1)), full_like(n, 1))
-    higher = mul(mul(sign, exp(lgamma(add(safe_n, 1.0)))), zeta_impl(add(safe_n, 1.0), x))
-    value = select(first, digamma(x), higher)
-    return select(valid_n, value, full_like(value, np.nan))
+def polygamma_formula(n, x, ops=LAX_OPS):
+    """``polygamma(n, x)`` of float32 or float64 arrays of one shape, computed with ``ops``
+    (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    valid_n = ops.bitwise_and(ops.eq(n, ops.floor(n)), ops.ge(n, 0.0))
+    first = ops.eq(n, 0.0)
+    safe_n = ops.select(ops.bitwise_or(first, ops.bitwise_not(valid_n)), ops.full_like(n, 1), n)
+    sign = ops.select(ops.eq(ops.rem(safe_n, 2.0), 0.0), ops.neg(ops.full_like(n, 1)),
+                      ops.full_like(n, 1))
+    higher = ops.mul(ops.mul(sign, ops.exp(ops.lgamma(ops.add(safe_n, 1.0)))),
+                     zeta_formula(ops.add(safe_n, 1.0), x, ops))
+    value = ops.select(first, ops.digamma(x), higher)
+    return ops.select(valid_n, value, ops.full_like(value, np.nan))
 
 
 @custom_jvp
 def polygamma_impl(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of digamma, ``n`` a float holding an integer
     (``lax.polygamma`` after its checks)."""
-    return _polygamma_value(n, x)
+    return polygamma_formula(n, x)
 
 
 def _polygamma_jvp(primals, tangents):

@@ -75,8 +75,15 @@ def _is_nan(x, ops=LAX_OPS):
     return ops.ne(x, x)
 
 
+@functools.cache
+def _limits(dtype) -> tuple[float, float, float]:
+    """``(eps, log(max), tiny)`` of a float dtype, derived once per dtype (finfo is slow)."""
+    info = dtypes.finfo(dtype)
+    return float(info.eps), float(np.log(info.max)), float(info.tiny)
+
+
 def _eps(x) -> float:
-    return float(dtypes.finfo(x.dtype).eps)
+    return _limits(x.dtype)[0]
 
 
 def _loop(step, enabled, state, ops):
@@ -192,7 +199,7 @@ def _igammac_fraction(ax, x, a, enabled, mode, ops=LAX_OPS):
 def _log_ax(a, x, ops=LAX_OPS):
     """``(x^a e^-x / Gamma(a), underflow)``, where underflow marks the negligible ones."""
     log_ax = ops.sub(ops.sub(ops.mul(a, ops.log(x)), x), ops.lgamma(a))
-    underflow = ops.lt(log_ax, -float(np.log(dtypes.finfo(x.dtype).max)))
+    underflow = ops.lt(log_ax, -_limits(x.dtype)[1])
     return ops.exp(log_ax), underflow
 
 
@@ -308,7 +315,7 @@ igammac_impl.defjvp(_igammac_jvp)
 def _beta_fraction(a, b, x, enabled, ops):
     """The continued fraction of ``I_x(a, b) a B(a, b) / (x^a (1-x)^b)`` (modified Lentz),
     two partial fractions (an even and an odd one) per iteration."""
-    tiny = float(dtypes.finfo(x.dtype).tiny) * 1e3
+    tiny = _limits(x.dtype)[2] * 1e3
     eps = _eps(x)
 
     def clamp(v):
@@ -362,7 +369,7 @@ def betainc_formula(a, b, x, ops=LAX_OPS):
     xx = ops.select(_any(special, ops.le(xx, 0.0), ops.ge(xx, 1.0), ops=ops),
                     ops.full_like(xx, 0.5), xx)
     fraction = _beta_fraction(aa, bb, xx, ops.bitwise_not(special), ops)
-    very_small = float(dtypes.finfo(x.dtype).tiny) * 2
+    very_small = _limits(x.dtype)[2] * 2
     # For tiny a, a B(a, b) -> Gamma(b) / Gamma(a + b) * Gamma(a + 1) ~ that ratio.
     log_1mx = ops.log1p(ops.neg(xx))
     factor = ops.select(

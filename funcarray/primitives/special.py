@@ -165,16 +165,16 @@ def _pad(coefficients, degree):
     return (0.0,) * (degree - len(coefficients)) + tuple(coefficients)
 
 
-def _piecewise_horner(w, pieces, fused):
+def _piecewise_horner(w, pieces, fused, where):
     """Horner's rule with the coefficients chosen per element: ``pieces`` is a list of
     ``(mask, coefficients)`` (later masks win), all of one degree. ``fused``: each
     ``p * w + c`` is rounded once (computed in float64), like XLA's FMA instructions."""
     dt = w.dtype
     p = None
     for i in range(len(pieces[0][1])):
-        c = np.full(w.shape, pieces[0][1][i], dt)
+        c = dt.type(pieces[0][1][i])
         for mask, coefficients in pieces[1:]:
-            c = np.where(mask, dt.type(coefficients[i]), c)
+            c = where(mask, dt.type(coefficients[i]), c)
         if p is None:
             p = c
         elif fused:
@@ -184,25 +184,24 @@ def _piecewise_horner(w, pieces, fused):
     return p
 
 
-def _erf_inv_kernel(x):
-    x = np.asarray(x)
+def _erf_inv_formula(x, where):
+    """erf_inv of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
     w = -np.log1p(-x * x)
     if dt == np.float64:
         central, middle = w < 6.25, w < 16.0
         sqrt_w = np.sqrt(np.maximum(w, 0.0))
-        w = np.where(central, w - 3.125, np.where(middle, sqrt_w - 3.25, sqrt_w - 5.0))
+        w = where(central, w - 3.125, where(middle, sqrt_w - 3.25, sqrt_w - 5.0))
         degree = len(_ERFINV64_CENTRAL)
         p = _piecewise_horner(w, [(None, _pad(_ERFINV64_TAIL, degree)),
                                   (middle, _pad(_ERFINV64_MIDDLE, degree)),
-                                  (central, _ERFINV64_CENTRAL)], fused=False)
+                                  (central, _ERFINV64_CENTRAL)], False, where)
     else:
         central = w < dt.type(5.0)
-        w = np.where(central, w - dt.type(2.5), np.sqrt(np.maximum(w, dt.type(0))) - dt.type(3))
+        w = where(central, w - dt.type(2.5), np.sqrt(np.maximum(w, dt.type(0))) - dt.type(3))
         p = _piecewise_horner(w, [(None, _ERFINV32_TAIL), (central, _ERFINV32_CENTRAL)],
-                              fused=True)
-    out = np.where(np.abs(x) == 1, x * dt.type(np.inf), p * x)
-    return np.asarray(out, dt)
+                              True, where)
+    return where(abs(x) == 1, x * dt.type(np.inf), p * x)
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,23 +217,23 @@ _LANCZOS_COEFFICIENTS = (
     9.984369578019570859563e-6, 1.50563273514931155834e-7)
 
 
-def _lanczos_setup(x):
+def _lanczos_setup(x, where):
     """The shared start of lgamma and digamma: ``reflect`` marks x < 1/2, computed from
     1 - x; ``z`` is the shifted argument and ``log_t = log(z + g + 1/2)``."""
     dt = x.dtype
     reflect = x < dt.type(0.5)
-    z = np.where(reflect, -x, x - dt.type(1))
+    z = where(reflect, -x, x - dt.type(1))
     shift = _LANCZOS_G + 0.5
     # log(g + 1/2) + log1p(z / (g + 1/2)) is accurate where log(t) of the sum is not.
     log_t = dt.type(math.log(shift)) + np.log1p(z / dt.type(shift))
     return reflect, z, z + dt.type(shift), log_t
 
 
-def _lgamma_kernel(x):
-    x = np.asarray(x)
+def _lgamma_formula(x, where):
+    """lgamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x)
-    series = np.full(x.shape, _LANCZOS_BASE, dt)
+    reflect, z, t, log_t = _lanczos_setup(x, where)
+    series = dt.type(_LANCZOS_BASE)
     for i, c in enumerate(_LANCZOS_COEFFICIENTS):
         series = series + dt.type(c) / (z + dt.type(i + 1))
     # (z + 1/2) log t - t written as (z + 1/2 - t / log t) log t, which cannot overflow.
@@ -242,25 +241,25 @@ def _lgamma_kernel(x):
              + dt.type(0.5 * math.log(2 * math.pi)))
     # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the argument of
     # sin reduced to [0, 1/2] first so that it stays exact for large |x|.
-    abs_x = np.abs(x)
+    abs_x = abs(x)
     frac = abs_x - np.floor(abs_x)
-    reduced = np.where(frac > dt.type(0.5), dt.type(1) - frac, frac)
+    reduced = where(frac > dt.type(0.5), dt.type(1) - frac, frac)
     log_sin = np.log(np.sin(dt.type(math.pi) * reduced))
-    reflection = np.where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
-                          -log_sin)
-    out = np.where(reflect, reflection, log_y)
-    out = np.where(np.isinf(x), dt.type(np.inf), out)
+    reflection = where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
+                       -log_sin)
+    out = where(reflect, reflection, log_y)
+    out = where(np.isinf(x), dt.type(np.inf), out)
     # Gamma(1) = Gamma(2) = 1: exact zeros there, which the sum above misses by an ulp of its
     # ~6.5-sized terms (3.6e-7 in float32), and which gammainc/gammaincc at a = 1, 2 lean on.
-    return np.asarray(np.where((x == 1) | (x == 2), dt.type(0), out), dt)
+    return where((x == 1) | (x == 2), dt.type(0), out)
 
 
-def _digamma_kernel(x):
-    x = np.asarray(x)
+def _digamma_formula(x, where):
+    """digamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x)
-    numerator = np.zeros(x.shape, dt)
-    denominator = np.full(x.shape, _LANCZOS_BASE, dt)
+    reflect, z, t, log_t = _lanczos_setup(x, where)
+    numerator = dt.type(0)
+    denominator = dt.type(_LANCZOS_BASE)
     for i, c in enumerate(_LANCZOS_COEFFICIENTS):
         shifted = z + dt.type(i + 1)
         numerator = numerator - dt.type(c) / (shifted * shifted)
@@ -268,12 +267,63 @@ def _digamma_kernel(x):
     y = log_t + numerator / denominator - dt.type(_LANCZOS_G) / t
     # Reflection: digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted by an integer
     # (cot has period 1) so that pi x stays small.
-    reduced = x + np.abs(np.floor(x + dt.type(0.5)))
+    reduced = x + abs(np.floor(x + dt.type(0.5)))
     pi = dt.type(math.pi)
     reflection = y - pi * np.cos(pi * reduced) / np.sin(pi * reduced)
-    out = np.where(reflect, reflection, y)
+    out = where(reflect, reflection, y)
     pole = (x <= 0) & (x == np.floor(x))
-    return np.asarray(np.where(pole, dt.type(np.nan), out), dt)
+    return where(pole, dt.type(np.nan), out)
+
+
+def _pick(condition, on_true, on_false):
+    """``np.where`` of one element (NumPy scalars), without building 0-d arrays."""
+    return on_true if condition else on_false
+
+
+# Up to this many elements, a kernel runs element by element on NumPy scalars: a scalar
+# operation costs ~80 ns, a ufunc call on a small array ~500 ns (np.where ~1 us). Each
+# element's operations are the same IEEE operations in the same dtype either way, and no
+# element depends on another, so both give the same bits.
+_ELEMENTWISE_UP_TO = 6
+
+
+def _elementwise_kernel(formula):
+    """The kernel of ``formula(x, where)``: per element for small arrays, else whole."""
+    def kernel(x):
+        x = np.asarray(x)
+        dt = x.dtype
+        if x.size <= _ELEMENTWISE_UP_TO:
+            with np.errstate(all="ignore"):
+                out = [formula(v, _pick) for v in x.ravel()]
+            return np.array(out, dt).reshape(x.shape)
+        return np.asarray(formula(x, np.where), dt)
+    kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
+    return kernel
+
+
+def lgamma_of_scalar(x):
+    """``lgamma`` of a float32 or float64 NumPy scalar (the kernel's bits, without arrays).
+
+    Example:
+        >>> lgamma_of_scalar(np.float32(3.0))
+        np.float32(0.69314754)
+    """
+    return _lgamma_formula(x, _pick)
+
+
+def digamma_of_scalar(x):
+    """``digamma`` of a float32 or float64 NumPy scalar (the kernel's bits, without arrays).
+
+    Example:
+        >>> digamma_of_scalar(np.float64(1.0))
+        np.float64(-0.5772156649015334)
+    """
+    return _digamma_formula(x, _pick)
+
+
+_erf_inv_kernel = _elementwise_kernel(_erf_inv_formula)
+_lgamma_kernel = _elementwise_kernel(_lgamma_formula)
+_digamma_kernel = _elementwise_kernel(_digamma_formula)
 
 
 # --------------------------------------------------------------------------------------------
