@@ -19,7 +19,7 @@ Example:
     >>> import numpy as np
     >>> HOST_OPS.add(1.0, np.float32([1.5]))
     array([2.5], dtype=float32)
-    >>> on_elements(lambda x, y: SCALAR_OPS.add(x, y), [np.float32([1, 2]), np.float32([3, 4])])
+    >>> on_elements(lambda x, y, ops: ops.add(x, y), [np.float32([1, 2]), np.float32([3, 4])])
     array([4., 6.], dtype=float32)
 """
 
