@@ -157,8 +157,14 @@ ON_ELEMENTS_UP_TO = 6
 
 def on_elements(formula, values):
     """``formula(*scalars, SCALAR_OPS)`` for each element of ``values`` (NumPy arrays of one
-    float dtype and shape), as an array of that dtype and shape."""
+    float dtype and shape), as an array of that dtype and shape; or, where an element's
+    result is NaN, ``formula(*values, HOST_OPS)``: where two NaNs meet, a compiled scalar
+    operation may keep the other operand's NaN (sign) than the ufunc loop does."""
     first = values[0]
-    columns = [v.ravel() for v in values]
-    out = [formula(*scalars, SCALAR_OPS) for scalars in zip(*columns)]
+    out = []
+    for scalars in zip(*(v.ravel() for v in values)):
+        y = formula(*scalars, SCALAR_OPS)
+        if y != y:
+            return np.asarray(formula(*values, HOST_OPS), first.dtype)
+        out.append(y)
     return np.array(out, first.dtype).reshape(first.shape)

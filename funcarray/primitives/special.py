@@ -283,7 +283,9 @@ def _pick(condition, on_true, on_false):
 # Up to this many elements, a kernel runs element by element on NumPy scalars: a scalar
 # operation costs ~80 ns, a ufunc call on a small array ~500 ns (np.where ~1 us). Each
 # element's operations are the same IEEE operations in the same dtype either way, and no
-# element depends on another, so both give the same bits.
+# element depends on another, so both give the same bits; but for a NaN's sign: where two
+# NaNs meet, the compiled scalar operation may keep the other operand's NaN than the ufunc
+# loop does, so a NaN result sends the call to the whole-array evaluation.
 _ELEMENTWISE_UP_TO = 6
 
 
@@ -293,9 +295,15 @@ def _elementwise_kernel(formula):
         x = np.asarray(x)
         dt = x.dtype
         if x.size <= _ELEMENTWISE_UP_TO:
+            out = []
             with np.errstate(all="ignore"):
-                out = [formula(v, _pick) for v in x.ravel()]
-            return np.array(out, dt).reshape(x.shape)
+                for v in x.ravel():
+                    y = formula(v, _pick)
+                    if y != y:
+                        break
+                    out.append(y)
+                else:
+                    return np.array(out, dt).reshape(x.shape)
         return np.asarray(formula(x, np.where), dt)
     kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
     return kernel
