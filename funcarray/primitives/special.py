@@ -31,7 +31,9 @@ kernel gives (XLA's float32 ``lgamma(1)`` is 4.8e-7, not 0).
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
 
@@ -170,6 +172,8 @@ def _piecewise_horner(w, pieces, fused, where):
     ``(mask, coefficients)`` (later masks win), all of one degree. ``fused``: each
     ``p * w + c`` is rounded once (computed in float64), like XLA's FMA instructions."""
     dt = w.dtype
+    if where is _pick:
+        return _horner_of_scalar(w, pieces, fused)
     p = None
     for i in range(len(pieces[0][1])):
         c = dt.type(pieces[0][1][i])
@@ -182,6 +186,34 @@ def _piecewise_horner(w, pieces, fused, where):
         else:
             p = p * w + c
     return p
+
+
+def _horner_of_scalar(w, pieces, fused):
+    """``_piecewise_horner`` of one element, in Python floats (IEEE doubles, the float64
+    operations of the array path; float32 steps rounded as the array path rounds them)."""
+    coefficients = pieces[0][1]
+    for mask, chosen in pieces[1:]:
+        if mask:
+            coefficients = chosen
+    dt = w.dtype
+    w = float(w)
+    if not fused:
+        p = coefficients[0]
+        for c in coefficients[1:]:
+            p = p * w + c
+        return dt.type(p)
+    rounded = dt.type
+    first, *rest = _rounded_coefficients(coefficients, dt)
+    p = first
+    for c in rest:
+        p = float(rounded(p * w + c))
+    return rounded(p)
+
+
+@functools.cache
+def _rounded_coefficients(coefficients, dt):
+    """``coefficients`` rounded to ``dt``, as Python floats (converted once)."""
+    return tuple(float(dt.type(c)) for c in coefficients)
 
 
 def _erf_inv_formula(x, where):
@@ -217,62 +249,75 @@ _LANCZOS_COEFFICIENTS = (
     9.984369578019570859563e-6, 1.50563273514931155834e-7)
 
 
-def _lanczos_setup(x, where):
+@functools.cache
+def _lanczos_constants(dt):
+    """The constants of lgamma and digamma in the compute dtype, converted once per dtype."""
+    t = dt.type
+    shift = _LANCZOS_G + 0.5
+    return types.SimpleNamespace(
+        zero=t(0), half=t(0.5), one=t(1), shift=t(shift), log_shift=t(math.log(shift)),
+        base=t(_LANCZOS_BASE), terms=tuple((t(c), t(i + 1))
+                                           for i, c in enumerate(_LANCZOS_COEFFICIENTS)),
+        half_log_two_pi=t(0.5 * math.log(2 * math.pi)), pi=t(math.pi),
+        log_pi=t(math.log(math.pi)), g=t(_LANCZOS_G), inf=t(np.inf), nan=t(np.nan))
+
+
+def _lanczos_setup(x, where, k):
     """The shared start of lgamma and digamma: ``reflect`` marks x < 1/2, computed from
     1 - x; ``z`` is the shifted argument and ``log_t = log(z + g + 1/2)``."""
-    dt = x.dtype
-    reflect = x < dt.type(0.5)
-    z = where(reflect, -x, x - dt.type(1))
-    shift = _LANCZOS_G + 0.5
+    reflect = x < k.half
+    z = where(reflect, -x, x - k.one)
     # log(g + 1/2) + log1p(z / (g + 1/2)) is accurate where log(t) of the sum is not.
-    log_t = dt.type(math.log(shift)) + np.log1p(z / dt.type(shift))
-    return reflect, z, z + dt.type(shift), log_t
+    log_t = k.log_shift + np.log1p(z / k.shift)
+    return reflect, z, z + k.shift, log_t
 
 
 def _lgamma_formula(x, where):
     """lgamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
-    dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x, where)
-    series = dt.type(_LANCZOS_BASE)
-    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
-        series = series + dt.type(c) / (z + dt.type(i + 1))
+    k = _lanczos_constants(x.dtype)
+    reflect, z, t, log_t = _lanczos_setup(x, where, k)
+    series = k.base
+    for c, offset in k.terms:
+        series = series + c / (z + offset)
     # (z + 1/2) log t - t written as (z + 1/2 - t / log t) log t, which cannot overflow.
-    log_y = (np.log(series) + (z + dt.type(0.5) - t / log_t) * log_t
-             + dt.type(0.5 * math.log(2 * math.pi)))
-    # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the argument of
-    # sin reduced to [0, 1/2] first so that it stays exact for large |x|.
-    abs_x = abs(x)
-    frac = abs_x - np.floor(abs_x)
-    reduced = where(frac > dt.type(0.5), dt.type(1) - frac, frac)
-    log_sin = np.log(np.sin(dt.type(math.pi) * reduced))
-    reflection = where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
-                       -log_sin)
-    out = where(reflect, reflection, log_y)
-    out = where(np.isinf(x), dt.type(np.inf), out)
+    out = log_y = np.log(series) + (z + k.half - t / log_t) * log_t + k.half_log_two_pi
+    # (A scalar skips the reflection where it does not apply: the unused branch of the
+    # select it would feed changes nothing.)
+    if where is not _pick or reflect:
+        # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the
+        # argument of sin reduced to [0, 1/2] first so that it stays exact for large |x|.
+        abs_x = abs(x)
+        frac = abs_x - np.floor(abs_x)
+        reduced = where(frac > k.half, k.one - frac, frac)
+        log_sin = np.log(np.sin(k.pi * reduced))
+        reflection = where(np.isfinite(log_sin), k.log_pi - log_sin - log_y, -log_sin)
+        out = where(reflect, reflection, log_y)
+    out = where(np.isinf(x), k.inf, out)
     # Gamma(1) = Gamma(2) = 1: exact zeros there, which the sum above misses by an ulp of its
     # ~6.5-sized terms (3.6e-7 in float32), and which gammainc/gammaincc at a = 1, 2 lean on.
-    return where((x == 1) | (x == 2), dt.type(0), out)
+    return where((x == 1) | (x == 2), k.zero, out)
 
 
 def _digamma_formula(x, where):
     """digamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
-    dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x, where)
-    numerator = dt.type(0)
-    denominator = dt.type(_LANCZOS_BASE)
-    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
-        shifted = z + dt.type(i + 1)
-        numerator = numerator - dt.type(c) / (shifted * shifted)
-        denominator = denominator + dt.type(c) / shifted
-    y = log_t + numerator / denominator - dt.type(_LANCZOS_G) / t
+    k = _lanczos_constants(x.dtype)
+    reflect, z, t, log_t = _lanczos_setup(x, where, k)
+    numerator = k.zero
+    denominator = k.base
+    for c, offset in k.terms:
+        shifted = z + offset
+        numerator = numerator - c / (shifted * shifted)
+        denominator = denominator + c / shifted
+    y = log_t + numerator / denominator - k.g / t
+    if where is _pick and not reflect:
+        return y  # (no reflection, and no pole: those are below 1/2)
     # Reflection: digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted by an integer
     # (cot has period 1) so that pi x stays small.
-    reduced = x + abs(np.floor(x + dt.type(0.5)))
-    pi = dt.type(math.pi)
-    reflection = y - pi * np.cos(pi * reduced) / np.sin(pi * reduced)
+    reduced = x + abs(np.floor(x + k.half))
+    reflection = y - k.pi * np.cos(k.pi * reduced) / np.sin(k.pi * reduced)
     out = where(reflect, reflection, y)
     pole = (x <= 0) & (x == np.floor(x))
-    return where(pole, dt.type(np.nan), out)
+    return where(pole, k.nan, out)
 
 
 def _pick(condition, on_true, on_false):
