@@ -30,7 +30,7 @@ from funcarray.lax._special_gamma import (
     zeta_formula,
     zeta_impl,
 )
-from funcarray.lax._special_host_ops import HOST_OPS, ON_ELEMENTS_UP_TO, on_elements
+from funcarray.lax._special_host_ops import evaluate_on_numpy
 from funcarray.lax._special_incomplete import (
     betainc_formula,
     betainc_impl,
@@ -59,15 +59,6 @@ def _float_operands(op: str, *args, equivalent: str):
 _FORMULA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _on_numpy(formula, values):
-    """``formula`` of NumPy arrays of one float dtype and shape: element by element on
-    scalars for a few elements, on the whole arrays beyond (the same bits either way)."""
-    with np.errstate(all="ignore"):
-        if values[0].size <= ON_ELEMENTS_UP_TO:
-            return on_elements(formula, values)
-        return np.asarray(formula(*values, HOST_OPS), values[0].dtype)
-
-
 def _formula_on_host(formula):
     """The shortcut of a special function of several operands: ``formula`` on the NumPy
     kernels, for host arrays of one float32 or float64 dtype, shape and weak type (the
@@ -83,7 +74,7 @@ def _formula_on_host(formula):
                 v.dtype != dtype or v.shape != shape or x._weak != first._weak
                 for v, x in zip(values, operands)):
             return NotImplemented
-        return Array(_on_numpy(formula, values), first._weak)
+        return Array(evaluate_on_numpy(formula, values), first._weak)
     return on_host
 
 
@@ -195,7 +186,7 @@ def _bessel_on_host(order):
         value = x._value
         if value.dtype not in _FORMULA_DTYPES:
             return NotImplemented
-        return Array(_on_numpy(formula, [value]), x._weak)
+        return Array(evaluate_on_numpy(formula, [value]), x._weak)
     return bessel_on_host
 
 

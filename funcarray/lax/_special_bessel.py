@@ -27,18 +27,20 @@ import numpy as np
 
 from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.lax._ops_binary import add, div, le, mul, select, sub
 from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
 from funcarray.lax._ops_unary import exp, sign
 from funcarray.lax._special_dtypes import float_arg, in_float32, weak_result
-from funcarray.lax._special_host_ops import LAX_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, evaluate_on_numpy
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
-__all__ = ["i0e_impl", "i1e_impl", "i0", "scaled_bessel"]
+__all__ = ["i0e_impl", "i1e_impl", "i0", "scaled_bessel", "i0_of_numpy"]
 
 _SWITCH = 25.0
 _SERIES_TERMS = 75
@@ -116,6 +118,34 @@ def _i1e_derivative(t, y, x):
 i1e_impl.defjvps(_i1e_derivative)
 
 
+def _i0_formula(x, ops):
+    return ops.mul(ops.exp(ops.abs(x)), scaled_bessel(x, 0, ops))
+
+
+def i0_of_numpy(x: np.ndarray) -> np.ndarray:
+    """``i0`` of a float32 or float64 NumPy array with the NumPy kernels: the general
+    path's bits (``exp(|x|) i0e(x)``, the same kernels in the same order).
+
+    Example:
+        >>> i0_of_numpy(np.float32([0.0, 1.0]))
+        array([1.       , 1.2660658], dtype=float32)
+    """
+    return evaluate_on_numpy(_i0_formula, [x])
+
+
+_FLOAT32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _i0_on_host(x):
+    # A concrete float32/float64 array: its formula on the NumPy kernels (other dtypes
+    # convert first: the general path).
+    value = host_value(x)
+    if value is None or value.dtype not in _FLOAT32_64:
+        return NotImplemented
+    return Array(i0_of_numpy(value), x._weak)
+
+
+@host_shortcut(_i0_on_host)
 def i0(x: ArrayLike) -> Array:
     """The modified Bessel function of order 0, ``I0(x) = exp(|x|) i0e(x)``; integer and
     bool inputs compute as floats, complex ones are refused.

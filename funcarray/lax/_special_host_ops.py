@@ -68,7 +68,8 @@ from funcarray.lax._ops_unary import (
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special
 
-__all__ = ["LAX_OPS", "HOST_OPS", "SCALAR_OPS", "on_elements", "ON_ELEMENTS_UP_TO"]
+__all__ = ["LAX_OPS", "HOST_OPS", "SCALAR_OPS", "on_elements", "ON_ELEMENTS_UP_TO",
+           "evaluate_on_numpy"]
 
 LAX_OPS = types.SimpleNamespace(
     add=add, sub=sub, mul=mul, div=div, rem=rem, pow=power, eq=eq, ne=ne, gt=gt, ge=ge, le=le,
@@ -168,3 +169,19 @@ def on_elements(formula, values):
             return np.asarray(formula(*values, HOST_OPS), first.dtype)
         out.append(y)
     return np.array(out, first.dtype).reshape(first.shape)
+
+
+def evaluate_on_numpy(formula, values):
+    """``formula`` of NumPy arrays of one float32 or float64 dtype and shape, with the NumPy
+    kernels: element by element on scalars for a few elements, on the whole arrays beyond
+    (the same bits either way), as an array of that dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> evaluate_on_numpy(lambda x, ops: ops.mul(x, 2.0), [np.float32([1.5])])
+        array([3.], dtype=float32)
+    """
+    with np.errstate(all="ignore"):
+        if values[0].size <= ON_ELEMENTS_UP_TO:
+            return on_elements(formula, values)
+        return np.asarray(formula(*values, HOST_OPS), values[0].dtype)

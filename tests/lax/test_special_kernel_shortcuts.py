@@ -21,7 +21,9 @@ import funcarray.numpy as fnp
 from funcarray import lax
 from funcarray.base.array import Array
 from funcarray.lax import _special
+from funcarray.lax._special_bessel import _i0_on_host
 from funcarray.lax._special_host_ops import HOST_OPS, ON_ELEMENTS_UP_TO, on_elements
+from funcarray.numpy._numerics_stats import _kaiser_on_host
 from funcarray.primitives import special
 
 _SPECIAL_FLOATS = [0.0, -0.0, 1.0, 2.0, -1.0, -2.0, 0.5, -0.5, 1.5, -1.5, 3.0, 25.0, -30.0,
@@ -116,8 +118,9 @@ def test_composite_shortcuts_match_general_path_for_every_size(op, dtype, size, 
     assert_same_outcome(lambda: op(*operands))
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.sampled_from([fnp.i0, lambda x: fnp.kaiser(5, x)]),
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([fnp.i0, lambda x: fnp.kaiser(5, x), lambda x: fnp.kaiser(9, x),
+                        lambda x: fnp.kaiser(1, x)]),
        st.sampled_from([np.float16, np.float32, np.float64, np.int32, np.bool_]),
        st.lists(_ARGUMENTS, max_size=ON_ELEMENTS_UP_TO + 3),
        st.sampled_from(_KINDS + ("scalar",)))
@@ -160,3 +163,7 @@ def test_shortcuts_take_the_common_forms():
                     assert type(_special._formula_on_host(formula)(operand, x)) is Array
                 assert type(_special._formula_on_host(_special.betainc_formula)(
                     operand, x, x)) is Array
+                assert type(_i0_on_host(operand)) is Array
+    for M in (2, 5, 64):
+        assert type(_kaiser_on_host(M, 5.0)) is Array
+        assert type(_kaiser_on_host(M, 3)) is Array
