@@ -60,66 +60,168 @@ _FLOATS = dtypes.dtype_set(
 _ERF_SWITCH = 1.5
 _ERF_SERIES_TERMS = 45
 _ERFC_FRACTION_DEPTH = 116
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_PI = math.sqrt(math.pi)
 
 
-def _erf_series(a):
-    """``erf(a)`` for ``0 <= a < 1.5``: ``2/sqrt(pi) exp(-a^2) sum_n (2a^2)^n a / (2n+1)!!``.
-
-    Every term is positive, so the sum has no cancellation (unlike the Taylor series). The
-    number of terms is the fewest that reach float64 precision at the largest ``a``.
-    """
-    two_a2 = 2.0 * a * a
-    bound, terms, largest = 1.0, 0, float(two_a2.max(initial=0.0))
+def _series_terms(largest: float) -> int:
+    """The fewest terms of erf's series that reach float64 precision up to ``largest``."""
+    two_a2, bound, terms = 2.0 * largest * largest, 1.0, 0
     while bound > 1e-17 and terms < _ERF_SERIES_TERMS:
         terms += 1
-        bound *= largest / (2 * terms + 1)
-    acc = np.ones_like(a)
-    for n in range(terms, 0, -1):
-        acc = 1.0 + acc * (two_a2 / (2 * n + 1))
-    return (2 / math.sqrt(math.pi)) * np.exp(-a * a) * a * acc
+        bound *= two_a2 / (2 * terms + 1)
+    return terms
 
 
-def _erfc_fraction(a):
-    """``erfc(a)`` for ``a >= 1.5``: Laplace's continued fraction, evaluated bottom-up.
+def _fraction_depth(smallest: float) -> int:
+    """The levels of erfc's continued fraction that reach float64 precision from
+    ``smallest`` on: ``110 (1.5 / a)^2 + 6`` (checked against libm's erfc)."""
+    return min(_ERFC_FRACTION_DEPTH, math.ceil(110 * (_ERF_SWITCH / smallest) ** 2) + 6)
 
-    ``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))``; the error is
-    relative, so the tiny tail values stay accurate. It converges faster for larger ``a``:
-    ``110 (1.5 / a)^2 + 6`` levels reach float64 precision (checked against libm's erfc).
-    """
-    smallest = float(a.min(initial=np.inf))
-    depth = _ERFC_FRACTION_DEPTH if not smallest >= _ERF_SWITCH else min(
-        _ERFC_FRACTION_DEPTH, math.ceil(110 * (_ERF_SWITCH / smallest) ** 2) + 6)
-    t = a
-    for k in range(depth, 0, -1):
-        t = a + (k / 2) / t
-    return np.exp(-a * a) / (math.sqrt(math.pi) * t)
+
+# Each element takes the terms (levels) its own range of |x| needs, whatever the other
+# elements of the array: (upper end, series terms) below 1.5, where the series is
+# sum_n (2a^2)^n / (3 5 ... (2n+1)) by Horner's rule in 2a^2, then (lower end, fraction
+# depth) beyond. Ranges with more terms come first.
+_SERIES_RANGES = tuple((upper, _series_terms(upper)) for upper in (_ERF_SWITCH, 1.0, 0.5))
+_FRACTION_RANGES = tuple((lower, _fraction_depth(lower)) for lower in (_ERF_SWITCH, 2.5, 4.0, 8.0))
+# 1 / (3 5 ... (2n+1)), n = 0, 1, ...
+_SERIES_COEFFICIENTS = tuple(1.0 / math.prod(range(3, 2 * n + 2, 2))
+                             for n in range(_ERF_SERIES_TERMS + 1))
+
+
+def _series_sum(two_a2, terms, sizes=None):
+    """``sum_{n <= terms} two_a2^n c_n`` by Horner's rule, of a Python float (``terms`` an
+    int) or of a float64 array whose elements come in groups (``sizes``) of decreasing
+    ``terms`` (a list): an element's sum starts at its own ``c_terms``, so each element
+    sees exactly the operations it would see alone."""
+    c = _SERIES_COEFFICIENTS
+    if sizes is None:
+        acc = c[terms]
+        for n in range(terms - 1, -1, -1):
+            acc = acc * two_a2 + c[n]
+        return acc
+    acc = np.repeat([c[t] for t in terms], sizes)
+    m = 0
+    for group, size in enumerate(sizes):
+        # Steps n = terms[group] - 1 down to the next group's start: the groups whose sums
+        # have started are this one and those before (a prefix).
+        m += size
+        head, y = acc[:m], two_a2[:m]
+        for n in range(terms[group] - 1, _next(terms, group) - 1, -1):
+            head *= y
+            head += c[n]
+    return acc
+
+
+def _next(counts, group):
+    """The count of the group after ``group`` (0 after the last)."""
+    return counts[group + 1] if group + 1 < len(counts) else 0
+
+
+def _fraction_level(a, depth, sizes=None):
+    """``a + (1/2)/(a + 1/(a + ...))`` to ``depth`` levels, bottom-up, of a Python float or
+    of a float64 array in groups of decreasing ``depth`` (as ``_series_sum``)."""
+    if sizes is None:
+        t = a
+        for k in range(depth, 0, -1):
+            t = a + (k / 2) / t
+        return t
+    t = a.copy()
+    step = np.empty_like(a)
+    m = 0
+    for group, size in enumerate(sizes):
+        m += size
+        head, a_head, step_head = t[:m], a[:m], step[:m]
+        for k in range(depth[group], _next(depth, group), -1):
+            np.divide(k / 2, head, out=step_head)
+            np.add(a_head, step_head, out=head)
+    return t
+
+
+def _erf_of_series(a, acc):
+    """``erf(a) = 2/sqrt(pi) exp(-a^2) a sum_n (2a^2)^n / (2n+1)!!`` for ``0 <= a < 1.5``:
+    every term is positive, so the sum has no cancellation (unlike the Taylor series)."""
+    return _TWO_OVER_SQRT_PI * np.exp(-a * a) * a * acc
+
+
+def _erfc_of_fraction(a, t):
+    """``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))`` for
+    ``a >= 1.5`` (Laplace's continued fraction): the error is relative, so the tiny tail
+    values stay accurate, and it converges faster for larger ``a``."""
+    return np.exp(-a * a) / (_SQRT_PI * t)
+
+
+def _grouped(a, masks):
+    """The indices of ``a``'s elements by group (``masks`` in order), and the group sizes."""
+    groups = [np.flatnonzero(m) for m in masks]
+    return np.concatenate(groups), [len(g) for g in groups]
 
 
 def _erf_parts(x):
     """``(x, small, erf(|x|), erfc(|x|))`` in float64, where ``erf(|x|)`` is filled in for the
-    small elements and ``erfc(|x|)`` for the others: each approximation runs only on the
-    elements of its own range."""
-    x = np.asarray(x, np.float64)
+    small elements and ``erfc(|x|)`` for the others: each range of |x| runs its own
+    number of terms (levels) on its own elements."""
+    x = np.asarray(x, np.float64).reshape(-1)
     a = np.abs(x)
     small = a < _ERF_SWITCH
     erf_abs = np.zeros_like(a)
     erfc_abs = np.zeros_like(a)
-    erf_abs[small] = _erf_series(a[small])
-    erfc_abs[~small] = _erfc_fraction(a[~small])
+    below_one, below_half = a < 1.0, a < 0.5
+    index, sizes = _grouped(a, [small & ~below_one, below_one & ~below_half, below_half])
+    if len(index):
+        s = a[index]
+        erf_abs[index] = _erf_of_series(s, _series_sum(
+            2.0 * s * s, [t for _, t in _SERIES_RANGES], sizes))
+    # (NaN in the first range: NaN results are restored from x by the callers)
+    at_least = [a >= lower for lower, _ in _FRACTION_RANGES[1:]]
+    index, sizes = _grouped(a, [~small & ~at_least[0], at_least[0] & ~at_least[1],
+                                at_least[1] & ~at_least[2], at_least[2]])
+    if len(index):
+        s = a[index]
+        erfc_abs[index] = _erfc_of_fraction(s, _fraction_level(
+            s, [d for _, d in _FRACTION_RANGES], sizes))
     return x, small, erf_abs, erfc_abs
 
 
-def _erf_kernel(x):
+def _erf_abs_of_scalar(a: float):
+    """``(small, erf(a) or erfc(a))`` of one ``a = |x|`` in Python floats (``np.exp`` of a
+    float64 scalar): the operations ``_erf_parts`` runs on that element."""
+    if a < _ERF_SWITCH:
+        terms = _SERIES_RANGES[0][1]
+        for upper, range_terms in _SERIES_RANGES[1:]:
+            if a < upper:
+                terms = range_terms
+        return True, float(_erf_of_series(np.float64(a), _series_sum(2.0 * a * a, terms)))
+    depth = _FRACTION_RANGES[0][1]
+    for lower, range_depth in _FRACTION_RANGES[1:]:
+        if a >= lower:
+            depth = range_depth
+    return False, float(_erfc_of_fraction(np.float64(a), _fraction_level(a, depth)))
+
+
+def _erf_formula(x, where):
+    """erf of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    if where is _pick:
+        v = float(x)
+        small, value = _erf_abs_of_scalar(abs(v))
+        return dt.type(math.copysign(value if small else 1.0 - value, v))
+    x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     magnitude = np.where(small, erf_abs, 1.0 - erfc_abs)
     out = np.where(np.isnan(x64), x64, np.copysign(magnitude, x64))
     return np.asarray(out).astype(dt)
 
 
-def _erfc_kernel(x):
+def _erfc_formula(x, where):
+    """erfc of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    if where is _pick:
+        v = float(x)
+        small, value = _erf_abs_of_scalar(abs(v))
+        return dt.type(1.0 - math.copysign(value, v) if small else
+                       value if v > 0 else 2.0 - value)
+    x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     out = np.where(small, 1.0 - np.copysign(erf_abs, x64),
                    np.where(x64 > 0, erfc_abs, 2.0 - erfc_abs))
     out = np.where(np.isnan(x64), x64, out)
@@ -374,6 +476,8 @@ def digamma_of_scalar(x):
     return _digamma_formula(x, _pick)
 
 
+_erf_kernel = _elementwise_kernel(_erf_formula)
+_erfc_kernel = _elementwise_kernel(_erfc_formula)
 _erf_inv_kernel = _elementwise_kernel(_erf_inv_formula)
 _lgamma_kernel = _elementwise_kernel(_lgamma_formula)
 _digamma_kernel = _elementwise_kernel(_digamma_formula)
