@@ -53,7 +53,7 @@ from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
-from funcarray.lax._special_host_ops import LAX_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -89,6 +89,9 @@ def _eps(x) -> float:
 def _loop(step, enabled, state, ops):
     """Run ``step(state) -> (still_active, new_state)`` while any element is active; an
     element's state freezes once it is inactive."""
+    if ops is SCALAR_OPS:
+        return _loop_of_one_element(step, enabled, state)
+
     def cond(carry):
         active, count, _ = carry
         return ops.bitwise_and(ops.reduce_or(active, tuple(range(active.ndim))),
@@ -101,6 +104,19 @@ def _loop(step, enabled, state, ops):
                 tuple(ops.select(active, n, o) for n, o in zip(new_values, values)))
 
     return ops.while_loop(cond, body, (enabled, ops.full((), 0, np.int32), tuple(state)))[2]
+
+
+def _loop_of_one_element(step, enabled, state):
+    """``_loop`` of one element (NumPy scalars): the steps while it is active, without the
+    selects that freeze the inactive elements of an array (it has no other element)."""
+    state = tuple(state)
+    if not enabled:
+        return state
+    for _ in range(_MAX_ITERATIONS):
+        keep_going, state = step(state)
+        if not keep_going:
+            break
+    return state
 
 
 def _igamma_series(ax, x, a, enabled, mode, ops=LAX_OPS):
