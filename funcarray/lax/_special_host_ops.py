@@ -90,12 +90,6 @@ def _operands(x, y):
     return x, y
 
 
-def _binary(kernel):
-    def apply(x, y):
-        return kernel(*_operands(x, y))
-    return apply
-
-
 def _while_loop(cond, body, state):
     """lax.while_loop's eager meaning: the body while the condition holds."""
     while cond(state):
@@ -108,20 +102,20 @@ def _select(pred, on_true, on_false):
     return np.where(pred, on_true, on_false)
 
 
+# For float operands the binary kernels are these ufuncs (div, rem and pow only add integer
+# and complex cases; exp, log and log1p only upcast float16 and bfloat16), and NumPy
+# converts a Python number to the array's dtype itself (NumPy 2's weak scalars, as lax's):
+# no wrapper per operation.
 HOST_OPS = types.SimpleNamespace(
-    add=_binary(ew.add_p.kernel), sub=_binary(ew.sub_p.kernel), mul=_binary(ew.mul_p.kernel),
-    div=_binary(ew.div_p.kernel), rem=_binary(ew.rem_p.kernel), pow=_binary(ew.pow_p.kernel),
-    eq=_binary(ew.eq_p.kernel), ne=_binary(ew.ne_p.kernel), gt=_binary(ew.gt_p.kernel),
-    ge=_binary(ew.ge_p.kernel), le=_binary(ew.le_p.kernel), lt=_binary(ew.lt_p.kernel),
-    bitwise_and=_binary(ew.and_p.kernel), bitwise_or=_binary(ew.or_p.kernel),
-    bitwise_not=ew.not_p.kernel, max=_binary(ew.max_p.kernel), min=_binary(ew.min_p.kernel),
-    select=_select,
+    add=np.add, sub=np.subtract, mul=np.multiply, div=np.divide, rem=np.fmod, pow=np.power,
+    eq=np.equal, ne=np.not_equal, gt=np.greater, ge=np.greater_equal, le=np.less_equal,
+    lt=np.less, bitwise_and=np.bitwise_and, bitwise_or=np.bitwise_or,
+    bitwise_not=ew.not_p.kernel, max=np.maximum, min=np.minimum, select=_select,
     full=lambda shape, value, dtype: np.full(shape, value, dtype),
-    full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel,
-    exp=ew.exp_p.kernel, log=ew.log_p.kernel, log1p=ew.log1p_p.kernel,
-    lgamma=special.lgamma_p.kernel,
+    full_like=lambda x, value: np.full_like(x, value), abs=ew.abs_p.kernel, exp=np.exp,
+    log=np.log, log1p=np.log1p, lgamma=special.lgamma_p.kernel,
     digamma=special.digamma_p.kernel, floor=ew.floor_p.kernel, neg=ew.neg_p.kernel,
-    sign=ew.sign_p.kernel, sqrt=ew.sqrt_p.kernel,
+    sign=ew.sign_p.kernel, sqrt=np.sqrt,
     reduce_or=lambda x, axes: np.logical_or.reduce(x, axis=axes), while_loop=_while_loop)
 
 
