@@ -47,24 +47,38 @@ _SERIES_TERMS = 75
 _ASYMPTOTIC_TERMS = 20
 
 
+# The series' divisors k (k + order), innermost first, and the asymptotic series'
+# coefficients prod_j -(4 order^2 - (2j - 1)^2) / (8j), for orders 0 and 1 (computed once).
+_SERIES_DIVISORS = tuple(tuple(float(k * (k + order)) for k in range(_SERIES_TERMS, 0, -1))
+                         for order in (0, 1))
+
+
+def _asymptotic_coefficients(order):
+    mu, coefficient, out = 4 * order * order, 1.0, []
+    for k in range(1, _ASYMPTOTIC_TERMS + 1):
+        coefficient *= -(mu - (2 * k - 1) ** 2) / (k * 8)
+        out.append(coefficient)
+    return tuple(out)
+
+
+_ASYMPTOTIC_COEFFICIENTS = tuple(_asymptotic_coefficients(order) for order in (0, 1))
+
+
 def _series(x, order, ops):
     """``I_order(x) / (x/2)^order`` by the power series (Horner form, innermost term first)."""
     q = ops.mul(ops.mul(0.25, x), x)
     total = ops.full_like(x, 1)
-    for k in range(_SERIES_TERMS, 0, -1):
-        total = ops.add(1.0, ops.div(ops.mul(total, q), float(k * (k + order))))
+    for divisor in _SERIES_DIVISORS[order]:
+        total = ops.add(1.0, ops.div(ops.mul(total, q), divisor))
     return ops.div(total, float(math.factorial(order)))
 
 
 def _asymptotic(ax, order, ops):
     """``I_order(ax) exp(-ax) sqrt(2 pi ax)`` for large ``ax > 0``."""
-    mu = 4 * order * order
     inv = ops.div(1.0, ax)
     total = ops.full_like(ax, 1)
-    coefficient = 1.0
     power = ops.full_like(ax, 1)
-    for k in range(1, _ASYMPTOTIC_TERMS + 1):
-        coefficient *= -(mu - (2 * k - 1) ** 2) / (k * 8)
+    for coefficient in _ASYMPTOTIC_COEFFICIENTS[order]:
         power = ops.mul(power, inv)
         total = ops.add(total, ops.mul(coefficient, power))
     return total
