@@ -110,24 +110,29 @@ def _bernoulli_over_factorial(count):
 
 _ZETA_DIRECT_TERMS = 10
 _ZETA_CORRECTIONS = _bernoulli_over_factorial(12)
+_ZETA_OFFSETS = tuple(float(k) for k in range(_ZETA_DIRECT_TERMS))
+# The j-th correction's factor gains (s + 2j - 3)(s + 2j - 2) / w^2 (j from 1).
+_ZETA_FACTOR_SHIFTS = tuple((float(2 * j - 3), float(2 * j - 2))
+                            for j in range(1, len(_ZETA_CORRECTIONS) + 1))
 
 
 def _zeta_sum(s, q, ops):
     """Euler-Maclaurin for ``sum_k (q + k)^-s`` (s > 1, q + N > 0)."""
-    n = _ZETA_DIRECT_TERMS
     total = ops.full_like(q, 0)
-    for k in range(n):
-        total = ops.add(total, ops.pow(ops.add(q, float(k)), ops.neg(s)))
-    w = ops.add(q, float(n))
-    w_pow = ops.pow(w, ops.neg(s))
+    neg_s = ops.neg(s)  # (negation is exact: computed once)
+    for k in _ZETA_OFFSETS:
+        total = ops.add(total, ops.pow(ops.add(q, k), neg_s))
+    w = ops.add(q, float(_ZETA_DIRECT_TERMS))
+    w_pow = ops.pow(w, neg_s)
     total = ops.add(ops.add(total, ops.div(ops.mul(w, w_pow), ops.sub(s, 1.0))),
                     ops.mul(0.5, w_pow))
     factor = ops.div(s, w)
     inv_w2 = ops.div(1.0, ops.mul(w, w))
-    for j, c in enumerate(_ZETA_CORRECTIONS, start=1):
-        if j > 1:
-            factor = ops.mul(ops.mul(ops.mul(factor, ops.add(s, float(2 * j - 3))),
-                                     ops.add(s, float(2 * j - 2))), inv_w2)
+    for j, c in enumerate(_ZETA_CORRECTIONS):
+        if j:
+            first, second = _ZETA_FACTOR_SHIFTS[j]
+            factor = ops.mul(ops.mul(ops.mul(factor, ops.add(s, first)), ops.add(s, second)),
+                             inv_w2)
         total = ops.add(total, ops.mul(ops.mul(c, w_pow), factor))
     return total
 
