@@ -39,7 +39,7 @@ from funcarray.lax._ops_binary import (
     mul,
 )
 from funcarray.lax._ops_shape import full_like
-from funcarray.lax._special_host_ops import LAX_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, select_lazily
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -67,30 +67,40 @@ def log_beta(a: ArrayLike, b: ArrayLike, ops=LAX_OPS) -> Array:
     (computed with ``ops``: see ``_special_host_ops``)."""
     small, large = ops.min(a, b), ops.max(a, b)
     s = ops.add(small, large)
-    # Both large: the log terms combined so that nothing large cancels.
     stirling_from = ops.full_like(small, _STIRLING_FROM)
-    safe_small = ops.select(ops.ge(small, _STIRLING_FROM), small, stirling_from)
     safe_large = ops.select(ops.ge(large, _STIRLING_FROM), large, stirling_from)
-    safe_s = ops.add(safe_small, safe_large)
-    both = ops.sub(0.5 * math.log(2 * math.pi), ops.mul(0.5, ops.log(safe_large)))
-    both = ops.add(both, ops.mul(ops.sub(safe_small, 0.5), ops.log(ops.div(safe_small, safe_s))))
-    both = ops.add(both, ops.mul(safe_large, ops.log1p(ops.div(ops.neg(safe_small), safe_s))))
-    both = ops.add(ops.add(both, _stirling_correction(safe_small, ops)),
-                   _stirling_correction(safe_large, ops))
-    both = ops.sub(both, _stirling_correction(safe_s, ops))
-    # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the bracket
-    # from Stirling's series.
-    safe_s1 = ops.add(small, safe_large)
-    one = ops.add(ops.lgamma(small), ops.mul(ops.sub(safe_large, 0.5),
-                                             ops.log1p(ops.div(ops.neg(small), safe_s1))))
-    one = ops.add(ops.sub(one, ops.mul(small, ops.log(safe_s1))), small)
-    one = ops.sub(ops.add(one, _stirling_correction(safe_large, ops)),
-                  _stirling_correction(safe_s1, ops))
-    direct = ops.sub(ops.add(ops.lgamma(small), ops.lgamma(large)), ops.lgamma(s))
+
+    def both_large():
+        # Both large: the log terms combined so that nothing large cancels.
+        safe_small = ops.select(ops.ge(small, _STIRLING_FROM), small, stirling_from)
+        safe_s = ops.add(safe_small, safe_large)
+        both = ops.sub(0.5 * math.log(2 * math.pi), ops.mul(0.5, ops.log(safe_large)))
+        both = ops.add(both, ops.mul(ops.sub(safe_small, 0.5),
+                                     ops.log(ops.div(safe_small, safe_s))))
+        both = ops.add(both, ops.mul(safe_large,
+                                     ops.log1p(ops.div(ops.neg(safe_small), safe_s))))
+        both = ops.add(ops.add(both, _stirling_correction(safe_small, ops)),
+                       _stirling_correction(safe_large, ops))
+        return ops.sub(both, _stirling_correction(safe_s, ops))
+
+    def one_large():
+        # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the
+        # bracket from Stirling's series.
+        safe_s1 = ops.add(small, safe_large)
+        one = ops.add(ops.lgamma(small), ops.mul(ops.sub(safe_large, 0.5),
+                                                 ops.log1p(ops.div(ops.neg(small), safe_s1))))
+        one = ops.add(ops.sub(one, ops.mul(small, ops.log(safe_s1))), small)
+        return ops.sub(ops.add(one, _stirling_correction(safe_large, ops)),
+                       _stirling_correction(safe_s1, ops))
+
+    def direct():
+        return ops.sub(ops.add(ops.lgamma(small), ops.lgamma(large)), ops.lgamma(s))
+
     use_both = ops.ge(small, _STIRLING_FROM)
     use_one = ops.bitwise_and(ops.bitwise_and(ops.ge(large, _STIRLING_FROM), ops.gt(small, 0.0)),
                               ops.bitwise_not(use_both))
-    return ops.select(use_both, both, ops.select(use_one, one, direct))
+    return select_lazily(ops, use_both, both_large,
+                         lambda: select_lazily(ops, use_one, one_large, direct))
 
 
 # --- zeta and polygamma ---------------------------------------------------------------------
@@ -181,9 +191,11 @@ def polygamma_formula(n, x, ops=LAX_OPS):
     safe_n = ops.select(ops.bitwise_or(first, ops.bitwise_not(valid_n)), ops.full_like(n, 1), n)
     sign = ops.select(ops.eq(ops.rem(safe_n, 2.0), 0.0), ops.neg(ops.full_like(n, 1)),
                       ops.full_like(n, 1))
-    higher = ops.mul(ops.mul(sign, ops.exp(ops.lgamma(ops.add(safe_n, 1.0)))),
-                     zeta_formula(ops.add(safe_n, 1.0), x, ops))
-    value = ops.select(first, ops.digamma(x), higher)
+    def higher():
+        return ops.mul(ops.mul(sign, ops.exp(ops.lgamma(ops.add(safe_n, 1.0)))),
+                       zeta_formula(ops.add(safe_n, 1.0), x, ops))
+
+    value = select_lazily(ops, first, lambda: ops.digamma(x), higher)
     return ops.select(valid_n, value, ops.full_like(value, np.nan))
 
 

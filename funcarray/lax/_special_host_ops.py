@@ -69,7 +69,7 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special
 
 __all__ = ["LAX_OPS", "HOST_OPS", "SCALAR_OPS", "on_elements", "ON_ELEMENTS_UP_TO",
-           "evaluate_on_numpy"]
+           "evaluate_on_numpy", "select_lazily"]
 
 LAX_OPS = types.SimpleNamespace(
     add=add, sub=sub, mul=mul, div=div, rem=rem, pow=power, eq=eq, ne=ne, gt=gt, ge=ge, le=le,
@@ -179,3 +179,17 @@ def evaluate_on_numpy(formula, values):
         if values[0].size <= ON_ELEMENTS_UP_TO:
             return on_elements(formula, values)
         return np.asarray(formula(*values, HOST_OPS), values[0].dtype)
+
+
+def select_lazily(ops, pred, if_true, if_false):
+    """``ops.select(pred, if_true(), if_false())``; one element (``SCALAR_OPS``) computes
+    only the branch it takes, which is all the select keeps of the other.
+
+    Example:
+        >>> import numpy as np
+        >>> select_lazily(SCALAR_OPS, np.True_, lambda: np.float32(1), lambda: 1 / 0)
+        np.float32(1.0)
+    """
+    if ops is SCALAR_OPS:
+        return if_true() if pred else if_false()
+    return ops.select(pred, if_true(), if_false())

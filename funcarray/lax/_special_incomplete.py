@@ -53,7 +53,7 @@ from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
-from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS, select_lazily
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -388,12 +388,12 @@ def betainc_formula(a, b, x, ops=LAX_OPS):
     very_small = _limits(x.dtype)[2] * 2
     # For tiny a, a B(a, b) -> Gamma(b) / Gamma(a + b) * Gamma(a + 1) ~ that ratio.
     log_1mx = ops.log1p(ops.neg(xx))
-    factor = ops.select(
-        ops.lt(aa, very_small),
-        ops.exp(ops.sub(ops.mul(bb, log_1mx),
-                        ops.sub(ops.lgamma(bb), ops.lgamma(ops.add(aa, bb))))),
-        ops.div(ops.exp(ops.sub(ops.add(ops.mul(aa, ops.log(xx)), ops.mul(bb, log_1mx)),
-                                log_beta(aa, bb, ops))), aa))
+    factor = select_lazily(
+        ops, ops.lt(aa, very_small),
+        lambda: ops.exp(ops.sub(ops.mul(bb, log_1mx),
+                                ops.sub(ops.lgamma(bb), ops.lgamma(ops.add(aa, bb))))),
+        lambda: ops.div(ops.exp(ops.sub(ops.add(ops.mul(aa, ops.log(xx)), ops.mul(bb, log_1mx)),
+                                        log_beta(aa, bb, ops))), aa))
     out = ops.mul(fraction, factor)
     out = ops.select(direct, out, ops.sub(1.0, out))
     out = ops.select(ops.bitwise_or(zero_result, x_zero), ops.full_like(out, 0), out)
