@@ -443,14 +443,13 @@ def _elementwise_kernel(formula):
         dt = x.dtype
         if x.size <= _ELEMENTWISE_UP_TO:
             out = []
-            with np.errstate(all="ignore"):
-                for v in x.ravel():
-                    y = formula(v, _pick)
-                    if y != y:
-                        break
-                    out.append(y)
-                else:
-                    return np.array(out, dt).reshape(x.shape)
+            for v in x.ravel():
+                y = formula(v, _pick)
+                if y != y:
+                    break
+                out.append(y)
+            else:
+                return np.array(out, dt).reshape(x.shape)
         return np.asarray(formula(x, np.where), dt)
     kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
     return kernel
