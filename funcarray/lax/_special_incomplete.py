@@ -232,9 +232,10 @@ def igamma_formula(a, x, ops=LAX_OPS):
     enabled = ops.bitwise_not(_any(x_zero, domain_error, underflow, x_inf, ops=ops))
     fraction_on = ops.bitwise_and(enabled, use_fraction)
     series_on = ops.bitwise_and(enabled, ops.bitwise_not(use_fraction))
-    out = ops.select(use_fraction,
-                     ops.sub(1.0, _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops)),
-                     _igamma_series(ax, x, a, series_on, _VALUE, ops))
+    out = select_lazily(
+        ops, use_fraction,
+        lambda: ops.sub(1.0, _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops)),
+        lambda: _igamma_series(ax, x, a, series_on, _VALUE, ops))
     out = ops.select(x_zero, ops.full_like(out, 0), out)
     out = ops.select(x_inf, ops.full_like(out, 1), out)
     return ops.select(domain_error, ops.full_like(out, np.nan), out)
@@ -253,9 +254,10 @@ def igammac_formula(a, x, ops=LAX_OPS):
     enabled = ops.bitwise_not(_any(domain_error, underflow, x_inf, a_zero, ops=ops))
     series_on = ops.bitwise_and(enabled, use_series)
     fraction_on = ops.bitwise_and(enabled, ops.bitwise_not(use_series))
-    out = ops.select(use_series,
-                     ops.sub(1.0, _igamma_series(ax, x, a, series_on, _VALUE, ops)),
-                     _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops))
+    out = select_lazily(
+        ops, use_series,
+        lambda: ops.sub(1.0, _igamma_series(ax, x, a, series_on, _VALUE, ops)),
+        lambda: _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops))
     out = ops.select(ops.bitwise_or(x_inf, a_zero), ops.full_like(out, 0), out)
     return ops.select(domain_error, ops.full_like(out, np.nan), out)
 
