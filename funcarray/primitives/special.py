@@ -84,7 +84,8 @@ def _fraction_depth(smallest: float) -> int:
 # sum_n (2a^2)^n / (3 5 ... (2n+1)) by Horner's rule in 2a^2, then (lower end, fraction
 # depth) beyond. Ranges with more terms come first.
 _SERIES_RANGES = tuple((upper, _series_terms(upper)) for upper in (_ERF_SWITCH, 1.0, 0.5))
-_FRACTION_RANGES = tuple((lower, _fraction_depth(lower)) for lower in (_ERF_SWITCH, 2.5, 4.0, 8.0))
+_FRACTION_RANGES = tuple((lower, _fraction_depth(lower))
+                         for lower in (_ERF_SWITCH, 1.75, 2.0, 2.5, 3.0, 4.0, 8.0))
 # 1 / (3 5 ... (2n+1)), n = 0, 1, ...
 _SERIES_COEFFICIENTS = tuple(1.0 / math.prod(range(3, 2 * n + 2, 2))
                              for n in range(_ERF_SERIES_TERMS + 1))
@@ -98,8 +99,8 @@ def _series_sum(two_a2, terms, sizes=None):
     c = _SERIES_COEFFICIENTS
     if sizes is None:
         acc = c[terms]
-        for n in range(terms - 1, -1, -1):
-            acc = acc * two_a2 + c[n]
+        for coefficient in c[terms - 1::-1]:
+            acc = acc * two_a2 + coefficient
         return acc
     acc = np.repeat([c[t] for t in terms], sizes)
     m = 0
@@ -175,8 +176,9 @@ def _erf_parts(x):
             2.0 * s * s, [t for _, t in _SERIES_RANGES], sizes))
     # (NaN in the first range: NaN results are restored from x by the callers)
     at_least = [a >= lower for lower, _ in _FRACTION_RANGES[1:]]
-    index, sizes = _grouped(a, [~small & ~at_least[0], at_least[0] & ~at_least[1],
-                                at_least[1] & ~at_least[2], at_least[2]])
+    index, sizes = _grouped(a, [~small & ~at_least[0]]
+                            + [low & ~high for low, high in zip(at_least, at_least[1:])]
+                            + [at_least[-1]])
     if len(index):
         s = a[index]
         erfc_abs[index] = _erfc_of_fraction(s, _fraction_level(
@@ -192,21 +194,31 @@ def _erf_abs_of_scalar(a: float):
         for upper, range_terms in _SERIES_RANGES[1:]:
             if a < upper:
                 terms = range_terms
-        return True, float(_erf_of_series(np.float64(a), _series_sum(2.0 * a * a, terms)))
+        return True, float(_erf_of_series(a, _series_sum(2.0 * a * a, terms)))
     depth = _FRACTION_RANGES[0][1]
     for lower, range_depth in _FRACTION_RANGES[1:]:
         if a >= lower:
             depth = range_depth
-    return False, float(_erfc_of_fraction(np.float64(a), _fraction_level(a, depth)))
+    return False, float(_erfc_of_fraction(a, _fraction_level(a, depth)))
+
+
+def _erf_of_float(v: float) -> float:
+    """erf of one element as a Python float (float64; the kernel rounds it to the dtype)."""
+    small, value = _erf_abs_of_scalar(abs(v))
+    return math.copysign(value if small else 1.0 - value, v)
+
+
+def _erfc_of_float(v: float) -> float:
+    """erfc of one element as a Python float (float64; the kernel rounds it to the dtype)."""
+    small, value = _erf_abs_of_scalar(abs(v))
+    return 1.0 - math.copysign(value, v) if small else value if v > 0 else 2.0 - value
 
 
 def _erf_formula(x, where):
     """erf of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
     if where is _pick:
-        v = float(x)
-        small, value = _erf_abs_of_scalar(abs(v))
-        return dt.type(math.copysign(value if small else 1.0 - value, v))
+        return dt.type(_erf_of_float(float(x)))
     x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     magnitude = np.where(small, erf_abs, 1.0 - erfc_abs)
     out = np.where(np.isnan(x64), x64, np.copysign(magnitude, x64))
@@ -217,10 +229,7 @@ def _erfc_formula(x, where):
     """erfc of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
     if where is _pick:
-        v = float(x)
-        small, value = _erf_abs_of_scalar(abs(v))
-        return dt.type(1.0 - math.copysign(value, v) if small else
-                       value if v > 0 else 2.0 - value)
+        return dt.type(_erfc_of_float(float(x)))
     x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     out = np.where(small, 1.0 - np.copysign(erf_abs, x64),
                    np.where(x64 > 0, erfc_abs, 2.0 - erfc_abs))
@@ -436,19 +445,19 @@ def _pick(condition, on_true, on_false):
 _ELEMENTWISE_UP_TO = 6
 
 
-def _elementwise_kernel(formula):
-    """The kernel of ``formula(x, where)``: per element for small arrays, else whole."""
+def _elementwise_kernel(formula, of_float=None):
+    """The kernel of ``formula(x, where)``: per element for small arrays, else whole.
+    ``of_float``, where given, computes one element from and to a Python float (float64
+    formulas: the array of its results rounds them to the dtype, as ``astype`` does)."""
     def kernel(x):
         x = np.asarray(x)
         dt = x.dtype
         if x.size <= _ELEMENTWISE_UP_TO:
-            out = []
-            for v in x.ravel():
-                y = formula(v, _pick)
-                if y != y:
-                    break
-                out.append(y)
+            if of_float is None:
+                out = [formula(v, _pick) for v in x.ravel()]
             else:
+                out = [of_float(v) for v in x.ravel().tolist()]
+            if all(y == y for y in out):
                 return np.array(out, dt).reshape(x.shape)
         return np.asarray(formula(x, np.where), dt)
     kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
@@ -475,8 +484,8 @@ def digamma_of_scalar(x):
     return _digamma_formula(x, _pick)
 
 
-_erf_kernel = _elementwise_kernel(_erf_formula)
-_erfc_kernel = _elementwise_kernel(_erfc_formula)
+_erf_kernel = _elementwise_kernel(_erf_formula, _erf_of_float)
+_erfc_kernel = _elementwise_kernel(_erfc_formula, _erfc_of_float)
 _erf_inv_kernel = _elementwise_kernel(_erf_inv_formula)
 _lgamma_kernel = _elementwise_kernel(_lgamma_formula)
 _digamma_kernel = _elementwise_kernel(_digamma_formula)
