@@ -392,9 +392,9 @@ def _lgamma_formula(x, where):
         series = series + c / (z + offset)
     # (z + 1/2) log t - t written as (z + 1/2 - t / log t) log t, which cannot overflow.
     out = log_y = np.log(series) + (z + k.half - t / log_t) * log_t + k.half_log_two_pi
-    # (A scalar skips the reflection where it does not apply: the unused branch of the
-    # select it would feed changes nothing.)
-    if where is not _pick or reflect:
+    # (The reflection is skipped where no element takes it: the unused branch of the select
+    # it would feed changes nothing.)
+    if _any_true(reflect, where):
         # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the
         # argument of sin reduced to [0, 1/2] first so that it stays exact for large |x|.
         abs_x = abs(x)
@@ -420,7 +420,7 @@ def _digamma_formula(x, where):
         numerator = numerator - c / (shifted * shifted)
         denominator = denominator + c / shifted
     y = log_t + numerator / denominator - k.g / t
-    if where is _pick and not reflect:
+    if not _any_true(reflect, where):
         return y  # (no reflection, and no pole: those are below 1/2)
     # Reflection: digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted by an integer
     # (cot has period 1) so that pi x stays small.
@@ -429,6 +429,11 @@ def _digamma_formula(x, where):
     out = where(reflect, reflection, y)
     pole = (x <= 0) & (x == np.floor(x))
     return where(pole, k.nan, out)
+
+
+def _any_true(mask, where):
+    """Whether any element of ``mask`` (an array, or one scalar with ``_pick``) is true."""
+    return bool(mask) if where is _pick else bool(mask.any())
 
 
 def _pick(condition, on_true, on_false):
