@@ -285,17 +285,29 @@ def _piecewise_horner(w, pieces, fused, where):
     dt = w.dtype
     if where is _pick:
         return _horner_of_scalar(w, pieces, fused)
-    p = None
-    for i in range(len(pieces[0][1])):
-        c = dt.type(pieces[0][1][i])
-        for mask, coefficients in pieces[1:]:
-            c = where(mask, dt.type(coefficients[i]), c)
-        if p is None:
-            p = c
-        elif fused:
-            p = (p.astype(np.float64) * w.astype(np.float64) + c.astype(np.float64)).astype(dt)
+    # Each piece on its own elements, with its coefficients as Python floats (NumPy takes
+    # them in the array's dtype): the operations each element would see with its
+    # coefficients selected per step, without a select per step.
+    choice = np.zeros(w.shape, np.int8)
+    for j, (mask, _) in enumerate(pieces[1:], 1):
+        choice[mask] = j
+    p = np.empty_like(w)
+    for j, (_, coefficients) in enumerate(pieces):
+        chosen = choice == j
+        if not chosen.any():
+            continue
+        part = w[chosen]
+        if fused:
+            first, *rest = _rounded_coefficients(coefficients, dt)
+            part64 = part.astype(np.float64)
+            q = np.full(part.shape, first, dt)
+            for c in rest:
+                q = (q.astype(np.float64) * part64 + c).astype(dt)
         else:
-            p = p * w + c
+            q = np.full(part.shape, coefficients[0], dt)
+            for c in coefficients[1:]:
+                q = q * part + c
+        p[chosen] = q
     return p
 
 
