@@ -33,7 +33,7 @@ from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import abs as absolute
 from funcarray.lax._ops_unary import exp, sign
 from funcarray.lax._special_dtypes import float_arg, in_float32, weak_result
-from funcarray.lax._special_host_ops import LAX_OPS, evaluate_on_numpy
+from funcarray.lax._special_host_ops import LAX_OPS, evaluate_on_numpy, select_lazily
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -89,17 +89,25 @@ def scaled_bessel(x, order, ops=LAX_OPS):
     with ``ops`` (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
     ax = ops.abs(x)
     large = ops.gt(ax, _SWITCH)
-    small_x = ops.select(large, ops.full_like(x, 1), x)
-    small_value = ops.mul(ops.exp(ops.neg(ops.abs(small_x))), _series(small_x, order, ops))
-    if order == 1:
-        small_value = ops.mul(small_value, ops.mul(0.5, small_x))
-    big = ops.select(large, ax, ops.full_like(ax, 2 * _SWITCH))
-    # sqrt(2 pi) sqrt(|x|), not sqrt(2 pi |x|): the product overflows float32 above 5.4e37.
-    big_value = ops.div(_asymptotic(big, order, ops),
+
+    def small_value():
+        small_x = ops.select(large, ops.full_like(x, 1), x)
+        value = ops.mul(ops.exp(ops.neg(ops.abs(small_x))), _series(small_x, order, ops))
+        if order == 1:
+            value = ops.mul(value, ops.mul(0.5, small_x))
+        return value
+
+    def big_value():
+        big = ops.select(large, ax, ops.full_like(ax, 2 * _SWITCH))
+        # sqrt(2 pi) sqrt(|x|), not sqrt(2 pi |x|): the product overflows float32 above
+        # 5.4e37.
+        value = ops.div(_asymptotic(big, order, ops),
                         ops.mul(math.sqrt(2 * math.pi), ops.sqrt(big)))
-    if order == 1:
-        big_value = ops.select(ops.lt(x, 0.0), ops.neg(big_value), big_value)
-    out = ops.select(large, big_value, small_value)
+        if order == 1:
+            value = ops.select(ops.lt(x, 0.0), ops.neg(value), value)
+        return value
+
+    out = select_lazily(ops, large, big_value, small_value)
     # |x| = inf: the limit is 0 (NaN stays NaN through the series).
     return ops.select(ops.eq(ops.abs(x), np.inf), ops.full_like(x, 0), out)
 

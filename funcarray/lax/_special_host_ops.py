@@ -184,7 +184,8 @@ def evaluate_on_numpy(formula, values):
 
 def select_lazily(ops, pred, if_true, if_false):
     """``ops.select(pred, if_true(), if_false())``; one element (``SCALAR_OPS``) computes
-    only the branch it takes, which is all the select keeps of the other.
+    only the branch it takes, and NumPy arrays (``HOST_OPS``) only the branch every element
+    takes, if one: the select keeps nothing of the other.
 
     Example:
         >>> import numpy as np
@@ -193,4 +194,7 @@ def select_lazily(ops, pred, if_true, if_false):
     """
     if ops is SCALAR_OPS:
         return if_true() if pred else if_false()
+    if ops is HOST_OPS and (pred.all() or not pred.any()):
+        value = if_true() if pred.all() else if_false()
+        return ops.select(pred, value, value)
     return ops.select(pred, if_true(), if_false())
