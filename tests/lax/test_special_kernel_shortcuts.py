@@ -167,3 +167,20 @@ def test_shortcuts_take_the_common_forms():
     for M in (2, 5, 64):
         assert type(_kaiser_on_host(M, 5.0)) is Array
         assert type(_kaiser_on_host(M, 3)) is Array
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_array_shortcuts_match_general_path_when_every_element_takes_one_branch(dtype):
+    # select_lazily computes only the branch every element takes, if one: all small,
+    # all large and mixed arguments (bessel's |x| = 25, log_beta's 8, igamma's x = a).
+    rng = np.random.default_rng(1)
+    for low, high in [(0.1, 5), (30, 60), (0.1, 60), (8, 900)]:
+        a, b = (fnp.asarray(rng.uniform(low, high, 12).astype(dtype)) for _ in range(2))
+        u = fnp.asarray(rng.uniform(0, 1, 12).astype(dtype))
+        for op in (lax.bessel_i0e, lax.bessel_i1e, fnp.i0):
+            assert_same_outcome(lambda op=op: op(a))
+            assert_same_outcome(lambda op=op: op(-a))
+        for op in (lax.igamma, lax.igammac, lax.zeta):
+            assert_same_outcome(lambda op=op: op(a, b))
+        assert_same_outcome(lambda: lax.betainc(a, b, u))
+        assert_same_outcome(lambda: lax.polygamma(fnp.floor(a % 4), b))
