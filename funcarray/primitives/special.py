@@ -474,8 +474,8 @@ def _elementwise_kernel(formula, of_float=None):
                 out = [formula(v, _pick) for v in x.ravel()]
             else:
                 out = [of_float(v) for v in x.ravel().tolist()]
-            if all(y == y for y in out):
-                return np.array(out, dt).reshape(x.shape)
+            if not any(map(math.isnan, out)):
+                return np.array(out[0] if x.ndim == 0 else out, dt).reshape(x.shape)
         return np.asarray(formula(x, np.where), dt)
     kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
     return kernel
