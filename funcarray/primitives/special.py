@@ -420,9 +420,9 @@ def _lgamma_formula(x, where):
         frac = abs_x - np.floor(abs_x)
         reduced = where(frac > k.half, k.one - frac, frac)
         log_sin = np.log(np.sin(k.pi * reduced))
-        reflection = where(np.isfinite(log_sin), k.log_pi - log_sin - log_y, -log_sin)
+        reflection = where(_is_finite(log_sin, where), k.log_pi - log_sin - log_y, -log_sin)
         out = where(reflect, reflection, log_y)
-    out = where(np.isinf(x), k.inf, out)
+    out = where(_is_inf(x, where), k.inf, out)
     # Gamma(1) = Gamma(2) = 1: exact zeros there, which the sum above misses by an ulp of its
     # ~6.5-sized terms (3.6e-7 in float32), and which gammainc/gammaincc at a = 1, 2 lean on.
     return where((x == 1) | (x == 2), k.zero, out)
@@ -448,6 +448,15 @@ def _digamma_formula(x, where):
     out = where(reflect, reflection, y)
     pole = (x <= 0) & (x == np.floor(x))
     return where(pole, k.nan, out)
+
+
+def _is_inf(x, where):
+    # (np.isinf of a NumPy scalar takes ~0.6 us, math.isinf ~20 ns)
+    return math.isinf(x) if where is _pick else np.isinf(x)
+
+
+def _is_finite(x, where):
+    return math.isfinite(x) if where is _pick else np.isfinite(x)
 
 
 def _any_true(mask, where):
@@ -478,11 +487,14 @@ def _elementwise_kernel(formula, of_float=None):
         dt = x.dtype
         if x.size <= _ELEMENTWISE_UP_TO:
             if of_float is None:
-                out = [formula(v, _pick) for v in x.ravel()]
+                flat = x.reshape(-1)  # (indexing it is ~10x faster than iterating it)
+                out = [formula(flat[i], _pick) for i in range(flat.size)]
             else:
                 out = [of_float(v) for v in x.ravel().tolist()]
             if not any(map(math.isnan, out)):
-                return np.array(out[0] if x.ndim == 0 else out, dt).reshape(x.shape)
+                if x.ndim == 0:
+                    return np.array(out[0], dt)
+                return np.array(out, dt).reshape(x.shape)
         return np.asarray(formula(x, np.where), dt)
     kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
     return kernel
