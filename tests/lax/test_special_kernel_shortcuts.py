@@ -22,7 +22,7 @@ from funcarray import lax
 from funcarray.base.array import Array
 from funcarray.lax import _special
 from funcarray.lax._special_bessel import _i0_on_host
-from funcarray.lax._special_host_ops import HOST_OPS, ON_ELEMENTS_UP_TO, on_elements
+from funcarray.lax._special_host_ops import HOST_OPS, ON_ELEMENTS_UP_TO, SCALAR_OPS, on_elements
 from funcarray.numpy._numerics_stats import _kaiser_on_host
 from funcarray.primitives import special
 
@@ -184,3 +184,18 @@ def test_whole_array_shortcuts_match_general_path_when_every_element_takes_one_b
             assert_same_outcome(lambda op=op: op(a, b))
         assert_same_outcome(lambda: lax.betainc(a, b, u))
         assert_same_outcome(lambda: lax.polygamma(fnp.floor(a % 4), b))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scalar_max_min_rem_give_the_ufuncs_bits(dtype):
+    grid = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 37.5, -11.0, 3e38, -3e38, 1e-40, np.inf,
+            -np.inf, np.nan, -np.nan]
+    a = np.repeat(grid, len(grid)).astype(dtype)
+    b = np.tile(grid, len(grid)).astype(dtype)
+    with np.errstate(all="ignore"):
+        for scalar_op, ufunc in ((SCALAR_OPS.max, np.maximum), (SCALAR_OPS.min, np.minimum),
+                                 (SCALAR_OPS.rem, np.fmod)):
+            whole = ufunc(a, b)
+            for i in range(len(a)):
+                out = scalar_op(a[i], b[i])
+                assert type(out) is dtype and _same_bits(out, whole[i]), (ufunc, a[i], b[i])
