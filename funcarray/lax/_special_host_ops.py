@@ -123,7 +123,7 @@ HOST_OPS = types.SimpleNamespace(
 def _scalar_select(pred, on_true, on_false):
     out = on_true if pred else on_false
     if type(out) is float or type(out) is int:
-        return (on_false if pred else on_true).dtype.type(out)
+        return type(on_false if pred else on_true)(out)
     return out
 
 
@@ -159,7 +159,7 @@ SCALAR_OPS = types.SimpleNamespace(
     le=operator.le, lt=operator.lt, bitwise_and=operator.and_, bitwise_or=operator.or_,
     bitwise_not=operator.invert, max=_scalar_max, min=_scalar_min, select=_scalar_select,
     full=lambda shape, value, dtype: np.dtype(dtype).type(value),
-    full_like=lambda x, value: x.dtype.type(value), abs=operator.abs, exp=np.exp, log=np.log,
+    full_like=lambda x, value: type(x)(value), abs=operator.abs, exp=np.exp, log=np.log,
     log1p=np.log1p, lgamma=special.lgamma_of_scalar, digamma=special.digamma_of_scalar,
     floor=np.floor, neg=operator.neg,
     sign=_scalar(ew.sign_p.kernel), sqrt=np.sqrt,
