@@ -24,8 +24,13 @@ from funcarray.lax._ops_common import (
     _same_dtype_operands,
 )
 from funcarray.lax._special_bessel import i0e_impl, i1e_impl, scaled_bessel
-from funcarray.lax._special_gamma import polygamma_impl, zeta_formula, zeta_impl
-from funcarray.lax._special_host_ops import HOST_OPS
+from funcarray.lax._special_gamma import (
+    polygamma_formula,
+    polygamma_impl,
+    zeta_formula,
+    zeta_impl,
+)
+from funcarray.lax._special_host_ops import evaluate_on_numpy
 from funcarray.lax._special_incomplete import (
     betainc_formula,
     betainc_impl,
@@ -69,9 +74,7 @@ def _formula_on_host(formula):
                 v.dtype != dtype or v.shape != shape or x._weak != first._weak
                 for v, x in zip(values, operands)):
             return NotImplemented
-        with np.errstate(all="ignore"):
-            out = formula(*values, HOST_OPS)
-        return Array(np.asarray(out, dtype), first._weak)
+        return Array(evaluate_on_numpy(formula, values), first._weak)
     return on_host
 
 
@@ -144,6 +147,7 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
         *_float_operands("lax.betainc", a, b, x, equivalent=None))
 
 
+@host_shortcut(_formula_on_host(polygamma_formula))
 def polygamma(m: ArrayLike, x: ArrayLike) -> Array:
     """The ``m``-th derivative of digamma; ``m`` is a float holding an integer (NaN
     otherwise), as in jax.lax.
@@ -173,15 +177,16 @@ def zeta(x: ArrayLike, q: ArrayLike) -> Array:
 def _bessel_on_host(order):
     """The shortcut of ``bessel_i{order}e``: its formula on the NumPy kernels (the general
     path's bits; float16/bfloat16, computed through float32, take the general path)."""
+    def formula(x, ops):
+        return scaled_bessel(x, order, ops)
+
     def bessel_on_host(x):
         if type(x) is not Array and type(x) is not DeviceArray:
             return NotImplemented
         value = x._value
         if value.dtype not in _FORMULA_DTYPES:
             return NotImplemented
-        with np.errstate(all="ignore"):
-            out = scaled_bessel(value, order, HOST_OPS)
-        return Array(np.asarray(out, value.dtype), x._weak)
+        return Array(evaluate_on_numpy(formula, [value]), x._weak)
     return bessel_on_host
 
 

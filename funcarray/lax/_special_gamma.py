@@ -36,30 +36,16 @@ import numpy as np
 from funcarray.api.custom_derivatives import SymbolicZero, custom_jvp
 from funcarray.lax._ops_binary import (
     add,
-    bitwise_and,
-    bitwise_or,
-    eq,
-    ge,
     mul,
-    rem,
-    select,
 )
 from funcarray.lax._ops_shape import full_like
-from funcarray.lax._ops_unary import (
-    bitwise_not,
-    digamma,
-    exp,
-    floor,
-    lgamma,
-    neg,
-)
-from funcarray.lax._special_host_ops import LAX_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS, select_lazily
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
-__all__ = ["log_beta", "zeta_impl", "polygamma_impl"]
+__all__ = ["log_beta", "zeta_formula", "zeta_impl", "polygamma_formula", "polygamma_impl"]
 
 # Stirling's series of lgamma(x) - ((x - 1/2) log x - x + log(2 pi) / 2), in powers of 1/x^2:
 # B_2k / (2k (2k - 1)), accurate to float64 precision for x >= 8.
@@ -81,30 +67,40 @@ def log_beta(a: ArrayLike, b: ArrayLike, ops=LAX_OPS) -> Array:
     (computed with ``ops``: see ``_special_host_ops``)."""
     small, large = ops.min(a, b), ops.max(a, b)
     s = ops.add(small, large)
-    # Both large: the log terms combined so that nothing large cancels.
     stirling_from = ops.full_like(small, _STIRLING_FROM)
-    safe_small = ops.select(ops.ge(small, _STIRLING_FROM), small, stirling_from)
     safe_large = ops.select(ops.ge(large, _STIRLING_FROM), large, stirling_from)
-    safe_s = ops.add(safe_small, safe_large)
-    both = ops.sub(0.5 * math.log(2 * math.pi), ops.mul(0.5, ops.log(safe_large)))
-    both = ops.add(both, ops.mul(ops.sub(safe_small, 0.5), ops.log(ops.div(safe_small, safe_s))))
-    both = ops.add(both, ops.mul(safe_large, ops.log1p(ops.div(ops.neg(safe_small), safe_s))))
-    both = ops.add(ops.add(both, _stirling_correction(safe_small, ops)),
-                   _stirling_correction(safe_large, ops))
-    both = ops.sub(both, _stirling_correction(safe_s, ops))
-    # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the bracket
-    # from Stirling's series.
-    safe_s1 = ops.add(small, safe_large)
-    one = ops.add(ops.lgamma(small), ops.mul(ops.sub(safe_large, 0.5),
-                                             ops.log1p(ops.div(ops.neg(small), safe_s1))))
-    one = ops.add(ops.sub(one, ops.mul(small, ops.log(safe_s1))), small)
-    one = ops.sub(ops.add(one, _stirling_correction(safe_large, ops)),
-                  _stirling_correction(safe_s1, ops))
-    direct = ops.sub(ops.add(ops.lgamma(small), ops.lgamma(large)), ops.lgamma(s))
+
+    def both_large():
+        # Both large: the log terms combined so that nothing large cancels.
+        safe_small = ops.select(ops.ge(small, _STIRLING_FROM), small, stirling_from)
+        safe_s = ops.add(safe_small, safe_large)
+        both = ops.sub(0.5 * math.log(2 * math.pi), ops.mul(0.5, ops.log(safe_large)))
+        both = ops.add(both, ops.mul(ops.sub(safe_small, 0.5),
+                                     ops.log(ops.div(safe_small, safe_s))))
+        both = ops.add(both, ops.mul(safe_large,
+                                     ops.log1p(ops.div(ops.neg(safe_small), safe_s))))
+        both = ops.add(ops.add(both, _stirling_correction(safe_small, ops)),
+                       _stirling_correction(safe_large, ops))
+        return ops.sub(both, _stirling_correction(safe_s, ops))
+
+    def one_large():
+        # Only the larger one large: lgamma(small) + [lgamma(large) - lgamma(s)] with the
+        # bracket from Stirling's series.
+        safe_s1 = ops.add(small, safe_large)
+        one = ops.add(ops.lgamma(small), ops.mul(ops.sub(safe_large, 0.5),
+                                                 ops.log1p(ops.div(ops.neg(small), safe_s1))))
+        one = ops.add(ops.sub(one, ops.mul(small, ops.log(safe_s1))), small)
+        return ops.sub(ops.add(one, _stirling_correction(safe_large, ops)),
+                       _stirling_correction(safe_s1, ops))
+
+    def direct():
+        return ops.sub(ops.add(ops.lgamma(small), ops.lgamma(large)), ops.lgamma(s))
+
     use_both = ops.ge(small, _STIRLING_FROM)
     use_one = ops.bitwise_and(ops.bitwise_and(ops.ge(large, _STIRLING_FROM), ops.gt(small, 0.0)),
                               ops.bitwise_not(use_both))
-    return ops.select(use_both, both, ops.select(use_one, one, direct))
+    return select_lazily(ops, use_both, both_large,
+                         lambda: select_lazily(ops, use_one, one_large, direct))
 
 
 # --- zeta and polygamma ---------------------------------------------------------------------
@@ -124,24 +120,37 @@ def _bernoulli_over_factorial(count):
 
 _ZETA_DIRECT_TERMS = 10
 _ZETA_CORRECTIONS = _bernoulli_over_factorial(12)
+_ZETA_OFFSETS = tuple(float(k) for k in range(_ZETA_DIRECT_TERMS))
+# The j-th correction's factor gains (s + 2j - 3)(s + 2j - 2) / w^2 (j from 1).
+_ZETA_FACTOR_SHIFTS = tuple((float(2 * j - 3), float(2 * j - 2))
+                            for j in range(1, len(_ZETA_CORRECTIONS) + 1))
 
 
 def _zeta_sum(s, q, ops):
     """Euler-Maclaurin for ``sum_k (q + k)^-s`` (s > 1, q + N > 0)."""
-    n = _ZETA_DIRECT_TERMS
     total = ops.full_like(q, 0)
-    for k in range(n):
-        total = ops.add(total, ops.pow(ops.add(q, float(k)), ops.neg(s)))
-    w = ops.add(q, float(n))
-    w_pow = ops.pow(w, ops.neg(s))
+    neg_s = ops.neg(s)  # (negation is exact: computed once)
+    w = ops.add(q, float(_ZETA_DIRECT_TERMS))
+    if ops is SCALAR_OPS:
+        # One element: its eleven powers in one np.power call (~1 us for a call on two
+        # scalars): the same loop on the same values, so the same bits.
+        *powers, w_pow = np.power(np.array([ops.add(q, k) for k in _ZETA_OFFSETS] + [w]),
+                                  neg_s)
+    else:
+        powers = (ops.pow(ops.add(q, k), neg_s) for k in _ZETA_OFFSETS)
+    for power in powers:
+        total = ops.add(total, power)
+    if ops is not SCALAR_OPS:
+        w_pow = ops.pow(w, neg_s)
     total = ops.add(ops.add(total, ops.div(ops.mul(w, w_pow), ops.sub(s, 1.0))),
                     ops.mul(0.5, w_pow))
     factor = ops.div(s, w)
     inv_w2 = ops.div(1.0, ops.mul(w, w))
-    for j, c in enumerate(_ZETA_CORRECTIONS, start=1):
-        if j > 1:
-            factor = ops.mul(ops.mul(ops.mul(factor, ops.add(s, float(2 * j - 3))),
-                                     ops.add(s, float(2 * j - 2))), inv_w2)
+    for j, c in enumerate(_ZETA_CORRECTIONS):
+        if j:
+            first, second = _ZETA_FACTOR_SHIFTS[j]
+            factor = ops.mul(ops.mul(ops.mul(factor, ops.add(s, first)), ops.add(s, second)),
+                             inv_w2)
         total = ops.add(total, ops.mul(ops.mul(c, w_pow), factor))
     return total
 
@@ -182,21 +191,27 @@ def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:
     return zeta_formula(x, q)
 
 
-def _polygamma_value(n, x):
-    valid_n = bitwise_and(eq(n, floor(n)), ge(n, 0.0))
-    first = eq(n, 0.0)
-    safe_n = select(bitwise_or(first, bitwise_not(valid_n)), full_like(n, 1), n)
-    sign = select(eq(rem(safe_n, 2.0), 0.0), neg(full_like(n, 1)), full_like(n, 1))
-    higher = mul(mul(sign, exp(lgamma(add(safe_n, 1.0)))), zeta_impl(add(safe_n, 1.0), x))
-    value = select(first, digamma(x), higher)
-    return select(valid_n, value, full_like(value, np.nan))
+def polygamma_formula(n, x, ops=LAX_OPS):
+    """``polygamma(n, x)`` of float32 or float64 arrays of one shape, computed with ``ops``
+    (``_special_host_ops``: lax's operations, or their kernels on NumPy)."""
+    valid_n = ops.bitwise_and(ops.eq(n, ops.floor(n)), ops.ge(n, 0.0))
+    first = ops.eq(n, 0.0)
+    safe_n = ops.select(ops.bitwise_or(first, ops.bitwise_not(valid_n)), ops.full_like(n, 1), n)
+    sign = ops.select(ops.eq(ops.rem(safe_n, 2.0), 0.0), ops.neg(ops.full_like(n, 1)),
+                      ops.full_like(n, 1))
+    def higher():
+        return ops.mul(ops.mul(sign, ops.exp(ops.lgamma(ops.add(safe_n, 1.0)))),
+                       zeta_formula(ops.add(safe_n, 1.0), x, ops))
+
+    value = select_lazily(ops, first, lambda: ops.digamma(x), higher)
+    return ops.select(valid_n, value, ops.full_like(value, np.nan))
 
 
 @custom_jvp
 def polygamma_impl(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of digamma, ``n`` a float holding an integer
     (``lax.polygamma`` after its checks)."""
-    return _polygamma_value(n, x)
+    return polygamma_formula(n, x)
 
 
 def _polygamma_jvp(primals, tangents):

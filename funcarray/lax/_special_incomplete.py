@@ -53,7 +53,7 @@ from funcarray.lax._ops_shape import full_like
 from funcarray.lax._ops_unary import bitwise_not, exp, lgamma, log, log1p, neg
 from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_gamma import log_beta
-from funcarray.lax._special_host_ops import LAX_OPS
+from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS, select_lazily
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -75,13 +75,23 @@ def _is_nan(x, ops=LAX_OPS):
     return ops.ne(x, x)
 
 
+@functools.cache
+def _limits(dtype) -> tuple[float, float, float]:
+    """``(eps, log(max), tiny)`` of a float dtype, derived once per dtype (finfo is slow)."""
+    info = dtypes.finfo(dtype)
+    return float(info.eps), float(np.log(info.max)), float(info.tiny)
+
+
 def _eps(x) -> float:
-    return float(dtypes.finfo(x.dtype).eps)
+    return _limits(x.dtype)[0]
 
 
 def _loop(step, enabled, state, ops):
     """Run ``step(state) -> (still_active, new_state)`` while any element is active; an
     element's state freezes once it is inactive."""
+    if ops is SCALAR_OPS:
+        return _loop_of_one_element(step, enabled, state)
+
     def cond(carry):
         active, count, _ = carry
         return ops.bitwise_and(ops.reduce_or(active, tuple(range(active.ndim))),
@@ -94,6 +104,19 @@ def _loop(step, enabled, state, ops):
                 tuple(ops.select(active, n, o) for n, o in zip(new_values, values)))
 
     return ops.while_loop(cond, body, (enabled, ops.full((), 0, np.int32), tuple(state)))[2]
+
+
+def _loop_of_one_element(step, enabled, state):
+    """``_loop`` of one element (NumPy scalars): the steps while it is active, without the
+    selects that freeze the inactive elements of an array (it has no other element)."""
+    state = tuple(state)
+    if not enabled:
+        return state
+    for _ in range(_MAX_ITERATIONS):
+        keep_going, state = step(state)
+        if not keep_going:
+            break
+    return state
 
 
 def _igamma_series(ax, x, a, enabled, mode, ops=LAX_OPS):
@@ -192,7 +215,7 @@ def _igammac_fraction(ax, x, a, enabled, mode, ops=LAX_OPS):
 def _log_ax(a, x, ops=LAX_OPS):
     """``(x^a e^-x / Gamma(a), underflow)``, where underflow marks the negligible ones."""
     log_ax = ops.sub(ops.sub(ops.mul(a, ops.log(x)), x), ops.lgamma(a))
-    underflow = ops.lt(log_ax, -float(np.log(dtypes.finfo(x.dtype).max)))
+    underflow = ops.lt(log_ax, -_limits(x.dtype)[1])
     return ops.exp(log_ax), underflow
 
 
@@ -209,9 +232,10 @@ def igamma_formula(a, x, ops=LAX_OPS):
     enabled = ops.bitwise_not(_any(x_zero, domain_error, underflow, x_inf, ops=ops))
     fraction_on = ops.bitwise_and(enabled, use_fraction)
     series_on = ops.bitwise_and(enabled, ops.bitwise_not(use_fraction))
-    out = ops.select(use_fraction,
-                     ops.sub(1.0, _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops)),
-                     _igamma_series(ax, x, a, series_on, _VALUE, ops))
+    out = select_lazily(
+        ops, use_fraction,
+        lambda: ops.sub(1.0, _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops)),
+        lambda: _igamma_series(ax, x, a, series_on, _VALUE, ops))
     out = ops.select(x_zero, ops.full_like(out, 0), out)
     out = ops.select(x_inf, ops.full_like(out, 1), out)
     return ops.select(domain_error, ops.full_like(out, np.nan), out)
@@ -230,9 +254,10 @@ def igammac_formula(a, x, ops=LAX_OPS):
     enabled = ops.bitwise_not(_any(domain_error, underflow, x_inf, a_zero, ops=ops))
     series_on = ops.bitwise_and(enabled, use_series)
     fraction_on = ops.bitwise_and(enabled, ops.bitwise_not(use_series))
-    out = ops.select(use_series,
-                     ops.sub(1.0, _igamma_series(ax, x, a, series_on, _VALUE, ops)),
-                     _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops))
+    out = select_lazily(
+        ops, use_series,
+        lambda: ops.sub(1.0, _igamma_series(ax, x, a, series_on, _VALUE, ops)),
+        lambda: _igammac_fraction(ax, x, a, fraction_on, _VALUE, ops))
     out = ops.select(ops.bitwise_or(x_inf, a_zero), ops.full_like(out, 0), out)
     return ops.select(domain_error, ops.full_like(out, np.nan), out)
 
@@ -308,7 +333,7 @@ igammac_impl.defjvp(_igammac_jvp)
 def _beta_fraction(a, b, x, enabled, ops):
     """The continued fraction of ``I_x(a, b) a B(a, b) / (x^a (1-x)^b)`` (modified Lentz),
     two partial fractions (an even and an odd one) per iteration."""
-    tiny = float(dtypes.finfo(x.dtype).tiny) * 1e3
+    tiny = _limits(x.dtype)[2] * 1e3
     eps = _eps(x)
 
     def clamp(v):
@@ -362,15 +387,15 @@ def betainc_formula(a, b, x, ops=LAX_OPS):
     xx = ops.select(_any(special, ops.le(xx, 0.0), ops.ge(xx, 1.0), ops=ops),
                     ops.full_like(xx, 0.5), xx)
     fraction = _beta_fraction(aa, bb, xx, ops.bitwise_not(special), ops)
-    very_small = float(dtypes.finfo(x.dtype).tiny) * 2
+    very_small = _limits(x.dtype)[2] * 2
     # For tiny a, a B(a, b) -> Gamma(b) / Gamma(a + b) * Gamma(a + 1) ~ that ratio.
     log_1mx = ops.log1p(ops.neg(xx))
-    factor = ops.select(
-        ops.lt(aa, very_small),
-        ops.exp(ops.sub(ops.mul(bb, log_1mx),
-                        ops.sub(ops.lgamma(bb), ops.lgamma(ops.add(aa, bb))))),
-        ops.div(ops.exp(ops.sub(ops.add(ops.mul(aa, ops.log(xx)), ops.mul(bb, log_1mx)),
-                                log_beta(aa, bb, ops))), aa))
+    factor = select_lazily(
+        ops, ops.lt(aa, very_small),
+        lambda: ops.exp(ops.sub(ops.mul(bb, log_1mx),
+                                ops.sub(ops.lgamma(bb), ops.lgamma(ops.add(aa, bb))))),
+        lambda: ops.div(ops.exp(ops.sub(ops.add(ops.mul(aa, ops.log(xx)), ops.mul(bb, log_1mx)),
+                                        log_beta(aa, bb, ops))), aa))
     out = ops.mul(fraction, factor)
     out = ops.select(direct, out, ops.sub(1.0, out))
     out = ops.select(ops.bitwise_or(zero_result, x_zero), ops.full_like(out, 0), out)

@@ -394,6 +394,23 @@ def i0(x: ArrayLike) -> Array:
     return special_i0(x)
 
 
+def _kaiser_on_host(M, beta):
+    # A Python int M and number beta: the general path's formula (below) on the NumPy
+    # kernels, each operation in the window's dtype as the weak Python numbers meet it.
+    from funcarray.lax._special_bessel import i0_of_numpy
+
+    dt = np.dtype(dtypes.default_float)
+    if (type(M) is not int or type(beta) not in (int, float) or not 1 < M <= 2 ** 24
+            or dt not in (np.float32, np.float64)):
+        return NotImplemented
+    n = np.arange(M, dtype=dt)
+    alpha = dt.type((M - 1) / 2.0)
+    ratio = (n - alpha) / alpha
+    window = dt.type(beta) * np.sqrt(dt.type(1) - ratio * ratio)
+    return Array(i0_of_numpy(window) / i0_of_numpy(np.asarray(beta, dt)))
+
+
+@host_shortcut(_kaiser_on_host)
 def kaiser(M: int, beta: ArrayLike) -> Array:
     """The Kaiser window of ``M`` points with shape parameter ``beta``.
 

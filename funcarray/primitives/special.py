@@ -15,8 +15,15 @@ The kernels follow XLA's algorithms where the result depends on them: Giles' pol
 ``funcarray.random.normal`` matches ``jax.random.normal`` bit for bit), and the Lanczos
 approximation (g = 7, 9 terms) with the reflection formula for ``lgamma`` and ``digamma``,
 evaluated in the compute dtype. ``erf`` and ``erfc`` are computed in float64 (a positive-term
-series for small arguments, Laplace's continued fraction beyond) and rounded: XLA's own
-approximations are accurate to a few ulps, so both agree within float tolerance.
+series for small arguments, Laplace's continued fraction beyond, with the terms or levels
+that the element's own range of |x| needs) and rounded: XLA's own approximations are
+accurate to a few ulps, so both agree within float tolerance.
+
+Speed: an element's result never depends on the other elements, so a kernel runs an array of
+a few elements element by element, on NumPy scalars (Python floats for erf and erfc), where a
+ufunc call per operation would cost ~10x more, and a larger array as a whole; both run the
+same IEEE operations per element, so they give the same bits (a NaN result takes the whole
+array path: NumPy keeps a NaN's sign differently in its scalar and array loops).
 
 Derivatives: ``erf' = 2/sqrt(pi) exp(-x^2)``, ``erfc' = -erf'``,
 ``erf_inv' = sqrt(pi)/2 exp(erf_inv(x)^2)``, ``lgamma' = digamma``, and
@@ -31,7 +38,9 @@ kernel gives (XLA's float32 ``lgamma(1)`` is 4.8e-7, not 0).
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 
 import numpy as np
 
@@ -58,66 +67,177 @@ _FLOATS = dtypes.dtype_set(
 _ERF_SWITCH = 1.5
 _ERF_SERIES_TERMS = 45
 _ERFC_FRACTION_DEPTH = 116
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_PI = math.sqrt(math.pi)
 
 
-def _erf_series(a):
-    """``erf(a)`` for ``0 <= a < 1.5``: ``2/sqrt(pi) exp(-a^2) sum_n (2a^2)^n a / (2n+1)!!``.
-
-    Every term is positive, so the sum has no cancellation (unlike the Taylor series). The
-    number of terms is the fewest that reach float64 precision at the largest ``a``.
-    """
-    two_a2 = 2.0 * a * a
-    bound, terms, largest = 1.0, 0, float(two_a2.max(initial=0.0))
+def _series_terms(largest: float) -> int:
+    """The fewest terms of erf's series that reach float64 precision up to ``largest``."""
+    two_a2, bound, terms = 2.0 * largest * largest, 1.0, 0
     while bound > 1e-17 and terms < _ERF_SERIES_TERMS:
         terms += 1
-        bound *= largest / (2 * terms + 1)
-    acc = np.ones_like(a)
-    for n in range(terms, 0, -1):
-        acc = 1.0 + acc * (two_a2 / (2 * n + 1))
-    return (2 / math.sqrt(math.pi)) * np.exp(-a * a) * a * acc
+        bound *= two_a2 / (2 * terms + 1)
+    return terms
 
 
-def _erfc_fraction(a):
-    """``erfc(a)`` for ``a >= 1.5``: Laplace's continued fraction, evaluated bottom-up.
+def _fraction_depth(smallest: float) -> int:
+    """The levels of erfc's continued fraction that reach float64 precision from
+    ``smallest`` on: ``110 (1.5 / a)^2 + 6`` (checked against libm's erfc)."""
+    return min(_ERFC_FRACTION_DEPTH, math.ceil(110 * (_ERF_SWITCH / smallest) ** 2) + 6)
 
-    ``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))``; the error is
-    relative, so the tiny tail values stay accurate. It converges faster for larger ``a``:
-    ``110 (1.5 / a)^2 + 6`` levels reach float64 precision (checked against libm's erfc).
-    """
-    smallest = float(a.min(initial=np.inf))
-    depth = _ERFC_FRACTION_DEPTH if not smallest >= _ERF_SWITCH else min(
-        _ERFC_FRACTION_DEPTH, math.ceil(110 * (_ERF_SWITCH / smallest) ** 2) + 6)
-    t = a
-    for k in range(depth, 0, -1):
-        t = a + (k / 2) / t
-    return np.exp(-a * a) / (math.sqrt(math.pi) * t)
+
+# Each element takes the terms (levels) its own range of |x| needs, whatever the other
+# elements of the array: (upper end, series terms) below 1.5, where the series is
+# sum_n (2a^2)^n / (3 5 ... (2n+1)) by Horner's rule in 2a^2, then (lower end, fraction
+# depth) beyond. Ranges with more terms come first.
+_SERIES_RANGES = tuple((upper, _series_terms(upper)) for upper in (_ERF_SWITCH, 1.0, 0.5))
+_FRACTION_RANGES = tuple((lower, _fraction_depth(lower))
+                         for lower in (_ERF_SWITCH, 1.75, 2.0, 2.5, 3.0, 4.0, 8.0))
+# 1 / (3 5 ... (2n+1)), n = 0, 1, ...
+_SERIES_COEFFICIENTS = tuple(1.0 / math.prod(range(3, 2 * n + 2, 2))
+                             for n in range(_ERF_SERIES_TERMS + 1))
+
+
+def _series_sum(two_a2, terms, sizes=None):
+    """``sum_{n <= terms} two_a2^n c_n`` by Horner's rule, of a Python float (``terms`` an
+    int) or of a float64 array whose elements come in groups (``sizes``) of decreasing
+    ``terms`` (a list): an element's sum starts at its own ``c_terms``, so each element
+    sees exactly the operations it would see alone."""
+    c = _SERIES_COEFFICIENTS
+    if sizes is None:
+        acc = c[terms]
+        for coefficient in c[terms - 1::-1]:
+            acc = acc * two_a2 + coefficient
+        return acc
+    acc = np.repeat([c[t] for t in terms], sizes)
+    m = 0
+    for group, size in enumerate(sizes):
+        # Steps n = terms[group] - 1 down to the next group's start: the groups whose sums
+        # have started are this one and those before (a prefix).
+        m += size
+        head, y = acc[:m], two_a2[:m]
+        for n in range(terms[group] - 1, _next(terms, group) - 1, -1):
+            head *= y
+            head += c[n]
+    return acc
+
+
+def _next(counts, group):
+    """The count of the group after ``group`` (0 after the last)."""
+    return counts[group + 1] if group + 1 < len(counts) else 0
+
+
+def _fraction_level(a, depth, sizes=None):
+    """``a + (1/2)/(a + 1/(a + ...))`` to ``depth`` levels, bottom-up, of a Python float or
+    of a float64 array in groups of decreasing ``depth`` (as ``_series_sum``)."""
+    if sizes is None:
+        t = a
+        for k in range(depth, 0, -1):
+            t = a + (k / 2) / t
+        return t
+    t = a.copy()
+    step = np.empty_like(a)
+    m = 0
+    for group, size in enumerate(sizes):
+        m += size
+        head, a_head, step_head = t[:m], a[:m], step[:m]
+        for k in range(depth[group], _next(depth, group), -1):
+            np.divide(k / 2, head, out=step_head)
+            np.add(a_head, step_head, out=head)
+    return t
+
+
+def _erf_of_series(a, acc):
+    """``erf(a) = 2/sqrt(pi) exp(-a^2) a sum_n (2a^2)^n / (2n+1)!!`` for ``0 <= a < 1.5``:
+    every term is positive, so the sum has no cancellation (unlike the Taylor series)."""
+    return _TWO_OVER_SQRT_PI * np.exp(-a * a) * a * acc
+
+
+def _erfc_of_fraction(a, t):
+    """``erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))`` for
+    ``a >= 1.5`` (Laplace's continued fraction): the error is relative, so the tiny tail
+    values stay accurate, and it converges faster for larger ``a``."""
+    return np.exp(-a * a) / (_SQRT_PI * t)
+
+
+def _grouped(a, masks):
+    """The indices of ``a``'s elements by group (``masks`` in order), and the group sizes."""
+    groups = [np.flatnonzero(m) for m in masks]
+    return np.concatenate(groups), [len(g) for g in groups]
 
 
 def _erf_parts(x):
     """``(x, small, erf(|x|), erfc(|x|))`` in float64, where ``erf(|x|)`` is filled in for the
-    small elements and ``erfc(|x|)`` for the others: each approximation runs only on the
-    elements of its own range."""
-    x = np.asarray(x, np.float64)
+    small elements and ``erfc(|x|)`` for the others: each range of |x| runs its own
+    number of terms (levels) on its own elements."""
+    x = np.asarray(x, np.float64).reshape(-1)
     a = np.abs(x)
     small = a < _ERF_SWITCH
     erf_abs = np.zeros_like(a)
     erfc_abs = np.zeros_like(a)
-    erf_abs[small] = _erf_series(a[small])
-    erfc_abs[~small] = _erfc_fraction(a[~small])
+    below_one, below_half = a < 1.0, a < 0.5
+    index, sizes = _grouped(a, [small & ~below_one, below_one & ~below_half, below_half])
+    if len(index):
+        s = a[index]
+        erf_abs[index] = _erf_of_series(s, _series_sum(
+            2.0 * s * s, [t for _, t in _SERIES_RANGES], sizes))
+    # (NaN in the first range: NaN results are restored from x by the callers)
+    at_least = [a >= lower for lower, _ in _FRACTION_RANGES[1:]]
+    index, sizes = _grouped(a, [~small & ~at_least[0]]
+                            + [low & ~high for low, high in zip(at_least, at_least[1:])]
+                            + [at_least[-1]])
+    if len(index):
+        s = a[index]
+        erfc_abs[index] = _erfc_of_fraction(s, _fraction_level(
+            s, [d for _, d in _FRACTION_RANGES], sizes))
     return x, small, erf_abs, erfc_abs
 
 
-def _erf_kernel(x):
+def _erf_abs_of_scalar(a: float):
+    """``(small, erf(a) or erfc(a))`` of one ``a = |x|`` in Python floats (``np.exp`` of a
+    float64 scalar): the operations ``_erf_parts`` runs on that element."""
+    if a < _ERF_SWITCH:
+        terms = _SERIES_RANGES[0][1]
+        for upper, range_terms in _SERIES_RANGES[1:]:
+            if a < upper:
+                terms = range_terms
+        return True, float(_erf_of_series(a, _series_sum(2.0 * a * a, terms)))
+    depth = _FRACTION_RANGES[0][1]
+    for lower, range_depth in _FRACTION_RANGES[1:]:
+        if a >= lower:
+            depth = range_depth
+    return False, float(_erfc_of_fraction(a, _fraction_level(a, depth)))
+
+
+def _erf_of_float(v: float) -> float:
+    """erf of one element as a Python float (float64; the kernel rounds it to the dtype)."""
+    small, value = _erf_abs_of_scalar(abs(v))
+    return math.copysign(value if small else 1.0 - value, v)
+
+
+def _erfc_of_float(v: float) -> float:
+    """erfc of one element as a Python float (float64; the kernel rounds it to the dtype)."""
+    small, value = _erf_abs_of_scalar(abs(v))
+    return 1.0 - math.copysign(value, v) if small else value if v > 0 else 2.0 - value
+
+
+def _erf_formula(x, where):
+    """erf of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    if where is _pick:
+        return dt.type(_erf_of_float(float(x)))
+    x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     magnitude = np.where(small, erf_abs, 1.0 - erfc_abs)
     out = np.where(np.isnan(x64), x64, np.copysign(magnitude, x64))
     return np.asarray(out).astype(dt)
 
 
-def _erfc_kernel(x):
+def _erfc_formula(x, where):
+    """erfc of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
-    x64, small, erf_abs, erfc_abs = _erf_parts(x)
+    if where is _pick:
+        return dt.type(_erfc_of_float(float(x)))
+    x64, small, erf_abs, erfc_abs = (v.reshape(x.shape) for v in _erf_parts(x))
     out = np.where(small, 1.0 - np.copysign(erf_abs, x64),
                    np.where(x64 > 0, erfc_abs, 2.0 - erfc_abs))
     out = np.where(np.isnan(x64), x64, out)
@@ -165,44 +285,85 @@ def _pad(coefficients, degree):
     return (0.0,) * (degree - len(coefficients)) + tuple(coefficients)
 
 
-def _piecewise_horner(w, pieces, fused):
+def _piecewise_horner(w, pieces, fused, where):
     """Horner's rule with the coefficients chosen per element: ``pieces`` is a list of
     ``(mask, coefficients)`` (later masks win), all of one degree. ``fused``: each
     ``p * w + c`` is rounded once (computed in float64), like XLA's FMA instructions."""
     dt = w.dtype
-    p = None
-    for i in range(len(pieces[0][1])):
-        c = np.full(w.shape, pieces[0][1][i], dt)
-        for mask, coefficients in pieces[1:]:
-            c = np.where(mask, dt.type(coefficients[i]), c)
-        if p is None:
-            p = c
-        elif fused:
-            p = (p.astype(np.float64) * w.astype(np.float64) + c.astype(np.float64)).astype(dt)
+    if where is _pick:
+        return _horner_of_scalar(w, pieces, fused)
+    # Each piece on its own elements, with its coefficients as Python floats (NumPy takes
+    # them in the array's dtype): the operations each element would see with its
+    # coefficients selected per step, without a select per step.
+    choice = np.zeros(w.shape, np.int8)
+    for j, (mask, _) in enumerate(pieces[1:], 1):
+        choice[mask] = j
+    p = np.empty_like(w)
+    for j, (_, coefficients) in enumerate(pieces):
+        chosen = choice == j
+        if not chosen.any():
+            continue
+        part = w[chosen]
+        if fused:
+            first, *rest = _rounded_coefficients(coefficients, dt)
+            part64 = part.astype(np.float64)
+            q = np.full(part.shape, first, dt)
+            for c in rest:
+                q = (q.astype(np.float64) * part64 + c).astype(dt)
         else:
-            p = p * w + c
+            q = np.full(part.shape, coefficients[0], dt)
+            for c in coefficients[1:]:
+                q = q * part + c
+        p[chosen] = q
     return p
 
 
-def _erf_inv_kernel(x):
-    x = np.asarray(x)
+def _horner_of_scalar(w, pieces, fused):
+    """``_piecewise_horner`` of one element, in Python floats (IEEE doubles, the float64
+    operations of the array path; float32 steps rounded as the array path rounds them)."""
+    coefficients = pieces[0][1]
+    for mask, chosen in pieces[1:]:
+        if mask:
+            coefficients = chosen
+    dt = w.dtype
+    w = float(w)
+    if not fused:
+        p = coefficients[0]
+        for c in coefficients[1:]:
+            p = p * w + c
+        return dt.type(p)
+    rounded = dt.type
+    first, *rest = _rounded_coefficients(coefficients, dt)
+    p = first
+    for c in rest:
+        p = float(rounded(p * w + c))
+    return rounded(p)
+
+
+@functools.cache
+def _rounded_coefficients(coefficients, dt):
+    """``coefficients`` rounded to ``dt``, as Python floats (converted once)."""
+    return tuple(float(dt.type(c)) for c in coefficients)
+
+
+def _erf_inv_formula(x, where):
+    """erf_inv of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
     dt = x.dtype
     w = -np.log1p(-x * x)
     if dt == np.float64:
         central, middle = w < 6.25, w < 16.0
-        sqrt_w = np.sqrt(np.maximum(w, 0.0))
-        w = np.where(central, w - 3.125, np.where(middle, sqrt_w - 3.25, sqrt_w - 5.0))
+        sqrt_w = np.sqrt(_maximum(w, dt.type(0), where))
+        w = where(central, w - 3.125, where(middle, sqrt_w - 3.25, sqrt_w - 5.0))
         degree = len(_ERFINV64_CENTRAL)
         p = _piecewise_horner(w, [(None, _pad(_ERFINV64_TAIL, degree)),
                                   (middle, _pad(_ERFINV64_MIDDLE, degree)),
-                                  (central, _ERFINV64_CENTRAL)], fused=False)
+                                  (central, _ERFINV64_CENTRAL)], False, where)
     else:
         central = w < dt.type(5.0)
-        w = np.where(central, w - dt.type(2.5), np.sqrt(np.maximum(w, dt.type(0))) - dt.type(3))
+        w = where(central, w - dt.type(2.5), np.sqrt(_maximum(w, dt.type(0), where)) - dt.type(3))
         p = _piecewise_horner(w, [(None, _ERFINV32_TAIL), (central, _ERFINV32_CENTRAL)],
-                              fused=True)
-    out = np.where(np.abs(x) == 1, x * dt.type(np.inf), p * x)
-    return np.asarray(out, dt)
+                              True, where)
+    return where(abs(x) == 1, x * dt.type(np.inf), p * x)
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,62 +379,160 @@ _LANCZOS_COEFFICIENTS = (
     9.984369578019570859563e-6, 1.50563273514931155834e-7)
 
 
-def _lanczos_setup(x):
+@functools.cache
+def _lanczos_constants(dt):
+    """The constants of lgamma and digamma in the compute dtype, converted once per dtype."""
+    t = dt.type
+    shift = _LANCZOS_G + 0.5
+    return types.SimpleNamespace(
+        zero=t(0), half=t(0.5), one=t(1), shift=t(shift), log_shift=t(math.log(shift)),
+        base=t(_LANCZOS_BASE), terms=tuple((t(c), t(i + 1))
+                                           for i, c in enumerate(_LANCZOS_COEFFICIENTS)),
+        half_log_two_pi=t(0.5 * math.log(2 * math.pi)), pi=t(math.pi),
+        log_pi=t(math.log(math.pi)), g=t(_LANCZOS_G), inf=t(np.inf), nan=t(np.nan))
+
+
+def _lanczos_setup(x, where, k):
     """The shared start of lgamma and digamma: ``reflect`` marks x < 1/2, computed from
     1 - x; ``z`` is the shifted argument and ``log_t = log(z + g + 1/2)``."""
-    dt = x.dtype
-    reflect = x < dt.type(0.5)
-    z = np.where(reflect, -x, x - dt.type(1))
-    shift = _LANCZOS_G + 0.5
+    reflect = x < k.half
+    z = where(reflect, -x, x - k.one)
     # log(g + 1/2) + log1p(z / (g + 1/2)) is accurate where log(t) of the sum is not.
-    log_t = dt.type(math.log(shift)) + np.log1p(z / dt.type(shift))
-    return reflect, z, z + dt.type(shift), log_t
+    log_t = k.log_shift + np.log1p(z / k.shift)
+    return reflect, z, z + k.shift, log_t
 
 
-def _lgamma_kernel(x):
-    x = np.asarray(x)
-    dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x)
-    series = np.full(x.shape, _LANCZOS_BASE, dt)
-    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
-        series = series + dt.type(c) / (z + dt.type(i + 1))
+def _lgamma_formula(x, where):
+    """lgamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
+    k = _lanczos_constants(x.dtype)
+    reflect, z, t, log_t = _lanczos_setup(x, where, k)
+    series = k.base
+    for c, offset in k.terms:
+        series = series + c / (z + offset)
     # (z + 1/2) log t - t written as (z + 1/2 - t / log t) log t, which cannot overflow.
-    log_y = (np.log(series) + (z + dt.type(0.5) - t / log_t) * log_t
-             + dt.type(0.5 * math.log(2 * math.pi)))
-    # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the argument of
-    # sin reduced to [0, 1/2] first so that it stays exact for large |x|.
-    abs_x = np.abs(x)
-    frac = abs_x - np.floor(abs_x)
-    reduced = np.where(frac > dt.type(0.5), dt.type(1) - frac, frac)
-    log_sin = np.log(np.sin(dt.type(math.pi) * reduced))
-    reflection = np.where(np.isfinite(log_sin), dt.type(math.log(math.pi)) - log_sin - log_y,
-                          -log_sin)
-    out = np.where(reflect, reflection, log_y)
-    out = np.where(np.isinf(x), dt.type(np.inf), out)
+    out = log_y = np.log(series) + (z + k.half - t / log_t) * log_t + k.half_log_two_pi
+    # (The reflection is skipped where no element takes it: the unused branch of the select
+    # it would feed changes nothing.)
+    if _any_true(reflect, where):
+        # Reflection: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x), with the
+        # argument of sin reduced to [0, 1/2] first so that it stays exact for large |x|.
+        abs_x = abs(x)
+        frac = abs_x - np.floor(abs_x)
+        reduced = where(frac > k.half, k.one - frac, frac)
+        log_sin = np.log(np.sin(k.pi * reduced))
+        reflection = where(_is_finite(log_sin, where), k.log_pi - log_sin - log_y, -log_sin)
+        out = where(reflect, reflection, log_y)
+    out = where(_is_inf(x, where), k.inf, out)
     # Gamma(1) = Gamma(2) = 1: exact zeros there, which the sum above misses by an ulp of its
     # ~6.5-sized terms (3.6e-7 in float32), and which gammainc/gammaincc at a = 1, 2 lean on.
-    return np.asarray(np.where((x == 1) | (x == 2), dt.type(0), out), dt)
+    return where((x == 1) | (x == 2), k.zero, out)
 
 
-def _digamma_kernel(x):
-    x = np.asarray(x)
-    dt = x.dtype
-    reflect, z, t, log_t = _lanczos_setup(x)
-    numerator = np.zeros(x.shape, dt)
-    denominator = np.full(x.shape, _LANCZOS_BASE, dt)
-    for i, c in enumerate(_LANCZOS_COEFFICIENTS):
-        shifted = z + dt.type(i + 1)
-        numerator = numerator - dt.type(c) / (shifted * shifted)
-        denominator = denominator + dt.type(c) / shifted
-    y = log_t + numerator / denominator - dt.type(_LANCZOS_G) / t
+def _digamma_formula(x, where):
+    """digamma of an array (``where`` = ``np.where``) or of a NumPy scalar (``_pick``)."""
+    k = _lanczos_constants(x.dtype)
+    reflect, z, t, log_t = _lanczos_setup(x, where, k)
+    numerator = k.zero
+    denominator = k.base
+    for c, offset in k.terms:
+        shifted = z + offset
+        numerator = numerator - c / (shifted * shifted)
+        denominator = denominator + c / shifted
+    y = log_t + numerator / denominator - k.g / t
+    if not _any_true(reflect, where):
+        return y  # (no reflection, and no pole: those are below 1/2)
     # Reflection: digamma(x) = digamma(1 - x) - pi cot(pi x), with x shifted by an integer
     # (cot has period 1) so that pi x stays small.
-    reduced = x + np.abs(np.floor(x + dt.type(0.5)))
-    pi = dt.type(math.pi)
-    reflection = y - pi * np.cos(pi * reduced) / np.sin(pi * reduced)
-    out = np.where(reflect, reflection, y)
+    reduced = x + abs(np.floor(x + k.half))
+    reflection = y - k.pi * np.cos(k.pi * reduced) / np.sin(k.pi * reduced)
+    out = where(reflect, reflection, y)
     pole = (x <= 0) & (x == np.floor(x))
-    return np.asarray(np.where(pole, dt.type(np.nan), out), dt)
+    return where(pole, k.nan, out)
+
+
+def _maximum(x, y, where):
+    # np.maximum of two NumPy scalars takes ~1 us; the expression keeps its bits (a NaN
+    # x, and y on a tie).
+    if where is not _pick:
+        return np.maximum(x, y)
+    return x if x > y or x != x else y
+
+
+def _is_inf(x, where):
+    # (np.isinf of a NumPy scalar takes ~0.6 us, math.isinf ~20 ns)
+    return math.isinf(x) if where is _pick else np.isinf(x)
+
+
+def _is_finite(x, where):
+    return math.isfinite(x) if where is _pick else np.isfinite(x)
+
+
+def _any_true(mask, where):
+    """Whether any element of ``mask`` (an array, or one scalar with ``_pick``) is true."""
+    return bool(mask) if where is _pick else bool(mask.any())
+
+
+def _pick(condition, on_true, on_false):
+    """``np.where`` of one element (NumPy scalars), without building 0-d arrays."""
+    return on_true if condition else on_false
+
+
+# Up to this many elements, a kernel runs element by element on NumPy scalars: a scalar
+# operation costs ~80 ns, a ufunc call on a small array ~500 ns (np.where ~1 us). Each
+# element's operations are the same IEEE operations in the same dtype either way, and no
+# element depends on another, so both give the same bits; but for a NaN's sign: where two
+# NaNs meet, the compiled scalar operation may keep the other operand's NaN than the ufunc
+# loop does, so a NaN result sends the call to the whole-array evaluation.
+_ELEMENTWISE_UP_TO = 6
+
+
+def _elementwise_kernel(formula, of_float=None):
+    """The kernel of ``formula(x, where)``: per element for small arrays, else whole.
+    ``of_float``, where given, computes one element from and to a Python float (float64
+    formulas: the array of its results rounds them to the dtype, as ``astype`` does)."""
+    def kernel(x):
+        x = np.asarray(x)
+        dt = x.dtype
+        if x.size <= _ELEMENTWISE_UP_TO:
+            if of_float is None:
+                flat = x.reshape(-1)  # (indexing it is ~10x faster than iterating it)
+                out = [formula(flat[i], _pick) for i in range(flat.size)]
+            else:
+                out = [of_float(v) for v in x.ravel().tolist()]
+            if not any(map(math.isnan, out)):
+                if x.ndim == 0:
+                    return np.array(out[0], dt)
+                return np.array(out, dt).reshape(x.shape)
+        return np.asarray(formula(x, np.where), dt)
+    kernel.__name__ = formula.__name__.replace("_formula", "_kernel")
+    return kernel
+
+
+def lgamma_of_scalar(x):
+    """``lgamma`` of a float32 or float64 NumPy scalar (the kernel's bits, without arrays).
+
+    Example:
+        >>> lgamma_of_scalar(np.float32(3.0))
+        np.float32(0.69314754)
+    """
+    return _lgamma_formula(x, _pick)
+
+
+def digamma_of_scalar(x):
+    """``digamma`` of a float32 or float64 NumPy scalar (the kernel's bits, without arrays).
+
+    Example:
+        >>> digamma_of_scalar(np.float64(1.0))
+        np.float64(-0.5772156649015334)
+    """
+    return _digamma_formula(x, _pick)
+
+
+_erf_kernel = _elementwise_kernel(_erf_formula, _erf_of_float)
+_erfc_kernel = _elementwise_kernel(_erfc_formula, _erfc_of_float)
+_erf_inv_kernel = _elementwise_kernel(_erf_inv_formula)
+_lgamma_kernel = _elementwise_kernel(_lgamma_formula)
+_digamma_kernel = _elementwise_kernel(_digamma_formula)
 
 
 # --------------------------------------------------------------------------------------------
