@@ -1,21 +1,25 @@
 """The host shortcuts of lax's elementwise wrappers (``reciprocal``, ``round``, ``conj``,
-``clz``, ``convert_element_type``, ``bitcast_convert_type``, ``pow``, ``nextafter``,
-``mulhi``, ``select``, ``clamp``) give the general path's outcome (``tests/shortcut_oracle.py``):
+``clz``, ``convert_element_type``, ``bitcast_convert_type``, ``mulhi``) give the general
+path's outcome (``tests/shortcut_oracle.py``), and the unchecked fast paths of ``pow``,
+``nextafter``, ``select`` and ``clamp`` (which bind, under every engine) the checked path's:
 the same result (type, shape, dtype, weak type, bits) or the same error, for every dtype,
 special values (NaN, infinities, -0.0, ties of rounding, the integer limits), shapes from 0-d
 to empty, and operands given as Arrays, weak arrays, device arrays, NumPy arrays and scalars,
 lists and Python scalars. The last tests check that the shortcuts take the common forms."""
 
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES
-from shortcut_oracle import assert_same_outcome
+from shortcut_oracle import assert_same_outcome, outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
 from funcarray.base.array import Array
+from funcarray.lax import _ops_binary
 
 _KINDS = ("array", "weak", "device", "numpy", "numpy_scalar", "list", "scalar")
 _FLOATS = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 0.49999997, 1.0, -1.0, 0.3, -7.5, 1e-40, 6e-8,
@@ -112,3 +116,72 @@ def test_unary_shortcuts_take_the_common_forms():
                        (u._convert_element_type_on_host, (x, np.int32)),
                        (u._bitcast_convert_type_on_host, (x, np.int32))):
         assert rule(*args) is not NotImplemented, rule.__name__
+
+
+def _bits(result):
+    value = np.asarray(result)
+    return (type(result), value.shape, value.dtype, result.weak_type,
+            value.reshape(-1).view(np.uint8).tobytes())
+
+
+def assert_same_as_checked_path(call):
+    """``call()`` ends as it does with the binary ops' unchecked fast paths turned off."""
+    fast = outcome(call)
+    with mock.patch.object(_ops_binary, "_plain_pair", lambda *args: False), \
+            mock.patch.object(_ops_binary, "_concrete", lambda x: None):
+        checked = outcome(call)
+    if fast[0] == "error" or checked[0] == "error":
+        assert fast == checked
+    else:
+        assert _bits(fast[1]) == _bits(checked[1]), (fast, checked)
+
+
+_SAME_DTYPE = st.sampled_from(ALL_DTYPES)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([lax.pow, lax.nextafter, lax.mulhi, lax.add, lax.atan2]), st.data())
+def test_binary_ops_match_general_path(op, data):
+    # Mostly one dtype and shape (the fast paths' case), sometimes anything.
+    if data.draw(st.booleans()):
+        dtype, shape = data.draw(_SAME_DTYPE), data.draw(_SHAPES)
+        x, y = (data.draw(operands((dtype,), ("array", "weak", "device"), shape))
+                for _ in range(2))
+    else:
+        x, y = data.draw(operands()), data.draw(operands())
+    assert_same_outcome(lambda: op(x, y))
+    assert_same_as_checked_path(lambda: op(x, y))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_select_and_clamp_match_checked_path(data):
+    dtype, shape = data.draw(_SAME_DTYPE), data.draw(_SHAPES)
+    plain = ("array", "weak", "device", "numpy_scalar")
+    a, b, c = (data.draw(operands((dtype,), plain, shape)) for _ in range(3))
+    pred = data.draw(st.one_of(operands((fnp.bool_,), plain, shape),
+                               operands((fnp.bool_,), plain, ()), operands()))
+    lo, hi = (data.draw(st.one_of(operands((dtype,), plain, ()), st.just(a), operands()))
+              for _ in range(2))
+    for call in (lambda: lax.select(pred, a, b), lambda: lax.clamp(lo, c, hi)):
+        assert_same_outcome(call)
+        assert_same_as_checked_path(call)
+
+
+def test_binary_shortcuts_take_the_common_forms():
+    i, j = fnp.asarray([7, -3], fnp.int32), fa.device_put(fnp.asarray([-9, 2**30], fnp.int32))
+    for dtype in ("int8", "uint16", "int32", "uint32", "int64", "uint64"):
+        x, y = fnp.asarray([3, 5], dtype), fnp.asarray([7, 9], dtype)
+        assert _ops_binary._mulhi_on_host(x, y) is not NotImplemented
+    assert _ops_binary._mulhi_on_host(i, j) is not NotImplemented
+    x = fnp.asarray([1.0, 2.0])
+    for pair in ((x, x), (fa.device_put(x), x)):
+        assert _ops_binary._plain_pair(*pair, _ops_binary._FC_DTYPES)
+    with mock.patch.object(_ops_binary, "_operand", side_effect=AssertionError), \
+            mock.patch.object(_ops_binary, "_same_dtype_operands", side_effect=AssertionError), \
+            mock.patch.object(_ops_binary, "_operand_pair", side_effect=AssertionError):
+        lax.select(np.bool_(True), x, x)
+        lax.select(fnp.asarray([True, False]), x, x)
+        lax.clamp(np.float32(0), x, fnp.float32(1))
+        lax.pow(x, x)
+        lax.nextafter(x, x)
