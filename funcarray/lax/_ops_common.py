@@ -53,7 +53,8 @@ from funcarray.base.errors import axis_error, op_type_error, op_value_error
 __all__ = [
     "_kind", "_short", "_operand", "_check_kinds", "_operand_of_kinds", "_same_dtype_operands",
     "_broadcast_operands", "_int", "_dims", "_axis", "_any_axis", "_dtype_arg",
-    "_checked_bind", "_no_accuracy", "_doc", "_concrete", "_FC", "_F", "_IUFC", "_BIU", "_IU",
+    "_checked_bind", "_no_accuracy", "_doc", "_concrete", "_plain_ints", "_FC", "_F", "_IUFC",
+    "_BIU", "_IU",
 ]
 
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "floating",
@@ -111,6 +112,17 @@ def _concrete(x):
     if isinstance(x, np.generic) and x.dtype in _CANONICAL:
         return Array(np.asarray(x))
     return None
+
+
+def _plain_ints(seq) -> tuple | None:
+    """For the host shortcuts: a tuple or list of Python ints (bools excluded) as a tuple,
+    else None (the general path parses and checks anything else)."""
+    if type(seq) is not tuple and type(seq) is not list:
+        return None
+    for d in seq:
+        if type(d) is not int:
+            return None
+    return tuple(seq)
 
 
 def _check_kinds(op: str, x, kinds: str, position: int | None = None):

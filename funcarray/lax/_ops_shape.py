@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.api.arguments import _int_tuple, convert
+from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
@@ -33,11 +34,13 @@ from funcarray.lax._ops_common import (
     _int,
     _kind,
     _operand,
+    _plain_ints,
     _same_dtype_operands,
     _short,
 )
 from funcarray.primitives import shape as sh
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -138,6 +141,24 @@ def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | No
     return sh.reshape_p.bind(x, new_sizes=new_sizes)
 
 
+# Host shortcuts (transforms/host_shortcuts.py): each takes a concrete operand and plain int
+# arguments that pass the general path's checks, and computes the result's NumPy value (a
+# view where the kernel's is one: values are never mutated).
+def _collapse_on_host(operand, start_dimension, stop_dimension=None):
+    v = host_value(operand)
+    if (v is None or type(start_dimension) is not int
+            or (stop_dimension is not None and type(stop_dimension) is not int)):
+        return NotImplemented
+    shape = v.shape
+    size = math.prod(shape[start_dimension:stop_dimension])
+    new_shape = (shape[:start_dimension] + (size,)
+                 + (shape[stop_dimension:] if stop_dimension is not None else ()))
+    if math.prod(new_shape) != v.size:
+        return NotImplemented
+    return operand if new_shape == shape else Array(v.reshape(new_shape), operand._weak)
+
+
+@host_shortcut(_collapse_on_host)
 def collapse(operand: ArrayLike, start_dimension: int,
              stop_dimension: int | None = None) -> Array:
     """Merge dimensions ``start_dimension:stop_dimension`` (Python slice semantics) into one.
@@ -158,6 +179,20 @@ def collapse(operand: ArrayLike, start_dimension: int,
     return reshape(x, new_shape)
 
 
+def _squeeze_on_host(array, dimensions):
+    v, dims = host_value(array), _plain_ints(dimensions)
+    if v is None or dims is None:
+        return NotImplemented
+    shape, ndim = v.shape, v.ndim
+    dims = {d % ndim for d in dims if -ndim <= d < ndim}
+    if len(dims) != len(dimensions) or any(shape[d] != 1 for d in dims):
+        return NotImplemented
+    if not dims:
+        return array
+    return Array(v.reshape(tuple(n for d, n in enumerate(shape) if d not in dims)), array._weak)
+
+
+@host_shortcut(_squeeze_on_host)
 def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the listed dimensions (each of size 1; negative values count from the end).
 
@@ -228,6 +263,23 @@ def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     return sh.transpose_p.bind(x, permutation=perm)
 
 
+_ALL, _REVERSED = slice(None), slice(None, None, -1)
+
+
+def _rev_on_host(operand, dimensions):
+    v, dims = host_value(operand), _plain_ints(dimensions)
+    if v is None or dims is None or len(set(dims)) != len(dims):
+        return NotImplemented
+    ndim = v.ndim
+    if any(not 0 <= d < ndim for d in dims):
+        return NotImplemented
+    if not dims:
+        return operand
+    return Array(v[tuple(_REVERSED if d in dims else _ALL for d in range(ndim))],
+                 operand._weak)
+
+
+@host_shortcut(_rev_on_host)
 def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along the listed dimensions.
 
@@ -281,6 +333,25 @@ def pad(operand: ArrayLike, padding_value: ArrayLike,
     return sh.pad_p.bind(x, value, padding_config=config)
 
 
+def _concatenate_on_host(operands, dimension):
+    if (type(operands) is not list and type(operands) is not tuple) or not operands or (
+            type(dimension) is not int):
+        return NotImplemented
+    values = [host_value(x) for x in operands]
+    first = values[0]
+    if first is None or not 0 <= dimension < first.ndim:
+        return NotImplemented
+    dtype, ndim = first.dtype, first.ndim
+    for v in values:
+        if v is None or v.dtype != dtype or v.ndim != ndim or any(
+                a != b for i, (a, b) in enumerate(zip(v.shape, first.shape)) if i != dimension):
+            return NotImplemented
+    if len(values) == 1:
+        return operands[0]
+    return Array(np.concatenate(values, axis=dimension), all(x._weak for x in operands))
+
+
+@host_shortcut(_concatenate_on_host)
 def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
     """Join arrays of one dtype and rank along ``dimension`` (their other sizes agree).
 
@@ -320,6 +391,17 @@ def _iota_dtype(op: str, dtype) -> np.dtype:
     return dtype
 
 
+_IOTA_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _IUFC)
+
+
+def _iota_on_host(dtype, size):
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype not in _IOTA_DTYPES or type(size) is not int or size < 0:
+        return NotImplemented
+    return Array(np.arange(size, dtype=dtype))  # (the kernel's ramp)
+
+
+@host_shortcut(_iota_on_host)
 def iota(dtype: DTypeLike, size: int) -> Array:
     """``[0, 1, ..., size - 1]`` of ``dtype``.
 
@@ -336,6 +418,18 @@ def iota(dtype: DTypeLike, size: int) -> Array:
     return sh.iota_p.bind(dtype=dtype, shape=(size,), dimension=0)
 
 
+def _broadcasted_iota_on_host(dtype, shape, dimension):
+    dtype, shape = dtypes.canonicalize_dtype(dtype), _plain_ints(shape)
+    if (dtype not in _IOTA_DTYPES or shape is None or type(dimension) is not int
+            or not 0 <= dimension < len(shape) or any(d < 0 for d in shape)):
+        return NotImplemented
+    ramp = np.arange(shape[dimension], dtype=dtype)  # (the kernel's ramp, copied across)
+    out = np.empty(shape, dtype)
+    out[...] = ramp.reshape((-1,) + (1,) * (len(shape) - 1 - dimension))
+    return Array(out)
+
+
+@host_shortcut(_broadcasted_iota_on_host)
 def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     """An array of ``shape`` counting 0, 1, ... along ``dimension``.
 

@@ -185,3 +185,56 @@ def test_binary_shortcuts_take_the_common_forms():
         lax.clamp(np.float32(0), x, fnp.float32(1))
         lax.pow(x, x)
         lax.nextafter(x, x)
+
+
+_DIMS = st.one_of(st.lists(st.integers(-4, 4), max_size=3), st.just((0,)), st.just([1, 0]),
+                  st.just((np.int32(0),)), st.just((True,)), st.just(0), st.just("0"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(operands(kinds=("array", "weak", "device", "numpy")), st.data())
+def test_shape_ops_match_general_path(x, data):
+    dims, axis = data.draw(_DIMS), data.draw(st.one_of(st.integers(-4, 4), st.none(),
+                                                        st.just(1.0)))
+    value = np.asarray(x)
+    calls = [lambda: lax.squeeze(x, dims), lambda: lax.rev(x, dims),
+             lambda: lax.collapse(x, 0 if axis is None else axis, axis),
+             lambda: lax.tile(x, dims), lambda: lax.broadcast_to_rank(x, axis),
+             lambda: lax.unstack(x, 0 if axis is None else axis),
+             lambda: lax.split(x, dims, 0 if axis is None else axis),
+             lambda: lax.concatenate([x, x], axis),
+             lambda: lax.concatenate((x, fnp.asarray(value[::-1])), 0),
+             lambda: lax.concatenate([x], 0),
+             lambda: lax.index_take(x, (fnp.asarray(value.astype(np.int8).ravel()[:2]),), dims),
+             lambda: lax.index_take(x, [fa.device_put(np.asarray([-3, 7, 130], np.int16))] * 2,
+                                    dims)]
+    for call in calls:
+        assert_same_outcome(call)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_DTYPE_ARGS, st.one_of(st.integers(-2, 5), _DIMS), st.one_of(st.integers(-2, 3),
+                                                                   st.just(1.5)))
+def test_creation_ops_match_general_path(dtype, shape, dimension):
+    assert_same_outcome(lambda: lax.iota(dtype, shape))
+    assert_same_outcome(lambda: lax.broadcasted_iota(dtype, shape, dimension))
+    assert_same_outcome(lambda: lax.empty(shape, dtype))
+
+
+def test_shape_shortcuts_take_the_common_forms():
+    from funcarray.lax import _composed_shape_ops as c
+    from funcarray.lax import _ops_shape as s
+
+    x, i = fnp.ones((4, 3)), fnp.asarray([0, -1], fnp.int32)
+    d = fa.device_put(x)
+    for rule, args in ((s._collapse_on_host, (x, 0)), (s._squeeze_on_host, (x[None], (0,))),
+                       (s._rev_on_host, (d, (0, 1))), (s._concatenate_on_host, ([x, d], 1)),
+                       (s._iota_on_host, (np.int32, 3)),
+                       (s._broadcasted_iota_on_host, ("float32", (2, 3), 1)),
+                       (c._tile_on_host, (x, (2, 1))), (c._unstack_on_host, (d, 1)),
+                       (c._unstack_on_host, (i,)), (c._split_on_host, (x, [1, 3])),
+                       (c._empty_on_host, ((2, 3), np.float32)),
+                       (c._broadcast_to_rank_on_host, (x, 3)),
+                       (c._index_take_on_host, (x, (i,), (0,))),
+                       (c._index_take_on_host, (d, (i, i), (1, 0)))):
+        assert rule(*args) is not NotImplemented, rule.__name__
