@@ -238,3 +238,33 @@ def test_shape_shortcuts_take_the_common_forms():
                        (c._index_take_on_host, (x, (i,), (0,))),
                        (c._index_take_on_host, (d, (i, i), (1, 0)))):
         assert rule(*args) is not NotImplemented, rule.__name__
+
+
+_DOT_SHAPES = st.sampled_from([(3,), (2, 3), (3, 2), (2, 2, 3), (2, 3, 2), (1, 3), (0, 3),
+                               (3, 0), ()])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_products_match_general_path(data):
+    dtypes_ = st.sampled_from((fnp.float32, fnp.int8, fnp.float16, fnp.complex64, fnp.bool_,
+                               fnp.float64))
+    first = data.draw(dtypes_)
+    dtype = first if data.draw(st.booleans()) else data.draw(dtypes_)
+    kinds = ("array", "weak", "device", "numpy")
+    x = data.draw(operands((first,), kinds, data.draw(_DOT_SHAPES)))
+    y = data.draw(operands((dtype,), kinds, data.draw(_DOT_SHAPES)))
+    precision = data.draw(st.sampled_from([None, None, "highest", "bogus"]))
+    assert_same_outcome(lambda: lax.dot(x, y, precision))
+    assert_same_outcome(lambda: lax.dot(x, y, preferred_element_type=np.float32))
+    assert_same_outcome(lambda: lax.batch_matmul(x, y, precision))
+    assert_same_outcome(lambda: lax.scaled_dot(x, y))
+
+
+def test_product_shortcuts_take_the_common_forms():
+    from funcarray.lax import _ops_dot as d
+
+    v, m, b = fnp.ones(3), fa.device_put(fnp.ones((2, 3))), fnp.ones((2, 3, 3))
+    for rule, args in ((d._dot_on_host, (v, v)), (d._dot_on_host, (m, v)),
+                       (d._batch_matmul_on_host, (b, b)), (d._scaled_dot_on_host, (b, b))):
+        assert rule(*args) is not NotImplemented, rule.__name__
