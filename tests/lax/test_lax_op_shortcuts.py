@@ -268,3 +268,27 @@ def test_product_shortcuts_take_the_common_forms():
     for rule, args in ((d._dot_on_host, (v, v)), (d._dot_on_host, (m, v)),
                        (d._batch_matmul_on_host, (b, b)), (d._scaled_dot_on_host, (b, b))):
         assert rule(*args) is not NotImplemented, rule.__name__
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.one_of(_DIMS, st.integers(-1, 3)))
+def test_rng_uniform_matches_general_path(data, shape):
+    from funcarray.primitives import rng
+
+    # Mostly bounds of one dtype (the shortcut's case), sometimes anything.
+    dtypes_ = (data.draw(st.sampled_from(ALL_DTYPES)),) if data.draw(st.booleans()) else (
+        ALL_DTYPES)
+    a, b = (data.draw(operands(dtypes_, shape=())) for _ in range(2))
+
+    def call():  # (the same draws on both paths: a fresh generator for each)
+        with mock.patch.object(rng, "_host_generator", np.random.default_rng(0)):
+            return lax.rng_uniform(a, b, shape)
+
+    assert_same_outcome(call)
+
+
+def test_rng_uniform_shortcut_takes_the_common_forms():
+    from funcarray.lax._rng import _rng_uniform_on_host
+
+    for bounds in ((np.float32(0), np.float32(1)), (fnp.float32(0), fa.device_put(fnp.ones(())))):
+        assert _rng_uniform_on_host(*bounds, (2, 3)) is not NotImplemented
