@@ -292,3 +292,27 @@ def test_rng_uniform_shortcut_takes_the_common_forms():
 
     for bounds in ((np.float32(0), np.float32(1)), (fnp.float32(0), fa.device_put(fnp.ones(())))):
         assert _rng_uniform_on_host(*bounds, (2, 3)) is not NotImplemented
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_ragged_dot_matches_general_path(data):
+    m, k, n, groups = (data.draw(st.integers(0, 4)) for _ in range(4))
+    dtype = data.draw(st.sampled_from((fnp.float32, fnp.int32, fnp.float16, fnp.bool_)))
+    kinds = ("array", "weak", "device", "numpy")
+    lhs = data.draw(operands((dtype,), kinds, (m, k)))
+    rhs = data.draw(st.one_of(operands((dtype,), kinds, (groups, k, n)), operands()))
+    sizes = np.asarray(data.draw(st.lists(st.integers(-2, 4), min_size=groups,
+                                          max_size=groups)), np.int64).astype(
+        data.draw(st.sampled_from((np.int32, np.uint8, np.float32))))  # (uint8: wraps)
+    sizes = _as_input(sizes, data.draw(st.sampled_from(kinds)))
+    numbers = lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+    assert_same_outcome(lambda: lax.ragged_dot(lhs, rhs, sizes))
+    assert_same_outcome(lambda: lax.ragged_dot_general(lhs, rhs, sizes, numbers))
+
+
+def test_ragged_dot_shortcut_takes_the_common_form():
+    from funcarray.lax._ragged import _ragged_dot_on_host
+
+    lhs, rhs = fnp.ones((4, 3)), fa.device_put(fnp.ones((2, 3, 5)))
+    assert _ragged_dot_on_host(lhs, rhs, fnp.asarray([1, 2])) is not NotImplemented
