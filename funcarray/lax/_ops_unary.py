@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 from typing import TYPE_CHECKING, overload
 
@@ -47,7 +48,7 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
-from funcarray.primitives.compiler_hints import reduce_precision_p
+from funcarray.primitives.compiler_hints import reduce_precision_kernel, reduce_precision_p
 from funcarray.primitives.conversions import bitcast_convert_type_p, convert_kernel
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -419,6 +420,64 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
                          new_dtype=new_dtype)
 
 
+@functools.lru_cache(maxsize=64)
+def _bit_rounder(nbits: int, src_exponent: int, src_mantissa: int, exponent_bits: int,
+                 mantissa_bits: int):
+    """``reduce_precision_kernel``'s steps on the bits of one float as a Python int (with its
+    unsigned wrap-around), its constants computed once per format: for a few floats, no
+    NumPy call per step. A NaN keeps its bits, as in the kernel."""
+    full = (1 << nbits) - 1
+    all_ones = ((1 << src_exponent) - 1) << src_mantissa
+    payload = (1 << src_mantissa) - 1
+    shift = src_mantissa - mantissa_bits
+    round_mantissa = shift > 0
+    if round_mantissa:
+        half, keep = (1 << (shift - 1)) - 1, ~((1 << shift) - 1) & full
+    clip_exponent = exponent_bits < src_exponent
+    sign = 1 << (nbits - 1)
+    bias = (1 << (src_exponent - 1)) - 1
+    reduced_bias = (1 << (exponent_bits - 1)) - 1
+    overflow = (bias + reduced_bias) << src_mantissa
+    underflow = (bias - reduced_bias) << src_mantissa
+
+    def rounded(bits: int) -> int:
+        if bits & all_ones == all_ones and bits & payload:
+            return bits  # (NaN)
+        if round_mantissa:
+            bits = ((bits + ((bits >> shift) & 1) + half) & full) & keep
+        if clip_exponent:
+            exponent = bits & all_ones
+            if exponent > overflow:
+                bits = (bits & sign) | all_ones
+            elif exponent <= underflow:
+                bits &= sign
+        return bits
+
+    return rounded
+
+
+_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_FLOAT_FORMATS = {np.dtype(d): (int(np.finfo(d).nexp), int(np.finfo(d).nmant))
+                  for d in (np.float16, np.float32, np.float64)}
+
+
+def _reduce_precision_on_host(operand, exponent_bits, mantissa_bits):
+    v = host_value(operand)
+    if (v is None or type(exponent_bits) is not int or type(mantissa_bits) is not int
+            or exponent_bits < 1 or mantissa_bits < 0 or v.dtype not in _F_DTYPES):
+        return NotImplemented
+    v = np.asarray(v)
+    layout = _FLOAT_FORMATS.get(v.dtype)
+    if v.size > 8 or layout is None:
+        return Array(np.asarray(reduce_precision_kernel(v, exponent_bits, mantissa_bits)),
+                     operand._weak)
+    utype = _UNSIGNED[v.dtype.itemsize]
+    rounded = _bit_rounder(8 * v.dtype.itemsize, *layout, exponent_bits, mantissa_bits)
+    bits = list(map(rounded, v.view(utype).ravel().tolist()))
+    return Array(np.asarray(bits, utype).view(v.dtype).reshape(v.shape), operand._weak)
+
+
+@host_shortcut(_reduce_precision_on_host)
 def reduce_precision(operand: ArrayLike, exponent_bits: int,
                      mantissa_bits: int) -> Array:
     """Round each float of ``operand`` to the nearest value representable with

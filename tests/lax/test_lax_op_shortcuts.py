@@ -316,3 +316,48 @@ def test_ragged_dot_shortcut_takes_the_common_form():
 
     lhs, rhs = fnp.ones((4, 3)), fa.device_put(fnp.ones((2, 3, 5)))
     assert _ragged_dot_on_host(lhs, rhs, fnp.asarray([1, 2])) is not NotImplemented
+
+
+# Ties of rounding to 10 and 3 mantissa bits (even and odd), the edges of float16's normal
+# range (2**-14, 2**-15 and just around), its overflow, NaN and infinities.
+_PRECISION_EDGES = [1 + 2.0**-11, 1 + 3 * 2.0**-11, 1 + 2.0**-4, 1 + 3 * 2.0**-4, 2.0**-14,
+                    2.0**-15, -2.0**-15, 2.0**-14 - 2.0**-26, 2.0**-14 - 2.0**-25, 65504.0,
+                    65520.0, 65519.996, 2.0**16, 1e-45, np.nan, np.inf, -np.inf, -0.0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from((fnp.float16, fnp.float32, fnp.float64, fnp.bfloat16)), st.data(),
+       st.one_of(st.sampled_from([5, 8, 4, 1]), st.integers(-1, 12), st.just(2.0)),
+       st.one_of(st.sampled_from([10, 3, 7, 0, 23]), st.integers(-1, 60)),
+       st.sampled_from(("array", "weak", "device", "numpy", "scalar")), st.booleans())
+def test_reduce_precision_matches_general_path(dtype, data, exponent_bits, mantissa_bits,
+                                               kind, scalar):
+    # Any bit pattern (NaN payloads, subnormals), the edges above.
+    dtype = np.dtype(dtype)
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    patterns = st.integers(0, 2 ** (8 * dtype.itemsize) - 1).map(
+        lambda b: np.asarray(b, unsigned).view(dtype).item())
+    values = data.draw(st.lists(st.one_of(st.sampled_from(_PRECISION_EDGES), patterns),
+                                min_size=1 if scalar else 0, max_size=1 if scalar else 10))
+    with np.errstate(over="ignore"):
+        x = np.asarray(values, np.float64).astype(dtype)
+    x = _as_input(x.reshape(()) if scalar else x, kind)
+    assert_same_outcome(lambda: lax.reduce_precision(x, exponent_bits, mantissa_bits))
+
+
+def test_reduce_precision_edges_match_general_path():
+    for dtype in (np.float16, np.float32, np.float64):
+        with np.errstate(over="ignore"):
+            edges = np.asarray(_PRECISION_EDGES, np.float64).astype(dtype)
+        for exponent_bits, mantissa_bits in ((5, 10), (8, 7), (4, 3), (5, 2), (1, 0),
+                                             (11, 52), (8, 23), (20, 60)):
+            for x in (edges, *edges):  # (a vector, and each as a 0-d array)
+                assert_same_outcome(lambda x=fnp.asarray(x), e=exponent_bits,
+                                    m=mantissa_bits: lax.reduce_precision(x, e, m))
+
+
+def test_reduce_precision_shortcut_takes_the_common_forms():
+    from funcarray.lax._ops_unary import _reduce_precision_on_host
+
+    for x in (fnp.float32(0.1), fnp.asarray([1e-5, 7e4]), fnp.ones((9,), fnp.float16)):
+        assert _reduce_precision_on_host(x, 5, 10) is not NotImplemented
