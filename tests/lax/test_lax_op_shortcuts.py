@@ -351,9 +351,10 @@ def test_reduce_precision_edges_match_general_path():
             edges = np.asarray(_PRECISION_EDGES, np.float64).astype(dtype)
         for exponent_bits, mantissa_bits in ((5, 10), (8, 7), (4, 3), (5, 2), (1, 0),
                                              (11, 52), (8, 23), (20, 60)):
-            for x in (edges, *edges):  # (a vector, and each as a 0-d array)
-                assert_same_outcome(lambda x=fnp.asarray(x), e=exponent_bits,
-                                    m=mantissa_bits: lax.reduce_precision(x, e, m))
+            for value in (edges, *edges):  # (a vector, and each as a 0-d array)
+                x = fnp.asarray(value)
+                assert_same_outcome(lambda x=x, e=exponent_bits, m=mantissa_bits:
+                                    lax.reduce_precision(x, e, m))
 
 
 def test_reduce_precision_shortcut_takes_the_common_forms():
