@@ -362,3 +362,39 @@ def test_reduce_precision_shortcut_takes_the_common_forms():
 
     for x in (fnp.float32(0.1), fnp.asarray([1e-5, 7e4]), fnp.ones((9,), fnp.float16)):
         assert _reduce_precision_on_host(x, 5, 10) is not NotImplemented
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_conv_patches_match_general_path(data):
+    # Signed zeros (all-negative windows included: every zero output is +0), padding,
+    # strides, several channels and spatial ranks, non-finite values, bad arguments.
+    dtype = data.draw(st.sampled_from((fnp.float32, fnp.float16, fnp.float64, fnp.int32,
+                                       fnp.uint8, fnp.bool_, fnp.complex64)))
+    spatial = data.draw(st.integers(1, 2))
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)),
+             *(data.draw(st.integers(1, 4)) for _ in range(spatial)))
+    pool = data.draw(st.sampled_from([[0.0, -0.0, 1.5, -2.0, 3.0, np.inf, np.nan],
+                                      [0.0, -0.0, -1.0, 2.5], [-0.0, -1.0, -0.0]]))
+    value = np.asarray(data.draw(st.lists(st.sampled_from(pool), min_size=int(np.prod(shape)),
+                                          max_size=int(np.prod(shape)))))
+    with np.errstate(invalid="ignore", over="ignore"):
+        value = value.reshape(shape).astype(dtype)
+    x = _as_input(value, data.draw(st.sampled_from(("array", "weak", "device", "numpy"))))
+    filter_shape = tuple(data.draw(st.integers(1, 3)) for _ in range(spatial))
+    strides = tuple(data.draw(st.integers(1, 2)) for _ in range(spatial))
+    padding = data.draw(st.one_of(st.just("VALID"), st.just("SAME"), st.lists(
+        st.tuples(st.integers(-1, 2), st.integers(0, 2)), min_size=spatial, max_size=spatial)))
+    before = np.asarray(x).copy()
+    assert_same_outcome(lambda: lax.conv_general_dilated_patches(x, filter_shape, strides,
+                                                                 padding))
+    assert np.array_equal(np.asarray(x), before, equal_nan=True)  # (lhs never written into)
+
+
+def test_conv_patches_shortcut_takes_the_common_forms():
+    from funcarray.lax._conv_shapes import _patches_on_host
+
+    x = fnp.asarray(np.arange(-8.0, 8.0).reshape(1, 1, 4, 4))
+    for args in (((3, 3), (1, 1), "VALID"), ((1, 1), (2, 1), [(1, 0), (0, 2)])):
+        assert _patches_on_host(x, *args) is not NotImplemented
+        assert _patches_on_host(fa.device_put(x), *args) is not NotImplemented
