@@ -398,3 +398,60 @@ def test_conv_patches_shortcut_takes_the_common_forms():
     for args in (((3, 3), (1, 1), "VALID"), ((1, 1), (2, 1), [(1, 0), (0, 2)])):
         assert _patches_on_host(x, *args) is not NotImplemented
         assert _patches_on_host(fa.device_put(x), *args) is not NotImplemented
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from((fnp.float32, fnp.float16, fnp.int8, fnp.uint32, fnp.bool_, fnp.float64,
+                        fnp.complex64)), st.lists(st.integers(0, 5), min_size=1, max_size=2),
+       st.data())
+def test_reduce_window_matches_general_path(dtype, shape, data):
+    import operator
+
+    ndim, shape = len(shape), tuple(shape)
+    x = data.draw(operands((dtype,), ("array", "weak", "device", "numpy"), shape))
+    computation = data.draw(st.sampled_from((lax.add, lax.max, lax.min, operator.add, max,
+                                             lax.mul)))
+    # Mostly the monoid's identity (the shortcut's case), sometimes another init.
+    from funcarray.primitives.windowed import identity_of
+
+    kind = {lax.add: "sum", operator.add: "sum", lax.max: "max", max: "max"}.get(computation,
+                                                                                "min")
+    init = data.draw(st.one_of(
+        st.sampled_from([identity_of(kind, dtype)] * 3 + [-np.inf, np.inf, 0.0]),
+        st.sampled_from((0, np.float32(0), 1, False, True, fnp.asarray(0, dtype), -128,
+                         2**32 - 1, "0"))))
+    window = tuple(data.draw(st.integers(0, 3)) for _ in range(ndim))
+    strides = data.draw(st.one_of(st.none(), st.tuples(*(st.integers(1, 2),) * ndim)))
+    padding = data.draw(st.sampled_from(("VALID", "SAME", [(0, 0)] * ndim, [(1, 0)] * ndim)))
+    dilation = data.draw(st.sampled_from((None, (1,) * ndim, (2,) * ndim)))
+    assert_same_outcome(lambda: lax.reduce_window(x, init, computation, window, strides,
+                                                  padding, dilation, dilation))
+
+
+def test_reduce_window_monoids_match_general_path():
+    from funcarray.primitives.windowed import identity_of
+
+    rng = np.random.default_rng(7)
+    values = rng.integers(-50, 50, (5, 6)).astype(np.float64) / 4
+    values[0, :3] = [-0.0, np.nan, np.inf]
+    for dtype in (np.float32, np.float16, np.int8, np.uint8, np.bool_, np.float64):
+        with np.errstate(invalid="ignore"):
+            x = fnp.asarray(values.astype(dtype))
+        for computation, kind in ((lax.add, "sum"), (lax.max, "max"), (lax.min, "min")):
+            init = identity_of(kind, dtype)
+            for window, strides in (((2, 2), None), ((1, 3), (1, 2)), ((5, 1), (2, 1)),
+                                    ((3, 3), (2, 3))):
+                assert_same_outcome(lambda x=x, c=computation, i=init, w=window, s=strides:
+                                    lax.reduce_window(x, i, c, w, s))
+            assert_same_outcome(lambda x=x, c=computation, i=init:
+                                lax.reduce_window(x[1:, ::2], i, c, (2, 2)))
+
+
+def test_reduce_window_shortcut_takes_the_common_forms():
+    from funcarray.lax._windowed import _reduce_window_on_host
+
+    x = fnp.asarray(np.arange(12.0).reshape(3, 4))
+    for args in ((np.float32(0), lax.add, (2, 2)), (-np.inf, lax.max, (1, 3), (1, 2)),
+                 (np.inf, lax.min, (3, 1), None, [(0, 0), (0, 0)])):
+        assert _reduce_window_on_host(x, *args) is not NotImplemented
+        assert _reduce_window_on_host(fa.device_put(x), *args) is not NotImplemented
