@@ -171,13 +171,15 @@ le = _binary("le", ew.le_p, "biuf", "Elementwise ``x <= y`` (bool result).",
 gt = _binary("gt", ew.gt_p, "biuf", "Elementwise ``x > y`` (bool result).",
              ("lax.gt(fnp.array([1, 2]), fnp.array([2, 1]))", "Array([False,  True], dtype=bool)"),
              equivalent="greater")
-_F_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _F)
-_FC_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _FC)
-_ANY_DTYPE = dtypes.dtype_set(lambda d: True)
-
 ge = _binary("ge", ew.ge_p, "biuf", "Elementwise ``x >= y`` (bool result).",
              ("lax.ge(fnp.array([1, 2]), fnp.array([2, 1]))", "Array([False,  True], dtype=bool)"),
              equivalent="greater_equal")
+
+
+# The dtypes whose operands the fast paths below take unchecked.
+_F_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _F)
+_FC_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _FC)
+_ANY_DTYPE = dtypes.dtype_set(lambda d: True)
 
 
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -252,7 +254,7 @@ def clamp(min: ArrayLike, x: ArrayLike,
         >>> lax.clamp(0.0, fnp.array([-1.0, 0.5, 2.0]), 1.0)
         Array([0. , 0.5, 1. ], dtype=float32)
     """
-    if (type(x) is Array or type(x) is DeviceArray) and x.dtype in _ANY_DTYPE:
+    if type(x) is Array or type(x) is DeviceArray:
         # Bounds of x's dtype (NumPy scalars made Arrays as the general path makes them),
         # scalars or of x's shape, need no check.
         lo, hi = _concrete(min), _concrete(max)
@@ -360,19 +362,21 @@ def _mulhi_on_host(x, y, /):
     uint64 ops do). The result is strong, as the general path's conversions make it."""
     if not _plain_pair(x, y, _INTEGER_DTYPES):
         return NotImplemented
-    xv, yv = np.asarray(host_value(x)), np.asarray(host_value(y))
-    dtype = xv.dtype
+    # (flat: NumPy warns when scalars wrap around, never arrays)
+    xv, yv = np.ravel(host_value(x)), np.ravel(host_value(y))
+    dtype, shape = xv.dtype, np.shape(host_value(x))
     size = dtype.itemsize
     if size < 8:
         wide = np.dtype(f"{dtype.kind}{2 * size}")  # (>> is arithmetic for signed NumPy ints)
-        return Array(((xv.astype(wide) * yv.astype(wide)) >> (8 * size)).astype(dtype))
-    if dtype.kind == "u":
-        return Array(_numpy_mulhi_u64(xv, yv))
-    ux, uy = xv.view(np.uint64), yv.view(np.uint64)
-    high = _numpy_mulhi_u64(ux, uy)
-    zero = np.uint64(0)
-    high = high - np.where(xv < 0, uy, zero) - np.where(yv < 0, ux, zero)
-    return Array(np.asarray(high, np.uint64).view(dtype))
+        high = (xv.astype(wide) * yv.astype(wide)) >> (8 * size)
+    elif dtype.kind == "u":
+        high = _numpy_mulhi_u64(xv, yv)
+    else:
+        ux, uy = xv.view(np.uint64), yv.view(np.uint64)
+        zero = np.uint64(0)
+        high = (_numpy_mulhi_u64(ux, uy) - np.where(xv < 0, uy, zero)
+                - np.where(yv < 0, ux, zero)).view(dtype)
+    return Array(high.astype(dtype, copy=False).reshape(shape))
 
 
 @host_shortcut(_mulhi_on_host)

@@ -168,6 +168,17 @@ def test_select_and_clamp_match_checked_path(data):
         assert_same_as_checked_path(call)
 
 
+def test_mulhi_integer_limits_match_general_path():
+    for dtype in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"):
+        pool = _pool(dtype)
+        column = fnp.asarray(np.asarray(pool, dtype))
+        for a in pool:
+            scalar, row = fnp.asarray(np.asarray(a, dtype)), fnp.asarray(np.full(len(pool), a,
+                                                                                dtype))
+            assert_same_outcome(lambda x=scalar: lax.mulhi(x, x))
+            assert_same_outcome(lambda x=row: lax.mulhi(x, column))
+
+
 def test_binary_shortcuts_take_the_common_forms():
     i, j = fnp.asarray([7, -3], fnp.int32), fa.device_put(fnp.asarray([-9, 2**30], fnp.int32))
     for dtype in ("int8", "uint16", "int32", "uint32", "int64", "uint64"):
