@@ -61,6 +61,25 @@ def _shape_arg(op: str, shape, what: str = "shape") -> tuple:
     return shape
 
 
+def _broadcast_on_host(operand, shape: tuple, dims: tuple):
+    """``broadcast_in_dim_p`` run at once on a concrete operand, its parameters checked by the
+    primitive's own (cached) shape rule: it raises, and so declines, where the general path
+    raises."""
+    if operand.shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    sh.broadcast_in_dim_p.abstract_eval(operand.aval, shape=shape, broadcast_dimensions=dims)
+    return sh.broadcast_in_dim_p.impl(operand, shape=shape, broadcast_dimensions=dims)
+
+
+def _broadcast_in_dim_on_host(operand, shape, broadcast_dimensions):
+    shape, dims = _plain_ints(shape), _plain_ints(broadcast_dimensions)
+    if (host_value(operand) is None or shape is None or dims is None
+            or len(dims) != operand.ndim or any(d < 0 for d in shape + dims)):
+        return NotImplemented
+    return _broadcast_on_host(operand, shape, dims)
+
+
+@host_shortcut(_broadcast_in_dim_on_host)
 def broadcast_in_dim(operand: ArrayLike, shape: Shape,
                      broadcast_dimensions: Sequence[int]) -> Array:
     """Broadcast ``operand`` to ``shape``: operand dimension ``i`` becomes result dimension
@@ -88,6 +107,15 @@ def broadcast_in_dim(operand: ArrayLike, shape: Shape,
     return _checked_bind(op, sh.broadcast_in_dim_p, x, shape=shape, broadcast_dimensions=dims)
 
 
+def _broadcast_sizes_on_host(operand, sizes):
+    sizes = _plain_ints(sizes)
+    if host_value(operand) is None or sizes is None or any(d < 0 for d in sizes):
+        return NotImplemented
+    n, ndim = len(sizes), operand.ndim
+    return _broadcast_on_host(operand, sizes + operand.shape, tuple(range(n, n + ndim)))
+
+
+@host_shortcut(_broadcast_sizes_on_host)
 def broadcast(operand: ArrayLike, sizes: Shape) -> Array:
     """Add leading dimensions of ``sizes`` to ``operand`` (copies along them).
 
@@ -107,6 +135,15 @@ def broadcast(operand: ArrayLike, sizes: Shape) -> Array:
                          broadcast_dimensions=tuple(range(len(sizes), len(sizes) + x.ndim)))
 
 
+def _reshape_on_host(operand, new_sizes, dimensions=None):
+    v, new_sizes = host_value(operand), _plain_ints(new_sizes)
+    if (v is None or new_sizes is None or dimensions is not None or any(d < 0 for d in new_sizes)
+            or math.prod(new_sizes) != v.size):
+        return NotImplemented
+    return operand if new_sizes == v.shape else Array(v.reshape(new_sizes), operand._weak)
+
+
+@host_shortcut(_reshape_on_host)
 def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | None = None) -> Array:
     """Row-major reshape to ``new_sizes`` (no ``-1``); with ``dimensions`` (a permutation)
     the operand is transposed to that order first.
@@ -216,6 +253,22 @@ def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     return sh.squeeze_p.bind(x, dimensions=tuple(sorted(dims)))
 
 
+def _expand_dims_on_host(array, dimensions):
+    v, raw = host_value(array), _plain_ints(dimensions)
+    if v is None or raw is None:
+        return NotImplemented
+    ndim = v.ndim + len(raw)
+    dims = {d % ndim for d in raw if -ndim <= d < ndim}
+    if len(dims) != len(raw):
+        return NotImplemented
+    if not dims:
+        return array
+    sizes = iter(v.shape)
+    return Array(v.reshape(tuple(1 if d in dims else next(sizes) for d in range(ndim))),
+                 array._weak)
+
+
+@host_shortcut(_expand_dims_on_host)
 def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert dimensions of size 1 at the listed positions of the result (negative values
     count from the end of the result).
@@ -242,6 +295,14 @@ def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     return sh.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=tuple(kept))
 
 
+def _transpose_on_host(operand, permutation):
+    v, perm = host_value(operand), _plain_ints(permutation)
+    if v is None or perm is None or sorted(perm) != list(range(v.ndim)):
+        return NotImplemented
+    return operand if perm == tuple(range(v.ndim)) else Array(v.transpose(perm), operand._weak)
+
+
+@host_shortcut(_transpose_on_host)
 def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: result dimension ``i`` is operand dimension
     ``permutation[i]``.
@@ -449,6 +510,27 @@ def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     return sh.iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
 
 
+def _filled_on_host(op: str, shape, fill_value, dtype, weak: bool):
+    """``_filled`` for a Python scalar and a shape of plain ints: the value made as there,
+    then filled in with NumPy at once."""
+    if shape is None or any(d < 0 for d in shape) or type(fill_value) not in (
+            int, float, builtins.complex, bool):
+        return NotImplemented
+    if dtype is None:
+        value = _operand(op, fill_value, "fill_value")
+    else:
+        value = Array(convert_kernel(np.asarray(fill_value), dtypes.canonicalize_dtype(dtype)),
+                      weak)
+    if not shape:
+        return value
+    return Array(np.full(shape, value._value), value._weak)
+
+
+def _full_on_host(shape, fill_value, dtype=None):
+    return _filled_on_host("lax.full", _plain_ints(shape), fill_value, dtype, False)
+
+
+@host_shortcut(_full_on_host)
 def full(shape: Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value`` (of ``dtype``, else of
     the value's own dtype, weakly typed for a Python scalar).
@@ -487,6 +569,15 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     return sh.broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=())
 
 
+def _full_like_on_host(x, fill_value, dtype=None, shape=None):
+    if host_value(x) is None:
+        return NotImplemented
+    return _filled_on_host("lax.full_like", x.shape if shape is None else _plain_ints(shape),
+                           fill_value, x.dtype if dtype is None else dtype,
+                           dtype is None and x._weak)
+
+
+@host_shortcut(_full_like_on_host)
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
               shape: Shape | None = None) -> Array:
     """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``.

@@ -216,6 +216,14 @@ def test_shape_ops_match_general_path(x, data):
              lambda: lax.concatenate([x, x], axis),
              lambda: lax.concatenate((x, fnp.asarray(value[::-1])), 0),
              lambda: lax.concatenate([x], 0),
+             lambda: lax.reshape(x, dims), lambda: lax.reshape(x, (value.size,)),
+             lambda: lax.reshape(x, value.shape, dims), lambda: lax.transpose(x, dims),
+             lambda: lax.transpose(x, tuple(reversed(range(value.ndim)))),
+             lambda: lax.expand_dims(x, dims), lambda: lax.broadcast(x, dims),
+             lambda: lax.broadcast_in_dim(x, (2, *value.shape), dims),
+             lambda: lax.broadcast_in_dim(x, (2, *value.shape), range(1, value.ndim + 1)),
+             lambda: lax.full_like(x, 2.5), lambda: lax.full_like(x, -1, np.uint8, dims),
+             lambda: lax.full_like(x, True, shape=dims),
              lambda: lax.index_take(x, (fnp.asarray(value.astype(np.int8).ravel()[:2]),), dims),
              lambda: lax.index_take(x, [fa.device_put(np.asarray([-3, 7, 130], np.int16))] * 2,
                                     dims)]
@@ -230,6 +238,9 @@ def test_creation_ops_match_general_path(dtype, shape, dimension):
     assert_same_outcome(lambda: lax.iota(dtype, shape))
     assert_same_outcome(lambda: lax.broadcasted_iota(dtype, shape, dimension))
     assert_same_outcome(lambda: lax.empty(shape, dtype))
+    for fill in (1.5, -1, 2**40, True, 1j, np.float32(2)):
+        assert_same_outcome(lambda fill=fill: lax.full(shape, fill))
+        assert_same_outcome(lambda fill=fill: lax.full(shape, fill, dtype))
 
 
 def test_shape_shortcuts_take_the_common_forms():
@@ -246,6 +257,12 @@ def test_shape_shortcuts_take_the_common_forms():
                        (c._unstack_on_host, (i,)), (c._split_on_host, (x, [1, 3])),
                        (c._empty_on_host, ((2, 3), np.float32)),
                        (c._broadcast_to_rank_on_host, (x, 3)),
+                       (s._reshape_on_host, (d, (3, 4))), (s._transpose_on_host, (x, (1, 0))),
+                       (s._expand_dims_on_host, (d, (0, -1))),
+                       (s._broadcast_in_dim_on_host, (x, (2, 4, 3), (1, 2))),
+                       (s._broadcast_sizes_on_host, (d, (2,))),
+                       (s._full_on_host, ((2, 3), 1.5)), (s._full_on_host, ([2], 1, np.int8)),
+                       (s._full_like_on_host, (d, 0.5)),
                        (c._index_take_on_host, (x, (i,), (0,))),
                        (c._index_take_on_host, (d, (i, i), (1, 0)))):
         assert rule(*args) is not NotImplemented, rule.__name__
