@@ -200,10 +200,10 @@ def _patches_on_host(lhs, filter_shape, window_strides, padding, lhs_dilation=No
     size = math.prod(filter_shape)
     order = (0, 1, *range(2 + spatial, 2 + 2 * spatial), *range(2, 2 + spatial))
     out = view.transpose(order).reshape(n, c * size, *positions)  # (one copy)
-    if v.dtype.kind == "f":
-        zeros = out == 0
-        if zeros.any():  # (out may be a view of lhs: a new array, never written into)
-            out = np.where(zeros, v.dtype.type(0.0), out)
+    if v.dtype.kind == "f" and not v.all():
+        # Adding +0 turns -0 into +0 and keeps every other (finite) value: a new array (out
+        # may be a view of lhs, never written into), made only where lhs has a zero.
+        out = out + v.dtype.type(0)
     return Array(out)
 
 
