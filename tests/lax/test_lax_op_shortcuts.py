@@ -1,11 +1,17 @@
-"""The host shortcuts of lax's elementwise wrappers (``reciprocal``, ``round``, ``conj``,
-``clz``, ``convert_element_type``, ``bitcast_convert_type``, ``mulhi``) give the general
-path's outcome (``tests/shortcut_oracle.py``), and the unchecked fast paths of ``pow``,
-``nextafter``, ``select`` and ``clamp`` (which bind, under every engine) the checked path's:
-the same result (type, shape, dtype, weak type, bits) or the same error, for every dtype,
-special values (NaN, infinities, -0.0, ties of rounding, the integer limits), shapes from 0-d
-to empty, and operands given as Arrays, weak arrays, device arrays, NumPy arrays and scalars,
-lists and Python scalars. The last tests check that the shortcuts take the common forms."""
+"""The host shortcuts of lax's wrappers give the general path's outcome
+(``tests/shortcut_oracle.py``): elementwise ``reciprocal``, ``round``, ``conj``, ``clz``,
+``convert_element_type``, ``bitcast_convert_type``, ``reduce_precision`` and ``mulhi``; the
+shape operations (``reshape``, ``transpose``, ``squeeze``, ``expand_dims``, ``collapse``,
+``rev``, ``concatenate``, ``broadcast``/``broadcast_in_dim``, ``broadcast_to_rank``, ``tile``,
+``unstack``, ``split``, ``index_take``) and creators (``iota``, ``broadcasted_iota``,
+``empty``, ``full``, ``full_like``); the products (``dot``, ``batch_matmul``, ``scaled_dot``,
+``ragged_dot``); ``rng_uniform``, ``reduce_window`` and ``conv_general_dilated_patches``. The
+unchecked fast paths of ``pow``, ``nextafter``, ``select`` and ``clamp`` (which bind, under
+every engine) give the checked path's. Each: the same result (type, shape, dtype, weak type,
+bits) or the same error, for every dtype, special values (NaN, infinities, -0.0, ties of
+rounding, the integer limits), shapes from 0-d to empty, operands given as Arrays, weak
+arrays, device arrays, NumPy arrays and scalars, lists and Python scalars, and bad arguments.
+The tests named ``..._take_the_common_forms`` check that the shortcuts take the common forms."""
 
 from unittest import mock
 
