@@ -367,10 +367,14 @@ def _convert_element_type_on_host(operand, new_dtype):
         if bounds is None:
             info = dtypes.iinfo(new_dtype)
             bounds = _INT_BOUNDS[new_dtype] = (float(info.min), float(info.max))
-        if v.size:
-            low, high = (v.min(), v.max()) if v.ndim else (v, v)
-            if low > bounds[0] and high < bounds[1]:
-                return Array(v.astype(new_dtype))
+        low, high = bounds
+        if v.size > 8:
+            inside = v.min() > low and v.max() < high
+        else:  # (exact Python floats: no float of the source dtype lies between a bound
+            # and its rounding to that dtype, where the kernel compares; NaN fails)
+            inside = v.size and all(low < t < high for t in np.ravel(v).tolist())
+        if inside:
+            return Array(v.astype(new_dtype))
     elif src.kind in "biuf" and new_dtype.kind in "iufc":
         return Array(v.astype(new_dtype))  # (convert_kernel's last line for these)
     return Array(convert_kernel(v, new_dtype))

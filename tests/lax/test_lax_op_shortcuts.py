@@ -98,6 +98,26 @@ def test_conversions_match_general_path(x, dtype):
     assert_same_outcome(lambda: lax.bitcast_convert_type(x, dtype))
 
 
+def test_float_to_integer_conversions_at_the_bounds_match_general_path():
+    # The floats next to each integer dtype's limits (saturated or cast), as vectors and 0-d.
+    for source in (np.float16, np.float32, np.float64):
+        for target in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                       "uint64"):
+            info = np.iinfo(target)
+            for bound in (info.min, info.max):
+                near = []
+                with np.errstate(over="ignore"):
+                    for toward in (np.inf, -np.inf):
+                        value = np.asarray(float(bound), source)
+                        for _ in range(3):  # (the bound itself, then two steps away)
+                            near.append(value)
+                            value = np.nextafter(value, np.asarray(toward, source))
+                values = np.asarray(near, source)
+                for value in (values, values[:1].reshape(()), values[1:2], values[3:]):
+                    x = fnp.asarray(value)
+                    assert_same_outcome(lambda x=x, t=target: lax.convert_element_type(x, t))
+
+
 def test_round_ties_and_clz_limits_match_general_path():
     with np.errstate(over="ignore"):
         for dtype in (np.float16, np.float32, np.float64):
