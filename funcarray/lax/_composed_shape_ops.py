@@ -280,7 +280,6 @@ def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
 
 
 _INDEX_LIMITS: dict = {}  # each index dtype's largest value, filled as dtypes are met
-_LEADING = tuple(range(64))
 
 
 def _index_take_on_host(src, idxs, axes):
@@ -305,7 +304,9 @@ def _index_take_on_host(src, idxs, axes):
     sizes = [v.shape[a] for a in axes]
     if any(not 0 < 2 * n - 1 <= limit for n in sizes):
         return NotImplemented
-    moved = v if axes == _LEADING[:len(axes)] else np.moveaxis(v, axes, range(len(axes)))
+    if axes == (0,):  # (the common form: no axes to move)
+        return Array(v[np.mod(first, sizes[0])], src._weak)
+    moved = np.moveaxis(v, axes, range(len(axes)))
     return Array(moved[tuple(np.mod(i, n) for i, n in zip(indices, sizes))], src._weak)
 
 

@@ -402,10 +402,12 @@ def _concatenate_on_host(operands, dimension):
     first = values[0]
     if first is None or not 0 <= dimension < first.ndim:
         return NotImplemented
-    dtype, ndim = first.dtype, first.ndim
+    dtype, shape = first.dtype, first.shape
     for v in values:
-        if v is None or v.dtype != dtype or v.ndim != ndim or any(
-                a != b for i, (a, b) in enumerate(zip(v.shape, first.shape)) if i != dimension):
+        if v is None or v.dtype != dtype:
+            return NotImplemented
+        if v.shape != shape and (v.ndim != first.ndim or any(
+                a != b for i, (a, b) in enumerate(zip(v.shape, shape)) if i != dimension)):
             return NotImplemented
     if len(values) == 1:
         return operands[0]
