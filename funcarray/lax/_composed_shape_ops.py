@@ -14,21 +14,24 @@ Example:
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.api.arguments import _int_tuple
+from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _dtype_arg,
     _int,
     _operand,
+    _plain_ints,
     _same_dtype_operands,
     _short,
 )
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,6 +48,26 @@ def _canonical_axis(op: str, axis, ndim: int) -> int:
     return axis % ndim
 
 
+# Host shortcuts (transforms/host_shortcuts.py): a concrete operand and plain int arguments
+# that pass the general path's checks give the result's NumPy value at once (views where the
+# general path's kernels give them: values are never mutated).
+def _axis_on_host(axis, ndim: int) -> int | None:
+    """``axis`` (a Python int, negative allowed) as a non-negative axis, or None."""
+    if type(axis) is not int or not -ndim <= axis < ndim:
+        return None
+    return axis % ndim
+
+
+def _tile_on_host(operand, reps):
+    v, reps = host_value(operand), _plain_ints(reps)
+    if v is None or reps is None or len(reps) != v.ndim or any(r < 0 for r in reps):
+        return NotImplemented
+    if not reps:
+        return operand
+    return Array(np.tile(v, reps), operand._weak)
+
+
+@host_shortcut(_tile_on_host)
 def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
     """Repeat ``operand`` ``reps[i]`` times along each axis ``i`` (one entry per axis).
 
@@ -118,6 +141,20 @@ def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Array:
     return lax.concatenate([lax.expand_dims(a, (axis,)) for a in arrays], axis)
 
 
+def _unstack_on_host(x, axis=0):
+    v = host_value(x)
+    if v is None or not v.ndim:
+        return NotImplemented
+    axis = _axis_on_host(axis, v.ndim)
+    if axis is None:
+        return NotImplemented
+    weak = x._weak
+    if v.ndim == 1:  # (iterating would give NumPy scalars: 0-d views instead)
+        return tuple(Array(v[i, ...], weak) for i in range(v.shape[0]))
+    return tuple(map(Array, np.moveaxis(v, axis, 0) if axis else v, repeat(weak)))
+
+
+@host_shortcut(_unstack_on_host)
 def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (``axis`` removed from each).
 
@@ -137,6 +174,21 @@ def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis]))
 
 
+def _split_on_host(operand, sizes, axis=0):
+    v, sizes = host_value(operand), _plain_ints(sizes)
+    if v is None or sizes is None or not v.ndim:
+        return NotImplemented
+    axis = _axis_on_host(axis, v.ndim)
+    if axis is None or any(s < 0 for s in sizes) or sum(sizes) != v.shape[axis]:
+        return NotImplemented
+    lead, weak, out, start = (slice(None),) * axis, operand._weak, [], 0
+    for size in sizes:
+        out.append(Array(v[(*lead, slice(start, start + size))], weak))
+        start += size
+    return out
+
+
+@host_shortcut(_split_on_host)
 def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array]:
     """Split ``operand`` along ``axis`` into pieces of ``sizes`` (which sum to its length);
     returns a list.
@@ -165,6 +217,14 @@ def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array
             for lo, hi in zip(starts[:-1], starts[1:])]
 
 
+def _empty_on_host(shape, dtype, *, out_sharding=None):
+    shape = (shape,) if type(shape) is int else _plain_ints(shape)
+    if shape is None or out_sharding is not None or any(d < 0 for d in shape):
+        return NotImplemented
+    return Array(np.zeros(shape, dtypes.canonicalize_dtype(dtype)))
+
+
+@host_shortcut(_empty_on_host)
 def empty(shape: Shape, dtype: DTypeLike, *, out_sharding: None = None) -> Array:
     """An array of ``shape`` and ``dtype`` whose contents are unspecified (XLA allocates
     it uninitialised; funcarray fills it with zeros).
@@ -187,6 +247,16 @@ def empty(shape: Shape, dtype: DTypeLike, *, out_sharding: None = None) -> Array
     return lax.full(shape, np.zeros((), dtype), dtype)
 
 
+def _broadcast_to_rank_on_host(x, rank):
+    v = host_value(x)
+    if v is None or type(rank) is not int or rank < v.ndim:
+        return NotImplemented
+    if rank == v.ndim:
+        return x
+    return Array(v.reshape((1,) * (rank - v.ndim) + v.shape), x._weak)
+
+
+@host_shortcut(_broadcast_to_rank_on_host)
 def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     """``x`` with leading axes of size 1 added until it has ``rank`` dimensions.
 
@@ -209,6 +279,38 @@ def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     return lax.broadcast(x, (1,) * (rank - x.ndim))
 
 
+_INDEX_LIMITS: dict = {}  # each index dtype's largest value, filled as dtypes are met
+
+
+def _index_take_on_host(src, idxs, axes):
+    """NumPy's indexing with the indices wrapped by a floor modulo (the general path's
+    ``rem(rem(i, n) + n, n)``, where ``2 n - 1`` fits the index dtype: otherwise, or for an
+    axis of size 0, the general path) then clipped in range by the gather, a no-op."""
+    v, axes = host_value(src), _plain_ints(axes)
+    if (v is None or axes is None or not axes or (type(idxs) is not list and type(idxs) is
+                                                     not tuple) or len(idxs) != len(axes)
+            or len(set(axes)) != len(axes) or any(not 0 <= a < v.ndim for a in axes)):
+        return NotImplemented
+    indices = [host_value(i) for i in idxs]
+    first = indices[0]
+    if first is None or first.dtype.kind not in "iu":
+        return NotImplemented
+    limit = _INDEX_LIMITS.get(first.dtype)
+    if limit is None:
+        limit = _INDEX_LIMITS[first.dtype] = int(np.iinfo(first.dtype).max)
+    for i in indices:
+        if i is None or i.dtype != first.dtype or i.shape != first.shape:
+            return NotImplemented
+    sizes = [v.shape[a] for a in axes]
+    if any(not 0 < 2 * n - 1 <= limit for n in sizes):
+        return NotImplemented
+    if axes == (0,):  # (the common form: no axes to move)
+        return Array(v[np.mod(first, sizes[0])], src._weak)
+    moved = np.moveaxis(v, axes, range(len(axes)))
+    return Array(moved[tuple(np.mod(i, n) for i, n in zip(indices, sizes))], src._weak)
+
+
+@host_shortcut(_index_take_on_host)
 def index_take(src: ArrayLike, idxs: ArrayLike, axes: Sequence[int]) -> Array:
     """``src`` indexed at the points ``(idxs[0][j], idxs[1][j], ...)`` along ``axes`` (other
     axes kept); indices wrap around modulo each axis's size, as in jax.lax.

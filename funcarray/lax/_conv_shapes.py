@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._ops_common import _operand_of_kinds, _short
+from funcarray.lax._ops_common import _operand_of_kinds, _plain_ints, _short
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike, Shape
     from funcarray.lax._dot_algorithms import ConvGeneralDilatedDimensionNumbers, PrecisionLike
     from funcarray.primitives.convolution import ConvDimensionNumbers
@@ -155,6 +156,58 @@ def conv_transpose_shape_tuple(lhs_shape: Shape, rhs_shape: Shape,
     return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
 
 
+def _patches_on_host(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
+                     rhs_dilation=None, dimension_numbers=None, precision=None,
+                     preferred_element_type=None):
+    """The general path's convolution with an identity kernel, for finite integers and floats
+    in the default NCHW layout without dilation: each output is the one window value its
+    kernel entry picks, exactly (``x * 1`` plus products with 0, added in any order), but
+    for a zero's sign: the kernel's sums start from +0, and ``+0 + -0`` is +0, so every zero
+    output is +0. Non-finite values (``0 * inf`` is NaN) take the general path."""
+    v = host_value(lhs)
+    filter_shape, strides = _plain_ints(filter_shape), _plain_ints(window_strides)
+    if (v is None or filter_shape is None or strides is None or v.dtype.kind not in "iuf"
+            or lhs_dilation is not None or rhs_dilation is not None
+            or dimension_numbers is not None or precision is not None
+            or preferred_element_type is not None):
+        return NotImplemented
+    spatial = v.ndim - 2
+    if padding == "VALID":
+        padding = ((0, 0),) * spatial
+    pads = [_plain_ints(pair) for pair in padding] if type(padding) in (list, tuple) else None
+    if (pads is None or spatial < 1 or len(filter_shape) != spatial or len(strides) != spatial
+            or len(pads) != spatial or any(p is None or len(p) != 2 or min(p) < 0 for p in pads)
+            or min(filter_shape) < 1 or min(strides) < 1 or 0 in v.shape[:2]):
+        return NotImplemented
+    padded_shape = tuple(d + lo + hi for d, (lo, hi) in zip(v.shape[2:], pads))
+    if any(d < f for d, f in zip(padded_shape, filter_shape)):
+        return NotImplemented  # (an empty output)
+    if v.dtype.kind == "f" and not np.isfinite(v).all():
+        return NotImplemented
+    if padded_shape == v.shape[2:]:
+        padded = v
+    else:
+        padded = np.zeros(v.shape[:2] + padded_shape, v.dtype)
+        padded[(..., *(slice(lo, lo + d) for d, (lo, _) in zip(v.shape[2:], pads)))] = v
+    axes = tuple(range(2, v.ndim))
+    picks = (..., *(slice(None, None, s) for s in strides), *(slice(None),) * spatial)
+
+    def windows(a):  # (N, C, positions..., filter...)
+        return np.lib.stride_tricks.sliding_window_view(a, filter_shape, axis=axes)[picks]
+
+    view = windows(padded)
+    n, c, positions = v.shape[0], v.shape[1], view.shape[2:2 + spatial]
+    size = math.prod(filter_shape)
+    order = (0, 1, *range(2 + spatial, 2 + 2 * spatial), *range(2, 2 + spatial))
+    out = view.transpose(order).reshape(n, c * size, *positions)  # (one copy)
+    if v.dtype.kind == "f" and not v.all():
+        # Adding +0 turns -0 into +0 and keeps every other (finite) value: a new array (out
+        # may be a view of lhs, never written into), made only where lhs has a zero.
+        out = out + v.dtype.type(0)
+    return Array(out)
+
+
+@host_shortcut(_patches_on_host)
 def conv_general_dilated_patches(lhs: ArrayLike, filter_shape: Sequence[int],
                                  window_strides: Sequence[int],
                                  padding: str | Sequence[tuple[int, int]],

@@ -33,6 +33,7 @@ from funcarray.lax._ops_common import (
     _IUFC,
     _broadcast_operands,
     _check_kinds,
+    _concrete,
     _doc,
     _kind,
     _operand,
@@ -42,6 +43,7 @@ from funcarray.lax._ops_common import (
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.clamp import clamp_p
 from funcarray.primitives.select_n import select_n_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -68,6 +70,17 @@ def _operand_pair(op: str, x, y, kinds: str, equivalent: str | None):
     x, y = _same_dtype_operands(op, (x, y), equivalent=equivalent)
     _check_kinds(op, x, kinds, 0)
     return _broadcast_operands(op, (x, y), equivalent=equivalent)
+
+
+def _plain_pair(x, y, accepted) -> bool:
+    """True for two eager arrays of one accepted dtype and one shape, which need no check
+    (a device array's dtype and shape come from its aval: the XLA engine keeps it on the
+    device)."""
+    tx, ty = type(x), type(y)
+    if (tx is not Array and tx is not DeviceArray) or (ty is not Array and ty is not DeviceArray):
+        return False
+    dtype = x.dtype
+    return dtype == y.dtype and x.shape == y.shape and dtype in accepted
 
 
 def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> _BinaryOp:
@@ -163,6 +176,12 @@ ge = _binary("ge", ew.ge_p, "biuf", "Elementwise ``x >= y`` (bool result).",
              equivalent="greater_equal")
 
 
+# The dtypes whose operands the fast paths below take unchecked.
+_F_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _F)
+_FC_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _FC)
+_ANY_DTYPE = dtypes.dtype_set(lambda d: True)
+
+
 def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Elementwise next representable float after ``x1`` in the direction of ``x2``.
 
@@ -172,6 +191,8 @@ def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
         >>> lax.nextafter(fnp.array([0.0]), fnp.array([1.0]))
         Array([1.e-45], dtype=float32)
     """
+    if _plain_pair(x1, x2, _F_DTYPES):
+        return ew.nextafter_p.bind(x1, x2)
     return ew.nextafter_p.bind(*_operand_pair("lax.nextafter", x1, x2, _F, "nextafter"))
 
 
@@ -204,6 +225,8 @@ def pow(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 (jax's name)
         >>> lax.pow(fnp.array([2.0, 4.0]), fnp.array([3, -1]))
         Array([8.  , 0.25], dtype=float32)
     """
+    if _plain_pair(x, y, _FC_DTYPES):
+        return ew.pow_p.bind(x, y)
     op = "lax.pow"
     y_array = None if type(y) in (float, builtins.complex) else _operand(op, y, "y")
     if y_array is not None and _kind(y_array.dtype) in "iu":
@@ -231,6 +254,13 @@ def clamp(min: ArrayLike, x: ArrayLike,
         >>> lax.clamp(0.0, fnp.array([-1.0, 0.5, 2.0]), 1.0)
         Array([0. , 0.5, 1. ], dtype=float32)
     """
+    if type(x) is Array or type(x) is DeviceArray:
+        # Bounds of x's dtype (NumPy scalars made Arrays as the general path makes them),
+        # scalars or of x's shape, need no check.
+        lo, hi = _concrete(min), _concrete(max)
+        if (lo is not None and hi is not None and lo.dtype == x.dtype == hi.dtype
+                and lo.shape in ((), x.shape) and hi.shape in ((), x.shape)):
+            return clamp_p.bind(lo, x, hi)
     op = "lax.clamp"
     lo, x, hi = _same_dtype_operands(op, (min, x, max), equivalent="clip", anchor=1)
     for name, bound in (("min", lo), ("max", hi)):
@@ -251,6 +281,10 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
         >>> lax.select(fnp.array([True, False]), fnp.array([1, 2]), fnp.array([3, 4]))
         Array([1, 4], dtype=int32)
     """
+    if _plain_pair(on_true, on_false, _ANY_DTYPE):
+        which = _concrete(pred)  # (a NumPy bool made an Array as the general path makes it)
+        if which is not None and which.dtype == np.bool_ and which.shape in ((), on_true.shape):
+            return select_n_p.bind(which, on_false, on_true)
     op = "lax.select"
     pred = _operand(op, pred, "pred")
     on_true, on_false = _same_dtype_operands(op, (on_true, on_false), equivalent="where")
@@ -310,6 +344,42 @@ def _mulhi_u64(x, y):
                    lax.shift_right_logical(cross, thirty_two))
 
 
+def _numpy_mulhi_u64(x, y):
+    """``_mulhi_u64`` on NumPy uint64 values (the same wrapping products, sums and shifts)."""
+    low_mask, thirty_two = np.uint64(0xFFFFFFFF), np.uint64(32)
+    x_lo, x_hi, y_lo, y_hi = x & low_mask, x >> thirty_two, y & low_mask, y >> thirty_two
+    hi_lo = x_hi * y_lo
+    cross = ((x_lo * y_lo) >> thirty_two) + (hi_lo & low_mask) + x_lo * y_hi
+    return x_hi * y_hi + (hi_lo >> thirty_two) + (cross >> thirty_two)
+
+
+_INTEGER_DTYPES = dtypes.dtype_set(lambda d: d.kind in "iu")  # (builtin ones: kind "V" else)
+
+
+def _mulhi_on_host(x, y, /):
+    """The general path's arithmetic on NumPy values of one integer dtype and shape: widened
+    product and shift, or for 64 bits the product of 32-bit halves (uint64 wraps as lax's
+    uint64 ops do). The result is strong, as the general path's conversions make it."""
+    if not _plain_pair(x, y, _INTEGER_DTYPES):
+        return NotImplemented
+    # (flat: NumPy warns when scalars wrap around, never arrays)
+    xv, yv = np.ravel(host_value(x)), np.ravel(host_value(y))
+    dtype, shape = xv.dtype, np.shape(host_value(x))
+    size = dtype.itemsize
+    if size < 8:
+        wide = np.dtype(f"{dtype.kind}{2 * size}")  # (>> is arithmetic for signed NumPy ints)
+        high = (xv.astype(wide) * yv.astype(wide)) >> (8 * size)
+    elif dtype.kind == "u":
+        high = _numpy_mulhi_u64(xv, yv)
+    else:
+        ux, uy = xv.view(np.uint64), yv.view(np.uint64)
+        zero = np.uint64(0)
+        high = (_numpy_mulhi_u64(ux, uy) - np.where(xv < 0, uy, zero)
+                - np.where(yv < 0, ux, zero)).view(dtype)
+    return Array(high.astype(dtype, copy=False).reshape(shape))
+
+
+@host_shortcut(_mulhi_on_host)
 def mulhi(x: ArrayLike, y: ArrayLike, /) -> Array:
     """The high half of the double-width product of integers ``x`` and ``y`` (one dtype):
     for N-bit inputs, the upper N bits of the 2N-bit product.

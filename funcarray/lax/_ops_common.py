@@ -47,12 +47,14 @@ from funcarray.api.arguments import (
     is_array,
 )
 from funcarray.base import dtypes
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import axis_error, op_type_error, op_value_error
 
 __all__ = [
     "_kind", "_short", "_operand", "_check_kinds", "_operand_of_kinds", "_same_dtype_operands",
     "_broadcast_operands", "_int", "_dims", "_axis", "_any_axis", "_dtype_arg",
-    "_checked_bind", "_no_accuracy", "_doc", "_FC", "_F", "_IUFC", "_BIU", "_IU",
+    "_checked_bind", "_no_accuracy", "_doc", "_concrete", "_plain_ints", "_FC", "_F", "_IUFC",
+    "_BIU", "_IU",
 ]
 
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "floating",
@@ -94,6 +96,33 @@ def _operand(op: str, x, what: str = "operand"):
             op, f"{what} must be an array or a scalar, got a {type(x).__name__}. jax.lax "
                 f"does not convert lists: wrap it with funcarray.numpy.asarray(...) first")
     return asarray_arg(op, x)
+
+
+# The dtypes an Array holds: a NumPy scalar of one of these becomes an Array as it is.
+_CANONICAL = dtypes.dtype_set(lambda d: dtypes.canonicalize_dtype(d) == d)
+
+
+def _concrete(x):
+    """For the host shortcuts: ``x`` as a concrete Array when it is one (an Array, a device
+    array) or a NumPy scalar of a canonical dtype (made the strong Array ``_operand`` makes
+    of it); None for anything else (the general path converts or rejects it)."""
+    t = type(x)
+    if t is Array or t is DeviceArray:
+        return x
+    if isinstance(x, np.generic) and x.dtype in _CANONICAL:
+        return Array(np.asarray(x))
+    return None
+
+
+def _plain_ints(seq) -> tuple | None:
+    """For the host shortcuts: a tuple or list of Python ints (bools excluded) as a tuple,
+    else None (the general path parses and checks anything else)."""
+    if type(seq) is not tuple and type(seq) is not list:
+        return None
+    for d in seq:
+        if type(d) is not int:
+            return None
+    return tuple(seq)
 
 
 def _check_kinds(op: str, x, kinds: str, position: int | None = None):

@@ -21,6 +21,7 @@ import numpy as np
 
 from funcarray.api.arguments import _int_tuple, convert
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _checked_bind,
@@ -29,10 +30,11 @@ from funcarray.lax._ops_common import (
     _operand,
     _short,
 )
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.dot_general import PRECISION_NAMES, can_accumulate_in, dot_general_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike
     from funcarray.lax._dot_algorithms import DotDimensionNumbers, PrecisionLike
 
@@ -160,6 +162,30 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DotDimensionN
                         preferred_element_type)
 
 
+# Host shortcuts (transforms/host_shortcuts.py): concrete operands of one dtype and the
+# default precision and result type go straight to dot_general's impl (which validates the
+# signature through its cache), past the general path's argument parsing.
+def _plain_operands(lhs, rhs):
+    """The NumPy values of two concrete operands of one dtype, else None."""
+    lv, rv = host_value(lhs), host_value(rhs)
+    if lv is None or rv is None or lv.dtype != rv.dtype:
+        return None
+    return lv, rv
+
+
+def _dot_on_host(lhs, rhs, precision=None, preferred_element_type=None, *,
+                 dimension_numbers=None):
+    values = _plain_operands(lhs, rhs)
+    if (values is None or precision is not None or preferred_element_type is not None
+            or dimension_numbers is not None):
+        return NotImplemented
+    lv, rv = values
+    if not (1 <= lv.ndim <= 2 and 1 <= rv.ndim <= 2 and lv.shape[-1] == rv.shape[0]):
+        return NotImplemented
+    return dot_general_p.impl(lhs, rhs, dimension_numbers=(((lv.ndim - 1,), (0,)), ((), ())))
+
+
+@host_shortcut(_dot_on_host)
 def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
         preferred_element_type: DTypeLike | None = None, *,
         dimension_numbers: DotDimensionNumbers | None = None) -> Array:
@@ -184,6 +210,25 @@ def dot(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
     return _dot_general(op, lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
+def _matmul_numbers(lv, rv):
+    """A batched matrix product's dimension numbers, or None where the shapes do not allow
+    one (the general path raises)."""
+    n = lv.ndim
+    if n < 2 or n != rv.ndim or lv.shape[:-2] != rv.shape[:-2] or lv.shape[-1] != rv.shape[-2]:
+        return None
+    batch = tuple(range(n - 2))
+    return (((n - 1,), (n - 2,)), (batch, batch))
+
+
+def _batch_matmul_on_host(lhs, rhs, precision=None):
+    values = _plain_operands(lhs, rhs)
+    dn = None if values is None or precision is not None else _matmul_numbers(*values)
+    if dn is None:
+        return NotImplemented
+    return dot_general_p.impl(lhs, rhs, dimension_numbers=dn)
+
+
+@host_shortcut(_batch_matmul_on_host)
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None) -> Array:
     """Batched matrix product: ``lhs`` and ``rhs`` of one rank (>= 2) with equal leading
     (batch) dimensions; ``(..., m, k) @ (..., k, n) -> (..., m, n)``.
@@ -237,6 +282,23 @@ def _scaled(x, scale, contracting):
     return x * scale
 
 
+def _scaled_dot_on_host(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=None,
+                       preferred_element_type=None):
+    """Without scales, dimension numbers or a result type: the bfloat16 operands' product."""
+    from funcarray.base.dtypes import bfloat16
+
+    lv, rv = host_value(lhs), host_value(rhs)
+    if (lv is None or rv is None or lhs_scale is not None or rhs_scale is not None
+            or dimension_numbers is not None or preferred_element_type is not None):
+        return NotImplemented
+    dn = _matmul_numbers(lv, rv)
+    if dn is None:
+        return NotImplemented
+    return dot_general_p.impl(Array(convert_kernel(lv, bfloat16)),
+                              Array(convert_kernel(rv, bfloat16)), dimension_numbers=dn)
+
+
+@host_shortcut(_scaled_dot_on_host)
 def scaled_dot(lhs: ArrayLike, rhs: ArrayLike, *, lhs_scale: ArrayLike | None = None,
                rhs_scale: ArrayLike | None = None,
                dimension_numbers: DotDimensionNumbers | None = None,

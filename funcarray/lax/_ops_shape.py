@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.api.arguments import _int_tuple, convert
+from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
@@ -33,11 +34,13 @@ from funcarray.lax._ops_common import (
     _int,
     _kind,
     _operand,
+    _plain_ints,
     _same_dtype_operands,
     _short,
 )
 from funcarray.primitives import shape as sh
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -58,6 +61,25 @@ def _shape_arg(op: str, shape, what: str = "shape") -> tuple:
     return shape
 
 
+def _broadcast_on_host(operand, shape: tuple, dims: tuple):
+    """``broadcast_in_dim_p`` run at once on a concrete operand, its parameters checked by the
+    primitive's own (cached) shape rule: it raises, and so declines, where the general path
+    raises."""
+    if operand.shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    sh.broadcast_in_dim_p.abstract_eval(operand.aval, shape=shape, broadcast_dimensions=dims)
+    return sh.broadcast_in_dim_p.impl(operand, shape=shape, broadcast_dimensions=dims)
+
+
+def _broadcast_in_dim_on_host(operand, shape, broadcast_dimensions):
+    shape, dims = _plain_ints(shape), _plain_ints(broadcast_dimensions)
+    if (host_value(operand) is None or shape is None or dims is None
+            or len(dims) != operand.ndim or any(d < 0 for d in shape + dims)):
+        return NotImplemented
+    return _broadcast_on_host(operand, shape, dims)
+
+
+@host_shortcut(_broadcast_in_dim_on_host)
 def broadcast_in_dim(operand: ArrayLike, shape: Shape,
                      broadcast_dimensions: Sequence[int]) -> Array:
     """Broadcast ``operand`` to ``shape``: operand dimension ``i`` becomes result dimension
@@ -85,6 +107,15 @@ def broadcast_in_dim(operand: ArrayLike, shape: Shape,
     return _checked_bind(op, sh.broadcast_in_dim_p, x, shape=shape, broadcast_dimensions=dims)
 
 
+def _broadcast_sizes_on_host(operand, sizes):
+    sizes = _plain_ints(sizes)
+    if host_value(operand) is None or sizes is None or any(d < 0 for d in sizes):
+        return NotImplemented
+    n, ndim = len(sizes), operand.ndim
+    return _broadcast_on_host(operand, sizes + operand.shape, tuple(range(n, n + ndim)))
+
+
+@host_shortcut(_broadcast_sizes_on_host)
 def broadcast(operand: ArrayLike, sizes: Shape) -> Array:
     """Add leading dimensions of ``sizes`` to ``operand`` (copies along them).
 
@@ -104,6 +135,15 @@ def broadcast(operand: ArrayLike, sizes: Shape) -> Array:
                          broadcast_dimensions=tuple(range(len(sizes), len(sizes) + x.ndim)))
 
 
+def _reshape_on_host(operand, new_sizes, dimensions=None):
+    v, new_sizes = host_value(operand), _plain_ints(new_sizes)
+    if (v is None or new_sizes is None or dimensions is not None or any(d < 0 for d in new_sizes)
+            or math.prod(new_sizes) != v.size):
+        return NotImplemented
+    return operand if new_sizes == v.shape else Array(v.reshape(new_sizes), operand._weak)
+
+
+@host_shortcut(_reshape_on_host)
 def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | None = None) -> Array:
     """Row-major reshape to ``new_sizes`` (no ``-1``); with ``dimensions`` (a permutation)
     the operand is transposed to that order first.
@@ -138,6 +178,24 @@ def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | No
     return sh.reshape_p.bind(x, new_sizes=new_sizes)
 
 
+# Host shortcuts (transforms/host_shortcuts.py): each takes a concrete operand and plain int
+# arguments that pass the general path's checks, and computes the result's NumPy value (a
+# view where the kernel's is one: values are never mutated).
+def _collapse_on_host(operand, start_dimension, stop_dimension=None):
+    v = host_value(operand)
+    if (v is None or type(start_dimension) is not int
+            or (stop_dimension is not None and type(stop_dimension) is not int)):
+        return NotImplemented
+    shape = v.shape
+    size = math.prod(shape[start_dimension:stop_dimension])
+    new_shape = (shape[:start_dimension] + (size,)
+                 + (shape[stop_dimension:] if stop_dimension is not None else ()))
+    if math.prod(new_shape) != v.size:
+        return NotImplemented
+    return operand if new_shape == shape else Array(v.reshape(new_shape), operand._weak)
+
+
+@host_shortcut(_collapse_on_host)
 def collapse(operand: ArrayLike, start_dimension: int,
              stop_dimension: int | None = None) -> Array:
     """Merge dimensions ``start_dimension:stop_dimension`` (Python slice semantics) into one.
@@ -158,6 +216,20 @@ def collapse(operand: ArrayLike, start_dimension: int,
     return reshape(x, new_shape)
 
 
+def _squeeze_on_host(array, dimensions):
+    v, dims = host_value(array), _plain_ints(dimensions)
+    if v is None or dims is None:
+        return NotImplemented
+    shape, ndim = v.shape, v.ndim
+    dims = {d % ndim for d in dims if -ndim <= d < ndim}
+    if len(dims) != len(dimensions) or any(shape[d] != 1 for d in dims):
+        return NotImplemented
+    if not dims:
+        return array
+    return Array(v.reshape(tuple(n for d, n in enumerate(shape) if d not in dims)), array._weak)
+
+
+@host_shortcut(_squeeze_on_host)
 def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Remove the listed dimensions (each of size 1; negative values count from the end).
 
@@ -181,6 +253,22 @@ def squeeze(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     return sh.squeeze_p.bind(x, dimensions=tuple(sorted(dims)))
 
 
+def _expand_dims_on_host(array, dimensions):
+    v, raw = host_value(array), _plain_ints(dimensions)
+    if v is None or raw is None:
+        return NotImplemented
+    ndim = v.ndim + len(raw)
+    dims = {d % ndim for d in raw if -ndim <= d < ndim}
+    if len(dims) != len(raw):
+        return NotImplemented
+    if not dims:
+        return array
+    sizes = iter(v.shape)
+    return Array(v.reshape(tuple(1 if d in dims else next(sizes) for d in range(ndim))),
+                 array._weak)
+
+
+@host_shortcut(_expand_dims_on_host)
 def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Insert dimensions of size 1 at the listed positions of the result (negative values
     count from the end of the result).
@@ -207,6 +295,14 @@ def expand_dims(array: ArrayLike, dimensions: Sequence[int]) -> Array:
     return sh.broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=tuple(kept))
 
 
+def _transpose_on_host(operand, permutation):
+    v, perm = host_value(operand), _plain_ints(permutation)
+    if v is None or perm is None or sorted(perm) != list(range(v.ndim)):
+        return NotImplemented
+    return operand if perm == tuple(range(v.ndim)) else Array(v.transpose(perm), operand._weak)
+
+
+@host_shortcut(_transpose_on_host)
 def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     """Permute the dimensions: result dimension ``i`` is operand dimension
     ``permutation[i]``.
@@ -228,6 +324,23 @@ def transpose(operand: ArrayLike, permutation: Sequence[int]) -> Array:
     return sh.transpose_p.bind(x, permutation=perm)
 
 
+_ALL, _REVERSED = slice(None), slice(None, None, -1)
+
+
+def _rev_on_host(operand, dimensions):
+    v, dims = host_value(operand), _plain_ints(dimensions)
+    if v is None or dims is None or len(set(dims)) != len(dims):
+        return NotImplemented
+    ndim = v.ndim
+    if any(not 0 <= d < ndim for d in dims):
+        return NotImplemented
+    if not dims:
+        return operand
+    return Array(v[tuple(_REVERSED if d in dims else _ALL for d in range(ndim))],
+                 operand._weak)
+
+
+@host_shortcut(_rev_on_host)
 def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:
     """Reverse the order of elements along the listed dimensions.
 
@@ -281,6 +394,27 @@ def pad(operand: ArrayLike, padding_value: ArrayLike,
     return sh.pad_p.bind(x, value, padding_config=config)
 
 
+def _concatenate_on_host(operands, dimension):
+    if (type(operands) is not list and type(operands) is not tuple) or not operands or (
+            type(dimension) is not int):
+        return NotImplemented
+    values = [host_value(x) for x in operands]
+    first = values[0]
+    if first is None or not 0 <= dimension < first.ndim:
+        return NotImplemented
+    dtype, shape = first.dtype, first.shape
+    for v in values:
+        if v is None or v.dtype != dtype:
+            return NotImplemented
+        if v.shape != shape and (v.ndim != first.ndim or any(
+                a != b for i, (a, b) in enumerate(zip(v.shape, shape)) if i != dimension)):
+            return NotImplemented
+    if len(values) == 1:
+        return operands[0]
+    return Array(np.concatenate(values, axis=dimension), all(x._weak for x in operands))
+
+
+@host_shortcut(_concatenate_on_host)
 def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
     """Join arrays of one dtype and rank along ``dimension`` (their other sizes agree).
 
@@ -320,6 +454,17 @@ def _iota_dtype(op: str, dtype) -> np.dtype:
     return dtype
 
 
+_IOTA_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _IUFC)
+
+
+def _iota_on_host(dtype, size):
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype not in _IOTA_DTYPES or type(size) is not int or size < 0:
+        return NotImplemented
+    return Array(np.arange(size, dtype=dtype))  # (the kernel's ramp)
+
+
+@host_shortcut(_iota_on_host)
 def iota(dtype: DTypeLike, size: int) -> Array:
     """``[0, 1, ..., size - 1]`` of ``dtype``.
 
@@ -336,6 +481,18 @@ def iota(dtype: DTypeLike, size: int) -> Array:
     return sh.iota_p.bind(dtype=dtype, shape=(size,), dimension=0)
 
 
+def _broadcasted_iota_on_host(dtype, shape, dimension):
+    dtype, shape = dtypes.canonicalize_dtype(dtype), _plain_ints(shape)
+    if (dtype not in _IOTA_DTYPES or shape is None or type(dimension) is not int
+            or not 0 <= dimension < len(shape) or any(d < 0 for d in shape)):
+        return NotImplemented
+    ramp = np.arange(shape[dimension], dtype=dtype)  # (the kernel's ramp, copied across)
+    out = np.empty(shape, dtype)
+    out[...] = ramp.reshape((-1,) + (1,) * (len(shape) - 1 - dimension))
+    return Array(out)
+
+
+@host_shortcut(_broadcasted_iota_on_host)
 def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     """An array of ``shape`` counting 0, 1, ... along ``dimension``.
 
@@ -355,6 +512,27 @@ def broadcasted_iota(dtype: DTypeLike, shape: Shape, dimension: int) -> Array:
     return sh.iota_p.bind(dtype=dtype, shape=shape, dimension=dimension)
 
 
+def _filled_on_host(op: str, shape, fill_value, dtype, weak: bool):
+    """``_filled`` for a Python scalar and a shape of plain ints: the value made as there,
+    then filled in with NumPy at once."""
+    if shape is None or any(d < 0 for d in shape) or type(fill_value) not in (
+            int, float, builtins.complex, bool):
+        return NotImplemented
+    if dtype is None:
+        value = _operand(op, fill_value, "fill_value")
+    else:
+        value = Array(convert_kernel(np.asarray(fill_value), dtypes.canonicalize_dtype(dtype)),
+                      weak)
+    if not shape:
+        return value
+    return Array(np.full(shape, value._value), value._weak)
+
+
+def _full_on_host(shape, fill_value, dtype=None):
+    return _filled_on_host("lax.full", _plain_ints(shape), fill_value, dtype, False)
+
+
+@host_shortcut(_full_on_host)
 def full(shape: Shape, fill_value: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """An array of ``shape`` filled with the scalar ``fill_value`` (of ``dtype``, else of
     the value's own dtype, weakly typed for a Python scalar).
@@ -393,6 +571,15 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     return sh.broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=())
 
 
+def _full_like_on_host(x, fill_value, dtype=None, shape=None):
+    if host_value(x) is None:
+        return NotImplemented
+    return _filled_on_host("lax.full_like", x.shape if shape is None else _plain_ints(shape),
+                           fill_value, x.dtype if dtype is None else dtype,
+                           dtype is None and x._weak)
+
+
+@host_shortcut(_full_like_on_host)
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
               shape: Shape | None = None) -> Array:
     """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``.

@@ -18,12 +18,15 @@ Example:
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 from typing import TYPE_CHECKING, overload
 
+import numpy as np
+
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -33,6 +36,7 @@ from funcarray.lax._ops_common import (
     _IUFC,
     _check_kinds,
     _checked_bind,
+    _concrete,
     _doc,
     _dtype_arg,
     _int,
@@ -44,8 +48,9 @@ from funcarray.lax._ops_common import (
 )
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
-from funcarray.primitives.compiler_hints import reduce_precision_p
-from funcarray.primitives.conversions import bitcast_convert_type_p
+from funcarray.primitives.compiler_hints import reduce_precision_kernel, reduce_precision_p
+from funcarray.primitives.conversions import bitcast_convert_type_p, convert_kernel
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from typing import Any, Literal, Protocol
@@ -81,15 +86,23 @@ def _unary(name, prim, kinds, summary, example, *, accuracy=False):
     op = f"lax.{name}"
     accepted = dtypes.dtype_set(lambda d: _kind(d) in kinds)
 
+    # An eager array of an accepted dtype needs no check (lax's special functions are chains
+    # of these); a device array's dtype comes from its aval, so the XLA engine's operands stay
+    # on the device.
     if accuracy:
         def fn(x, *, accuracy=None):
+            if accuracy is None:
+                t = type(x)
+                if (t is Array and x._value.dtype in accepted) or (
+                        t is DeviceArray and x.dtype in accepted):
+                    return prim.bind(x)
             _no_accuracy(op, accuracy)
             return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
     else:
         def fn(x):
-            # An eager array of an accepted dtype needs no check (lax's special functions
-            # are chains of these).
-            if type(x) is Array and x._value.dtype in accepted:
+            t = type(x)
+            if (t is Array and x._value.dtype in accepted) or (
+                    t is DeviceArray and x.dtype in accepted):
                 return prim.bind(x)
             return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
     return _doc(fn, name, summary, example)
@@ -174,14 +187,50 @@ population_count = _unary("population_count", ew.population_count_p, _IU, "Eleme
                           "number of set bits (two's complement for signed integers).",
                           ("lax.population_count(fnp.array([7, -1]))",
                            "Array([ 3, 32], dtype=int32)"))
-clz = _unary("clz", ew.clz_p, _IU, "Elementwise count of leading zero bits.",
-             ("lax.clz(fnp.array([1, 7]))", "Array([31, 29], dtype=int32)"))
+
+
+def _clz_on_host(x):
+    """``clz`` of a host array of at most 32-bit integers from the exponent of its unsigned
+    bits as float64 (exact there): the bit length, where the primitive's kernel finds it by a
+    binary search of ~20 NumPy calls. 64-bit integers take the general path."""
+    v = host_value(x)
+    if v is None or v.dtype.kind not in "iu" or v.dtype.itemsize > 4:
+        return NotImplemented
+    unsigned = np.asarray(v).view(f"u{v.dtype.itemsize}")
+    _, bit_length = np.frexp(unsigned.astype(np.float64))  # (0 for 0)
+    return Array((8 * v.dtype.itemsize - bit_length).astype(v.dtype), x._weak)
+
+
+clz = host_shortcut(_clz_on_host)(_unary(
+    "clz", ew.clz_p, _IU, "Elementwise count of leading zero bits.",
+    ("lax.clz(fnp.array([1, 7]))", "Array([31, 29], dtype=int32)")))
 real = _unary("real", ew.real_p, "c", "Elementwise real part of a complex array.",
               ("lax.real(fnp.array([1 + 2j]))", "Array([1.], dtype=float32)"))
 imag = _unary("imag", ew.imag_p, "c", "Elementwise imaginary part of a complex array.",
               ("lax.imag(fnp.array([1 + 2j]))", "Array([2.], dtype=float32)"))
 
 
+# Host shortcuts (transforms/host_shortcuts.py): the operation of a concrete array run with
+# its primitive's kernel (or impl) at once, past the argument checks it passes.
+_F_DTYPES = dtypes.dtype_set(lambda d: _kind(d) == "f")
+_FC_DTYPES = dtypes.dtype_set(lambda d: _kind(d) in _FC)
+
+
+def _conj_on_host(x):
+    x = _concrete(x)
+    if x is None:
+        return NotImplemented
+    v = x._value
+    kind = v.dtype.kind
+    if kind == "c":
+        return ew.conj_p.impl(x)
+    if v.dtype == dtypes.float32 or v.dtype == dtypes.float64:
+        wide = dtypes.complex64 if v.dtype == dtypes.float32 else dtypes.complex128
+        return ew.conj_p.impl(Array(convert_kernel(v, wide), x._weak))
+    return NotImplemented
+
+
+@host_shortcut(_conj_on_host)
 def conj(x: ArrayLike) -> Array:
     """Elementwise complex conjugate. As in jax.lax, a float32/float64 operand gives a
     complex64/complex128 result.
@@ -209,6 +258,25 @@ class RoundingMethod(enum.IntEnum):
     TO_NEAREST_EVEN = 1
 
 
+_ROUNDING_METHODS = {0: 0, 1: 1}  # (IntEnum members hash as their values)
+
+
+def _round_on_host(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    v = host_value(x)
+    method = _ROUNDING_METHODS.get(rounding_method)
+    if v is None or method is None or v.dtype not in _F_DTYPES:
+        return NotImplemented
+    if method == 0 and v.dtype.kind == "f":
+        # Half away from zero is NumPy's rint (half to even) wherever x is no tie (x - rint(x)
+        # = +-0.5, where rint may go toward zero): one NumPy call and a test instead of the
+        # kernel's seven. With a tie anywhere, the kernel.
+        nearest = np.rint(v)
+        if not (np.abs(v - nearest) == 0.5).any():
+            return Array(nearest, x._weak)
+    return Array(ew.round_p.kernel(v, rounding_method=method), x._weak)
+
+
+@host_shortcut(_round_on_host)
 def round(x: ArrayLike,
           rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:  # noqa: A001 (jax's name)
     """Elementwise rounding to the nearest integer (floats only); ties go away from zero, or
@@ -257,6 +325,14 @@ def integer_pow(x: ArrayLike, y: int) -> Array:
     return ew.integer_pow_p.bind(x, y=y)
 
 
+def _reciprocal_on_host(x):
+    v = host_value(x)
+    if v is None or v.dtype not in _FC_DTYPES:
+        return NotImplemented
+    return Array(ew.integer_pow_p.kernel(v, y=-1), x._weak)
+
+
+@host_shortcut(_reciprocal_on_host)
 def reciprocal(x: ArrayLike) -> Array:
     """Elementwise ``1 / x`` (``integer_pow(x, -1)``, as in jax.lax; inexact dtypes only).
 
@@ -271,6 +347,40 @@ def reciprocal(x: ArrayLike) -> Array:
     return ew.integer_pow_p.bind(x, y=-1)
 
 
+# Per integer dtype, the float bounds inside which a float converts by NumPy's plain cast
+# (convert_kernel's test, its bounds computed once; filled as dtypes are met).
+_INT_BOUNDS: dict = {}
+
+
+def _convert_element_type_on_host(operand, new_dtype):
+    v = host_value(operand)
+    if v is None:
+        return NotImplemented
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    src = v.dtype
+    if src == new_dtype:
+        return operand if not operand._weak else Array(v)
+    if src.kind == "f" and new_dtype.kind in "iu":
+        # convert_kernel's first test, without its per-call dtype checks: values strictly
+        # inside the range (NaN fails) truncate by NumPy's cast; the others saturate there.
+        bounds = _INT_BOUNDS.get(new_dtype)
+        if bounds is None:
+            info = dtypes.iinfo(new_dtype)
+            bounds = _INT_BOUNDS[new_dtype] = (float(info.min), float(info.max))
+        low, high = bounds
+        if v.size > 8:
+            inside = v.min() > low and v.max() < high
+        else:  # (exact Python floats: no float of the source dtype lies between a bound
+            # and its rounding to that dtype, where the kernel compares; NaN fails)
+            inside = v.size and all(low < t < high for t in np.ravel(v).tolist())
+        if inside:
+            return Array(v.astype(new_dtype))
+    elif src.kind in "biuf" and new_dtype.kind in "iufc":
+        return Array(v.astype(new_dtype))  # (convert_kernel's last line for these)
+    return Array(convert_kernel(v, new_dtype))
+
+
+@host_shortcut(_convert_element_type_on_host)
 def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
     toward zero and saturates; complex to real keeps the real part.
@@ -288,6 +398,16 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     return convert(_operand(op, operand), new_dtype, False)
 
 
+def _bitcast_convert_type_on_host(operand, new_dtype):
+    if host_value(operand) is None:
+        return NotImplemented
+    # (the impl checks the dtypes and shape: it raises, and so declines, where the general
+    # path raises)
+    return bitcast_convert_type_p.impl(operand,
+                                       new_dtype=dtypes.canonicalize_dtype(new_dtype))
+
+
+@host_shortcut(_bitcast_convert_type_on_host)
 def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Reinterpret the bits of ``operand`` as ``new_dtype``. A narrower type adds a last
     dimension (of the width ratio); a wider one consumes a last dimension of that size.
@@ -304,6 +424,64 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
                          new_dtype=new_dtype)
 
 
+@functools.lru_cache(maxsize=64)
+def _bit_rounder(nbits: int, src_exponent: int, src_mantissa: int, exponent_bits: int,
+                 mantissa_bits: int):
+    """``reduce_precision_kernel``'s steps on the bits of one float as a Python int (with its
+    unsigned wrap-around), its constants computed once per format: for a few floats, no
+    NumPy call per step. A NaN keeps its bits, as in the kernel."""
+    full = (1 << nbits) - 1
+    all_ones = ((1 << src_exponent) - 1) << src_mantissa
+    payload = (1 << src_mantissa) - 1
+    shift = src_mantissa - mantissa_bits
+    round_mantissa = shift > 0
+    if round_mantissa:
+        half, keep = (1 << (shift - 1)) - 1, ~((1 << shift) - 1) & full
+    clip_exponent = exponent_bits < src_exponent
+    sign = 1 << (nbits - 1)
+    bias = (1 << (src_exponent - 1)) - 1
+    reduced_bias = (1 << (exponent_bits - 1)) - 1
+    overflow = (bias + reduced_bias) << src_mantissa
+    underflow = (bias - reduced_bias) << src_mantissa
+
+    def rounded(bits: int) -> int:
+        if bits & all_ones == all_ones and bits & payload:
+            return bits  # (NaN)
+        if round_mantissa:
+            bits = ((bits + ((bits >> shift) & 1) + half) & full) & keep
+        if clip_exponent:
+            exponent = bits & all_ones
+            if exponent > overflow:
+                bits = (bits & sign) | all_ones
+            elif exponent <= underflow:
+                bits &= sign
+        return bits
+
+    return rounded
+
+
+_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_FLOAT_FORMATS = {np.dtype(d): (int(np.finfo(d).nexp), int(np.finfo(d).nmant))
+                  for d in (np.float16, np.float32, np.float64)}
+
+
+def _reduce_precision_on_host(operand, exponent_bits, mantissa_bits):
+    v = host_value(operand)
+    if (v is None or type(exponent_bits) is not int or type(mantissa_bits) is not int
+            or exponent_bits < 1 or mantissa_bits < 0 or v.dtype not in _F_DTYPES):
+        return NotImplemented
+    v = np.asarray(v)
+    layout = _FLOAT_FORMATS.get(v.dtype)
+    if v.size > 8 or layout is None:
+        return Array(np.asarray(reduce_precision_kernel(v, exponent_bits, mantissa_bits)),
+                     operand._weak)
+    utype = _UNSIGNED[v.dtype.itemsize]
+    rounded = _bit_rounder(8 * v.dtype.itemsize, *layout, exponent_bits, mantissa_bits)
+    bits = list(map(rounded, v.view(utype).ravel().tolist()))
+    return Array(np.asarray(bits, utype).view(v.dtype).reshape(v.shape), operand._weak)
+
+
+@host_shortcut(_reduce_precision_on_host)
 def reduce_precision(operand: ArrayLike, exponent_bits: int,
                      mantissa_bits: int) -> Array:
     """Round each float of ``operand`` to the nearest value representable with

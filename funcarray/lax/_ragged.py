@@ -41,14 +41,16 @@ from funcarray.api.arguments import (
     broadcast_to_shape,
     convert,
 )
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import _operand, _short
 from funcarray.lax._ops_dot import _dot_general
+from funcarray.primitives.dot_general import dot_general_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike
     from funcarray.lax._dot_algorithms import DotDimensionNumbers, PrecisionLike
 
@@ -133,6 +135,29 @@ def _group_masked(x, sizes, ragged: int, prefix: list):
                       lax.full(shape, 0, x.dtype))
 
 
+def _ragged_dot_general_on_host(lhs, rhs, group_sizes, ragged_dot_dimension_numbers,
+                                precision=None, preferred_element_type=None,
+                                group_offset=None, out_sharding=None):
+    """``ragged_dot``'s layout (lhs ``(m, k)``, rhs ``(g, k, n)`` of one dtype, ``(g,)``
+    integer group sizes, the default precision and result type): the general path's masked
+    copies of lhs made with NumPy (the same values: lhs's own or +0), then its dot_general."""
+    lv, rv, sizes = host_value(lhs), host_value(rhs), host_value(group_sizes)
+    if (lv is None or rv is None or sizes is None or precision is not None
+            or preferred_element_type is not None or group_offset is not None
+            or out_sharding is not None or ragged_dot_dimension_numbers != _BASIC
+            or lv.dtype != rv.dtype or lv.ndim != 2 or rv.ndim != 3 or sizes.ndim != 1
+            or sizes.dtype.kind not in "iu" or rv.shape[0] != sizes.shape[0]
+            or lv.shape[1] != rv.shape[1]):
+        return NotImplemented
+    ends = np.cumsum(sizes, dtype=sizes.dtype)  # (wrapping as the general path's cumsum)
+    starts = ends - sizes
+    position = np.arange(lv.shape[0], dtype=sizes.dtype)
+    inside = (starts[:, None] <= position) & (position < ends[:, None])
+    masked = np.where(inside[:, :, None], lv, np.zeros((), lv.dtype))
+    return dot_general_p.impl(Array(masked), rhs, dimension_numbers=(((2, 0), (1, 0)), ((), ())))
+
+
+@host_shortcut(_ragged_dot_general_on_host)
 def ragged_dot_general(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike,
                        ragged_dot_dimension_numbers: RaggedDotDimensionNumbers,
                        precision: PrecisionLike = None,
@@ -240,6 +265,13 @@ def ragged_dot_general(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike,
                         precision, preferred_element_type)
 
 
+def _ragged_dot_on_host(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
+                        group_offset=None, out_sharding=None):
+    return _ragged_dot_general_on_host(lhs, rhs, group_sizes, _BASIC, precision,
+                                       preferred_element_type, group_offset, out_sharding)
+
+
+@host_shortcut(_ragged_dot_on_host)
 def ragged_dot(lhs: ArrayLike, rhs: ArrayLike, group_sizes: ArrayLike,
                precision: PrecisionLike = None, preferred_element_type: DTypeLike | None = None,
                group_offset: ArrayLike | None = None, out_sharding: None = None) -> Array:

@@ -24,8 +24,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.lax._ops_common import _dtype_arg, _operand, _same_dtype_operands, _short
+from funcarray.lax._ops_common import (
+    _concrete,
+    _dtype_arg,
+    _operand,
+    _plain_ints,
+    _same_dtype_operands,
+    _short,
+)
 from funcarray.primitives.rng import BIT_DTYPES, rng_bit_generator_p, rng_uniform_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -98,6 +106,23 @@ def rng_bit_generator(key: ArrayLike, shape: Shape, dtype: DTypeLike = np.uint32
     return new_key, bits
 
 
+def _uniform_dtype(dtype) -> bool:
+    kind = dtype.kind
+    return kind == "f" or dtype.name == "bfloat16" or (kind in "iu" and dtype.itemsize >= 4)
+
+
+def _rng_uniform_on_host(a, b, shape):
+    """Concrete scalar bounds of one accepted dtype (NumPy scalars made Arrays as the general
+    path makes them) and a shape of plain ints go to the impl at once (the same draws from
+    the same generator)."""
+    low, high, shape = _concrete(a), _concrete(b), _plain_ints(shape)
+    if (low is None or high is None or shape is None or low.dtype != high.dtype or low.ndim
+            or high.ndim or not _uniform_dtype(low.dtype) or any(d < 0 for d in shape)):
+        return NotImplemented
+    return rng_uniform_p.impl(low, high, shape=shape)
+
+
+@host_shortcut(_rng_uniform_on_host)
 def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
     """XLA's stateful uniform generator: values in ``[a, b)`` (scalars of one float or
     integer dtype) of ``shape``, from hidden state, so each call (and each run of a compiled
@@ -115,9 +140,7 @@ def rng_uniform(a: ArrayLike, b: ArrayLike, shape: Shape) -> Array:
     if low.ndim or high.ndim:
         raise op_value_error(op, f"a and b must be scalars, got {_short(low)} and "
                                  f"{_short(high)}")
-    kind = low.dtype.kind
-    if not (kind == "f" or low.dtype.name == "bfloat16" or
-            (kind in "iu" and low.dtype.itemsize >= 4)):
+    if not _uniform_dtype(low.dtype):
         raise op_type_error(op, f"does not accept dtype {low.dtype}; use a floating or a 32/64-bit "
                                 f"integer dtype")
     return rng_uniform_p.bind(low, high, shape=_shape_arg(op, shape))

@@ -37,6 +37,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.lax._ops_common import _operand
 from funcarray.primitives.compiler_hints import optimization_barrier_p
+from funcarray.transforms.core import Tracer
 from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
@@ -148,8 +149,6 @@ def composite(decomposition: Callable[..., Any], name: str, version: int = 0
         >>> scale(fnp.ones(2), by=3.0)
         Array([3., 3.], dtype=float32)
     """
-    from funcarray.transforms.core import Tracer
-
     if not callable(decomposition):
         raise TypeError(f"lax.composite: decomposition must be a function, got "
                         f"{decomposition!r}")
@@ -158,6 +157,8 @@ def composite(decomposition: Callable[..., Any], name: str, version: int = 0
 
     @functools.wraps(decomposition)
     def call(*args, **kwargs):
+        if not kwargs:  # (no attributes: nothing to check)
+            return decomposition(*args)
         traced = [k for k, v in kwargs.items()
                   if any(isinstance(leaf, Tracer) for leaf in fa_tree.leaves(v))]
         if traced:

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
 from funcarray.base.errors import op_value_error
 from funcarray.lax._conv import padding_pairs, padtype_to_pads, positive_ints
-from funcarray.lax._ops_common import _operand_of_kinds
+from funcarray.lax._ops_common import _operand_of_kinds, _plain_ints
 from funcarray.primitives.convolution import dilate_shape
 from funcarray.primitives.reduce_general import reduce_window_p
 from funcarray.primitives.windowed import (
@@ -33,6 +34,7 @@ from funcarray.primitives.windowed import (
     reduce_window_sum_p,
     window_output_shape,
 )
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -90,6 +92,49 @@ def _identity_init(kind: str, x, init) -> bool:
                 or (kind == "min" and value == np.inf))
 
 
+# The window reductions of the monoids, as the primitives' kernels compute them.
+_REDUCTIONS = {"sum": lambda v, axes: v.sum(axis=axes, dtype=v.dtype),
+               "max": lambda v, axes: v.max(axis=axes), "min": lambda v, axes: v.min(axis=axes)}
+
+
+def _ones_or_none(values, n: int) -> bool:
+    return values is None or _plain_ints(values) == (1,) * n
+
+
+def _reduce_window_on_host(operand, init_value, computation, window_dimensions,
+                           window_strides=None, padding="VALID", base_dilation=None,
+                           window_dilation=None):
+    """A monoid (sum from 0, max, min from their identities) over one concrete array, without
+    padding or dilation: the primitive kernel's own reduction, over the same window view of
+    the same (C-contiguous) values, past the general path's tree and argument handling."""
+    v = host_value(operand)
+    if v is None or v.dtype.kind not in "biuf" or not v.ndim or not v.size:
+        return NotImplemented
+    n = v.ndim
+    window, strides = _plain_ints(window_dimensions), (
+        (1,) * n if window_strides is None else _plain_ints(window_strides))
+    if (window is None or strides is None or len(window) != n or len(strides) != n
+            or min(window) < 1 or min(strides) < 1 or not _ones_or_none(base_dilation, n)
+            or not _ones_or_none(window_dilation, n)
+            or not (padding == "VALID" or (type(padding) in (list, tuple) and len(padding) == n
+                                           and all(_plain_ints(p) == (0, 0) for p in padding)))
+            or not (type(init_value) in (int, float, bool) or isinstance(init_value, np.generic)
+                    or host_value(init_value) is not None)):
+        return NotImplemented
+    kind = _monoid(computation)
+    if kind is None or not _identity_init(kind, operand, init_value):
+        return NotImplemented
+    out = tuple((d - w) // s + 1 if d >= w else 0 for d, w, s in zip(v.shape, window, strides))
+    if 0 in out:
+        return NotImplemented
+    views = np.lib.stride_tricks.sliding_window_view(np.ascontiguousarray(v), window)
+    views = views[(*(slice(None, o * s, s) for o, s in zip(out, strides)),
+                   *(slice(None),) * n)]
+    result = _REDUCTIONS[kind](views, tuple(range(n, 2 * n)))
+    return Array(np.asarray(result).astype(v.dtype, copy=False))
+
+
+@host_shortcut(_reduce_window_on_host)
 def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any], Any],
                   window_dimensions: Sequence[int], window_strides: Sequence[int] | None = None,
                   padding: str | Sequence[tuple[int, int]] = "VALID",
