@@ -1,0 +1,43 @@
+"""The host shortcuts of ``sort`` and ``argsort`` (and the statistics and reductions beside
+them) give the general path's outcome (``tests/shortcut_oracle.py``): the same result (type,
+shape, dtype, weak type, bits) or the same error, for every dtype, special floats (NaN of both
+signs and another payload, infinities, -0.0 beside 0.0, ties), the integer limits, empty and
+0-d operands, rows short and long, ``axis`` None, negative or out of range, ``descending``,
+and operands as Arrays, weak arrays, device arrays, NumPy arrays and lists. The last tests
+check that the shortcuts take the common forms themselves."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from op_table import ALL_DTYPES
+from reduction_operands import KINDS, SHAPES, as_input, tie_values
+from shortcut_oracle import assert_same_outcome
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.numpy._sort_and_nonzero import _argsort_on_host, _sort_on_host
+
+
+@st.composite
+def operands(draw, dtypes=ALL_DTYPES, shapes=SHAPES):
+    """(NumPy value, the operand given as one of the kinds)."""
+    value = tie_values(draw, draw(st.sampled_from(dtypes)), draw(shapes))
+    return value, as_input(value, draw(st.sampled_from(KINDS[:-1])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(operands(), st.sampled_from([None, -1, 0, 1, 2, -4, 1.0]), st.booleans(),
+       st.booleans(), st.sampled_from(["sort", "argsort"]))
+def test_sort_and_argsort_match_the_general_path(operand, axis, descending, stable, name):
+    _, x = operand
+    fn = getattr(fnp, name)
+    assert_same_outcome(lambda: fn(x, axis, stable=stable, descending=descending))
+
+
+def test_the_sort_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([[3.0, -0.0, 0.0], [np.nan, 1.0, -2.0]], np.float32))
+    for operand in (x, fa.device_put(x)):
+        for rule in (_sort_on_host, _argsort_on_host):
+            assert rule(operand) is not NotImplemented
+            assert rule(operand, None) is not NotImplemented
+            assert rule(operand, 0, descending=True) is not NotImplemented
