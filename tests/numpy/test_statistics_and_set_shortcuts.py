@@ -15,6 +15,14 @@ from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.numpy._reductions_on_host import (
+    _count_nonzero_on_host,
+    _cumprod_on_host,
+    _cumsum_on_host,
+    _nanmax_on_host,
+    _nanmin_on_host,
+    _ptp_on_host,
+)
 from funcarray.numpy._sort_and_nonzero import _argsort_on_host, _sort_on_host
 
 
@@ -41,3 +49,40 @@ def test_the_sort_shortcuts_take_the_common_forms():
             assert rule(operand) is not NotImplemented
             assert rule(operand, None) is not NotImplemented
             assert rule(operand, 0, descending=True) is not NotImplemented
+
+
+_AXES = st.sampled_from([None, 0, 1, -1, 2, (0, 1), [1, 0], (0, 0), (), 1.0])
+
+
+@settings(max_examples=400, deadline=None)
+@given(operands(), _AXES, st.booleans(),
+       st.sampled_from(["ptp", "count_nonzero", "nanmax", "nanmin", "cumsum", "cumprod"]),
+       st.sampled_from(["none", "dtype", "initial", "where", "out"]))
+def test_reductions_match_the_general_path(operand, axis, keepdims, name, extra):
+    _, x = operand
+    fn = getattr(fnp, name)
+    if name in ("cumsum", "cumprod"):
+        kwargs = {"dtype": fnp.float32} if extra == "dtype" else {}
+        assert_same_outcome(lambda: fn(x, axis if type(axis) is not tuple else 0, **kwargs))
+        return
+    kwargs = {} if name == "count_nonzero" else {"keepdims": keepdims}
+    if name == "count_nonzero":
+        kwargs["keepdims"] = keepdims
+    elif extra == "initial" and name != "ptp":
+        kwargs["initial"] = 0.5
+    elif extra == "where" and name != "ptp":
+        kwargs["where"] = True
+    elif extra == "out":
+        kwargs["out"] = None
+    assert_same_outcome(lambda: fn(x, axis, **kwargs))
+
+
+def test_the_reduction_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([[3.0, np.nan, 0.0], [np.nan, np.nan, -2.0]], np.float32))
+    for operand in (x, fa.device_put(x)):
+        for rule in (_ptp_on_host, _count_nonzero_on_host, _nanmax_on_host, _nanmin_on_host,
+                     _cumsum_on_host, _cumprod_on_host):
+            assert rule(operand) is not NotImplemented
+            assert rule(operand, 1) is not NotImplemented
+        for rule in (_ptp_on_host, _count_nonzero_on_host, _nanmax_on_host, _nanmin_on_host):
+            assert rule(operand, (0, 1), keepdims=True) is not NotImplemented
