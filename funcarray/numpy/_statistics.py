@@ -38,10 +38,16 @@ from funcarray.numpy._elementwise import (
 )
 from funcarray.numpy._index_routines import take_along_axis
 from funcarray.numpy._predicates_and_bits import logical_not
+from funcarray.numpy._quantiles_on_host import (
+    _median_shortcut,
+    _percentile_shortcut,
+    _quantile_shortcut,
+)
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
 from funcarray.numpy._rounding_and_division import ceil, floor
 from funcarray.numpy._shape import moveaxis, reshape, transpose
 from funcarray.numpy._sort_and_nonzero import sort
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -125,6 +131,7 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     return convert(result, out_dtype)
 
 
+@host_shortcut(_quantile_shortcut("quantile", False))
 def quantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
              overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
              *, weights: ArrayLike | None = None) -> Array:
@@ -145,6 +152,7 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
 
 
+@host_shortcut(_quantile_shortcut("nanquantile", True))
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                 overwrite_input: bool = False, method: str = "linear",
                 keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -173,6 +181,7 @@ def _percent(op, q):
     return optimization_barrier_p.bind(divide(q, 100))[0]
 
 
+@host_shortcut(_percentile_shortcut("percentile", False))
 def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -188,6 +197,7 @@ def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=False)
 
 
+@host_shortcut(_percentile_shortcut("nanpercentile", True))
 def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -203,6 +213,7 @@ def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = Non
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=True)
 
 
+@host_shortcut(_median_shortcut("median", False))
 def median(a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Array:
     """The median of ``a`` along ``axis`` (the mean of the two middle values for an even
@@ -217,6 +228,7 @@ def median(a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: b
     return _quantile("median", a, 0.5, axis, "midpoint", keepdims, skip_nan=False)
 
 
+@host_shortcut(_median_shortcut("nanmedian", True))
 def nanmedian(a: ArrayLike, axis: Axis = None, out: None = None,
               overwrite_input: bool = False, keepdims: bool = False) -> Array:
     """The median of the non-NaN elements of ``a`` along ``axis``.

@@ -15,6 +15,7 @@ from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.numpy._quantiles_on_host import _quantile_on_host
 from funcarray.numpy._reductions_on_host import (
     _count_nonzero_on_host,
     _cumprod_on_host,
@@ -86,3 +87,40 @@ def test_the_reduction_shortcuts_take_the_common_forms():
             assert rule(operand, 1) is not NotImplemented
         for rule in (_ptp_on_host, _count_nonzero_on_host, _nanmax_on_host, _nanmin_on_host):
             assert rule(operand, (0, 1), keepdims=True) is not NotImplemented
+
+
+_QUANTILE_OPS = ("quantile", "nanquantile", "percentile", "nanpercentile", "median",
+                 "nanmedian")
+
+
+@settings(max_examples=400, deadline=None)
+@given(operands(), st.sampled_from(_QUANTILE_OPS),
+       st.sampled_from([0.5, 0.25, 0.0, 1.0, 1, 0.3, -0.5, 2.0, np.nan, "array", "array64",
+                        "matrix", "list"]),
+       st.sampled_from([None, 0, -1, 1, (0, 1), (1, 0), 2, (0, 0)]), st.booleans(),
+       st.sampled_from(["linear", "lower", "higher", "midpoint", "nearest", "cubic"]))
+def test_quantiles_match_the_general_path(operand, name, q, axis, keepdims, method):
+    _, x = operand
+    fn = getattr(fnp, name)
+    scale = 100 if "percentile" in name else 1
+    if isinstance(q, str):
+        q = {"array": fnp.asarray(np.array([0.1, 0.5, 1.0], np.float32) * scale),
+             "array64": fnp.asarray(np.array(0.7, np.float64) * scale),
+             "matrix": fnp.ones((2, 2)), "list": [0.5 * scale]}[q]
+    elif isinstance(q, float) and "percentile" in name:
+        q = q * scale
+    if "median" in name:
+        assert_same_outcome(lambda: fn(x, axis, keepdims=keepdims))
+    else:
+        assert_same_outcome(lambda: fn(x, q, axis, method=method, keepdims=keepdims))
+
+
+def test_the_quantile_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([[3.0, np.nan, 0.0], [5.0, 2.0, -2.0]], np.float32))
+    for operand in (x, fa.device_put(x), fnp.asarray(np.arange(6).reshape(2, 3))):
+        for skip_nan in (False, True):
+            for q in (0.5, fnp.asarray([0.25, 0.75])):
+                assert _quantile_on_host("quantile", operand, q, None, "linear", False,
+                                         skip_nan) is not NotImplemented
+            assert _quantile_on_host("median", operand, 0.5, 1, "midpoint", True,
+                                     skip_nan) is not NotImplemented
