@@ -15,6 +15,7 @@ from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.numpy._comparison import _isin_on_host
 from funcarray.numpy._quantiles_on_host import _quantile_on_host
 from funcarray.numpy._reductions_on_host import (
     _count_nonzero_on_host,
@@ -23,6 +24,12 @@ from funcarray.numpy._reductions_on_host import (
     _nanmax_on_host,
     _nanmin_on_host,
     _ptp_on_host,
+)
+from funcarray.numpy._sets import (
+    _intersect1d_on_host,
+    _setdiff1d_on_host,
+    _setxor1d_on_host,
+    _union1d_on_host,
 )
 from funcarray.numpy._sort_and_nonzero import _argsort_on_host, _sort_on_host
 
@@ -124,3 +131,40 @@ def test_the_quantile_shortcuts_take_the_common_forms():
                                          skip_nan) is not NotImplemented
             assert _quantile_on_host("median", operand, 0.5, 1, "midpoint", True,
                                      skip_nan) is not NotImplemented
+
+
+_SET_SHAPES = st.sampled_from([(), (0,), (1,), (4,), (2, 3), (3, 7)])
+
+
+@settings(max_examples=400, deadline=None)
+@given(operands(shapes=_SET_SHAPES), operands(shapes=_SET_SHAPES),
+       st.sampled_from(["intersect1d", "intersect1d_indices", "union1d", "setdiff1d",
+                        "setxor1d", "isin", "isin_invert", "isin_sort", "unique",
+                        "unique_counts", "unique_all", "unique_inverse", "unique_index"]),
+       st.sampled_from([None, 3]))
+def test_set_operations_match_the_general_path(first, second, name, size):
+    (_, x), (_, y) = first, second
+    if name == "intersect1d_indices":
+        assert_same_outcome(lambda: fnp.intersect1d(x, y, return_indices=True, size=size))
+    elif name.startswith("isin"):
+        method = "sort" if name == "isin_sort" else "auto"
+        assert_same_outcome(lambda: fnp.isin(x, y, invert=name == "isin_invert",
+                                             method=method))
+    elif name == "unique":
+        assert_same_outcome(lambda: fnp.unique(x, size=size))
+    elif name == "unique_index":
+        assert_same_outcome(lambda: fnp.unique(x, return_index=True, return_counts=True))
+    elif name.startswith("unique_"):
+        assert_same_outcome(lambda: getattr(fnp, name)(x))
+    else:
+        assert_same_outcome(lambda: getattr(fnp, name)(x, y, size=size))
+
+
+def test_the_set_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([[3.0, np.nan, 0.0], [-0.0, np.nan, 3.0]], np.float32))
+    y = fa.device_put(fnp.asarray(np.array([0.0, 3.0, 5.0, np.nan], np.float32)))
+    for rule in (_intersect1d_on_host, _union1d_on_host, _setdiff1d_on_host,
+                 _setxor1d_on_host, _isin_on_host):
+        assert rule(x, y) is not NotImplemented
+        assert rule(y, x) is not NotImplemented
+    assert _intersect1d_on_host(x, y, return_indices=True) is not NotImplemented
