@@ -198,6 +198,15 @@ def _nonzero(op, a, size, fill_value):
     return tuple(out)
 
 
+def _flatnonzero_on_host(a, *, size=None, fill_value=None):
+    # ``nonzero``'s shortcut on the flattened value (a 0-d array included, as ravel gives).
+    x = host_value(a)
+    if x is None or size is not None or fill_value is not None:
+        return NotImplemented
+    return _nonzero_on_host(Array(x.reshape(-1), a._weak))[0]
+
+
+@host_shortcut(_flatnonzero_on_host)
 def flatnonzero(a: ArrayLike, *, size: int | None = None,
                 fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """Indices of the nonzero elements of ``ravel(a)``.

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from funcarray.api.arguments import (
     asarray_arg,
     canonicalize_axes,
@@ -25,6 +27,7 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
@@ -44,13 +47,13 @@ from funcarray.numpy._quantiles_on_host import (
     _quantile_shortcut,
 )
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
+from funcarray.numpy._reductions_on_host import _cumprod_on_host, _cumsum_on_host
 from funcarray.numpy._rounding_and_division import ceil, floor
 from funcarray.numpy._shape import moveaxis, reshape, transpose
 from funcarray.numpy._sort_and_nonzero import sort
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
@@ -249,6 +252,21 @@ def _nan_filled(op, a, fill):
     return a
 
 
+def _nan_cumulative_on_host(scan, fill):
+    """The shortcut of ``nancumsum``/``nancumprod``: NaNs replaced by ``fill`` (the general
+    path's select), then ``cumsum``'s/``cumprod``'s own shortcut ``scan``."""
+    def rule(a, axis=None, dtype=None, out=None):
+        x = host_value(a)
+        if x is None:
+            return NotImplemented
+        if dtypes.is_inexact(x.dtype):
+            a = Array(np.where(np.isnan(x), np.asarray(fill, x.dtype), x), a._weak)
+        return scan(a, axis, dtype, out)
+
+    return rule
+
+
+@host_shortcut(_nan_cumulative_on_host(_cumsum_on_host, 0))
 def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
               out: None = None) -> Array:
     """``cumsum`` that treats NaN as zero.
@@ -261,6 +279,7 @@ def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = N
     return cumsum(_nan_filled("nancumsum", a, 0), axis=axis, dtype=dtype, out=out)
 
 
+@host_shortcut(_nan_cumulative_on_host(_cumprod_on_host, 1))
 def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
                out: None = None) -> Array:
     """``cumprod`` that treats NaN as one.

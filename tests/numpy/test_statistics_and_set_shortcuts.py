@@ -25,13 +25,19 @@ from funcarray.numpy._reductions_on_host import (
     _nanmin_on_host,
     _ptp_on_host,
 )
+from funcarray.numpy._search import _bincount_on_host, _histogram_on_host, _interp_on_host
 from funcarray.numpy._sets import (
     _intersect1d_on_host,
     _setdiff1d_on_host,
     _setxor1d_on_host,
     _union1d_on_host,
 )
-from funcarray.numpy._sort_and_nonzero import _argsort_on_host, _sort_on_host
+from funcarray.numpy._sort_and_nonzero import (
+    _argsort_on_host,
+    _flatnonzero_on_host,
+    _sort_on_host,
+)
+from funcarray.numpy._statistics import _nan_cumulative_on_host
 
 
 @st.composite
@@ -168,3 +174,57 @@ def test_the_set_shortcuts_take_the_common_forms():
         assert rule(x, y) is not NotImplemented
         assert rule(y, x) is not NotImplemented
     assert _intersect1d_on_host(x, y, return_indices=True) is not NotImplemented
+
+
+_REALS = [dt for dt in ALL_DTYPES if np.dtype(dt).kind != "c"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(operands(dtypes=_REALS, shapes=st.sampled_from([(), (0,), (1,), (4,), (2, 3)])),
+       st.sampled_from([1, 3, 8, 0, 2.0, "auto"]))
+def test_histogram_matches_the_general_path(operand, bins):
+    _, x = operand
+    assert_same_outcome(lambda: fnp.histogram(x, bins=bins))
+
+
+@settings(max_examples=300, deadline=None)
+@given(operands(dtypes=(fnp.float32, fnp.float64, fnp.int32),
+                shapes=st.sampled_from([(), (0,), (1,), (4,), (2, 3)])),
+       st.data(), st.integers(1, 5), st.sampled_from([None, 0.0, "extrapolate"]))
+def test_interp_matches_the_general_path(operand, data, n, left):
+    value, x = operand
+    dtype = data.draw(st.sampled_from([value.dtype, np.float32]))
+    xp = fnp.asarray(np.sort(tie_values(data.draw, dtype, (n,))))
+    fp = fnp.asarray(tie_values(data.draw, dtype, (n,)))
+    assert_same_outcome(lambda: fnp.interp(x, xp, fp, left=left))
+
+
+@settings(max_examples=300, deadline=None)
+@given(operands(dtypes=_REALS, shapes=st.sampled_from([(), (0,), (1,), (4,), (2, 3)])),
+       operands(dtypes=_REALS, shapes=st.sampled_from([(), (0,), (3,), (2, 2)])),
+       st.sampled_from(["searchsorted", "bincount", "bincount_length", "flatnonzero",
+                        "nancumsum", "nancumprod"]), st.sampled_from([None, 0, -1]))
+def test_search_and_nan_scans_match_the_general_path(first, second, name, axis):
+    (value, x), (_, y) = first, second
+    if name == "searchsorted":
+        pivots = fnp.asarray(np.sort(value.reshape(-1)))
+        assert_same_outcome(lambda: fnp.searchsorted(pivots, y))
+    elif name == "bincount":
+        assert_same_outcome(lambda: fnp.bincount(x, minlength=2))
+    elif name == "bincount_length":
+        assert_same_outcome(lambda: fnp.bincount(x, length=3))
+    elif name == "flatnonzero":
+        assert_same_outcome(lambda: fnp.flatnonzero(x))
+    else:
+        assert_same_outcome(lambda: getattr(fnp, name)(x, axis))
+
+
+def test_the_search_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([0.5, 2.0, np.nan, 0.0], np.float32))
+    xp = fnp.asarray(np.array([0.0, 1.0, 2.0], np.float32))
+    for operand in (x, fa.device_put(x)):
+        assert _interp_on_host(operand, xp, xp) is not NotImplemented
+        assert _histogram_on_host(fnp.nan_to_num(operand), 4) is not NotImplemented
+        assert _flatnonzero_on_host(operand) is not NotImplemented
+        assert _nan_cumulative_on_host(_cumsum_on_host, 0)(operand) is not NotImplemented
+    assert _bincount_on_host(fnp.asarray([1, 0, 3])) is not NotImplemented
