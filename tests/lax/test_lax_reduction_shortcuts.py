@@ -18,7 +18,9 @@ from shortcut_oracle import assert_same_outcome
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
+from funcarray.base.array import Array
 from funcarray.lax import _ops_reduce
+from funcarray.lax._reduce_general import _reduce_on_host
 from funcarray.lax._sort_on_host import order_last, sorted_last
 from funcarray.primitives import reduce as red
 from funcarray.primitives.sort import _sort_kernel
@@ -113,3 +115,31 @@ def test_the_shortcuts_take_the_common_forms():
         assert scan(operand, 1, True) is not NotImplemented
         assert _ops_reduce._sort_on_host(operand) is not NotImplemented
         assert _ops_reduce._sort_on_host((operand, operand), 0) is not NotImplemented
+
+
+_COMPUTATIONS = {"add": lax.add, "mul": lax.mul, "max": lax.max, "min": lax.min,
+                 "or": lax.bitwise_or, "and": lax.bitwise_and, "xor": lax.bitwise_xor,
+                 "np_add": fnp.add, "py_max": max, "lambda": lambda a, b: a + b}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_operands(), st.sampled_from(sorted(_COMPUTATIONS)),
+       st.sampled_from([0, 1, -1, 0.0, 1.0, np.float32(0), np.int8(0), True, False, (0,),
+                        -np.inf, np.inf, "array", "weak"]),
+       st.sampled_from([(), (0,), (1,), (0, 1), [1, 0], (0, 0), (-1,), (np.int64(0),)]))
+def test_general_reduce_matches_the_general_path(operand, name, init, dims):
+    value, kind = operand
+    if isinstance(init, str):
+        init = (fnp.asarray(np.zeros((), value.dtype)) if init == "array"
+                else Array(np.zeros((), value.dtype), True))
+    assert_same_outcome(lambda: lax.reduce(as_input(value, kind), init, _COMPUTATIONS[name],
+                                           dims))
+
+
+def test_the_general_reduce_shortcut_takes_the_monoids():
+    x = fnp.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    for computation, init in ((lax.add, 0.0), (lax.mul, 1.0), (lax.max, -np.inf),
+                              (lax.min, np.inf)):
+        assert _reduce_on_host(x, init, computation, (1,)) is not NotImplemented
+        assert _reduce_on_host(fa.device_put(x), init, computation, [0, 1]) is not (
+            NotImplemented)
