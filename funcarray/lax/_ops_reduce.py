@@ -398,6 +398,40 @@ def _approx_k(op: str, operand, k, reduction_dimension, recall_target,
     return [lax.neg(values), indices]
 
 
+def _approx_k_on_host(largest: bool):
+    """The shortcut of ``approx_max_k``/``approx_min_k`` (``largest`` or not): ``top_k``'s
+    eager rule on the host value (negated before and after for the smallest), once the
+    arguments pass the general path's checks."""
+    floats = _accepting("f")
+
+    def rule(operand, k, reduction_dimension=-1, recall_target=0.95,
+             reduction_input_size_override=-1, aggregate_to_topk=True):
+        x = host_value(operand)
+        if (x is None or x.dtype not in floats or type(k) is not int
+                or type(reduction_dimension) is not int or type(recall_target) is not float
+                or type(reduction_input_size_override) is not int
+                or aggregate_to_topk is not True):
+            return NotImplemented
+        ndim = x.ndim
+        if not -ndim <= reduction_dimension < ndim or not 0 < recall_target <= 1:
+            return NotImplemented
+        axis, last = reduction_dimension % ndim, ndim - 1
+        if not 0 < k <= x.shape[axis]:
+            return NotImplemented
+        v = x if largest else np.negative(x)
+        if axis != last:
+            v = np.moveaxis(v, axis, last)
+        values, indices = (out._value for out in top_k_p.impl(Array(v), k=k))
+        if not largest:
+            values = np.negative(values)
+        if axis != last:
+            values, indices = np.moveaxis(values, last, axis), np.moveaxis(indices, last, axis)
+        return [Array(values), Array(indices)]
+
+    return rule
+
+
+@host_shortcut(_approx_k_on_host(True))
 def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                  recall_target: float = 0.95, reduction_input_size_override: int = -1,
                  aggregate_to_topk: bool = True) -> tuple[Array, Array]:
@@ -415,6 +449,7 @@ def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                      reduction_input_size_override, aggregate_to_topk, True)
 
 
+@host_shortcut(_approx_k_on_host(False))
 def approx_min_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                  recall_target: float = 0.95, reduction_input_size_override: int = -1,
                  aggregate_to_topk: bool = True) -> tuple[Array, Array]:

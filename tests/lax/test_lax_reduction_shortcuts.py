@@ -143,3 +143,23 @@ def test_the_general_reduce_shortcut_takes_the_monoids():
         assert _reduce_on_host(x, init, computation, (1,)) is not NotImplemented
         assert _reduce_on_host(fa.device_put(x), init, computation, [0, 1]) is not (
             NotImplemented)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_operands(), st.sampled_from(["approx_max_k", "approx_min_k"]),
+       st.sampled_from([1, 2, 0, 5, 2.0]), st.sampled_from([-1, 0, 1, -3, 2]),
+       st.sampled_from([0.95, 1.0, 1.5, 1]), st.sampled_from([True, False]))
+def test_approx_top_k_matches_the_general_path(operand, name, k, dimension, recall, aggregate):
+    value, kind = operand
+    fn = getattr(lax, name)
+    assert_same_outcome(lambda: fn(as_input(value, kind), k, dimension, recall,
+                                   aggregate_to_topk=aggregate))
+
+
+def test_the_approx_top_k_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.array([[3.0, -0.0, 0.0], [np.nan, 1.0, -2.0]], np.float32))
+    for operand in (x, fa.device_put(x)):
+        for largest in (True, False):
+            rule = _ops_reduce._approx_k_on_host(largest)
+            assert rule(operand, 2) is not NotImplemented
+            assert rule(operand, 1, 0) is not NotImplemented
