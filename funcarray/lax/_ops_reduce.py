@@ -5,6 +5,12 @@ TPUs approximate).
 Reduction ``axes`` and scan/arg-reduction ``axis`` are non-negative and in range, as in
 jax.lax (``sort``'s ``dimension`` may be negative); ``axes`` is always a sequence.
 
+On host arrays (``transforms/host_shortcuts.py``) the reductions, arg-reductions and scans
+run their primitive's kernel directly once the arguments pass lax's checks, ``sort`` and
+``sort_key_val`` the sort kernel's fast equivalents (``_sort_on_host.py``), and
+``approx_max_k``/``approx_min_k`` ``top_k``'s eager rule; any other call takes the general
+path, which checks and raises.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> from funcarray import lax
@@ -258,7 +264,8 @@ cumlogsumexp = _scanner("cumlogsumexp", red.cumlogsumexp_p, _F,
 
 def _sort_on_host(operand, dimension=-1, is_stable=True, num_keys=1):
     """The shortcut of ``sort``: one host operand, or keys and values (``num_keys=1``) of
-    one shape, sorted by ``_sort_on_host``'s fast kernels (the primitive's bits)."""
+    one shape, sorted by the fast kernels of ``lax/_sort_on_host.py`` (the primitive's
+    bits)."""
     if type(is_stable) is not bool or num_keys != 1 or type(dimension) is not int:
         return NotImplemented
     x = host_value(operand)
