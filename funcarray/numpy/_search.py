@@ -203,15 +203,20 @@ _REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _interp_on_host(x, xp, fp, left=None, right=None, period=None):
-    # The common form (three strong host arrays of one float dtype, xp ascending without
-    # NaN, no left/right/period): the general path's formula with its ufuncs, NumPy's
+    # The common form (three strong host float arrays, fp of the dtype x and xp promote to,
+    # xp ascending without NaN, no left/right/period): the general path's formula with its ufuncs, NumPy's
     # binary search standing for its search (they agree on such xp).
     xv, xpv, fpv = host_value(x), host_value(xp), host_value(fp)
     if (xv is None or xpv is None or fpv is None or left is not None or right is not None
             or period is not None or x._weak or xp._weak or fp._weak):
         return NotImplemented
     dt = xv.dtype
-    if (dt not in _REAL_FLOATS or xpv.dtype != dt or fpv.dtype != dt or xpv.ndim != 1
+    if xpv.dtype != dt:  # (two strong floats: the wider, as the general path promotes them)
+        if dt not in _REAL_FLOATS or xpv.dtype not in _REAL_FLOATS:
+            return NotImplemented
+        dt = np.dtype(dtypes.result_type(x, xp))
+        xv, xpv = convert_kernel(xv, dt), convert_kernel(xpv, dt)
+    if (dt not in _REAL_FLOATS or fpv.dtype != dt or xpv.ndim != 1
             or fpv.shape != xpv.shape or not xpv.shape[0] or not _ascending(xpv)):
         return NotImplemented
     n = xpv.shape[0]
