@@ -17,7 +17,7 @@ import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray.base.array import Array
 
-__all__ = ["FLOATS", "KINDS", "SHAPES", "tie_values", "as_input"]
+__all__ = ["FLOATS", "KINDS", "PAYLOAD_NAN", "SHAPES", "tie_values", "as_input"]
 
 PAYLOAD_NAN = float(np.uint32(0x7FC00001).view(np.float32))
 FLOATS = [0.0, -0.0, 0.0, 1.0, -1.0, 1.0, 0.5, -7.5, np.inf, -np.inf, np.nan, -np.nan,

@@ -204,8 +204,8 @@ _REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 def _interp_on_host(x, xp, fp, left=None, right=None, period=None):
     # The common form (three strong host float arrays, fp of the dtype x and xp promote to,
-    # xp ascending without NaN, no left/right/period): the general path's formula with its ufuncs, NumPy's
-    # binary search standing for its search (they agree on such xp).
+    # xp ascending without NaN, no left/right/period): the general path's formula with its
+    # ufuncs, NumPy's binary search standing for its search (they agree on such xp).
     xv, xpv, fpv = host_value(x), host_value(xp), host_value(fp)
     if (xv is None or xpv is None or fpv is None or left is not None or right is not None
             or period is not None or x._weak or xp._weak or fp._weak):

@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES
-from reduction_operands import KINDS, SHAPES, as_input, tie_values
+from reduction_operands import KINDS, PAYLOAD_NAN, SHAPES, as_input, tie_values
 from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
@@ -163,3 +163,24 @@ def test_the_approx_top_k_shortcuts_take_the_common_forms():
             rule = _ops_reduce._approx_k_on_host(largest)
             assert rule(operand, 2) is not NotImplemented
             assert rule(operand, 1, 0) is not NotImplemented
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([np.float32, np.float16, np.float64, np.int32, np.uint32, np.int16]),
+       st.integers(1, 3), st.integers(17, 80), st.integers(0, 2**32 - 1),
+       st.sampled_from([None, np.nan, -np.nan, PAYLOAD_NAN, -0.0, np.inf]))
+def test_fast_order_of_distinct_keys_is_the_kernels(dtype, rows, n, seed, special):
+    # Distinct keys take NumPy's unstable argsort: a NaN (of any bits) or a tie must not.
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        value = rng.permutation(rows * n).reshape(rows, n).astype(dtype) - n
+        if special is not None:
+            value[:, rng.integers(n)] = special
+    else:
+        info = np.iinfo(dtype)
+        value = rng.integers(info.min, info.max, (rows, n), dtype=dtype, endpoint=True)
+    positions = np.broadcast_to(np.arange(n), value.shape)
+    expected, order = _sort_kernel(value, positions, dimension=1, is_stable=True, num_keys=1)
+    assert np.array_equal(order_last(value), order)
+    got = sorted_last(value)
+    assert got.tobytes() == expected.tobytes()
