@@ -102,12 +102,13 @@ def _quantile_on_host(op, a, q, axis, method, keepdims, skip_nan):
     last = count - one
     low, high = (np.maximum(np.where(i <= last, i, last), work.type(0)).astype(np.int32)
                  for i in (low, high))
-    if skip_nan:  # (positions per row)
+    if skip_nan and kept_shape:  # (positions per row)
         shape = (*kept_shape, k)
         low_value = np.take_along_axis(x, np.broadcast_to(low, shape), axis=-1)
         high_value = np.take_along_axis(x, np.broadcast_to(high, shape), axis=-1)
-    else:
+    else:  # (one position for every row)
         low_value, high_value = x[..., low.reshape(k)], x[..., high.reshape(k)]
+    if not skip_nan:
         # The general path makes a slice with a NaN all NaN before sorting: here, after.
         nan_row = np.isnan(x[..., -1:])
         if nan_row.any():
