@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -62,6 +63,12 @@ def _work_dtypes(op, a, x, q):
     return inexact._value, inexact.dtype, work, convert_arg(op, q, work)._value, qa.shape
 
 
+def _scalar_position(qv, n: int, work):
+    """``q * (n - 1)`` in the working dtype for one q, when it is finite, else None."""
+    pos = qv.reshape(-1)[0] * (work.type(n) - work.type(1))  # (as the general path rounds)
+    return pos if math.isfinite(pos) else None
+
+
 def _quantile_on_host(op, a, q, axis, method, keepdims, skip_nan):
     t = type(a)
     if (t is not Array and t is not DeviceArray) or method not in _METHODS or (
@@ -95,13 +102,22 @@ def _quantile_on_host(op, a, q, axis, method, keepdims, skip_nan):
         count = count.reshape((*kept_shape, 1))
     else:
         count = work.type(n)
-    pos = qv * (count - one)
-    low, high = np.floor(pos), np.ceil(pos)
-    high_weight = pos - low
-    low_weight = one - high_weight
-    last = count - one
-    low, high = (np.maximum(np.where(i <= last, i, last), work.type(0)).astype(np.int32)
-                 for i in (low, high))
+    pos = _scalar_position(qv, n, work) if not skip_nan and k == 1 else None
+    if pos is not None:
+        # One finite position for every slice: the same IEEE operations on scalars (no NaN
+        # can arise, whose sign might differ), the positions clipped to [0, n - 1].
+        low, high = np.floor(pos), np.ceil(pos)
+        high_weight = pos - low
+        low_weight = one - high_weight
+        low, high = (np.array([builtins.max(builtins.min(int(i), n - 1), 0)]) for i in (low, high))
+    else:
+        pos = qv * (count - one)
+        low, high = np.floor(pos), np.ceil(pos)
+        high_weight = pos - low
+        low_weight = one - high_weight
+        last = count - one
+        low, high = (np.maximum(np.where(i <= last, i, last), work.type(0)).astype(np.int32)
+                     for i in (low, high))
     if skip_nan and kept_shape:  # (positions per row)
         shape = (*kept_shape, k)
         low_value = np.take_along_axis(x, np.broadcast_to(low, shape), axis=-1)
