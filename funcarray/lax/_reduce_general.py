@@ -31,6 +31,7 @@ from funcarray.api.arguments import _int_tuple, asarray_arg, is_array
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.lax import _ops_binary as raw
 from funcarray.lax._ops_common import _operand, _same_dtype_operands, _short
 from funcarray.primitives import reduce as red
 from funcarray.primitives.reduce_general import reduce_p
@@ -128,6 +129,9 @@ _REDUCTION_KERNELS = {name: getattr(red, name + "_p").kernel
                       for _, _, name, _ in _MONOIDS}
 
 
+_EXACT_IDENTITIES = ("add", "mul", "bitwise_or", "bitwise_xor")
+
+
 def _identity(name: str, dtype):
     from funcarray.primitives.windowed import identity_of
 
@@ -142,7 +146,6 @@ def _monoid_reducer(computation, x, init):
     """The lax reduction that ``computation`` from ``init`` is, if it is a monoid with its
     identity (``init`` a concrete scalar), else None."""
     from funcarray import lax
-    from funcarray.lax import _ops_binary as raw
 
     value = concrete_scalar(init)
     if value is None:
@@ -160,7 +163,10 @@ def _monoid_reducer(computation, x, init):
     kind = "b" if dtype == np.bool_ else ("f" if dtype.kind in "fV" else dtype.kind)
     if kind not in kinds or (name.startswith("bitwise") and not intlike):
         return None
-    same = np.asarray(_identity(name, dtype)).astype(dtype) == value
+    identity = _identity(name, dtype)
+    # (0 and 1 are themselves in every dtype these monoids take: no cast to compare)
+    same = value == identity if name in _EXACT_IDENTITIES else (
+        np.asarray(identity).astype(dtype) == value)
     return getattr(lax, reducer) if bool(same) else None
 
 
