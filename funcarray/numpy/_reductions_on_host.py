@@ -1,7 +1,8 @@
 """Host shortcuts of the reductions (``funcarray.transforms.host_shortcuts``): ``sum``,
-``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all`` and ``any`` computed on
-a host array's NumPy value at once, and the accumulation dtypes they share with the general
-path (``_reductions``).
+``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all``, ``any``, ``ptp``,
+``count_nonzero``, ``nanmax``, ``nanmin``, ``cumsum`` and ``cumprod`` computed on a host
+array's NumPy value at once, and the accumulation dtypes they share with the general path
+(``_reductions``).
 
 A shortcut handles the common forms: an ``Array`` or ``DeviceArray`` operand, ``axis`` None,
 a Python int or a tuple/list of them, ``keepdims`` True or False, ``dtype=`` for ``sum``,

@@ -4,6 +4,8 @@
 Shapes never depend on values, as in jax.numpy: ``searchsorted`` returns one int32 index per
 query, ``bincount`` needs a static ``length=`` under a transform, and ``histogram``'s number of
 bins (or its edges' shape) is static. NaN sorts after every number, as in ``sort``.
+On host arrays each takes a host shortcut (``transforms/host_shortcuts.py``) in its common
+forms: the same formula with NumPy's kernels, its binary search where the pivots are sorted.
 
 Example:
     >>> import funcarray.numpy as fnp

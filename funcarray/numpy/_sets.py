@@ -11,7 +11,8 @@ results are returned, padded with ``fill_value`` (default: the smallest result, 
 ``equal_nan=False``); the Array API functions treat every NaN as distinct; the other
 two-array operations, as jax.numpy's, merge an input's NaNs but never match one NaN with
 the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the
-result is the same whenever the assumption holds.
+result is the same whenever the assumption holds. Without ``size=``, host arrays take host
+shortcuts that run the same stable sort and runs on their NumPy values.
 
 Example:
     >>> import funcarray.numpy as fnp

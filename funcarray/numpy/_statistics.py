@@ -4,7 +4,9 @@
 Quantiles sort along the reduced axes and gather the two neighbouring order statistics, so
 they work under every transform and are differentiable (the gradient flows to the one or two
 elements interpolated between). Integer inputs give float results (float64 for 64-bit
-integers); any NaN in a slice makes its quantile NaN, except in the ``nan*`` forms.
+integers); any NaN in a slice makes its quantile NaN, except in the ``nan*`` forms. On host
+arrays the quantiles take the host shortcut of ``_quantiles_on_host.py`` and the scans
+``cumsum``'s and ``cumprod``'s own.
 
 Example:
     >>> import funcarray.numpy as fnp
