@@ -12,9 +12,9 @@ sort on a 64x64 matrix. These functions give the same bits faster:
   no such pair; otherwise the stable sort runs.
 * the stable permutation (``order_last``): each key is mapped to a signed integer of 32
   bits that orders as the kernel does (floats by their total order once ``-0.0`` is made
-  ``0.0`` and every NaN one NaN). Where no row holds one twice, NumPy's fast argsort of them
-  is the stable order; otherwise each is packed with its position into a 64-bit integer:
-  these are distinct, so any sort of them gives the stable order.
+  ``0.0`` and every NaN one NaN) and packed with its position into a 64-bit integer: these
+  are distinct, so any sort of them gives the stable order, and NumPy's vectorised sort of
+  int64 runs (faster than its argsort of the 32-bit keys).
 
 Wider keys (64-bit integers and floats, complex numbers) take NumPy's stable sorts.
 
@@ -39,8 +39,6 @@ _HALF_FLOATS = dtypes.dtype_set(lambda d: dtypes.is_float(d) and np.dtype(d).ite
 _SHORT = 16  # rows this short sort stably as fast as unstably (no checks needed)
 _SIGN = np.uint32(0x80000000)
 _LOW = np.int32(0x7FFFFFFF)
-_INF_KEY = int(np.float32(np.inf).view(np.int32))
-_NEG_INF_KEY = int(np.float32(-np.inf).view(np.int32)) ^ 0x7FFFFFFF
 
 
 def sort_key_arrays(x: np.ndarray) -> np.ndarray | None:
@@ -71,11 +69,9 @@ def sorted_last(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ordered_int32(key: np.ndarray, nan_free: bool = False) -> np.ndarray | None:
+def _ordered_int32(key: np.ndarray) -> np.ndarray | None:
     """A signed 32-bit integer per entry that orders as the kernel orders ``key`` (equal
-    exactly when the kernel ties them), or None where ``key`` needs more bits. (Signed:
-    NumPy's vectorised sorts take int32, not uint32.) ``nan_free`` skips making every NaN
-    one NaN, for keys known to hold none."""
+    exactly when the kernel ties them), or None where ``key`` needs more bits."""
     dt = key.dtype
     if dt == np.bool_ or dt in _NARROW_INTS and dt.itemsize < 4:
         return key.astype(np.int32)
@@ -87,21 +83,10 @@ def _ordered_int32(key: np.ndarray, nan_free: bool = False) -> np.ndarray | None
         return None
     # (+ 0.0 makes -0.0 the 0.0 it ties; np.where with scalars costs more than the sort)
     f = (key if dt == np.float32 else key.astype(np.float32)) + np.float32(0)
-    if nan_free is False:
-        np.copyto(f, np.float32(np.nan), where=np.isnan(f))  # every NaN one NaN, above +inf
+    np.copyto(f, np.float32(np.nan), where=np.isnan(f))  # every NaN one NaN, above +inf
     bits = f.view(np.int32)
     # IEEE total order as signed integers: the magnitude bits of negatives flipped.
     return bits ^ ((bits >> 31) & _LOW)
-
-
-def _has_ties_or_nan(keys: np.ndarray, floats: bool) -> bool:
-    """Whether some row of ``keys`` (``_ordered_int32``'s, NaNs kept as they are when
-    ``floats``) holds a value twice (then the stable order differs from an unstable sort's)
-    or a NaN (which sorts beyond the infinities' keys)."""
-    ordered = np.sort(keys, axis=-1)
-    if floats and (ordered[..., 0].min() < _NEG_INF_KEY or ordered[..., -1].max() > _INF_KEY):
-        return True
-    return bool(np.equal(ordered[..., 1:], ordered[..., :-1]).any())
 
 
 def order_last(x: np.ndarray) -> np.ndarray:
@@ -111,14 +96,9 @@ def order_last(x: np.ndarray) -> np.ndarray:
     if key is None:
         return np.lexsort([x.imag, x.real], axis=-1)
     n = x.shape[-1] if x.ndim else 1
-    floats = key.dtype.kind == "f"
-    ordered = None if n <= _SHORT or n >= 2**32 or not key.size else _ordered_int32(key, True)
+    ordered = None if n <= _SHORT or n >= 2**32 else _ordered_int32(key)
     if ordered is None:
         return np.argsort(key, axis=-1, kind="stable")
-    if not _has_ties_or_nan(ordered, floats):
-        return np.argsort(ordered, axis=-1)  # (distinct keys: every sort is the stable one)
-    if floats:
-        ordered = _ordered_int32(key)
     packed = (ordered.astype(np.int64) << np.int64(32)) | np.arange(n, dtype=np.int64)
     return np.sort(packed, axis=-1) & np.int64(0xFFFFFFFF)
 

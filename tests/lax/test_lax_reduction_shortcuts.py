@@ -170,7 +170,8 @@ def test_the_approx_top_k_shortcuts_take_the_common_forms():
        st.integers(1, 3), st.integers(17, 80), st.integers(0, 2**32 - 1),
        st.sampled_from([None, np.nan, -np.nan, PAYLOAD_NAN, -0.0, np.inf]))
 def test_fast_order_of_distinct_keys_is_the_kernels(dtype, rows, n, seed, special):
-    # Distinct keys take NumPy's unstable argsort: a NaN (of any bits) or a tie must not.
+    # Long rows of distinct keys and one special value (a NaN of any bits, -0.0 beside 0.0,
+    # the integer limits): the packed keys' sort must give the kernel's stable order.
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind == "f":
         value = rng.permutation(rows * n).reshape(rows, n).astype(dtype) - n
