@@ -409,7 +409,8 @@ for _name, _ref, _kind in (("reduce_sum", np.sum, "x"), ("reduce_max", np.max, "
                           ("reduce_min", np.min, "x"), ("reduce_prod", np.prod, "x"),
                           ("reduce_and", np.all, "b"), ("reduce_or", np.any, "b"),
                           ("reduce_xor", np.bitwise_xor.reduce, "b")):
-    _row(_name, lambda g, _kind=_kind: A(getattr(g, _kind), tuple(range(g.ndim))),
+    # (np.asarray: the 0-d g.b is a NumPy bool scalar, which the table would pass unconverted)
+    _row(_name, lambda g, _kind=_kind: A(np.asarray(getattr(g, _kind)), tuple(range(g.ndim))),
          lambda x, axes, _ref=_ref: _ref(x, axis=axes), module="lax")
 for _name, _ref in (("argmax", np.argmax), ("argmin", np.argmin)):
     _row(_name, lambda g: A(g.x, g.last, np.int32),

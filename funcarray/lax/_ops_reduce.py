@@ -5,6 +5,12 @@ TPUs approximate).
 Reduction ``axes`` and scan/arg-reduction ``axis`` are non-negative and in range, as in
 jax.lax (``sort``'s ``dimension`` may be negative); ``axes`` is always a sequence.
 
+On host arrays (``transforms/host_shortcuts.py``) the reductions, arg-reductions and scans
+run their primitive's kernel directly once the arguments pass lax's checks, ``sort`` and
+``sort_key_val`` the sort kernel's fast equivalents (``_sort_on_host.py``), and
+``approx_max_k``/``approx_min_k`` ``top_k``'s eager rule; any other call takes the general
+path, which checks and raises.
+
 Example:
     >>> import funcarray.numpy as fnp
     >>> from funcarray import lax
@@ -19,6 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from funcarray.api.arguments import _moveaxes
+from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -35,9 +43,11 @@ from funcarray.lax._ops_common import (
     _operand_of_kinds,
     _short,
 )
+from funcarray.lax._sort_on_host import along_last, sorted_along, sorted_last
 from funcarray.primitives import reduce as red
 from funcarray.primitives.sort import sort as _sort_operands
 from funcarray.primitives.top_k import top_k_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,9 +75,54 @@ __all__ = [
 ]
 
 
+def _accepting(kinds: str) -> set:
+    """The dtypes of ``kinds`` (``_kind``'s letters), for the shortcuts' one-lookup check."""
+    return dtypes.dtype_set(lambda d: _kind(d) in kinds)
+
+
+def _host_axes(axes, ndim: int) -> tuple | None:
+    """A reduction's ``axes`` as the sorted tuple the primitive takes, when they are a tuple
+    or list of distinct in-range Python ints (else None: the general path checks them)."""
+    t = type(axes)
+    if t is not tuple and t is not list:
+        return None
+    for a in axes:
+        if type(a) is not int or not 0 <= a < ndim:
+            return None
+    out = tuple(sorted(axes))
+    return out if len(set(out)) == len(out) else None
+
+
+def _keeps_weak(prim, dtype, **params) -> bool:
+    """Whether ``prim``'s eager rule gives a weak operand of ``dtype`` a weak result (the
+    probe asks the rule itself, so the shortcuts cannot disagree with it)."""
+    return prim.impl(Array(np.zeros(1, dtype), True), **params).weak_type
+
+
+def _reduce_on_host(prim, kinds: str):
+    """The shortcut of a reduction: the primitive's kernel on a host operand of an accepted
+    dtype, once the axes pass lax's checks (the kernel alone: the eager rule's own checks,
+    which lax's have made, cost more than a small reduction)."""
+    accepted = _accepting(kinds)
+    kernel = prim.kernel
+    weak = _keeps_weak(prim, np.int32, axes=(0,))
+
+    def rule(operand, axes):
+        x = host_value(operand)
+        if x is None or x.dtype not in accepted:
+            return NotImplemented
+        dims = _host_axes(axes, x.ndim)
+        if dims is None:
+            return NotImplemented
+        return Array(kernel(x, axes=dims), weak and operand._weak)
+
+    return rule
+
+
 def _reducer(name: str, prim, kinds: str, example: tuple, summary: str) -> _Reducer:
     op = f"lax.{name}"
 
+    @host_shortcut(_reduce_on_host(prim, kinds))
     def fn(operand, axes):
         x = _operand_of_kinds(op, operand, kinds)
         if isinstance(axes, (int, np.integer)):
@@ -106,9 +161,36 @@ reduce_xor = _reducer("reduce_xor", red.reduce_xor_p, _BIU,
                                                     "over ``axes``.")
 
 
+def _arg_reduce_on_host(prim):
+    """The shortcut of ``argmax``/``argmin``: the primitive's eager rule on a host operand
+    with a valid axis and a NumPy integer ``index_dtype``."""
+    accepted = _accepting("biuf")
+    kernel = prim.kernel
+
+    def rule(operand, axis, index_dtype):
+        x = host_value(operand)
+        if x is None or x.dtype not in accepted or type(axis) is not int:
+            return NotImplemented
+        if not 0 <= axis < x.ndim or not x.shape[axis]:
+            return NotImplemented
+        dt = _INDEX_DTYPES.get(index_dtype)
+        if dt is None:
+            return NotImplemented
+        return Array(kernel(x, axes=(axis,), index_dtype=dt), False)
+
+    return rule
+
+
+# The index dtypes the arg-reduction shortcuts take as given (anything else: general path).
+_INDEX_DTYPES = {key: dtypes.canonicalize_dtype(t)
+                 for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                           np.uint32, np.uint64) for key in (t, np.dtype(t))}
+
+
 def _arg_reducer(name: str, prim, example: tuple, summary: str) -> _ArgReducer:
     op = f"lax.{name}"
 
+    @host_shortcut(_arg_reduce_on_host(prim))
     def fn(operand, axis, index_dtype):
         x = _operand_of_kinds(op, operand, "biuf")
         axis = _axis(op, axis, x.ndim, x)
@@ -133,9 +215,26 @@ argmin = _arg_reducer("argmin", red.argmin_p,
                       "Index of the minimum along ``axis`` (the first on ties; NaN wins).")
 
 
+def _scan_on_host(prim, kinds: str):
+    """The shortcut of a cumulative scan: the primitive's kernel on a host operand."""
+    accepted = _accepting(kinds)
+    kernel = prim.kernel
+    weak = _keeps_weak(prim, np.float32, axis=0, reverse=False)
+
+    def rule(operand, axis=0, reverse=False):
+        x = host_value(operand)
+        if (x is None or x.dtype not in accepted or type(axis) is not int
+                or not 0 <= axis < x.ndim or type(reverse) is not bool):
+            return NotImplemented
+        return Array(kernel(x, axis=axis, reverse=reverse), weak and operand._weak)
+
+    return rule
+
+
 def _scanner(name: str, prim, kinds: str, example: tuple, summary: str) -> _Scanner:
     op = f"lax.{name}"
 
+    @host_shortcut(_scan_on_host(prim, kinds))
     def fn(operand, axis=0, reverse=False):
         x = _operand_of_kinds(op, operand, kinds)
         axis = _axis(op, axis, x.ndim, x)
@@ -163,6 +262,37 @@ cumlogsumexp = _scanner("cumlogsumexp", red.cumlogsumexp_p, _F,
                         "Inclusive cumulative ``log(sum(exp(x)))`` along ``axis`` (floats).")
 
 
+def _sort_on_host(operand, dimension=-1, is_stable=True, num_keys=1):
+    """The shortcut of ``sort``: one host operand, or keys and values (``num_keys=1``) of
+    one shape, sorted by the fast kernels of ``lax/_sort_on_host.py`` (the primitive's
+    bits)."""
+    if type(is_stable) is not bool or num_keys != 1 or type(dimension) is not int:
+        return NotImplemented
+    x = host_value(operand)
+    if x is not None:
+        ndim = x.ndim
+        if not ndim:
+            return Array(x.copy(), operand._weak)
+        if not -ndim <= dimension < ndim:
+            return NotImplemented
+        return Array(along_last(sorted_last, x, dimension % ndim), operand._weak)
+    if type(operand) is not tuple and type(operand) is not list or len(operand) != 2:
+        return NotImplemented
+    keys, vals = operand
+    x, y = host_value(keys), host_value(vals)
+    if x is None or y is None or x.shape != y.shape:
+        return NotImplemented
+    ndim = x.ndim
+    if not ndim:
+        outs = (x.copy(), y.copy())
+    elif -ndim <= dimension < ndim:
+        outs = sorted_along((x, y), dimension % ndim)
+    else:
+        return NotImplemented
+    return Array(outs[0], keys._weak), Array(outs[1], vals._weak)
+
+
+@host_shortcut(_sort_on_host)
 def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_stable: bool = True,
          num_keys: int = 1) -> Array | tuple[Array, ...]:
     """Sort along ``dimension``. A single array returns the sorted array; a sequence of
@@ -275,6 +405,40 @@ def _approx_k(op: str, operand, k, reduction_dimension, recall_target,
     return [lax.neg(values), indices]
 
 
+def _approx_k_on_host(largest: bool):
+    """The shortcut of ``approx_max_k``/``approx_min_k`` (``largest`` or not): ``top_k``'s
+    eager rule on the host value (negated before and after for the smallest), once the
+    arguments pass the general path's checks."""
+    floats = _accepting("f")
+
+    def rule(operand, k, reduction_dimension=-1, recall_target=0.95,
+             reduction_input_size_override=-1, aggregate_to_topk=True):
+        x = host_value(operand)
+        if (x is None or x.dtype not in floats or type(k) is not int
+                or type(reduction_dimension) is not int or type(recall_target) is not float
+                or type(reduction_input_size_override) is not int
+                or aggregate_to_topk is not True):
+            return NotImplemented
+        ndim = x.ndim
+        if not -ndim <= reduction_dimension < ndim or not 0 < recall_target <= 1:
+            return NotImplemented
+        axis, last = reduction_dimension % ndim, ndim - 1
+        if not 0 < k <= x.shape[axis]:
+            return NotImplemented
+        v = x if largest else np.negative(x)
+        if axis != last:
+            v = np.moveaxis(v, axis, last)
+        values, indices = (out._value for out in top_k_p.impl(Array(v), k=k))
+        if not largest:
+            values = np.negative(values)
+        if axis != last:
+            values, indices = np.moveaxis(values, last, axis), np.moveaxis(indices, last, axis)
+        return [Array(values), Array(indices)]
+
+    return rule
+
+
+@host_shortcut(_approx_k_on_host(True))
 def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                  recall_target: float = 0.95, reduction_input_size_override: int = -1,
                  aggregate_to_topk: bool = True) -> tuple[Array, Array]:
@@ -292,6 +456,7 @@ def approx_max_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                      reduction_input_size_override, aggregate_to_topk, True)
 
 
+@host_shortcut(_approx_k_on_host(False))
 def approx_min_k(operand: ArrayLike, k: int, reduction_dimension: int = -1,
                  recall_target: float = 0.95, reduction_input_size_override: int = -1,
                  aggregate_to_topk: bool = True) -> tuple[Array, Array]:

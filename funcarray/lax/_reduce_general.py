@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import TYPE_CHECKING
 
@@ -28,10 +29,14 @@ import numpy as np
 
 from funcarray.api.arguments import _int_tuple, asarray_arg, is_array
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.lax import _ops_binary as raw
 from funcarray.lax._ops_common import _operand, _same_dtype_operands, _short
+from funcarray.primitives import reduce as red
 from funcarray.primitives.reduce_general import reduce_p
 from funcarray.transforms.core import ShapedArray, Tracer, current_trace, set_current_trace
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 from funcarray.transforms.staging import StagingTrace
 
 if TYPE_CHECKING:
@@ -109,46 +114,86 @@ def stage_computation(op: str, computation, treedef, inits):
     return closed
 
 
+# The monoids: (the lax function's name, its Python equivalent, the reduction's name, the
+# kinds it takes); the bitwise ones take integers and bools alone.
+_MONOIDS = (("add", operator.add, "reduce_sum", "iufc"),
+            ("mul", operator.mul, "reduce_prod", "iufc"),
+            ("max", builtins.max, "reduce_max", "biuf"),
+            ("min", builtins.min, "reduce_min", "biuf"),
+            ("bitwise_or", None, "reduce_or", "biu"),
+            ("bitwise_and", None, "reduce_and", "biu"),
+            ("bitwise_xor", None, "reduce_xor", "biu"))
+
+
+_REDUCTION_KERNELS = {name: getattr(red, name + "_p").kernel
+                      for _, _, name, _ in _MONOIDS}
+
+
+_EXACT_IDENTITIES = ("add", "mul", "bitwise_or", "bitwise_xor")
+
+
+def _identity(name: str, dtype):
+    from funcarray.primitives.windowed import identity_of
+
+    if name in ("max", "min"):
+        return identity_of(name, dtype)
+    if name == "bitwise_and":
+        return -1 if dtype != np.bool_ else True
+    return 1 if name == "mul" else 0
+
+
 def _monoid_reducer(computation, x, init):
     """The lax reduction that ``computation`` from ``init`` is, if it is a monoid with its
     identity (``init`` a concrete scalar), else None."""
-    import builtins
-
     from funcarray import lax
-    from funcarray.lax import _ops_binary as raw
-    from funcarray.primitives.windowed import identity_of
 
     value = concrete_scalar(init)
     if value is None:
         return None
-    intlike = x.dtype == np.bool_ or x.dtype.kind in "iu"
-
-    def same(name):  # (funcarray.numpy's functions, registered on its import)
-        return raw.EQUIVALENT_FUNCTIONS.get(name, ())
-
-    table = (
-        ((lax.add, raw.add, *same("add"), operator.add), lax.reduce_sum, 0, "iufc"),
-        ((lax.mul, raw.mul, *same("mul"), operator.mul), lax.reduce_prod, 1, "iufc"),
-        ((lax.max, raw.max, *same("max"), builtins.max), lax.reduce_max,
-         identity_of("max", x.dtype), "biuf"),
-        ((lax.min, raw.min, *same("min"), builtins.min), lax.reduce_min,
-         identity_of("min", x.dtype), "biuf"),
-        ((lax.bitwise_or, raw.bitwise_or, *same("bitwise_or")), lax.reduce_or, 0, "biu"),
-        ((lax.bitwise_and, raw.bitwise_and, *same("bitwise_and")), lax.reduce_and,
-         -1 if x.dtype != np.bool_ else True, "biu"),
-        ((lax.bitwise_xor, raw.bitwise_xor, *same("bitwise_xor")), lax.reduce_xor, 0, "biu"),
-    )
-    kind = "b" if x.dtype == np.bool_ else ("f" if x.dtype.kind in "fV" else x.dtype.kind)
-    for functions, reducer, identity, kinds in table:
-        if any(computation is f for f in functions):
-            if kind not in kinds or (reducer in (lax.reduce_or, lax.reduce_and,
-                                                 lax.reduce_xor) and not intlike):
-                return None
-            same = np.asarray(identity).astype(x.dtype) == value
-            return reducer if bool(same) else None
-    return None
+    for name, python_op, reducer, kinds in _MONOIDS:
+        # (funcarray.numpy's functions are registered as equivalents on its import)
+        if (computation is getattr(lax, name) or computation is getattr(raw, name)
+                or (python_op is not None and computation is python_op)
+                or any(computation is f for f in raw.EQUIVALENT_FUNCTIONS.get(name, ()))):
+            break
+    else:
+        return None
+    dtype = x.dtype
+    intlike = dtype == np.bool_ or dtype.kind in "iu"
+    kind = "b" if dtype == np.bool_ else ("f" if dtype.kind in "fV" else dtype.kind)
+    if kind not in kinds or (name.startswith("bitwise") and not intlike):
+        return None
+    identity = _identity(name, dtype)
+    # (0 and 1 are themselves in every dtype these monoids take: no cast to compare)
+    same = value == identity if name in _EXACT_IDENTITIES else (
+        np.asarray(identity).astype(dtype) == value)
+    return getattr(lax, reducer) if bool(same) else None
 
 
+def _reduce_on_host(operands, init_values, computation, dimensions):
+    """The shortcut of ``reduce``: one host array reduced by a monoid with its identity is
+    its dedicated reduction (whose own shortcut runs), weakly typed as the general path
+    makes it."""
+    x = host_value(operands)
+    if x is None or (type(dimensions) is not tuple and type(dimensions) is not list):
+        return NotImplemented
+    ndim = x.ndim
+    for d in dimensions:
+        if type(d) is not int or not 0 <= d < ndim:
+            return NotImplemented
+    if len(set(dimensions)) != len(dimensions):
+        return NotImplemented
+    reducer = _monoid_reducer(computation, operands, init_values)
+    if reducer is None:
+        return NotImplemented
+    weak = operands.weak_type and (type(init_values) in (int, float, complex, bool)
+                                   or getattr(init_values, "weak_type", False))
+    # (the reduction's kernel: the lax function would check what _monoid_reducer has)
+    kernel = _REDUCTION_KERNELS[reducer.__name__]
+    return Array(kernel(x, axes=tuple(sorted(dimensions))), weak)
+
+
+@host_shortcut(_reduce_on_host)
 def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
            dimensions: Sequence[int]) -> Any:
     """Reduce ``operands`` (an array or a pytree of arrays of one shape) over

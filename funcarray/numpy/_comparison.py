@@ -39,6 +39,8 @@ from funcarray.numpy._reductions import all, any
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import reshape
 from funcarray.numpy._sort_and_nonzero import sort
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike
@@ -140,6 +142,22 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
 _ISIN_METHODS = ("auto", "compare_all", "binary_search", "sort")
 
 
+def _isin_on_host(element, test_elements, assume_unique=False, invert=False, *,
+                  method="auto"):
+    # Membership by equality in the promoted dtype (NaN nowhere, -0.0 equal to 0.0): every
+    # method of the general path computes it, and so does NumPy's isin; a bool has no other
+    # bits to tell them apart.
+    x, t = host_value(element), host_value(test_elements)
+    if x is None or t is None or method not in _ISIN_METHODS or type(invert) is not bool:
+        return NotImplemented
+    dt = np.dtype(dtypes.result_type(element, test_elements))
+    if dt.isbuiltin != 1 or dt.kind not in "biufc":
+        return NotImplemented
+    found = np.isin(convert_kernel(x, dt), convert_kernel(t, dt), invert=invert)
+    return Array(np.asarray(found, np.bool_).reshape(x.shape), False)
+
+
+@host_shortcut(_isin_on_host)
 def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
          invert: bool = False, *, method: str = "auto") -> Array:
     """Elementwise, whether each value of ``element`` occurs in ``test_elements`` (a bool

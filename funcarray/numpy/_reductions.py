@@ -45,10 +45,16 @@ from funcarray.numpy._reductions_on_host import (
     _any_on_host,
     _argmax_on_host,
     _argmin_on_host,
+    _count_nonzero_on_host,
+    _cumprod_on_host,
+    _cumsum_on_host,
     _max_on_host,
     _mean_on_host,
     _min_on_host,
+    _nanmax_on_host,
+    _nanmin_on_host,
     _prod_on_host,
+    _ptp_on_host,
     _sum_on_host,
     promote_integer,
     upcast_f16,
@@ -314,6 +320,7 @@ amax = max
 amin = min
 
 
+@host_shortcut(_ptp_on_host)
 def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False) -> Array:
     """Peak to peak: ``max(a) - min(a)`` over ``axis``.
 
@@ -428,6 +435,7 @@ def any(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
     return _logical("any", red.reduce_or_p, False, a, axis, out, keepdims, where)
 
 
+@host_shortcut(_count_nonzero_on_host)
 def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     """How many elements over ``axis`` are nonzero, as int32.
 
@@ -701,6 +709,7 @@ def _cumulative(op, prim, a, axis, dtype, promote_integers):
     return convert(result, result_dtype)
 
 
+@host_shortcut(_cumsum_on_host)
 def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
            out: None = None) -> Array:
     """Running sum along ``axis`` (of the flattened array when None).
@@ -717,6 +726,7 @@ def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None
     return _cumulative("cumsum", red.cumsum_p, a, axis, dtype, promote_integers=False)
 
 
+@host_shortcut(_cumprod_on_host)
 def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
             out: None = None) -> Array:
     """Running product along ``axis`` (of the flattened array when None).
@@ -865,6 +875,7 @@ def _nan_extremum(op, prim, combine, identity, a, axis, out, keepdims, initial, 
     return select_n_p.bind(all_nan, result, _const(np.nan, a.dtype, result.shape))
 
 
+@host_shortcut(_nanmax_on_host)
 def nanmax(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
            initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``max`` that skips NaN (NaN only where every element is NaN and no ``initial``).
@@ -878,6 +889,7 @@ def nanmax(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = F
                          keepdims, initial, where)
 
 
+@host_shortcut(_nanmin_on_host)
 def nanmin(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False,
            initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``min`` that skips NaN (NaN only where every element is NaN and no ``initial``).

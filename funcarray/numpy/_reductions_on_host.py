@@ -1,7 +1,8 @@
 """Host shortcuts of the reductions (``funcarray.transforms.host_shortcuts``): ``sum``,
-``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all`` and ``any`` computed on
-a host array's NumPy value at once, and the accumulation dtypes they share with the general
-path (``_reductions``).
+``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all``, ``any``, ``ptp``,
+``count_nonzero``, ``nanmax``, ``nanmin``, ``cumsum`` and ``cumprod`` computed on a host
+array's NumPy value at once, and the accumulation dtypes they share with the general path
+(``_reductions``).
 
 A shortcut handles the common forms: an ``Array`` or ``DeviceArray`` operand, ``axis`` None,
 a Python int or a tuple/list of them, ``keepdims`` True or False, ``dtype=`` for ``sum``,
@@ -33,11 +34,13 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives import reduce as red
 from funcarray.primitives._define import LOW_PRECISION_FLOATS
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = [
     "promote_integer", "upcast_f16", "_sum_on_host", "_prod_on_host", "_max_on_host",
     "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
-    "_any_on_host",
+    "_any_on_host", "_ptp_on_host", "_count_nonzero_on_host", "_nanmax_on_host",
+    "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host",
 ]
 
 _INT32 = dtypes.int32
@@ -116,16 +119,25 @@ def _prod_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=No
 # max, min, argmax, argmin
 # --------------------------------------------------------------------------------------------
 
+def _nonempty_reduction(a, axis, keepdims, *unsupported):
+    """``_host_reduction``'s ``(value, axes)`` when no reduced axis is empty (an empty
+    max/min needs initial=: the general path says so), else None."""
+    operand = _host_reduction(a, axis, keepdims, *unsupported)
+    if operand is None:
+        return None
+    shape = operand[0].shape
+    for i in operand[1]:
+        if not shape[i]:
+            return None
+    return operand
+
+
 def _extremum_on_host(prim, a, axis, out, keepdims, initial, where):
-    operand = _host_reduction(a, axis, keepdims, out, initial, where)
+    operand = _nonempty_reduction(a, axis, keepdims, out, initial, where)
     if operand is None:
         return NotImplemented
     x, axes = operand
-    shape = x.shape
-    for i in axes:
-        if not shape[i]:
-            return NotImplemented  # an empty reduction needs initial=: the general path says
-    return _kept(prim.kernel(x, axes=axes), shape, axes, keepdims)
+    return _kept(prim.kernel(x, axes=axes), x.shape, axes, keepdims)
 
 
 def _max_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -134,6 +146,44 @@ def _max_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=Non
 
 def _min_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _extremum_on_host(red.reduce_min_p, a, axis, out, keepdims, initial, where)
+
+
+def _ptp_on_host(a, axis=None, out=None, keepdims=False):
+    operand = _nonempty_reduction(a, axis, keepdims, out)
+    if operand is None or operand[0].dtype == _BOOL:
+        return NotImplemented
+    x, axes = operand
+    hi = _kept(red.reduce_max_p.kernel(x, axes=axes), x.shape, axes, keepdims)._value
+    lo = _kept(red.reduce_min_p.kernel(x, axes=axes), x.shape, axes, keepdims)._value
+    return Array(ew.sub_p.kernel(hi, lo), False)
+
+
+def _nan_extremum_on_host(prim, identity, a, axis, out, keepdims, initial, where):
+    # NaNs become the identity, and the result NaN again where all were NaN (the general
+    # path's select, reduction and all()).
+    operand = _nonempty_reduction(a, axis, keepdims, out, initial, where)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    if not dtypes.is_inexact(x.dtype):
+        return _kept(prim.kernel(x, axes=axes), x.shape, axes, keepdims)
+    nan = ew.ne_p.kernel(x, x)
+    result = prim.kernel(np.where(nan, identity(x.dtype), x), axes=axes)
+    all_nan = red.reduce_and_p.kernel(nan, axes=axes)
+    if keepdims and axes:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        result, all_nan = result.reshape(kept), all_nan.reshape(kept)
+    return Array(np.where(all_nan, np.asarray(np.nan, x.dtype), result), False)
+
+
+def _nanmax_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _nan_extremum_on_host(red.reduce_max_p, red.max_identity, a, axis, out, keepdims,
+                                 initial, where)
+
+
+def _nanmin_on_host(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return _nan_extremum_on_host(red.reduce_min_p, red.min_identity, a, axis, out, keepdims,
+                                 initial, where)
 
 
 def _arg_extremum_on_host(prim, method, a, axis, out, keepdims):
@@ -203,9 +253,53 @@ def _logical_on_host(prim, a, axis, out, keepdims, where):
     return _kept(prim.kernel(truth, axes=axes), x.shape, axes, keepdims)
 
 
+def _count_nonzero_on_host(a, axis=None, keepdims=False):
+    x = host_value(a)
+    if axis is None and keepdims is False and x is not None and x.dtype.isbuiltin == 1:
+        # The whole count at once (NumPy's truth: NaN counts, -0.0 does not, as ``!= 0``).
+        return Array(_INT32.type(np.count_nonzero(x)), False)
+    operand = _host_reduction(a, axis, keepdims)
+    if operand is None:
+        return NotImplemented
+    x, axes = operand
+    truth = x if x.dtype == _BOOL else ew.ne_p.kernel(x, np.zeros((), x.dtype))
+    counts = red.reduce_sum_p.kernel(convert_kernel(truth, _INT32), axes=axes)
+    return _kept(counts, x.shape, axes, keepdims)
+
+
 def _all_on_host(a, axis=None, out=None, keepdims=False, *, where=None):
     return _logical_on_host(red.reduce_and_p, a, axis, out, keepdims, where)
 
 
 def _any_on_host(a, axis=None, out=None, keepdims=False, *, where=None):
     return _logical_on_host(red.reduce_or_p, a, axis, out, keepdims, where)
+
+
+# --------------------------------------------------------------------------------------------
+# cumsum, cumprod
+# --------------------------------------------------------------------------------------------
+
+def _cumulative_on_host(prim, a, axis, dtype, out):
+    # The common form: no dtype= (the result keeps the operand's dtype; bools count in
+    # int32), axis None (flattened) or an int.
+    t = type(a)
+    if (t is not Array and t is not DeviceArray) or dtype is not None or out is not None:
+        return NotImplemented
+    x = a._value
+    if axis is None:
+        x, ax = x.reshape(-1), 0
+    else:
+        ax = host_axis(axis, x.ndim)
+        if ax is None:
+            return NotImplemented
+    if x.dtype == _BOOL:
+        x = convert_kernel(x, _INT32)
+    return Array(prim.kernel(x, axis=ax, reverse=False), False)
+
+
+def _cumsum_on_host(a, axis=None, dtype=None, out=None):
+    return _cumulative_on_host(red.cumsum_p, a, axis, dtype, out)
+
+
+def _cumprod_on_host(a, axis=None, dtype=None, out=None):
+    return _cumulative_on_host(red.cumprod_p, a, axis, dtype, out)

@@ -4,6 +4,8 @@
 Shapes never depend on values, as in jax.numpy: ``searchsorted`` returns one int32 index per
 query, ``bincount`` needs a static ``length=`` under a transform, and ``histogram``'s number of
 bins (or its edges' shape) is static. NaN sorts after every number, as in ``sort``.
+On host arrays each takes a host shortcut (``transforms/host_shortcuts.py``) in its common
+forms: the same formula with NumPy's kernels, its binary search where the pivots are sorted.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -47,9 +49,11 @@ from funcarray.numpy._reductions import max, min, sum
 from funcarray.numpy._rounding_and_division import floor_divide, mod
 from funcarray.numpy._shape import concatenate, reshape
 from funcarray.numpy._sort_and_nonzero import argsort
+from funcarray.primitives import elementwise as ew
+from funcarray.primitives import reduce as red
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.core import Tracer
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -114,9 +118,9 @@ def _search_sort(a, v, side):
 def _ascending(values) -> bool:
     """Whether a 1-D host array is sorted ascending, with no NaN (NumPy's binary search and
     the general path's agree on such arrays; on others each gives its own answer)."""
-    if values.dtype.kind == "f" and np.isnan(values).any():
-        return False
-    return bool((values[1:] >= values[:-1]).all())
+    if values.shape[0] < 2:
+        return not (values.dtype.kind == "f" and np.isnan(values).any())
+    return bool((values[:-1] <= values[1:]).all())  # (False beside any NaN)
 
 
 def _searchsorted_on_host(a, v, side="left", sorter=None, *, method="scan"):
@@ -124,13 +128,15 @@ def _searchsorted_on_host(a, v, side="left", sorter=None, *, method="scan"):
     if (sorter is not None or side not in _SIDES or method not in _METHODS
             or type(a) not in _HOST_ARRAYS or type(v) not in _HOST_QUERIES):
         return NotImplemented
-    a, v = asarray_arg("searchsorted", a), asarray_arg("searchsorted", v)
-    if a.ndim != 1:
-        return NotImplemented
-    dt = dtypes.result_type(a, v)
-    if dt.kind not in "biuf" or dt.isbuiltin != 1:  # (not complex, not ml_dtypes' types)
-        return NotImplemented
-    pivots, queries = convert_kernel(a._value, dt), convert_kernel(v._value, dt)
+    pivots, queries = a._value, host_value(v)
+    if queries is not None and pivots.dtype == queries.dtype and not (a._weak or v._weak):
+        dt = pivots.dtype  # (one strong dtype: nothing to promote)
+    else:
+        a, v = asarray_arg("searchsorted", a), asarray_arg("searchsorted", v)
+        dt = dtypes.result_type(a, v)
+        pivots, queries = convert_kernel(a._value, dt), convert_kernel(v._value, dt)
+    if pivots.ndim != 1 or dt.kind not in "biuf" or dt.isbuiltin != 1:
+        return NotImplemented  # (not complex, not ml_dtypes' types)
     if not _ascending(pivots):
         return NotImplemented
     return Array(np.asarray(np.searchsorted(pivots, queries, side), dtype=np.int32))
@@ -195,6 +201,41 @@ def _extrapolate(op, name, value):
     return False
 
 
+_REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _interp_on_host(x, xp, fp, left=None, right=None, period=None):
+    # The common form (three strong host float arrays, fp of the dtype x and xp promote to,
+    # xp ascending without NaN, no left/right/period): the general path's formula with its
+    # ufuncs, NumPy's binary search standing for its search (they agree on such xp).
+    xv, xpv, fpv = host_value(x), host_value(xp), host_value(fp)
+    if (xv is None or xpv is None or fpv is None or left is not None or right is not None
+            or period is not None or x._weak or xp._weak or fp._weak):
+        return NotImplemented
+    dt = xv.dtype
+    if xpv.dtype != dt:  # (two strong floats: the wider, as the general path promotes them)
+        if dt not in _REAL_FLOATS or xpv.dtype not in _REAL_FLOATS:
+            return NotImplemented
+        dt = np.dtype(dtypes.result_type(x, xp))
+        xv, xpv = convert_kernel(xv, dt), convert_kernel(xpv, dt)
+    if (dt not in _REAL_FLOATS or fpv.dtype != dt or xpv.ndim != 1
+            or fpv.shape != xpv.shape or not xpv.shape[0] or not _ascending(xpv)):
+        return NotImplemented
+    n = xpv.shape[0]
+    # (ufunc calls throughout, never a NumPy scalar's operators: those take another code
+    # path, whose NaNs may carry another sign than the kernels' ufunc loops give)
+    i = np.clip(np.searchsorted(xpv, xv, "right"), 1, builtins.max(n - 1, 1))
+    lo, hi = np.subtract(i, 1), np.minimum(i, n - 1)  # (take's clip: hi is lo when n == 1)
+    f_lo, x_lo = np.take(fpv, lo), np.take(xpv, lo)
+    df, dx = np.subtract(np.take(fpv, hi), f_lo), np.subtract(np.take(xpv, hi), x_lo)
+    dx0 = np.less_equal(np.abs(dx), dt.type(float(dtypes.finfo(dt).eps) ** 2))
+    ratio = ew.div_p.kernel(np.asarray(np.subtract(xv, x_lo)), np.where(dx0, dt.type(1), dx))
+    f = np.where(dx0, f_lo, np.add(f_lo, np.multiply(ratio, df)))
+    f = np.where(np.less(xv, xpv[0]), xpv.dtype.type(fpv[0]), f)
+    return Array(np.where(np.greater(xv, xpv[-1]), fpv[-1], f), False)
+
+
+@host_shortcut(_interp_on_host)
 def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | None = None,
            right: ArrayLike | str | None = None, period: ArrayLike | None = None) -> Array:
     """Piecewise-linear interpolation of the points ``(xp, fp)`` (``xp`` increasing) at ``x``.
@@ -270,6 +311,9 @@ def _bincount_on_host(x, weights=None, minlength=0, *, length=None):
         return NotImplemented
     if length is None:
         length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
+        # (no value reaches length: negatives alone need moving, to bin 0)
+        bins = np.maximum(values, values.dtype.type(0)) if values.dtype.kind == "i" else values
+        return Array(np.bincount(bins, minlength=length)[:length].astype(dtypes.default_int))
     # Values past length go to bin length, cut off below: a huge value never sizes the count.
     bins = np.clip(values.astype(np.int64), 0, length)
     counts = np.bincount(bins, minlength=length + 1)[:length]
@@ -355,6 +399,37 @@ def _bin_edges(op, a, bins, range):
     return linspace(lo, hi, count + 1, dtype=dt)
 
 
+def _histogram_on_host(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    # The common form (a strong real host array, a number of bins, no range/weights/
+    # density): the general path's edges (its min, max and linspace), and its scatter-add of
+    # ones as a count (exact: float32/float64 counts below 2**24).
+    x = host_value(a)
+    if (x is None or a._weak or type(bins) is not int or bins < 1 or range is not None
+            or weights is not None or density is not None and density is not False
+            or x.dtype.kind not in "biuf" or x.size >= 2**24):
+        return NotImplemented
+    dt = np.dtype(to_inexact_dtype(x.dtype))
+    if dt not in _REAL_FLOATS:
+        return NotImplemented
+    x = convert_kernel(x, dt).reshape(-1)
+    if x.size:
+        lo, hi = red.reduce_min_p.kernel(x, axes=(0,)), red.reduce_max_p.kernel(x, axes=(0,))
+    else:
+        lo, hi = np.zeros((), dt), np.ones((), dt)
+    same = np.equal(lo, hi)
+    lo = np.where(same, np.subtract(lo, dt.type(0.5)), lo)
+    hi = np.where(same, np.add(hi, dt.type(0.5)), hi)
+    edges = linspace(Array(lo), Array(hi), bins + 1, dtype=dt)
+    ev = edges._value
+    if not _ascending(ev):
+        return NotImplemented
+    n = ev.shape[0]
+    index = np.where(np.equal(x, ev[-1]), n - 1, np.searchsorted(ev, x, "right"))
+    counts = np.bincount(index, minlength=n + 1)[1:n].astype(dt)
+    return Array(counts, False), edges
+
+
+@host_shortcut(_histogram_on_host)
 def histogram(a: ArrayLike, bins: ArrayLike = 10, range: Sequence[ArrayLike] | None = None,  # noqa: A002
               weights: ArrayLike | None = None, density: bool | None = None
               ) -> tuple[Array, Array]:

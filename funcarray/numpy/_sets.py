@@ -11,7 +11,8 @@ results are returned, padded with ``fill_value`` (default: the smallest result, 
 ``equal_nan=False``); the Array API functions treat every NaN as distinct; the other
 two-array operations, as jax.numpy's, merge an input's NaNs but never match one NaN with
 the other input's. Indices are int32. ``assume_unique`` is accepted and ignored: the
-result is the same whenever the assumption holds.
+result is the same whenever the assumption holds. Without ``size=``, host arrays take host
+shortcuts that run the same stable sort and runs on their NumPy values.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -30,6 +31,7 @@ from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.lax._sort_on_host import order_last, sorted_last
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full, ones, zeros
 from funcarray.numpy._elementwise import isnan, not_equal, where
@@ -40,8 +42,9 @@ from funcarray.numpy._reductions import max as _max
 from funcarray.numpy._reductions import min as _min
 from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis, reshape
 from funcarray.numpy._sort_and_nonzero import concrete_count, size_needed_error, static_size
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.core import Tracer
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -205,10 +208,28 @@ def _unique(op, ar, axis, *, return_index=False, return_inverse=False, return_co
     return results
 
 
+def _run_starts(aux, equal_nan, same_nan=None, end=False):
+    """Where each run of equal values of the sorted ``aux`` starts (NaNs one run when
+    ``equal_nan``, or where ``same_nan`` says so), as the general path marks them; with
+    ``end``, one more True after the last entry."""
+    n = aux.size
+    mask = np.empty(n + end, np.bool_)
+    mask[:1] = True
+    mask[n:] = True
+    inner = mask[1:n]
+    np.not_equal(aux[1:], aux[:-1], out=inner)
+    if equal_nan and aux.dtype.kind == "f":
+        nan = np.isnan(aux)
+        both = nan[1:] & nan[:-1]
+        inner &= ~(both if same_nan is None else both & same_nan)
+    return mask
+
+
 def _unique_on_host(ar, return_index=False, return_inverse=False, return_counts=False,
                     axis=None, *, equal_nan=True, size=None, fill_value=None, sorted=True):
-    # The common form (a non-empty real host array, flattened, no size=): NumPy's stable
-    # argsort, then the general path's runs (equal zeros keep their first one, as there).
+    # The common form (a non-empty real host array, flattened, no size=): the stable sort
+    # (``lax/_sort_on_host.py``), then the general path's runs (equal zeros keep their first
+    # one, as there).
     t = type(ar)
     if (t is not Array and t is not DeviceArray) or size is not None or (
             axis is not None and ar.ndim != 1):
@@ -218,13 +239,12 @@ def _unique_on_host(ar, return_index=False, return_inverse=False, return_counts=
         return NotImplemented
     if axis is not None and axis not in (0, -1):
         return NotImplemented
-    perm = np.argsort(value, kind="stable").astype(np.int32)
-    aux = value[perm]
-    mask = np.empty(value.size, np.bool_)
-    mask[0] = True
-    np.not_equal(aux[1:], aux[:-1], out=mask[1:])
-    if equal_nan and value.dtype.kind == "f":
-        mask[1:] &= ~(np.isnan(aux[1:]) & np.isnan(aux[:-1]))
+    if return_index or return_inverse:
+        perm = order_last(value).astype(np.int32)  # (the stable order: first occurrences)
+        aux = value[perm]
+    else:
+        aux = sorted_last(value)  # (the stable sort's values, from a faster sort)
+    mask = _run_starts(aux, equal_nan)
     values = Array(aux[mask], ar.weak_type)
     if not (return_index or return_inverse or return_counts):
         return values
@@ -377,6 +397,86 @@ def unique_all(x: ArrayLike, /, *, size: int | None = None,
     return _UniqueAllResult(values, indices, reshape(inverse, x.shape), counts)
 
 
+def _flat_on_host(ar1, ar2):
+    """Both operands' values flattened in their promoted dtype (strong, real, not both
+    empty), or None."""
+    v1, v2 = host_value(ar1), host_value(ar2)
+    if v1 is None or v2 is None or not v1.size + v2.size:
+        return None
+    if v1.dtype == v2.dtype and not (ar1._weak or ar2._weak):
+        dt = v1.dtype  # (one strong dtype: nothing to promote)
+    else:
+        dt, weak = dtypes.result_type(ar1, ar2, return_weak_type=True)
+        if weak:
+            return None
+        dt = np.dtype(dt)
+        v1, v2 = convert_kernel(v1, dt), convert_kernel(v2, dt)
+    if dt.kind not in "biuf":
+        return None
+    return v1.reshape(-1), v2.reshape(-1)
+
+
+def _union1d_on_host(ar1, ar2, *, size=None, fill_value=None):
+    # The unique values of both together (NaNs merged): ``unique``'s shortcut.
+    values = _flat_on_host(ar1, ar2) if size is None and fill_value is None else None
+    if values is None:
+        return NotImplemented
+    return _unique_on_host(Array(np.concatenate(values), False))
+
+
+def _merged_runs_on_host(v1, v2):
+    """``_merged_runs`` on host values: (the stable sort's permutation, the run starts in
+    the sort, how many of each run's elements come from ``v1``, the run lengths), with each
+    input's NaNs one run, apart from the other input's."""
+    x = np.concatenate([v1, v2])
+    perm = order_last(x)
+    aux = x[perm]
+    in_first = perm < v1.size
+    mask = _run_starts(aux, True, in_first[1:] == in_first[:-1], end=True)
+    bounds = np.flatnonzero(mask)  # (each run's start, and the end)
+    starts = bounds[:-1]
+    count1 = np.add.reduceat(in_first.astype(np.int32), starts)
+    return aux, perm, starts, count1, bounds[1:] - starts
+
+
+def _set_operation_on_host(select, ar1, ar2, size, fill_value):
+    """The run values ``select(count1, length)`` keeps, and the runs, or None."""
+    values = _flat_on_host(ar1, ar2) if size is None else None
+    if values is None:
+        return None
+    aux, perm, starts, count1, length = _merged_runs_on_host(*values)
+    keep = select(count1, length)
+    return Array(aux[starts[keep]], False), (perm, starts[keep], count1[keep],
+                                            values[0].size)
+
+
+def _intersect1d_on_host(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                         fill_value=None):
+    if type(return_indices) is not bool:
+        return NotImplemented
+    found = _set_operation_on_host(lambda c, n: (c > 0) & (c < n), ar1, ar2, size, fill_value)
+    if found is None:
+        return NotImplemented
+    values, (perm, start, in_first, n1) = found
+    if not return_indices:
+        return values
+    return (values, Array(perm[start].astype(np.int32), False),
+            Array((perm[start + in_first] - n1).astype(np.int32), False))
+
+
+def _setdiff1d_on_host(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    found = _set_operation_on_host(lambda c, n: (c > 0) & (c == n), ar1, ar2, size,
+                                   fill_value)
+    return NotImplemented if found is None else found[0]
+
+
+def _setxor1d_on_host(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    found = _set_operation_on_host(lambda c, n: (c == 0) | (c == n), ar1, ar2, size,
+                                   fill_value)
+    return NotImplemented if found is None else found[0]
+
+
+@host_shortcut(_union1d_on_host)
 def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None,
             fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values found in either array (both flattened).
@@ -462,6 +562,7 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False,
                 return_indices: bool = False, *, size: int | None = None,
                 fill_value: ArrayLike | None = None
                 ) -> Array | tuple[Array, Array, Array]: ...
+@host_shortcut(_intersect1d_on_host)
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
                 fill_value=None):
     """The sorted unique values found in both arrays (both flattened).
@@ -493,6 +594,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     return values, first, second
 
 
+@host_shortcut(_setdiff1d_on_host)
 def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
               size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """The sorted unique values of ``ar1`` that are not in ``ar2`` (both flattened).
@@ -510,6 +612,7 @@ def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
                           size, fill)[0]
 
 
+@host_shortcut(_setxor1d_on_host)
 def setxor1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
              size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """The sorted values found in exactly one of the arrays (both flattened).

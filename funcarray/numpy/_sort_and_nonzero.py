@@ -24,6 +24,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error, user_location
+from funcarray.lax._sort_on_host import along_last, order_last, sorted_last
 from funcarray.numpy._index_parsing import _const, _ravel, _reshape
 from funcarray.numpy._promotion import promote_args, promote_args_unbroadcast
 from funcarray.primitives import elementwise as ew
@@ -34,7 +35,7 @@ from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import concatenate_p, iota_p, rev_p, slice_p
 from funcarray.primitives.sort import sort_p
 from funcarray.transforms.core import ConcretizationTypeError, Tracer
-from funcarray.transforms.host_shortcuts import host_shortcut, shortcuts_run_now
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value, shortcuts_run_now
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike
@@ -197,6 +198,15 @@ def _nonzero(op, a, size, fill_value):
     return tuple(out)
 
 
+def _flatnonzero_on_host(a, *, size=None, fill_value=None):
+    # ``nonzero``'s shortcut on the flattened value (a 0-d array included, as ravel gives).
+    x = host_value(a)
+    if x is None or size is not None or fill_value is not None:
+        return NotImplemented
+    return _nonzero_on_host(Array(x.reshape(-1), a._weak))[0]
+
+
+@host_shortcut(_flatnonzero_on_host)
 def flatnonzero(a: ArrayLike, *, size: int | None = None,
                 fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """Indices of the nonzero elements of ``ravel(a)``.
@@ -251,6 +261,49 @@ def _check_sort_args(op, order):
         raise op_value_error(op, "order= (sorting structured arrays) is not supported")
 
 
+def _host_sort_operand(a, axis, kind, order, stable, descending):
+    """``(value, axis)`` of a ``sort``/``argsort`` call the shortcuts take (a host array,
+    an int or None axis, the default keywords), or None."""
+    x = host_value(a)
+    if (x is None or kind is not None or order is not None or type(stable) is not bool
+            or type(descending) is not bool):
+        return None
+    if axis is None:
+        return x.reshape(-1), 0
+    ndim = x.ndim
+    if type(axis) is not int or not -ndim <= axis < ndim:
+        return None
+    return x, axis % ndim
+
+
+def _sort_on_host(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    # The sort primitive's bits from the fast kernels of ``lax/_sort_on_host.py``; reversed
+    # (a view, as rev's kernel) when descending.
+    operand = _host_sort_operand(a, axis, kind, order, stable, descending)
+    if operand is None:
+        return NotImplemented
+    x, axis = operand
+    out = along_last(sorted_last, x, axis)
+    return Array(np.flip(out, axis) if descending else out, a._weak)
+
+
+def _argsort_on_host(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    # The stable order as int32, computed on the reversed array and mapped back when
+    # descending, as the general path does.
+    operand = _host_sort_operand(a, axis, kind, order, stable, descending)
+    if operand is None:
+        return NotImplemented
+    x, axis = operand
+    if descending:
+        x = np.flip(x, axis)
+    out = along_last(order_last, x, axis).astype(np.int32)
+    if descending:
+        out = np.flip(out, axis)
+        out = ew.sub_p.kernel(np.full(out.shape, x.shape[axis] - 1, np.int32), out)
+    return Array(out, False)
+
+
+@host_shortcut(_sort_on_host)
 def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
          stable: bool = True, descending: bool = False) -> Array:
     """A sorted copy of ``a`` along ``axis`` (flattened when None); NaNs sort last.
@@ -269,6 +322,7 @@ def sort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None 
     return rev_p.bind(out, dimensions=(axis,)) if descending else out
 
 
+@host_shortcut(_argsort_on_host)
 def argsort(a: ArrayLike, axis: int | None = -1, *, kind: None = None, order: None = None,
             stable: bool = True, descending: bool = False) -> Array:
     """The int32 indices that sort ``a`` along ``axis`` (stable: ties keep their order, also

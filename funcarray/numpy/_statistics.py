@@ -4,7 +4,9 @@
 Quantiles sort along the reduced axes and gather the two neighbouring order statistics, so
 they work under every transform and are differentiable (the gradient flows to the one or two
 elements interpolated between). Integer inputs give float results (float64 for 64-bit
-integers); any NaN in a slice makes its quantile NaN, except in the ``nan*`` forms.
+integers); any NaN in a slice makes its quantile NaN, except in the ``nan*`` forms. On host
+arrays the quantiles take the host shortcut of ``_quantiles_on_host.py`` and the scans
+``cumsum``'s and ``cumprod``'s own.
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -17,6 +19,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from funcarray.api.arguments import (
     asarray_arg,
     canonicalize_axes,
@@ -25,6 +29,7 @@ from funcarray.api.arguments import (
     to_inexact_dtype,
 )
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import (
     add,
@@ -38,13 +43,19 @@ from funcarray.numpy._elementwise import (
 )
 from funcarray.numpy._index_routines import take_along_axis
 from funcarray.numpy._predicates_and_bits import logical_not
+from funcarray.numpy._quantiles_on_host import (
+    _median_shortcut,
+    _percentile_shortcut,
+    _quantile_shortcut,
+)
 from funcarray.numpy._reductions import any, cumprod, cumsum, sum
+from funcarray.numpy._reductions_on_host import _cumprod_on_host, _cumsum_on_host
 from funcarray.numpy._rounding_and_division import ceil, floor
 from funcarray.numpy._shape import moveaxis, reshape, transpose
 from funcarray.numpy._sort_and_nonzero import sort
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, Axis, DTypeLike
 
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
@@ -125,6 +136,7 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
     return convert(result, out_dtype)
 
 
+@host_shortcut(_quantile_shortcut("quantile", False))
 def quantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
              overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
              *, weights: ArrayLike | None = None) -> Array:
@@ -145,6 +157,7 @@ def quantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     return _quantile("quantile", a, q, axis, method, keepdims, skip_nan=False)
 
 
+@host_shortcut(_quantile_shortcut("nanquantile", True))
 def nanquantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                 overwrite_input: bool = False, method: str = "linear",
                 keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -173,6 +186,7 @@ def _percent(op, q):
     return optimization_barrier_p.bind(divide(q, 100))[0]
 
 
+@host_shortcut(_percentile_shortcut("percentile", False))
 def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear",
                keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -188,6 +202,7 @@ def percentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=False)
 
 
+@host_shortcut(_percentile_shortcut("nanpercentile", True))
 def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights: ArrayLike | None = None) -> Array:
@@ -203,6 +218,7 @@ def nanpercentile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = Non
     return _quantile(op, a, _percent(op, q), axis, method, keepdims, skip_nan=True)
 
 
+@host_shortcut(_median_shortcut("median", False))
 def median(a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Array:
     """The median of ``a`` along ``axis`` (the mean of the two middle values for an even
@@ -217,6 +233,7 @@ def median(a: ArrayLike, axis: Axis = None, out: None = None, overwrite_input: b
     return _quantile("median", a, 0.5, axis, "midpoint", keepdims, skip_nan=False)
 
 
+@host_shortcut(_median_shortcut("nanmedian", True))
 def nanmedian(a: ArrayLike, axis: Axis = None, out: None = None,
               overwrite_input: bool = False, keepdims: bool = False) -> Array:
     """The median of the non-NaN elements of ``a`` along ``axis``.
@@ -237,6 +254,21 @@ def _nan_filled(op, a, fill):
     return a
 
 
+def _nan_cumulative_on_host(scan, fill):
+    """The shortcut of ``nancumsum``/``nancumprod``: NaNs replaced by ``fill`` (the general
+    path's select), then ``cumsum``'s/``cumprod``'s own shortcut ``scan``."""
+    def rule(a, axis=None, dtype=None, out=None):
+        x = host_value(a)
+        if x is None:
+            return NotImplemented
+        if dtypes.is_inexact(x.dtype):
+            a = Array(np.where(np.isnan(x), np.asarray(fill, x.dtype), x), a._weak)
+        return scan(a, axis, dtype, out)
+
+    return rule
+
+
+@host_shortcut(_nan_cumulative_on_host(_cumsum_on_host, 0))
 def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
               out: None = None) -> Array:
     """``cumsum`` that treats NaN as zero.
@@ -249,6 +281,7 @@ def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = N
     return cumsum(_nan_filled("nancumsum", a, 0), axis=axis, dtype=dtype, out=out)
 
 
+@host_shortcut(_nan_cumulative_on_host(_cumprod_on_host, 1))
 def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None,
                out: None = None) -> Array:
     """``cumprod`` that treats NaN as one.
