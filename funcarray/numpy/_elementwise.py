@@ -166,17 +166,21 @@ def _device_operands_alike(x, y, accepted) -> bool:
     return xa.dtype is ya.dtype and xa.shape == ya.shape and xa.dtype in accepted
 
 
+def _operands_alike(x, y, accepted) -> bool:
+    """Two concrete arrays (host or device) of one accepted dtype and shape: nothing to
+    promote, broadcast or check, so a binary function binds its primitive at once."""
+    if type(x) is Array and type(y) is Array:
+        xv, yv = x._value, y._value
+        return xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted
+    return _device_operands_alike(x, y, accepted)
+
+
 def _binary(name, prim, kinds, summary, example) -> _Binary:
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
 
     def fn(x, y, /):
-        if type(x) is Array and type(y) is Array:
-            xv, yv = x._value, y._value
-            # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
-            if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
-                return prim.bind(x, y)
-        elif _device_operands_alike(x, y, accepted):
+        if _operands_alike(x, y, accepted):
             return prim.bind(x, y)
         try:
             x, y = promote_binary(name, x, y)
@@ -261,18 +265,41 @@ def positive(x: ArrayLike, /) -> Array:
     return x
 
 
-def true_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x / y``; integers and bools are divided as floats.
+def _promoted_binary(name, prim, promote, kinds, prepare, summary, example) -> _Binary:
+    """A two-argument function whose operands ``promote(name, x, y)`` converts (to a float
+    dtype: ``promote_args_inexact``), checked against the dtype ``kinds`` (None: not
+    checked) and passed through ``prepare`` (bools to int32) before ``prim`` binds them. Two
+    arrays of one dtype and shape bind at once where their promotion and preparation change
+    nothing: a float or complex dtype, or (promoted as they are) an accepted integer one."""
+    accepted = _dtypes_of_kinds((kinds or _NUMERIC) - ({"b"} if promote is promote_args
+                                                       else {"b", "i", "u"}))
 
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.true_divide(fnp.arange(3), 2)
-        Array([0. , 0.5, 1. ], dtype=float32)
-    """
-    return ew.div_p.bind(*promote_args_inexact("true_divide", x, y))
+    def fn(x, y, /):
+        if _operands_alike(x, y, accepted):
+            return prim.bind(x, y)
+        try:
+            x, y = promote(name, x, y)
+            if kinds is not None:
+                _check_kinds(name, x, kinds)
+            return prim.bind(prepare(x), prepare(y))
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
+def _unchanged(x):
+    return x
+
+
+true_divide = _promoted_binary(
+    "true_divide", ew.div_p, promote_args_inexact, None, _unchanged,
+    "Elementwise ``x / y``; integers and bools are divided as floats.",
+    ("fnp.true_divide(fnp.arange(3), 2)", "Array([0. , 0.5, 1. ], dtype=float32)"))
 divide = true_divide
+_general_power = _promoted_binary(
+    "power", ew.pow_p, promote_args, _NUMERIC | {"b"}, _bool_to_int,
+    "Elementwise ``x ** y`` of two arrays.",
+    ("fnp.power(fnp.arange(3), fnp.arange(3))", "Array([1, 1, 4], dtype=int32)"))
 
 
 def power(x: ArrayLike, y: ArrayLike, /) -> Array:
@@ -285,27 +312,24 @@ def power(x: ArrayLike, y: ArrayLike, /) -> Array:
         Array([0, 1, 4, 9], dtype=int32)
     """
     if type(y) is int and is_array(x) and x.dtype != np.bool_:
-        _check_kinds("power", x, _NUMERIC)
-        if y < 0 and _kind(x.dtype) in _INT:
-            raise op_type_error("power", "integers to negative integer powers are not "
-                                         "allowed; convert the base to float first")
-        return ew.integer_pow_p.bind(x, y=y)
-    x, y = promote_args("power", x, y)
-    _check_kinds("power", x, _NUMERIC | {"b"})
-    return ew.pow_p.bind(_bool_to_int(x), _bool_to_int(y))
+        try:
+            _check_kinds("power", x, _NUMERIC)
+            if y < 0 and _kind(x.dtype) in _INT:
+                raise op_type_error("power", "integers to negative integer powers are not "
+                                             "allowed; convert the base to float first")
+            return ew.integer_pow_p.bind(x, y=y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _general_power(x, y)
 
 
-def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """``x ** y`` in floating point: integers are converted to float first (as in
-    ``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does
-    silently).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.float_power(fnp.array([2, 3]), 2)
-        Array([4., 9.], dtype=float32)
-    """
-    return ew.pow_p.bind(*promote_args_inexact("float_power", x, y))
+_no_wrapper(power)
+float_power = _promoted_binary(
+    "float_power", ew.pow_p, promote_args_inexact, None, _unchanged,
+    "``x ** y`` in floating point: integers are converted to float first (as in\n    "
+    "``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does\n"
+    "    silently).",
+    ("fnp.float_power(fnp.array([2, 3]), 2)", "Array([4., 9.], dtype=float32)"))
 
 
 def square(x: ArrayLike, /) -> Array:
