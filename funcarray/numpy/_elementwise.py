@@ -345,6 +345,15 @@ def square(x: ArrayLike, /) -> Array:
     return ew.square_p.bind(_bool_to_int(x))
 
 
+def _reciprocal_on_host(x, /):
+    """``1 / x`` of a host float or complex value with the division kernel."""
+    value = host_value(x)
+    if value is None or value.dtype not in _INEXACT_DTYPES:
+        return NotImplemented
+    return Array(ew.div_p.kernel(np.ones((), value.dtype), value), x._weak)
+
+
+@host_shortcut(_reciprocal_on_host)
 def reciprocal(x: ArrayLike, /) -> Array:
     """Elementwise ``1 / x`` (integers are converted to float).
 
@@ -489,6 +498,19 @@ def isnan(x: ArrayLike, /) -> Array:
     return ew.ne_p.bind(x, x)
 
 
+def _isinf_on_host(x, /):
+    """NumPy's isinf of a host float or complex value (``|x| == inf``, either part of a
+    complex number: the general path's), or all False for an integer; weak as ``x`` (a
+    comparison with a weak constant is weak when its operand is)."""
+    value = host_value(x)
+    if value is None or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    if value.dtype.kind in "fc":
+        return Array(np.isinf(value), x._weak)
+    return Array(np.zeros(value.shape, np.bool_), x._weak)
+
+
+@host_shortcut(_isinf_on_host)
 def isinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus or minus infinity.
 
@@ -622,15 +644,20 @@ _WHERE_CASES = (*_HOST_ARRAYS, bool, int, float, complex)
 
 
 def _where_on_host(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """The three-argument ``where`` of a bool host array, and host arrays or Python scalars:
-    one ``np.where`` (it selects the same bits as the general path's select; ``size`` and
-    ``fill_value`` only serve the one-argument form, which this declines)."""
+    """The three-argument ``where`` of a bool host array (or a NumPy bool), and host arrays
+    or Python scalars: one ``np.where`` (it selects the same bits as the general path's
+    select; ``size`` and ``fill_value`` only serve the one-argument form, which this
+    declines)."""
     t = type(condition)
-    if (t is not Array and t is not DeviceArray) or type(x) not in _WHERE_CASES or (
-            type(y) not in _WHERE_CASES):
+    if type(x) not in _WHERE_CASES or type(y) not in _WHERE_CASES:
         return NotImplemented
-    which = condition._value
-    if which.dtype != np.bool_:
+    if t is Array or t is DeviceArray:
+        which = condition._value
+        if which.dtype != np.bool_:
+            return NotImplemented
+    elif t is np.bool_:  # (a NumPy comparison of 0-d arrays gives one)
+        which = condition
+    else:
         return NotImplemented
     if type(x) in _HOST_ARRAYS and type(y) in _HOST_ARRAYS and (
             x._value.dtype == y._value.dtype):

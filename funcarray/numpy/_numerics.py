@@ -51,7 +51,7 @@ from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mo
 from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import convert_kernel
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -351,6 +351,18 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return where(isinf(x1) | (x1 == 0), x1, x)
 
 
+def _modf_on_host(x, /, out=None):
+    # NumPy's trunc is the general path's floor-or-ceil by sign bit for bit (-0.0 and NaN
+    # included: see _trunc_on_host); the fraction is the same subtraction kernel. (NumPy's
+    # modf differs: its fraction of -2.0 is -0.0, of inf 0.0.)
+    value = host_value(x)
+    if out is not None or value is None or value.dtype not in _HOST_FLOATS:
+        return NotImplemented
+    whole = np.trunc(value)
+    return Array(ew.sub_p.kernel(value, whole), x._weak), Array(whole, x._weak)
+
+
+@host_shortcut(_modf_on_host)
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """Fractional and integral parts of ``x``, both with ``x``'s sign.
 

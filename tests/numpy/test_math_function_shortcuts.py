@@ -88,3 +88,95 @@ def test_binary_fast_paths_match_their_general_binds(op, dtype, shape, kind, dat
     got, want = op(x, y), _general_binds(op, x, y)
     assert (got.dtype, got.shape, got.weak_type) == (want.dtype, want.shape, want.weak_type)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+_UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.logical_not,
+          fnp.bitwise_count, fnp.iscomplex, fnp.modf]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_UNARY), operands())
+def test_unary_functions_match_general_path(op, x):
+    assert_same_outcome(lambda: op(x))
+
+
+@settings(max_examples=60, deadline=None)
+@given(operand_pairs())
+def test_heaviside_and_right_shift_match_general_path(pair):
+    x, y = pair
+    assert_same_outcome(lambda: fnp.heaviside(x, y))
+    assert_same_outcome(lambda: fnp.right_shift(x, y))
+
+
+def test_unary_shortcuts_take_common_forms():
+    from funcarray.numpy._elementwise import _isinf_on_host, _reciprocal_on_host
+    from funcarray.numpy._introspection_and_io import _iscomplex_on_host
+    from funcarray.numpy._math_functions import (
+        _angle_on_host,
+        _heaviside_on_host,
+        _imag_on_host,
+        _sinc_on_host,
+    )
+    from funcarray.numpy._numerics import _modf_on_host
+    from funcarray.numpy._predicates_and_bits import (
+        _bitwise_count_on_host,
+        _logical_not_on_host,
+    )
+    x = fnp.asarray(np.float32([0.5, -0.0, np.inf]))
+    z = fnp.asarray(np.complex64([1 + 2j, 0j]))
+    i = fnp.asarray(np.int32([7, -7]))
+    for operand in (x, fa.device_put(x), z):
+        for rule in (_imag_on_host, _angle_on_host, _sinc_on_host, _reciprocal_on_host,
+                     _isinf_on_host, _logical_not_on_host, _iscomplex_on_host):
+            assert rule(operand) is not NotImplemented, rule
+    assert _modf_on_host(x) is not NotImplemented
+    assert _bitwise_count_on_host(i) is not NotImplemented
+    assert _heaviside_on_host(x, x) is not NotImplemented
+    assert _heaviside_on_host(x, 0.5) is not NotImplemented
+
+
+@settings(max_examples=100, deadline=None)
+@given(operands(), st.sampled_from([None, "int8", "uint8", "int32", "uint32", "int64", "uint64",
+                                    "float16", "float32", "bool", int, float, np.int16,
+                                    "not a dtype"]))
+def test_astype_matches_general_path(x, dtype):
+    # Floats inside and outside every integer range (saturated), NaN, infinities, empty.
+    assert_same_outcome(lambda: fnp.astype(x, dtype))
+
+
+def test_astype_shortcut_takes_float_to_integer_casts():
+    from funcarray.numpy._array_ops import _astype_on_host
+    for value in (np.float32(2.7), np.float32([1.5, -2.5, 3.0]), np.float64([[1e9]])):
+        x = fnp.asarray(value)
+        for dtype in ("int32", np.int64, fnp.uint8):
+            assert _astype_on_host(x, dtype) is not NotImplemented
+
+
+@pytest.mark.parametrize("src", ["bool", "int8", "uint16", "int64", "float16", "bfloat16",
+                                 "float32", "complex64", "float64"])
+@pytest.mark.parametrize("casting", ["safe", "same_kind", "unsafe"])
+def test_can_cast_named_dtypes_as_dtypes(src, casting):
+    from funcarray.numpy._dtype_info import _can_cast
+    for dst in ("int32", "uint8", "float32", "complex128", "bool"):
+        want = _can_cast(src, dst, casting)
+        assert fnp.can_cast(src, dst, casting) is want
+        assert fnp.can_cast(fnp.dtype(src), fnp.dtype(dst), casting) is want
+    with pytest.raises(TypeError, match="can_cast"):
+        fnp.can_cast(src, "not a dtype", casting)
+
+
+@pytest.mark.parametrize("a", [3.0, [[1, 2, 3]], np.zeros((2, 0, 4)), fnp.zeros((5, 3)),
+                               fnp.zeros(()), []])
+def test_size_counts_elements(a):
+    got = fnp.size(a)
+    assert type(got) is int and got == np.size(np.asarray(a))
+    assert fnp.size(fa.device_put(fnp.asarray(a))) == got
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.booleans(), operand_pairs())
+def test_where_of_a_numpy_bool_matches_general_path(which, pair):
+    from funcarray.numpy._elementwise import _where_on_host
+    x, y = pair
+    assert_same_outcome(lambda: fnp.where(np.bool_(which), x, y))
+    assert _where_on_host(np.bool_(which), fnp.ones(()), fnp.zeros(())) is not NotImplemented
