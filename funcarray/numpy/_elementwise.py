@@ -31,6 +31,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._extended_arrays import extended_where, is_extended
 from funcarray.numpy._promotion import (
+    host_pair,
     promote_args,
     promote_args_inexact,
     promote_args_unbroadcast,
@@ -533,6 +534,33 @@ def _full_bool(x, value):
     return broadcast_to_shape(Array(np.asarray(value), x.weak_type), x.shape)
 
 
+def _logaddexp_values(x, y):
+    """The general path's formula below on NumPy values, with the primitives' kernels."""
+    big = np.where(ew.ge_p.kernel(x, y), x, y)
+    delta = ew.sub_p.kernel(x, y)
+    tail = ew.log1p_p.kernel(ew.exp_p.kernel(ew.neg_p.kernel(ew.abs_p.kernel(delta))))
+    return np.where(ew.ne_p.kernel(delta, delta), ew.add_p.kernel(x, y),
+                    ew.add_p.kernel(big, tail))
+
+
+def _logaddexp_on_host(scale):
+    """The shortcut of logaddexp (``scale`` None) or logaddexp2 (``scale`` ln 2: the
+    operands multiplied by it, the result divided by it) for two host floats of one dtype
+    or a float and a Python scalar."""
+    def on_host(x, y, /):
+        pair = host_pair(x, y)
+        if pair is None or pair[0].dtype.kind != "f":
+            return NotImplemented
+        vx, vy, weak = pair
+        if scale is None:
+            return Array(_logaddexp_values(vx, vy), weak)
+        factor = np.asarray(scale, vx.dtype)
+        out = _logaddexp_values(ew.mul_p.kernel(vx, factor), ew.mul_p.kernel(vy, factor))
+        return Array(ew.div_p.kernel(out, factor), weak)
+    return on_host
+
+
+@host_shortcut(_logaddexp_on_host(None))
 def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log(exp(x) + exp(y))`` without overflow.
 
@@ -549,6 +577,7 @@ def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(isnan(delta), add(x, y), add(big, log1p(exp(negative(absolute(delta))))))
 
 
+@host_shortcut(_logaddexp_on_host(math.log(2)))
 def logaddexp2(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log2(2**x + 2**y)`` without overflow.
 

@@ -293,6 +293,18 @@ def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 (jax.numpy's na
 # Interchange and files: from_dlpack, load, save, savez
 # --------------------------------------------------------------------------------------------
 
+def _from_dlpack_on_host(x, /, *, device=None, copy=None):
+    """A host (or device) array's own value as a strong Array: the general path imports a
+    read-only view of it and copies that, and a value an Array holds is never written, so
+    sharing it gives the same array."""
+    value = host_value(x)
+    if value is None or device is not None or copy is False or (
+            value.dtype.kind not in "biufc" or value.dtype.isbuiltin != 1):
+        return NotImplemented
+    return Array(value, False)
+
+
+@host_shortcut(_from_dlpack_on_host)
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An Array from any object that implements the DLPack protocol (``__dlpack__``): a
     NumPy array, a torch CPU tensor, a jax array on the CPU... The data is always copied

@@ -182,8 +182,11 @@ def _nan_ignoring_on_host(numpy_extremum):
         vx, vy = host_value(x), host_value(y)
         if not _same_host_float(vx, vy):
             return NotImplemented
-        out = np.where(np.isnan(vy), vx, numpy_extremum(vx, vy))
-        return Array(np.where(np.isnan(vx), vy, out), x._weak and y._weak)
+        out = numpy_extremum(vx, vy)
+        # It is NaN exactly where an operand is: with no NaN the selects change nothing.
+        if (out != out) if out.ndim == 0 else np.isnan(out).any():
+            out = np.where(np.isnan(vx), vy, np.where(np.isnan(vy), vx, out))
+        return Array(out, x._weak and y._weak)
     return on_host
 
 
@@ -213,6 +216,27 @@ def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
 
 
+def _hypot_on_host(x, y, /):
+    """The general path's formula on two host floats of one dtype (or a float and a Python
+    scalar), step by step with the primitives' kernels."""
+    pair = host_pair(x, y)
+    if pair is None or pair[0].dtype.kind != "f":
+        return NotImplemented
+    vx, vy, weak = pair
+    dtype = vx.dtype
+    zero, one = np.zeros((), dtype), np.ones((), dtype)
+    mul = ew.mul_p.kernel
+    vx, vy = ew.abs_p.kernel(vx), ew.abs_p.kernel(vy)
+    big, small = ew.max_p.kernel(vx, vy), ew.min_p.kernel(vx, vy)
+    big_is_zero = ew.eq_p.kernel(big, zero)
+    ratio = ew.div_p.kernel(small, np.where(big_is_zero, one, big))
+    out = mul(big, ew.sqrt_p.kernel(ew.add_p.kernel(one, mul(ratio, ratio))))
+    infinite = ew.or_p.kernel(np.isinf(vx), np.isinf(vy))
+    return Array(np.where(infinite, np.asarray(np.inf, dtype),
+                          np.where(big_is_zero, zero, out)), weak)
+
+
+@host_shortcut(_hypot_on_host)
 def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
 

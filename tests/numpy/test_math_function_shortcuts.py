@@ -17,6 +17,7 @@ from test_slow_op_shortcuts import _as_input, _values, operands
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.base.array import Array
 from funcarray.numpy import _rounding_and_division as division
 
 _SHAPES = st.sampled_from([(), (1,), (3,), (2, 3)])
@@ -35,8 +36,8 @@ def operand_pairs(draw, dtypes=ALL_DTYPES):
             _as_input(_values(draw, dtype, shape), draw(kinds)))
 
 
-_BINARY = [fnp.true_divide, fnp.power, fnp.float_power, fnp.fmod, fnp.floor_divide,
-           fnp.remainder, fnp.divmod]
+_BINARY = [fnp.true_divide, fnp.power, fnp.float_power, fnp.fmod, fnp.floor_divide, fnp.fmax,
+           fnp.fmin, fnp.remainder, fnp.divmod]
 
 
 @settings(max_examples=150, deadline=None)
@@ -180,3 +181,35 @@ def test_where_of_a_numpy_bool_matches_general_path(which, pair):
     x, y = pair
     assert_same_outcome(lambda: fnp.where(np.bool_(which), x, y))
     assert _where_on_host(np.bool_(which), fnp.ones(()), fnp.zeros(())) is not NotImplemented
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([fnp.hypot, fnp.logaddexp, fnp.logaddexp2]), operand_pairs())
+def test_float_formulas_match_general_path(op, pair):
+    x, y = pair
+    assert_same_outcome(lambda: op(x, y))
+
+
+def test_float_formula_shortcuts_take_common_forms():
+    from funcarray.numpy._math_functions import _hypot_on_host
+    x = fnp.asarray(np.float32([3.0, -0.0, np.inf]))
+    for y in (x, fa.device_put(x), 2.0):
+        assert _hypot_on_host(x, y) is not NotImplemented
+    from funcarray.numpy._elementwise import _logaddexp_on_host
+    for rule in (_logaddexp_on_host(None), _logaddexp_on_host(np.log(2))):
+        for y in (x, fa.device_put(x), 2.0):
+            assert rule(x, y) is not NotImplemented
+
+
+@settings(max_examples=60, deadline=None)
+@given(operands(), st.sampled_from([None, True, False]))
+def test_from_dlpack_matches_general_path(x, copy):
+    assert_same_outcome(lambda: fnp.from_dlpack(x, copy=copy))
+
+
+def test_from_dlpack_shortcut_takes_arrays():
+    from funcarray.numpy._introspection_and_io import _from_dlpack_on_host
+    x = fnp.arange(3.0)
+    for operand in (x, fa.device_put(x), Array(np.float32(2.0), True)):
+        out = _from_dlpack_on_host(operand)
+        assert out is not NotImplemented and not out.weak_type
