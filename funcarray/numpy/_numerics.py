@@ -47,9 +47,18 @@ from funcarray.numpy._predicates_and_bits import left_shift, right_shift
 from funcarray.numpy._reductions import any as _any
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import sum as _sum
-from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mod, remainder
+from funcarray.numpy._rounding_and_division import (
+    _ON_HOST,
+    _remainder,
+    ceil,
+    floor,
+    floor_divide,
+    mod,
+    remainder,
+)
 from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives import reduce as red
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -444,6 +453,39 @@ def _gradient_along(f, h, axis, edge_order):
     return concatenate([first, inner, last], axis=axis)
 
 
+def _gradient_on_host(f, *varargs, axis=None, edge_order=None):
+    """The general path's differences on a strong host float array with the default unit
+    spacing (first order at the edges), along one int axis or all, with the kernels."""
+    value = _host_float(f)
+    if value is None or varargs or edge_order not in (None, 1) or value.ndim == 0:
+        return NotImplemented
+    ndim = value.ndim
+    if axis is None:
+        axes = range(ndim)
+    elif type(axis) is int and -ndim <= axis < ndim:
+        axes = (axis % ndim,)
+    else:
+        return NotImplemented
+    if builtins.min(value.shape[a] for a in axes) < 2:
+        return NotImplemented  # (the general path raises)
+    dtype = value.dtype
+    step, half = np.ones((), dtype), np.asarray(0.5, dtype)
+    sub, div = ew.sub_p.kernel, ew.div_p.kernel
+    outs = []
+    for a in axes:
+        n = value.shape[a]
+
+        def part(start, stop, a=a):
+            return value[(slice(None),) * a + (slice(start, stop),)]
+
+        inner = div(ew.mul_p.kernel(sub(part(2, None), part(None, -2)), half), step)
+        first = div(sub(part(1, 2), part(0, 1)), step)
+        last = div(sub(part(n - 1, n), part(n - 2, n - 1)), step)
+        outs.append(Array(np.concatenate([first, inner, last], axis=a), False))
+    return outs[0] if len(outs) == 1 else outs
+
+
+@host_shortcut(_gradient_on_host)
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
              edge_order: int | None = None) -> Array | list[Array]:
     """The gradient of the sampled function ``f`` by central differences inside and one-sided
@@ -492,6 +534,24 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
     return result[0] if len(axes) == 1 else result
 
 
+def _trapezoid_on_host(y, x=None, dx=1.0, axis=-1):
+    """The general path's uniform-step rule on a strong float32 or float64 host array (a
+    Python-scalar ``dx``, an int ``axis``), with the kernels: the sum is the reduction's."""
+    value = _host_float(y)
+    if (value is None or value.dtype == dtypes.float16 or x is not None
+            or type(dx) not in (int, float) or type(axis) is not int
+            or not -value.ndim <= axis < value.ndim or value.shape[axis] == 0):
+        return NotImplemented
+    dtype = value.dtype
+    value = np.moveaxis(value, axis, -1)
+    total = red.reduce_sum_p.kernel(value, axes=(value.ndim - 1,))
+    ends = ew.add_p.kernel(value[..., 0], value[..., -1])
+    mul = ew.mul_p.kernel
+    inside = ew.sub_p.kernel(total, mul(np.asarray(0.5, dtype), ends))
+    return Array(mul(np.asarray(dx, dtype), inside), False)
+
+
+@host_shortcut(_trapezoid_on_host)
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
               ) -> Array:
     """The integral of the samples ``y`` along ``axis`` by the trapezoidal rule, at the points
@@ -522,6 +582,39 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     return 0.5 * _sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
 
 
+def _unwrap_on_host(p, discont=None, axis=-1, period=2 * np.pi):
+    """The general path's formula on a strong host float array (Python-scalar ``discont``
+    and ``period``, an int ``axis``), step by step with the primitives' kernels: the
+    remainder is the general path's own formula on NumPy values."""
+    value = _host_float(p)
+    if (value is None or type(axis) is not int
+            or type(period) not in (int, float)
+            or (discont is not None and type(discont) not in (int, float))):
+        return NotImplemented
+    axis = axis + value.ndim if -value.ndim <= axis < 0 else axis
+    if not 0 <= axis < value.ndim or value.shape[axis] == 0:
+        return NotImplemented
+    dtype = value.dtype
+    period = np.asarray(period, dtype)
+    interval = ew.div_p.kernel(period, np.asarray(2, dtype))
+    discont = interval if discont is None else np.asarray(discont, dtype)
+    later = (slice(None),) * axis + (slice(1, None),)
+    earlier = (slice(None),) * axis + (slice(None, -1),)
+    dd = ew.sub_p.kernel(value[later], value[earlier])
+    ddmod = ew.sub_p.kernel(_remainder(ew.add_p.kernel(dd, interval), period, _ON_HOST),
+                            interval)
+    at_minus_interval = ew.and_p.kernel(ew.eq_p.kernel(ddmod, ew.neg_p.kernel(interval)),
+                                        ew.gt_p.kernel(dd, np.zeros((), dtype)))
+    ddmod = np.where(at_minus_interval, interval, ddmod)
+    correction = np.where(ew.lt_p.kernel(ew.abs_p.kernel(dd), discont), np.zeros((), dtype),
+                          ew.sub_p.kernel(ddmod, dd))
+    rest = ew.add_p.kernel(value[later], red.cumsum_p.kernel(correction, axis=axis,
+                                                             reverse=False))
+    head = (slice(None),) * axis + (slice(None, 1),)
+    return Array(np.concatenate([value[head], rest], axis=axis), False)
+
+
+@host_shortcut(_unwrap_on_host)
 def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
            period: ArrayLike = 2 * np.pi) -> Array:
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) between neighbours

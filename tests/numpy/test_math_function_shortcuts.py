@@ -213,3 +213,56 @@ def test_from_dlpack_shortcut_takes_arrays():
     for operand in (x, fa.device_put(x), Array(np.float32(2.0), True)):
         out = _from_dlpack_on_host(operand)
         assert out is not NotImplemented and not out.weak_type
+
+
+_PHASES = st.one_of(st.sampled_from([0.0, -0.0, np.pi, -np.pi, 3 * np.pi, 7.0, -9.5, 1e6,
+                                     np.inf, -np.inf, np.nan]),
+                    st.floats(-20, 20))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([np.float16, np.float32, np.float64]),
+       st.lists(_PHASES, max_size=6), st.sampled_from([(-1,), (2, -1), (-1, 2)]),
+       st.sampled_from([-1, 0, 1, -2, 5]), st.sampled_from([None, 0.5, 3, np.pi]),
+       st.sampled_from([2 * np.pi, 6, 5.5, 360.0]), st.sampled_from(["array", "weak",
+                                                                      "device"]))
+def test_unwrap_matches_general_path(dtype, phases, layout, axis, discont, period, kind):
+    values = np.asarray(phases, np.float64)
+    if layout != (-1,):
+        values = np.stack([values, values[::-1]]).reshape(layout) if values.size else (
+            np.zeros(tuple(0 if d == -1 else d for d in layout)))
+    with np.errstate(over="ignore"):
+        p = _as_input(values.astype(dtype), kind)
+    assert_same_outcome(lambda: fnp.unwrap(p, discont, axis, period))
+
+
+def test_unwrap_shortcut_takes_common_forms():
+    from funcarray.numpy._numerics import _unwrap_on_host
+    x = fnp.asarray(np.float32([[0.0, 5.0, 10.0], [1.0, -6.0, 0.5]]))
+    for args in ((x,), (x, None, 0), (x, 1.0, -1, 6.0), (fa.device_put(x),)):
+        assert _unwrap_on_host(*args) is not NotImplemented
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([np.float16, np.float32, np.float64]),
+       st.sampled_from([(0,), (1,), (2,), (5,), (3, 4), (2, 0), (2, 3, 2)]),
+       st.sampled_from([None, -1, 0, 1, 2, -3, (0,)]), st.sampled_from([None, 1, 2]),
+       st.sampled_from(["array", "weak", "device", "list"]), st.data())
+def test_gradient_and_trapezoid_match_general_path(dtype, shape, axis, edge_order, kind,
+                                                   data):
+    values = _values(data.draw, np.dtype(dtype), shape)
+    f = _as_input(values, kind)
+    if axis is None or type(axis) is int:
+        assert_same_outcome(lambda: fnp.trapezoid(f, axis=-1 if axis is None else axis))
+        assert_same_outcome(lambda: fnp.trapezoid(f, dx=0.1, axis=-1 if axis is None else axis))
+    assert_same_outcome(lambda: fnp.gradient(f, axis=axis, edge_order=edge_order))
+
+
+def test_gradient_and_trapezoid_shortcuts_take_common_forms():
+    from funcarray.numpy._numerics import _gradient_on_host, _trapezoid_on_host
+    x = fnp.asarray(np.float32([[0.0, 5.0, 10.0], [1.0, -6.0, 0.5]]))
+    for operand in (x, fa.device_put(x)):
+        assert _gradient_on_host(operand) is not NotImplemented
+        assert _gradient_on_host(operand, axis=-1) is not NotImplemented
+        assert _trapezoid_on_host(operand) is not NotImplemented
+        assert _trapezoid_on_host(operand, dx=0.5, axis=0) is not NotImplemented
