@@ -266,3 +266,27 @@ def test_gradient_and_trapezoid_shortcuts_take_common_forms():
         assert _gradient_on_host(operand, axis=-1) is not NotImplemented
         assert _trapezoid_on_host(operand) is not NotImplemented
         assert _trapezoid_on_host(operand, dx=0.5, axis=0) is not NotImplemented
+
+
+_ENDPOINTS = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 1e-45, 3e38, -3e38, 1e300, np.inf,
+                                        np.nan, 0, 7, -2**31, 2**31, 2**31 - 1, True, 1j]),
+                       st.floats(-1e6, 1e6), st.integers(-100, 100))
+
+
+@settings(max_examples=100, deadline=None)
+@given(_ENDPOINTS, _ENDPOINTS, st.sampled_from([0, 1, 2, 3, 4, 50, -1]),
+       st.sampled_from([True, False]), st.sampled_from([None, "float32", "int32"]),
+       st.sampled_from([0, -1, 1]))
+def test_linspace_matches_general_path(start, stop, num, endpoint, dtype, axis):
+    assert_same_outcome(lambda: fnp.linspace(start, stop, num, endpoint, dtype=dtype,
+                                             axis=axis))
+
+
+@pytest.mark.parametrize("n", [-2, 0, 1, 4, 4096, 2.0, True])
+def test_arange_of_a_count_matches_general_path(n):
+    from funcarray.numpy._creation import _arange_on_host, _linspace_on_host
+    assert_same_outcome(lambda: fnp.arange(n))
+    assert_same_outcome(lambda: fnp.arange(n, dtype="float32"))
+    assert _arange_on_host(4) is not NotImplemented
+    assert _linspace_on_host(0.0, 1.0, 5) is not NotImplemented
+    assert _linspace_on_host(-2, 3, 64) is not NotImplemented
