@@ -312,13 +312,26 @@ def _spacing_on_host(x, /):
     value = _host_float(x)
     if value is None:
         return NotImplemented
-    inf = np.full_like(value, np.inf)
+    # (0-d constants: the kernels broadcast them to the values the general path fills)
+    dtype = value.dtype
+    inf = np.asarray(np.inf, dtype)
     step = ew.nextafter_p.kernel
-    if value.dtype == dtypes.float16:
+    if dtype == dtypes.float16:
         return Array(ew.sub_p.kernel(step(value, inf), value), False)
     result = ew.sub_p.kernel(step(value, np.copysign(inf, value)), value)
-    tiny = np.full_like(value, dtypes.finfo(value.dtype).smallest_subnormal)
+    tiny = _SMALLEST_SUBNORMAL[dtype]
     return Array(np.where(result == 0, np.copysign(tiny, value), result), False)
+
+
+def _constant(value, dtype):
+    """A read-only 0-d NumPy value (a module constant no caller can change)."""
+    out = np.array(value, dtype)
+    out.flags.writeable = False
+    return out
+
+
+_SMALLEST_SUBNORMAL = {dtype: _constant(dtypes.finfo(dtype).smallest_subnormal, dtype)
+                       for dtype in _HOST_FLOATS}
 
 
 @host_shortcut(_frexp_on_host)

@@ -92,7 +92,7 @@ def test_binary_fast_paths_match_their_general_binds(op, dtype, shape, kind, dat
 
 
 _UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.logical_not,
-          fnp.bitwise_count, fnp.iscomplex, fnp.modf]
+          fnp.bitwise_count, fnp.iscomplex, fnp.modf, fnp.spacing]
 
 
 @settings(max_examples=200, deadline=None)
