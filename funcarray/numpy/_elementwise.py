@@ -267,12 +267,18 @@ def positive(x: ArrayLike, /) -> Array:
 
 
 def _promoted_binary(name, prim, promote, kinds, prepare, summary, example) -> _Binary:
-    """A two-argument function whose operands ``promote(name, x, y)`` converts (to a float
-    dtype: ``promote_args_inexact``), checked against the dtype ``kinds`` (None: not
-    checked) and passed through ``prepare`` (bools to int32) before ``prim`` binds them. Two
-    arrays of one dtype and shape bind at once where their promotion and preparation change
-    nothing: a float or complex dtype, or (promoted as they are) an accepted integer one."""
-    accepted = _dtypes_of_kinds((kinds or _NUMERIC) - ({"b"} if promote is promote_args
+    """A two-argument function whose operands ``promote(name, x, y)`` converts, checked
+    against the dtype ``kinds`` (None: not checked) and passed through ``prepare`` (bools
+    to int32) before ``prim`` binds them. Two arrays of one dtype and shape bind at once
+    where their promotion and preparation change nothing: a float or complex dtype, or
+    (promoted as they are) an accepted integer one.
+
+    ``promote`` is ``promote_args`` or, to a float dtype, ``promote_args_inexact``;
+    ``promote_binary`` and ``_promote_binary_inexact`` are their fast paths, which leave
+    the broadcast to the eager kernel: the same bits for a division, not for ``power``
+    (NumPy takes other paths for a scalar exponent: ``x ** -1.0`` is a reciprocal)."""
+    keeps_integers = promote is promote_binary or promote is promote_args
+    accepted = _dtypes_of_kinds((kinds or _NUMERIC) - ({"b"} if keeps_integers
                                                        else {"b", "i", "u"}))
 
     def fn(x, y, /):
@@ -292,8 +298,18 @@ def _unchanged(x):
     return x
 
 
+def _promote_binary_inexact(op, x, y):
+    """``promote_args_inexact`` of two operands, through ``promote_binary``'s fast paths
+    where one operand is a real float array: the common dtype is then inexact already, and
+    both convert each operand straight to it."""
+    if (is_array(x) and dtypes.is_float(x.dtype)) or (
+            is_array(y) and dtypes.is_float(y.dtype)):
+        return promote_binary(op, x, y)
+    return promote_args_inexact(op, x, y)
+
+
 true_divide = _promoted_binary(
-    "true_divide", ew.div_p, promote_args_inexact, None, _unchanged,
+    "true_divide", ew.div_p, _promote_binary_inexact, None, _unchanged,
     "Elementwise ``x / y``; integers and bools are divided as floats.",
     ("fnp.true_divide(fnp.arange(3), 2)", "Array([0. , 0.5, 1. ], dtype=float32)"))
 divide = true_divide

@@ -31,7 +31,7 @@ from funcarray.numpy._elementwise import (
     multiply,
     true_divide,
 )
-from funcarray.numpy._promotion import host_pair, promote_args
+from funcarray.numpy._promotion import host_pair, promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
@@ -53,7 +53,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 
 fmod = _promoted_binary(
-    "fmod", ew.rem_p, promote_args, _NUMERIC - {"c"} | {"b"}, _bool_to_int,
+    "fmod", ew.rem_p, promote_binary, _NUMERIC - {"c"} | {"b"}, _bool_to_int,
     "Remainder with the sign of the dividend (C's ``fmod``).",
     ("fnp.fmod(-5, 3)", "Array(-2, dtype=int32, weak_type=True)"))
 

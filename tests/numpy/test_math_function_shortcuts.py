@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES
-from shortcut_oracle import assert_same_outcome
+from shortcut_oracle import assert_same_outcome, outcome
 from test_slow_op_shortcuts import _as_input, _values, operands
 
 import funcarray as fa
@@ -75,7 +75,7 @@ def _general_binds(op, x, y):
     return prim.bind(prepare(x), prepare(y))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from([fnp.true_divide, fnp.power, fnp.float_power, fnp.fmod]),
        st.sampled_from([d for d in ALL_DTYPES if d != fnp.bool_]), _SHAPES,
        st.sampled_from(["array", "weak", "device"]), st.data())
@@ -85,10 +85,21 @@ def test_binary_fast_paths_match_their_general_binds(op, dtype, shape, kind, dat
     if op is fnp.fmod and np.dtype(dtype).kind == "c":
         return
     x, y = (_as_input(_values(data.draw, np.dtype(dtype), shape), kind) for _ in range(2))
-    assert_same_outcome(lambda: op(x, y))
-    got, want = op(x, y), _general_binds(op, x, y)
-    assert (got.dtype, got.shape, got.weak_type) == (want.dtype, want.shape, want.weak_type)
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    # ... and mixed operands: another dtype, shape or a Python scalar (promote_binary's
+    # fast paths stand in for the general promotion)
+    other = data.draw(st.one_of(operands(), st.sampled_from([2, -1, 0.5, -0.0, 1e300, 2**40,
+                                                              True])))
+    for a, b in ((x, y), (x, other), (other, y)):
+        if op is fnp.power and type(b) is int:
+            continue  # (a Python int exponent: integer_pow, not these binds)
+        outcomes = [outcome(lambda: op(a, b)), outcome(lambda: _general_binds(op, a, b))]
+        if "error" in (outcomes[0][0], outcomes[1][0]):
+            assert outcomes[0][:2] == outcomes[1][:2], outcomes
+            continue
+        got, want = outcomes[0][1], outcomes[1][1]
+        assert (got.dtype, got.shape, got.weak_type) == (want.dtype, want.shape,
+                                                           want.weak_type)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
 _UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.logical_not,
