@@ -167,9 +167,23 @@ def _division_on_host(*formulas):
     return on_host
 
 
+def _remainder_values(x, y, steps):
+    """``_remainder`` on NumPy values: NumPy's own remainder for float32 and float64 where
+    it is not NaN. NumPy computes it by the same steps as the formula (fmod, then the
+    divisor added where the signs differ, a zero signed as the divisor: npy_divmod), so it
+    gives the same bits; only where both operands are NaN may it keep the other NaN (its
+    sign), so a NaN anywhere takes the formula."""
+    if x.dtype in _NUMPY_REMAINDER_DTYPES:
+        out = np.remainder(x, y)
+        if not ((out != out) if out.ndim == 0 else np.isnan(out).any()):
+            return out
+    return _remainder(x, y, steps)
+
+
+_NUMPY_REMAINDER_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _floor_divide_on_host = _division_on_host(_floor_divide)
-_remainder_on_host = _division_on_host(_remainder)
-_divmod_on_host = _division_on_host(_floor_divide, _remainder)
+_remainder_on_host = _division_on_host(_remainder_values)
+_divmod_on_host = _division_on_host(_floor_divide, _remainder_values)
 
 
 def _division_operands_of(op, x, y):

@@ -301,3 +301,31 @@ def test_arange_of_a_count_matches_general_path(n):
     assert _arange_on_host(4) is not NotImplemented
     assert _linspace_on_host(0.0, 1.0, 5) is not NotImplemented
     assert _linspace_on_host(-2, 3, 64) is not NotImplemented
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]), _SHAPES, st.data())
+def test_remainder_of_floats_matches_general_path(dtype, shape, data):
+    # NumPy's remainder stands in for the formula where it is not NaN: every special value
+    # (both NaN, one NaN, zero divisors, infinities, signed zeros) against the general path.
+    x, y = (fnp.asarray(_values(data.draw, np.dtype(dtype), shape)) for _ in range(2))
+    assert_same_outcome(lambda: fnp.remainder(x, y))
+    assert_same_outcome(lambda: fnp.divmod(x, y))
+
+
+def test_remainder_of_floats_is_numpys_off_nan_on_many_values():
+    # Random bit patterns (every class of float) and near-multiples, compared bit for bit
+    # with the general path's formula on the same values.
+    from funcarray.numpy._rounding_and_division import _ON_HOST, _remainder, _remainder_values
+    rng = np.random.default_rng(22)
+    for dtype, bits in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        x = rng.integers(0, np.iinfo(bits).max, 20000, dtype=bits, endpoint=True).view(dtype)
+        y = rng.integers(0, np.iinfo(bits).max, 20000, dtype=bits, endpoint=True).view(dtype)
+        with np.errstate(all="ignore"):
+            near = (y * rng.integers(-2**20, 2**20, 20000)
+                    + rng.standard_normal(20000)).astype(dtype)
+        for a, b in ((x, y), (near, y), (x[:1].reshape(()), y[:1].reshape(()))):
+            with np.errstate(all="ignore"):
+                got, want = _remainder_values(a, b, _ON_HOST), _remainder(a, b, _ON_HOST)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
