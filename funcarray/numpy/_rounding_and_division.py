@@ -162,8 +162,11 @@ def _division_on_host(*formulas):
         if pair is None or pair[0].dtype.kind not in _DIVISION_KINDS:
             return NotImplemented
         vx, vy, weak = pair
-        outs = tuple(Array(formula(vx, vy, _ON_HOST), weak) for formula in formulas)
-        return outs if len(outs) > 1 else outs[0]
+        if first is None:
+            return tuple(Array(formula(vx, vy, _ON_HOST), weak) for formula in formulas)
+        return Array(first(vx, vy, _ON_HOST), weak)
+
+    first = formulas[0] if len(formulas) == 1 else None
     return on_host
 
 
