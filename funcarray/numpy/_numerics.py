@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -181,7 +182,33 @@ def _integer_pair_on_host(op, x1, x2):
     return np.abs(v1).astype(unsigned), np.abs(v2).astype(unsigned), dtype, weak
 
 
+def _exact_on_host(exact, x1, x2):
+    """``exact`` (``math.gcd`` or ``math.lcm``) of two small host integer arrays of one
+    dtype and shape, in Python's exact integers, when every result fits the dtype: the
+    general path's value then (it wraps only results beyond the dtype's range, those of the
+    most negative integer's magnitude); None otherwise."""
+    t1, t2 = type(x1), type(x2)
+    if t1 not in _HOST_ARRAYS or t2 not in _HOST_ARRAYS:
+        return None
+    v1, v2 = x1._value, x2._value
+    dtype = v1.dtype
+    if (dtype != v2.dtype or v1.shape != v2.shape or not 0 < v1.size <= 8
+            or dtype.kind not in "iu" or dtype.isbuiltin != 1):
+        return None
+    outs = [exact(a, b) for a, b in zip(v1.ravel().tolist(), v2.ravel().tolist())]
+    if builtins.max(outs) > _INT_MAX[dtype]:
+        return None
+    return Array(np.array(outs, dtype).reshape(v1.shape), x1._weak and x2._weak)
+
+
+_INT_MAX = {np.dtype(t): int(np.iinfo(t).max) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
+
+
 def _gcd_on_host(x1, x2):
+    out = _exact_on_host(math.gcd, x1, x2)
+    if out is not None:
+        return out
     pair = _integer_pair_on_host("gcd", x1, x2)
     if pair is None:
         return NotImplemented
@@ -190,6 +217,9 @@ def _gcd_on_host(x1, x2):
 
 
 def _lcm_on_host(x1, x2):
+    out = _exact_on_host(math.lcm, x1, x2)
+    if out is not None:
+        return out
     pair = _integer_pair_on_host("lcm", x1, x2)
     if pair is None:
         return NotImplemented

@@ -329,3 +329,24 @@ def test_remainder_of_floats_is_numpys_off_nan_on_many_values():
                 got, want = _remainder_values(a, b, _ON_HOST), _remainder(a, b, _ON_HOST)
             np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.gcd, fnp.lcm]),
+       st.sampled_from([d for d in ALL_DTYPES if np.dtype(d).kind in "iu"]),
+       st.sampled_from([(), (1,), (4,), (2, 4), (3, 3)]), st.sampled_from(_KINDS[:3]),
+       st.data())
+def test_gcd_lcm_of_small_arrays_match_general_path(op, dtype, shape, kind, data):
+    # Python's exact gcd/lcm where every result fits; the integer limits (the most negative
+    # integer's magnitude, products that wrap) take the NumPy path.
+    x1, x2 = (_as_input(_values(data.draw, np.dtype(dtype), shape), kind) for _ in range(2))
+    assert_same_outcome(lambda: op(x1, x2))
+
+
+def test_gcd_lcm_shortcuts_take_small_arrays():
+    import math
+
+    from funcarray.numpy._numerics import _exact_on_host
+    x, y = fnp.asarray(np.int32([4, 6, 0, -8])), fnp.asarray(np.int32([6, 4, 5, 12]))
+    assert _exact_on_host(math.gcd, x, y) is not None
+    assert _exact_on_host(math.lcm, fa.device_put(x[0]), y[0]) is not None
