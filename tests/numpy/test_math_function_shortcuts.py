@@ -350,3 +350,16 @@ def test_gcd_lcm_shortcuts_take_small_arrays():
     x, y = fnp.asarray(np.int32([4, 6, 0, -8])), fnp.asarray(np.int32([6, 4, 5, 12]))
     assert _exact_on_host(math.gcd, x, y) is not None
     assert _exact_on_host(math.lcm, fa.device_put(x[0]), y[0]) is not None
+
+
+def test_ldexp_of_float32_and_float64_is_the_formula_on_many_values():
+    # NumPy's ldexp stands in for the formula (frexp, exponent sum, m * 2**e): random bit
+    # patterns (NaN, infinities, subnormals, signed zeros) and exponents past every range,
+    # against the general path.
+    rng = np.random.default_rng(7)
+    for dtype, bits in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        x = rng.integers(0, np.iinfo(bits).max, 4000, dtype=bits, endpoint=True).view(dtype)
+        for low, high in ((-1200, 1200), (-40, 40)):
+            e = rng.integers(low, high, 4000).astype(np.int32)
+            for a, b in ((x, e), (x[:4], e[:4].astype(np.int8)), (x[0], e[0])):
+                assert_same_outcome(lambda a=a, b=b: fnp.ldexp(fnp.asarray(a), fnp.asarray(b)))
