@@ -154,39 +154,70 @@ def _with_standard_infinities(x, y, quotient, steps=_BOUND):
 _DIVISION_KINDS = frozenset("iuf")
 
 
-def _division_on_host(*formulas):
-    """The host shortcut that gives ``formula(x, y)`` on the kernels for each formula (a
-    tuple of results for several), for two operands of a real NumPy dtype (see above)."""
+def _division_on_host(formula):
+    """The host shortcut that gives ``formula(x, y)`` (one result or a pair) on NumPy
+    values, for two operands of a real NumPy dtype (see above)."""
     def on_host(x, y, /):
         pair = host_pair(x, y)
         if pair is None or pair[0].dtype.kind not in _DIVISION_KINDS:
             return NotImplemented
         vx, vy, weak = pair
-        if first is None:
-            return tuple(Array(formula(vx, vy, _ON_HOST), weak) for formula in formulas)
-        return Array(first(vx, vy, _ON_HOST), weak)
-
-    first = formulas[0] if len(formulas) == 1 else None
+        out = formula(vx, vy, _ON_HOST)
+        if type(out) is tuple:
+            return Array(out[0], weak), Array(out[1], weak)
+        return Array(out, weak)
     return on_host
 
 
+# NumPy's float32/float64 floor division and remainder (npy_divmod) take the formula's
+# steps: fmod, (x - mod) / y, the divisor added and 1 taken where the signs differ, a zero
+# signed as the divisor or the quotient. They differ in the rounding of the quotient (NumPy
+# floors it and adds 1 above .5, the formula rounds half to even: apart only at an exact .5,
+# which the quotient's two roundings can reach only beyond these bounds), for an infinite
+# divisor (the formula's Array API quotient) and in which NaN a NaN result keeps. So NumPy's
+# results stand where every quotient is below the bound and every divisor finite (which
+# leaves out every NaN result too); elsewhere the formula runs.
+_NUMPY_QUOTIENT_BOUNDS = {np.dtype(np.float32): 2.0 ** 21, np.dtype(np.float64): 2.0 ** 50}
+
+
+def _numpy_quotient_agrees(q, y, bound) -> bool:
+    if q.ndim == 0:
+        return -bound < q < bound and -np.inf < y < np.inf
+    return bool((np.abs(q) < bound).all() and np.isfinite(y).all())
+
+
 def _remainder_values(x, y, steps):
-    """``_remainder`` on NumPy values: NumPy's own remainder for float32 and float64 where
-    it is not NaN. NumPy computes it by the same steps as the formula (fmod, then the
-    divisor added where the signs differ, a zero signed as the divisor: npy_divmod), so it
-    gives the same bits; only where both operands are NaN may it keep the other NaN (its
-    sign), so a NaN anywhere takes the formula."""
-    if x.dtype in _NUMPY_REMAINDER_DTYPES:
+    """``_remainder`` on NumPy values: NumPy's remainder where it is not NaN (a NaN there
+    may be the other operand's: see above)."""
+    if x.dtype in _NUMPY_QUOTIENT_BOUNDS:
         out = np.remainder(x, y)
         if not ((out != out) if out.ndim == 0 else np.isnan(out).any()):
             return out
     return _remainder(x, y, steps)
 
 
-_NUMPY_REMAINDER_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-_floor_divide_on_host = _division_on_host(_floor_divide)
+def _floor_divide_values(x, y, steps):
+    """``_floor_divide`` on NumPy values: NumPy's where it agrees (see above)."""
+    bound = _NUMPY_QUOTIENT_BOUNDS.get(x.dtype)
+    if bound is not None:
+        out = np.floor_divide(x, y)
+        if _numpy_quotient_agrees(out, y, bound):
+            return out
+    return _floor_divide(x, y, steps)
+
+
+def _divmod_values(x, y, steps):
+    bound = _NUMPY_QUOTIENT_BOUNDS.get(x.dtype)
+    if bound is not None:
+        q, r = np.divmod(x, y)
+        if _numpy_quotient_agrees(q, y, bound):
+            return q, r
+    return _floor_divide(x, y, steps), _remainder_values(x, y, steps)
+
+
+_floor_divide_on_host = _division_on_host(_floor_divide_values)
 _remainder_on_host = _division_on_host(_remainder_values)
-_divmod_on_host = _division_on_host(_floor_divide, _remainder_values)
+_divmod_on_host = _division_on_host(_divmod_values)
 
 
 def _division_operands_of(op, x, y):

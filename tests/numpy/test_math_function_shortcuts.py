@@ -313,10 +313,18 @@ def test_remainder_of_floats_matches_general_path(dtype, shape, data):
     assert_same_outcome(lambda: fnp.divmod(x, y))
 
 
-def test_remainder_of_floats_is_numpys_off_nan_on_many_values():
-    # Random bit patterns (every class of float) and near-multiples, compared bit for bit
-    # with the general path's formula on the same values.
-    from funcarray.numpy._rounding_and_division import _ON_HOST, _remainder, _remainder_values
+def test_division_of_floats_is_numpys_where_it_agrees_on_many_values():
+    # Random bit patterns (every class of float) and near-multiples (quotients near the
+    # bounds where NumPy's rounding of the quotient parts from the formula's), compared bit
+    # for bit with the general path's formula on the same values.
+    from funcarray.numpy._rounding_and_division import (
+        _ON_HOST,
+        _divmod_values,
+        _floor_divide,
+        _floor_divide_values,
+        _remainder,
+        _remainder_values,
+    )
     rng = np.random.default_rng(22)
     for dtype, bits in ((np.float32, np.uint32), (np.float64, np.uint64)):
         x = rng.integers(0, np.iinfo(bits).max, 20000, dtype=bits, endpoint=True).view(dtype)
@@ -324,11 +332,18 @@ def test_remainder_of_floats_is_numpys_off_nan_on_many_values():
         with np.errstate(all="ignore"):
             near = (y * rng.integers(-2**20, 2**20, 20000)
                     + rng.standard_normal(20000)).astype(dtype)
-        for a, b in ((x, y), (near, y), (x[:1].reshape(()), y[:1].reshape(()))):
+            huge = (y * rng.integers(-2**24, 2**24, 20000)).astype(dtype)
+        small = rng.standard_normal(20000).astype(dtype)
+        for a, b in ((x, y), (near, y), (huge, y), (near, small), (huge[:4], y[:4]),
+                     (x[:1].reshape(()), y[:1].reshape(())),
+                     (near[:1].reshape(()), y[:1].reshape(()))):
             with np.errstate(all="ignore"):
-                got, want = _remainder_values(a, b, _ON_HOST), _remainder(a, b, _ON_HOST)
-            np.testing.assert_array_equal(got, want)
-            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+                pairs = [(_remainder_values(a, b, _ON_HOST), _remainder(a, b, _ON_HOST)),
+                         (_floor_divide_values(a, b, _ON_HOST), _floor_divide(a, b, _ON_HOST))]
+                pairs += zip(_divmod_values(a, b, _ON_HOST), (pairs[1][1], pairs[0][1]))
+            for got, want in pairs:
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 @settings(max_examples=150, deadline=None)
