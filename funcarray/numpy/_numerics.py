@@ -50,7 +50,7 @@ from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._rounding_and_division import (
     _ON_HOST,
-    _remainder,
+    _remainder_values,
     ceil,
     floor,
     floor_divide,
@@ -357,20 +357,10 @@ def _spacing_on_host(x, /):
     step = ew.nextafter_p.kernel
     if dtype == dtypes.float16:
         return Array(ew.sub_p.kernel(step(value, inf), value), False)
-    result = ew.sub_p.kernel(step(value, np.copysign(inf, value)), value)
-    tiny = _SMALLEST_SUBNORMAL[dtype]
-    return Array(np.where(result == 0, np.copysign(tiny, value), result), False)
-
-
-def _constant(value, dtype):
-    """A read-only 0-d NumPy value (a module constant no caller can change)."""
-    out = np.array(value, dtype)
-    out.flags.writeable = False
-    return out
-
-
-_SMALLEST_SUBNORMAL = {dtype: _constant(dtypes.finfo(dtype).smallest_subnormal, dtype)
-                       for dtype in _HOST_FLOATS}
+    # The general path then replaces a zero difference, which IEEE arithmetic never gives:
+    # the step from a finite x is its nonzero ulp (the smallest subnormal from a zero), from
+    # the largest finite one inf, from inf or NaN a NaN. Its select keeps every value.
+    return Array(ew.sub_p.kernel(step(value, np.copysign(inf, value)), value), False)
 
 
 @host_shortcut(_frexp_on_host)
@@ -653,8 +643,8 @@ def _unwrap_on_host(p, discont=None, axis=-1, period=2 * np.pi):
     later = (slice(None),) * axis + (slice(1, None),)
     earlier = (slice(None),) * axis + (slice(None, -1),)
     dd = ew.sub_p.kernel(value[later], value[earlier])
-    ddmod = ew.sub_p.kernel(_remainder(ew.add_p.kernel(dd, interval), period, _ON_HOST),
-                            interval)
+    ddmod = ew.sub_p.kernel(
+        _remainder_values(ew.add_p.kernel(dd, interval), period, _ON_HOST), interval)
     at_minus_interval = ew.and_p.kernel(ew.eq_p.kernel(ddmod, ew.neg_p.kernel(interval)),
                                         ew.gt_p.kernel(dd, np.zeros((), dtype)))
     ddmod = np.where(at_minus_interval, interval, ddmod)

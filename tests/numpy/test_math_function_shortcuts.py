@@ -378,3 +378,14 @@ def test_ldexp_of_float32_and_float64_is_the_formula_on_many_values():
             e = rng.integers(low, high, 4000).astype(np.int32)
             for a, b in ((x, e), (x[:4], e[:4].astype(np.int8)), (x[0], e[0])):
                 assert_same_outcome(lambda a=a, b=b: fnp.ldexp(fnp.asarray(a), fnp.asarray(b)))
+
+
+def test_spacing_of_every_float32_class_matches_general_path():
+    # Random bit patterns: zeros, subnormals, the largest finite, infinities, NaN.
+    rng = np.random.default_rng(3)
+    for dtype, bits in ((np.float32, np.uint32), (np.float64, np.uint64)):
+        x = rng.integers(0, np.iinfo(bits).max, 3000, dtype=bits, endpoint=True).view(dtype)
+        special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan], dtype)
+        x = np.concatenate([x, special, [np.finfo(dtype).max, -np.finfo(dtype).max,
+                                         np.finfo(dtype).smallest_subnormal]]).astype(dtype)
+        assert_same_outcome(lambda x=x: fnp.spacing(fnp.asarray(x)))
