@@ -11,6 +11,7 @@ Example:
     Array(3., dtype=float32)
 """
 
+import math as _math
 import typing as _typing
 
 import numpy as _np
@@ -124,7 +125,7 @@ def size(a: _typing.Any) -> int:
         >>> fnp.size(fnp.zeros((2, 3)))
         6
     """
-    return int(_np.prod(shape(a), dtype=_np.int64))
+    return int(_math.prod(shape(a)))  # (math.prod: np.prod costs ~2 us)
 
 
 def isscalar(element: object) -> bool:

@@ -338,6 +338,10 @@ def _concrete_number(op, x, name):
 
 
 def _arange_on_host(start, stop=None, step=None, dtype=None, *, device=None):
+    if type(start) is int and stop is None and step is None and dtype is None and (
+            device is None):
+        # arange(n), the common form: the iota kernel's ramp (0 values for n <= 0).
+        return Array(np.arange(max(start, 0), dtype=dtypes.default_int))
     for v in (start, stop, step):
         if v is not None and type(v) is not int and type(v) is not float:
             return NotImplemented
@@ -421,6 +425,27 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
     return place("arange", convert(ramp, dtype), device)
 
 
+def _linspace_on_host(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+                     axis=0, *, device=None):
+    """The general path's kernels for Python-float (or int32) endpoints and at least two
+    samples, ``stop`` included, in the default float dtype: ``start + i * step`` with the
+    step ``(stop - start) * (1 / (num - 1))``, then ``stop`` itself last."""
+    if (type(num) is not int or num < 2 or endpoint is not True or retstep is not False
+            or dtype is not None or type(axis) is not int or axis not in (0, -1)
+            or device is not None):
+        return NotImplemented
+    for v in (start, stop):
+        if type(v) is not float and (type(v) is not int or not -2**31 <= v < 2**31):
+            return NotImplemented
+    compute = dtypes.default_float
+    first, last = np.asarray(start, compute), np.asarray(stop, compute)
+    step = ew.mul_p.kernel(ew.sub_p.kernel(last, first), np.asarray(1.0 / (num - 1), compute))
+    ramp = iota_p.kernel(dtype=compute, shape=(num,), dimension=0)
+    out = ew.add_p.kernel(first, ew.mul_p.kernel(ramp, step))
+    out[-1] = last  # (a fresh array: the general path's select of stop there)
+    return Array(out)
+
+
 @overload
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              retstep: Literal[False] = False, dtype: DTypeLike | None = None,
@@ -437,6 +462,7 @@ def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: DTypeLike | None = None,
              axis: int = 0, *, device: Any = None) -> Array | tuple[Array, Array]: ...
+@host_shortcut(_linspace_on_host)
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive by default).

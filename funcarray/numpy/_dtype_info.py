@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -150,7 +151,18 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
         >>> fnp.can_cast(fnp.float32, fnp.complex64), fnp.can_cast(fnp.bool, fnp.int8)
         (True, False)
     """
+    if type(from_) is str and type(to) is str and type(casting) is str:
+        return _can_cast_named(from_, to, casting)
+    return _can_cast(from_, to, casting)
+
+
+def _can_cast(from_: Any, to: Any, casting: str) -> bool:
     src, dst = _dtype_of("can_cast", from_), _dtype_of("can_cast", to)
     if casting == "safe" and src in _FAMILY and dst in _FAMILY:
         return _standard_can_cast(src, dst)
     return bool(np.can_cast(src, dst, casting))
+
+
+# Dtypes named by strings: the answer depends on the names alone, so it is kept (a pure
+# function's cache; an error is raised afresh on each call).
+_can_cast_named = functools.lru_cache(maxsize=256)(_can_cast)

@@ -31,6 +31,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered, op_type_error
 from funcarray.numpy._extended_arrays import extended_where, is_extended
 from funcarray.numpy._promotion import (
+    host_pair,
     promote_args,
     promote_args_inexact,
     promote_args_unbroadcast,
@@ -166,17 +167,21 @@ def _device_operands_alike(x, y, accepted) -> bool:
     return xa.dtype is ya.dtype and xa.shape == ya.shape and xa.dtype in accepted
 
 
+def _operands_alike(x, y, accepted) -> bool:
+    """Two concrete arrays (host or device) of one accepted dtype and shape: nothing to
+    promote, broadcast or check, so a binary function binds its primitive at once."""
+    if type(x) is Array and type(y) is Array:
+        xv, yv = x._value, y._value
+        return xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted
+    return _device_operands_alike(x, y, accepted)
+
+
 def _binary(name, prim, kinds, summary, example) -> _Binary:
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
 
     def fn(x, y, /):
-        if type(x) is Array and type(y) is Array:
-            xv, yv = x._value, y._value
-            # Two eager arrays of one dtype and shape: nothing to promote, broadcast or check.
-            if xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted:
-                return prim.bind(x, y)
-        elif _device_operands_alike(x, y, accepted):
+        if _operands_alike(x, y, accepted):
             return prim.bind(x, y)
         try:
             x, y = promote_binary(name, x, y)
@@ -261,18 +266,57 @@ def positive(x: ArrayLike, /) -> Array:
     return x
 
 
-def true_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x / y``; integers and bools are divided as floats.
+def _promoted_binary(name, prim, promote, kinds, prepare, summary, example) -> _Binary:
+    """A two-argument function whose operands ``promote(name, x, y)`` converts, checked
+    against the dtype ``kinds`` (None: not checked) and passed through ``prepare`` (bools
+    to int32) before ``prim`` binds them. Two arrays of one dtype and shape bind at once
+    where their promotion and preparation change nothing: a float or complex dtype, or
+    (promoted as they are) an accepted integer one.
 
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.true_divide(fnp.arange(3), 2)
-        Array([0. , 0.5, 1. ], dtype=float32)
-    """
-    return ew.div_p.bind(*promote_args_inexact("true_divide", x, y))
+    ``promote`` is ``promote_args`` or, to a float dtype, ``promote_args_inexact``;
+    ``promote_binary`` and ``_promote_binary_inexact`` are their fast paths, which leave
+    the broadcast to the eager kernel: the same bits for a division, not for ``power``
+    (NumPy takes other paths for a scalar exponent: ``x ** -1.0`` is a reciprocal)."""
+    keeps_integers = promote is promote_binary or promote is promote_args
+    accepted = _dtypes_of_kinds((kinds or _NUMERIC) - ({"b"} if keeps_integers
+                                                       else {"b", "i", "u"}))
+
+    def fn(x, y, /):
+        if _operands_alike(x, y, accepted):
+            return prim.bind(x, y)
+        try:
+            x, y = promote(name, x, y)
+            if kinds is not None:
+                _check_kinds(name, x, kinds)
+            return prim.bind(prepare(x), prepare(y))
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
+def _unchanged(x):
+    return x
+
+
+def _promote_binary_inexact(op, x, y):
+    """``promote_args_inexact`` of two operands, through ``promote_binary``'s fast paths
+    where one operand is a real float array: the common dtype is then inexact already, and
+    both convert each operand straight to it."""
+    if (is_array(x) and dtypes.is_float(x.dtype)) or (
+            is_array(y) and dtypes.is_float(y.dtype)):
+        return promote_binary(op, x, y)
+    return promote_args_inexact(op, x, y)
+
+
+true_divide = _promoted_binary(
+    "true_divide", ew.div_p, _promote_binary_inexact, None, _unchanged,
+    "Elementwise ``x / y``; integers and bools are divided as floats.",
+    ("fnp.true_divide(fnp.arange(3), 2)", "Array([0. , 0.5, 1. ], dtype=float32)"))
 divide = true_divide
+_general_power = _promoted_binary(
+    "power", ew.pow_p, promote_args, _NUMERIC | {"b"}, _bool_to_int,
+    "Elementwise ``x ** y`` of two arrays.",
+    ("fnp.power(fnp.arange(3), fnp.arange(3))", "Array([1, 1, 4], dtype=int32)"))
 
 
 def power(x: ArrayLike, y: ArrayLike, /) -> Array:
@@ -285,27 +329,24 @@ def power(x: ArrayLike, y: ArrayLike, /) -> Array:
         Array([0, 1, 4, 9], dtype=int32)
     """
     if type(y) is int and is_array(x) and x.dtype != np.bool_:
-        _check_kinds("power", x, _NUMERIC)
-        if y < 0 and _kind(x.dtype) in _INT:
-            raise op_type_error("power", "integers to negative integer powers are not "
-                                         "allowed; convert the base to float first")
-        return ew.integer_pow_p.bind(x, y=y)
-    x, y = promote_args("power", x, y)
-    _check_kinds("power", x, _NUMERIC | {"b"})
-    return ew.pow_p.bind(_bool_to_int(x), _bool_to_int(y))
+        try:
+            _check_kinds("power", x, _NUMERIC)
+            if y < 0 and _kind(x.dtype) in _INT:
+                raise op_type_error("power", "integers to negative integer powers are not "
+                                             "allowed; convert the base to float first")
+            return ew.integer_pow_p.bind(x, y=y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _general_power(x, y)
 
 
-def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """``x ** y`` in floating point: integers are converted to float first (as in
-    ``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does
-    silently).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.float_power(fnp.array([2, 3]), 2)
-        Array([4., 9.], dtype=float32)
-    """
-    return ew.pow_p.bind(*promote_args_inexact("float_power", x, y))
+_no_wrapper(power)
+float_power = _promoted_binary(
+    "float_power", ew.pow_p, promote_args_inexact, None, _unchanged,
+    "``x ** y`` in floating point: integers are converted to float first (as in\n    "
+    "``jax.numpy``; NumPy would also widen float32 to float64, which funcarray never does\n"
+    "    silently).",
+    ("fnp.float_power(fnp.array([2, 3]), 2)", "Array([4., 9.], dtype=float32)"))
 
 
 def square(x: ArrayLike, /) -> Array:
@@ -321,6 +362,15 @@ def square(x: ArrayLike, /) -> Array:
     return ew.square_p.bind(_bool_to_int(x))
 
 
+def _reciprocal_on_host(x, /):
+    """``1 / x`` of a host float or complex value with the division kernel."""
+    value = host_value(x)
+    if value is None or value.dtype not in _INEXACT_DTYPES:
+        return NotImplemented
+    return Array(ew.div_p.kernel(np.ones((), value.dtype), value), x._weak)
+
+
+@host_shortcut(_reciprocal_on_host)
 def reciprocal(x: ArrayLike, /) -> Array:
     """Elementwise ``1 / x`` (integers are converted to float).
 
@@ -465,6 +515,19 @@ def isnan(x: ArrayLike, /) -> Array:
     return ew.ne_p.bind(x, x)
 
 
+def _isinf_on_host(x, /):
+    """NumPy's isinf of a host float or complex value (``|x| == inf``, either part of a
+    complex number: the general path's), or all False for an integer; weak as ``x`` (a
+    comparison with a weak constant is weak when its operand is)."""
+    value = host_value(x)
+    if value is None or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    if value.dtype.kind in "fc":
+        return Array(np.isinf(value), x._weak)
+    return Array(np.zeros(value.shape, np.bool_), x._weak)
+
+
+@host_shortcut(_isinf_on_host)
 def isinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus or minus infinity.
 
@@ -487,6 +550,33 @@ def _full_bool(x, value):
     return broadcast_to_shape(Array(np.asarray(value), x.weak_type), x.shape)
 
 
+def _logaddexp_values(x, y):
+    """The general path's formula below on NumPy values, with the primitives' kernels."""
+    big = np.where(ew.ge_p.kernel(x, y), x, y)
+    delta = ew.sub_p.kernel(x, y)
+    tail = ew.log1p_p.kernel(ew.exp_p.kernel(ew.neg_p.kernel(ew.abs_p.kernel(delta))))
+    return np.where(ew.ne_p.kernel(delta, delta), ew.add_p.kernel(x, y),
+                    ew.add_p.kernel(big, tail))
+
+
+def _logaddexp_on_host(scale):
+    """The shortcut of logaddexp (``scale`` None) or logaddexp2 (``scale`` ln 2: the
+    operands multiplied by it, the result divided by it) for two host floats of one dtype
+    or a float and a Python scalar."""
+    def on_host(x, y, /):
+        pair = host_pair(x, y)
+        if pair is None or pair[0].dtype.kind != "f":
+            return NotImplemented
+        vx, vy, weak = pair
+        if scale is None:
+            return Array(_logaddexp_values(vx, vy), weak)
+        factor = np.asarray(scale, vx.dtype)
+        out = _logaddexp_values(ew.mul_p.kernel(vx, factor), ew.mul_p.kernel(vy, factor))
+        return Array(ew.div_p.kernel(out, factor), weak)
+    return on_host
+
+
+@host_shortcut(_logaddexp_on_host(None))
 def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log(exp(x) + exp(y))`` without overflow.
 
@@ -503,6 +593,7 @@ def logaddexp(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(isnan(delta), add(x, y), add(big, log1p(exp(negative(absolute(delta))))))
 
 
+@host_shortcut(_logaddexp_on_host(math.log(2)))
 def logaddexp2(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``log2(2**x + 2**y)`` without overflow.
 
@@ -598,15 +689,20 @@ _WHERE_CASES = (*_HOST_ARRAYS, bool, int, float, complex)
 
 
 def _where_on_host(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """The three-argument ``where`` of a bool host array, and host arrays or Python scalars:
-    one ``np.where`` (it selects the same bits as the general path's select; ``size`` and
-    ``fill_value`` only serve the one-argument form, which this declines)."""
+    """The three-argument ``where`` of a bool host array (or a NumPy bool), and host arrays
+    or Python scalars: one ``np.where`` (it selects the same bits as the general path's
+    select; ``size`` and ``fill_value`` only serve the one-argument form, which this
+    declines)."""
     t = type(condition)
-    if (t is not Array and t is not DeviceArray) or type(x) not in _WHERE_CASES or (
-            type(y) not in _WHERE_CASES):
+    if type(x) not in _WHERE_CASES or type(y) not in _WHERE_CASES:
         return NotImplemented
-    which = condition._value
-    if which.dtype != np.bool_:
+    if t is Array or t is DeviceArray:
+        which = condition._value
+        if which.dtype != np.bool_:
+            return NotImplemented
+    elif t is np.bool_:  # (a NumPy comparison of 0-d arrays gives one)
+        which = condition
+    else:
         return NotImplemented
     if type(x) in _HOST_ARRAYS and type(y) in _HOST_ARRAYS and (
             x._value.dtype == y._value.dtype):

@@ -19,10 +19,12 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg, is_array
 from funcarray.api.placement import place
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._creation import array, asarray
 from funcarray.numpy._elementwise import power
 from funcarray.numpy._math_functions import imag
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from typing import Any
@@ -52,6 +54,19 @@ def isreal(x: ArrayLike) -> Array:
     return imag(asarray_arg("isreal", x)) == 0
 
 
+def _iscomplex_on_host(x):
+    """Whether the imaginary part of a host value is nonzero (all False for a real dtype),
+    weak as ``x`` (the general path compares with a weak 0)."""
+    value = host_value(x)
+    if value is None or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    if value.dtype.kind == "c":
+        return Array(np.not_equal(np.imag(value), 0), x._weak)
+    # (a bool's zero imaginary part meets the weak 0 as a weak int32: a weak comparison)
+    return Array(np.zeros(value.shape, np.bool_), x._weak or value.dtype == np.bool_)
+
+
+@host_shortcut(_iscomplex_on_host)
 def iscomplex(x: ArrayLike) -> Array:
     """Elementwise, whether the imaginary part is nonzero.
 
@@ -278,6 +293,18 @@ def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 (jax.numpy's na
 # Interchange and files: from_dlpack, load, save, savez
 # --------------------------------------------------------------------------------------------
 
+def _from_dlpack_on_host(x, /, *, device=None, copy=None):
+    """A host (or device) array's own value as a strong Array: the general path imports a
+    read-only view of it and copies that, and a value an Array holds is never written, so
+    sharing it gives the same array."""
+    value = host_value(x)
+    if value is None or device is not None or copy is False or (
+            value.dtype.kind not in "biufc" or value.dtype.isbuiltin != 1):
+        return NotImplemented
+    return Array(value, False)
+
+
+@host_shortcut(_from_dlpack_on_host)
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Array:
     """An Array from any object that implements the DLPack protocol (``__dlpack__``): a
     NumPy array, a torch CPU tensor, a jax array on the CPU... The data is always copied

@@ -46,7 +46,7 @@ from funcarray.numpy._elementwise import (
     where,
 )
 from funcarray.numpy._predicates_and_bits import signbit
-from funcarray.numpy._promotion import promote_args, promote_args_inexact
+from funcarray.numpy._promotion import host_pair, promote_args, promote_args_inexact
 from funcarray.primitives import elementwise as ew
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -182,8 +182,11 @@ def _nan_ignoring_on_host(numpy_extremum):
         vx, vy = host_value(x), host_value(y)
         if not _same_host_float(vx, vy):
             return NotImplemented
-        out = np.where(np.isnan(vy), vx, numpy_extremum(vx, vy))
-        return Array(np.where(np.isnan(vx), vy, out), x._weak and y._weak)
+        out = numpy_extremum(vx, vy)
+        # It is NaN exactly where an operand is: with no NaN the selects change nothing.
+        if (out != out) if out.ndim == 0 else np.isnan(out).any():
+            out = np.where(np.isnan(vx), vy, np.where(np.isnan(vy), vx, out))
+        return Array(out, x._weak and y._weak)
     return on_host
 
 
@@ -213,6 +216,27 @@ def fmin(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
 
 
+def _hypot_on_host(x, y, /):
+    """The general path's formula on two host floats of one dtype (or a float and a Python
+    scalar), step by step with the primitives' kernels."""
+    pair = host_pair(x, y)
+    if pair is None or pair[0].dtype.kind != "f":
+        return NotImplemented
+    vx, vy, weak = pair
+    dtype = vx.dtype
+    zero, one = np.zeros((), dtype), np.ones((), dtype)
+    mul = ew.mul_p.kernel
+    vx, vy = ew.abs_p.kernel(vx), ew.abs_p.kernel(vy)
+    big, small = ew.max_p.kernel(vx, vy), ew.min_p.kernel(vx, vy)
+    big_is_zero = ew.eq_p.kernel(big, zero)
+    ratio = ew.div_p.kernel(small, np.where(big_is_zero, one, big))
+    out = mul(big, ew.sqrt_p.kernel(ew.add_p.kernel(one, mul(ratio, ratio))))
+    infinite = ew.or_p.kernel(np.isinf(vx), np.isinf(vy))
+    return Array(np.where(infinite, np.asarray(np.inf, dtype),
+                          np.where(big_is_zero, zero, out)), weak)
+
+
+@host_shortcut(_hypot_on_host)
 def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``sqrt(x**2 + y**2)`` without overflow or underflow in the squares.
 
@@ -232,6 +256,24 @@ def hypot(x: ArrayLike, y: ArrayLike, /) -> Array:
     return where(logical_or(isinf(x), isinf(y)), np.inf, where(big == 0, 0, out))
 
 
+def _sinc_on_host(x, /):
+    """The general path's formula on a host float or complex value, with the primitives'
+    kernels in its order (the Maclaurin value at 0 is ``pix * 0 + 1``, as its custom_jvp
+    function computes it eagerly)."""
+    value = host_value(x)
+    if value is None or value.dtype.kind not in "fc" or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    dtype = value.dtype
+    zero, one = np.zeros((), dtype), np.ones((), dtype)
+    is_zero = ew.eq_p.kernel(value, zero)
+    pix = ew.mul_p.kernel(value, np.asarray(math.pi, dtype))
+    safe = np.where(is_zero, one, pix)
+    at_zero = ew.add_p.kernel(ew.mul_p.kernel(pix, zero), one)
+    return Array(np.where(is_zero, at_zero, ew.div_p.kernel(ew.sin_p.kernel(safe), safe)),
+                 x._weak)
+
+
+@host_shortcut(_sinc_on_host)
 def sinc(x: ArrayLike, /) -> Array:
     """``sin(pi x) / (pi x)``, 1 at 0.
 
@@ -269,6 +311,18 @@ def _sinc_maclaurin():
     return maclaurin
 
 
+def _heaviside_on_host(x1, x2, /):
+    """NumPy's heaviside of two host floats of one dtype (or a float and a Python scalar),
+    with a NaN ``x1`` itself where NumPy would make a new NaN: the general path's nested
+    selects give 0, ``x2`` and 1 as NumPy does (``x2`` itself where ``x1`` is zero)."""
+    pair = host_pair(x1, x2)
+    if pair is None or pair[0].dtype.kind != "f":
+        return NotImplemented
+    v1, v2, weak = pair
+    return Array(np.where(np.isnan(v1), v1, np.heaviside(v1, v2)), weak)
+
+
+@host_shortcut(_heaviside_on_host)
 def heaviside(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``.
 
@@ -298,6 +352,18 @@ def real(x: ArrayLike, /) -> Array:
     return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
 
 
+def _imag_on_host(x, /):
+    """The imaginary part of a host complex value (the primitive's), or zeros of a real
+    one's dtype and weak type."""
+    value = host_value(x)
+    if value is None or value.dtype.kind not in "biufc":
+        return NotImplemented
+    if value.dtype.kind == "c":
+        return ew.imag_p.impl(x)
+    return Array(np.zeros(value.shape, value.dtype), x._weak)
+
+
+@host_shortcut(_imag_on_host)
 def imag(x: ArrayLike, /) -> Array:
     """The imaginary part (zeros for real dtypes).
 
@@ -327,6 +393,18 @@ def conjugate(x: ArrayLike, /) -> Array:
 conj = conjugate
 
 
+def _angle_on_host(z, deg=False):
+    """``atan2(imag, real)`` of a host float or complex value with the kernels (radians)."""
+    value = host_value(z)
+    if value is None or deg is not False or value.dtype.kind not in "fc":
+        return NotImplemented
+    if value.dtype.kind == "c":
+        return Array(ew.atan2_p.kernel(ew.imag_p.kernel(value), ew.real_p.kernel(value)),
+                     z._weak)
+    return Array(ew.atan2_p.kernel(np.zeros(value.shape, value.dtype), value), z._weak)
+
+
+@host_shortcut(_angle_on_host)
 def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The argument of a complex number (0 or pi for reals).
 

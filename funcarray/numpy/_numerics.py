@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,11 +48,20 @@ from funcarray.numpy._predicates_and_bits import left_shift, right_shift
 from funcarray.numpy._reductions import any as _any
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import sum as _sum
-from funcarray.numpy._rounding_and_division import ceil, floor, floor_divide, mod, remainder
+from funcarray.numpy._rounding_and_division import (
+    _ON_HOST,
+    _remainder_values,
+    ceil,
+    floor,
+    floor_divide,
+    mod,
+    remainder,
+)
 from funcarray.numpy._shape import broadcast_arrays, concatenate, moveaxis
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives import reduce as red
 from funcarray.primitives.conversions import convert_kernel
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -172,7 +182,33 @@ def _integer_pair_on_host(op, x1, x2):
     return np.abs(v1).astype(unsigned), np.abs(v2).astype(unsigned), dtype, weak
 
 
+def _exact_on_host(exact, x1, x2):
+    """``exact`` (``math.gcd`` or ``math.lcm``) of two small host integer arrays of one
+    dtype and shape, in Python's exact integers, when every result fits the dtype: the
+    general path's value then (it wraps only results beyond the dtype's range, those of the
+    most negative integer's magnitude); None otherwise."""
+    t1, t2 = type(x1), type(x2)
+    if t1 not in _HOST_ARRAYS or t2 not in _HOST_ARRAYS:
+        return None
+    v1, v2 = x1._value, x2._value
+    dtype = v1.dtype
+    if (dtype != v2.dtype or v1.shape != v2.shape or not 0 < v1.size <= 8
+            or dtype.kind not in "iu" or dtype.isbuiltin != 1):
+        return None
+    outs = [exact(a, b) for a, b in zip(v1.ravel().tolist(), v2.ravel().tolist())]
+    if builtins.max(outs) > _INT_MAX[dtype]:
+        return None
+    return Array(np.array(outs, dtype).reshape(v1.shape), x1._weak and x2._weak)
+
+
+_INT_MAX = {np.dtype(t): int(np.iinfo(t).max) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
+
+
 def _gcd_on_host(x1, x2):
+    out = _exact_on_host(math.gcd, x1, x2)
+    if out is not None:
+        return out
     pair = _integer_pair_on_host("gcd", x1, x2)
     if pair is None:
         return NotImplemented
@@ -181,6 +217,9 @@ def _gcd_on_host(x1, x2):
 
 
 def _lcm_on_host(x1, x2):
+    out = _exact_on_host(math.lcm, x1, x2)
+    if out is not None:
+        return out
     pair = _integer_pair_on_host("lcm", x1, x2)
     if pair is None:
         return NotImplemented
@@ -287,6 +326,11 @@ def _ldexp_on_host(x1, x2, /):
     if v2.dtype.kind not in "iub":
         return NotImplemented
     dtype = v1.dtype
+    if dtype in _LDEXP_FLOATS and v2.dtype in _LDEXP_EXPONENTS:
+        # float32/float64: the formula below rounds once, where NumPy's ldexp rounds (the
+        # power of two it multiplies by is exact down to the smallest subnormal, and below
+        # it both give the zero of m's sign): the same bits (tests check millions).
+        return Array(np.ldexp(v1, v2), False)
     m, e = np.frexp(v1)
     e = ew.add_p.kernel(e.astype(dtype), convert_kernel(v2, dtype))
     positive = e > 0
@@ -297,19 +341,26 @@ def _ldexp_on_host(x1, x2, /):
     return Array(np.where(np.isinf(v1) | (v1 == 0), v1, x), False)
 
 
+_LDEXP_FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_LDEXP_EXPONENTS = frozenset((np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)))
+
+
 def _spacing_on_host(x, /):
     # The general path's formula with the primitives' kernels: NumPy's spacing differs for
     # negative values and float16.
     value = _host_float(x)
     if value is None:
         return NotImplemented
-    inf = np.full_like(value, np.inf)
+    # (0-d constants: the kernels broadcast them to the values the general path fills)
+    dtype = value.dtype
+    inf = np.asarray(np.inf, dtype)
     step = ew.nextafter_p.kernel
-    if value.dtype == dtypes.float16:
+    if dtype == dtypes.float16:
         return Array(ew.sub_p.kernel(step(value, inf), value), False)
-    result = ew.sub_p.kernel(step(value, np.copysign(inf, value)), value)
-    tiny = np.full_like(value, dtypes.finfo(value.dtype).smallest_subnormal)
-    return Array(np.where(result == 0, np.copysign(tiny, value), result), False)
+    # The general path then replaces a zero difference, which IEEE arithmetic never gives:
+    # the step from a finite x is its nonzero ulp (the smallest subnormal from a zero), from
+    # the largest finite one inf, from inf or NaN a NaN. Its select keeps every value.
+    return Array(ew.sub_p.kernel(step(value, np.copysign(inf, value)), value), False)
 
 
 @host_shortcut(_frexp_on_host)
@@ -351,6 +402,18 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return where(isinf(x1) | (x1 == 0), x1, x)
 
 
+def _modf_on_host(x, /, out=None):
+    # NumPy's trunc is the general path's floor-or-ceil by sign bit for bit (-0.0 and NaN
+    # included: see _trunc_on_host); the fraction is the same subtraction kernel. (NumPy's
+    # modf differs: its fraction of -2.0 is -0.0, of inf 0.0.)
+    value = host_value(x)
+    if out is not None or value is None or value.dtype not in _HOST_FLOATS:
+        return NotImplemented
+    whole = np.trunc(value)
+    return Array(ew.sub_p.kernel(value, whole), x._weak), Array(whole, x._weak)
+
+
+@host_shortcut(_modf_on_host)
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """Fractional and integral parts of ``x``, both with ``x``'s sign.
 
@@ -432,6 +495,39 @@ def _gradient_along(f, h, axis, edge_order):
     return concatenate([first, inner, last], axis=axis)
 
 
+def _gradient_on_host(f, *varargs, axis=None, edge_order=None):
+    """The general path's differences on a strong host float array with the default unit
+    spacing (first order at the edges), along one int axis or all, with the kernels."""
+    value = _host_float(f)
+    if value is None or varargs or edge_order not in (None, 1) or value.ndim == 0:
+        return NotImplemented
+    ndim = value.ndim
+    if axis is None:
+        axes = range(ndim)
+    elif type(axis) is int and -ndim <= axis < ndim:
+        axes = (axis % ndim,)
+    else:
+        return NotImplemented
+    if builtins.min(value.shape[a] for a in axes) < 2:
+        return NotImplemented  # (the general path raises)
+    dtype = value.dtype
+    step, half = np.ones((), dtype), np.asarray(0.5, dtype)
+    sub, div = ew.sub_p.kernel, ew.div_p.kernel
+    outs = []
+    for a in axes:
+        n = value.shape[a]
+
+        def part(start, stop, a=a):
+            return value[(slice(None),) * a + (slice(start, stop),)]
+
+        inner = div(ew.mul_p.kernel(sub(part(2, None), part(None, -2)), half), step)
+        first = div(sub(part(1, 2), part(0, 1)), step)
+        last = div(sub(part(n - 1, n), part(n - 2, n - 1)), step)
+        outs.append(Array(np.concatenate([first, inner, last], axis=a), False))
+    return outs[0] if len(outs) == 1 else outs
+
+
+@host_shortcut(_gradient_on_host)
 def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
              edge_order: int | None = None) -> Array | list[Array]:
     """The gradient of the sampled function ``f`` by central differences inside and one-sided
@@ -480,6 +576,24 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
     return result[0] if len(axes) == 1 else result
 
 
+def _trapezoid_on_host(y, x=None, dx=1.0, axis=-1):
+    """The general path's uniform-step rule on a strong float32 or float64 host array (a
+    Python-scalar ``dx``, an int ``axis``), with the kernels: the sum is the reduction's."""
+    value = _host_float(y)
+    if (value is None or value.dtype == dtypes.float16 or x is not None
+            or type(dx) not in (int, float) or type(axis) is not int
+            or not -value.ndim <= axis < value.ndim or value.shape[axis] == 0):
+        return NotImplemented
+    dtype = value.dtype
+    value = np.moveaxis(value, axis, -1)
+    total = red.reduce_sum_p.kernel(value, axes=(value.ndim - 1,))
+    ends = ew.add_p.kernel(value[..., 0], value[..., -1])
+    mul = ew.mul_p.kernel
+    inside = ew.sub_p.kernel(total, mul(np.asarray(0.5, dtype), ends))
+    return Array(mul(np.asarray(dx, dtype), inside), False)
+
+
+@host_shortcut(_trapezoid_on_host)
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1
               ) -> Array:
     """The integral of the samples ``y`` along ``axis`` by the trapezoidal rule, at the points
@@ -510,6 +624,39 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     return 0.5 * _sum(step * (y[..., 1:] + y[..., :-1]), axis=-1)
 
 
+def _unwrap_on_host(p, discont=None, axis=-1, period=2 * np.pi):
+    """The general path's formula on a strong host float array (Python-scalar ``discont``
+    and ``period``, an int ``axis``), step by step with the primitives' kernels: the
+    remainder is the general path's own formula on NumPy values."""
+    value = _host_float(p)
+    if (value is None or type(axis) is not int
+            or type(period) not in (int, float)
+            or (discont is not None and type(discont) not in (int, float))):
+        return NotImplemented
+    axis = axis + value.ndim if -value.ndim <= axis < 0 else axis
+    if not 0 <= axis < value.ndim or value.shape[axis] == 0:
+        return NotImplemented
+    dtype = value.dtype
+    period = np.asarray(period, dtype)
+    interval = ew.div_p.kernel(period, np.asarray(2, dtype))
+    discont = interval if discont is None else np.asarray(discont, dtype)
+    later = (slice(None),) * axis + (slice(1, None),)
+    earlier = (slice(None),) * axis + (slice(None, -1),)
+    dd = ew.sub_p.kernel(value[later], value[earlier])
+    ddmod = ew.sub_p.kernel(
+        _remainder_values(ew.add_p.kernel(dd, interval), period, _ON_HOST), interval)
+    at_minus_interval = ew.and_p.kernel(ew.eq_p.kernel(ddmod, ew.neg_p.kernel(interval)),
+                                        ew.gt_p.kernel(dd, np.zeros((), dtype)))
+    ddmod = np.where(at_minus_interval, interval, ddmod)
+    correction = np.where(ew.lt_p.kernel(ew.abs_p.kernel(dd), discont), np.zeros((), dtype),
+                          ew.sub_p.kernel(ddmod, dd))
+    rest = ew.add_p.kernel(value[later], red.cumsum_p.kernel(correction, axis=axis,
+                                                             reverse=False))
+    head = (slice(None),) * axis + (slice(None, 1),)
+    return Array(np.concatenate([value[head], rest], axis=axis), False)
+
+
+@host_shortcut(_unwrap_on_host)
 def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1,
            period: ArrayLike = 2 * np.pi) -> Array:
     """``p`` with jumps larger than ``discont`` (default ``period / 2``) between neighbours

@@ -25,6 +25,7 @@ from funcarray.numpy._elementwise import (
     _check_kinds,
     _full_bool,
     _kind,
+    _operands_alike,
     _to_bool,
     _unary_same,
     greater,
@@ -131,6 +132,16 @@ def signbit(x: ArrayLike, /) -> Array:
 # Logic and bits
 # --------------------------------------------------------------------------------------------
 
+def _logical_not_on_host(x, /):
+    """NumPy's logical_not of a host value: the general path's ``not(x != 0)`` (weak as
+    ``x``: a comparison with a weak constant is weak when its operand is)."""
+    value = host_value(x)
+    if value is None or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    return Array(np.logical_not(value), x._weak)
+
+
+@host_shortcut(_logical_not_on_host)
 def logical_not(x: ArrayLike, /) -> Array:
     """Elementwise logical NOT (nonzero is true).
 
@@ -148,6 +159,18 @@ invert = bitwise_not
 bitwise_invert = bitwise_not
 
 
+def _bitwise_count_on_host(x, /):
+    """NumPy's bitwise_count of a host integer value (it counts the bits of ``|x|``, and
+    ``|int8(-128)|`` wraps to the same bits the general path counts), as strong uint8."""
+    value = host_value(x)
+    if value is None or value.dtype.kind not in "biu" or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    if value.dtype == np.bool_:
+        return Array(np.asarray(value, np.uint8))
+    return Array(np.bitwise_count(value))
+
+
+@host_shortcut(_bitwise_count_on_host)
 def bitwise_count(x: ArrayLike, /) -> Array:
     """Number of set bits in each element (of ``|x|`` for signed integers), as uint8.
 
@@ -187,11 +210,18 @@ def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.right_shift(fnp.array([-8]), 1)
         Array([-4], dtype=int32)
     """
+    if _operands_alike(x, y, _SHIFTED_DTYPES):  # (nothing to promote or convert)
+        return _right_shift_p(x).bind(x, y)
     x, y = promote_binary("right_shift", x, y)
     _check_kinds("right_shift", x, _BOOL_INT)
     x, y = _bool_to_int(x), _bool_to_int(y)
-    prim = ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
-    return prim.bind(x, y)
+    return _right_shift_p(x).bind(x, y)
 
 
+def _right_shift_p(x):
+    """Arithmetic shifts for signed integers, logical ones for unsigned."""
+    return ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
+
+
+_SHIFTED_DTYPES = dtypes.dtype_set(dtypes.is_integer)
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift

@@ -7,6 +7,8 @@ and ``funcarray.lax`` never promote or broadcast implicitly.
 
 from __future__ import annotations
 
+import numpy as np
+
 from funcarray.api.arguments import (
     _scalar_operand,
     asarray_arg,
@@ -22,7 +24,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error
 from funcarray.base.host_values import SCALAR_DEFAULTS, scalar_to_array
 from funcarray.transforms.core import Tracer, running_eagerly
-from funcarray.transforms.host_shortcuts import shortcuts_run_now
+from funcarray.transforms.host_shortcuts import host_value, shortcuts_run_now
 
 # Dtypes whose (strong) arrays absorb a Python float / int scalar without changing dtype.
 _ABSORBS_FLOAT = dtypes.dtype_set(dtypes.is_inexact)
@@ -100,6 +102,47 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
         if operands is not None:
             return operands
     return _promote(op, (x, y), eager_broadcast=eagerly)
+
+
+def host_pair(x, y):
+    """For a host shortcut of a binary function: the NumPy values of ``x`` and ``y`` as the
+    general path's promotion gives them, and their weak type, for two host (or device)
+    arrays of one NumPy dtype, or a strong one and a Python int or float its dtype absorbs
+    (made in its dtype, as ``promote_args`` makes it); None for anything else (the general
+    path promotes it). The values keep their shapes: NumPy's kernels broadcast them.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> host_pair(fnp.ones(2), 3)
+        (array([1., 1.], dtype=float32), array(3., dtype=float32), False)
+    """
+    vx, vy = host_value(x), host_value(y)
+    if vx is None:
+        if vy is None or y._weak:
+            return None
+        vx = _absorbed_scalar(x, vy.dtype)
+        return None if vx is None else (vx, vy, False)
+    dtype = vx.dtype
+    if dtype.isbuiltin != 1:  # (ml_dtypes' types: the general path)
+        return None
+    if vy is None:
+        if x._weak:
+            return None
+        vy = _absorbed_scalar(y, dtype)
+        return None if vy is None else (vx, vy, False)
+    if vy.dtype != dtype:
+        return None
+    return vx, vy, x._weak and y._weak
+
+
+def _absorbed_scalar(scalar, dtype):
+    """A Python int or float as a 0-d NumPy value of ``dtype`` when ``dtype`` absorbs it
+    (an integer outside the dtype's range raises), else None."""
+    t = type(scalar)
+    if dtype.isbuiltin != 1 or not ((t is float and dtype in _ABSORBS_FLOAT) or (
+            t is int and dtype in _ABSORBS_INT)):
+        return None
+    return np.asarray(scalar, dtype)
 
 
 def _device_operands(op: str, x, y, tx, ty):

@@ -26,11 +26,12 @@ from funcarray.numpy._elementwise import (
     _constant_like,
     _doc,
     _kind,
+    _promoted_binary,
     _to_inexact,
     multiply,
     true_divide,
 )
-from funcarray.numpy._promotion import promote_args
+from funcarray.numpy._promotion import host_pair, promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
@@ -51,44 +52,185 @@ __all__ = [
 # Integer division and remainders
 # --------------------------------------------------------------------------------------------
 
-def fmod(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Remainder with the sign of the dividend (C's ``fmod``).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.fmod(-5, 3)
-        Array(-2, dtype=int32, weak_type=True)
-    """
-    x, y = promote_args("fmod", x, y)
-    _check_kinds("fmod", x, _NUMERIC - {"c"} | {"b"})
-    return ew.rem_p.bind(_bool_to_int(x), _bool_to_int(y))
+fmod = _promoted_binary(
+    "fmod", ew.rem_p, promote_binary, _NUMERIC - {"c"} | {"b"}, _bool_to_int,
+    "Remainder with the sign of the dividend (C's ``fmod``).",
+    ("fnp.fmod(-5, 3)", "Array(-2, dtype=int32, weak_type=True)"))
 
 
-def _float_divmod(x, y):
+class _Steps:
+    """How the division formulas below run their steps: ``of(prim)`` is the primitive's
+    ``bind`` (the general path, traced under a transform) or its NumPy kernel (a host
+    shortcut on NumPy values: the same kernels in the same order give the same bits),
+    ``const(x, v)`` a constant of ``x``'s dtype, ``select`` is ``select_n``'s and
+    ``stop_gradient`` stops a gradient (nothing on the host)."""
+
+    __slots__ = ("of", "const", "select", "stop_gradient")
+
+    def __init__(self, of, const, select, stop_gradient):
+        self.of, self.const, self.select, self.stop_gradient = of, const, select, stop_gradient
+
+
+def _bound(prim):
+    return prim.bind
+
+
+def _kernel(prim):
+    return prim.kernel
+
+
+_BOUND = _Steps(_bound, _constant_like, select_n_p.bind, stop_gradient_p.bind)
+_ON_HOST = _Steps(_kernel, lambda x, value: np.asarray(value, x.dtype),
+                  lambda which, on_false, on_true: np.where(which, on_true, on_false),
+                  lambda x: x)
+
+
+def _float_divmod(x, y, steps=_BOUND):
     # Python's floored division for floats, built from rem (fmod), as jax.numpy does.
-    mod = ew.rem_p.bind(x, y)
-    zero = _constant_like(x, 0)
+    of, const, select = steps.of, steps.const, steps.select
+    sub, eq, lt, ne = of(ew.sub_p), of(ew.eq_p), of(ew.lt_p), of(ew.ne_p)
+    mod = of(ew.rem_p)(x, y)
+    zero = const(x, 0)
     # (x - mod) / y, except x / y where y == 0: 1.0 // 0.0 is inf, not nan (mod is nan there)
-    div = ew.div_p.bind(select_n_p.bind(ew.eq_p.bind(y, zero), ew.sub_p.bind(x, mod), x), y)
-    y_negative = ew.lt_p.bind(y, zero)
-    fix = ew.and_p.bind(ew.ne_p.bind(mod, zero),
-                        ew.ne_p.bind(y_negative, ew.lt_p.bind(mod, zero)))
-    mod = select_n_p.bind(fix, mod, ew.add_p.bind(mod, y))
-    one = _constant_like(x, 1)
-    div = ew.round_p.bind(select_n_p.bind(fix, div, ew.sub_p.bind(div, one)), rounding_method=1)
+    div = of(ew.div_p)(select(eq(y, zero), sub(x, mod), x), y)
+    y_negative = lt(y, zero)
+    fix = of(ew.and_p)(ne(mod, zero), ne(y_negative, lt(mod, zero)))
+    mod = select(fix, mod, of(ew.add_p)(mod, y))
+    div = of(ew.round_p)(select(fix, div, sub(div, const(x, 1))), rounding_method=1)
     # Zeros carry a sign, as in Python: -0.0 // 3.0 is -0.0 and -0.0 % 3.0 is 0.0. Where
     # mod == 0 the signed zero is a constant with mod's tangent added back as
     # `- (value - mod)` (+0.0 in value, and `z - (+0.0)` keeps z's sign), so d(x % y)/dx is 1
     # there too (a plain select of the constant would make it 0).
-    value = stop_gradient_p.bind(mod)
-    signed_zero = select_n_p.bind(y_negative, zero, _constant_like(x, -0.0))
-    mod = select_n_p.bind(ew.eq_p.bind(value, zero), mod,
-                          ew.sub_p.bind(signed_zero, ew.sub_p.bind(value, mod)))
-    div = select_n_p.bind(ew.eq_p.bind(div, zero), div,
-                          ew.mul_p.bind(ew.div_p.bind(x, y), zero))
+    value = steps.stop_gradient(mod)
+    signed_zero = select(y_negative, zero, const(x, -0.0))
+    mod = select(eq(value, zero), mod, sub(signed_zero, sub(value, mod)))
+    div = select(eq(div, zero), div, of(ew.mul_p)(of(ew.div_p)(x, y), zero))
     return div, mod
 
 
+def _floor_divide(x, y, steps=_BOUND):
+    """``x // y`` of promoted operands (bools already int32)."""
+    of, const = steps.of, steps.const
+    if _kind(x.dtype) == "u":
+        return of(ew.div_p)(x, y)
+    if _kind(x.dtype) == "i":
+        q = of(ew.div_p)(x, y)
+        r = of(ew.rem_p)(x, y)
+        zero = const(x, 0)
+        lt, ne = of(ew.lt_p), of(ew.ne_p)
+        # The primitive truncates; step down where the signs differ and there is a remainder.
+        fix = of(ew.and_p)(ne(r, zero), ne(lt(x, zero), lt(y, zero)))
+        return steps.select(fix, q, of(ew.sub_p)(q, const(x, 1)))
+    return _with_standard_infinities(x, y, _float_divmod(x, y, steps)[0], steps)
+
+
+def _remainder(x, y, steps=_BOUND):
+    """``x % y`` of promoted operands (bools already int32)."""
+    of = steps.of
+    if _kind(x.dtype) == "u":
+        return of(ew.rem_p)(x, y)
+    if _kind(x.dtype) == "f":
+        return _float_divmod(x, y, steps)[1]
+    r = of(ew.rem_p)(x, y)
+    zero = steps.const(x, 0)
+    lt, ne = of(ew.lt_p), of(ew.ne_p)
+    fix = of(ew.and_p)(ne(r, zero), ne(lt(r, zero), lt(y, zero)))
+    return steps.select(fix, r, of(ew.add_p)(r, y))
+
+
+def _with_standard_infinities(x, y, quotient, steps=_BOUND):
+    """``quotient`` with ``x / y`` where exactly one of ``x``, ``y`` is infinite: a signed
+    infinity or a signed zero, floor(x / y) as the Array API standard says (its gradient is
+    zero, as floor's)."""
+    of = steps.of
+    inf = steps.const(x, np.inf)
+    eq, absolute = of(ew.eq_p), of(ew.abs_p)
+    one_infinite = of(ew.ne_p)(eq(absolute(x), inf), eq(absolute(y), inf))
+    return steps.select(one_infinite, quotient, steps.stop_gradient(of(ew.div_p)(x, y)))
+
+
+# The host shortcuts take two host arrays of one real NumPy dtype (not bool: the general path
+# converts bools to int32 first), or such an array and a Python scalar of its kind.
+_DIVISION_KINDS = frozenset("iuf")
+
+
+def _division_on_host(formula):
+    """The host shortcut that gives ``formula(x, y)`` (one result or a pair) on NumPy
+    values, for two operands of a real NumPy dtype (see above)."""
+    def on_host(x, y, /):
+        pair = host_pair(x, y)
+        if pair is None or pair[0].dtype.kind not in _DIVISION_KINDS:
+            return NotImplemented
+        vx, vy, weak = pair
+        out = formula(vx, vy, _ON_HOST)
+        if type(out) is tuple:
+            return Array(out[0], weak), Array(out[1], weak)
+        return Array(out, weak)
+    return on_host
+
+
+# NumPy's float32/float64 floor division and remainder (npy_divmod) take the formula's
+# steps: fmod, (x - mod) / y, the divisor added and 1 taken where the signs differ, a zero
+# signed as the divisor or the quotient. They differ in the rounding of the quotient (NumPy
+# floors it and adds 1 above .5, the formula rounds half to even: apart only at an exact .5,
+# which the quotient's two roundings can reach only beyond these bounds), for an infinite
+# divisor (the formula's Array API quotient) and in which NaN a NaN result keeps. So NumPy's
+# results stand where every quotient is below the bound and every divisor finite (which
+# leaves out every NaN result too); elsewhere the formula runs.
+_NUMPY_QUOTIENT_BOUNDS = {np.dtype(np.float32): 2.0 ** 21, np.dtype(np.float64): 2.0 ** 50}
+
+
+def _numpy_quotient_agrees(q, y, bound) -> bool:
+    if q.ndim == 0:
+        return -bound < q < bound and -np.inf < y < np.inf
+    if not q.size:
+        return True  # (no value to differ)
+    # One reduction: y * 0 is a zero for a finite divisor, NaN for any other (as is the
+    # maximum of anything with a NaN, which then fails the test).
+    return bool(np.max(np.add(np.abs(q), np.multiply(y, 0))) < bound)
+
+
+def _remainder_values(x, y, steps):
+    """``_remainder`` on NumPy values: NumPy's remainder where it is not NaN (a NaN there
+    may be the other operand's: see above)."""
+    if x.dtype in _NUMPY_QUOTIENT_BOUNDS:
+        out = np.remainder(x, y)
+        if not ((out != out) if out.ndim == 0 else np.isnan(out).any()):
+            return out
+    return _remainder(x, y, steps)
+
+
+def _floor_divide_values(x, y, steps):
+    """``_floor_divide`` on NumPy values: NumPy's where it agrees (see above)."""
+    bound = _NUMPY_QUOTIENT_BOUNDS.get(x.dtype)
+    if bound is not None:
+        out = np.floor_divide(x, y)
+        if _numpy_quotient_agrees(out, y, bound):
+            return out
+    return _floor_divide(x, y, steps)
+
+
+def _divmod_values(x, y, steps):
+    bound = _NUMPY_QUOTIENT_BOUNDS.get(x.dtype)
+    if bound is not None:
+        q, r = np.divmod(x, y)
+        if _numpy_quotient_agrees(q, y, bound):
+            return q, r
+    return _floor_divide(x, y, steps), _remainder_values(x, y, steps)
+
+
+_floor_divide_on_host = _division_on_host(_floor_divide_values)
+_remainder_on_host = _division_on_host(_remainder_values)
+_divmod_on_host = _division_on_host(_divmod_values)
+
+
+def _division_operands_of(op, x, y):
+    x, y = promote_args(op, x, y)
+    _check_kinds(op, x, _NUMERIC - {"c"} | {"b"})
+    return _bool_to_int(x), _bool_to_int(y)
+
+
+@host_shortcut(_floor_divide_on_host)
 def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x // y``: division rounded toward minus infinity (NumPy semantics).
 
@@ -103,33 +245,10 @@ def floor_divide(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.floor_divide(fnp.array([fnp.inf, 1.0]), fnp.array([2.0, -fnp.inf]))
         Array([inf, -0.], dtype=float32)
     """
-    x, y = promote_args("floor_divide", x, y)
-    _check_kinds("floor_divide", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    if _kind(x.dtype) == "u":
-        return ew.div_p.bind(x, y)
-    if _kind(x.dtype) == "i":
-        q = ew.div_p.bind(x, y)
-        r = ew.rem_p.bind(x, y)
-        zero = _constant_like(x, 0)
-        # The primitive truncates; step down where the signs differ and there is a remainder.
-        fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
-                            ew.ne_p.bind(ew.lt_p.bind(x, zero), ew.lt_p.bind(y, zero)))
-        one = _constant_like(x, 1)
-        return select_n_p.bind(fix, q, ew.sub_p.bind(q, one))
-    return _with_standard_infinities(x, y, _float_divmod(x, y)[0])
+    return _floor_divide(*_division_operands_of("floor_divide", x, y))
 
 
-def _with_standard_infinities(x, y, quotient):
-    """``quotient`` with ``x / y`` where exactly one of ``x``, ``y`` is infinite: a signed
-    infinity or a signed zero, floor(x / y) as the Array API standard says (its gradient is
-    zero, as floor's)."""
-    inf = _constant_like(x, np.inf)
-    one_infinite = ew.ne_p.bind(ew.eq_p.bind(ew.abs_p.bind(x), inf),
-                                ew.eq_p.bind(ew.abs_p.bind(y), inf))
-    return select_n_p.bind(one_infinite, quotient, stop_gradient_p.bind(ew.div_p.bind(x, y)))
-
-
+@host_shortcut(_remainder_on_host)
 def remainder(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x % y`` with the sign of the divisor (NumPy/Python semantics).
 
@@ -138,23 +257,13 @@ def remainder(x: ArrayLike, y: ArrayLike, /) -> Array:
         >>> fnp.remainder(fnp.array([7, -7]), 3)
         Array([1, 2], dtype=int32)
     """
-    x, y = promote_args("remainder", x, y)
-    _check_kinds("remainder", x, _NUMERIC - {"c"} | {"b"})
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    if _kind(x.dtype) == "u":
-        return ew.rem_p.bind(x, y)
-    if _kind(x.dtype) == "f":
-        return _float_divmod(x, y)[1]
-    r = ew.rem_p.bind(x, y)
-    zero = _constant_like(x, 0)
-    fix = ew.and_p.bind(ew.ne_p.bind(r, zero),
-                        ew.ne_p.bind(ew.lt_p.bind(r, zero), ew.lt_p.bind(y, zero)))
-    return select_n_p.bind(fix, r, ew.add_p.bind(r, y))
+    return _remainder(*_division_operands_of("remainder", x, y))
 
 
 mod = remainder
 
 
+@host_shortcut(_divmod_on_host)
 def divmod(x: ArrayLike, y: ArrayLike, /) -> tuple[Array, Array]:  # noqa: A001 (NumPy's name)
     """``(floor_divide(x, y), remainder(x, y))``.
 
