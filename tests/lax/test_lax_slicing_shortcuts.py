@@ -10,59 +10,14 @@ arguments. The last tests check that the shortcuts take the common forms themsel
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from indexing_operands import INDEX_DTYPES, KINDS, as_kind, edge_values, operands
 from op_table import ALL_DTYPES
 from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
 from funcarray import lax
-from funcarray.base.array import Array
 from funcarray.lax import _slicing_on_host as shortcuts
-
-_KINDS = ("array", "array", "weak", "device", "device", "numpy", "list")
-_SHAPES = [(), (0,), (1,), (4,), (2, 3), (3, 0), (2, 1, 3)]
-_INDEX_DTYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64)
-
-
-def _value(draw, dtype, shape):
-    dtype = np.dtype(dtype)
-    n = int(np.prod(shape))
-    if dtype.kind == "b":
-        return np.asarray(draw(st.lists(st.booleans(), min_size=n, max_size=n)),
-                          dtype).reshape(shape)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        pool = [int(info.min), 0, 1, 7, int(info.max)] + ([-1] if dtype.kind == "i" else [])
-        return np.asarray(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)),
-                          dtype).reshape(shape)
-    pool = [0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 1e-40]
-    values = np.asarray(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)),
-                        np.float64).reshape(shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return values.astype(dtype)
-
-
-_FORMS = {
-    "array": fnp.asarray,
-    "weak": lambda value: Array(value.copy(), True),
-    "device": lambda value: fa.device_put(fnp.asarray(value)),
-    "numpy": lambda value: value,
-    "list": np.ndarray.tolist,
-}
-
-
-def _as(value: np.ndarray, kind: str):
-    """``value`` given as an array of ``kind``."""
-    return _FORMS[kind](value)
-
-
-@st.composite
-def operands(draw, shapes=_SHAPES, kinds=_KINDS):
-    """``(operand, its NumPy value)``: any dtype and shape, given as any kind."""
-    dtype = draw(st.sampled_from(ALL_DTYPES))
-    value = _value(draw, fnp.dtype(dtype), draw(st.sampled_from(shapes)))
-    return _as(value, draw(st.sampled_from(kinds))), value
-
 
 _INDEX = st.integers(-6, 6)
 
@@ -79,7 +34,7 @@ def _start(draw):
         return True
     if form == "float":
         return float(i)
-    dtype = draw(st.sampled_from(_INDEX_DTYPES))
+    dtype = draw(st.sampled_from(INDEX_DTYPES))
     with np.errstate(over="ignore"):
         value = np.asarray(i).astype(dtype)
     if form == "numpy":
@@ -94,7 +49,7 @@ def starts(draw, ndim):
     n = ndim if draw(st.integers(0, 9)) else draw(st.integers(0, 3))
     form = draw(st.sampled_from(["tuple", "list", "array", "device"]))
     if form in ("array", "device"):
-        dtype = draw(st.sampled_from(_INDEX_DTYPES))
+        dtype = draw(st.sampled_from(INDEX_DTYPES))
         with np.errstate(over="ignore"):
             value = np.asarray([draw(_INDEX) for _ in range(n)]).astype(dtype)
         return fnp.asarray(value) if form == "array" else fa.device_put(fnp.asarray(value))
@@ -158,7 +113,7 @@ def test_dynamic_updates_match_general_path(x, data):
         shape = shape[1:]
     dtype = value.dtype if data.draw(st.integers(0, 4)) else np.dtype(
         fnp.dtype(data.draw(st.sampled_from(ALL_DTYPES))))
-    update = _as(_value(data.draw, dtype, shape), data.draw(st.sampled_from(_KINDS[:5])))
+    update = as_kind(edge_values(data.draw, dtype, shape), data.draw(st.sampled_from(KINDS[:5])))
     allow = data.draw(_ALLOW)
     st_ = data.draw(starts(ndim))
     assert_same_outcome(lambda: lax.dynamic_update_slice(operand, update, st_,
@@ -170,8 +125,8 @@ def test_dynamic_updates_match_general_path(x, data):
     assert_same_outcome(lambda: lax.dynamic_update_index_in_dim(
         operand, update, index, axis, allow_negative_indices=flag))
     if ndim:  # an update without the axis
-        row = _as(_value(data.draw, value.dtype, value.shape[:axis % ndim]
-                         + value.shape[axis % ndim + 1:]), data.draw(st.sampled_from(_KINDS)))
+        row = as_kind(edge_values(data.draw, value.dtype, value.shape[:axis % ndim]
+                         + value.shape[axis % ndim + 1:]), data.draw(st.sampled_from(KINDS)))
         assert_same_outcome(lambda: lax.dynamic_update_index_in_dim(
             operand, row, index, axis, allow_negative_indices=flag))
 
@@ -199,7 +154,7 @@ def take_forms(draw, value_shape):
 
 
 def _indices(data, value_shape, index_map, batch):
-    dtype = data.draw(st.sampled_from(_INDEX_DTYPES + (np.int32, np.int32)))
+    dtype = data.draw(st.sampled_from(INDEX_DTYPES + (np.int32, np.int32)))
     bound = max(value_shape, default=1) + 2
     n = int(np.prod(batch)) * len(index_map)
     values = st.integers(-bound, bound) if data.draw(st.booleans()) else st.integers(
@@ -207,7 +162,7 @@ def _indices(data, value_shape, index_map, batch):
     raw = np.asarray(data.draw(st.lists(values, min_size=n, max_size=n)))
     with np.errstate(over="ignore"):
         idx = raw.astype(dtype).reshape(batch + (len(index_map),))
-    return _as(idx, data.draw(st.sampled_from(["array", "device", "numpy", "array", "device"])))
+    return as_kind(idx, data.draw(st.sampled_from(["array", "device", "numpy", "array", "device"])))
 
 
 def _take_case(data, value):
@@ -255,7 +210,7 @@ def test_scatters_match_general_path(x, data):
         shape[0] += 1
     dtype = value.dtype if data.draw(st.integers(0, 6)) else np.dtype(
         fnp.dtype(data.draw(st.sampled_from(ALL_DTYPES))))
-    updates = _as(_value(data.draw, dtype, tuple(shape)),
+    updates = as_kind(edge_values(data.draw, dtype, tuple(shape)),
                   data.draw(st.sampled_from(["array", "weak", "device", "array", "numpy"])))
     dn = lax.ScatterDimensionNumbers(update_window_dims=windows, inserted_window_dims=inserted,
                                      scatter_dims_to_operand_dims=index_map)

@@ -1,0 +1,96 @@
+"""The host shortcuts of ``take``, ``take_along_axis``, ``compress`` and ``extract``
+(``funcarray/numpy/_index_routines_on_host.py``) give the general path's outcome
+(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
+same error, for every dtype, empty and 0-d operands, operands as Arrays, weak arrays, device
+arrays, NumPy arrays and lists, indices of every integer dtype in and out of bounds, every
+mode and fill value, and bad arguments. The last tests check that the shortcuts take the
+common forms themselves."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from indexing_operands import INDEX_DTYPES, as_kind, operands
+from shortcut_oracle import assert_same_outcome
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.numpy import _index_routines_on_host as routines
+
+
+@st.composite
+def indices(draw, shape, bound):
+    """Integer indices of ``shape`` (any integer dtype), mostly in ``[-bound, bound)``,
+    sometimes past it."""
+    dtype = draw(st.sampled_from(INDEX_DTYPES))
+    n = int(np.prod(shape))
+    if draw(st.integers(0, 2)):
+        pool = st.integers(-bound, max(bound - 1, -bound))
+    else:
+        pool = st.integers(-bound - 3, bound + 3)
+    with np.errstate(over="ignore"):
+        value = np.asarray(draw(st.lists(pool, min_size=n, max_size=n)), np.int64).astype(
+            dtype).reshape(shape)
+    return as_kind(value, draw(st.sampled_from(("array", "array", "device", "numpy", "list"))))
+
+
+_AXES = st.sampled_from([None, 0, -1, 1, 2, 3, 1.0])
+_FILLS = st.sampled_from([None, None, 0, -5, 2.5, True, np.float32(1.0)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(), st.data())
+def test_take_matches_general_path(x, data):
+    operand, value = x
+    axis = data.draw(_AXES)
+    n = value.size if axis is None else (value.shape[axis] if type(axis) is int and
+                                         -value.ndim <= axis < value.ndim else 2)
+    idx = data.draw(indices(data.draw(st.sampled_from([(), (2,), (3,), (2, 2), (0,)])), n))
+    mode = data.draw(st.sampled_from([None, None, "fill", "clip", "wrap", "raise", "bad"]))
+    fill = data.draw(_FILLS)
+    assert_same_outcome(lambda: fnp.take(operand, idx, axis=axis, mode=mode, fill_value=fill))
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(shapes=[(0,), (1,), (4,), (2, 3), (3, 0), (2, 1, 3)]), st.data())
+def test_take_along_axis_matches_general_path(x, data):
+    operand, value = x
+    axis = data.draw(st.sampled_from([None, 0, -1, 1, 2, -1, -1]))
+    if axis is None:
+        shape, n = (data.draw(st.integers(0, 3)),), value.size
+    else:
+        ax = axis % max(value.ndim, 1)
+        shape = [data.draw(st.sampled_from([n, 1, n, 2])) for n in value.shape]
+        if ax < len(shape):
+            shape[ax] = data.draw(st.integers(0, 3))
+        shape, n = tuple(shape), value.shape[ax] if ax < value.ndim else 1
+    idx = data.draw(indices(shape, n))
+    mode = data.draw(st.sampled_from([None, None, "fill", "drop", "clip", "promise_in_bounds",
+                                      "wrap"]))
+    wrap = data.draw(st.sampled_from([None, None, True, False]))
+    fill = data.draw(_FILLS)
+    assert_same_outcome(lambda: fnp.take_along_axis(operand, idx, axis=axis, mode=mode,
+                                                    fill_value=fill,
+                                                    wrap_negative_indices=wrap))
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(), operands(shapes=[(), (0,), (1,), (2,), (3,), (4,), (2, 3), (6,)]),
+       st.sampled_from([None, 0, -1, 1, 3]), st.sampled_from([None, None, None, 2]))
+def test_compress_and_extract_match_general_path(x, condition, axis, size):
+    (operand, _), (cond, _) = x, condition
+    assert_same_outcome(lambda: fnp.compress(cond, operand, axis=axis, size=size))
+    assert_same_outcome(lambda: fnp.extract(cond, operand, size=size))
+
+
+def test_shortcuts_take_the_common_forms():
+    for shape in [(4,), (64, 64)]:
+        value = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        for x in (fnp.asarray(value), fa.device_put(fnp.asarray(value))):
+            idx = fnp.asarray(np.array([0, 2], np.int32))
+            assert routines.take_on_host(x, idx) is not NotImplemented
+            assert routines.take_on_host(x, fnp.asarray(np.array([0, 9]))) is not NotImplemented
+            order = fnp.asarray(np.argsort(value, -1).astype(np.int32))
+            assert routines.take_along_axis_on_host(x, order, axis=-1) is not NotImplemented
+            cond = fnp.asarray(value.reshape(-1)[:shape[0]] > 1)
+            assert routines.compress_on_host(cond, x, axis=0) is not NotImplemented
+            assert routines.extract_on_host(fnp.asarray(value > 1), x) is not NotImplemented
