@@ -1,6 +1,8 @@
 """The host shortcuts of ``take``, ``take_along_axis``, ``compress`` and ``extract``
-(``funcarray/numpy/_index_routines_on_host.py``) give the general path's outcome
-(``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
+(``funcarray/numpy/_index_routines_on_host.py``), of the diagonals (``tril``, ``triu``,
+``diagonal``, ``trace``, ``diag``: ``_diagonals_on_host.py``) and of the rearrangements
+(``flip``, ``flipud``, ``fliplr``, ``repeat``: ``_rearranging_on_host.py``) give the general
+path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
 same error, for every dtype, empty and 0-d operands, operands as Arrays, weak arrays, device
 arrays, NumPy arrays and lists, indices of every integer dtype in and out of bounds, every
 mode and fill value, and bad arguments. The last tests check that the shortcuts take the
@@ -14,7 +16,9 @@ from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
+from funcarray.numpy import _diagonals_on_host as diagonals
 from funcarray.numpy import _index_routines_on_host as routines
+from funcarray.numpy import _rearranging_on_host as rearranging
 
 
 @st.composite
@@ -94,3 +98,48 @@ def test_shortcuts_take_the_common_forms():
             cond = fnp.asarray(value.reshape(-1)[:shape[0]] > 1)
             assert routines.compress_on_host(cond, x, axis=0) is not NotImplemented
             assert routines.extract_on_host(fnp.asarray(value > 1), x) is not NotImplemented
+            assert diagonals.diag_on_host(x) is not NotImplemented
+            assert rearranging.flip_on_host(x) is not NotImplemented
+            assert rearranging.flipud_on_host(x) is not NotImplemented
+            assert rearranging.repeat_on_host(x, 2) is not NotImplemented
+            if len(shape) == 2:
+                for rule in (diagonals.tril_on_host, diagonals.triu_on_host,
+                             diagonals.diagonal_on_host, diagonals.trace_on_host,
+                             rearranging.fliplr_on_host):
+                    assert rule(x) is not NotImplemented
+
+
+_OFFSETS = st.sampled_from([0, 0, 1, -1, 2, -3, 5, 2**40, -(2**40), 1.0, np.int64(1)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(operands(shapes=[(), (0,), (3,), (2, 3), (3, 0), (2, 1, 3), (3, 3)]), _OFFSETS,
+       st.sampled_from([0, 1, -1, 2, -2, 3]), st.sampled_from([0, 1, -1, 2, 0]),
+       st.sampled_from([None, None, np.int32, np.float32, np.int8, "bad"]))
+def test_diagonals_match_general_path(x, k, axis1, axis2, dtype):
+    operand, _ = x
+    assert_same_outcome(lambda: fnp.tril(operand, k))
+    assert_same_outcome(lambda: fnp.triu(operand, k))
+    assert_same_outcome(lambda: fnp.diagonal(operand, k, axis1, axis2))
+    assert_same_outcome(lambda: fnp.diagonal(operand))
+    with np.errstate(all="ignore"):
+        assert_same_outcome(lambda: fnp.trace(operand, k, axis1, axis2, dtype=dtype))
+        assert_same_outcome(lambda: fnp.trace(operand))
+    assert_same_outcome(lambda: fnp.diag(operand, k))
+
+
+_REPEATS = st.one_of(st.integers(-1, 3), st.lists(st.integers(-1, 3), max_size=4).map(tuple),
+                     st.lists(st.integers(0, 2), max_size=4), st.sampled_from([True, 2.0]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(operands(), st.sampled_from([None, 0, 1, -1, 2, -3, (0, 1), (1, -1), (0, 0), 1.0, [0]]),
+       _REPEATS, st.sampled_from([None, 0, 1, -1, 3, False]), st.sampled_from([None, None, 3]))
+def test_rearranging_matches_general_path(x, axes, repeats, axis, total):
+    operand, _ = x
+    assert_same_outcome(lambda: fnp.flip(operand, axes))
+    assert_same_outcome(lambda: fnp.flip(operand))
+    assert_same_outcome(lambda: fnp.flipud(operand))
+    assert_same_outcome(lambda: fnp.fliplr(operand))
+    assert_same_outcome(lambda: fnp.repeat(operand, repeats, axis,
+                                           total_repeat_length=total))
