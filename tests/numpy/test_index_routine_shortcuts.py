@@ -2,11 +2,11 @@
 (``funcarray/numpy/_index_routines_on_host.py``), of the diagonals (``tril``, ``triu``,
 ``diagonal``, ``trace``, ``diag``: ``_diagonals_on_host.py``) and of the rearrangements
 (``flip``, ``flipud``, ``fliplr``, ``repeat``: ``_rearranging_on_host.py``) give the general
-path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak type, bits) or the
-same error, for every dtype, empty and 0-d operands, operands as Arrays, weak arrays, device
-arrays, NumPy arrays and lists, indices of every integer dtype in and out of bounds, every
-mode and fill value, and bad arguments. The last tests check that the shortcuts take the
-common forms themselves."""
+path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak
+type, bits) or the same error, for every dtype, empty and 0-d operands, operands as Arrays,
+weak arrays, device arrays, NumPy arrays and lists, indices of every integer dtype in and out
+of bounds, every mode and fill value, and bad arguments. The last tests check that the
+shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
