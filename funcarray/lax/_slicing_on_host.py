@@ -282,13 +282,26 @@ def _in_dim_args(value, start_index, size, axis, allow):
 
 
 def _dynamic_in_dim(operand, start_index, size, axis, allow):
-    """``(value, box)`` of a dynamic slice along one axis, or None to decline."""
+    """``(value, box)`` of a dynamic slice along one axis (``_dynamic_box`` with the other
+    axes whole), or None to decline."""
     value = host_value(operand)
-    if value is None:
+    if value is None or type(size) is not int or type(allow) is not bool:
         return None
-    args = _in_dim_args(value, start_index, size, axis, allow)
-    box = None if args is None else _dynamic_box(value.shape, *args)
-    return None if box is None else (value, box)
+    axis = _axis(axis, value.ndim)
+    start = _start_value(start_index)
+    if axis is None or start is None:
+        return None
+    d = value.shape[axis]
+    s, static = start
+    if not 0 <= size <= d:
+        return None
+    if s < 0:
+        if allow:
+            s += d
+        elif static:
+            return None  # the general path's IndexError
+    s = min(max(s, 0), d - size)
+    return value, (slice(None),) * axis + (slice(s, s + size),)
 
 
 def dynamic_slice_in_dim_on_host(operand, start_index, slice_size, axis=0, *,

@@ -31,7 +31,9 @@ def _flipped(m, value, axes):
     axes = tuple(a for a in axes if shape[a] > 1)
     if not axes:
         return m
-    return Array(np.flip(value, axes), m._weak)
+    reverse = slice(None, None, -1)
+    box = tuple(reverse if d in axes else slice(None) for d in range(max(axes) + 1))
+    return Array(value[box], m._weak)  # (np.flip's view, indexed directly: faster)
 
 
 def flip_on_host(m, axis=None):
