@@ -232,6 +232,22 @@ def _allowed(allow_negative_indices, ndim):
     return None
 
 
+def _part(start, allow, n, d):
+    """The slice of ``n`` elements of a dimension of ``d`` at ``start`` (a ``_start_value``
+    pair), wrapped once when negative and allowed (a static negative start not allowed is the
+    general path's IndexError) and clamped so it fits; None to decline."""
+    s, static = start
+    if not 0 <= n <= d:
+        return None
+    if s < 0:
+        if allow:
+            s += d
+        elif static:
+            return None
+    s = min(max(s, 0), d - n)
+    return slice(s, s + n)
+
+
 def _dynamic_box(shape, start_indices, sizes, allow_negative_indices):
     """The slices the dynamic family reads or writes (negative starts wrapped once, every
     start clamped so the slice fits), or None to decline."""
@@ -240,16 +256,11 @@ def _dynamic_box(shape, start_indices, sizes, allow_negative_indices):
     if starts is None or allow is None or len(sizes) != len(shape):
         return None
     box = []
-    for (s, static), ok, n, d in zip(starts, allow, sizes, shape):
-        if not 0 <= n <= d:
+    for start, ok, n, d in zip(starts, allow, sizes, shape):
+        part = _part(start, ok, n, d)
+        if part is None:
             return None
-        if s < 0:
-            if ok:
-                s += d
-            elif static:
-                return None  # the general path's IndexError
-        s = min(max(s, 0), d - n)
-        box.append(slice(s, s + n))
+        box.append(part)
     return tuple(box)
 
 
@@ -291,17 +302,8 @@ def _dynamic_in_dim(operand, start_index, size, axis, allow):
     start = _start_value(start_index)
     if axis is None or start is None:
         return None
-    d = value.shape[axis]
-    s, static = start
-    if not 0 <= size <= d:
-        return None
-    if s < 0:
-        if allow:
-            s += d
-        elif static:
-            return None  # the general path's IndexError
-    s = min(max(s, 0), d - size)
-    return value, (slice(None),) * axis + (slice(s, s + size),)
+    part = _part(start, allow, size, value.shape[axis])
+    return None if part is None else (value, (slice(None),) * axis + (part,))
 
 
 def dynamic_slice_in_dim_on_host(operand, start_index, slice_size, axis=0, *,
