@@ -34,6 +34,8 @@ from funcarray.numpy._rearranging_on_host import (
     fliplr_on_host,
     flipud_on_host,
     repeat_on_host,
+    roll_on_host,
+    tile_on_host,
 )
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._search import searchsorted
@@ -131,6 +133,7 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     return _rev(_transpose(m, tuple(perm)), (second,))
 
 
+@host_shortcut(roll_on_host)
 def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> Array:
     """Shift elements cyclically along ``axis`` (of the flattened array when None).
 
@@ -166,6 +169,7 @@ def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> A
 # Tiling
 # --------------------------------------------------------------------------------------------
 
+@host_shortcut(tile_on_host)
 def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """Repeat the whole array ``reps`` times along each axis.
 

@@ -1,7 +1,8 @@
-"""Host shortcuts (``transforms/host_shortcuts.py``) of ``flip``, ``flipud``, ``fliplr``
-and ``repeat``: NumPy's functions of those names on the values of concrete arrays, instead of
-argument parsing and a bind per primitive. They only move elements, so the bits are the
-general path's; as there, a flip of axes of at most one element is the operand itself.
+"""Host shortcuts (``transforms/host_shortcuts.py``) of ``flip``, ``flipud``, ``fliplr``,
+``repeat``, ``roll`` and ``tile``: NumPy's functions of those names on the values of
+concrete arrays, instead of argument parsing and a bind per primitive. They only move
+elements, so the bits are the general path's; as there, a flip of axes of at most one
+element is the operand itself (a roll that moves nothing is left to the general path).
 
 Each rule returns ``NotImplemented`` for what it does not take (tracers, lists, repeat counts
 that are arrays, ``total_repeat_length``), handing the call to the general path and its
@@ -21,7 +22,8 @@ from funcarray.base.array import Array
 from funcarray.numpy._shape_on_host import host_axes
 from funcarray.transforms.host_shortcuts import host_value
 
-__all__ = ["flip_on_host", "flipud_on_host", "fliplr_on_host", "repeat_on_host"]
+__all__ = ["flip_on_host", "flipud_on_host", "fliplr_on_host", "repeat_on_host", "roll_on_host",
+           "tile_on_host"]
 
 
 def _flipped(m, value, axes):
@@ -85,3 +87,46 @@ def repeat_on_host(a, repeats, axis=None, *, total_repeat_length=None):
     else:
         return NotImplemented
     return Array(np.repeat(value, repeats, axis), a._weak)
+
+
+def _int_list(values):
+    """An int or a tuple/list of Python ints as a tuple, or None."""
+    if type(values) is int:
+        return (values,)
+    if (type(values) is tuple or type(values) is list) and all(type(v) is int
+                                                                 for v in values):
+        return tuple(values)
+    return None
+
+
+def roll_on_host(a, shift, axis=None):
+    """``roll``'s shortcut (static shifts that move elements), or NotImplemented."""
+    value = host_value(a)
+    shifts = _int_list(shift)
+    if value is None or shifts is None or not value.size:
+        return NotImplemented
+    if axis is None:
+        if len(shifts) != 1 or not shifts[0] % value.size:
+            return NotImplemented
+        return Array(np.roll(value, shifts[0]), a._weak)
+    axes = _int_list(axis)
+    ndim = value.ndim
+    if axes is None or not all(-ndim <= d < ndim for d in axes) or (
+            len(shifts) != len(axes) and 1 not in (len(shifts), len(axes))):
+        return NotImplemented
+    count = max(len(shifts), len(axes))
+    total = [0] * ndim
+    for s, d in zip(shifts * (count // len(shifts)), axes * (count // len(axes))):
+        total[d] += s
+    if not any(t % n for t, n in zip(total, value.shape)):
+        return NotImplemented
+    return Array(np.roll(value, shifts, axes), a._weak)
+
+
+def tile_on_host(A, reps):
+    """``tile``'s shortcut, or NotImplemented."""
+    value = host_value(A)
+    reps = _int_list(reps)
+    if value is None or reps is None or any(r < 0 for r in reps):
+        return NotImplemented
+    return Array(np.tile(value, reps), A._weak)

@@ -1,14 +1,14 @@
 """The host shortcuts of ``take``, ``take_along_axis``, ``compress`` and ``extract``
 (``funcarray/numpy/_index_routines_on_host.py``), of the diagonals (``tril``, ``triu``,
-``diagonal``, ``trace``, ``diag``: ``_diagonals_on_host.py``) and of the rearrangements
-(``flip``, ``flipud``, ``fliplr``, ``repeat``: ``_rearranging_on_host.py``) and of the index
-tricks (``tri``, ``indices``, ``diag_indices``, ``unravel_index``, ``ravel_multi_index``:
-``_index_tricks_on_host.py``) give the general
-path's outcome (``tests/shortcut_oracle.py``): the same result (type, shape, dtype, weak
-type, bits) or the same error, for every dtype, empty and 0-d operands, operands as Arrays,
-weak arrays, device arrays, NumPy arrays and lists, indices of every integer dtype in and out
-of bounds, every mode and fill value, and bad arguments. The last tests check that the
-shortcuts take the common forms themselves."""
+``diagonal``, ``trace``, ``diag``: ``_diagonals_on_host.py``), of the rearrangements
+(``flip``, ``flipud``, ``fliplr``, ``repeat``, ``roll``, ``tile``:
+``_rearranging_on_host.py``) and of the index tricks (``tri``, ``indices``,
+``diag_indices``, ``unravel_index``, ``ravel_multi_index``: ``_index_tricks_on_host.py``)
+give the general path's outcome (``tests/shortcut_oracle.py``): the same result (type,
+shape, dtype, weak type, bits) or the same error, for every dtype, empty and 0-d operands,
+operands as Arrays, weak arrays, device arrays, NumPy arrays and lists, indices of every
+integer dtype in and out of bounds, every mode and fill value, and bad arguments. The last
+tests check that the shortcuts take the common forms themselves."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -108,6 +108,8 @@ def test_shortcuts_take_the_common_forms():
             assert rearranging.flip_on_host(x) is not NotImplemented
             assert rearranging.flipud_on_host(x) is not NotImplemented
             assert rearranging.repeat_on_host(x, 2) is not NotImplemented
+            assert rearranging.roll_on_host(x, 1, 0) is not NotImplemented
+            assert rearranging.tile_on_host(x, 2) is not NotImplemented
             assert tricks.unravel_index_on_host(fnp.asarray(np.arange(4, dtype=np.int32)),
                                                 (8, 8)) is not NotImplemented
             ij = (fnp.asarray(np.arange(4, dtype=np.int32)),) * 2
@@ -153,6 +155,10 @@ def test_rearranging_matches_general_path(x, axes, repeats, axis, total):
     assert_same_outcome(lambda: fnp.fliplr(operand))
     assert_same_outcome(lambda: fnp.repeat(operand, repeats, axis,
                                            total_repeat_length=total))
+    shift = repeats if not isinstance(repeats, list) else tuple(r - 1 for r in repeats)
+    assert_same_outcome(lambda: fnp.roll(operand, shift, axes))
+    assert_same_outcome(lambda: fnp.roll(operand, shift))
+    assert_same_outcome(lambda: fnp.tile(operand, repeats))
 
 
 _SIZES = st.sampled_from([0, 1, 2, 3, 5, -1, 1.0, np.int64(2), True])
