@@ -594,7 +594,7 @@ def _scatter_on_host(name, operand, scatter_indices, updates, dimension_numbers,
     if name == "scatter_sub":
         if value.dtype == np.bool_:
             return NotImplemented
-        u = ew.neg_p.impl(Array(u))._value
+        u = ew.neg_p.kernel(u)  # (the kernel the general path's neg_p binds)
         name = "scatter_add"
     cols = tuple(idx[..., k] for k in range(len(index_map)))
     if mode == "clip":
