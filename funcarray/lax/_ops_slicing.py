@@ -36,6 +36,20 @@ from funcarray.lax._ops_common import (
     _short,
 )
 from funcarray.lax._ops_shape import expand_dims
+from funcarray.lax._slicing_on_host import (
+    dynamic_index_in_dim_on_host,
+    dynamic_slice_in_dim_on_host,
+    dynamic_slice_on_host,
+    dynamic_update_index_in_dim_on_host,
+    dynamic_update_slice_in_dim_on_host,
+    dynamic_update_slice_on_host,
+    gather_on_host,
+    index_in_dim_on_host,
+    mode_name,
+    scatter_shortcut,
+    slice_in_dim_on_host,
+    slice_on_host,
+)
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import shape as sh
 from funcarray.primitives.dynamic_slice import dynamic_slice_p, dynamic_update_slice_p
@@ -49,6 +63,7 @@ from funcarray.primitives.scatter import (
     scatter_p,
 )
 from funcarray.primitives.select_n import select_n_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -82,6 +97,7 @@ def _operand_and_axis(op: str, operand, axis) -> tuple:
     return x, _any_axis(op, axis, x.ndim)
 
 
+@host_shortcut(slice_on_host)
 def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Array:  # noqa: A001 (jax's name)
     """Static slice: elements ``start, start + stride, ...`` below ``limit`` per dimension,
@@ -116,6 +132,7 @@ def slice(operand: ArrayLike, start_indices: Sequence[int], limit_indices: Seque
     return sh.slice_p.bind(x, start_indices=starts, limit_indices=limits, strides=steps)
 
 
+@host_shortcut(slice_in_dim_on_host)
 def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Array:
     """``slice`` along one axis; ``None`` means the start/end and negative indices count
@@ -140,6 +157,7 @@ def slice_in_dim(operand: ArrayLike, start_index: int | None, limit_index: int |
     return slice(x, starts, limits, strides)
 
 
+@host_shortcut(index_in_dim_on_host)
 def index_in_dim(operand: ArrayLike, index: int, axis: int = 0,
                  keepdims: bool = True) -> Array:
     """The slice at static ``index`` along ``axis`` (negative counts from the end); the axis
@@ -234,6 +252,7 @@ def _normalized_starts(op: str, x, start_indices, allow_negative_indices) -> lis
     return out
 
 
+@host_shortcut(dynamic_slice_on_host)
 def dynamic_slice(operand: ArrayLike, start_indices: ArrayLike | Sequence[ArrayLike],
                   slice_sizes: Shape, *, allow_negative_indices: bool = True) -> Array:
     """The slice of static shape ``slice_sizes`` at dynamic (possibly traced) starts.
@@ -260,6 +279,7 @@ def dynamic_slice(operand: ArrayLike, start_indices: ArrayLike | Sequence[ArrayL
     return dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
 
 
+@host_shortcut(dynamic_update_slice_on_host)
 def dynamic_update_slice(operand: ArrayLike, update: ArrayLike,
                          start_indices: ArrayLike | Sequence[ArrayLike], *,
                          allow_negative_indices: bool = True) -> Array:
@@ -298,6 +318,7 @@ def _neg_only_at(ndim: int, axis: int, allow) -> list:
     return flags
 
 
+@host_shortcut(dynamic_slice_in_dim_on_host)
 def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int,
                          axis: int = 0, *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_slice`` along one axis (the other axes whole).
@@ -317,6 +338,7 @@ def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size:
                                                              allow_negative_indices))
 
 
+@host_shortcut(dynamic_index_in_dim_on_host)
 def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0, keepdims: bool = True,
                          *, allow_negative_indices: bool = True) -> Array:
     """The slice at a dynamic ``index`` along ``axis`` (clamped into range, as in JAX); the
@@ -334,6 +356,7 @@ def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0, ke
     return out if keepdims else sh.squeeze_p.bind(out, dimensions=(axis,))
 
 
+@host_shortcut(dynamic_update_slice_in_dim_on_host)
 def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_index: ArrayLike,
                                 axis: int, *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_update_slice`` at a dynamic start along one axis (0 along the others).
@@ -353,6 +376,7 @@ def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_ind
                                                                     allow_negative_indices))
 
 
+@host_shortcut(dynamic_update_index_in_dim_on_host)
 def dynamic_update_index_in_dim(operand: ArrayLike, update: ArrayLike, index: ArrayLike, axis: int,
                                 *, allow_negative_indices: bool = True) -> Array:
     """``dynamic_update_slice_in_dim`` with a slice of size 1; ``update`` may lack the axis.
@@ -390,25 +414,12 @@ class GatherScatterMode(enum.Enum):
     PROMISE_IN_BOUNDS = 2
 
 
-_MODE_NAMES = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
-               "promise_in_bounds": "PROMISE_IN_BOUNDS"}
-
-
 def _mode(op: str, mode, gather_: bool) -> str:
-    if mode is None:  # jax.lax's defaults: gather promises in-bounds windows (then clamps)
-        name = "PROMISE_IN_BOUNDS" if gather_ else "FILL_OR_DROP"
-    elif isinstance(mode, str):
-        name = _MODE_NAMES.get(mode)
-    else:
-        name = getattr(mode, "name", None)  # ours or jax's GatherScatterMode
-    if name not in ("CLIP", "FILL_OR_DROP", "PROMISE_IN_BOUNDS"):
+    name = mode_name(mode, gather_)
+    if name is None:
         raise op_value_error(op, f"unknown mode {mode!r}; use 'clip', 'fill'/'drop', "
                                  f"'promise_in_bounds' or a lax.GatherScatterMode")
-    if name == "CLIP":
-        return "clip"
-    if name == "PROMISE_IN_BOUNDS":
-        return "promise_in_bounds"
-    return "fill" if gather_ else "drop"
+    return name
 
 
 def _dimension_numbers(op: str, dn, cls):
@@ -422,6 +433,7 @@ def _dimension_numbers(op: str, dn, cls):
     return cls(**fields)
 
 
+@host_shortcut(gather_on_host)
 def gather(operand: ArrayLike, start_indices: ArrayLike, dimension_numbers: GatherDimensionNumbers,
            slice_sizes: Shape, *, unique_indices: bool = False, indices_are_sorted: bool = False,
            mode: str | GatherScatterMode | None = None,
@@ -456,6 +468,7 @@ def gather(operand: ArrayLike, start_indices: ArrayLike, dimension_numbers: Gath
 def _scatter(name: str, prim, example: tuple, combine: str) -> _Scatter:
     op = f"lax.{name}"
 
+    @host_shortcut(scatter_shortcut(name))
     def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
            unique_indices=False, mode=None):
         x = _operand(op, operand)
@@ -485,6 +498,7 @@ scatter_max = _scatter("scatter_max", scatter_max_p, (_SCATTER_EXAMPLE.format("s
                        "Array([0., 3., 0.], dtype=float32)"), "combined by maximum with")
 
 
+@host_shortcut(scatter_shortcut("scatter_sub"))
 def scatter_sub(operand: ArrayLike, scatter_indices: ArrayLike, updates: ArrayLike,
                 dimension_numbers: ScatterDimensionNumbers, *, indices_are_sorted: bool = False,
                 unique_indices: bool = False, mode: str | GatherScatterMode | None = None) -> Array:

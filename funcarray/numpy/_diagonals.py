@@ -20,11 +20,19 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_value_error
+from funcarray.numpy._diagonals_on_host import (
+    diag_on_host,
+    diagonal_on_host,
+    trace_on_host,
+    tril_on_host,
+    triu_on_host,
+)
 from funcarray.numpy._reductions import sum as reduce_sum
 from funcarray.numpy._shape import _scalar
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p, pad_p, slice_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from funcarray.base.typing import ArrayLike, DTypeLike
@@ -53,6 +61,7 @@ def _triangle(op: str, m, k, lower: bool):
     return select_n_p.bind(keep, zeros, m)
 
 
+@host_shortcut(tril_on_host)
 def tril(m: ArrayLike, k: int = 0) -> Array:
     """The lower triangle of the last two axes: elements above the ``k``-th diagonal are 0.
 
@@ -65,6 +74,7 @@ def tril(m: ArrayLike, k: int = 0) -> Array:
     return _triangle("tril", m, k, lower=True)
 
 
+@host_shortcut(triu_on_host)
 def triu(m: ArrayLike, k: int = 0) -> Array:
     """The upper triangle of the last two axes: elements below the ``k``-th diagonal are 0.
 
@@ -77,6 +87,7 @@ def triu(m: ArrayLike, k: int = 0) -> Array:
     return _triangle("triu", m, k, lower=False)
 
 
+@host_shortcut(diagonal_on_host)
 def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """The ``offset``-th diagonal of the ``(axis1, axis2)`` planes, as the last axis.
 
@@ -107,6 +118,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
                         limit_indices=flat.shape, strides=(1,) * len(batch) + (length + 1,))
 
 
+@host_shortcut(trace_on_host)
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
           dtype: DTypeLike | None = None, out: None = None) -> Array:
     """The sum along the ``offset``-th diagonal (dtype rules of ``sum``).
@@ -122,6 +134,7 @@ def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
     return reduce_sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
+@host_shortcut(diag_on_host)
 def diag(v: ArrayLike, k: int = 0) -> Array:
     """The ``k``-th diagonal of a 2-d array, or a 2-d array with 1-d ``v`` on its ``k``-th
     diagonal.

@@ -28,6 +28,12 @@ from funcarray.numpy._index_parsing import (
     _ravel,
     _reshape,
 )
+from funcarray.numpy._index_routines_on_host import (
+    compress_on_host,
+    extract_on_host,
+    take_along_axis_on_host,
+    take_on_host,
+)
 from funcarray.numpy._indexing import _fill_scalar, _gather_mode
 from funcarray.numpy._promotion import promote_args
 from funcarray.numpy._sort_and_nonzero import nonzero
@@ -35,6 +41,7 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives.gather import gather_p
 from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers
 from funcarray.primitives.select_n import select_n_p
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,6 +80,7 @@ def _take_mode(op, mode):
     raise op_value_error(op, f"mode must be 'fill', 'clip' or 'wrap', got {mode!r}")
 
 
+@host_shortcut(take_on_host)
 def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
          mode: str | None = None, unique_indices: bool = False,
          indices_are_sorted: bool = False, fill_value: ArrayLike | None = None) -> Array:
@@ -124,6 +132,7 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
                          fill_value=fill_value)
 
 
+@host_shortcut(take_along_axis_on_host)
 def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
                     mode: str | None = None, fill_value: ArrayLike | None = None, *,
                     wrap_negative_indices: bool | None = None) -> Array:
@@ -190,6 +199,7 @@ def _with_axis(batch, axis, size):
     return tuple(shape)
 
 
+@host_shortcut(compress_on_host)
 def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
              size: int | None = None, fill_value: ArrayLike = 0) -> Array:
     """The slices of ``a`` along ``axis`` where the 1-D ``condition`` is true (``a`` is
@@ -222,6 +232,7 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
     return where(keep, taken, convert(_const(fill_value, a.dtype), a.dtype, True))
 
 
+@host_shortcut(extract_on_host)
 def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None,
             fill_value: ArrayLike = 0) -> Array:
     """The elements of ``arr`` where ``condition`` is true, flattened.

@@ -35,12 +35,20 @@ from funcarray.numpy._elementwise import (
     multiply,
     where,
 )
+from funcarray.numpy._index_tricks_on_host import (
+    diag_indices_on_host,
+    indices_on_host,
+    ravel_multi_index_on_host,
+    tri_on_host,
+    unravel_index_on_host,
+)
 from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._rounding_and_division import divmod, mod
 from funcarray.numpy._shape import concatenate, expand_dims, stack, transpose
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -113,6 +121,7 @@ def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None, *,
 @overload
 def indices(dimensions: Sequence[int], dtype: DTypeLike | None = None,
             sparse: bool = False) -> Array | tuple[Array, ...]: ...
+@host_shortcut(indices_on_host)
 def indices(dimensions, dtype=None, sparse=False):
     """An array of index grids for an array of shape ``dimensions``: stacked (shape
     ``(len(dimensions), *dimensions)``), or, with ``sparse=True``, a tuple of broadcastable
@@ -143,6 +152,7 @@ def indices(dimensions, dtype=None, sparse=False):
     return stack([iota_p.bind(dtype=dtype, shape=dims, dimension=i) for i in range(n)])
 
 
+@host_shortcut(tri_on_host)
 def tri(N: int, M: int | None = None, k: int = 0, dtype: DTypeLike | None = None) -> Array:
     """An ``N`` x ``M`` array with ones at and below the ``k``-th diagonal (float32 unless
     ``dtype`` is given).
@@ -207,6 +217,7 @@ def _shape_tuple(op, shape):
     return tuple(_concrete_int(op, s, "shape") for s in items)
 
 
+@host_shortcut(unravel_index_on_host)
 def unravel_index(indices: ArrayLike, shape: ShapeLike) -> tuple[Array, ...]:
     """The multi-index (one array per dimension) of each flat index into an array of
     ``shape``.
@@ -243,6 +254,7 @@ def unravel_index(indices: ArrayLike, shape: ShapeLike) -> tuple[Array, ...]:
 _RAVEL_MODES = ("raise", "wrap", "clip", "ignore")
 
 
+@host_shortcut(ravel_multi_index_on_host)
 def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: ShapeLike, mode: str = "raise",
                       order: str = "C", *, dtype: DTypeLike | None = None) -> Array:
     """The flat index into an array of shape ``dims`` of each multi-index (one integer array
@@ -509,6 +521,7 @@ def ix_(*args: ArrayLike) -> tuple[Array, ...]:
 # diag_indices, diag_indices_from, tril/triu_indices_from, mask_indices
 # --------------------------------------------------------------------------------------------
 
+@host_shortcut(diag_indices_on_host)
 def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
     """Indices of the main diagonal of an ``ndim``-d array with every dimension ``n``: the
     same ``arange(n)`` for each dimension.

@@ -29,12 +29,21 @@ from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._elementwise import minimum
 from funcarray.numpy._index_routines import take
+from funcarray.numpy._rearranging_on_host import (
+    flip_on_host,
+    fliplr_on_host,
+    flipud_on_host,
+    repeat_on_host,
+    roll_on_host,
+    tile_on_host,
+)
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._search import searchsorted
 from funcarray.numpy._shape import _axes
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,6 +58,7 @@ __all__ = ["flip", "fliplr", "flipud", "repeat", "roll", "rot90", "tile"]
 # Flipping, rotating, rolling
 # --------------------------------------------------------------------------------------------
 
+@host_shortcut(flip_on_host)
 def flip(m: ArrayLike, axis: Axis = None) -> Array:
     """Reverse the order of elements along ``axis`` (all axes by default).
 
@@ -70,6 +80,7 @@ def _flip_min_ndim(op: str, m, min_ndim: int, axis: int):
     return _rev(m, (axis,))
 
 
+@host_shortcut(fliplr_on_host)
 def fliplr(m: ArrayLike) -> Array:
     """Reverse the columns (axis 1) of an array of at least 2 dimensions.
 
@@ -82,6 +93,7 @@ def fliplr(m: ArrayLike) -> Array:
     return _flip_min_ndim("fliplr", m, 2, 1)
 
 
+@host_shortcut(flipud_on_host)
 def flipud(m: ArrayLike) -> Array:
     """Reverse the rows (axis 0) of an array of at least 1 dimension.
 
@@ -121,6 +133,7 @@ def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
     return _rev(_transpose(m, tuple(perm)), (second,))
 
 
+@host_shortcut(roll_on_host)
 def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> Array:
     """Shift elements cyclically along ``axis`` (of the flattened array when None).
 
@@ -156,6 +169,7 @@ def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: Axis = None) -> A
 # Tiling
 # --------------------------------------------------------------------------------------------
 
+@host_shortcut(tile_on_host)
 def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """Repeat the whole array ``reps`` times along each axis.
 
@@ -233,6 +247,7 @@ def _repeat_each(x, axis: int, count: int):
     return _reshape(out, tuple(merged))
 
 
+@host_shortcut(repeat_on_host)
 def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
            total_repeat_length: int | None = None) -> Array:
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array when
