@@ -45,7 +45,7 @@ from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
 from funcarray.numpy._sort_and_nonzero import sort
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -569,6 +569,24 @@ def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
 # vecmat, matvec
 # --------------------------------------------------------------------------------------------
 
+def _matvec_on_host(x1, x2, /):
+    """One matrix and one vector (no loop dimensions): vectorize calls ``matmul`` once on the
+    operands as they are, so this does too, without parsing the signature."""
+    a, b = host_value(x1), host_value(x2)
+    if a is None or b is None or a.ndim != 2 or b.ndim != 1 or a.shape[1] != b.shape[0]:
+        return NotImplemented
+    return matmul(x1, x2)
+
+
+def _vecmat_on_host(x1, x2, /):
+    """One vector and one matrix: ``matmul(conj(x1), x2)``, as vectorize calls it."""
+    a, b = host_value(x1), host_value(x2)
+    if a is None or b is None or a.ndim != 1 or b.ndim != 2 or a.shape[0] != b.shape[0]:
+        return NotImplemented
+    return matmul(conj(x1), x2)
+
+
+@host_shortcut(_matvec_on_host)
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products over the broadcast leading dimensions: ``x1[..., i, j] *
     x2[..., j]`` summed over ``j``.
@@ -582,6 +600,7 @@ def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)
 
 
+@host_shortcut(_vecmat_on_host)
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector-matrix products over the broadcast leading dimensions, conjugating ``x1``:
     ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``.

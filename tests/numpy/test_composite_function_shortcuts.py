@@ -1,0 +1,172 @@
+"""The host shortcuts of the composite functions (products: ``dot``, ``inner``, ``vdot``,
+``outer``, ``vecdot``, ``einsum``, ``cross``, ``matvec``, ``vecmat``, ``linalg.cross``; and
+the others in this file) give the general path's outcome (``tests/shortcut_oracle.py``): the
+same result (type, shape, dtype, weak type, bits) or the same error, for every dtype, special
+values (NaN, infinities, -0.0, integer extremes), mismatched shapes, broadcasting, and
+operands given as Arrays, weak arrays, device arrays, NumPy arrays, lists and Python scalars.
+The last tests check that the shortcuts take the common forms themselves."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from op_table import ALL_DTYPES
+from shortcut_oracle import assert_same_outcome
+
+import funcarray as fa
+import funcarray.numpy as fnp
+from funcarray.base.array import Array
+from funcarray.numpy import _linalg_eig_and_tensor, _products_on_host
+from funcarray.numpy import _vectorize_and_constructors as _vc
+
+_KINDS = ("array", "array", "weak", "device", "numpy", "list", "scalar")
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.3, -7.5, 1e-40, 6e-8, 65504.0, 1e38, np.inf, -np.inf,
+           np.nan]
+
+
+def _pool(dtype) -> list:
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return [0, 1]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return [v for v in (int(info.min), -3, -1, 0, 1, 2, 7, int(info.max))
+                if info.min <= v <= info.max]
+    return _FLOATS
+
+
+def _value(draw, dtype, shape):
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    raw = draw(st.lists(st.sampled_from(_pool(dtype)), min_size=n, max_size=n))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dtype.kind == "c":
+            real = np.asarray(raw, np.float64).reshape(shape)
+            out = np.empty(shape, dtype)
+            out.real, out.imag = real, real.ravel()[::-1].reshape(shape)
+            return out
+        return np.asarray(raw, np.float64 if dtype.kind in "fV" else None).astype(
+            dtype).reshape(shape)
+
+
+def _as_input(value, kind):
+    if kind == "scalar":
+        if value.ndim == 0 and value.dtype.kind in "iuf":
+            return value.item()
+        kind = "array"
+    if kind == "array":
+        return fnp.asarray(value)
+    if kind == "weak":
+        return Array(value.copy(), True)
+    if kind == "device":
+        return fa.device_put(fnp.asarray(value))
+    if kind == "numpy":
+        return value
+    return value.tolist()
+
+
+@st.composite
+def pairs(draw, shapes):
+    """Two operands, mostly of one dtype and given as Arrays (the shortcut's case)."""
+    dtype = draw(st.sampled_from(ALL_DTYPES))
+    other = dtype if draw(st.integers(0, 4)) else draw(st.sampled_from(ALL_DTYPES))
+    shape_a, shape_b = draw(shapes)
+    a = _as_input(_value(draw, dtype, shape_a), draw(st.sampled_from(_KINDS)))
+    b = _as_input(_value(draw, other, shape_b), draw(st.sampled_from(_KINDS)))
+    return a, b
+
+
+_ANY = st.sampled_from([(), (1,), (3,), (4,), (2, 3), (3, 2), (0,), (2, 0), (3, 3), (2, 1, 3)])
+_TWO_SHAPES = st.tuples(_ANY, _ANY)
+# Mostly aligned pairs of shapes (the products), sometimes anything.
+_PRODUCT_SHAPES = st.one_of(
+    st.sampled_from([((), ()), ((), (3,)), ((2, 3), ()), ((3,), (3,)), ((2, 3), (3,)),
+                     ((3,), (3, 2)), ((2, 3), (3, 4)), ((2, 2, 3), (4, 3, 2)),
+                     ((0,), (0,)), ((2, 0), (0, 3)), ((4, 3), (2, 3))]),
+    _TWO_SHAPES)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.dot, fnp.inner, fnp.vdot, fnp.outer, fnp.linalg.outer]),
+       pairs(_PRODUCT_SHAPES))
+def test_dot_inner_vdot_outer_match_general_path(op, operands):
+    a, b = operands
+    assert_same_outcome(lambda: op(a, b))
+
+
+_VECDOT_SHAPES = st.one_of(
+    st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((4, 1, 3), (2, 3)), ((2, 3), (2, 3)),
+                     ((3, 2), (3, 2)), ((0, 3), (3,)), ((2, 3), (4, 3))]),
+    _TWO_SHAPES)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([fnp.vecdot, fnp.linalg.vecdot]), pairs(_VECDOT_SHAPES),
+       st.sampled_from([-1, 0, 1, -2, 2, 5]))
+def test_vecdot_matches_general_path(op, operands, axis):
+    a, b = operands
+    assert_same_outcome(lambda: op(a, b, axis=axis))
+
+
+_EINSUM_CASES = [
+    ("...i,...i->...", (2, 3), (3,)), ("ij,jk->ik", (2, 3), (3, 4)), ("ij,jk", (2, 3), (3, 4)),
+    ("ij,kj->ik", (2, 3), (4, 3)), ("i,i", (3,), (3,)), ("i,j->ij", (3,), (2,)),
+    ("bij,bjk->bik", (2, 3, 4), (2, 4, 1)), ("ij,ij->i", (2, 3), (2, 3)),
+    ("ij,jk->ki", (2, 3), (3, 4)), ("ii,i->i", (3, 3), (3,)), ("ij,j->", (2, 3), (3,)),
+    ("ij,j->i", (2, 1), (3,)), ("...j,j->...", (2, 3, 3), (3,)), ("ij,jk->ik", (2, 3), (2, 4)),
+    ("ij,jk->iz", (2, 3), (3, 4)), ("i,i,i->i", (3,), (3,)),
+]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(_EINSUM_CASES), st.data(),
+       st.sampled_from(["auto", True, False, None, "greedy", "bad", 1, 0, [(0, 1)]]))
+def test_einsum_matches_general_path(case, data, optimize):
+    subscripts, *shapes = case
+    a, b = data.draw(pairs(st.just(tuple(shapes[:2]))))
+    operands = (a, b, b) if subscripts.count(",") == 2 else (a, b)
+    if optimize == [(0, 1)] and len(operands) == 3:
+        optimize = [(0, 1), (0, 1)]
+    assert_same_outcome(lambda: fnp.einsum(subscripts, *operands, optimize=optimize))
+
+
+_CROSS_SHAPES = st.one_of(
+    st.sampled_from([((3,), (3,)), ((2,), (2,)), ((2,), (3,)), ((3,), (2,)), ((2, 3), (3,)),
+                     ((4, 3), (4, 3)), ((3, 2), (3, 2)), ((3, 4), (3, 1)), ((2, 3), (4, 3)),
+                     ((0, 3), (3,)), ((4,), (3,))]),
+    _TWO_SHAPES)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs(_CROSS_SHAPES), st.sampled_from([-1, 0, 1, -2, 2]),
+       st.sampled_from([-1, 0, 1, -2, 2]), st.sampled_from([None, -1, 0, 1, -3, 3]))
+def test_cross_matches_general_path(operands, axisa, axisc, axis):
+    a, b = operands
+    assert_same_outcome(lambda: fnp.cross(a, b, axisa=axisa, axisb=-1, axisc=axisc, axis=axis))
+    assert_same_outcome(lambda: fnp.linalg.cross(a, b, axis=-1 if axis is None else axis))
+
+
+_MATVEC_SHAPES = st.one_of(
+    st.sampled_from([((2, 3), (3,)), ((3,), (3, 2)), ((0, 3), (3,)), ((2, 3), (2,)),
+                     ((2, 2, 3), (3,))]),
+    _TWO_SHAPES)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([fnp.matvec, fnp.vecmat]), pairs(_MATVEC_SHAPES))
+def test_matvec_vecmat_match_general_path(op, operands):
+    a, b = operands
+    assert_same_outcome(lambda: op(a, b))
+    assert_same_outcome(lambda: op(b, a))
+
+
+def test_product_shortcuts_take_the_common_forms():
+    x = fnp.asarray(np.arange(4.0, dtype=np.float32))
+    m = fa.device_put(fnp.asarray(np.arange(16.0, dtype=np.float32).reshape(4, 4)))
+    s = fnp.asarray(np.float32(2.0))
+    p = _products_on_host
+    for out in (p._dot_on_host(s, x), p._dot_on_host(m, x), p._inner_on_host(m, x),
+                p._vdot_on_host(m, m), p._outer_on_host(x, x), p._vecdot_on_host(m, x),
+                p._einsum_on_host("...i,...i->...", m, x), p._einsum_on_host("ij,jk", m, m),
+                p._cross_on_host(m[:, :3], m[:, 1:]), _linalg_eig_and_tensor._cross_on_host(
+                    m[:, :3], m[:, 1:]), _vc._matvec_on_host(m, x), _vc._vecmat_on_host(x, m)):
+        assert out is not NotImplemented
