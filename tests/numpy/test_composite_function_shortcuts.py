@@ -170,3 +170,38 @@ def test_product_shortcuts_take_the_common_forms():
                 p._cross_on_host(m[:, :3], m[:, 1:]), _linalg_eig_and_tensor._cross_on_host(
                     m[:, :3], m[:, 1:]), _vc._matvec_on_host(m, x), _vc._vecmat_on_host(x, m)):
         assert out is not NotImplemented
+
+
+_FFT_SHAPES = st.sampled_from([(1,), (2,), (4,), (5,), (2, 3), (3, 1), (0,), (), (2, 0)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.fft.fft, fnp.fft.ifft, fnp.fft.rfft, fnp.fft.irfft, fnp.fft.hfft,
+                        fnp.fft.ihfft]),
+       st.sampled_from(ALL_DTYPES), _FFT_SHAPES, st.sampled_from(_KINDS), st.data())
+def test_one_axis_transforms_match_general_path(op, dtype, shape, kind, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    n = data.draw(st.sampled_from([None, None, 3]))
+    axis = data.draw(st.sampled_from([-1, -1, 0, 1, (0,)]))
+    norm = data.draw(st.sampled_from([None, None, "backward", "ortho", "bad"]))
+    assert_same_outcome(lambda: op(x, n=n, axis=axis, norm=norm))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([fnp.fft.fftfreq, fnp.fft.rfftfreq]),
+       st.sampled_from([1, 2, 5, 8, 0, -1, 70001, np.int32(4), 2.0]),
+       st.sampled_from([1.0, 0.5, 0.1, 3, 1e-30, 1e300, -2.0, 0.0, np.float32(0.1), [1.0]]),
+       st.sampled_from([None, fnp.float32, fnp.float64, fnp.float16, fnp.bfloat16, fnp.int32,
+                        fnp.complex64]))
+def test_fft_frequencies_match_general_path(op, n, d, dtype):
+    assert_same_outcome(lambda: op(n, d, dtype=dtype))
+
+
+def test_fft_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _fft_on_host as f
+    x = fa.device_put(fnp.asarray(np.arange(4.0, dtype=np.float32)))
+    for rule in (f._fft_on_host, f._ifft_on_host, f._rfft_on_host, f._irfft_on_host,
+                 f._hfft_on_host, f._ihfft_on_host):
+        assert rule(x) is not NotImplemented
+    assert f._fftfreq_on_host(8) is not NotImplemented
+    assert f._rfftfreq_on_host(8, 0.5) is not NotImplemented
