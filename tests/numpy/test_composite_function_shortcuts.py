@@ -205,3 +205,48 @@ def test_fft_shortcuts_take_the_common_forms():
         assert rule(x) is not NotImplemented
     assert f._fftfreq_on_host(8) is not NotImplemented
     assert f._rfftfreq_on_host(8, 0.5) is not NotImplemented
+
+
+_POLY_SHAPES = st.sampled_from([((3,), (2,)), ((2,), (4,)), ((0,), (3,)), ((3,), (0,)),
+                                ((4,), (4,)), ((2, 2), (3,)), ((), (2,)), ((1,), (1,))])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([fnp.polyadd, fnp.polysub]), pairs(_POLY_SHAPES))
+def test_polyadd_polysub_match_general_path(op, operands):
+    a, b = operands
+    assert_same_outcome(lambda: op(a, b))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([fnp.polyder, fnp.polyint]), st.sampled_from(ALL_DTYPES),
+       st.sampled_from([(0,), (1,), (3,), (5,), (), (2, 2)]), st.sampled_from(_KINDS),
+       st.sampled_from([0, 1, 2, 3, 6, -1, 2.0]), st.data())
+def test_polyder_polyint_match_general_path(op, dtype, shape, kind, m, data):
+    p = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: op(p, m))
+    if op is fnp.polyint:
+        k = data.draw(st.sampled_from([1.5, [1.0]]))
+        assert_same_outcome(lambda: op(p, m, k=k))
+
+
+_POLYVAL_SHAPES = st.sampled_from([((4,), ()), ((4,), (3,)), ((3,), (2, 3)), ((0,), (3,)),
+                                   ((3, 2), (2,)), ((3, 2), (4, 1)), ((3, 2), (3,)),
+                                   ((), (3,)), ((1,), (0,))])
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs(_POLYVAL_SHAPES), st.sampled_from([16, 1, 0]))
+def test_polyval_matches_general_path(operands, unroll):
+    p, x = operands
+    assert_same_outcome(lambda: fnp.polyval(p, x, unroll=unroll))
+
+
+def test_polynomial_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _polynomial as poly
+    p = fa.device_put(fnp.asarray(np.array([1.0, -2.0, 0.5, 3.0], np.float32)))
+    x = fnp.asarray(np.arange(4.0, dtype=np.float32))
+    for out in (poly._polyadd_on_host(p, x[:2]), poly._polysub_on_host(x[:2], p),
+                poly._polyder_on_host(p), poly._polyint_on_host(p),
+                poly._polyval_on_host(p, x), poly._polyval_on_host(p, x[0])):
+        assert out is not NotImplemented
