@@ -335,6 +335,37 @@ def _window(op, M, formula):
     return formula(arange(M, dtype=dt), M)
 
 
+# The formulas take their cos and abs: funcarray's on the general path, and on the host path
+# the NumPy kernels of those primitives on NumPy values, where NumPy 2's promotion converts each
+# Python scalar to the array's float dtype, as funcarray's weak scalars are: the same
+# operations in the same order, so the same bits.
+def _bartlett(n, M, cos, abs):  # noqa: A002 (the formula's own names)
+    return 1 - abs(2 * n + 1 - M) / (M - 1)
+
+
+def _blackman(n, M, cos, abs):  # noqa: A002
+    return 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1)) + 0.08 * cos(4 * np.pi * n / (M - 1))
+
+
+def _hamming(n, M, cos, abs):  # noqa: A002
+    return 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1))
+
+
+def _hanning(n, M, cos, abs):  # noqa: A002
+    return 0.5 * (1 - cos(2 * np.pi * n / (M - 1)))
+
+
+def _window_on_host(M, formula):
+    """A window of a Python-int ``M`` whose sample indices are exact in the default float."""
+    if type(M) is not int or M > 1 << 24:
+        return NotImplemented
+    dt = dtypes.default_float
+    if M <= 1:
+        return Array(np.ones((builtins.max(M, 0),), dt))
+    return Array(formula(np.arange(M, dtype=dt), M, np.cos, np.abs))
+
+
+@host_shortcut(lambda M: _window_on_host(M, _bartlett))
 def bartlett(M: int) -> Array:
     """The Bartlett (triangular) window of ``M`` points.
 
@@ -343,9 +374,10 @@ def bartlett(M: int) -> Array:
         >>> fnp.bartlett(5)
         Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
     """
-    return _window("bartlett", M, lambda n, M: 1 - _abs(2 * n + 1 - M) / (M - 1))
+    return _window("bartlett", M, lambda n, M: _bartlett(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _blackman))
 def blackman(M: int) -> Array:
     """The Blackman window of ``M`` points.
 
@@ -354,10 +386,10 @@ def blackman(M: int) -> Array:
         >>> fnp.blackman(3).round(4)
         Array([-0.,  1., -0.], dtype=float32)
     """
-    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1))
-                   + 0.08 * cos(4 * np.pi * n / (M - 1)))
+    return _window("blackman", M, lambda n, M: _blackman(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _hamming))
 def hamming(M: int) -> Array:
     """The Hamming window of ``M`` points.
 
@@ -366,9 +398,10 @@ def hamming(M: int) -> Array:
         >>> fnp.hamming(3).round(4)
         Array([0.08, 1.  , 0.08], dtype=float32)
     """
-    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1)))
+    return _window("hamming", M, lambda n, M: _hamming(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _hanning))
 def hanning(M: int) -> Array:
     """The Hann window of ``M`` points.
 
@@ -377,7 +410,7 @@ def hanning(M: int) -> Array:
         >>> fnp.hanning(3)
         Array([0., 1., 0.], dtype=float32)
     """
-    return _window("hanning", M, lambda n, M: 0.5 * (1 - cos(2 * np.pi * n / (M - 1))))
+    return _window("hanning", M, lambda n, M: _hanning(n, M, cos, _abs))
 
 
 def i0(x: ArrayLike) -> Array:

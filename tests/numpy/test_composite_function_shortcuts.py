@@ -250,3 +250,17 @@ def test_polynomial_shortcuts_take_the_common_forms():
                 poly._polyder_on_host(p), poly._polyint_on_host(p),
                 poly._polyval_on_host(p, x), poly._polyval_on_host(p, x[0])):
         assert out is not NotImplemented
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([fnp.bartlett, fnp.blackman, fnp.hamming, fnp.hanning]),
+       st.sampled_from([0, 1, 2, 3, 4, 5, 16, 17, 64, 1001, -1, 2.0, np.int32(5)]))
+def test_windows_match_general_path(op, M):
+    assert_same_outcome(lambda: op(M))
+
+
+def test_window_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _numerics_stats as stats
+    for formula in (stats._bartlett, stats._blackman, stats._hamming, stats._hanning):
+        assert stats._window_on_host(4, formula) is not NotImplemented
+        assert stats._window_on_host(64, formula) is not NotImplemented
