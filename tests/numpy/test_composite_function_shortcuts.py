@@ -264,3 +264,31 @@ def test_window_shortcuts_take_the_common_forms():
     for formula in (stats._bartlett, stats._blackman, stats._hamming, stats._hanning):
         assert stats._window_on_host(4, formula) is not NotImplemented
         assert stats._window_on_host(64, formula) is not NotImplemented
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(3, 3), (2, 3), (3, 2), (2, 2, 3), (0, 2),
+                                                     (3,), (), (1, 1)]),
+       st.sampled_from(_KINDS), st.sampled_from([0, 1, -1, 2, -5, 1.0]),
+       st.sampled_from([None, fnp.float32, fnp.int32]), st.data())
+def test_linalg_diagonal_and_trace_match_general_path(dtype, shape, kind, offset, dtype_, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.linalg.diagonal(x, offset=offset))
+    assert_same_outcome(lambda: fnp.linalg.trace(x, offset=offset, dtype=dtype_))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(3, 3), (4,), (2, 2, 3), (0,), (), (1, 1)]),
+       st.sampled_from(_KINDS), st.sampled_from([None, 2, "fro"]),
+       st.sampled_from([None, 0, -1]), st.booleans(), st.data())
+def test_linalg_norm_matches_general_path(dtype, shape, kind, ord_, axis, keepdims, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.linalg.norm(x, ord=ord_, axis=axis, keepdims=keepdims))
+
+
+def test_linalg_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _linalg_solve as solve
+    m = fa.device_put(fnp.asarray(np.arange(16.0, dtype=np.float32).reshape(4, 4)))
+    for out in (solve._diagonal_on_host(m), solve._trace_on_host(m), solve._norm_on_host(m),
+                solve._norm_on_host(m[0], keepdims=True)):
+        assert out is not NotImplemented
