@@ -44,6 +44,7 @@ from funcarray.numpy._predicates_and_bits import bitwise_not, left_shift, logica
 from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
+from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -409,6 +410,106 @@ def _negated(a):
     return -a
 
 
+def _partition_on_host_setup(a, kth, axis):
+    """``_partition_setup`` for a host array of a NumPy bool/int/float dtype and Python-int
+    ``kth`` and ``axis`` in range: (the operand with ``axis`` last, kth, axis), or None."""
+    v = host_value(a)
+    if v is None or v.ndim == 0 or v.dtype.kind not in "biuf" or type(kth) is not int:
+        return None
+    axis = host_axis(axis, v.ndim)
+    if axis is None:
+        return None
+    n = v.shape[axis]
+    if not -n <= kth < n:
+        return None
+    return _last(v, axis), kth % n, axis
+
+
+def _last(v, axis):
+    """swapaxes(v, axis, -1) (its own inverse)."""
+    return v if axis == v.ndim - 1 else np.swapaxes(v, axis, -1)
+
+
+def _negated_value(v):
+    """``_negated`` with the kernels of logical_not, bitwise_not and negative."""
+    if v.dtype == np.bool_:
+        return np.logical_not(v)
+    return np.invert(v) if v.dtype.kind == "u" else np.negative(v)
+
+
+# The integer view of each float width and its magnitude bits (top_k's total-order key,
+# with the constant made once instead of by np.iinfo per call).
+_FLOAT_BITS = {n: (np.dtype(t), np.array(np.iinfo(t).max, t), np.array(8 * n - 1, t))
+               for n, t in ((2, np.int16), (4, np.int32), (8, np.int64))}
+
+
+def _order_key(v):
+    """``total_order_key``: for floats the bits with the magnitude of negative ones flipped
+    (``bits ^ (sign mask & magnitude)``, the same integers as its ``np.where``); an
+    involution, so it also maps keys back to bits."""
+    if v.dtype.kind == "f":
+        return _flip_negative(v.view(_FLOAT_BITS[v.dtype.itemsize][0]))
+    return v.astype(np.int8) if v.dtype == np.bool_ else v
+
+
+def _flip_negative(bits):
+    """Signed integers with the magnitude bits of the negative ones flipped."""
+    _, magnitude, shift = _FLOAT_BITS[bits.dtype.itemsize]
+    return bits ^ ((bits >> shift) & magnitude)
+
+
+def _top_k(v, k):
+    """``lax.top_k`` of a NumPy value along its last axis: the primitive's eager rule (a
+    stable argsort of the total-order key of the reversed row, read backwards)."""
+    n = v.shape[-1]
+    ascending = np.argsort(_order_key(v[..., ::-1]), axis=-1, kind="stable")
+    indices = (n - 1 - ascending[..., ::-1][..., :k]).astype(np.int32)
+    return np.take_along_axis(v, indices, axis=-1), indices
+
+
+def _partition_on_host(a, kth, axis=-1):
+    """For floats, unsigned integers and bools the negation is order-reversing in top_k's
+    total order, so the general path's two top_k give the ``kth + 1`` smallest values
+    ascending, then the others descending: one sort in that order (equal keys are equal
+    bits). Signed integers (``-min`` wraps) take the general path's two top_k."""
+    setup = _partition_on_host_setup(a, kth, axis)
+    if setup is None:
+        return NotImplemented
+    arr, kth, axis = setup
+    if arr.dtype.kind == "i":
+        bottom = _negated_value(_top_k(_negated_value(arr), kth + 1)[0])
+        out = np.concatenate([bottom, _top_k(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
+    else:
+        ordered = np.sort(_order_key(arr), axis=-1)
+        if arr.dtype.kind == "f":
+            ordered = _flip_negative(ordered).view(arr.dtype)
+        elif arr.dtype == np.bool_:
+            ordered = ordered.astype(np.bool_)
+        out = np.concatenate([ordered[..., :kth + 1], ordered[..., :kth:-1]], axis=-1)
+    return Array(_last(out, axis))
+
+
+def _argpartition_on_host(a, kth, axis=-1):
+    """The indices of the ``kth + 1`` smallest (top_k of the negated values: ascending in
+    the total order, ties in index order), then the others in index order (what the general
+    path's top_k of a 0/1 proxy gives)."""
+    setup = _partition_on_host_setup(a, kth, axis)
+    if setup is None:
+        return NotImplemented
+    arr, kth, axis = setup
+    if arr.dtype.kind == "i":
+        bottom = _top_k(_negated_value(arr), kth + 1)[1]
+        rest = np.ones(arr.shape, np.bool_)
+        np.put_along_axis(rest, bottom, False, axis=-1)
+        others = np.argsort(~rest, axis=-1, kind="stable")[..., :arr.shape[-1] - kth - 1]
+    else:
+        order = np.argsort(_order_key(arr), axis=-1, kind="stable")
+        bottom, others = order[..., :kth + 1], np.sort(order[..., kth + 1:], axis=-1)
+    out = np.concatenate([bottom, others.astype(np.int32)], axis=-1).astype(np.int32)
+    return Array(_last(out, axis))
+
+
+@host_shortcut(_partition_on_host)
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """``a`` reordered along ``axis`` so that entry ``kth`` holds the value it would have
     sorted, smaller ones before it (ascending) and the others after it (descending, as
@@ -426,6 +527,7 @@ def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
+@host_shortcut(_argpartition_on_host)
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """The indices that ``partition`` would reorder ``a`` by (int32).
 

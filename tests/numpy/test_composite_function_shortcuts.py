@@ -292,3 +292,20 @@ def test_linalg_shortcuts_take_the_common_forms():
     for out in (solve._diagonal_on_host(m), solve._trace_on_host(m), solve._norm_on_host(m),
                 solve._norm_on_host(m[0], keepdims=True)):
         assert out is not NotImplemented
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.partition, fnp.argpartition]), st.sampled_from(ALL_DTYPES),
+       st.sampled_from([(5,), (1,), (2, 3), (3, 2), (0,), (), (2, 0)]), st.sampled_from(_KINDS),
+       st.sampled_from([0, 1, 2, -1, 4, -6, 1.0]), st.sampled_from([-1, 0, 1, 2]), st.data())
+def test_partition_argpartition_match_general_path(op, dtype, shape, kind, kth, axis, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: op(x, kth, axis=axis))
+
+
+def test_partition_shortcuts_take_the_common_forms():
+    x = fa.device_put(fnp.asarray(np.array([[5.0, 1.0, -0.0, 0.0], [np.nan, 2.0, 3.0, 1.0]],
+                                           np.float32)))
+    for rule in (_vc._partition_on_host, _vc._argpartition_on_host):
+        assert rule(x, 1) is not NotImplemented
+        assert rule(x, 0, axis=0) is not NotImplemented
