@@ -309,3 +309,22 @@ def test_partition_shortcuts_take_the_common_forms():
     for rule in (_vc._partition_on_host, _vc._argpartition_on_host):
         assert rule(x, 1) is not NotImplemented
         assert rule(x, 0, axis=0) is not NotImplemented
+
+
+_SLICES = st.sampled_from([slice(0, 4), slice(4), slice(1, 8, 3), slice(5, 0, -2), slice(0, 0),
+                           slice(2, None), slice(0, 3, 0), slice(0, 1.5), slice(-3, 3),
+                           slice(2**31 - 2, 2**31 + 1), slice(0, 1, 0.5), slice(0, 1, 3j),
+                           slice(True, 3)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_SLICES, max_size=3))
+def test_mgrid_ogrid_match_general_path(slices):
+    key = tuple(slices)
+    assert_same_outcome(lambda: fnp.mgrid[key])
+    assert_same_outcome(lambda: fnp.ogrid[key])
+
+
+def test_grid_shortcut_takes_the_common_forms():
+    from funcarray.numpy import _index_tricks
+    assert _index_tricks._int_grids_on_host((slice(0, 4), slice(0, 4))) is not None
