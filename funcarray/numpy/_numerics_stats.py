@@ -36,7 +36,7 @@ from funcarray.numpy._search import (
     searchsorted,
 )
 from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -235,6 +235,51 @@ def _weights(op, w, n, kind):
     return _abs(w)
 
 
+_REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
+    """The covariance matrix (before its squeeze) of the common form: a strong float32/
+    float64 host array of 1 or 2 dimensions with observations, nothing else; None
+    otherwise. ``average`` itself, then its kernels: the centring subtraction, the matrix
+    product (NumPy's dot, as for the general path's ``x @ x.T``) and the division by the
+    Python-int ``N - ddof`` converted to the dtype."""
+    v = host_value(m)
+    if (v is None or m._weak or v.dtype not in _REAL_FLOATS or not 1 <= v.ndim <= 2
+            or y is not None or rowvar is not True or bias is not False
+            or not (ddof is None or type(ddof) is int) or fweights is not None
+            or aweights is not None or dtype is not None):
+        return None
+    x = v.reshape(1, -1) if v.ndim == 1 else v
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        return None
+    factor = x.shape[1] - (1 if ddof is None else ddof)
+    avg = average(Array(x), axis=1)._value
+    x = np.subtract(x, avg[:, None])
+    return np.divide(np.dot(x, x.T), np.asarray(factor, x.dtype))
+
+
+def _cov_on_host(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+                 aweights=None, dtype=None):
+    c = _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype)
+    return NotImplemented if c is None else Array(np.squeeze(c))
+
+
+def _corrcoef_on_host(x, y=None, rowvar=True, dtype=None):
+    """``cov``'s shortcut, then the general path's kernels: the square roots of the
+    diagonal, two divisions and the clip to [-1, 1] (a maximum, then a minimum)."""
+    c = _cov_value(x, y, rowvar, False, None, None, None, dtype)
+    if c is None:
+        return NotImplemented
+    c = np.squeeze(c)
+    if c.ndim == 0:
+        return Array(np.divide(c, c))
+    std = np.sqrt(np.diagonal(c))
+    c = np.divide(np.divide(c, std[:, None]), std[None, :])
+    return Array(np.minimum(np.maximum(c, np.asarray(-1, c.dtype)), np.asarray(1, c.dtype)))
+
+
+@host_shortcut(_cov_on_host)
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None, dtype: DTypeLike | None = None) -> Array:
@@ -299,6 +344,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     return squeeze(divide(x @ conj(x_t), factor))
 
 
+@host_shortcut(_corrcoef_on_host)
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
              dtype: DTypeLike | None = None) -> Array:
     """The Pearson correlation coefficients: ``cov`` normalised by the standard deviations

@@ -328,3 +328,21 @@ def test_mgrid_ogrid_match_general_path(slices):
 def test_grid_shortcut_takes_the_common_forms():
     from funcarray.numpy import _index_tricks
     assert _index_tricks._int_grids_on_host((slice(0, 4), slice(0, 4))) is not None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(4,), (2, 4), (3, 2), (1, 1), (1,), (0,),
+                                                     (2, 0), (0, 3), (), (2, 2, 2)]),
+       st.sampled_from(_KINDS), st.sampled_from([None, 0, 2, 1.0]), st.booleans(), st.data())
+def test_cov_corrcoef_match_general_path(dtype, shape, kind, ddof, rowvar, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.cov(x, ddof=ddof, rowvar=rowvar))
+    assert_same_outcome(lambda: fnp.corrcoef(x, rowvar=rowvar))
+
+
+def test_cov_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _numerics_stats as stats
+    x = fa.device_put(fnp.asarray(np.arange(8.0, dtype=np.float32).reshape(2, 4) ** 2))
+    for out in (stats._cov_on_host(x), stats._cov_on_host(x[0]), stats._corrcoef_on_host(x),
+                stats._corrcoef_on_host(x[0])):
+        assert out is not NotImplemented
