@@ -46,6 +46,7 @@ from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -547,6 +548,18 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
+def _sort_complex_on_host(a):
+    """A real host array (NumPy dtype): the sort kernel's order is NumPy's (NaN last, -0.0
+    equal to 0.0, stable), which NumPy's stable sort of the values gives; then the
+    conversion kernel to complex."""
+    v = host_value(a)
+    if v is None or v.ndim == 0 or v.dtype.kind not in "biuf":
+        return NotImplemented
+    target = dtypes.complex128 if v.dtype == dtypes.float64 else dtypes.default_complex
+    return Array(convert_kernel(np.sort(v, axis=-1, kind="stable"), target))
+
+
+@host_shortcut(_sort_complex_on_host)
 def sort_complex(a: ArrayLike) -> Array:
     """``a`` sorted along its last axis (real part first, then imaginary), as a complex
     array.

@@ -19,7 +19,7 @@ from funcarray.numpy import _linalg_eig_and_tensor, _products_on_host
 from funcarray.numpy import _vectorize_and_constructors as _vc
 
 _KINDS = ("array", "array", "weak", "device", "numpy", "list", "scalar")
-_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.3, -7.5, 1e-40, 6e-8, 65504.0, 1e38, np.inf, -np.inf,
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.3, -7.5, 1e-40, 6e-8, 65504.0, 1e38, np.inf, -np.inf, -np.nan,
            np.nan]
 
 
@@ -346,3 +346,16 @@ def test_cov_shortcuts_take_the_common_forms():
     for out in (stats._cov_on_host(x), stats._cov_on_host(x[0]), stats._corrcoef_on_host(x),
                 stats._corrcoef_on_host(x[0])):
         assert out is not NotImplemented
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(6,), (1,), (2, 3), (0,), (), (3, 0)]),
+       st.sampled_from(_KINDS), st.data())
+def test_sort_complex_matches_general_path(dtype, shape, kind, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.sort_complex(x))
+
+
+def test_sort_complex_shortcut_takes_the_common_forms():
+    x = fa.device_put(fnp.asarray(np.array([3.0, -0.0, np.nan, 0.0, 1.0], np.float32)))
+    assert _vc._sort_complex_on_host(x) is not NotImplemented
