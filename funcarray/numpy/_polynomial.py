@@ -39,6 +39,7 @@ from funcarray.numpy._reductions import all as _all
 from funcarray.numpy._reductions import argmin
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import atleast_1d, broadcast_to, concatenate, stack
+from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.elementwise import div_p
 from funcarray.transforms.core import Tracer
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
@@ -159,6 +160,44 @@ def _polyval_on_host(p, x, *, unroll=16):
     return Array(np.asarray(y) if type(y) is not np.ndarray else y)
 
 
+def _poly_on_host(seq_of_zeros):
+    """A host array of roots (0-d or 1-D): the general path's loop of products,
+    concatenations and differences with their kernels, in its order."""
+    from funcarray.api.arguments import to_inexact_dtype
+    v = host_value(seq_of_zeros)
+    if v is None or v.ndim > 1:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v.reshape(1) if v.ndim == 0 else v, dt)
+    if v.shape[0] == 0:
+        return Array(np.ones((), dt))
+    zero, coeffs = np.zeros((1,), dt), np.ones((1,), dt)
+    for root in v:
+        # Multiply by (z - root): shift (times z) minus root times the old coefficients.
+        coeffs = np.subtract(np.concatenate([coeffs, zero]),
+                             np.concatenate([zero, np.multiply(coeffs, root)]))
+    return Array(coeffs)
+
+
+def _roots_on_host(p, *, strip_zeros=True):
+    """A host array of coefficients (leading zeros stripped): the companion matrix built
+    with the general path's kernels, then ``eigvals`` itself."""
+    from funcarray.api.arguments import to_inexact_dtype
+    v = host_value(p)
+    if v is None or v.ndim > 1 or strip_zeros is not True:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v.reshape(1) if v.ndim == 0 else v, dt)
+    complex_dtype = _complex_dtype(dt)
+    nonzero = np.flatnonzero(v != 0)
+    v = v[nonzero[0] if nonzero.size else v.shape[0]:]
+    if v.shape[0] < 2:
+        return Array(np.zeros((0,), complex_dtype))
+    companion = np.diag(np.ones((v.shape[0] - 2,), dt), -1)
+    companion[0, :] = div_p.kernel(np.negative(v[1:]), v[:1])
+    return Array(convert_kernel(eigvals(Array(companion))._value, complex_dtype))
+
+
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (or
     ``x ** j`` when ``increasing``); ``N`` defaults to ``len(x)``.
@@ -188,6 +227,7 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
     return stack([columns[int(p)] for p in powers], axis=1)
 
 
+@host_shortcut(_poly_on_host)
 def poly(seq_of_zeros: ArrayLike) -> Array:
     """The coefficients of the monic polynomial whose roots are ``seq_of_zeros`` (1-D), or
     the characteristic polynomial of a square matrix (complex, from its eigenvalues).
@@ -494,6 +534,7 @@ def _complex_dtype(dtype):
     return np.dtype(dtypes.complex128 if np.dtype(dtype).itemsize == 8 else dtypes.complex64)
 
 
+@host_shortcut(_roots_on_host)
 def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
     """The roots of the polynomial ``p`` (highest power first): the eigenvalues of its
     companion matrix, complex, in the eigensolver's order.

@@ -359,3 +359,19 @@ def test_sort_complex_matches_general_path(dtype, shape, kind, data):
 def test_sort_complex_shortcut_takes_the_common_forms():
     x = fa.device_put(fnp.asarray(np.array([3.0, -0.0, np.nan, 0.0, 1.0], np.float32)))
     assert _vc._sort_complex_on_host(x) is not NotImplemented
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.poly, fnp.roots]), st.sampled_from(ALL_DTYPES),
+       st.sampled_from([(4,), (1,), (2,), (3,), (0,), (), (2, 2), (2, 3)]),
+       st.sampled_from(_KINDS), st.data())
+def test_poly_roots_match_general_path(op, dtype, shape, kind, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: op(x))
+
+
+def test_poly_roots_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _polynomial as poly
+    p = fa.device_put(fnp.asarray(np.array([0.0, 1.0, -3.0, 2.0], np.float32)))
+    assert poly._poly_on_host(p) is not NotImplemented
+    assert poly._roots_on_host(p) is not NotImplemented
