@@ -481,11 +481,12 @@ def _partition_on_host(a, kth, axis=-1):
         bottom = _negated_value(_top_k(_negated_value(arr), kth + 1)[0])
         out = np.concatenate([bottom, _top_k(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
     else:
-        ordered = np.sort(_order_key(arr), axis=-1)
         if arr.dtype.kind == "f":
+            ordered = _order_key(arr)  # a fresh array: sorted in place
+            ordered.sort(axis=-1)
             ordered = _flip_negative(ordered).view(arr.dtype)
-        elif arr.dtype == np.bool_:
-            ordered = ordered.astype(np.bool_)
+        else:
+            ordered = np.sort(arr, axis=-1)  # (equal values are equal bits)
         out = np.concatenate([ordered[..., :kth + 1], ordered[..., :kth:-1]], axis=-1)
     return Array(_last(out, axis))
 
