@@ -160,6 +160,26 @@ def _polyval_on_host(p, x, *, unroll=16):
     return Array(np.asarray(y) if type(y) is not np.ndarray else y)
 
 
+def _vander_on_host(x, N=None, increasing=False):
+    """A strong 1-D host array: the general path's repeated products (the multiply kernel),
+    written into the columns of one array (np.stack costs more than the products)."""
+    values = _strong_values(x)
+    if (values is None or values[0].ndim != 1 or not (N is None or type(N) is int)
+            or type(increasing) is not bool):
+        return NotImplemented
+    (v,) = values
+    n = v.shape[0] if N is None else N
+    if n <= 0:
+        return NotImplemented
+    out = np.empty((v.shape[0], n), v.dtype)
+    column = np.ones_like(v)
+    for power in range(n):
+        if power:
+            column = np.multiply(column, v)
+        out[:, power if increasing else n - 1 - power] = column
+    return Array(out)
+
+
 def _poly_on_host(seq_of_zeros):
     """A host array of roots (0-d or 1-D): the general path's loop of products,
     concatenations and differences with their kernels, in its order."""
@@ -198,6 +218,7 @@ def _roots_on_host(p, *, strip_zeros=True):
     return Array(convert_kernel(eigvals(Array(companion))._value, complex_dtype))
 
 
+@host_shortcut(_vander_on_host)
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (or
     ``x ** j`` when ``increasing``); ``N`` defaults to ``len(x)``.

@@ -375,3 +375,19 @@ def test_poly_roots_shortcuts_take_the_common_forms():
     p = fa.device_put(fnp.asarray(np.array([0.0, 1.0, -3.0, 2.0], np.float32)))
     assert poly._poly_on_host(p) is not NotImplemented
     assert poly._roots_on_host(p) is not NotImplemented
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(4,), (1,), (0,), (), (2, 2)]),
+       st.sampled_from(_KINDS), st.sampled_from([None, 0, 1, 3, 5, -1, 2.0]), st.booleans(),
+       st.data())
+def test_vander_matches_general_path(dtype, shape, kind, n, increasing, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.vander(x, n, increasing=increasing))
+
+
+def test_vander_shortcut_takes_the_common_forms():
+    from funcarray.numpy import _polynomial as poly
+    x = fa.device_put(fnp.asarray(np.arange(4.0, dtype=np.float32)))
+    assert poly._vander_on_host(x, 4) is not NotImplemented
+    assert poly._vander_on_host(x, increasing=True) is not NotImplemented
