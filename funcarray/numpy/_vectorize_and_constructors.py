@@ -47,6 +47,7 @@ from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, sq
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.sort import _sort_keys
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -359,6 +360,28 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
 # Sorting: lexsort, partition, argpartition, sort_complex
 # --------------------------------------------------------------------------------------------
 
+def _lexsort_on_host(keys, axis=-1):
+    """A list or tuple of host arrays of one shape (at least 1-D): the sort kernel's own
+    steps (its NumPy keys of each operand, primary last, one np.lexsort along the last
+    axis), whose sorted iota is the order itself, in the default int."""
+    if (type(keys) is not list and type(keys) is not tuple) or not keys:
+        return NotImplemented
+    shape = getattr(host_value(keys[0]), "shape", ())
+    axis = host_axis(axis, len(shape))
+    if axis is None:
+        return NotImplemented
+    last = len(shape) - 1
+    sort_keys = []
+    for k in keys:
+        v = host_value(k)
+        if v is None or v.shape != shape:
+            return NotImplemented
+        sort_keys.extend(_sort_keys(v if axis == last else np.moveaxis(v, axis, -1)))
+    order = np.lexsort(sort_keys, axis=-1).astype(dtypes.default_int)
+    return Array(order if axis == last else np.moveaxis(order, -1, axis))
+
+
+@host_shortcut(_lexsort_on_host)
 def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
     """The indices that sort by several keys: the last key is the primary one (NumPy's
     order), earlier keys break ties; the sort is stable.

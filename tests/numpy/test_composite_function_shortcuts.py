@@ -391,3 +391,18 @@ def test_vander_shortcut_takes_the_common_forms():
     x = fa.device_put(fnp.asarray(np.arange(4.0, dtype=np.float32)))
     assert poly._vander_on_host(x, 4) is not NotImplemented
     assert poly._vander_on_host(x, increasing=True) is not NotImplemented
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(ALL_DTYPES), min_size=1, max_size=3),
+       st.sampled_from([(5,), (1,), (2, 3), (0,), (), (3, 0)]), st.sampled_from(_KINDS),
+       st.sampled_from([-1, 0, 1, 2]), st.sampled_from([list, tuple]), st.data())
+def test_lexsort_matches_general_path(key_dtypes, shape, kind, axis, container, data):
+    keys = container(_as_input(_value(data.draw, dt, shape), kind) for dt in key_dtypes)
+    assert_same_outcome(lambda: fnp.lexsort(keys, axis=axis))
+
+
+def test_lexsort_shortcut_takes_the_common_forms():
+    x = fa.device_put(fnp.asarray(np.array([[3.0, -0.0, np.nan], [0.0, 1.0, 1.0]], np.float32)))
+    assert _vc._lexsort_on_host((x[0], x[1])) is not NotImplemented
+    assert _vc._lexsort_on_host([x, x], axis=0) is not NotImplemented
