@@ -47,6 +47,7 @@ from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, sq
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
 from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.elementwise import pow_p
 from funcarray.primitives.sort import _sort_keys
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -301,6 +302,36 @@ def _space_dtypes(op, start, stop, dtype):
     return convert_arg(op, start, compute), convert_arg(op, stop, compute), dtype, compute
 
 
+def _linspace_values(start, stop, num, endpoint, compute):
+    """linspace's formula (funcarray.numpy.linspace, as its general path computes it) for
+    0-d NumPy ``start``/``stop`` of the float dtype ``compute``, on axis 0:
+    ``start + iota * ((stop - start) * (1 / div))``, the last sample ``stop`` itself."""
+    start, stop = start.reshape(1), stop.reshape(1)
+    div = (num - 1) if endpoint else num
+    step = np.multiply(np.subtract(stop, start),
+                       np.asarray(1.0 / div if div > 0 else 0.0, compute))
+    if num == 1:
+        return start
+    out = np.add(start, np.multiply(np.arange(num, dtype=compute), step))
+    if endpoint and num > 1:
+        out[-1] = stop[0]
+    return out
+
+
+def _logspace_on_host(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """Python-float ``start``, ``stop`` and ``base`` in the default float: linspace's
+    formula with the same kernels, then the power kernel."""
+    if (type(start) is not float or type(stop) is not float or type(base) is not float
+            or dtype is not None or type(num) is not int or num < 0
+            or type(endpoint) is not bool or (axis != 0 and axis != -1) or type(axis) is not int):
+        return NotImplemented
+    compute = dtypes.default_float
+    lin = _linspace_values(np.asarray(start, compute), np.asarray(stop, compute), num,
+                           endpoint, compute)
+    return Array(pow_p.kernel(np.asarray(base, compute), lin))
+
+
+@host_shortcut(_logspace_on_host)
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``base ** linspace(start, stop, num)``: ``num`` values evenly spaced on a log scale

@@ -406,3 +406,21 @@ def test_lexsort_shortcut_takes_the_common_forms():
     x = fa.device_put(fnp.asarray(np.array([[3.0, -0.0, np.nan], [0.0, 1.0, 1.0]], np.float32)))
     assert _vc._lexsort_on_host((x[0], x[1])) is not NotImplemented
     assert _vc._lexsort_on_host([x, x], axis=0) is not NotImplemented
+
+
+_SPACE_BOUNDS = st.sampled_from([0.0, 1.0, -2.5, 0.1, 3.0, 1e-30, 40.0, -0.0, np.inf, np.nan, 2,
+                                 np.float32(1.5)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_SPACE_BOUNDS, _SPACE_BOUNDS, st.sampled_from([0, 1, 2, 4, 7, 50, -1]), st.booleans(),
+       st.sampled_from([10.0, 2.0, 0.5, -2.0, 10]), st.sampled_from([None, fnp.float32]),
+       st.sampled_from([0, -1, 1]))
+def test_logspace_matches_general_path(start, stop, num, endpoint, base, dtype, axis):
+    assert_same_outcome(lambda: fnp.logspace(start, stop, num, endpoint=endpoint, base=base,
+                                             dtype=dtype, axis=axis))
+
+
+def test_logspace_shortcut_takes_the_common_forms():
+    assert _vc._logspace_on_host(0.0, 1.0, 4) is not NotImplemented
+    assert _vc._logspace_on_host(0.0, 3.0, 50, endpoint=False) is not NotImplemented
