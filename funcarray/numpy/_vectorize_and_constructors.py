@@ -47,7 +47,7 @@ from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, sq
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
 from funcarray.primitives.conversions import convert_kernel
-from funcarray.primitives.elementwise import pow_p
+from funcarray.primitives.elementwise import div_p, pow_p
 from funcarray.primitives.sort import _sort_keys
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -350,6 +350,23 @@ def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     return convert(power(base, lin), dtype)
 
 
+def _geomspace_on_host(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Python-float bounds in the default float: the general path's sign and base-10
+    logarithms (those functions themselves, on 0-d arrays), logspace's shortcut values, and
+    the product by the sign, with their kernels."""
+    if (type(start) is not float or type(stop) is not float or dtype is not None
+            or type(num) is not int or num < 0 or type(endpoint) is not bool
+            or (axis != 0 and axis != -1) or type(axis) is not int):
+        return NotImplemented
+    compute = dtypes.default_float
+    start, stop = np.asarray(start, compute), np.asarray(stop, compute)
+    sign = _sign(Array(start))._value
+    low, high = (log10(Array(div_p.kernel(v, sign)))._value for v in (start, stop))
+    lin = _linspace_values(low, high, num, endpoint, compute)
+    return Array(np.multiply(sign, pow_p.kernel(np.asarray(10.0, compute), lin)))
+
+
+@host_shortcut(_geomspace_on_host)
 def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
               dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``num`` values from ``start`` to ``stop`` in a geometric progression (both of one

@@ -424,3 +424,16 @@ def test_logspace_matches_general_path(start, stop, num, endpoint, base, dtype, 
 def test_logspace_shortcut_takes_the_common_forms():
     assert _vc._logspace_on_host(0.0, 1.0, 4) is not NotImplemented
     assert _vc._logspace_on_host(0.0, 3.0, 50, endpoint=False) is not NotImplemented
+
+
+@settings(max_examples=200, deadline=None)
+@given(_SPACE_BOUNDS, _SPACE_BOUNDS, st.sampled_from([0, 1, 2, 4, 7, 50, -1]), st.booleans(),
+       st.sampled_from([None, fnp.float32, fnp.int32]), st.sampled_from([0, -1, 1]))
+def test_geomspace_matches_general_path(start, stop, num, endpoint, dtype, axis):
+    assert_same_outcome(lambda: fnp.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype,
+                                              axis=axis))
+
+
+def test_geomspace_shortcut_takes_the_common_forms():
+    assert _vc._geomspace_on_host(1.0, 2.0, 4) is not NotImplemented
+    assert _vc._geomspace_on_host(-1.0, -100.0, 50, endpoint=False) is not NotImplemented
