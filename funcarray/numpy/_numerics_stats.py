@@ -36,6 +36,8 @@ from funcarray.numpy._search import (
     searchsorted,
 )
 from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.reduce import reduce_max_p, reduce_min_p
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -105,6 +107,28 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     return where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
 
 
+def _histogram_bin_edges_on_host(a, bins=10, range=None, weights=None):  # noqa: A002
+    """A host array and a Python-int number of bins over its own range: the general path's
+    kernels (conversion, min and max reductions, the widening of an empty range by 0.5)
+    and linspace's formula (``logspace``'s shortcut computes it too)."""
+    from funcarray.api.arguments import to_inexact_dtype
+    from funcarray.numpy._vectorize_and_constructors import _linspace_values
+    v = host_value(a)
+    if v is None or type(bins) is not int or bins < 1 or range is not None:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v, dt)
+    if v.size == 0:
+        lo, hi = np.zeros((), dt), np.ones((), dt)
+    else:
+        axes = tuple(builtins.range(v.ndim))
+        lo, hi = reduce_min_p.kernel(v, axes=axes), reduce_max_p.kernel(v, axes=axes)
+    same, half = np.equal(lo, hi), np.asarray(0.5, dt)
+    lo, hi = np.where(same, np.subtract(lo, half), lo), np.where(same, np.add(hi, half), hi)
+    return Array(_linspace_values(lo, hi, bins + 1, True, dt))
+
+
+@host_shortcut(_histogram_bin_edges_on_host)
 def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
                         range: Sequence[ArrayLike] | None = None,
                         weights: ArrayLike | None = None) -> Array:

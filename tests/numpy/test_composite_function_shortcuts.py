@@ -437,3 +437,19 @@ def test_geomspace_matches_general_path(start, stop, num, endpoint, dtype, axis)
 def test_geomspace_shortcut_takes_the_common_forms():
     assert _vc._geomspace_on_host(1.0, 2.0, 4) is not NotImplemented
     assert _vc._geomspace_on_host(-1.0, -100.0, 50, endpoint=False) is not NotImplemented
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(ALL_DTYPES), st.sampled_from([(4,), (1,), (2, 3), (0,), ()]),
+       st.sampled_from(_KINDS), st.sampled_from([8, 1, 3, 0, -2, 2.0]), st.data())
+def test_histogram_bin_edges_matches_general_path(dtype, shape, kind, bins, data):
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    assert_same_outcome(lambda: fnp.histogram_bin_edges(x, bins=bins))
+    assert_same_outcome(lambda: fnp.histogram_bin_edges(x, bins=bins, range=(0.0, 2.0)))
+
+
+def test_histogram_bin_edges_shortcut_takes_the_common_forms():
+    from funcarray.numpy import _numerics_stats as stats
+    x = fa.device_put(fnp.asarray(np.array([[1.0, 5.0], [2.0, -1.0]], np.float32)))
+    assert stats._histogram_bin_edges_on_host(x, bins=8) is not NotImplemented
+    assert stats._histogram_bin_edges_on_host(x[0, :1]) is not NotImplemented
