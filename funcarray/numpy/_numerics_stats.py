@@ -37,7 +37,8 @@ from funcarray.numpy._search import (
 )
 from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
 from funcarray.primitives.conversions import convert_kernel
-from funcarray.primitives.reduce import reduce_max_p, reduce_min_p
+from funcarray.primitives.elementwise import div_p
+from funcarray.primitives.reduce import reduce_max_p, reduce_min_p, reduce_sum_p
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -265,9 +266,10 @@ _REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 def _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     """The covariance matrix (before its squeeze) of the common form: a strong float32/
     float64 host array of 1 or 2 dimensions with observations, nothing else; None
-    otherwise. ``average`` itself, then its kernels: the centring subtraction, the matrix
-    product (NumPy's dot, as for the general path's ``x @ x.T``) and the division by the
-    Python-int ``N - ddof`` converted to the dtype."""
+    otherwise. The general path's kernels in its order: ``average``'s sum and division by
+    the count, the centring subtraction, the matrix product (NumPy's dot, as for the general
+    path's ``x @ x.T``) and the division by the Python-int ``N - ddof`` converted to the
+    dtype."""
     v = host_value(m)
     if (v is None or m._weak or v.dtype not in _REAL_FLOATS or not 1 <= v.ndim <= 2
             or y is not None or rowvar is not True or bias is not False
@@ -278,7 +280,12 @@ def _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
     if x.shape[0] == 0 or x.shape[1] == 0:
         return None
     factor = x.shape[1] - (1 if ddof is None else ddof)
-    avg = average(Array(x), axis=1)._value
+    # average without weights: the sum kernel over the observations, divided by their count
+    # (made in the dtype: exact below 2**24 observations, so declined above)
+    if x.shape[1] >= 1 << 24:
+        return None
+    total = reduce_sum_p.kernel(x, axes=(1,))
+    avg = div_p.kernel(total, np.full(total.shape, x.shape[1], x.dtype))
     x = np.subtract(x, avg[:, None])
     return np.divide(np.dot(x, x.T), np.asarray(factor, x.dtype))
 
