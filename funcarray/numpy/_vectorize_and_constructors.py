@@ -622,13 +622,18 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
 
 def _sort_complex_on_host(a):
     """A real host array (NumPy dtype): the sort kernel's order is NumPy's (NaN last, -0.0
-    equal to 0.0, stable), which NumPy's stable sort of the values gives; then the
-    conversion kernel to complex."""
+    equal to 0.0, stable), which NumPy's sort of the values gives (a stable one where
+    equal values may differ in their bits); then the conversion kernel to complex."""
     v = host_value(a)
     if v is None or v.ndim == 0 or v.dtype.kind not in "biuf":
         return NotImplemented
     target = dtypes.complex128 if v.dtype == dtypes.float64 else dtypes.default_complex
-    return Array(convert_kernel(np.sort(v, axis=-1, kind="stable"), target))
+    ordered = np.sort(v, axis=-1)
+    # An unstable sort gives the same bits unless equal values can differ in their bits:
+    # the zeros (-0.0 == 0.0) and NaNs of floats (sorted last) need the stable order.
+    if v.dtype.kind == "f" and (not v.all() or np.isnan(ordered[..., -1:]).any()):
+        ordered = np.sort(v, axis=-1, kind="stable")
+    return Array(convert_kernel(ordered, target))
 
 
 @host_shortcut(_sort_complex_on_host)

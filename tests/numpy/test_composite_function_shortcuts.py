@@ -359,6 +359,12 @@ def test_sort_complex_matches_general_path(dtype, shape, kind, data):
 def test_sort_complex_shortcut_takes_the_common_forms():
     x = fa.device_put(fnp.asarray(np.array([3.0, -0.0, np.nan, 0.0, 1.0], np.float32)))
     assert _vc._sort_complex_on_host(x) is not NotImplemented
+    # Long rows (NumPy's unstable sort is not an insertion sort there) with signed zeros and
+    # NaNs of both signs, and without them.
+    rng = np.random.default_rng(0)
+    mixed = rng.choice(np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -1.0], np.float32), (4, 300))
+    for value in (mixed, rng.standard_normal((4, 300)).astype(np.float32)):
+        assert_same_outcome(lambda v=value: fnp.sort_complex(fnp.asarray(v)))
 
 
 @settings(max_examples=150, deadline=None)
