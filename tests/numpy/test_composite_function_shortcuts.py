@@ -303,6 +303,18 @@ def test_partition_argpartition_match_general_path(op, dtype, shape, kind, kth, 
     assert_same_outcome(lambda: op(x, kth, axis=axis))
 
 
+def test_argpartition_of_long_rows_with_ties_matches_general_path():
+    # Rows long enough for NumPy's unstable sorts to reorder ties, with repeated values,
+    # signed zeros and NaNs of both signs.
+    rng = np.random.default_rng(1)
+    pool = np.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -1.0, 2.0], np.float32)
+    for value in (rng.choice(pool, (3, 200)), rng.choice(pool, 200).astype(np.float16),
+                  rng.integers(0, 4, (3, 200)).astype(np.uint8)):
+        for kth in (0, 7, 199):
+            assert_same_outcome(lambda v=value, k=kth: fnp.argpartition(fnp.asarray(v), k))
+            assert_same_outcome(lambda v=value, k=kth: fnp.partition(fnp.asarray(v), k))
+
+
 def test_partition_shortcuts_take_the_common_forms():
     x = fa.device_put(fnp.asarray(np.array([[5.0, 1.0, -0.0, 0.0], [np.nan, 2.0, 3.0, 1.0]],
                                            np.float32)))
