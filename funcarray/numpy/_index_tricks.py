@@ -48,7 +48,7 @@ from funcarray.numpy._shape import concatenate, expand_dims, stack, transpose
 from funcarray.numpy._sort_and_nonzero import nonzero
 from funcarray.primitives.shape import broadcast_in_dim_p, iota_p
 from funcarray.transforms.core import Tracer
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, shortcuts_run_now
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -350,6 +350,30 @@ def _promoted_grids(op, key):
     return [convert(g, dtype, g.weak_type) for g in grids]
 
 
+_INT32_RANGE = range(-(1 << 31), 1 << 31)
+
+
+def _int_grids_on_host(key):
+    """The host shortcut's grids (``funcarray.transforms.host_shortcuts``): for a tuple of
+    slices of Python ints in int32's range (stop given, step not 0), their ``arange`` values
+    in the default int, which are exactly the general path's integers; None otherwise."""
+    if type(key) is not tuple or not key or not shortcuts_run_now():
+        return None
+    grids = []
+    for s in key:
+        if type(s) is not slice:
+            return None
+        start = 0 if s.start is None else s.start
+        step = 1 if s.step is None else s.step
+        for bound in (start, s.stop, step):
+            if type(bound) is not int or bound not in _INT32_RANGE:
+                return None
+        if step == 0:
+            return None
+        grids.append(np.arange(start, s.stop, step, dtype=dtypes.default_int))
+    return grids
+
+
 class _Mgrid:
     """``mgrid[start:stop:step, ...]``: dense coordinate grids stacked on a new first axis
     (an imaginary step ``Nj`` means N points with the stop included).
@@ -367,6 +391,9 @@ class _Mgrid:
     def __getitem__(self, key):
         if isinstance(key, slice):
             return _grid_from_slice("mgrid", key)
+        host = _int_grids_on_host(key)
+        if host is not None:
+            return Array(np.stack(np.meshgrid(*host, indexing="ij"), 0))
         grids = _promoted_grids("mgrid", key)
         if not grids:
             return arange(0)
@@ -386,6 +413,9 @@ class _Ogrid:
     def __getitem__(self, key):
         if isinstance(key, slice):
             return _grid_from_slice("ogrid", key)
+        host = _int_grids_on_host(key)
+        if host is not None:
+            return [Array(g) for g in np.meshgrid(*host, indexing="ij", sparse=True)]
         return list(meshgrid(*_promoted_grids("ogrid", key), indexing="ij", sparse=True))
 
 

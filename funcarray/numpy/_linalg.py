@@ -36,6 +36,15 @@ from funcarray.lax._ops_dot import _canonicalize_precision
 from funcarray.numpy._creation import full
 from funcarray.numpy._elementwise import multiply, negative, subtract
 from funcarray.numpy._math_functions import conjugate
+from funcarray.numpy._products_on_host import (
+    _cross_on_host,
+    _dot_on_host,
+    _einsum_on_host,
+    _inner_on_host,
+    _outer_on_host,
+    _vdot_on_host,
+    _vecdot_on_host,
+)
 from funcarray.primitives.dot_general import (
     NATIVE_MATMUL_DTYPES,
     can_accumulate_in,
@@ -216,6 +225,7 @@ def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     return prod.dot_general(a, b, ((a.ndim - 1,), (b.ndim - 2,)), (dims, dims))
 
 
+@host_shortcut(_dot_on_host)
 def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: DTypeLike | None = None) -> Array:
     """NumPy's ``dot``: a scalar operand scales the other; otherwise the last axis of ``a`` is
@@ -238,6 +248,7 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     return prod.dot_general(a, b, ((a_dim,), (b_dim,)))
 
 
+@host_shortcut(_vdot_on_host)
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
          preferred_element_type: DTypeLike | None = None) -> Array:
     """Dot product of the flattened arrays, conjugating the first one if it is complex.
@@ -258,6 +269,7 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     return prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,)))
 
 
+@host_shortcut(_vecdot_on_host)
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
     """Vector dot product along ``axis`` (conjugating ``x1`` if complex); the other axes
@@ -286,6 +298,7 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Any = 
     return prod.dot_general(x1, x2, ((len(batch),), (len(batch),)), (dims, dims))
 
 
+@host_shortcut(_inner_on_host)
 def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
           preferred_element_type: DTypeLike | None = None) -> Array:
     """Sum of products over the last axes of ``a`` and ``b`` (a scalar operand scales).
@@ -304,6 +317,7 @@ def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
     return prod.dot_general(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
 
 
+@host_shortcut(_outer_on_host)
 def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
     """Outer product of the flattened arrays: ``out[i, j] = a.ravel()[i] * b.ravel()[j]``.
 
@@ -659,6 +673,7 @@ def _explicit_path(optimize, n_operands):
     return [tuple(sorted(step)) for step in path]
 
 
+@host_shortcut(_einsum_on_host)
 def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any = "auto",
            precision: Any = None, preferred_element_type: DTypeLike | None = None) -> Array:
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``.
@@ -742,6 +757,7 @@ def _vectors_last(op: str, x, axis):
     return x
 
 
+@host_shortcut(_cross_on_host)
 def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: int | None = None) -> Array:
     """Cross product of 3-vectors (or 2-vectors, giving the z component) along the given

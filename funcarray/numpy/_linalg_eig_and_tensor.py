@@ -27,8 +27,11 @@ from funcarray.api.arguments import (
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._linalg import cross as _cross
 from funcarray.numpy._linalg_solve import inv, solve
+from funcarray.numpy._products_on_host import _cross_on_host as _numpy_cross_on_host
 from funcarray.numpy._shape import reshape, transpose
+from funcarray.numpy._shape_on_host import host_axis
 from funcarray.primitives.eig import EIG_DTYPES, eig_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -42,6 +45,19 @@ class EigResult(NamedTuple):
     eigenvectors: Array
 
 
+def _cross_on_host(x1, x2, /, *, axis=-1):
+    """Two host arrays of 3-vectors along a valid int ``axis``: ``funcarray.numpy.cross``'s
+    shortcut, which the general path calls after its checks."""
+    a, b = host_value(x1), host_value(x2)
+    if a is None or b is None or type(axis) is not int:
+        return NotImplemented
+    ax, bx = host_axis(axis, a.ndim), host_axis(axis, b.ndim)
+    if ax is None or bx is None or a.shape[ax] != 3 or b.shape[bx] != 3:
+        return NotImplemented
+    return _numpy_cross_on_host(x1, x2, axis=axis)
+
+
+@host_shortcut(_cross_on_host)
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """Cross product of 3-vectors along ``axis`` (jax.numpy.linalg.cross, the array API's
     form: both operands need 3 elements there; the other axes broadcast).

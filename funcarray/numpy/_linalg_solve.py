@@ -38,8 +38,9 @@ from funcarray.primitives.decompositions import (
     triangular_solve_p,
 )
 from funcarray.primitives.elementwise import eq_p
+from funcarray.primitives.reduce import reduce_sum_p
 from funcarray.primitives.shape import iota_p
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -451,6 +452,24 @@ def _norm_axes(x, axis) -> tuple:
     return normalized
 
 
+def _norm_on_host(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
+    """The default norm (the 2-norm of the flattened array) of a strong float32/float64 host
+    array: the general path's kernels (abs, multiply, reduce_sum, sqrt) in its order, without
+    converting, reshaping and binding around them."""
+    v = host_value(x)
+    if (v is None or ord is not None or axis is not None or x._weak
+            or v.dtype not in _NORM_DTYPES or type(keepdims) is not bool):
+        return NotImplemented
+    magnitude = np.abs(v.reshape(-1))
+    # (reduce_sum's and sqrt's kernels for these dtypes are exactly these NumPy calls)
+    out = np.sqrt(np.add.reduce(np.multiply(magnitude, magnitude), axis=0, dtype=v.dtype))
+    return Array(out.reshape((1,) * v.ndim) if keepdims else np.asarray(out))
+
+
+_NORM_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@host_shortcut(_norm_on_host)
 def norm(x: ArrayLike, ord: int | float | str | None = None,
          axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """A vector or matrix norm, with NumPy's (and JAX's) ``ord``/``axis`` rules.
@@ -533,6 +552,27 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
     return _mT(x)
 
 
+def _diagonal_on_host(x, /, *, offset=0):
+    """Each matrix's diagonal of a host array: NumPy's diagonal view (the same elements the
+    general path's strided slice picks, in the same order)."""
+    v = host_value(x)
+    if v is None or v.ndim < 2 or type(offset) is not int:
+        return NotImplemented
+    return Array(np.diagonal(v, offset, -2, -1), x._weak)
+
+
+def _trace_on_host(x, /, *, offset=0, dtype=None):
+    """The diagonal's sum: for float32/float64 without ``dtype``, sum's kernel (its general
+    path converts nothing there); else ``sum`` itself."""
+    d = _diagonal_on_host(x, offset=offset)
+    if d is NotImplemented:
+        return d
+    if dtype is not None or d._value.dtype not in _NORM_DTYPES:
+        return sum(d, axis=-1, dtype=dtype)
+    return Array(reduce_sum_p.kernel(d._value, axes=(d.ndim - 1,)), d._weak)
+
+
+@host_shortcut(_trace_on_host)
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """The sum of each matrix's diagonal (the last two axes).
 
@@ -544,6 +584,7 @@ def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -
     return sum(_diagonal(x, offset=offset, axis1=-2, axis2=-1), axis=-1, dtype=dtype)
 
 
+@host_shortcut(_diagonal_on_host)
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """Each matrix's diagonal (the last two axes; ``funcarray.numpy.diagonal`` takes axes).
 

@@ -36,7 +36,10 @@ from funcarray.numpy._search import (
     searchsorted,
 )
 from funcarray.numpy._shape import atleast_2d, concatenate, squeeze, stack
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.elementwise import div_p
+from funcarray.primitives.reduce import reduce_max_p, reduce_min_p, reduce_sum_p
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -105,6 +108,28 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *,
     return where(bins[-1] >= bins[0], increasing, decreasing).astype(dtypes.int32)
 
 
+def _histogram_bin_edges_on_host(a, bins=10, range=None, weights=None):  # noqa: A002
+    """A host array and a Python-int number of bins over its own range: the general path's
+    kernels (conversion, min and max reductions, the widening of an empty range by 0.5)
+    and linspace's formula (``logspace``'s shortcut computes it too)."""
+    from funcarray.api.arguments import to_inexact_dtype
+    from funcarray.numpy._vectorize_and_constructors import _linspace_values
+    v = host_value(a)
+    if v is None or type(bins) is not int or bins < 1 or range is not None:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v, dt)
+    if v.size == 0:
+        lo, hi = np.zeros((), dt), np.ones((), dt)
+    else:
+        axes = tuple(builtins.range(v.ndim))
+        lo, hi = reduce_min_p.kernel(v, axes=axes), reduce_max_p.kernel(v, axes=axes)
+    same, half = np.equal(lo, hi), np.asarray(0.5, dt)
+    lo, hi = np.where(same, np.subtract(lo, half), lo), np.where(same, np.add(hi, half), hi)
+    return Array(_linspace_values(lo, hi, bins + 1, True, dt))
+
+
+@host_shortcut(_histogram_bin_edges_on_host)
 def histogram_bin_edges(a: ArrayLike, bins: ArrayLike = 10,  # noqa: A002
                         range: Sequence[ArrayLike] | None = None,
                         weights: ArrayLike | None = None) -> Array:
@@ -235,6 +260,57 @@ def _weights(op, w, n, kind):
     return _abs(w)
 
 
+_REAL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype):
+    """The covariance matrix (before its squeeze) of the common form: a strong float32/
+    float64 host array of 1 or 2 dimensions with observations, nothing else; None
+    otherwise. The general path's kernels in its order: ``average``'s sum and division by
+    the count, the centring subtraction, the matrix product (NumPy's dot, as for the general
+    path's ``x @ x.T``) and the division by the Python-int ``N - ddof`` converted to the
+    dtype."""
+    v = host_value(m)
+    if (v is None or m._weak or v.dtype not in _REAL_FLOATS or not 1 <= v.ndim <= 2
+            or y is not None or rowvar is not True or bias is not False
+            or not (ddof is None or type(ddof) is int) or fweights is not None
+            or aweights is not None or dtype is not None):
+        return None
+    x = v.reshape(1, -1) if v.ndim == 1 else v
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        return None
+    factor = x.shape[1] - (1 if ddof is None else ddof)
+    # average without weights: the sum kernel over the observations, divided by their count
+    # (made in the dtype: exact below 2**24 observations, so declined above)
+    if x.shape[1] >= 1 << 24:
+        return None
+    total = reduce_sum_p.kernel(x, axes=(1,))
+    avg = div_p.kernel(total, np.full(total.shape, x.shape[1], x.dtype))
+    x = np.subtract(x, avg[:, None])
+    return np.divide(np.dot(x, x.T), np.asarray(factor, x.dtype))
+
+
+def _cov_on_host(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
+                 aweights=None, dtype=None):
+    c = _cov_value(m, y, rowvar, bias, ddof, fweights, aweights, dtype)
+    return NotImplemented if c is None else Array(np.squeeze(c))
+
+
+def _corrcoef_on_host(x, y=None, rowvar=True, dtype=None):
+    """``cov``'s shortcut, then the general path's kernels: the square roots of the
+    diagonal, two divisions and the clip to [-1, 1] (a maximum, then a minimum)."""
+    c = _cov_value(x, y, rowvar, False, None, None, None, dtype)
+    if c is None:
+        return NotImplemented
+    c = np.squeeze(c)
+    if c.ndim == 0:
+        return Array(np.divide(c, c))
+    std = np.sqrt(np.diagonal(c))
+    c = np.divide(np.divide(c, std[:, None]), std[None, :])
+    return Array(np.minimum(np.maximum(c, np.asarray(-1, c.dtype)), np.asarray(1, c.dtype)))
+
+
+@host_shortcut(_cov_on_host)
 def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
         ddof: int | None = None, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None, dtype: DTypeLike | None = None) -> Array:
@@ -299,6 +375,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     return squeeze(divide(x @ conj(x_t), factor))
 
 
+@host_shortcut(_corrcoef_on_host)
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True,
              dtype: DTypeLike | None = None) -> Array:
     """The Pearson correlation coefficients: ``cov`` normalised by the standard deviations
@@ -335,6 +412,37 @@ def _window(op, M, formula):
     return formula(arange(M, dtype=dt), M)
 
 
+# The formulas take their cos and abs: funcarray's on the general path, and on the host path
+# the NumPy kernels of those primitives on NumPy values, where NumPy 2's promotion converts each
+# Python scalar to the array's float dtype, as funcarray's weak scalars are: the same
+# operations in the same order, so the same bits.
+def _bartlett(n, M, cos, abs):  # noqa: A002 (the formula's own names)
+    return 1 - abs(2 * n + 1 - M) / (M - 1)
+
+
+def _blackman(n, M, cos, abs):  # noqa: A002
+    return 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1)) + 0.08 * cos(4 * np.pi * n / (M - 1))
+
+
+def _hamming(n, M, cos, abs):  # noqa: A002
+    return 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1))
+
+
+def _hanning(n, M, cos, abs):  # noqa: A002
+    return 0.5 * (1 - cos(2 * np.pi * n / (M - 1)))
+
+
+def _window_on_host(M, formula):
+    """A window of a Python-int ``M`` whose sample indices are exact in the default float."""
+    if type(M) is not int or M > 1 << 24:
+        return NotImplemented
+    dt = dtypes.default_float
+    if M <= 1:
+        return Array(np.ones((builtins.max(M, 0),), dt))
+    return Array(formula(np.arange(M, dtype=dt), M, np.cos, np.abs))
+
+
+@host_shortcut(lambda M: _window_on_host(M, _bartlett))
 def bartlett(M: int) -> Array:
     """The Bartlett (triangular) window of ``M`` points.
 
@@ -343,9 +451,10 @@ def bartlett(M: int) -> Array:
         >>> fnp.bartlett(5)
         Array([0. , 0.5, 1. , 0.5, 0. ], dtype=float32)
     """
-    return _window("bartlett", M, lambda n, M: 1 - _abs(2 * n + 1 - M) / (M - 1))
+    return _window("bartlett", M, lambda n, M: _bartlett(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _blackman))
 def blackman(M: int) -> Array:
     """The Blackman window of ``M`` points.
 
@@ -354,10 +463,10 @@ def blackman(M: int) -> Array:
         >>> fnp.blackman(3).round(4)
         Array([-0.,  1., -0.], dtype=float32)
     """
-    return _window("blackman", M, lambda n, M: 0.42 - 0.5 * cos(2 * np.pi * n / (M - 1))
-                   + 0.08 * cos(4 * np.pi * n / (M - 1)))
+    return _window("blackman", M, lambda n, M: _blackman(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _hamming))
 def hamming(M: int) -> Array:
     """The Hamming window of ``M`` points.
 
@@ -366,9 +475,10 @@ def hamming(M: int) -> Array:
         >>> fnp.hamming(3).round(4)
         Array([0.08, 1.  , 0.08], dtype=float32)
     """
-    return _window("hamming", M, lambda n, M: 0.54 - 0.46 * cos(2 * np.pi * n / (M - 1)))
+    return _window("hamming", M, lambda n, M: _hamming(n, M, cos, _abs))
 
 
+@host_shortcut(lambda M: _window_on_host(M, _hanning))
 def hanning(M: int) -> Array:
     """The Hann window of ``M`` points.
 
@@ -377,7 +487,7 @@ def hanning(M: int) -> Array:
         >>> fnp.hanning(3)
         Array([0., 1., 0.], dtype=float32)
     """
-    return _window("hanning", M, lambda n, M: 0.5 * (1 - cos(2 * np.pi * n / (M - 1))))
+    return _window("hanning", M, lambda n, M: _hanning(n, M, cos, _abs))
 
 
 def i0(x: ArrayLike) -> Array:

@@ -22,6 +22,7 @@ import numpy as np
 
 from funcarray.api.arguments import _concrete_int
 from funcarray.base import dtypes
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._convolve import convolve
 from funcarray.numpy._creation import arange, asarray, ones, ones_like, zeros
@@ -38,12 +39,14 @@ from funcarray.numpy._reductions import all as _all
 from funcarray.numpy._reductions import argmin
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import atleast_1d, broadcast_to, concatenate, stack
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.elementwise import div_p
 from funcarray.transforms.core import Tracer
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from typing import Literal
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
 __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyint",
@@ -62,6 +65,160 @@ def _coefficients(op, *arrays, inexact=False):
     return out
 
 
+
+# --------------------------------------------------------------------------------------------
+# Host shortcuts (funcarray.transforms.host_shortcuts): strong host arrays of one dtype, which
+# the general path's promotion leaves as they are, computed with the general path's kernels in
+# its order (each coefficient the same sums and products); anything else declines.
+# --------------------------------------------------------------------------------------------
+
+def _strong_values(*arrays, inexact=False, kinds="iufc"):
+    """The NumPy values of strong host arrays of one dtype of ``kinds`` (inexact if asked:
+    the promotion would convert integers), or None."""
+    values = []
+    for a in arrays:
+        v = host_value(a)
+        if v is None or a._weak:
+            return None
+        values.append(v)
+    dtype = values[0].dtype
+    if dtype.kind not in kinds or (inexact and not dtypes.is_inexact(dtype)):
+        return None
+    for v in values:
+        if v.dtype != dtype:
+            return None
+    return values
+
+
+def _aligned_sum(a1, a2, negate: bool):
+    """``a1 + a2`` (``a1 - a2``: ``a1 + (-a2)``, as polysub) aligned at the end, as the
+    general path's scatter-add computes it (operand + update, into a copy of the longer)."""
+    values = _strong_values(a1, a2)
+    if values is None or values[0].ndim != 1 or values[1].ndim != 1:
+        return NotImplemented
+    v1, v2 = values
+    if negate:
+        v2 = a2 = np.negative(v2)
+    if v2.shape[0] > v1.shape[0]:
+        v1, v2, a1 = v2, v1, a2
+    if v2.shape[0] == 0:
+        return a1 if type(a1) is not np.ndarray else Array(a1)
+    start = v1.shape[0] - v2.shape[0]
+    if start == 0:
+        return Array(np.add(v1, v2))  # the same sums, without the copy
+    out = v1.copy()
+    out[start:] = np.add(v1[start:], v2)
+    return Array(out)
+
+
+def _polyadd_on_host(a1, a2):
+    return _aligned_sum(a1, a2, False)
+
+
+def _polysub_on_host(a1, a2):
+    return _aligned_sum(a1, a2, True)
+
+
+def _polyder_on_host(p, m=1):
+    values = _strong_values(p, inexact=True, kinds="fc")
+    if values is None or type(m) is not int or m < 0 or values[0].ndim != 1:
+        return NotImplemented
+    if m == 0:
+        return p
+    (v,) = values
+    n = v.shape[0]
+    powers = np.arange(n - 1, m - 1, -1)
+    factors = np.prod(powers[None, :] - np.arange(m)[:, None], axis=0) if n > m else powers
+    return Array(np.multiply(v[:max(n - m, 0)], np.asarray(factors, dtype=v.dtype)))
+
+
+def _polyint_on_host(p, m=1, k=None):
+    values = _strong_values(p, inexact=True, kinds="fc")
+    if values is None or k is not None or type(m) is not int or m < 0 or values[0].ndim != 1:
+        return NotImplemented
+    if m == 0:
+        return p
+    (v,) = values
+    n = v.shape[0] + m
+    grid = np.arange(n)[None, :] - np.arange(m)[:, None]
+    divisors = np.maximum(1, grid).prod(axis=0)[::-1]
+    # k=None: m integration constants 0 (the general path's promoted Python 0)
+    coefficients = np.concatenate([v, np.zeros(m, v.dtype)])
+    return Array(div_p.kernel(coefficients, np.asarray(divisors, dtype=v.dtype)))
+
+
+def _polyval_on_host(p, x, *, unroll=16):
+    """Horner's rule, one multiply and one add per coefficient in the scan's order."""
+    values = _strong_values(p, x)
+    if values is None or type(unroll) is not int or unroll < 1 or values[0].ndim == 0:
+        return NotImplemented
+    pv, xv = values
+    shape = np.broadcast_shapes(pv.shape[1:], xv.shape)
+    y = np.zeros(shape, pv.dtype)
+    for c in pv:
+        y = np.add(np.multiply(y, xv), c)
+    return Array(np.asarray(y) if type(y) is not np.ndarray else y)
+
+
+def _vander_on_host(x, N=None, increasing=False):
+    """A strong 1-D host array: the general path's repeated products (the multiply kernel),
+    written into the columns of one array (np.stack costs more than the products)."""
+    values = _strong_values(x)
+    if (values is None or values[0].ndim != 1 or not (N is None or type(N) is int)
+            or type(increasing) is not bool):
+        return NotImplemented
+    (v,) = values
+    n = v.shape[0] if N is None else N
+    if n <= 0:
+        return NotImplemented
+    out = np.empty((v.shape[0], n), v.dtype)
+    column = np.ones_like(v)
+    for power in range(n):
+        if power:
+            column = np.multiply(column, v)
+        out[:, power if increasing else n - 1 - power] = column
+    return Array(out)
+
+
+def _poly_on_host(seq_of_zeros):
+    """A host array of roots (0-d or 1-D): the general path's loop of products,
+    concatenations and differences with their kernels, in its order."""
+    from funcarray.api.arguments import to_inexact_dtype
+    v = host_value(seq_of_zeros)
+    if v is None or v.ndim > 1:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v.reshape(1) if v.ndim == 0 else v, dt)
+    if v.shape[0] == 0:
+        return Array(np.ones((), dt))
+    zero, coeffs = np.zeros((1,), dt), np.ones((1,), dt)
+    for root in v:
+        # Multiply by (z - root): shift (times z) minus root times the old coefficients.
+        coeffs = np.subtract(np.concatenate([coeffs, zero]),
+                             np.concatenate([zero, np.multiply(coeffs, root)]))
+    return Array(coeffs)
+
+
+def _roots_on_host(p, *, strip_zeros=True):
+    """A host array of coefficients (leading zeros stripped): the companion matrix built
+    with the general path's kernels, then ``eigvals`` itself."""
+    from funcarray.api.arguments import to_inexact_dtype
+    v = host_value(p)
+    if v is None or v.ndim > 1 or strip_zeros is not True:
+        return NotImplemented
+    dt = to_inexact_dtype(v.dtype)
+    v = convert_kernel(v.reshape(1) if v.ndim == 0 else v, dt)
+    complex_dtype = _complex_dtype(dt)
+    nonzero = np.flatnonzero(v != 0)
+    v = v[nonzero[0] if nonzero.size else v.shape[0]:]
+    if v.shape[0] < 2:
+        return Array(np.zeros((0,), complex_dtype))
+    companion = np.diag(np.ones((v.shape[0] - 2,), dt), -1)
+    companion[0, :] = div_p.kernel(np.negative(v[1:]), v[:1])
+    return Array(convert_kernel(eigvals(Array(companion))._value, complex_dtype))
+
+
+@host_shortcut(_vander_on_host)
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """The Vandermonde matrix of the 1-D ``x``: column ``j`` is ``x ** (N - 1 - j)`` (or
     ``x ** j`` when ``increasing``); ``N`` defaults to ``len(x)``.
@@ -91,6 +248,7 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
     return stack([columns[int(p)] for p in powers], axis=1)
 
 
+@host_shortcut(_poly_on_host)
 def poly(seq_of_zeros: ArrayLike) -> Array:
     """The coefficients of the monic polynomial whose roots are ``seq_of_zeros`` (1-D), or
     the characteristic polynomial of a square matrix (complex, from its eigenvalues).
@@ -120,6 +278,7 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
     return coeffs
 
 
+@host_shortcut(_polyadd_on_host)
 def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The sum of two polynomials (the shorter is aligned with the end of the longer).
 
@@ -136,6 +295,7 @@ def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     return a1.at[a1.shape[0] - a2.shape[0]:].add(a2)
 
 
+@host_shortcut(_polysub_on_host)
 def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """The difference of two polynomials, ``a1 - a2``.
 
@@ -213,6 +373,7 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False
     return q, u
 
 
+@host_shortcut(_polyder_on_host)
 def polyder(p: ArrayLike, m: int = 1) -> Array:
     """The ``m``-th derivative of the polynomial ``p``.
 
@@ -235,6 +396,7 @@ def polyder(p: ArrayLike, m: int = 1) -> Array:
     return p[:max(n - m, 0)] * np.asarray(factors, dtype=p.dtype)
 
 
+@host_shortcut(_polyint_on_host)
 def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     """The ``m``-th antiderivative of ``p``, with integration constants ``k`` (a scalar or
     ``m`` values, the first for the first integration).
@@ -267,6 +429,7 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     return concatenate([p, k]) / np.asarray(divisors, dtype=p.dtype)
 
 
+@host_shortcut(_polyval_on_host)
 def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     """The polynomial ``p`` evaluated at ``x`` by Horner's rule (``p`` may be 2-D: each column
     of coefficients broadcasts against ``x``). ``unroll`` is the scan's unroll factor.
@@ -392,6 +555,7 @@ def _complex_dtype(dtype):
     return np.dtype(dtypes.complex128 if np.dtype(dtype).itemsize == 8 else dtypes.complex64)
 
 
+@host_shortcut(_roots_on_host)
 def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
     """The roots of the polynomial ``p`` (highest power first): the eigenvalues of its
     companion matrix, complex, in the eigensolver's order.

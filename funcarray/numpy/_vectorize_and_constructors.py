@@ -44,8 +44,12 @@ from funcarray.numpy._predicates_and_bits import bitwise_not, left_shift, logica
 from funcarray.numpy._reductions import any as reduce_any
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
+from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
-from funcarray.transforms.host_shortcuts import host_shortcut
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.elementwise import div_p, pow_p
+from funcarray.primitives.sort import _sort_keys
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -298,6 +302,36 @@ def _space_dtypes(op, start, stop, dtype):
     return convert_arg(op, start, compute), convert_arg(op, stop, compute), dtype, compute
 
 
+def _linspace_values(start, stop, num, endpoint, compute):
+    """linspace's formula (funcarray.numpy.linspace, as its general path computes it) for
+    0-d NumPy ``start``/``stop`` of the float dtype ``compute``, on axis 0:
+    ``start + iota * ((stop - start) * (1 / div))``, the last sample ``stop`` itself."""
+    start, stop = start.reshape(1), stop.reshape(1)
+    div = (num - 1) if endpoint else num
+    step = np.multiply(np.subtract(stop, start),
+                       np.asarray(1.0 / div if div > 0 else 0.0, compute))
+    if num == 1:
+        return start
+    out = np.add(start, np.multiply(np.arange(num, dtype=compute), step))
+    if endpoint and num > 1:
+        out[-1] = stop[0]
+    return out
+
+
+def _logspace_on_host(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """Python-float ``start``, ``stop`` and ``base`` in the default float: linspace's
+    formula with the same kernels, then the power kernel."""
+    if (type(start) is not float or type(stop) is not float or type(base) is not float
+            or dtype is not None or type(num) is not int or num < 0
+            or type(endpoint) is not bool or (axis != 0 and axis != -1) or type(axis) is not int):
+        return NotImplemented
+    compute = dtypes.default_float
+    lin = _linspace_values(np.asarray(start, compute), np.asarray(stop, compute), num,
+                           endpoint, compute)
+    return Array(pow_p.kernel(np.asarray(base, compute), lin))
+
+
+@host_shortcut(_logspace_on_host)
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              base: ArrayLike = 10.0, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``base ** linspace(start, stop, num)``: ``num`` values evenly spaced on a log scale
@@ -316,6 +350,23 @@ def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = 
     return convert(power(base, lin), dtype)
 
 
+def _geomspace_on_host(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Python-float bounds in the default float: the general path's sign and base-10
+    logarithms (those functions themselves, on 0-d arrays), logspace's shortcut values, and
+    the product by the sign, with their kernels."""
+    if (type(start) is not float or type(stop) is not float or dtype is not None
+            or type(num) is not int or num < 0 or type(endpoint) is not bool
+            or (axis != 0 and axis != -1) or type(axis) is not int):
+        return NotImplemented
+    compute = dtypes.default_float
+    start, stop = np.asarray(start, compute), np.asarray(stop, compute)
+    sign = _sign(Array(start))._value
+    low, high = (log10(Array(div_p.kernel(v, sign)))._value for v in (start, stop))
+    lin = _linspace_values(low, high, num, endpoint, compute)
+    return Array(np.multiply(sign, pow_p.kernel(np.asarray(10.0, compute), lin)))
+
+
+@host_shortcut(_geomspace_on_host)
 def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
               dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """``num`` values from ``start`` to ``stop`` in a geometric progression (both of one
@@ -357,6 +408,28 @@ def diagflat(v: ArrayLike, k: int = 0) -> Array:
 # Sorting: lexsort, partition, argpartition, sort_complex
 # --------------------------------------------------------------------------------------------
 
+def _lexsort_on_host(keys, axis=-1):
+    """A list or tuple of host arrays of one shape (at least 1-D): the sort kernel's own
+    steps (its NumPy keys of each operand, primary last, one np.lexsort along the last
+    axis), whose sorted iota is the order itself, in the default int."""
+    if (type(keys) is not list and type(keys) is not tuple) or not keys:
+        return NotImplemented
+    shape = getattr(host_value(keys[0]), "shape", ())
+    axis = host_axis(axis, len(shape))
+    if axis is None:
+        return NotImplemented
+    last = len(shape) - 1
+    sort_keys = []
+    for k in keys:
+        v = host_value(k)
+        if v is None or v.shape != shape:
+            return NotImplemented
+        sort_keys.extend(_sort_keys(v if axis == last else np.moveaxis(v, axis, -1)))
+    order = np.lexsort(sort_keys, axis=-1).astype(dtypes.default_int)
+    return Array(order if axis == last else np.moveaxis(order, -1, axis))
+
+
+@host_shortcut(_lexsort_on_host)
 def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
     """The indices that sort by several keys: the last key is the primary one (NumPy's
     order), earlier keys break ties; the sort is stable.
@@ -409,6 +482,113 @@ def _negated(a):
     return -a
 
 
+def _partition_on_host_setup(a, kth, axis):
+    """``_partition_setup`` for a host array of a NumPy bool/int/float dtype and Python-int
+    ``kth`` and ``axis`` in range: (the operand with ``axis`` last, kth, axis), or None."""
+    v = host_value(a)
+    if v is None or v.ndim == 0 or v.dtype.kind not in "biuf" or type(kth) is not int:
+        return None
+    axis = host_axis(axis, v.ndim)
+    if axis is None:
+        return None
+    n = v.shape[axis]
+    if not -n <= kth < n:
+        return None
+    return _last(v, axis), kth % n, axis
+
+
+def _last(v, axis):
+    """swapaxes(v, axis, -1) (its own inverse)."""
+    return v if axis == v.ndim - 1 else np.swapaxes(v, axis, -1)
+
+
+def _negated_value(v):
+    """``_negated`` with the kernels of logical_not, bitwise_not and negative."""
+    if v.dtype == np.bool_:
+        return np.logical_not(v)
+    return np.invert(v) if v.dtype.kind == "u" else np.negative(v)
+
+
+# The integer view of each float width and its magnitude bits (top_k's total-order key,
+# with the constant made once instead of by np.iinfo per call).
+_FLOAT_BITS = {n: (np.dtype(t), np.array(np.iinfo(t).max, t), np.array(8 * n - 1, t))
+               for n, t in ((2, np.int16), (4, np.int32), (8, np.int64))}
+
+
+def _order_key(v):
+    """``total_order_key``: for floats the bits with the magnitude of negative ones flipped
+    (``bits ^ (sign mask & magnitude)``, the same integers as its ``np.where``); an
+    involution, so it also maps keys back to bits."""
+    if v.dtype.kind == "f":
+        return _flip_negative(v.view(_FLOAT_BITS[v.dtype.itemsize][0]))
+    return v.astype(np.int8) if v.dtype == np.bool_ else v
+
+
+def _flip_negative(bits):
+    """Signed integers with the magnitude bits of the negative ones flipped."""
+    _, magnitude, shift = _FLOAT_BITS[bits.dtype.itemsize]
+    return bits ^ ((bits >> shift) & magnitude)
+
+
+def _top_k(v, k):
+    """``lax.top_k`` of a NumPy value along its last axis: the primitive's eager rule (a
+    stable argsort of the total-order key of the reversed row, read backwards)."""
+    n = v.shape[-1]
+    ascending = np.argsort(_order_key(v[..., ::-1]), axis=-1, kind="stable")
+    indices = (n - 1 - ascending[..., ::-1][..., :k]).astype(np.int32)
+    return np.take_along_axis(v, indices, axis=-1), indices
+
+
+def _partition_on_host(a, kth, axis=-1):
+    """For floats, unsigned integers and bools the negation is order-reversing in top_k's
+    total order, so the general path's two top_k give the ``kth + 1`` smallest values
+    ascending, then the others descending: one sort in that order (equal keys are equal
+    bits). Signed integers (``-min`` wraps) take the general path's two top_k."""
+    setup = _partition_on_host_setup(a, kth, axis)
+    if setup is None:
+        return NotImplemented
+    arr, kth, axis = setup
+    if arr.dtype.kind == "i":
+        bottom = _negated_value(_top_k(_negated_value(arr), kth + 1)[0])
+        out = np.concatenate([bottom, _top_k(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
+    else:
+        if arr.dtype.kind == "f":
+            ordered = _order_key(arr)  # a fresh array: sorted in place
+            ordered.sort(axis=-1)
+            ordered = _flip_negative(ordered).view(arr.dtype)
+        else:
+            ordered = np.sort(arr, axis=-1)  # (equal values are equal bits)
+        out = np.concatenate([ordered[..., :kth + 1], ordered[..., :kth:-1]], axis=-1)
+    return Array(_last(out, axis))
+
+
+def _argpartition_on_host(a, kth, axis=-1):
+    """The indices of the ``kth + 1`` smallest (top_k of the negated values: ascending in
+    the total order, ties in index order), then the others in index order (what the general
+    path's top_k of a 0/1 proxy gives)."""
+    setup = _partition_on_host_setup(a, kth, axis)
+    if setup is None:
+        return NotImplemented
+    arr, kth, axis = setup
+    if arr.dtype.kind == "i":
+        bottom = _top_k(_negated_value(arr), kth + 1)[1]
+        rest = np.ones(arr.shape, np.bool_)
+        np.put_along_axis(rest, bottom, False, axis=-1)
+        others = np.argsort(~rest, axis=-1, kind="stable")[..., :arr.shape[-1] - kth - 1]
+    else:
+        key, n = _order_key(arr), arr.shape[-1]
+        if key.dtype.itemsize <= 4:
+            # Each key then its index, as one int64 (no overflow below 2**31 entries): all
+            # distinct, so NumPy's faster unstable argsort gives the stable order.
+            order = np.argsort(key.astype(np.int64) * n + np.arange(n), axis=-1)
+        else:
+            order = np.argsort(key, axis=-1, kind="stable")
+        bottom, others = order[..., :kth + 1], np.sort(order[..., kth + 1:], axis=-1)
+    out = np.concatenate([bottom, others.astype(np.int32)], axis=-1).astype(np.int32)
+    return Array(_last(out, axis))
+
+
+@host_shortcut(_partition_on_host)
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """``a`` reordered along ``axis`` so that entry ``kth`` holds the value it would have
     sorted, smaller ones before it (ascending) and the others after it (descending, as
@@ -426,6 +606,7 @@ def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
+@host_shortcut(_argpartition_on_host)
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """The indices that ``partition`` would reorder ``a`` by (int32).
 
@@ -445,6 +626,23 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
+def _sort_complex_on_host(a):
+    """A real host array (NumPy dtype): the sort kernel's order is NumPy's (NaN last, -0.0
+    equal to 0.0, stable), which NumPy's sort of the values gives (a stable one where
+    equal values may differ in their bits); then the conversion kernel to complex."""
+    v = host_value(a)
+    if v is None or v.ndim == 0 or v.dtype.kind not in "biuf":
+        return NotImplemented
+    target = dtypes.complex128 if v.dtype == dtypes.float64 else dtypes.default_complex
+    ordered = np.sort(v, axis=-1)
+    # An unstable sort gives the same bits unless equal values can differ in their bits:
+    # the zeros (-0.0 == 0.0) and NaNs of floats (sorted last) need the stable order.
+    if v.dtype.kind == "f" and (not v.all() or np.isnan(ordered[..., -1:]).any()):
+        ordered = np.sort(v, axis=-1, kind="stable")
+    return Array(convert_kernel(ordered, target))
+
+
+@host_shortcut(_sort_complex_on_host)
 def sort_complex(a: ArrayLike) -> Array:
     """``a`` sorted along its last axis (real part first, then imaginary), as a complex
     array.
@@ -569,6 +767,24 @@ def unpackbits(a: ArrayLike, axis: int | None = None, count: int | None = None,
 # vecmat, matvec
 # --------------------------------------------------------------------------------------------
 
+def _matvec_on_host(x1, x2, /):
+    """One matrix and one vector (no loop dimensions): vectorize calls ``matmul`` once on the
+    operands as they are, so this does too, without parsing the signature."""
+    a, b = host_value(x1), host_value(x2)
+    if a is None or b is None or a.ndim != 2 or b.ndim != 1 or a.shape[1] != b.shape[0]:
+        return NotImplemented
+    return matmul(x1, x2)
+
+
+def _vecmat_on_host(x1, x2, /):
+    """One vector and one matrix: ``matmul(conj(x1), x2)``, as vectorize calls it."""
+    a, b = host_value(x1), host_value(x2)
+    if a is None or b is None or a.ndim != 1 or b.ndim != 2 or a.shape[0] != b.shape[0]:
+        return NotImplemented
+    return matmul(conj(x1), x2)
+
+
+@host_shortcut(_matvec_on_host)
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix-vector products over the broadcast leading dimensions: ``x1[..., i, j] *
     x2[..., j]`` summed over ``j``.
@@ -582,6 +798,7 @@ def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)
 
 
+@host_shortcut(_vecmat_on_host)
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector-matrix products over the broadcast leading dimensions, conjugating ``x1``:
     ``conj(x1[..., i]) * x2[..., i, j]`` summed over ``i``.

@@ -33,8 +33,19 @@ from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 from funcarray.numpy._creation import asarray
 from funcarray.numpy._fft_core import FftType, check_single_axis, transform
+from funcarray.numpy._fft_on_host import (
+    _fft_on_host,
+    _fftfreq_on_host,
+    _hfft_on_host,
+    _ifft_on_host,
+    _ihfft_on_host,
+    _irfft_on_host,
+    _rfft_on_host,
+    _rfftfreq_on_host,
+)
 from funcarray.numpy._math_functions import conj
 from funcarray.numpy._rearranging import roll
+from funcarray.transforms.host_shortcuts import host_shortcut
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift",
@@ -53,7 +64,7 @@ def _two_axes(op, kind, a, s, axes, norm):
     return transform(op, kind, a, s, axes, norm)
 
 
-@api_boundary
+@host_shortcut(_fft_on_host)
 def fft(a, n=None, axis=-1, norm=None):
     """One-dimensional discrete Fourier transform along ``axis`` (``n``: crop or zero-pad
     the input to that length first).
@@ -66,7 +77,7 @@ def fft(a, n=None, axis=-1, norm=None):
     return _one_axis("fft.fft", FftType.FFT, a, n, axis, norm)
 
 
-@api_boundary
+@host_shortcut(_ifft_on_host)
 def ifft(a, n=None, axis=-1, norm=None):
     """One-dimensional inverse discrete Fourier transform along ``axis``.
 
@@ -78,7 +89,7 @@ def ifft(a, n=None, axis=-1, norm=None):
     return _one_axis("fft.ifft", FftType.IFFT, a, n, axis, norm)
 
 
-@api_boundary
+@host_shortcut(_rfft_on_host)
 def rfft(a, n=None, axis=-1, norm=None):
     """Discrete Fourier transform of a real input: the ``n // 2 + 1`` non-negative
     frequencies (the others are their conjugates).
@@ -91,7 +102,7 @@ def rfft(a, n=None, axis=-1, norm=None):
     return _one_axis("fft.rfft", FftType.RFFT, a, n, axis, norm)
 
 
-@api_boundary
+@host_shortcut(_irfft_on_host)
 def irfft(a, n=None, axis=-1, norm=None):
     """Inverse of ``rfft``: a real output of length ``n`` (default ``2 * (m - 1)`` for ``m``
     input frequencies) along ``axis``.
@@ -104,7 +115,7 @@ def irfft(a, n=None, axis=-1, norm=None):
     return _one_axis("fft.irfft", FftType.IRFFT, a, n, axis, norm)
 
 
-@api_boundary
+@host_shortcut(_hfft_on_host)
 def hfft(a, n=None, axis=-1, norm=None):
     """Transform of a signal with Hermitian symmetry, given by its first half: a real
     spectrum of length ``n`` (default ``2 * (m - 1)``).
@@ -124,7 +135,7 @@ def hfft(a, n=None, axis=-1, norm=None):
     return x * float(length)
 
 
-@api_boundary
+@host_shortcut(_ihfft_on_host)
 def ihfft(a, n=None, axis=-1, norm=None):
     """Inverse of ``hfft``: the first ``n // 2 + 1`` entries of the Hermitian signal whose
     transform is the real input ``a``.
@@ -290,7 +301,7 @@ def _divide(op, k: np.ndarray, d, n: int, compute, out, device):
     return place(op, result, device)
 
 
-@api_boundary
+@host_shortcut(_fftfreq_on_host)
 def fftfreq(n, d=1.0, *, dtype=None, device=None):
     """The sample frequencies of an ``n``-point transform with sample spacing ``d``:
     ``[0, 1, ..., n // 2 - 1 (or n // 2 for odd n), -(n // 2), ..., -1] / (d * n)``.
@@ -305,7 +316,7 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     return _divide("fft.fftfreq", (i + n // 2) % n - n // 2, d, n, compute, out, device)
 
 
-@api_boundary
+@host_shortcut(_rfftfreq_on_host)
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """The non-negative sample frequencies of ``rfft``: ``[0, 1, ..., n // 2] / (d * n)``.
 
