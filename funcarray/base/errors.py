@@ -123,12 +123,14 @@ class IntegerOverflowError(OverflowError, ValueError):
     as jax raises, and a ValueError, as it is a bad value."""
 
 
-def int_out_of_range_error(op: str, value, dtype) -> IntegerOverflowError:
+def int_out_of_range_error(op: str, value, dtype,
+                           fix: str = "convert the array to a wider dtype first "
+                                      "(x.astype(...))") -> IntegerOverflowError:
     """The Python number ``value`` does not fit the integer ``dtype`` (jax raises
-    OverflowError too)."""
+    OverflowError too); ``fix`` says what to do instead."""
     return _mark(IntegerOverflowError(_with_location(
         f"{op}: the Python {type(value).__name__} {value} is out of range for {dtype}; "
-        f"convert the array to a wider dtype first (x.astype(...))")))
+        f"{fix}")))
 
 
 def axis_error(op: str, axis, ndim: int) -> ValueError:

@@ -30,7 +30,7 @@ from funcarray.api.placement import check_device, place
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import int_out_of_range_error, op_type_error, op_value_error
 from funcarray.base.host_values import scalar_to_array
 from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
 from funcarray.numpy._extended_arrays import is_extended
@@ -341,6 +341,7 @@ def _arange_on_host(start, stop=None, step=None, dtype=None, *, device=None):
     if type(start) is int and stop is None and step is None and dtype is None and (
             device is None):
         # arange(n), the common form: the iota kernel's ramp (0 values for n <= 0).
+        _check_arange_fits(0, 1, max(start, 0), dtypes.default_int)
         return Array(np.arange(max(start, 0), dtype=dtypes.default_int))
     for v in (start, stop, step):
         if v is not None and type(v) is not int and type(v) is not float:
@@ -357,6 +358,7 @@ def _arange_on_host(start, stop=None, step=None, dtype=None, *, device=None):
     if dtype == dtypes.bool_:
         return NotImplemented
     n = max(0, math.ceil((stop - start) / step))
+    _check_arange_fits(start, step, n, dtype)  # (raising declines: the general path raises)
     # The general path's kernels on the same values: the iota, times step, plus start.
     compute = _arange_compute_dtype(dtype)
     ramp = iota_p.kernel(dtype=compute, shape=(n,), dimension=0)
@@ -382,6 +384,21 @@ def _in_dtype(value, dtype) -> np.ndarray:
     """A Python number as a 0-d array of ``dtype``, integers wrapping (a step of -1 is 255
     for uint8: the ramp's wrapping products and sums count down, as NumPy's arange does)."""
     return np.asarray(value).astype(dtype)
+
+
+def _check_arange_fits(start, step, n: int, dtype) -> None:
+    """Raise when an integer ramp's values would wrap in ``dtype`` (``arange(0, 2**40, 2**38)``
+    in int32 would silently give zeros; jax wraps them, funcarray refuses out-of-range Python
+    ints everywhere)."""
+    if n == 0 or not dtypes.is_integer(dtype):
+        return
+    info = np.iinfo(dtype)
+    for value in (start, start + (n - 1) * step):
+        if not info.min <= value <= info.max:
+            wider = "uint64" if info.min == 0 and value > 0 else "int64"
+            raise int_out_of_range_error(
+                "arange", value, dtype,
+                f"pass dtype={wider} (or a float dtype) for a range beyond {dtype}")
 
 
 def _arange_compute_dtype(dtype):
@@ -416,6 +433,7 @@ def arange(start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | No
         dtype = dtypes.default_float if any_float else dtypes.default_int
     dtype = dtypes.canonicalize_dtype(dtype)
     n = max(0, math.ceil((stop - start) / step))
+    _check_arange_fits(start, step, n, dtype)
     compute = _arange_compute_dtype(dtype)
     ramp = iota_p.bind(dtype=compute, shape=(n,), dimension=0)
     if step != 1:

@@ -440,6 +440,27 @@ def test_arange_of_floats_matches_jax_bit_for_bit(args, dtype):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@given(start=st.integers(-2**40, 2**40), step=st.sampled_from([1, 3, 2**20, 2**38, -7]),
+       count=st.integers(0, 4),
+       dtype=st.sampled_from([None, "int8", "uint8", "int32", "uint32", "int64", "uint64"]))
+def test_integer_arange_never_wraps(start, step, count, dtype):
+    # Values that do not fit the dtype are refused (jax and NumPy wrap them silently:
+    # arange(0, 2**40, 2**38) in int32 is [0, 0, 0, 0]); the rest equal NumPy's ramp.
+    stop = start + count * step
+    target = np.dtype("int32" if dtype is None else dtype)
+    want = [start + k * step for k in range(count)]
+    info = np.iinfo(target)
+    fits = all(info.min <= v <= info.max for v in want)
+    for run in (lambda: fnp.arange(start, stop, step, dtype=dtype),
+                lambda: fa.jit(lambda: fnp.arange(start, stop, step, dtype=dtype))()):
+        if fits:
+            got = run()
+            assert got.dtype == target and np.asarray(got).tolist() == want
+        else:
+            with pytest.raises(OverflowError, match="out of range .* pass dtype="):
+                run()
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_cbrt_rejects_complex_eagerly_and_under_jit_like_jax(dtype):
     # jit used to stage complex cbrt and fail in XLA's compiler (StableHLO's cbrt takes floats).
