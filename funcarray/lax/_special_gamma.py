@@ -175,15 +175,18 @@ def zeta_formula(x, q, ops=LAX_OPS):
     nan_mask = _any(ops.lt(x, 1.0), _is_nan(x, ops), _is_nan(q, ops), ops.eq(x, np.inf),
                     ops.bitwise_and(q_nonpositive, ops.bitwise_not(x_integer)),
                     ops.bitwise_and(pole, ops.bitwise_not(x_even)), ops=ops)
-    inf_mask = ops.bitwise_or(ops.eq(x, 1.0), pole)
+    x_one = ops.eq(x, 1.0)
+    inf_mask = ops.bitwise_or(x_one, pole)
     bad = ops.bitwise_or(nan_mask, inf_mask)
     # Harmless arguments where the result is a special value, so that no NaN or inf reaches
     # the derivative of the discarded branch.
     safe_x = ops.select(bad, ops.full_like(x, 2), x)
     safe_q = ops.select(bad, ops.full_like(q, 1), q)
     value = _zeta_sum(safe_x, safe_q, ops)
-    return ops.select(nan_mask, ops.full_like(x, np.nan),
-                      ops.select(inf_mask, ops.full_like(x, np.inf), value))
+    special = ops.select(nan_mask, ops.full_like(x, np.nan),
+                         ops.select(inf_mask, ops.full_like(x, np.inf), value))
+    # x = 1 is the pole of every q, a NaN or a non-positive integer q included (jax, SciPy)
+    return ops.select(x_one, ops.full_like(x, np.inf), special)
 
 
 def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:

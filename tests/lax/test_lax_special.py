@@ -63,3 +63,21 @@ def test_scipy_calls_lax():
     np.testing.assert_array_equal(np.asarray(special.polygamma(n, b)),
                                   np.asarray(lax.polygamma(n.astype("float32"), b)))
     np.testing.assert_array_equal(np.asarray(special.i1e(x)), np.asarray(lax.bessel_i1e(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_zeta_at_one_is_infinite_for_every_q_like_jax(dtype):
+    # x = 1 is the pole whatever q is: a non-positive integer q (a pole of its own, where an
+    # odd x gave NaN) and a NaN q included, as jax and SciPy say.
+    import jax.scipy.special as jsp  # (the suite's conftest turns jax's x64 on)
+
+    q = np.array([0.0, -1.0, -2.0, -0.5, 2.0, np.inf, np.nan], dtype)
+    x = np.ones_like(q)
+    want = np.asarray(jsp.zeta(x, q))
+    np.testing.assert_array_equal(want, np.inf)
+    for f in (lax.zeta, fa.jit(lax.zeta), special.zeta):
+        got = f(x, q)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    for k in range(len(q)):  # one element at a time: the shortcut's scalar path
+        assert float(lax.zeta(x[k], q[k])) == np.inf
