@@ -50,14 +50,15 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
                 return x, y
         elif (ty is float and vx.dtype in _ABSORBS_FLOAT) or (
                 ty is int and vx.dtype in _ABSORBS_INT):
-            if not x._weak:
+            if not x._weak or _weak_absorbs(vx.dtype, y):
                 scalar = _scalar_operand(op, y, vx.dtype)
                 if vx.shape and not running_eagerly():  # (eager kernels broadcast)
                     scalar = broadcast_to_shape(scalar, vx.shape)
                 return x, scalar
     elif ty is Array and (tx is float or tx is int):
         vy = y._value
-        if not y._weak and vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT):
+        if vy.dtype in (_ABSORBS_FLOAT if tx is float else _ABSORBS_INT) and (
+                not y._weak or _weak_absorbs(vy.dtype, x)):
             scalar = _scalar_operand(op, x, vy.dtype)
             if vy.shape and not running_eagerly():
                 scalar = broadcast_to_shape(scalar, vy.shape)
@@ -102,6 +103,21 @@ def promote_binary(op: str, x, y, eager: bool | None = None):
         if operands is not None:
             return operands
     return _promote(op, (x, y), eager_broadcast=eagerly)
+
+
+# The dtypes of weak arrays made from Python scalars: a weak array of one meets a Python
+# scalar its dtype absorbs (a loop counter ``c + 1``, ``t * 0.5``) with no change of dtype or
+# weak type, so the general path's walk of the lattice can be skipped.
+_WEAK_DEFAULTS = frozenset({dtypes.default_int, dtypes.default_float, dtypes.default_complex})
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def _weak_absorbs(dtype, scalar) -> bool:
+    """Whether a weak array of ``dtype`` and the Python ``scalar`` promote to ``dtype``, weak,
+    with ``scalar`` converted as the general path converts it (an int beyond int32 takes the
+    general path, whose error names the default integer type)."""
+    return dtype in _WEAK_DEFAULTS and (
+        type(scalar) is not int or _INT32_MIN <= scalar <= _INT32_MAX)
 
 
 def host_pair(x, y):

@@ -157,3 +157,37 @@ def test_matmul_shortcut_takes_the_common_forms():
     assert _matmul_on_host(half, half) is NotImplemented
     assert _matmul_on_host(Array(m, True), fnp.asarray(m.T)) is NotImplemented
     assert _matmul_on_host(fnp.ones((2, 2, 2)), fnp.ones((2, 2))) is NotImplemented
+
+
+_SCALARS = st.one_of(st.integers(-2**40, 2**40), st.sampled_from([2**31 - 1, -2**31, 2**31]),
+                     st.floats(allow_nan=True, allow_infinity=True))
+
+
+@given(dtype=st.sampled_from(["int32", "float32", "complex64", "int8", "float16", "float64"]),
+       value=st.sampled_from([0, 1, -3, 7.5, -0.0, np.inf]), scalar=_SCALARS,
+       shape=st.sampled_from([(), (3,)]), scalar_first=st.booleans(),
+       op=st.sampled_from([operator.add, operator.sub, operator.mul, operator.truediv,
+                           operator.lt, fnp.maximum]))
+def test_weak_arrays_with_python_scalars_promote_as_the_general_path(
+        dtype, value, scalar, shape, scalar_first, op):
+    # A weak array (from a Python scalar) meeting a Python scalar takes promote_binary's fast
+    # path in both settings of eager_shortcuts: hold it to the lattice walk (_promote).
+    from funcarray.numpy._promotion import _promote
+
+    if np.dtype(dtype).kind == "i" and (not np.isfinite(value) or value != int(value)):
+        value = -3  # (an integer array holds integers)
+    x = Array(np.full(shape, value).astype(dtype), True)
+    pair = (scalar, x) if scalar_first else (x, scalar)
+
+    def outcome(promote):
+        try:
+            a, b = promote(*pair)
+            return ("ok", [(np.asarray(v).tolist(), np.dtype(v.dtype), v.weak_type)
+                           for v in (a, b)])
+        except Exception as exc:  # noqa: BLE001 (the error is the outcome compared)
+            return ("error", type(exc), str(exc).split("\n  (at ")[0])  # (not the location)
+
+    fast = outcome(lambda a, b: promote_binary("add", a, b))
+    general = outcome(lambda a, b: _promote("add", (a, b), eager_broadcast=True))
+    assert repr(fast) == repr(general)  # (repr: NaNs compare equal)
+    assert_same_outcome(lambda: op(*pair))
