@@ -433,7 +433,8 @@ def _approx_k_on_host(largest: bool):
             values = np.negative(values)
         if axis != last:
             values, indices = np.moveaxis(values, last, axis), np.moveaxis(indices, last, axis)
-        return [Array(values), Array(indices)]
+        weak = operand._weak  # (top_k's outputs keep the operand's weak type)
+        return [Array(values, weak), Array(indices, weak)]
 
     return rule
 

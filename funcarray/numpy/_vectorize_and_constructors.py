@@ -486,7 +486,8 @@ def _partition_on_host_setup(a, kth, axis):
     """``_partition_setup`` for a host array of a NumPy bool/int/float dtype and Python-int
     ``kth`` and ``axis`` in range: (the operand with ``axis`` last, kth, axis), or None."""
     v = host_value(a)
-    if v is None or v.ndim == 0 or v.dtype.kind not in "biuf" or type(kth) is not int:
+    # (a weak operand: the general path, whose top_k outputs keep the weak type)
+    if v is None or a._weak or v.ndim == 0 or v.dtype.kind not in "biuf" or type(kth) is not int:
         return None
     axis = host_axis(axis, v.ndim)
     if axis is None:

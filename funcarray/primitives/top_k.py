@@ -53,13 +53,17 @@ def _top_k_impl(x, *, k):
     # in which equal keys keep the lower original index first.
     ascending = np.argsort(total_order_key(v[..., ::-1]), axis=-1, kind="stable")
     indices = (n - 1 - ascending[..., ::-1][..., :k]).astype(np.int32)
-    return [Array(np.take_along_axis(v, indices, axis=-1)), Array(indices)]
+    weak = x.weak_type  # (both outputs, as jax's: see the abstract evaluation)
+    return [Array(np.take_along_axis(v, indices, axis=-1), weak), Array(indices, weak)]
 
 
 @top_k_p.def_abstract_eval
 def _top_k_abstract_eval(x, *, k):
     shape = x.shape[:-1] + (k,)
-    return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, np.dtype(np.int32))]
+    # jax gives the indices the operand's weak type too (jax 0.10.2, checked by
+    # tests/lax/test_top_k.py); eager and jit agree on both.
+    return [ShapedArray(shape, x.dtype, x.weak_type),
+            ShapedArray(shape, np.dtype(np.int32), x.weak_type)]
 
 
 @top_k_p.def_jvp

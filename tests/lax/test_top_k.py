@@ -96,3 +96,20 @@ def test_top_k_errors():
         lax.top_k(fnp.ones(3, dtype=np.complex64), 1)
     with pytest.raises(TypeError, match="k must be an int"):
         lax.top_k(fnp.ones(3), 1.5)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_weak_operands_keep_jax_weak_types_eagerly_and_under_jit(largest):
+    # jax gives both outputs the operand's weak type (indices included); eager top_k gave
+    # strong outputs where jit gave weak values, so the two disagreed.
+    weak = lax.broadcast(fnp.asarray(2.5), (4,))
+    jweak = jax.lax.broadcast(jax.numpy.asarray(2.5), (4,))
+    want = [a.weak_type for a in jax.lax.top_k(jweak, 2)]
+    assert want == [True, True]
+    fn = (lambda v: lax.top_k(v, 2)) if largest else (lambda v: lax.approx_min_k(v, 2))
+    jfn = (lambda v: jax.lax.top_k(v, 2)) if largest else (lambda v: jax.lax.approx_min_k(v, 2))
+    want = [a.weak_type for a in jfn(jweak)]
+    for got in (fn(weak), fa.jit(fn)(weak), lax.approx_max_k(weak, 2)):
+        assert [a.weak_type for a in got] == want
+    strong = fnp.asarray(np.arange(4.0, dtype=np.float32))
+    assert [a.weak_type for a in fn(strong)] == [False, False]
