@@ -9,12 +9,12 @@ The last tests check that the shortcuts take the common forms themselves."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from indexing_operands import as_kind
 from op_table import ALL_DTYPES
 from shortcut_oracle import assert_same_outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
-from funcarray.base.array import Array
 from funcarray.numpy import _linalg_eig_and_tensor, _products_on_host
 from funcarray.numpy import _vectorize_and_constructors as _vc
 
@@ -53,15 +53,7 @@ def _as_input(value, kind):
         if value.ndim == 0 and value.dtype.kind in "iuf":
             return value.item()
         kind = "array"
-    if kind == "array":
-        return fnp.asarray(value)
-    if kind == "weak":
-        return Array(value.copy(), True)
-    if kind == "device":
-        return fa.device_put(fnp.asarray(value))
-    if kind == "numpy":
-        return value
-    return value.tolist()
+    return as_kind(value, kind)
 
 
 @st.composite

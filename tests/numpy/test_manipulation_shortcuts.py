@@ -9,6 +9,7 @@ last test checks that the shortcuts take the common forms themselves."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from indexing_operands import as_kind
 from op_table import ALL_DTYPES
 from shortcut_oracle import assert_same_outcome
 
@@ -48,22 +49,10 @@ def _values(draw, dtype, shape):
         return values.astype(dtype)
 
 
-def _as(value, kind):
-    if kind == "array":
-        return fnp.asarray(value)
-    if kind == "weak":
-        return Array(np.array(value), True)
-    if kind == "device":
-        return fa.device_put(fnp.asarray(value))
-    if kind == "numpy":
-        return value
-    return value.tolist()
-
-
 @st.composite
 def arrays(draw, dtypes=ALL_DTYPES, shapes=_SHAPES, kinds=_KINDS):
     value = _values(draw, fnp.dtype(draw(st.sampled_from(dtypes))), draw(shapes))
-    return _as(value, draw(st.sampled_from(kinds)))
+    return as_kind(value, draw(st.sampled_from(kinds)))
 
 
 _SCALARS = st.one_of(st.sampled_from([0, 1, -1, 7, 300, 2**31, True, 0.5, -0.0, np.nan, 1e30,
@@ -79,7 +68,7 @@ _INDEX_KINDS = ("array", "weak", "device", "list")
 def test_insert_matches_general_path(a, obj, values, axis, obj_kind):
     if not isinstance(obj, int):
         obj = np.asarray(obj, np.int8 if obj_kind == "int8" else np.int32)
-        obj = _as(obj, "array" if obj_kind == "int8" else "weak")
+        obj = as_kind(obj, "array" if obj_kind == "int8" else "weak")
     elif obj_kind == "array":
         obj = fnp.asarray(obj)
     assert_same_outcome(lambda: fnp.insert(a, obj, values, axis=axis))
@@ -105,7 +94,7 @@ def test_choose_matches_general_path(data, mode, n):
     shape = data.draw(st.sampled_from([(), (3,), (2, 3), (0,)]))
     index = np.asarray(data.draw(st.lists(st.integers(-3, 4), min_size=int(np.prod(shape)),
                                           max_size=int(np.prod(shape)))), np.int32)
-    index = _as(index.reshape(shape).astype(data.draw(st.sampled_from(
+    index = as_kind(index.reshape(shape).astype(data.draw(st.sampled_from(
         [np.int32, np.uint8, np.int64, np.float32]))), data.draw(st.sampled_from(_KINDS)))
     dtypes = data.draw(st.sampled_from([(np.float32,), (np.int8,), (np.float16, np.float32),
                                         ALL_DTYPES]))
@@ -122,7 +111,7 @@ def test_put_along_axis_matches_general_path(data, axis, inplace):
     shape = tuple(data.draw(st.lists(st.integers(0, 3), min_size=ndim, max_size=ndim)))
     index = np.asarray(data.draw(st.lists(st.integers(-4, 4), min_size=int(np.prod(shape)),
                                           max_size=int(np.prod(shape)))), np.int32)
-    index = _as(index.reshape(shape).astype(data.draw(st.sampled_from(
+    index = as_kind(index.reshape(shape).astype(data.draw(st.sampled_from(
         [np.int32, np.uint8, np.int64]))), data.draw(st.sampled_from(_INDEX_KINDS)))
     values = data.draw(st.one_of(_SCALARS, arrays(shapes=st.sampled_from(
         [(), (1,), shape, (2, 1)]))))
