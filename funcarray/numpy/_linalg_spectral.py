@@ -223,27 +223,31 @@ def svdvals(x: ArrayLike, /) -> Array:
 
 def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool = False,
                 tol: ArrayLike | None = None) -> Array:
-    """The number of singular values above ``rtol * max(S)`` (jax.numpy.linalg.matrix_rank;
-    the default ``rtol`` is ``max(m, n) * eps``; ``tol`` is its older name).
+    """The number of singular values above ``rtol * max(S)`` (jax.numpy.linalg.matrix_rank,
+    as its documentation, NumPy and the Array API standard define ``rtol``; the default
+    ``rtol`` is ``max(m, n) * eps``). ``tol``, its older name, is an absolute cutoff, as
+    NumPy's ``tol`` and as jax applies either.
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.numpy import linalg
         >>> linalg.matrix_rank(fnp.asarray([[1.0, 2.0], [2.0, 4.0]]))
         Array(1, dtype=int32)
+        >>> linalg.matrix_rank(fnp.asarray([[10.0, 0.0], [0.0, 0.5]]), rtol=0.1)
+        Array(1, dtype=int32)
     """
-    if tol is not None:
-        if rtol is not None:
-            raise op_value_error("matrix_rank", "give only one of tol and rtol")
-        rtol = tol
+    if tol is not None and rtol is not None:
+        raise op_value_error("matrix_rank", "give only one of tol and rtol")
     M = _float_matrix("matrix_rank", M, min_ndim=0, complex_ok=True)
     if M.ndim < 2:  # a vector or scalar has rank 1 unless it is all zeros (as NumPy)
         return _reductions.any(M != 0).astype(np.int32)
     s = svd(M, compute_uv=False, hermitian=hermitian)
-    if rtol is None:
-        cutoff = _reductions.max(s, axis=-1) * (max(M.shape[-2:]) * _eps(s.dtype))
+    if tol is not None:
+        cutoff = asarray_arg("matrix_rank", tol)
     else:
-        cutoff = asarray_arg("matrix_rank", rtol)
+        if rtol is None:
+            rtol = max(M.shape[-2:]) * _eps(s.dtype)
+        cutoff = asarray_arg("matrix_rank", rtol) * _reductions.max(s, axis=-1)
     return _reductions.sum(s > _shape.expand_dims(cutoff, -1), axis=-1).astype(np.int32)
 
 

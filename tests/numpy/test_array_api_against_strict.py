@@ -18,7 +18,8 @@ import funcarray.numpy as fnp
 # Index results are funcarray's default index dtype (int32, what
 # __array_namespace_info__().default_dtypes() reports), array-api-strict's int64.
 _INDEX_RESULTS = {"argsort", "searchsorted", "unique_counts", "unique_inverse", "unique_all",
-                  "nonzero", "count_nonzero", "argmax", "argmin", "linalg.matrix_rank"}
+                  "nonzero", "count_nonzero", "argmax", "argmin", "linalg.matrix_rank",
+                  "linalg.matrix_rank_rtol"}
 _DATA_DEPENDENT = {"unique_values", "unique_counts", "unique_inverse", "unique_all"}
 
 
@@ -126,6 +127,9 @@ CALLS = {
     "linalg.matrix_norm2": lambda xp, a: xp.linalg.matrix_norm(a(S), ord=-2),
     "linalg.matrix_power": lambda xp, a: xp.linalg.matrix_power(a(S), -2),
     "linalg.matrix_rank": lambda xp, a: xp.linalg.matrix_rank(a(S), rtol=1e-3),
+    # rtol is relative to each matrix's largest singular value, one rtol per matrix
+    "linalg.matrix_rank_rtol": lambda xp, a: xp.linalg.matrix_rank(
+        a(np.stack([S * 50, S / 50])), rtol=a(np.array([0.3, 0.05]))),
     "linalg.matrix_transpose": lambda xp, a: xp.linalg.matrix_transpose(a(A)),
     "linalg.outer": lambda xp, a: xp.linalg.outer(a(V), a(V)),
     "linalg.pinv": lambda xp, a: xp.linalg.pinv(a(A), rtol=1e-3),

@@ -185,6 +185,11 @@ def test_matrix_rank_of_vectors_and_tolerances():
     assert int(fla.matrix_rank(a)) == 3
     assert int(fla.matrix_rank(a, rtol=1e-6)) == 2
     assert int(fla.matrix_rank(a, tol=1e-2)) == 1
+    # rtol scales with the largest singular value (NumPy, the Array API standard, jax's
+    # documentation); tol is an absolute cutoff (NumPy's tol, what jax applies)
+    scaled = np.diag([10.0, 0.5, 0.05])
+    assert int(fla.matrix_rank(scaled, rtol=0.1)) == np.linalg.matrix_rank(scaled, rtol=0.1) == 1
+    assert int(fla.matrix_rank(scaled, tol=0.1)) == np.linalg.matrix_rank(scaled, tol=0.1) == 2
 
 
 def test_lstsq_numpy_resid_is_empty_when_underdetermined():
