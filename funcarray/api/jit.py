@@ -253,14 +253,15 @@ def _dispatcher(state: Jitted):
                     if last is None:
                         out = fast.call_by_signature(args)
                     else:
-                        run_args, jdev, aval_x, start, finish, exe, out_aval, out_weak = last
+                        (run_args, jdev, aval_x, start, finish, handlers, exe, out_aval,
+                         out_weak) = last
                         # f(x) of one output, the commonest call, checked and run here: a
                         # DeviceArray with the compiled aval object, on jdev
                         if (aval_x is not None and len(args) == 1
                                 and type(x := args[0]) is DeviceArray
                                 and x._aval is aval_x and (cached := x._buf)[0] is jdev):
                             try:
-                                out_buffer = finish(start([cached[1]]))[0]
+                                out_buffer = finish(start([cached[1]]), handlers)[0]
                             except Exception as exc:  # noqa: BLE001
                                 runtime.raise_execution_error(exe, exc)
                             out = _new_object(DeviceArray)  # device_array(), written out

@@ -139,13 +139,13 @@ class _FastEntry:
     * ``last``: what ``jit``'s dispatcher runs itself for arguments of the types this entry
       was made for (None for an entry with donated arguments, whose bookkeeping lives in
       ``Jitted._run_eagerly``, and for one compiled for several devices), the tuple
-      ``(call, jdev, aval_x, start, finish, exe, out_aval, out_weak)``: ``call(args)`` ->
-      the outputs, or MISS when the arguments' structure or types differ (one Python call
-      from the arguments to the outputs); ``aval_x``: for the commonest entry, one array
-      argument, one output and no consts, the canonical aval the argument was compiled for,
-      which the dispatcher checks itself and then runs ``finish(start(bufs))[0]`` of
-      executable ``exe`` (``runtime.execute_steps``) on device ``jdev`` and wraps it as an
-      ``out_aval`` array; else None.
+      ``(call, jdev, aval_x, start, finish, handlers, exe, out_aval, out_weak)``:
+      ``call(args)`` -> the outputs, or MISS when the arguments' structure or types differ
+      (one Python call from the arguments to the outputs); ``aval_x``: for the commonest
+      entry, one array argument, one output and no consts, the canonical aval the argument
+      was compiled for, which the dispatcher checks itself and then runs
+      ``finish(start(bufs), handlers)[0]`` of executable ``exe`` (``runtime.execute_steps``)
+      on device ``jdev`` and wraps it as an ``out_aval`` array; else None.
     """
 
     __slots__ = ("last", "run_leaves")
@@ -160,14 +160,14 @@ class _FastEntry:
             self.run_leaves = _sharded_runner(entry)
             return
         exe = entry.exe
-        start, finish = runtime.execute_steps(exe)
-        call = _make_call(args, entry, start, finish)
+        start, finish, handlers = runtime.execute_steps(exe)
+        call = _make_call(args, entry, start, finish, handlers)
         self.run_leaves = lambda leaves: call(None, leaves)
         aval_x = out_aval = None
         if (entry.single_output and not entry.consts and len(args) == 1
                 and type(args[0]) in (Array, DeviceArray)):
             aval_x, out_aval = _leaf_spec(args[0])[3], entry.out_avals[0]
-        self.last = (call, exe.device, aval_x, start, finish, exe, out_aval,
+        self.last = (call, exe.device, aval_x, start, finish, handlers, exe, out_aval,
                      out_aval is not None and out_aval.weak_type)
 
 
@@ -177,7 +177,7 @@ def _sharded_runner(entry):
     or none if it carried none (it is then placed as the parameter wants, as jit's general
     path does); MISS otherwise. Outputs are split as the executable's results are."""
     exe, consts = entry.exe, entry.consts
-    start, finish = runtime.execute_steps(exe)
+    start, finish, handlers = runtime.execute_steps(exe)
     to_buffer = executor.to_buffer
     const_places = exe.in_placements[:len(consts)]
     leaf_places = exe.in_placements[len(consts):]
@@ -212,7 +212,7 @@ def _sharded_runner(entry):
                 return MISS
             bufs.append(cached[1] if have is place else to_buffer(x, place))
         try:
-            out_buffers = finish(start(bufs))
+            out_buffers = finish(start(bufs), handlers)
         except Exception as exc:  # noqa: BLE001
             runtime.raise_execution_error(exe, exc)
         outs = [device_array(p, b, a) for b, (a, p) in zip(out_buffers, outs_typed)]
@@ -259,7 +259,7 @@ def _values_getter(names: tuple):
     return itemgetter(*names)
 
 
-def _make_call(args, entry, start, finish):
+def _make_call(args, entry, start, finish, handlers):
     """``call(args, leaves=None)``: the outputs of compiled ``entry`` for positional ``args``
     when they have the structure and leaf types of the ``args`` given here, else MISS; with
     ``leaves`` (the argument leaves in pytree order, of a signature already matched), for
@@ -349,7 +349,7 @@ def _make_call(args, entry, start, finish):
         if consts:  # resolved per call: a const's buffer may have been donated since
             bufs = [to_buffer(c, jdev) for c in consts] + bufs
         try:
-            out_buffers = finish(start(bufs))
+            out_buffers = finish(start(bufs), handlers)
         except Exception as exc:  # noqa: BLE001
             runtime.raise_execution_error(exe, exc)
         if single:  # (no list of one output to build and index)
