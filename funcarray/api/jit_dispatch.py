@@ -260,9 +260,9 @@ def _values_getter(names: tuple):
 
 
 def _make_call(args, entry, start, finish, handlers):
-    """``call(args, leaves=None)``: the outputs of compiled ``entry`` for positional ``args``
+    """``call(args, items=None)``: the outputs of compiled ``entry`` for positional ``args``
     when they have the structure and leaf types of the ``args`` given here, else MISS; with
-    ``leaves`` (the argument leaves in pytree order, of a signature already matched), for
+    ``items`` (the argument leaves in pytree order, of a signature already matched), for
     those. (``args`` passed ``fast_signature``: Arrays, dicts, lists and tuples of them.)
 
     One function from the arguments to the outputs: checking, running and wrapping are
