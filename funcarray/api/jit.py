@@ -249,41 +249,31 @@ def _dispatcher(state: Jitted):
             # signature seen before. Its key needs no pytree flattening.
             if not kwargs and CURRENT_TRACE.get() is EVAL_TRACE and config._fast_dispatch:
                 try:
-                    out = MISS
                     last = fast.last  # the signature called last: see jit_dispatch._FastEntry
-                    if last is not None:
-                        guard, jdev, aval_x, run, start, finish, exe, out_aval, out_weak = last
-                        bufs = MISS
-                        if aval_x is not None and len(args) == 1:
-                            # f(x), the commonest call, checked here instead of by the guard:
-                            # a DeviceArray with the compiled aval object, or a host Array
-                            # of that type, whose buffer is on jdev
-                            x = args[0]
-                            t = type(x)
-                            cached = getattr(x, "_buf", None)
-                            if cached is not None and cached[0] is jdev and (
-                                    x._aval is aval_x if t is DeviceArray else t is Array and (
-                                        x._value.shape == aval_x.shape
-                                        and x._value.dtype is aval_x.dtype
-                                        and x._weak == aval_x.weak_type)):
-                                bufs = [cached[1]]
-                        if bufs is MISS:
-                            bufs = guard(args)
-                        if bufs is not MISS:
-                            if run is not None:
-                                out = run(bufs)
-                            else:  # one output, no consts: run and wrapped here, a call less
-                                try:
-                                    out_buffer = finish(start(bufs))[0]
-                                except Exception as exc:  # noqa: BLE001
-                                    runtime.raise_execution_error(exe, exc)
-                                out = _new_object(DeviceArray)  # device_array(), written out
-                                out._weak = out_weak
-                                out._buf = (jdev, out_buffer)
-                                out._aval = out_aval
-                                out._ready = False
-                    if out is MISS:
+                    if last is None:
                         out = fast.call_by_signature(args)
+                    else:
+                        (run_args, jdev, aval_x, start, finish, handlers, exe, out_aval,
+                         out_weak) = last
+                        # f(x) of one output, the commonest call, checked and run here: a
+                        # DeviceArray with the compiled aval object, on jdev
+                        if (aval_x is not None and len(args) == 1
+                                and type(x := args[0]) is DeviceArray
+                                and x._aval is aval_x and (cached := x._buf)[0] is jdev):
+                            try:
+                                out_buffer = finish(start([cached[1]]), handlers)[0]
+                            except Exception as exc:  # noqa: BLE001
+                                runtime.raise_execution_error(exe, exc)
+                            out = _new_object(DeviceArray)  # device_array(), written out
+                            out._weak = out_weak
+                            out._buf = (jdev, out_buffer)
+                            out._aval = out_aval
+                            out._ready = False
+                            shared.hits += 1
+                            return out
+                        out = run_args(args)  # any other signature: one call
+                        if out is MISS:
+                            out = fast.call_by_signature(args)
                 except Exception as exc:  # noqa: BLE001 (re-raised minus our frames)
                     raise filtered(_explained(exc, args, kwargs)) from exc.__cause__
                 if out is not MISS:

@@ -134,16 +134,18 @@ class _FastEntry:
     """A compiled entry's fast dispatch. Everything that does not depend on the argument
     values (device, executable, output types and tree) is looked up once here.
 
-    * ``run_leaves(leaves)`` -> the outputs for the argument leaves (in pytree order).
+    * ``run_leaves(leaves)`` -> the outputs for the argument leaves (in pytree order), or
+      MISS.
     * ``last``: what ``jit``'s dispatcher runs itself for arguments of the types this entry
-      was made for (None for an entry with donated arguments: its bookkeeping lives in
-      ``Jitted._run_eagerly``), the tuple ``(guard, jdev, aval_x, run, start, finish, exe,
-      out_aval, out_weak)``: ``guard(args)`` -> the device buffers of ``args``, or MISS when
-      their types differ; ``aval_x``: for one array argument, the canonical aval it was
-      compiled for (the dispatcher checks the commonest call, ``f(x)``, without calling the
-      guard), else None; ``run(bufs)`` -> the outputs, or None for the commonest entry, one
-      output of ``out_aval`` and no consts, which the dispatcher runs itself: ``finish(start(
-      bufs))[0]`` of executable ``exe`` (``runtime.execute_steps``) on device ``jdev``.
+      was made for (None for an entry with donated arguments, whose bookkeeping lives in
+      ``Jitted._run_eagerly``, and for one compiled for several devices), the tuple
+      ``(call, jdev, aval_x, start, finish, handlers, exe, out_aval, out_weak)``:
+      ``call(args)`` -> the outputs, or MISS when the arguments' structure or types differ
+      (one Python call from the arguments to the outputs); ``aval_x``: for the commonest
+      entry, one array argument, one output and no consts, the canonical aval the argument
+      was compiled for, which the dispatcher checks itself and then runs
+      ``finish(start(bufs), handlers)[0]`` of executable ``exe`` (``runtime.execute_steps``)
+      on device ``jdev`` and wraps it as an ``out_aval`` array; else None.
     """
 
     __slots__ = ("last", "run_leaves")
@@ -157,77 +159,16 @@ class _FastEntry:
             self.last = None
             self.run_leaves = _sharded_runner(entry)
             return
-        exe, consts = entry.exe, entry.consts
-        jdev = exe.device
-        start, finish = runtime.execute_steps(exe)
-        to_buffer = executor.to_buffer
-
-        def buffers(leaves):
-            bufs = []
-            for x in leaves:
-                cached = getattr(x, "_buf", None)  # (device, buffer): see array.DeviceArray
-                if cached is not None and cached[0] is jdev:
-                    bufs.append(cached[1])
-                elif cached is not None and type(cached[0]) is NamedSharding:
-                    return MISS  # (compiled for an array on one device: not this entry's)
-                else:
-                    bufs.append(to_buffer(x, jdev))
-            return bufs
-
-        # The executable runs inline (``finish(start(bufs))``), not through a helper: each
-        # Python call is a few percent of a small jitted call.
-        if entry.single_output:
-            aval = entry.out_avals[0]
-
-            def run(bufs):
-                if consts:  # resolved per call: a const's buffer may have been donated since
-                    bufs = buffers(consts) + bufs
-                try:
-                    out_buffer = finish(start(bufs))[0]
-                except Exception as exc:  # noqa: BLE001
-                    runtime.raise_execution_error(exe, exc)
-                return device_array(jdev, out_buffer, aval)
-        else:
-            out_tree, out_avals = entry.out_tree, entry.out_avals
-            outs_typed = [(a, a.weak_type) for a in out_avals]
-            # A flat list or tuple of arrays, the commonest result with several outputs, is
-            # built directly (tree.unflatten costs ~40 ns an output).
-            flat_kind = _flat_kind(out_tree, len(out_avals))
-
-            def run(bufs):
-                if consts:
-                    bufs = buffers(consts) + bufs
-                try:
-                    out_buffers = finish(start(bufs))
-                except Exception as exc:  # noqa: BLE001
-                    runtime.raise_execution_error(exe, exc)
-                outs = []
-                for b, (a, weak) in zip(out_buffers, outs_typed):
-                    out = _new_object(DeviceArray)  # device_array(), written out
-                    out._weak = weak
-                    out._buf = (jdev, b)
-                    out._aval = a
-                    out._ready = False
-                    outs.append(out)
-                if flat_kind is list:
-                    return outs
-                if flat_kind is tuple:
-                    return tuple(outs)
-                return tree.unflatten(out_tree, outs)
-
-        def run_leaves(leaves):
-            bufs = buffers(leaves)
-            return MISS if bufs is MISS else run(bufs)
-
-        self.run_leaves = run_leaves
-        inline = entry.single_output and not consts
-        out_aval = entry.out_avals[0] if inline else None
-        aval_x = None
-        if len(args) == 1 and type(args[0]) in (Array, DeviceArray):
-            aval_x = _leaf_spec(args[0])[3]
-        self.last = (_make_guard(args, jdev, to_buffer), jdev, aval_x,
-                     None if inline else run, start, finish, exe, out_aval,
-                     inline and out_aval.weak_type)
+        exe = entry.exe
+        start, finish, handlers = runtime.execute_steps(exe)
+        call = _make_call(args, entry, start, finish, handlers)
+        self.run_leaves = lambda leaves: call(None, leaves)
+        aval_x = out_aval = None
+        if (entry.single_output and not entry.consts and len(args) == 1
+                and type(args[0]) in (Array, DeviceArray)):
+            aval_x, out_aval = _leaf_spec(args[0])[3], entry.out_avals[0]
+        self.last = (call, exe.device, aval_x, start, finish, handlers, exe, out_aval,
+                     out_aval is not None and out_aval.weak_type)
 
 
 def _sharded_runner(entry):
@@ -236,7 +177,7 @@ def _sharded_runner(entry):
     or none if it carried none (it is then placed as the parameter wants, as jit's general
     path does); MISS otherwise. Outputs are split as the executable's results are."""
     exe, consts = entry.exe, entry.consts
-    start, finish = runtime.execute_steps(exe)
+    start, finish, handlers = runtime.execute_steps(exe)
     to_buffer = executor.to_buffer
     const_places = exe.in_placements[:len(consts)]
     leaf_places = exe.in_placements[len(consts):]
@@ -271,7 +212,7 @@ def _sharded_runner(entry):
                 return MISS
             bufs.append(cached[1] if have is place else to_buffer(x, place))
         try:
-            out_buffers = finish(start(bufs))
+            out_buffers = finish(start(bufs), handlers)
         except Exception as exc:  # noqa: BLE001
             runtime.raise_execution_error(exe, exc)
         outs = [device_array(p, b, a) for b, (a, p) in zip(out_buffers, outs_typed)]
@@ -318,18 +259,26 @@ def _values_getter(names: tuple):
     return itemgetter(*names)
 
 
-def _make_guard(args, jdev, to_buffer):
-    """``guard(args)``: the device buffers of ``args`` (in pytree order) on ``jdev`` when they
-    have the structure and leaf types of the ``args`` given here, else MISS. (``args`` passed
-    ``fast_signature``: Arrays, dicts, lists and tuples of them.)
+def _make_call(args, entry, start, finish, handlers):
+    """``call(args, items=None)``: the outputs of compiled ``entry`` for positional ``args``
+    when they have the structure and leaf types of the ``args`` given here, else MISS; with
+    ``items`` (the argument leaves in pytree order, of a signature already matched), for
+    those. (``args`` passed ``fast_signature``: Arrays, dicts, lists and tuples of them.)
 
-    Two steps: the structure (positional Arrays and a single flat dict, the common cases,
-    are written out; anything else, nested containers too, goes through ``flatten``), then
-    the leaves. A leaf that is a DeviceArray with the compiled aval (the identical, canonical
-    object) on the executable's device costs one lean loop step; the first other leaf sends
-    every leaf through ``_checked_buffers``, which accepts host Arrays, equal non-canonical
-    avals and other devices (copied over).
+    One function from the arguments to the outputs: checking, running and wrapping are
+    written out in it, not called, since each Python call is a few percent of a small jitted
+    call. Three steps:
+
+    * the structure: positional Arrays and a single flat dict, the common cases, are
+      written out; anything else, nested containers too, goes through ``_flatten_into``;
+    * the leaves: a DeviceArray with the compiled aval (the identical, canonical object) on
+      the executable's device, or a host Array of that type whose buffer is there, costs one
+      lean loop step; the first other leaf sends every leaf through ``_checked_buffers``,
+      which accepts equal non-canonical avals and other devices (copied over);
+    * the run and the outputs, built as ``device_array`` builds them (written out too).
     """
+    exe, consts, jdev = entry.exe, entry.consts, entry.exe.device
+    to_buffer = executor.to_buffer
     specs = [_structure(x) for x in args]
     n_args = len(args)
     all_leaves = all(spec is None for spec in specs)
@@ -341,55 +290,90 @@ def _make_guard(args, jdev, to_buffer):
     one_dict = n_args == 1 and specs[0] is not None and specs[0][0] is dict and specs[0][4]
     if one_dict:
         _, dict_size, dict_values, _, _ = specs[0]
+    single = entry.single_output
+    outs_typed = [(a, a.weak_type) for a in entry.out_avals]
+    out_aval, out_weak = outs_typed[0] if outs_typed else (None, False)
+    out_tree = entry.out_tree
+    # A flat list or tuple of arrays, the commonest result with several outputs, is built
+    # directly (tree.unflatten costs ~40 ns an output).
+    flat_kind = None if single else _flat_kind(out_tree, len(outs_typed))
+    new = _new_object
 
-    def flatten(args):
-        """The leaves of ``args`` in pytree order, or MISS when the structure differs."""
-        items = []
-        return items if _flatten_into(args, root, items) else MISS
-
-    def guard(args):
-        if len(args) != n_args:
-            return MISS
-        if all_leaves:
-            items = args
-        elif one_dict:
-            x = args[0]
-            if type(x) is not dict or len(x) != dict_size:
+    def call(args, items=None):
+        if items is None:
+            if len(args) != n_args:
                 return MISS
-            try:
-                items = dict_values(x)
-            except KeyError:  # other keys
-                return MISS
-        else:
-            items = flatten(args)
-            if items is MISS:
-                return MISS
+            if all_leaves:
+                items = args
+            elif one_dict:
+                x = args[0]
+                if type(x) is not dict or len(x) != dict_size:
+                    return MISS
+                try:
+                    items = dict_values(x)
+                except KeyError:  # other keys
+                    return MISS
+            else:
+                items = []
+                if not _flatten_into(args, root, items):
+                    return MISS
         bufs = []
-        # The leaf step is written out, not called: a call per leaf would cost more than
-        # it. A leaf that is not the common case (a DeviceArray with this very aval object,
-        # or a host Array with this type, whose buffer is on jdev) sends every leaf through
-        # the full check; so does a host array never passed to jit (no ``_buf`` yet).
+        lean = False
+        # A host array never passed to jit has no ``_buf`` yet (AttributeError): it takes
+        # the full check, which puts it on the device.
         try:
             for item, aval in zip(items, avals):
                 t = type(item)
                 if t is DeviceArray:
-                    same = item._aval is aval
+                    if item._aval is not aval:
+                        break
                 elif t is Array:
                     v = item._value
-                    same = (v.shape == aval.shape and v.dtype is aval.dtype
-                            and item._weak == aval.weak_type)
+                    if not (v.shape == aval.shape and v.dtype is aval.dtype
+                            and item._weak == aval.weak_type):
+                        break
                 else:
                     return MISS
                 cached = item._buf  # (device, buffer): see array.DeviceArray
-                if same and cached[0] is jdev:
-                    bufs.append(cached[1])
-                    continue
-                return _checked_buffers(items, leaf_specs, jdev, to_buffer)
+                if cached[0] is not jdev:
+                    break
+                bufs.append(cached[1])
+            else:
+                lean = True
         except AttributeError:
-            return _checked_buffers(items, leaf_specs, jdev, to_buffer)
-        return bufs
+            pass
+        if not lean:
+            bufs = _checked_buffers(items, leaf_specs, jdev, to_buffer)
+            if bufs is MISS:
+                return MISS
+        if consts:  # resolved per call: a const's buffer may have been donated since
+            bufs = [to_buffer(c, jdev) for c in consts] + bufs
+        try:
+            out_buffers = finish(start(bufs), handlers)
+        except Exception as exc:  # noqa: BLE001
+            runtime.raise_execution_error(exe, exc)
+        if single:  # (no list of one output to build and index)
+            out = new(DeviceArray)  # device_array(), written out
+            out._weak = out_weak
+            out._buf = (jdev, out_buffers[0])
+            out._aval = out_aval
+            out._ready = False
+            return out
+        outs = []
+        for b, (a, weak) in zip(out_buffers, outs_typed):
+            out = new(DeviceArray)
+            out._weak = weak
+            out._buf = (jdev, b)
+            out._aval = a
+            out._ready = False
+            outs.append(out)
+        if flat_kind is list:
+            return outs
+        if flat_kind is tuple:
+            return tuple(outs)
+        return tree.unflatten(out_tree, outs)
 
-    return guard
+    return call
 
 
 def _structure(x):

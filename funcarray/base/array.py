@@ -525,7 +525,7 @@ class DeviceArray(Array):
         # Once waited for, an array stays computed (until donated: ``_finish_donation`` in
         # lowering/executor.py clears the flag): timing loops wait for the same array again
         # and again, and asking jaxlib costs more than this method otherwise does.
-        if getattr(self, "_ready", False):
+        if self._ready:  # (every DeviceArray is made with it set: see device_array)
             return self
         try:
             self._buf[1].block_until_ready()

@@ -94,3 +94,21 @@ def test_threads_calling_one_jitted_function_get_their_own_results():
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(work, range(4)))  # re-raises what a thread raised
+
+
+@pytest.mark.parametrize("pytree", [False, True], ids=["one_array", "dict"])
+def test_a_donated_array_on_the_fast_path_of_another_function_is_refused(pytree):
+    """An array donated to one jitted function, passed to another whose fast path knows its
+    type (checked by the dispatcher itself, or by the signature's closure), names the
+    donation instead of running on a deleted buffer."""
+    step = fa.jit(lambda p, g: p - 0.5 * g, donate_argnums=0)
+    f = fa.jit(lambda d: [d["a"] * 2, d["b"]]) if pytree else fa.jit(lambda x: x + 1.0)
+    params = fa.jit(lambda x: x * 2.0)(fnp.ones(3))
+    other = fa.device_put(fnp.ones(3))
+    args = {"a": other, "b": params} if pytree else params
+    for _ in range(2):
+        fa.block_until_ready(f(args))
+    step(params, fnp.ones(3))
+    with pytest.raises(RuntimeError, match=f"argument leaf {int(pytree)} .*was donated"):
+        f(args)
+    assert f.cache_info().misses == 1

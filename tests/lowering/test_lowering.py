@@ -159,8 +159,8 @@ def test_execute_buffers_buffer_executor_and_execute_steps_agree(add_exe):
     a, b = (runtime.device_put(np.array(v, np.float32)) for v in ([1, 2, 3], [10, 20, 30]))
     (direct,) = runtime.execute_buffers(add_exe, [a, b])
     (bound,) = runtime.buffer_executor(add_exe)([a, b])
-    start, finish = runtime.execute_steps(add_exe)
-    (stepped,) = finish(start([a, b]))
+    start, finish, handlers = runtime.execute_steps(add_exe)
+    (stepped,) = finish(start([a, b]), handlers)
     for out in (direct, bound, stepped):
         np.testing.assert_array_equal(runtime.to_numpy(out), [11, 22, 33])
 
