@@ -54,8 +54,8 @@ import os
 import re
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import array_api_strict as xps
 import numpy as np
@@ -184,7 +184,7 @@ def operand(dtype: str, shape, key: str, kind: str = "any") -> np.ndarray:
     zeros, then random values), ``"finite-edge"`` (the same without infinities)."""
     dt, rng = np.dtype(dtype), _rng(key)
     n = int(np.prod(shape))
-    if dt == bool:
+    if dt.kind == "b":
         v = rng.integers(0, 2, n).astype(bool)
     elif dt.kind in "iu":
         info = np.iinfo(dt)

@@ -144,7 +144,8 @@ def test_binary_operator(name):
 
 
 def test_matmul_operator():
-    """``x @ y`` and ``x @= y`` over dtype pairs, matrix by matrix and matrix by vector."""
+    """``x @ y`` (and ``y.__rmatmul__(x)``) and ``x @= y`` over dtype pairs, matrix by matrix
+    and matrix by vector."""
     cases = []
     for d1, d2 in itertools.product(DTYPES, DTYPES):
         x = operand(d1, (2, 3), f"matmul{d1}{d2}", "small")
@@ -152,6 +153,8 @@ def test_matmul_operator():
                   operand(d2, (3,), f"mv{d2}{d1}", "small")):
             cases.append(Case(f"__matmul__({d1}{x.shape}, {d2}{y.shape})",
                               lambda xp, x, y: x @ y, (x, y)))
+            cases.append(Case(f"__rmatmul__({d2}{y.shape}, {d1}{x.shape})",
+                              lambda xp, x, y: y.__rmatmul__(x), (x, y)))
         square = operand(d2, (3, 3), f"imatmul{d2}{d1}", "small")
         cases.append(Case(f"__imatmul__({d1}, {d2})", lambda xp, x, y: operator.imatmul(x, y),
                           (x, square)))
