@@ -20,7 +20,12 @@ Allowances (the only ones; docs/array_api.md, "How conformance is checked"):
   array-api-strict has its 64-bit ones, values compared in funcarray's dtype.
 * Values: NaN equals NaN (the standard leaves NaN payloads and signs open); floating results
   agree within a few units in the last place (``RTOL``; the eager kernels and XLA round
-  transcendental functions differently), linear algebra within the case's own tolerance.
+  transcendental functions differently); the other functions within 1e-4 (32-bit) or 1e-10
+  (64-bit), relative and absolute, as reductions, decompositions and transforms round in
+  another order, and decompositions by what the standard fixes (eigenvalues, ``|R|`` and
+  ``Q @ R``, singular values and ``U @ diag(S) @ Vh``), not by vectors unique only up to
+  phases. Integer operands stay small where sums of products would overflow (the standard
+  leaves integer overflow open).
   Zeros' signs of real floating results must match in the elementwise tables (IEEE 754 and
   the standard's special cases fix them), except where the standard leaves them open
   (``sign`` of a zero, ``maximum``/``minimum`` of zeros of both signs). Under jit, XLA
@@ -36,9 +41,9 @@ Allowances (the only ones; docs/array_api.md, "How conformance is checked"):
   departs from the standard at complex infinities and NaNs (``expm1(nan+0j)``), which
   ``test_array_api_special_cases.py`` checks against the standard's own table; complex
   division and multiplication by infinities or zeros are left open by the standard; and
-  funcarray, as jax (XLA), ignores a -0 imaginary part on branch cuts (``sqrt(-2-0j)`` is
-  ``+1.414j``, where the standard's ``sqrt(conj(x)) == conj(sqrt(x))`` asks ``-1.414j``):
-  a known difference, not checked here.
+  funcarray, as jax (XLA), ignores the sign of a zero part on branch cuts (``sqrt(-2-0j)``
+  is ``+1.414j``, where the standard's ``sqrt(conj(x)) == conj(sqrt(x))`` asks
+  ``-1.414j``; ``asinh(-0-2j)``): a known difference (docs/decisions.md), not checked here.
 
 Example:
     >>> case = Case("add(int8, int8)", lambda xp, x, y: xp.add(x, y),
@@ -66,9 +71,10 @@ import funcarray as fa
 import funcarray.numpy as fnp
 
 __all__ = ["DTYPES", "BOOL", "INTEGER", "REAL_FLOAT", "COMPLEX", "FLOATING", "REAL", "NUMERIC",
-           "Case", "check_cases", "operand", "thorough", "sample", "strict_2024_12",
-           "standard_function_names", "STRICT_ARRAY_METHODS", "STRICT_ARRAY_ATTRIBUTES",
-           "IN_PLACE_OPERATORS", "STRICT_ONLY"]
+           "Case", "check_cases", "strict_results", "assert_conforms", "operand", "thorough",
+           "sample", "strict_2024_12", "standard_names", "standard_function_names",
+           "STRICT_ARRAY_METHODS", "STRICT_ARRAY_ATTRIBUTES", "IN_PLACE_OPERATORS",
+           "STRICT_ONLY"]
 
 BOOL = ("bool",)
 INTEGER = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from array_api_strict_oracle import (
     BOOL,
+    COMPLEX,
     DTYPES,
     FLOATING,
     INTEGER,
@@ -28,7 +29,6 @@ from array_api_strict_oracle import (
     operand,
 )
 
-COMPLEX = ("complex64", "complex128")
 # Non-elementwise results agree within this rtol and atol by precision: reductions,
 # decompositions and transforms accumulate rounding in another order than NumPy's.
 _LOOSE = {32: 1e-4, 64: 1e-10}
