@@ -12,68 +12,27 @@ from __future__ import annotations
 
 import inspect
 import operator
-import re
 
 import array_api_strict as xps
 import numpy as np
 import pytest
+from array_api_strict_oracle import (
+    IN_PLACE_OPERATORS,
+    STRICT_ARRAY_ATTRIBUTES,
+    STRICT_ARRAY_METHODS,
+    standard_function_names,
+    standard_names,
+    strict_2024_12,
+)
 
 import funcarray.numpy as fnp
 
 P = inspect.Parameter
 
-# array-api-strict's own helpers and device class, not names the standard asks for
-_STRICT_ONLY = {"ArrayAPIStrictFlags", "get_array_api_strict_flags",
-                "set_array_api_strict_flags", "reset_array_api_strict_flags", "__version__",
-                "Device"}
-# Python's object protocol and NumPy interop on array-api-strict's array, not the standard's
-_STRICT_ARRAY_ONLY = {"__array__", "__buffer__", "__iter__", "__repr__", "__str__", "__new__",
-                      "__reduce__", "__hash__"}
-_INPLACE = ["__iadd__", "__iand__", "__ifloordiv__", "__ilshift__", "__imatmul__", "__imod__",
-            "__imul__", "__ior__", "__ipow__", "__irshift__", "__isub__", "__itruediv__",
-            "__ixor__"]
 _NAMESPACE_INFO_METHODS = ["capabilities", "default_device", "default_dtypes", "dtypes",
                            "devices"]
-
-
-def _strict_2024_12(read):
-    with xps.ArrayAPIStrictFlags(api_version="2024.12"):
-        return read()
-
-
-def _newer_than_2024_12(obj) -> bool:
-    """array-api-strict lists functions of later drafts too (isin), wrapped by
-    ``requires_api_version``, whose closure holds the version they need."""
-    cells = getattr(obj, "__closure__", None) or ()
-    return any(isinstance(c.cell_contents, str) and re.fullmatch(r"\d{4}\.\d{2}", c.cell_contents)
-               and c.cell_contents > "2024.12" for c in cells)
-
-
-def _strict_names():
-    return [n for n in xps.__all__
-            if n not in _STRICT_ONLY and not _newer_than_2024_12(getattr(xps, n))]
-
-
-def _strict_functions():
-    """(qualified name, strict function, funcarray owner) for the main namespace and both
-    extensions."""
-    out = [(n, getattr(xps, n), fnp) for n in _strict_names()
-           if inspect.isfunction(getattr(xps, n))]
-    for ext in ("linalg", "fft"):
-        out += [(f"{ext}.{n}", getattr(getattr(xps, ext), n), getattr(fnp, ext))
-                for n in getattr(xps, ext).__all__]
-    return out
-
-
-STRICT_NAMES = _strict_2024_12(_strict_names)
-STRICT_FUNCTIONS = _strict_2024_12(_strict_functions)
-_STRICT_ARRAY = type(xps.asarray(1.0))
-STRICT_ARRAY_METHODS = sorted(
-    (n, v) for n, v in vars(_STRICT_ARRAY).items()
-    if inspect.isfunction(v) and (n.startswith("__") or not n.startswith("_"))
-    and n not in _STRICT_ARRAY_ONLY and n not in _INPLACE)
-STRICT_ARRAY_ATTRIBUTES = sorted(n for n, v in vars(_STRICT_ARRAY).items()
-                                 if isinstance(v, property))
+STRICT_NAMES = standard_names()
+STRICT_FUNCTIONS = standard_function_names()
 
 # (function, parameter) -> a call with the parameter left out and one with the standard's
 # default spelled out; funcarray's default is jax.numpy's None, meaning the same thing.
@@ -177,7 +136,7 @@ def test_signatures_of_every_function_match_the_standard():
 
 def test_namespace_info_methods_match_the_standard():
     ours = fnp.__array_namespace_info__()
-    theirs = _strict_2024_12(xps.__array_namespace_info__)
+    theirs = strict_2024_12(xps.__array_namespace_info__)
     problems = []
     for name in _NAMESPACE_INFO_METHODS:
         problems += _signature_mismatches(f"info.{name}", getattr(ours, name),
@@ -235,7 +194,7 @@ def test_none_defaults_mean_the_standards_default(key):
                                atol=1e-12)
 
 
-@pytest.mark.parametrize("method", _INPLACE)
+@pytest.mark.parametrize("method", IN_PLACE_OPERATORS)
 def test_in_place_operators_rebind_and_leave_the_operand_unchanged(method):
     """Arrays are immutable, so ``x op= y`` falls back on ``x = x op y`` (as for jax arrays):
     the standard's result, with the array ``x`` named before left as it was."""
