@@ -475,13 +475,22 @@ def _lexicographic(prim, x, y):
 
 
 def _comparison(name, prim, summary, example, ordered=True) -> _Binary:
+    # Two arrays of one dtype and shape bind at once, as in ``_binary`` (complex operands of
+    # an ordered comparison go the general way, to ``_lexicographic``).
+    accepted = _dtypes_of_kinds("biuf" if ordered else "biufc")
+
     def fn(x, y, /):
-        x, y = promote_binary(name, x, y)
-        _check_kinds(name, x, _NUMERIC | {"b"})
-        if ordered and dtypes.is_complex(x.dtype):
-            return _lexicographic(prim, x, y)
-        return prim.bind(x, y)
-    return _doc(fn, name, summary, example)
+        if _operands_alike(x, y, accepted):
+            return prim.bind(x, y)
+        try:
+            x, y = promote_binary(name, x, y)
+            _check_kinds(name, x, _NUMERIC | {"b"})
+            if ordered and dtypes.is_complex(x.dtype):
+                return _lexicographic(prim, x, y)
+            return prim.bind(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
 equal = _comparison("equal", ew.eq_p, "Elementwise ``x == y``.",
