@@ -205,12 +205,20 @@ def _binary_inexact(name, prim, summary, example) -> _Binary:
     """A function of two real numbers computed in floating point (complex is refused, as
     NumPy does, eagerly and under jit alike)."""
     def fn(x, y, /):
-        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
-            return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
-        x, y = promote_args_inexact(name, x, y)
-        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
-        return prim.bind(x, y)
-    return _doc(fn, name, summary, example)
+        if _operands_alike(x, y, _FLOAT_DTYPES):
+            return prim.bind(x, y)
+        try:
+            if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
+                return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
+            x, y = promote_args_inexact(name, x, y)
+            _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
+            return prim.bind(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
+
+
+_FLOAT_DTYPES = _dtypes_of_kinds("f")
 
 
 # --------------------------------------------------------------------------------------------
@@ -391,14 +399,22 @@ def absolute(x: ArrayLike, /) -> Array:
         >>> fnp.abs(fnp.array([-1, 2]))
         Array([1, 2], dtype=int32)
     """
-    x = asarray_arg("absolute", x)
-    _check_kinds("absolute", x, _NUMERIC | {"b"})
-    if x.dtype == np.bool_ or _kind(x.dtype) == "u":
-        return x
-    return ew.abs_p.bind(x)
+    tx = type(x)
+    if ((tx is Array and x._value.dtype in _SIGNED) or
+            (tx is DeviceArray and x._aval.dtype in _SIGNED)):
+        return ew.abs_p.bind(x)
+    try:
+        x = asarray_arg("absolute", x)
+        _check_kinds("absolute", x, _NUMERIC | {"b"})
+        if x.dtype == np.bool_ or _kind(x.dtype) == "u":
+            return x
+        return ew.abs_p.bind(x)
+    except Exception as exc:
+        raise filtered(exc) from exc.__cause__
 
 
-abs = absolute  # noqa: A001 (NumPy's name)
+_SIGNED = _dtypes_of_kinds("ifc")  # absolute binds abs_p (bools and unsigned are their own)
+abs = _no_wrapper(absolute)  # noqa: A001 (NumPy's name)
 
 
 def fabs(x: ArrayLike, /) -> Array:

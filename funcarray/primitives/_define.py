@@ -26,8 +26,8 @@ from funcarray.lowering.stablehlo import elementwise_lowering
 from funcarray.transforms.core import Primitive, ShapedArray, positional_bind
 from funcarray.transforms.vmap import vectorized_batch_rule
 
-__all__ = ["unary", "binary", "elementwise_abstract_eval", "memoized_abstract_eval",
-           "wrap_kernel", "LOW_PRECISION_FLOATS"]
+__all__ = ["unary", "binary", "elementwise_abstract_eval", "elementwise_impl",
+           "memoized_abstract_eval", "wrap_kernel", "LOW_PRECISION_FLOATS"]
 
 _VALUE = operator.attrgetter("_value")  # an Array's NumPy value
 
@@ -86,10 +86,51 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
     return prim
 
 
-# The elementwise impls below make their result with ``Array.__new__`` and two slot stores:
-# calling the class costs ~60 ns more (CPython does not inline a class call), on every eager
+# The elementwise impls make their result with ``Array.__new__`` and two slot stores: calling
+# the class costs ~60 ns more (CPython does not inline a class call), on every eager
 # elementwise op.
 _new = Array.__new__
+
+
+def elementwise_impl(kernel, nargs: int, *, weak: bool = True, direct=None):
+    """The eager ``impl`` of a one- or two-operand elementwise primitive: ``kernel`` on the
+    operands' NumPy values; the result is weak when every operand is (``weak``), else strong.
+    With ``direct``, that kernel runs instead of ``kernel`` unless the first operand is a
+    low-precision float (``kernel`` then upcasts).
+
+    Example:
+        >>> impl = elementwise_impl(np.negative, 1)
+        >>> impl(Array(np.arange(3), True))._weak
+        True
+    """
+    if nargs == 1:
+        if direct is not None:
+            def impl(x):
+                v = x._value
+                out = _new(Array)
+                out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v)
+                out._weak = weak and x._weak
+                return out
+        else:
+            def impl(x):
+                out = _new(Array)
+                out._value = kernel(x._value)
+                out._weak = weak and x._weak
+                return out
+    elif direct is not None:
+        def impl(x, y):
+            v = x._value
+            out = _new(Array)
+            out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v, y._value)
+            out._weak = weak and x._weak and y._weak
+            return out
+    else:
+        def impl(x, y):
+            out = _new(Array)
+            out._value = kernel(x._value, y._value)
+            out._weak = weak and x._weak and y._weak
+            return out
+    return impl
 
 
 def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
@@ -99,28 +140,10 @@ def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
     if upcast_low_precision:
         kernel = _upcast_low_precision(kernel)
     prim = _make_primitive(name, hlo, 1, kernel, out_dtype)
-    if out_dtype is None and upcast_low_precision:
-        # The upcasting wrapper only for the low-precision floats: one call less for the
-        # float32 tanh of an RNN step.
-        def impl(x):
-            v = x._value
-            out = _new(Array)
-            out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v)
-            out._weak = x._weak
-            return out
-    elif out_dtype is None:
-        def impl(x):
-            out = _new(Array)
-            out._value = kernel(x._value)
-            out._weak = x._weak
-            return out
-    else:
-        def impl(x):
-            out = _new(Array)
-            out._value = kernel(x._value)
-            out._weak = False
-            return out
-    prim.impl = impl
+    # The upcasting wrapper only for the low-precision floats: one call less for the float32
+    # tanh of an RNN step.
+    prim.impl = elementwise_impl(kernel, 1, weak=out_dtype is None,
+                                 direct=direct if upcast_low_precision else None)
     return prim
 
 
@@ -131,26 +154,8 @@ def binary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
     if upcast_low_precision:
         kernel = _upcast_low_precision(kernel)
     prim = _make_primitive(name, hlo, 2, kernel, out_dtype)
-    if out_dtype is None and upcast_low_precision:
-        def impl(x, y):
-            v = x._value
-            out = _new(Array)
-            out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v, y._value)
-            out._weak = x._weak and y._weak
-            return out
-    elif out_dtype is None:
-        def impl(x, y):
-            out = _new(Array)
-            out._value = kernel(x._value, y._value)
-            out._weak = x._weak and y._weak
-            return out
-    else:
-        def impl(x, y):
-            out = _new(Array)
-            out._value = kernel(x._value, y._value)
-            out._weak = False
-            return out
-    prim.impl = impl
+    prim.impl = elementwise_impl(kernel, 2, weak=out_dtype is None,
+                                 direct=direct if upcast_low_precision else None)
     return prim
 
 
