@@ -248,17 +248,8 @@ arctan2 = _binary_inexact(
 atan2 = arctan2
 
 
-def negative(x: ArrayLike, /) -> Array:
-    """Elementwise ``-x``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.negative(fnp.arange(3))
-        Array([ 0, -1, -2], dtype=int32)
-    """
-    x = asarray_arg("negative", x)
-    _check_kinds("negative", x, _NUMERIC)
-    return ew.neg_p.bind(x)
+negative = _unary_same("negative", ew.neg_p, _NUMERIC, "Elementwise ``-x``.",
+                       ("fnp.negative(fnp.arange(3))", "Array([ 0, -1, -2], dtype=int32)"))
 
 
 def positive(x: ArrayLike, /) -> Array:
