@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
+from funcarray.base.forwarding import exact_forwarding, same_parameters
 from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
 
 __all__ = ["host_shortcut", "host_value", "GeneralPathEvalTrace", "shortcuts_run_now"]
@@ -81,26 +82,39 @@ def shortcuts_run_now() -> bool:
     return CURRENT_TRACE.get().__class__ is EvalTrace
 
 
+# The operation's body (``{args}``: every parameter, forwarded): the shortcut outside every
+# transform with the NumPy engine (an exception from it declines: the general path then
+# raises clearly), else the general path, its errors' tracebacks filtered as api_boundary's.
+_get_trace = CURRENT_TRACE.get
+_OPERATION_BODY = """\
+if _get_trace().__class__ is EvalTrace:
+    try:
+        _out = shortcut({args})
+    except Exception:
+        _out = NotImplemented
+    if _out is not NotImplemented:
+        return _out
+try:
+    return general({args})
+except Exception as exc:
+    raise filtered(exc) from exc.__cause__"""
+
+
 def host_shortcut(shortcut: Callable[..., Any]) -> Callable[[F], F]:
     """Decorate an API function (the general path) with its host shortcut.
 
     ``shortcut`` takes the function's arguments and returns the result, or
     ``NotImplemented`` to hand the call to the general path.
     """
-    get_trace = CURRENT_TRACE.get
-
     def decorate(general: F) -> F:
         @functools.wraps(general)
         def operation(*args, **kwargs):
-            if get_trace().__class__ is EvalTrace:
-                try:
-                    out = shortcut(*args, **kwargs)
-                except Exception:  # noqa: BLE001 (declined: the general path raises clearly)
-                    out = NotImplemented
-                if out is not NotImplemented:
-                    return out
+            # The first call gives the operation ``general``'s parameter list, where the
+            # shortcut takes the same parameters (base/forwarding.py).
+            exact_forwarding(operation, general if same_parameters(shortcut, general) else None,
+                             _OPERATION_BODY)
             try:
-                return general(*args, **kwargs)
+                return operation(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 (re-raised unchanged but for its traceback)
                 raise filtered(exc) from exc.__cause__
 

@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.base.errors import axis_error, int_out_of_range_error, op_type_error, op_value_error
 from funcarray.base.host_values import host_array
 from funcarray.primitives._axis_slice import slice_axis
@@ -156,7 +156,7 @@ def _broadcast_to_checked(op: str, array, shape: tuple):
 
 def _scalar_operand(op: str, scalar, dtype) -> Array:
     try:
-        return Array(dtype.type(scalar), True)  # a NumPy scalar: ~3x cheaper than a 0-d array
+        return new_array(dtype.type(scalar), True)  # a NumPy scalar: ~3x cheaper than a 0-d array
     except OverflowError:
         raise int_out_of_range_error(op, scalar, dtype) from None
 

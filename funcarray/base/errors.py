@@ -15,6 +15,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from funcarray.base.forwarding import exact_forwarding
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeVar
@@ -78,6 +80,14 @@ def filtered(exc: BaseException) -> BaseException:
     return exc.with_traceback(new_tb)
 
 
+# The wrapper's body (``{args}``: every parameter of the wrapped function, forwarded).
+_BOUNDARY_BODY = """\
+try:
+    return fn({args})
+except Exception as exc:
+    raise filtered(exc) from exc.__cause__"""
+
+
 def api_boundary(fn: _F) -> _F:
     """Wrap a public function so user-facing errors show the user's frames only.
 
@@ -88,9 +98,15 @@ def api_boundary(fn: _F) -> _F:
         >>> f(1)
         1
     """
+    if getattr(fn, "_filters_own_errors", False):  # (a host-shortcut operation)
+        return fn
+
+    # The first call gives the wrapper ``fn``'s parameter list (base/forwarding.py), the
+    # lines of its body matching these.
     def wrapper(*args, **kwargs):
+        exact_forwarding(wrapper, fn, _BOUNDARY_BODY)
         try:
-            return fn(*args, **kwargs)
+            return wrapper(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 (re-raised unchanged but for its traceback)
             raise filtered(exc) from exc.__cause__
 

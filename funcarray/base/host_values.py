@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.base.errors import int_out_of_range_error, op_type_error, op_value_error
 
 __all__ = ["SCALAR_DEFAULTS", "host_array", "scalar_to_array", "from_numpy",
@@ -45,7 +45,7 @@ def scalar_to_array(op: str, x, dtype=None) -> Array:
         except OverflowError:
             raise int_out_of_range_error(op, x, dtype) from None
     try:
-        return Array(np.asarray(x, dtype), weak)
+        return new_array(np.asarray(x, dtype), weak)
     except OverflowError:
         raise int_out_of_range_error(op, x, dtype) from None
 

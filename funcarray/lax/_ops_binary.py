@@ -24,7 +24,7 @@ import numpy as np
 from funcarray.api.arguments import convert
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error
+from funcarray.base.errors import filtered, op_type_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -98,11 +98,16 @@ def _binary(name, prim, kinds, summary, example, *, equivalent=None) -> _BinaryO
         elif (tx is DeviceArray or tx is Array) and (ty is DeviceArray or ty is Array):
             # (from the avals: reading a device array's value here would copy it to the host
             # even when the XLA engine runs the op on the device)
-            dtype = x.dtype
-            if dtype == y.dtype and x.shape == y.shape and dtype in accepted:
+            xa = x._value if tx is Array else x._aval
+            ya = y._value if ty is Array else y._aval
+            if xa.dtype == ya.dtype and xa.shape == ya.shape and xa.dtype in accepted:
                 return prim.bind(x, y)
-        return prim.bind(*_operand_pair(op, x, y, kinds, equivalent))
+        try:
+            return prim.bind(*_operand_pair(op, x, y, kinds, equivalent))
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
 
+    fn._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
     return _doc(fn, name, summary, example)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import filtered, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -94,17 +94,24 @@ def _unary(name, prim, kinds, summary, example, *, accuracy=False):
             if accuracy is None:
                 t = type(x)
                 if (t is Array and x._value.dtype in accepted) or (
-                        t is DeviceArray and x.dtype in accepted):
+                        t is DeviceArray and x._aval.dtype in accepted):
                     return prim.bind(x)
-            _no_accuracy(op, accuracy)
-            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            try:
+                _no_accuracy(op, accuracy)
+                return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            except Exception as exc:
+                raise filtered(exc) from exc.__cause__
     else:
         def fn(x):
             t = type(x)
             if (t is Array and x._value.dtype in accepted) or (
-                    t is DeviceArray and x.dtype in accepted):
+                    t is DeviceArray and x._aval.dtype in accepted):
                 return prim.bind(x)
-            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            try:
+                return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            except Exception as exc:
+                raise filtered(exc) from exc.__cause__
+    fn._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
     return _doc(fn, name, summary, example)
 
 

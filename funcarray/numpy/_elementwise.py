@@ -205,12 +205,20 @@ def _binary_inexact(name, prim, summary, example) -> _Binary:
     """A function of two real numbers computed in floating point (complex is refused, as
     NumPy does, eagerly and under jit alike)."""
     def fn(x, y, /):
-        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
-            return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
-        x, y = promote_args_inexact(name, x, y)
-        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
-        return prim.bind(x, y)
-    return _doc(fn, name, summary, example)
+        if _operands_alike(x, y, _FLOAT_DTYPES):
+            return prim.bind(x, y)
+        try:
+            if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
+                return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
+            x, y = promote_args_inexact(name, x, y)
+            _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
+            return prim.bind(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
+
+
+_FLOAT_DTYPES = _dtypes_of_kinds("f")
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,17 +248,8 @@ arctan2 = _binary_inexact(
 atan2 = arctan2
 
 
-def negative(x: ArrayLike, /) -> Array:
-    """Elementwise ``-x``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.negative(fnp.arange(3))
-        Array([ 0, -1, -2], dtype=int32)
-    """
-    x = asarray_arg("negative", x)
-    _check_kinds("negative", x, _NUMERIC)
-    return ew.neg_p.bind(x)
+negative = _unary_same("negative", ew.neg_p, _NUMERIC, "Elementwise ``-x``.",
+                       ("fnp.negative(fnp.arange(3))", "Array([ 0, -1, -2], dtype=int32)"))
 
 
 def positive(x: ArrayLike, /) -> Array:
@@ -391,14 +390,22 @@ def absolute(x: ArrayLike, /) -> Array:
         >>> fnp.abs(fnp.array([-1, 2]))
         Array([1, 2], dtype=int32)
     """
-    x = asarray_arg("absolute", x)
-    _check_kinds("absolute", x, _NUMERIC | {"b"})
-    if x.dtype == np.bool_ or _kind(x.dtype) == "u":
-        return x
-    return ew.abs_p.bind(x)
+    tx = type(x)
+    if ((tx is Array and x._value.dtype in _SIGNED) or
+            (tx is DeviceArray and x._aval.dtype in _SIGNED)):
+        return ew.abs_p.bind(x)
+    try:
+        x = asarray_arg("absolute", x)
+        _check_kinds("absolute", x, _NUMERIC | {"b"})
+        if x.dtype == np.bool_ or _kind(x.dtype) == "u":
+            return x
+        return ew.abs_p.bind(x)
+    except Exception as exc:
+        raise filtered(exc) from exc.__cause__
 
 
-abs = absolute  # noqa: A001 (NumPy's name)
+_SIGNED = _dtypes_of_kinds("ifc")  # absolute binds abs_p (bools and unsigned are their own)
+abs = _no_wrapper(absolute)  # noqa: A001 (NumPy's name)
 
 
 def fabs(x: ArrayLike, /) -> Array:
@@ -475,13 +482,22 @@ def _lexicographic(prim, x, y):
 
 
 def _comparison(name, prim, summary, example, ordered=True) -> _Binary:
+    # Two arrays of one dtype and shape bind at once, as in ``_binary`` (complex operands of
+    # an ordered comparison go the general way, to ``_lexicographic``).
+    accepted = _dtypes_of_kinds("biuf" if ordered else "biufc")
+
     def fn(x, y, /):
-        x, y = promote_binary(name, x, y)
-        _check_kinds(name, x, _NUMERIC | {"b"})
-        if ordered and dtypes.is_complex(x.dtype):
-            return _lexicographic(prim, x, y)
-        return prim.bind(x, y)
-    return _doc(fn, name, summary, example)
+        if _operands_alike(x, y, accepted):
+            return prim.bind(x, y)
+        try:
+            x, y = promote_binary(name, x, y)
+            _check_kinds(name, x, _NUMERIC | {"b"})
+            if ordered and dtypes.is_complex(x.dtype):
+                return _lexicographic(prim, x, y)
+            return prim.bind(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return _no_wrapper(_doc(fn, name, summary, example))
 
 
 equal = _comparison("equal", ew.eq_p, "Elementwise ``x == y``.",

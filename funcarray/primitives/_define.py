@@ -16,6 +16,7 @@ them so that they take and return ``Array`` s.
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -25,8 +26,10 @@ from funcarray.lowering.stablehlo import elementwise_lowering
 from funcarray.transforms.core import Primitive, ShapedArray, positional_bind
 from funcarray.transforms.vmap import vectorized_batch_rule
 
-__all__ = ["unary", "binary", "elementwise_abstract_eval", "memoized_abstract_eval",
-           "wrap_kernel", "LOW_PRECISION_FLOATS"]
+__all__ = ["unary", "binary", "elementwise_abstract_eval", "elementwise_impl",
+           "memoized_abstract_eval", "wrap_kernel", "LOW_PRECISION_FLOATS"]
+
+_VALUE = operator.attrgetter("_value")  # an Array's NumPy value
 
 # XLA computes transcendental functions of these types in float32 and rounds the result;
 # the eager kernels do the same, so eager and jit agree.
@@ -83,6 +86,53 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
     return prim
 
 
+# The elementwise impls make their result with ``Array.__new__`` and two slot stores: calling
+# the class costs ~60 ns more (CPython does not inline a class call), on every eager
+# elementwise op.
+_new = Array.__new__
+
+
+def elementwise_impl(kernel, nargs: int, *, weak: bool = True, direct=None):
+    """The eager ``impl`` of a one- or two-operand elementwise primitive: ``kernel`` on the
+    operands' NumPy values; the result is weak when every operand is (``weak``), else strong.
+    With ``direct``, that kernel runs instead of ``kernel`` unless the first operand is a
+    low-precision float (``kernel`` then upcasts).
+
+    Example:
+        >>> impl = elementwise_impl(np.negative, 1)
+        >>> impl(Array(np.arange(3), True))._weak
+        True
+    """
+    if nargs == 1:
+        if direct is not None:
+            def impl(x):
+                v = x._value
+                out = _new(Array)
+                out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v)
+                out._weak = weak and x._weak
+                return out
+        else:
+            def impl(x):
+                out = _new(Array)
+                out._value = kernel(x._value)
+                out._weak = weak and x._weak
+                return out
+    elif direct is not None:
+        def impl(x, y):
+            v = x._value
+            out = _new(Array)
+            out._value = (kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v, y._value)
+            out._weak = weak and x._weak and y._weak
+            return out
+    else:
+        def impl(x, y):
+            out = _new(Array)
+            out._value = kernel(x._value, y._value)
+            out._weak = weak and x._weak and y._weak
+            return out
+    return impl
+
+
 def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
           upcast_low_precision: bool = False) -> Primitive:
     """Define a one-operand elementwise primitive from a NumPy kernel."""
@@ -90,35 +140,22 @@ def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
     if upcast_low_precision:
         kernel = _upcast_low_precision(kernel)
     prim = _make_primitive(name, hlo, 1, kernel, out_dtype)
-    if out_dtype is None and upcast_low_precision:
-        # The upcasting wrapper only for the low-precision floats: one call less for the
-        # float32 tanh of an RNN step.
-        def impl(x):
-            v = x._value
-            return Array((kernel if v.dtype in LOW_PRECISION_FLOATS else direct)(v), x._weak)
-    elif out_dtype is None:
-        def impl(x):
-            return Array(kernel(x._value), x._weak)
-    else:
-        def impl(x):
-            return Array(kernel(x._value))
-    prim.impl = impl
+    # The upcasting wrapper only for the low-precision floats: one call less for the float32
+    # tanh of an RNN step.
+    prim.impl = elementwise_impl(kernel, 1, weak=out_dtype is None,
+                                 direct=direct if upcast_low_precision else None)
     return prim
 
 
 def binary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,
            upcast_low_precision: bool = False) -> Primitive:
     """Define a two-operand elementwise primitive from a NumPy kernel."""
+    direct = kernel
     if upcast_low_precision:
         kernel = _upcast_low_precision(kernel)
     prim = _make_primitive(name, hlo, 2, kernel, out_dtype)
-    if out_dtype is None:
-        def impl(x, y):
-            return Array(kernel(x._value, y._value), x._weak and y._weak)
-    else:
-        def impl(x, y):
-            return Array(kernel(x._value, y._value))
-    prim.impl = impl
+    prim.impl = elementwise_impl(kernel, 2, weak=out_dtype is None,
+                                 direct=direct if upcast_low_precision else None)
     return prim
 
 
@@ -156,15 +193,22 @@ def wrap_kernel(kernel, *, multiple_results: bool = False, keep_weak: bool = Fal
     Example:
         >>> impl = wrap_kernel(lambda x, *, axes: x.sum(axis=axes))
     """
+    # Most of these primitives take one operand: it is unpacked without a generator, which
+    # with the parameters' dict cost ~150 ns of every eager reshape, reduction or convert.
     if multiple_results:
         def impl(*args, **params):
-            outs = kernel(*(a._value for a in args), **params)
+            outs = kernel(*map(_VALUE, args), **params)
             return [Array(o) for o in outs]
     elif keep_weak:
         def impl(*args, **params):
-            return Array(kernel(*(a._value for a in args), **params), args[0]._weak)
+            if len(args) == 1:
+                x = args[0]
+                return Array(kernel(x._value, **params), x._weak)
+            return Array(kernel(*map(_VALUE, args), **params), args[0]._weak)
     else:
         def impl(*args, **params):
-            return Array(kernel(*(a._value for a in args), **params))
+            if len(args) == 1:
+                return Array(kernel(args[0]._value, **params))
+            return Array(kernel(*map(_VALUE, args), **params))
     impl.__name__ = getattr(kernel, "__name__", "impl")
     return impl

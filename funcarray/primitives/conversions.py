@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.lowering.stablehlo import compare
 from funcarray.primitives.elementwise import _defjvp_zero, _real_dtype
 from funcarray.transforms import support
@@ -83,7 +83,7 @@ convert_element_type_p.kernel = convert_kernel
 
 @convert_element_type_p.def_impl
 def _convert_impl(x, *, new_dtype, weak_type):
-    return Array(convert_kernel(x._value, new_dtype), weak_type)
+    return new_array(convert_kernel(x._value, new_dtype), weak_type)
 
 
 @convert_element_type_p.def_abstract_eval

@@ -33,7 +33,12 @@ import numpy as np
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.lowering.stablehlo import compare
-from funcarray.primitives._define import binary, elementwise_abstract_eval, unary
+from funcarray.primitives._define import (
+    binary,
+    elementwise_abstract_eval,
+    elementwise_impl,
+    unary,
+)
 from funcarray.primitives.select_n import select_n_p
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms.core import Primitive, ShapedArray
@@ -775,13 +780,7 @@ def _weak_if_all_operands_weak(prim):
         out = base_eval(*avals, **params)
         return out.update(weak_type=all(a.weak_type for a in avals))
 
-    if prim.nargs == 1:
-        def impl(x):
-            return Array(kernel(x._value), x._weak)
-    else:
-        def impl(x, y):
-            return Array(kernel(x._value, y._value), x._weak and y._weak)
-    prim.abstract_eval, prim.impl = abstract_eval, impl
+    prim.abstract_eval, prim.impl = abstract_eval, elementwise_impl(kernel, prim.nargs)
     return prim
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.lowering.stablehlo import compare
 from funcarray.primitives.shape import broadcast_in_dim_p
 from funcarray.transforms import support
@@ -50,7 +50,7 @@ def _select_n_impl(which, *cases):
         out = _select_bool(w, cases[0]._value, cases[1]._value)
     else:
         out = np.choose(w, [c._value for c in cases], mode="clip")
-    return Array(out, all(c._weak for c in cases))
+    return new_array(out, all(c._weak for c in cases))
 
 
 # Same-size integer views for the branchless select of _select_bool.
