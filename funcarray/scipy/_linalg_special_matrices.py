@@ -30,9 +30,6 @@ from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike
 
@@ -227,12 +224,12 @@ def fiedler_companion(a: ArrayLike) -> Array:
     a = a / a[..., :1]
     ones, coefficient = _fiedler_companion_tables(n)
     values = -_gather(a, np.maximum(coefficient, 0))
-    return fnp.where(ones, fnp.ones((), a.dtype),
-                     fnp.where(coefficient >= 0, values, fnp.zeros((), a.dtype)))
+    # Python 1 and 0 (weak) keep a weak operand's result weak, as in JAX.
+    return fnp.where(ones, 1, fnp.where(coefficient >= 0, values, 0))
 
 
 @api_boundary
-def leslie(f: Callable[..., Any], s: ArrayLike) -> Array:
+def leslie(f: ArrayLike, s: ArrayLike) -> Array:
     """The Leslie matrix: fecundities ``f`` (length n >= 2) on the first row and survival
     rates ``s`` (length n - 1) on the subdiagonal. Leading axes are batch axes.
 
@@ -464,10 +461,14 @@ def hadamard(n: int, dtype: DTypeLike = int) -> Array:
     n = _size(op, n)
     if n < 1 or n & (n - 1):
         raise op_value_error(op, f"n must be a positive power of 2, got {n}")
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype == dtypes.bool_ and n > 1:  # -1 has no bool value (JAX's and SciPy's -H raise)
+        raise op_type_error(op, f"dtype bool cannot hold the -1 entries of hadamard({n}); "
+                                f"use an integer or floating dtype")
     value = np.ones((1, 1), dtype=np.int64)
     while value.shape[0] < n:
         value = np.block([[value, value], [value, -value]])
-    return _constant(value, dtypes.canonicalize_dtype(dtype))
+    return _constant(value, dtype)
 
 
 @api_boundary
