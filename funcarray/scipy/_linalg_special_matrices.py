@@ -90,7 +90,9 @@ def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     sequence = fnp.concatenate([fnp.flip(c, axis=-1), r[..., 1:]], axis=-1)
     if m == 0 or n == 0:
         return fnp.zeros((*c.shape[:-1], m, n), dtype=sequence.dtype)
-    return _gather(sequence, m - 1 - np.arange(m)[:, None] + np.arange(n)[None, :])
+    # Strong even for Python scalars, as JAX's (its patches convolution drops weak types).
+    return convert(_gather(sequence, m - 1 - np.arange(m)[:, None] + np.arange(n)[None, :]),
+                   sequence.dtype, False)
 
 
 @api_boundary
@@ -315,8 +317,8 @@ def block_diag(*arrs: ArrayLike) -> Array:
             raise op_value_error(op, f"blocks must have at most 2 dimensions, got shape "
                                      f"{block.shape} at argument {k}")
     dtype = fnp.result_type(*blocks)
-    weak = all(b.weak_type for b in blocks)
-    blocks = [fnp.atleast_2d(convert(b, dtype, weak)) for b in blocks]
+    # Strong even for Python scalars, as JAX's (it pads with a strong zero).
+    blocks = [fnp.atleast_2d(convert(b, dtype, False)) for b in blocks]
     total = sum(b.shape[1] for b in blocks)
     rows, start = [], 0
     for block in blocks:
