@@ -11,7 +11,9 @@ points is one complex FFT of ``N`` points and a rotation, so the FFT's bound app
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from differential_compare import Case
 from differential_fft import FftOp, cases, check_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,3 +51,12 @@ def test_every_scipy_fft_function_is_in_the_table():
 @given(data=st.data())
 def test_eager_and_jit_match_jax(op, data):
     check_case(op, data.draw(cases(op), label="case"))
+
+
+@pytest.mark.parametrize("name", ["dctn", "idctn"])
+@pytest.mark.parametrize("operand", [np.True_, np.int8(3), np.float16(2.5)])
+def test_transform_over_no_axes_keeps_the_operand(name, operand):
+    """dctn/idctn of a 0-d operand transform no axes: jax returns the operand in its own
+    dtype and weak type (funcarray converted it to a float)."""
+    op = next(op for op in SCIPY_FFT_OPS if op.name == name)
+    check_case(op, Case(np.asarray(operand), {}))
