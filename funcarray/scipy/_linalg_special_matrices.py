@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.arguments import asarray_arg, convert, convert_arg, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 
@@ -51,14 +51,16 @@ def _vectors(op: str, *args):
     batch axes (all but the last) broadcast to one shape."""
     arrays = [fnp.atleast_1d(asarray_arg(op, a)) for a in args]
     dtype = fnp.result_type(*arrays)
+    # Python floats taken again at double precision (asarray_arg keeps them as float32).
+    arrays = [fnp.atleast_1d(convert_arg(op, a, dtype, b.weak_type))
+              for a, b in zip(args, arrays)]
     try:
         batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
     except ValueError:
         raise op_value_error(op, f"the batch axes (all but the last) of the arguments must "
                                  f"broadcast, got shapes "
                                  f"{', '.join(str(a.shape) for a in arrays)}") from None
-    return [fnp.broadcast_to(convert(a, dtype, a.weak_type), (*batch, a.shape[-1]))
-            for a in arrays]
+    return [fnp.broadcast_to(a, (*batch, a.shape[-1])) for a in arrays]
 
 
 def _gather(v, index: np.ndarray):
@@ -217,6 +219,8 @@ def fiedler_companion(a: ArrayLike) -> Array:
                [ 1.,  0.]], dtype=float32)
     """
     op = "scipy.linalg.fiedler_companion"
+    if isinstance(a, int) and not isinstance(a, bool):  # a weak float, as JAX converts it
+        a = float(a)
     a = fnp.atleast_1d(asarray_arg(op, a))
     a = convert(a, to_inexact_dtype(a.dtype), a.weak_type)
     if a.shape[-1] == 0:
@@ -243,14 +247,15 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Array:
                [0.  , 0.75, 0.  ]], dtype=float32)
     """
     op = "scipy.linalg.leslie"
-    f, s = fnp.atleast_1d(asarray_arg(op, f)), fnp.atleast_1d(asarray_arg(op, s))
-    if f.shape[-1] < 2:
+    f_shape = fnp.atleast_1d(asarray_arg(op, f)).shape
+    s_shape = fnp.atleast_1d(asarray_arg(op, s)).shape
+    if f_shape[-1] < 2:
         raise op_value_error(op, f"f needs at least 2 entries along its last axis, got shape "
-                                 f"{f.shape}")
-    if s.shape[-1] != f.shape[-1] - 1:
+                                 f"{f_shape}")
+    if s_shape[-1] != f_shape[-1] - 1:
         raise op_value_error(op, f"s must have one entry fewer than f along the last axis, got "
-                                 f"f.shape={f.shape} and s.shape={s.shape}")
-    f, s = _vectors(op, f, s)
+                                 f"f.shape={f_shape} and s.shape={s_shape}")
+    f, s = _vectors(op, f, s)  # from the arguments: Python floats keep double precision
     n = f.shape[-1]
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     subdiagonal = _gather(s, np.clip(j + 0 * i, 0, n - 2))  # s[j] in column j
@@ -311,14 +316,15 @@ def block_diag(*arrs: ArrayLike) -> Array:
                [0., 2., 2.]], dtype=float32)
     """
     op = "scipy.linalg.block_diag"
-    blocks = [asarray_arg(op, a) for a in arrs] or [fnp.zeros((1, 0))]
+    arrs = arrs or (fnp.zeros((1, 0)),)
+    blocks = [asarray_arg(op, a) for a in arrs]
     for k, block in enumerate(blocks):
         if block.ndim > 2:
             raise op_value_error(op, f"blocks must have at most 2 dimensions, got shape "
                                      f"{block.shape} at argument {k}")
     dtype = fnp.result_type(*blocks)
     # Strong even for Python scalars, as JAX's (it pads with a strong zero).
-    blocks = [fnp.atleast_2d(convert(b, dtype, False)) for b in blocks]
+    blocks = [fnp.atleast_2d(convert_arg(op, a, dtype)) for a in arrs]
     total = sum(b.shape[1] for b in blocks)
     rows, start = [], 0
     for block in blocks:
