@@ -140,10 +140,11 @@ def _run_jax(op, case):
 # --------------------------------------------------------------------------------------------
 
 
-def value_bound(case, want) -> float:
+def value_bound(case, want, dtype=None) -> float:
     """``16 * eps * log2(2N) * max(max|x| * N, max|jax|)``, with ``N`` the number of points
-    of the operand and of the result (whichever is larger: cropping and padding change it)."""
-    eps = float(dtypes.finfo(want.dtype).eps)
+    of the operand and of the result (whichever is larger: cropping and padding change it);
+    ``eps`` of ``dtype``, by default the result's."""
+    eps = float(dtypes.finfo(want.dtype if dtype is None else dtype).eps)
     with np.errstate(all="ignore"):
         x = np.abs(case.operand.astype(np.complex128))
         n = max(case.operand.size, want.size, 1)
@@ -191,6 +192,14 @@ def jax_dctn_ignores_extra_lengths(op, case, got, want) -> bool:
             and not isinstance(want, Raised))
 
 
+def jax_dct_rounds_in_half_precision(op, case) -> bool:
+    """A float16 or bfloat16 operand of scipy.fft: jax's DCTs round intermediate values in
+    the operand's precision (``idct`` of float16 ``[0.503, -0.528, 2.56, 0.420]`` is off by
+    8e-4 in its float32 result); funcarray's are computed in float32 throughout, SciPy's
+    values. Compared within the bound of the operand's precision."""
+    return op.namespace == "scipy.fft" and dtypes.is_half_precision(case.operand.dtype)
+
+
 def jax_rfftfreq_ignores_integer_dtype(op, case, got, want) -> bool:
     """jax's rfftfreq with an integer dtype returns float32 frequencies (its fftfreq gives
     the integer dtype, truncated to zeros); funcarray's rfftfreq gives the dtype asked for,
@@ -235,7 +244,8 @@ def _check_against_jax(op, case, what, got, want):
         return
     if not np.isfinite(case.operand.astype(np.complex128)).all():
         return  # non-finite operand: values open, the kind of answer was compared
-    bound = value_bound(case, w)
+    bound = value_bound(case, w, case.operand.dtype if jax_dct_rounds_in_half_precision(
+        op, case) else None)
     ok = np.ones(w.shape, bool)
     for gp, wp in zip(parts(g), parts(w)):
         gp, wp = gp.astype(np.float64), wp.astype(np.float64)

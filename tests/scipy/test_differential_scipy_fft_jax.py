@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.fft
 from differential_compare import Case
 from differential_fft import FftOp, cases, check_case
 from hypothesis import given, settings
@@ -60,3 +61,14 @@ def test_transform_over_no_axes_keeps_the_operand(name, operand):
     dtype and weak type (funcarray converted it to a float)."""
     op = next(op for op in SCIPY_FFT_OPS if op.name == name)
     check_case(op, Case(np.asarray(operand), {}))
+
+
+@pytest.mark.parametrize("name", ["dct", "idct"])
+def test_half_precision_transform_is_computed_in_float32(name):
+    """A float16 operand's DCT is SciPy's float64 transform rounded to float32 (jax's
+    rounds in float16 on the way: differential_fft.jax_dct_rounds_in_half_precision)."""
+    x = np.array([0.5029296875, -0.5283203125, 2.5625, 0.419677734375], np.float16)
+    got = getattr(fsf, name)(x)
+    assert got.dtype == np.float32
+    want = getattr(scipy.fft, name)(x.astype(np.float64))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=4e-7, atol=4e-7)
