@@ -759,15 +759,18 @@ _JAX_CONVOLVES = frozenset({"toeplitz", "hankel", "convolution_matrix"})
 
 
 def jax_convolution_spreads_non_finite(op, case) -> bool:
-    """An infinity or NaN in the operand of jax's toeplitz, hankel or convolution_matrix:
-    each entry is a dot product of the operand with a patch of ones and zeros, so ``0 * nan``
-    poisons entries the value does not occupy (``hankel([0, 0, nan])`` is all NaN), and a
-    complex ``0 + inf j`` becomes ``nan + inf j``; funcarray's entries are copies, SciPy's
-    values. Values are open there; the kind of answer is compared."""
+    """An infinity, NaN or subnormal in the operand of jax's toeplitz, hankel or
+    convolution_matrix: each entry is a dot product of the operand with a patch of ones and
+    zeros, so ``0 * nan`` poisons entries the value does not occupy (``hankel([0, 0, nan])``
+    is all NaN), a complex ``0 + inf j`` becomes ``nan + inf j``, and the product flushes a
+    subnormal to zero; funcarray's entries are copies (eager and jit), SciPy's values.
+    Values are open there; the kind of answer is compared."""
+    def unusual(x):
+        x = np.asarray(x)
+        return (not np.isfinite(x.astype(np.complex128)).all()
+                or any(subnormal(p, x.dtype).any() for p in parts(x)))
     return op.name in _JAX_CONVOLVES and any(
-        isinstance(x, (np.ndarray, float, complex))
-        and not np.isfinite(np.asarray(x).astype(np.complex128)).all()
-        for x in case.operands)
+        isinstance(x, (np.ndarray, float, complex)) and unusual(x) for x in case.operands)
 
 
 def jax_convolves_complex_entries(op, w) -> bool:
