@@ -50,10 +50,11 @@ def _vectors(op: str, *args):
     """The arguments as arrays of at least 1 dimension, promoted to one dtype, with their
     batch axes (all but the last) broadcast to one shape."""
     arrays = [fnp.atleast_1d(asarray_arg(op, a)) for a in args]
-    dtype = fnp.result_type(*arrays)
+    # The promotion's weak type, as JAX's promote_dtypes (a bool array and a Python int
+    # meet in a weak int).
+    dtype, weak = dtypes.result_type(*arrays, return_weak_type=True)
     # Python floats taken again at double precision (asarray_arg keeps them as float32).
-    arrays = [fnp.atleast_1d(convert_arg(op, a, dtype, b.weak_type))
-              for a, b in zip(args, arrays)]
+    arrays = [fnp.atleast_1d(convert_arg(op, a, dtype, weak)) for a in args]
     try:
         batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
     except ValueError:
@@ -260,7 +261,7 @@ def leslie(f: ArrayLike, s: ArrayLike) -> Array:
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     subdiagonal = _gather(s, np.clip(j + 0 * i, 0, n - 2))  # s[j] in column j
     return fnp.where(i == 0, f[..., None, :],
-                     fnp.where(i == j + 1, subdiagonal, fnp.zeros((), f.dtype)))
+                     fnp.where(i == j + 1, subdiagonal, 0))  # a weak 0 keeps the weak type
 
 
 @api_boundary
