@@ -21,7 +21,8 @@ import numpy as np
 
 from funcarray import dtypes
 
-__all__ = ["BITS_64", "Case", "DEFAULT_32", "Raised", "attempt", "outputs", "parts", "subnormal"]
+__all__ = ["BITS_64", "Case", "DEFAULT_32", "Raised", "attempt", "outputs", "parts",
+           "same_kind_of_answer", "subnormal"]
 
 BITS_64 = frozenset({dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128})
 # jax's and funcarray's Python scalar defaults without x64 (funcarray's always).
@@ -84,3 +85,19 @@ def subnormal(x, dtype):
 def parts(x):
     """The real and imaginary parts of a complex array, or the real array alone."""
     return (x.real, x.imag) if np.iscomplexobj(x) else (x,)
+
+
+def same_kind_of_answer(where: str, got, want) -> bool:
+    """Assert that funcarray's answer ``got`` and jax's ``want`` (``attempt``'s) both
+    raised, or that neither did and their outputs agree in number, shape, dtype and weak
+    type. True when there are values to compare."""
+    if isinstance(want, Raised) or isinstance(got, Raised):
+        assert isinstance(want, Raised) and isinstance(got, Raised), (
+            f"{where}: {got!r}, jax {want!r}")
+        return False
+    assert len(got) == len(want), f"{where}: {len(got)} outputs, jax {len(want)}"
+    for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"{where}, output {k}: shape {g.shape}, jax {w.shape}"
+        assert g.dtype == w.dtype, f"{where}, output {k}: dtype {g.dtype}, jax {w.dtype}"
+        assert g_weak == w_weak, f"{where}, output {k}: weak_type {g_weak}, jax {w_weak}"
+    return True

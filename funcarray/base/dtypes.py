@@ -221,7 +221,8 @@ def _node_of(x, weak: bool = False):
         return _WEAK_COMPLEX
     if type(x) is bool:
         return bool_
-    dt = np.dtype(x) if not hasattr(x, "dtype") else np.dtype(x.dtype)
+    # A scalar type (np.float32) has a `dtype` attribute too, but only on its instances.
+    dt = np.dtype(x) if isinstance(x, type) or not hasattr(x, "dtype") else np.dtype(x.dtype)
     if weak:
         return _weak_node_of_dtype(dt)
     return dt

@@ -38,6 +38,7 @@ one elimination step per column, vectorised over the batch). ``triangular_solve`
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -440,7 +441,8 @@ def _lu_kernel(a):
         batch_shape = a.shape[:-2]
         return [lu.reshape(a.shape), pivots.reshape(*batch_shape, k),
                 permutation.reshape(*batch_shape, m)]
-    lu = np.array(a.reshape(-1, m, n), copy=True)
+    # The batch size spelled out: reshape(-1, 0, 0) is ambiguous for a 0 x 0 matrix.
+    lu = np.array(a.reshape(math.prod(a.shape[:-2]), m, n), copy=True)
     batch = np.arange(lu.shape[0])
     pivots = np.zeros((lu.shape[0], k), np.int32)
     permutation = np.broadcast_to(np.arange(m, dtype=np.int32), (lu.shape[0], m)).copy()

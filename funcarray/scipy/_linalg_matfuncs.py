@@ -190,7 +190,8 @@ def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh", eps: float
     ``a = p @ u`` (``side='left'``, ``p`` is m x m), with ``u`` having orthonormal columns
     (or rows) and ``p`` symmetric positive semi-definite. Computed from the thin SVD for both
     methods ('qdwh', JAX's default iteration, converges to the same factors; ``eps`` and
-    ``max_iterations`` tune that iteration and are ignored). Real matrices only for now.
+    ``max_iterations`` tune that iteration and are ignored). ``p`` is Hermitian for complex
+    ``a``.
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -212,15 +213,13 @@ def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh", eps: float
     if method not in ("qdwh", "svd"):
         raise op_value_error(op, f"unknown polar decomposition method {method!r}; use 'qdwh' "
                                  f"or 'svd'")
-    if dtypes.is_complex(x.dtype):
-        raise op_type_error(op, f"complex matrices are not supported yet (got {x.dtype}): the "
-                                f"SVD it is computed from is real-only")
     u, s, vh = fnp.linalg.svd(x, full_matrices=False)
+    s = s.astype(u.dtype)
     unitary = u @ vh
-    if side == "right":  # p = V diag(s) V^T
-        positive = fnp.swapaxes(vh, -1, -2) @ (s[..., :, None] * vh)
-    else:  # p = U diag(s) U^T
-        positive = (u * s[..., None, :]) @ fnp.swapaxes(u, -1, -2)
+    if side == "right":  # p = V diag(s) V^H
+        positive = fnp.conj(fnp.swapaxes(vh, -1, -2)) @ (s[..., :, None] * vh)
+    else:  # p = U diag(s) U^H
+        positive = (u * s[..., None, :]) @ fnp.conj(fnp.swapaxes(u, -1, -2))
     return unitary, positive
 
 

@@ -25,14 +25,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 import funcarray.numpy as fnp
-from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
+from funcarray.api.arguments import asarray_arg, convert, convert_arg, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import api_boundary, op_type_error, op_value_error
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike, DTypeLike
 
@@ -53,15 +50,18 @@ def _vectors(op: str, *args):
     """The arguments as arrays of at least 1 dimension, promoted to one dtype, with their
     batch axes (all but the last) broadcast to one shape."""
     arrays = [fnp.atleast_1d(asarray_arg(op, a)) for a in args]
-    dtype = fnp.result_type(*arrays)
+    # The promotion's weak type, as JAX's promote_dtypes (a bool array and a Python int
+    # meet in a weak int).
+    dtype, weak = dtypes.result_type(*arrays, return_weak_type=True)
+    # Python floats taken again at double precision (asarray_arg keeps them as float32).
+    arrays = [fnp.atleast_1d(convert_arg(op, a, dtype, weak)) for a in args]
     try:
         batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
     except ValueError:
         raise op_value_error(op, f"the batch axes (all but the last) of the arguments must "
                                  f"broadcast, got shapes "
                                  f"{', '.join(str(a.shape) for a in arrays)}") from None
-    return [fnp.broadcast_to(convert(a, dtype, a.weak_type), (*batch, a.shape[-1]))
-            for a in arrays]
+    return [fnp.broadcast_to(a, (*batch, a.shape[-1])) for a in arrays]
 
 
 def _gather(v, index: np.ndarray):
@@ -93,7 +93,9 @@ def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
     sequence = fnp.concatenate([fnp.flip(c, axis=-1), r[..., 1:]], axis=-1)
     if m == 0 or n == 0:
         return fnp.zeros((*c.shape[:-1], m, n), dtype=sequence.dtype)
-    return _gather(sequence, m - 1 - np.arange(m)[:, None] + np.arange(n)[None, :])
+    # Strong even for Python scalars, as JAX's (its patches convolution drops weak types).
+    return convert(_gather(sequence, m - 1 - np.arange(m)[:, None] + np.arange(n)[None, :]),
+                   sequence.dtype, False)
 
 
 @api_boundary
@@ -218,6 +220,8 @@ def fiedler_companion(a: ArrayLike) -> Array:
                [ 1.,  0.]], dtype=float32)
     """
     op = "scipy.linalg.fiedler_companion"
+    if isinstance(a, int) and not isinstance(a, bool):  # a weak float, as JAX converts it
+        a = float(a)
     a = fnp.atleast_1d(asarray_arg(op, a))
     a = convert(a, to_inexact_dtype(a.dtype), a.weak_type)
     if a.shape[-1] == 0:
@@ -227,12 +231,12 @@ def fiedler_companion(a: ArrayLike) -> Array:
     a = a / a[..., :1]
     ones, coefficient = _fiedler_companion_tables(n)
     values = -_gather(a, np.maximum(coefficient, 0))
-    return fnp.where(ones, fnp.ones((), a.dtype),
-                     fnp.where(coefficient >= 0, values, fnp.zeros((), a.dtype)))
+    # Python 1 and 0 (weak) keep a weak operand's result weak, as in JAX.
+    return fnp.where(ones, 1, fnp.where(coefficient >= 0, values, 0))
 
 
 @api_boundary
-def leslie(f: Callable[..., Any], s: ArrayLike) -> Array:
+def leslie(f: ArrayLike, s: ArrayLike) -> Array:
     """The Leslie matrix: fecundities ``f`` (length n >= 2) on the first row and survival
     rates ``s`` (length n - 1) on the subdiagonal. Leading axes are batch axes.
 
@@ -244,19 +248,20 @@ def leslie(f: Callable[..., Any], s: ArrayLike) -> Array:
                [0.  , 0.75, 0.  ]], dtype=float32)
     """
     op = "scipy.linalg.leslie"
-    f, s = fnp.atleast_1d(asarray_arg(op, f)), fnp.atleast_1d(asarray_arg(op, s))
-    if f.shape[-1] < 2:
+    f_shape = fnp.atleast_1d(asarray_arg(op, f)).shape
+    s_shape = fnp.atleast_1d(asarray_arg(op, s)).shape
+    if f_shape[-1] < 2:
         raise op_value_error(op, f"f needs at least 2 entries along its last axis, got shape "
-                                 f"{f.shape}")
-    if s.shape[-1] != f.shape[-1] - 1:
+                                 f"{f_shape}")
+    if s_shape[-1] != f_shape[-1] - 1:
         raise op_value_error(op, f"s must have one entry fewer than f along the last axis, got "
-                                 f"f.shape={f.shape} and s.shape={s.shape}")
-    f, s = _vectors(op, f, s)
+                                 f"f.shape={f_shape} and s.shape={s_shape}")
+    f, s = _vectors(op, f, s)  # from the arguments: Python floats keep double precision
     n = f.shape[-1]
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     subdiagonal = _gather(s, np.clip(j + 0 * i, 0, n - 2))  # s[j] in column j
     return fnp.where(i == 0, f[..., None, :],
-                     fnp.where(i == j + 1, subdiagonal, fnp.zeros((), f.dtype)))
+                     fnp.where(i == j + 1, subdiagonal, 0))  # a weak 0 keeps the weak type
 
 
 @api_boundary
@@ -312,14 +317,15 @@ def block_diag(*arrs: ArrayLike) -> Array:
                [0., 2., 2.]], dtype=float32)
     """
     op = "scipy.linalg.block_diag"
-    blocks = [asarray_arg(op, a) for a in arrs] or [fnp.zeros((1, 0))]
+    arrs = arrs or (fnp.zeros((1, 0)),)
+    blocks = [asarray_arg(op, a) for a in arrs]
     for k, block in enumerate(blocks):
         if block.ndim > 2:
             raise op_value_error(op, f"blocks must have at most 2 dimensions, got shape "
                                      f"{block.shape} at argument {k}")
     dtype = fnp.result_type(*blocks)
-    weak = all(b.weak_type for b in blocks)
-    blocks = [fnp.atleast_2d(convert(b, dtype, weak)) for b in blocks]
+    # Strong even for Python scalars, as JAX's (it pads with a strong zero).
+    blocks = [fnp.atleast_2d(convert_arg(op, a, dtype)) for a in arrs]
     total = sum(b.shape[1] for b in blocks)
     rows, start = [], 0
     for block in blocks:
@@ -464,10 +470,14 @@ def hadamard(n: int, dtype: DTypeLike = int) -> Array:
     n = _size(op, n)
     if n < 1 or n & (n - 1):
         raise op_value_error(op, f"n must be a positive power of 2, got {n}")
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if dtype == dtypes.bool_ and n > 1:  # -1 has no bool value (JAX's and SciPy's -H raise)
+        raise op_type_error(op, f"dtype bool cannot hold the -1 entries of hadamard({n}); "
+                                f"use an integer or floating dtype")
     value = np.ones((1, 1), dtype=np.int64)
     while value.shape[0] < n:
         value = np.block([[value, value], [value, -value]])
-    return _constant(value, dtypes.canonicalize_dtype(dtype))
+    return _constant(value, dtype)
 
 
 @api_boundary

@@ -152,6 +152,9 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, 
         raise op_value_error(_OP, f"d must be a vector (n,) and e a vector (n - 1,), got "
                                   f"shapes {tuple(alpha.shape)} and {tuple(beta.shape)}")
     n = alpha.shape[0]
+    if n <= 1:  # before select is read, as in JAX: the one eigenvalue whatever is selected
+        w = fnp.real(alpha)
+        return w if eigvals_only else (w, fnp.eye(n, dtype=alpha.dtype))
     if select == "a":
         targets = np.arange(n, dtype=np.int32)
     elif select == "i":
@@ -169,9 +172,6 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, 
     else:
         raise op_value_error(_OP, f"select must be 'a', 'i' or 'v', got {select!r}")
     complex_ = dtypes.is_complex(alpha.dtype)
-    if n <= 1:
-        w = fnp.real(alpha)
-        return w if eigvals_only else (w, fnp.eye(n, dtype=alpha.dtype))
     if complex_:
         alpha = fnp.real(alpha)
         beta_sq = fnp.real(beta * fnp.conj(beta))

@@ -190,8 +190,11 @@ def idct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
 
 
 def _over_axes(op: str, one_axis, x, type, s, axes, norm):
+    operand = x
     x = _check(op, x, type, norm)
     axes, lengths = _axes_and_lengths(op, x, s, axes)
+    if not axes:  # a 0-d operand: no transform, and its dtype is kept, as in JAX
+        return asarray_arg(op, operand)
     for axis, n in zip(axes, lengths):
         x = _resize(x, axis, n)
     for axis in axes:  # separable: one axis at a time

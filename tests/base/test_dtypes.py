@@ -114,6 +114,15 @@ def test_result_type_of_scalars_alone_matches_jax(scalars):
     assert dtypes.result_type(*scalars, return_weak_type=True) == expected
 
 
+@pytest.mark.parametrize("scalar_type", [np.float32, np.float64, np.int8, np.complex64])
+def test_result_type_takes_numpy_scalar_types_as_jax(scalar_type):
+    # A scalar type's class attribute `dtype` is a descriptor, not a dtype: it raised. (jax
+    # with x64 for 64-bit types only: funcarray's default float stays float32.)
+    with jax.enable_x64(np.dtype(scalar_type).itemsize == 8):
+        assert fnp.result_type(scalar_type, 0.5) == jnp.result_type(scalar_type, 0.5)
+        assert fnp.result_type(scalar_type) == jnp.result_type(scalar_type)
+
+
 def test_64bit_inputs_keep_64bit_with_weak_scalars():
     # JAX with x64 gives float64 here too; with 32-bit scalars the float stays 32-bit.
     assert dtypes.result_type(dtypes.int64, 2) == np.int64

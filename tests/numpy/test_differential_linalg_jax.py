@@ -23,6 +23,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from differential_compare import BITS_64, Raised, attempt, parts
+from differential_matrices import (
+    KINDS_OF_VALUES,
+    condition,
+    half_precision_lapack,
+    inexact_of,
+    matrices,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES, kind_of
@@ -99,9 +106,6 @@ LINALG_OPS = (
     LinalgOp("eigh", _SQUARE, _reconstruct_eigh, check="product", hermitian=True),
 )
 
-_KINDS_OF_VALUES = ("regular", "regular", "regular", "singular", "zero", "inf", "nan")
-
-
 @dataclasses.dataclass(frozen=True)
 class Case:
     x: np.ndarray
@@ -111,36 +115,12 @@ class Case:
         return f"(np.array({self.x.tolist()!r}, {self.x.dtype.name!r}), {self.values})"
 
 
-def _hermitian_positive_definite(a):
-    """``a a^H + n I``: Hermitian, positive definite, condition number modest."""
-    n = a.shape[-1]
-    return a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
-
-
 @st.composite
 def cases(draw, op):
     dtype = draw(st.sampled_from(ALL_DTYPES), label="dtype")
     shape = draw(st.sampled_from(op.shapes), label="shape")
-    values = draw(st.sampled_from(_KINDS_OF_VALUES), label="values")
-    seed = draw(st.integers(0, 2**16), label="seed")
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(-4, 4, shape)
-    if kind_of(dtype) == "c":
-        a = a + 1j * rng.uniform(-4, 4, shape)
-    if kind_of(dtype) in "biu":  # small integers (and bools) that the dtype holds
-        a = np.round(a) if kind_of(dtype) == "i" else np.abs(np.round(a))
-    if op.hermitian and a.size:
-        a = _hermitian_positive_definite(a)
-    if values == "singular" and shape[-2] > 1:
-        a[..., -1, :] = a[..., 0, :]
-    elif values == "zero":
-        a = np.zeros_like(a)
-    elif values in ("inf", "nan") and a.size and kind_of(dtype) in "fc":
-        a.reshape(-1)[draw(st.integers(0, a.size - 1))] = np.inf if values == "inf" else np.nan
-    with np.errstate(all="ignore"):
-        x = (a != 0) if kind_of(dtype) == "b" else np.asarray(a).astype(
-            dtype if kind_of(dtype) in "fc" or kind_of(a.dtype) != "c" else np.float64)
-        x = x.astype(dtype)
+    values = draw(st.sampled_from(KINDS_OF_VALUES), label="values")
+    x = draw(matrices(dtype, shape, values, hermitian=op.hermitian), label="x")
     return Case(x, values)
 
 
@@ -173,56 +153,28 @@ def _run_jax(op, case):
 # --------------------------------------------------------------------------------------------
 
 
-def _condition(case) -> np.ndarray:
-    """The 2-norm condition number of each matrix of the stack, in float64 (inf where
-    singular or not finite; 1 for empty matrices)."""
-    a = case.x.astype(np.complex128 if np.iscomplexobj(case.x) else np.float64)
-    if a.size == 0:
-        return np.ones(a.shape[:-2])
-    if not np.isfinite(a).all():
-        return np.full(a.shape[:-2], np.inf)
-    s = np.linalg.svd(a, compute_uv=False)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(s[..., -1] > s[..., 0] * 1e-12, s[..., 0] / s[..., -1], np.inf)
-
-
 def values_are_open(op, case) -> bool:
     """The operand is singular, zero, or not finite, or too ill-conditioned for the
     computing precision: the values of unique-result functions are not determined there
     (inverse of a singular matrix, rank of a matrix with a NaN), only the kind of answer."""
     if case.values in ("inf", "nan"):
         return True
-    eps = float(dtypes.finfo(_inexact_of(case.x.dtype)).eps)
+    eps = float(dtypes.finfo(inexact_of(case.x.dtype)).eps)
     needs_inverse = op.name not in ("norm", "norm_1", "vector_norm", "svdvals", "eigvalsh",
                                     "norm_2", "norm_nuc", "qr", "svd", "eigh", "cholesky")
-    return needs_inverse and bool((_condition(case) * eps > 1e-3).any())
-
-
-def _inexact_of(dtype):
-    dtype = np.dtype(dtype)
-    if kind_of(dtype) in "fc":
-        return np.float32 if dtypes.is_half_precision(dtype) else dtype
-    return np.float64 if dtype in BITS_64 else np.float32
+    return needs_inverse and bool((condition(case.x) * eps > 1e-3).any())
 
 
 def value_bound(op, case, want) -> np.ndarray:
     """``k * eps * (cond + 1) * scale`` per element of the result, where ``scale`` is the
     result's largest magnitude in its matrix (the operand's for products of factors)."""
     eps = float(dtypes.finfo(want.dtype).eps if kind_of(want.dtype) in "fc" else 0)
-    cond = np.max(_condition(case), initial=1.0)
+    cond = np.max(condition(case.x), initial=1.0)
     power = 3 if op.name.startswith("matrix_power") else 1
     with np.errstate(all="ignore"):
         reference = case.x.astype(np.complex128) if op.check == "product" else want
         scale = np.max(np.abs(reference.astype(np.complex128)), initial=1.0)
         return np.full(want.shape, 64 * eps * (cond + 1) ** power * max(scale, 1.0))
-
-
-def half_precision_lapack(case, got, want) -> bool:
-    """A float16/bfloat16 operand: jax's LAPACK refuses it (but for empty matrices, where
-    it has nothing to factorise); funcarray computes determinants in float32 and refuses
-    the other decompositions whatever the size. One raising is allowed."""
-    return (dtypes.is_half_precision(case.x.dtype)
-            and isinstance(got, Raised) != isinstance(want, Raised))
 
 
 def jax_vector_norm_of_integers_is_an_integer(op, case, got, want) -> bool:
@@ -249,7 +201,7 @@ def rank_dtype_is_32_bit(op, got, want) -> bool:
 
 def _check_against_jax(op, case, what, got, want):
     where = f"{op.name}{case}, {what}"
-    if half_precision_lapack(case, got, want):
+    if half_precision_lapack(case.x.dtype, got, want):
         return
     if jax_vector_norm_of_integers_is_an_integer(op, case, got, want):
         want = _run_jax(op, Case(case.x.astype(got[0][0].dtype), case.values))

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 
 from funcarray import lax
 from funcarray.api.arguments import asarray_arg
+from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.errors import op_type_error
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -103,6 +105,13 @@ def cg(A: ArrayLike | Callable[[Array], Array], b: ArrayLike, x0: ArrayLike | No
     A = _as_operator("A", A)
     M = None if M is None else _as_operator("M", M)
     b = fa_tree.map(lambda leaf: asarray_arg("cg's b", leaf), b)
+    for leaf in fa_tree.leaves(b):
+        # The steps are fractions: integer iterates would truncate them into a wrong answer
+        # (JAX raises too, from its loop's carry types).
+        if not (dtypes.is_float(leaf.dtype) or dtypes.is_complex(leaf.dtype)):
+            raise op_type_error("scipy.sparse.linalg.cg", f"b must be floating-point or "
+                                                          f"complex, got dtype {leaf.dtype}; "
+                                                          f"convert with .astype(fnp.float32)")
     if x0 is None:
         x0 = fa_tree.map(lambda leaf: leaf * 0, b)
     else:
