@@ -8,7 +8,7 @@ Example:
     >>> import funcarray.numpy as fnp
     >>> attempt(lambda: fnp.sum(fnp.ones(3)), multiple=False)[0][0].tolist()
     3.0
-    >>> attempt(lambda: fnp.argmax(fnp.ones(0)), multiple=False)
+    >>> attempt(lambda: fnp.argmax(fnp.ones(0)), multiple=False)  # doctest: +ELLIPSIS
     raised ValueError: ...
 """
 
