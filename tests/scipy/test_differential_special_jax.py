@@ -152,22 +152,24 @@ def _reference_logsumexp(x):
     return scipy_special.logsumexp(x, axis=-1)
 
 
-def _jax_expn_one_element_at_a_time(n, x):
-    """jax's expn, called on one element at a time. jax vectorizes expn with a
-    ``jnp.piecewise`` whose branches all run on every element of a batch of two or more,
-    and its continued fraction (``_expn2``, meant for ``x > 1``) loops while ``x > 0`` and
-    its change exceeds eps, with no cap on the terms: a tiny positive ``x`` in a batch
-    (``jsp.expn(jnp.ones(2), jnp.full(2, 1e-30))``) runs for hours. One element at a time,
-    ``lax.switch`` runs the chosen branch alone."""
-    shape = np.broadcast_shapes(np.shape(n), np.shape(x))
-    if int(np.prod(shape)) < 2:
-        return jsp.expn(n, x)
-    # jax arrays as NumPy ones (to index), Python floats kept (weak).
-    n_b, x_b = (v if isinstance(v, float) else np.broadcast_to(np.asarray(v), shape)
-                for v in (n, x))
-    elements = [jsp.expn(*(v if isinstance(v, float) else jnp.asarray(v[i])
-                           for v in (n_b, x_b))) for i in np.ndindex(shape)]
-    return jnp.stack(elements).reshape(shape)
+def _one_element_at_a_time(jax_fn):
+    """jax's ``jax_fn`` (expn, or exp1 and expi, which call it), called on one element at a
+    time. jax vectorizes expn with a ``jnp.piecewise`` whose branches all run on every
+    element of a batch of two or more, and its continued fraction (``_expn2``, meant for
+    ``x > 1``) loops while ``x > 0`` and its change exceeds eps, with no cap on the terms:
+    a tiny positive ``x`` in a batch (``jsp.expn(jnp.ones(2), jnp.full(2, 1e-30))``) runs
+    for hours. One element at a time, ``lax.switch`` runs the chosen branch alone."""
+    def call(*operands):
+        shape = np.broadcast_shapes(*(np.shape(v) for v in operands))
+        if int(np.prod(shape)) < 2:
+            return jax_fn(*operands)
+        # jax arrays as NumPy ones (to index), Python floats kept (weak).
+        spread = [v if isinstance(v, float) else np.broadcast_to(np.asarray(v), shape)
+                  for v in operands]
+        elements = [jax_fn(*(v if isinstance(v, float) else jnp.asarray(v[i])
+                             for v in spread)) for i in np.ndindex(shape)]
+        return jnp.stack(elements).reshape(shape)
+    return call
 
 
 def _reference_hyp1f1(a, b, x):
@@ -248,10 +250,12 @@ SPECIAL_OPS = (
     _op("i1e", Arg(-100.0, 100.0, (0.0, 700.0, 3.4e38))),
     _op("bernoulli", Arg(0.0, 30.0, _INTEGERS, integral=True), ulps=0),
     _op("dawsn", _REAL, ulps=16),
-    _op("exp1", Arg(0.0, 50.0, (0.0, 1e-30, 1.0, 700.0)), ulps=16),
-    _op("expi", Arg(-50.0, 50.0, (0.0, -0.0, 0.3725, 700.0)), ulps=16, scale=1.0),
+    _op("exp1", Arg(0.0, 50.0, (0.0, 1e-30, 1.0, 700.0)), ulps=16,
+        jax_fn=_one_element_at_a_time(jsp.exp1)),
+    _op("expi", Arg(-50.0, 50.0, (0.0, -0.0, 0.3725, 700.0)), ulps=16, scale=1.0,
+        jax_fn=_one_element_at_a_time(jsp.expi)),
     _op("expn", _ORDER, Arg(0.0, 50.0, (0.0, 1e-30, 1.0)), ulps=32,
-        jax_fn=_jax_expn_one_element_at_a_time),
+        jax_fn=_one_element_at_a_time(jsp.expn)),
     _op("spence", Arg(0.0, 10.0, (0.0, 1.0, 2.0, -1.0)), ulps=16, scale=1.0),
     _op("fresnel", Arg(-10.0, 10.0, (0.0, 1e10)), ulps=16, scale=1.0, multiple=True),
     _op("sici", Arg(-10.0, 10.0, (0.0, 1e10)), ulps=16, scale=1.0, multiple=True),
