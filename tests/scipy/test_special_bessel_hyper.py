@@ -496,12 +496,13 @@ def test_errors_name_the_function_and_the_fix():
             fn(*([1j] * n))
 
 
-def test_hyp2f1_is_one_at_zero_for_any_parameters():
-    # SciPy's and jax's value at x = 0, NaN and infinite parameters included (NaN before).
-    a = np.asarray([np.inf, 1.0, 1.0, np.nan, 1.0, 0.0, 1.0])
-    b = np.asarray([2.0, np.inf, 2.0, 2.0, 2.0, 0.0, 2.0])
-    c = np.asarray([3.0, 3.0, np.inf, 3.0, np.nan, np.nan, -1.0])
-    x = np.zeros(7)
+def test_hyp2f1_is_one_at_zero_and_for_a_zero_parameter():
+    # SciPy's and jax's value at x = 0 and for a or b = 0, NaN and infinite other operands
+    # included (NaN before).
+    a = np.asarray([np.inf, 1.0, 1.0, np.nan, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    b = np.asarray([2.0, np.inf, 2.0, 2.0, 2.0, 0.0, 2.0, 0.0, np.inf, 2.0])
+    c = np.asarray([3.0, 3.0, np.inf, 3.0, np.nan, np.nan, -1.0, np.nan, 3.0, 3.0])
+    x = np.asarray([0.0] * 7 + [1.0, 0.5, np.nan])
     want = sp.hyp2f1(a, b, c, x)
     args = [fnp.asarray(v) for v in (a, b, c, x)]
     np.testing.assert_array_equal(np.asarray(fsp.hyp2f1(*args)), want)
