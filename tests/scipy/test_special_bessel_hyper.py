@@ -507,3 +507,13 @@ def test_hyp2f1_is_one_at_zero_and_for_a_zero_parameter():
     args = [fnp.asarray(v) for v in (a, b, c, x)]
     np.testing.assert_array_equal(np.asarray(fsp.hyp2f1(*args)), want)
     np.testing.assert_array_equal(np.asarray(fa.jit(fsp.hyp2f1)(*args)), want)
+
+
+def test_hyp2f1_closed_form_has_its_limit_at_minus_infinity():
+    # a or b equal to c: (1 - x)^-b, whose limit at x = -inf is SciPy's and jax's (NaN before).
+    a, b, c = np.asarray([1.0, 1.0, 2.0, 1.0]), np.asarray([1.0, 2.0, 1.0, -1.0]), np.ones(4)
+    x = np.full(4, -np.inf)
+    want = sp.hyp2f1(a, b, c, x)
+    args = [fnp.asarray(v) for v in (a, b, c, x)]
+    np.testing.assert_array_equal(np.asarray(fsp.hyp2f1(*args)), want)
+    np.testing.assert_array_equal(np.asarray(fa.jit(fsp.hyp2f1)(*args)), want)
