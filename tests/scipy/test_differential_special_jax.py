@@ -412,10 +412,11 @@ def _run_jax(op, case):
 # --------------------------------------------------------------------------------------------
 
 
-def xla_reads_subnormal_operands_as_zero(case, what, shape):
+def xla_reads_subnormal_operands_as_zero(case, what, shape, dtype=None):
     """Elements of the eager result with a subnormal operand: XLA on the CPU reads such
     operands as zero (jax and funcarray's jit), NumPy's kernels (funcarray eager) as
-    themselves. The value is open there (all of it for a reduction such as logsumexp)."""
+    themselves. The value is open there (all of it for a reduction such as logsumexp, or
+    for a Python float that rounds to a subnormal of the result's ``dtype``)."""
     allowed = np.zeros(shape, bool)
     if what != "eager":
         return allowed
@@ -428,6 +429,11 @@ def xla_reads_subnormal_operands_as_zero(case, what, shape):
                 allowed |= np.broadcast_to(tiny, shape)
             except ValueError:  # a reduction's operand: any subnormal opens every element
                 allowed |= bool(tiny.any())
+    for v in case.values:  # a Python float, subnormal once rounded to the result's dtype
+        if isinstance(v, float) and dtype is not None:
+            with np.errstate(all="ignore"):
+                rounded = np.asarray(v).astype(_real_of(dtype))
+            allowed |= bool(subnormal(rounded, dtype))
     return allowed
 
 
@@ -581,7 +587,7 @@ def weak_default_is_32_bit(case, g, g_weak, w, w_weak) -> bool:
 def _values_match(op, case, what, g, w):
     dtype = w.dtype
     ok = np.ones(w.shape, bool)
-    open_ = xla_reads_subnormal_operands_as_zero(case, what, w.shape)
+    open_ = xla_reads_subnormal_operands_as_zero(case, what, w.shape, dtype)
     for gp, wp in zip(parts(g), parts(w)):
         gp, wp = gp.astype(np.float64), wp.astype(np.float64)
         with np.errstate(invalid="ignore"):
