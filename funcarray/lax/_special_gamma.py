@@ -39,6 +39,7 @@ from funcarray.lax._ops_binary import (
     mul,
 )
 from funcarray.lax._ops_shape import full_like
+from funcarray.lax._special_dtypes import in_float32
 from funcarray.lax._special_host_ops import LAX_OPS, SCALAR_OPS, select_lazily
 
 if TYPE_CHECKING:
@@ -190,8 +191,9 @@ def zeta_formula(x, q, ops=LAX_OPS):
 
 
 def zeta_impl(x: ArrayLike, q: ArrayLike) -> Array:
-    """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``lax.zeta`` after its checks)."""
-    return zeta_formula(x, q)
+    """The Hurwitz zeta function ``sum_k (k + q)^-x`` (``lax.zeta`` after its checks);
+    float16 and bfloat16 in float32, as XLA (their range overflows the sum's terms)."""
+    return in_float32(zeta_formula)(x, q)
 
 
 def polygamma_formula(n, x, ops=LAX_OPS):
@@ -213,8 +215,8 @@ def polygamma_formula(n, x, ops=LAX_OPS):
 @custom_jvp
 def polygamma_impl(n: ArrayLike, x: ArrayLike) -> Array:
     """The ``n``-th derivative of digamma, ``n`` a float holding an integer
-    (``lax.polygamma`` after its checks)."""
-    return polygamma_formula(n, x)
+    (``lax.polygamma`` after its checks); float16 and bfloat16 in float32, as XLA."""
+    return in_float32(polygamma_formula)(n, x)
 
 
 def _polygamma_jvp(primals, tangents):

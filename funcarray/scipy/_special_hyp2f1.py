@@ -175,11 +175,14 @@ def _hyp2f1_value(a, b, c, x):
     value = fnp.where((x < 1) & (a == c), fnp.power(1 - x, -b), value)
     value = fnp.where((x < 1) & (b == c), fnp.power(1 - x, -a), value)
     value = fnp.where(nonpositive_integer(c), np.inf, value)
+    # NaN for infinite parameters and at x = -inf (but for a or b equal to c, whose
+    # (1 - x)^-b has its limit there, as scipy and jax); 1 at x = 0 and for a or b zero
+    # (c not), whatever the other operands, NaN or infinite ones included (scipy and jax).
+    closed_form = (a == c) | (b == c)
+    undefined = (~(fnp.isfinite(a) & fnp.isfinite(b) & fnp.isfinite(c))
+                 | ((x == -np.inf) & ~closed_form))
     unit = (x == 0) | (((a == 0) | (b == 0)) & (c != 0))
-    value = fnp.where(unit, 1.0, value)
-    # NaN for infinite parameters and at x = -inf (scipy's values).
-    undefined = ~(fnp.isfinite(a) & fnp.isfinite(b) & fnp.isfinite(c)) | (x == -np.inf)
-    return fnp.where(undefined | fnp.isnan(x), np.nan, value)
+    return fnp.where(unit, 1.0, fnp.where(undefined | fnp.isnan(x), np.nan, value))
 
 
 def _parameter_derivatives(a, b, c, x):

@@ -494,3 +494,26 @@ def test_errors_name_the_function_and_the_fix():
                   (fsp.fresnel, 1)):
         with pytest.raises(TypeError, match="complex inputs are not supported"):
             fn(*([1j] * n))
+
+
+def test_hyp2f1_is_one_at_zero_and_for_a_zero_parameter():
+    # SciPy's and jax's value at x = 0 and for a or b = 0, NaN and infinite other operands
+    # included (NaN before).
+    a = np.asarray([np.inf, 1.0, 1.0, np.nan, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+    b = np.asarray([2.0, np.inf, 2.0, 2.0, 2.0, 0.0, 2.0, 0.0, np.inf, 2.0])
+    c = np.asarray([3.0, 3.0, np.inf, 3.0, np.nan, np.nan, -1.0, np.nan, 3.0, 3.0])
+    x = np.asarray([0.0] * 7 + [1.0, 0.5, np.nan])
+    want = sp.hyp2f1(a, b, c, x)
+    args = [fnp.asarray(v) for v in (a, b, c, x)]
+    np.testing.assert_array_equal(np.asarray(fsp.hyp2f1(*args)), want)
+    np.testing.assert_array_equal(np.asarray(fa.jit(fsp.hyp2f1)(*args)), want)
+
+
+def test_hyp2f1_closed_form_has_its_limit_at_minus_infinity():
+    # a or b equal to c: (1 - x)^-b, whose limit at x = -inf is SciPy's and jax's (NaN before).
+    a, b, c = np.asarray([1.0, 1.0, 2.0, 1.0]), np.asarray([1.0, 2.0, 1.0, -1.0]), np.ones(4)
+    x = np.full(4, -np.inf)
+    want = sp.hyp2f1(a, b, c, x)
+    args = [fnp.asarray(v) for v in (a, b, c, x)]
+    np.testing.assert_array_equal(np.asarray(fsp.hyp2f1(*args)), want)
+    np.testing.assert_array_equal(np.asarray(fa.jit(fsp.hyp2f1)(*args)), want)

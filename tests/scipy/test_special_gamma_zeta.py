@@ -288,6 +288,23 @@ def test_low_precision_floats_keep_their_dtype(dtype):
         x, np.float64)] * 3), rtol=1e-2)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=["f16", "bf16"])
+def test_low_precision_zeta_and_polygamma_compute_in_float32(dtype):
+    # As XLA (jax): float16's range overflows the Euler-Maclaurin terms of zeta(6, 1),
+    # which gave NaN in float16.
+    x = fnp.asarray(np.asarray([6.0, 2.0, 30.0, 1.5]).astype(dtype))
+    n = fnp.asarray(np.asarray([1.0, 2.0, 3.0, 4.0]).astype(dtype))
+    wide = np.asarray(x, np.float64)
+    for got in (fsp.zeta(x, 1.0), fa.jit(fsp.zeta)(x, 1.0)):
+        assert got.dtype == dtype
+        np.testing.assert_allclose(np.asarray(got, np.float32), sp.zeta(wide, 1.0), rtol=1e-2)
+    got = lax.polygamma(n, x)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(np.asarray(got, np.float32),
+                               sp.polygamma(np.asarray(n, np.float64).astype(int), wide),
+                               rtol=1e-2)
+
+
 def test_integer_and_python_scalar_inputs():
     # Ints compute in float32 (JAX without x64); Python scalars stay weakly typed.
     assert fsp.gammainc(fnp.asarray([1, 2]), fnp.asarray([1, 3])).dtype == np.float32

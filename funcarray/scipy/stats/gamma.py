@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -29,11 +29,13 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> gamma.logpdf(fnp.asarray([-1.0, 0.5, 2.0]), 2.0).round(4)
         Array([   -inf, -1.1931, -1.3069], dtype=float32)
     """
+    args = (x, a, loc, scale)
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
     ok = x >= loc
+    one = const_like(x, 1, *args)  # (as in JAX, see const_like)
     # Out of support, y = 1 keeps the formula (and its gradient) finite before the mask.
-    y = fnp.where(ok, (x - loc) / scale, fnp.ones_like(x))
-    log_probs = special.xlogy(a - 1, y) - y - (special.gammaln(a) + fnp.log(scale))
+    y = fnp.where(ok, (x - loc) / scale, one)
+    log_probs = special.xlogy(a - one, y) - y - (special.gammaln(a) + fnp.log(scale))
     return fnp.where(ok, log_probs, -np.inf)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -28,8 +28,10 @@ def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> pareto.logpdf(fnp.asarray([0.5, 1.0, 2.0]), 3.0).round(4)
         Array([   -inf,  1.0986, -1.674 ], dtype=float32)
     """
+    args = (x, b, loc, scale)
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)
-    log_probs = -(fnp.log(scale / b) + (b + 1) * fnp.log((x - loc) / scale))
+    one = const_like(x, 1, *args)  # (as in JAX, see const_like)
+    log_probs = -(fnp.log(scale / b) + (b + one) * fnp.log((x - loc) / scale))
     return fnp.where(x < loc + scale, -np.inf, log_probs)
 
 
@@ -86,9 +88,10 @@ def logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) 
         >>> pareto.logsf(fnp.asarray([0.5, 2.0]), 3.0).round(4)
         Array([ 0.    , -2.0794], dtype=float32)
     """
+    args = (x, b, loc, scale)
     x, b, loc, scale = promote_args_inexact("pareto.logsf", x, b, loc, scale)
     value = -(b * fnp.log((x - loc) / scale))
-    return fnp.where(x < loc + scale, fnp.zeros_like(x), value)
+    return fnp.where(x < loc + scale, const_like(x, 0, *args), value)  # (as in JAX)
 
 
 @api_boundary

@@ -57,8 +57,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """
     x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
     inside = (x >= loc) & (x <= loc + scale)
-    return fnp.select([x < loc, x > loc + scale, inside],
-                      [fnp.zeros_like(x), fnp.ones_like(x), (x - loc) / scale])
+    # Strong 0-d constants, as JAX's (jnp.array(0, x.dtype)): the result is never weak.
+    zero, one = fnp.asarray(0, x.dtype), fnp.asarray(1, x.dtype)
+    return fnp.select([x < loc, x > loc + scale, inside], [zero, one, (x - loc) / scale])
 
 
 @api_boundary
