@@ -134,17 +134,17 @@ _EXP_OF_AN_INVALID_PARAMETER = (
 @pytest.mark.parametrize("invalid", [0.0, -1.0])
 def test_invalid_parameter_gives_nan_under_jit(fn, parameter, dtype, invalid):
     """An invalid parameter gives NaN under jit as eagerly (NumPy's exp of NaN is the
-    oracle), although XLA on the CPU miscompiles exp of a select with a NaN constant."""
+    oracle), although XLA on the CPU miscompiles exp of a select with a NaN constant:
+    these formulas select after exp, and the lowering guards the exp as well."""
     x = np.linspace(0.0, 6.0, 8).astype(dtype)
     got = fa.jit(lambda x, p: fn(x, **{parameter: p}))(fnp.asarray(x), fnp.asarray(dtype(invalid)))
     assert got.dtype == dtype
     assert np.isnan(np.asarray(got)).all() and np.isnan(np.exp(dtype(np.nan))), got
 
 
-@pytest.mark.xfail(strict=True, reason="XLA's defect on the CPU, shared by jax: exp of a select"
-                   " whose chosen value is a broadcast NaN constant returns garbage under jit"
-                   " (float32 and float16; docs/decisions.md). funcarray's stats select after exp.")
-def test_known_defect_xla_cpu_exp_of_a_nan_select_under_jit():
+def test_exp_of_a_nan_select_under_jit():
+    """The raw pattern, which jax's jit (XLA on the CPU) turns into garbage: funcarray's
+    lowering selects the NaN past the exp (lowering.stablehlo.EXP_POLYNOMIAL_OPS)."""
     def density(x, scale):
         return fnp.exp(fnp.where(scale > 0, x, np.nan))
 
