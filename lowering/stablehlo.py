@@ -529,6 +529,35 @@ def compare(ctx: LoweringContext, x: str, y: str, direction: str) -> str:
         "compare_type": f"#stablehlo<comparison_type {ctype}>"})[0]
 
 
+# The unary ops XLA's CPU computes through its exp polynomial for float32 and narrower reals.
+# The polynomial scales by ``2**n`` through an ``fptosi``, which LLVM folds to poison for a NaN
+# *constant*: such an op that a NaN constant reaches in a fusion (``exp(where(p, x, nan))``,
+# ``exp(x * nan)``) stores garbage, not NaN (XLA's defect; docs/decisions.md).
+EXP_POLYNOMIAL_OPS = frozenset({"stablehlo.exponential", "stablehlo.exponential_minus_one",
+                                "stablehlo.logistic", "chlo.cosh"})
+
+
+def nan_passing(ctx: LoweringContext, hlo_op: str, x: str) -> str:
+    """Emit the unary ``hlo_op`` of ``x``; for an op of ``EXP_POLYNOMIAL_OPS`` on a real
+    float32-or-narrower operand, ``x``'s NaNs are selected past it (``select(x != x, x,
+    op(x))``: the same values, and no constant NaN reaches the exp polynomial's result).
+    A float64 operand takes the op alone (XLA's float64 exp handles NaN); complex exp selects
+    a NaN real part in its own lowering (funcarray.primitives.elementwise).
+
+    Example:
+        >>> import numpy as np, funcarray as fa, funcarray.numpy as fnp
+        >>> fa.jit(lambda x, s: fnp.exp(fnp.where(s > 0, x, np.nan)))(fnp.zeros(2), 0.0)
+        Array([nan, nan], dtype=float32)
+    """
+    aval = ctx.type_of(x)
+    out = ctx.op(hlo_op, x, results=[aval])[0]
+    element = mlir_element_type(aval.dtype)
+    if hlo_op not in EXP_POLYNOMIAL_OPS or not element.startswith(("f", "bf")) or (
+            element == "f64"):
+        return out
+    return ctx.op("stablehlo.select", compare(ctx, x, x, "NE"), x, out, results=[aval])[0]
+
+
 def elementwise_lowering(hlo_op: str):
     """The lowering rule of an elementwise primitive: one ``hlo_op`` on its operands.
 
@@ -545,6 +574,8 @@ def elementwise_lowering(hlo_op: str):
                          f"name nor a comparison direction {sorted(COMPARISON_DIRECTIONS)}")
 
     def lower_elementwise(ctx, *operands):
+        if hlo_op in EXP_POLYNOMIAL_OPS:
+            return [nan_passing(ctx, hlo_op, *operands)]
         return ctx.op(hlo_op, *operands)
 
     lower_elementwise.__qualname__ = f"lower_elementwise[{hlo_op}]"

@@ -32,7 +32,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array
-from funcarray.lowering.stablehlo import compare
+from funcarray.lowering.stablehlo import compare, elementwise_lowering, nan_passing
 from funcarray.primitives._define import (
     binary,
     elementwise_abstract_eval,
@@ -400,9 +400,9 @@ def _complex_exp_lower(ctx, x):
     special values where XLA makes NaNs: +0 cis(b) where a is -inf (0 + 0j for an infinite or
     NaN b), inf + nan j where a is inf and b is not finite, and a zero b kept."""
     aval = ctx.avals_in[0]
-    out = ctx.op("stablehlo.exponential", x)[0]
     if not dtypes.is_complex(aval.dtype):
-        return [out]
+        return [nan_passing(ctx, "stablehlo.exponential", x)]
+    out = ctx.op("stablehlo.exponential", x)[0]
     part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
     flags = ShapedArray(aval.shape, np.bool_)
 
@@ -411,6 +411,10 @@ def _complex_exp_lower(ctx, x):
 
     a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
     real, imag = op("stablehlo.real", out), op("stablehlo.imag", out)
+    # A NaN a gives NaN parts (XLA's too, but its exp of a constant NaN stores garbage:
+    # lowering.stablehlo.EXP_POLYNOMIAL_OPS), the zero b kept below.
+    nan_a = compare(ctx, a, a, "NE")
+    real, imag = (op("stablehlo.select", nan_a, a, part_of_out) for part_of_out in (real, imag))
     zero = ctx.constant(0, part)
     finite_b = op("stablehlo.is_finite", b, result=flags)
     minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
@@ -435,7 +439,7 @@ def _complex_expm1_lower(ctx, x):
     where a is -inf, inf + nan j where a is inf and b is not finite, and a zero b kept."""
     aval = ctx.avals_in[0]
     if not dtypes.is_complex(aval.dtype):
-        return ctx.op("stablehlo.exponential_minus_one", x)
+        return [nan_passing(ctx, "stablehlo.exponential_minus_one", x)]
     part = ShapedArray(aval.shape, _real_dtype(aval.dtype))
     flags = ShapedArray(aval.shape, np.bool_)
 
@@ -449,7 +453,8 @@ def _complex_expm1_lower(ctx, x):
                  op("stablehlo.cosine", b)),
               op("stablehlo.multiply", ctx.constant(2, part),
                  op("stablehlo.multiply", half_sin, half_sin)))
-    imag = op("stablehlo.multiply", op("stablehlo.exponential", a), op("stablehlo.sine", b))
+    imag = op("stablehlo.multiply", nan_passing(ctx, "stablehlo.exponential", a),
+              op("stablehlo.sine", b))
     finite_b = op("stablehlo.is_finite", b, out=flags)
     minus_inf = compare(ctx, a, ctx.constant(-np.inf, part), "EQ")
     plus_inf = compare(ctx, a, ctx.constant(np.inf, part), "EQ")
@@ -571,10 +576,6 @@ def _with_complex_fixes(lower, fix):
                      parts.op("stablehlo.imag", out[0]))
         return ctx.op("stablehlo.complex", re, im)
     return fixed
-
-
-def _plain(hlo):
-    return lambda ctx, x: ctx.op(hlo, x)
 
 
 def _fix_sinh(p, re, im):
@@ -726,17 +727,17 @@ sin_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.sine", sin
                                     _fix_sin))
 cos_p.def_lower(_with_complex_fixes(_complex_sin_cos_lower("stablehlo.cosine", sine=False),
                                     _fix_cos))
-tan_p.def_lower(_with_complex_fixes(_plain("stablehlo.tan"), _fix_tan))
-sinh_p.def_lower(_with_complex_fixes(_plain("chlo.sinh"), _fix_sinh))
-cosh_p.def_lower(_with_complex_fixes(_plain("chlo.cosh"), _fix_cosh))
-tanh_p.def_lower(_with_complex_fixes(_plain("stablehlo.tanh"), _fix_tanh))
-sqrt_p.def_lower(_with_complex_fixes(_plain("stablehlo.sqrt"), _fix_sqrt))
-atan_p.def_lower(_with_complex_fixes(_plain("chlo.atan"), _fix_atan))
-atanh_p.def_lower(_with_complex_fixes(_plain("chlo.atanh"), _fix_atanh))
-acos_p.def_lower(_with_complex_fixes(_plain("chlo.acos"), _fix_acos))
-asin_p.def_lower(_with_complex_fixes(_plain("chlo.asin"), _fix_asin))
-acosh_p.def_lower(_with_complex_fixes(_plain("chlo.acosh"), _fix_acosh))
-asinh_p.def_lower(_with_complex_fixes(_plain("chlo.asinh"), _fix_asinh))
+tan_p.def_lower(_with_complex_fixes(elementwise_lowering("stablehlo.tan"), _fix_tan))
+sinh_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.sinh"), _fix_sinh))
+cosh_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.cosh"), _fix_cosh))
+tanh_p.def_lower(_with_complex_fixes(elementwise_lowering("stablehlo.tanh"), _fix_tanh))
+sqrt_p.def_lower(_with_complex_fixes(elementwise_lowering("stablehlo.sqrt"), _fix_sqrt))
+atan_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.atan"), _fix_atan))
+atanh_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.atanh"), _fix_atanh))
+acos_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.acos"), _fix_acos))
+asin_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.asin"), _fix_asin))
+acosh_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.acosh"), _fix_acosh))
+asinh_p.def_lower(_with_complex_fixes(elementwise_lowering("chlo.asinh"), _fix_asinh))
 
 
 @sign_p.def_lower

@@ -84,26 +84,6 @@ def _distribution_functions():
             yield dist, name
 
 
-# The functions whose jit program takes exp of a select between the formula and a NaN for
-# an invalid parameter (gumbel's scale, vonmises' kappa, wrapcauchy's c).
-_EXP_OF_A_NAN_SELECT = frozenset({"gumbel_l.pdf", "gumbel_l.sf", "gumbel_l.cdf", "gumbel_r.pdf",
-                                  "gumbel_r.cdf", "gumbel_r.sf", "vonmises.pdf",
-                                  "wrapcauchy.pdf"})
-
-
-def xla_cpu_exp_of_a_nan_select(case, what, want):
-    """Known defect of XLA on the CPU (jaxlib's, shared by funcarray's jit and jax): exp of
-    a ``select`` whose chosen value is a broadcast NaN returns garbage in place of NaN
-    (``jax.jit(lambda x, s: jnp.exp(jnp.where(s > 0, x, jnp.nan)))(jnp.zeros(3), 0.0)``
-    gives values such as 318.2 and 4.6e-41, varying by run). funcarray's
-    gumbel_l/gumbel_r/vonmises/wrapcauchy densities take exp of such a select: under jit
-    the elements jax gives NaN for are open. jax's own formulas select after exp."""
-    if what != "jit":
-        return np.zeros(want.shape, bool)
-    with np.errstate(invalid="ignore"):
-        return np.isnan(want)
-
-
 def _op(dist, name):
     fn = getattr(getattr(fstats, dist), name)
     names = [p for p in inspect.signature(fn).parameters]
@@ -112,11 +92,9 @@ def _op(dist, name):
                  for i, p in enumerate(names))
     # SciPy's function of the same name is the third opinion where funcarray and jax differ.
     reference = getattr(getattr(scipy_stats, dist, None), name, None)
-    defects = ((xla_cpu_exp_of_a_nan_select,) if f"{dist}.{name}" in _EXP_OF_A_NAN_SELECT
-               else ())
     return SpecialOp(f"{dist}.{name}", args, ulps=64, scale=1.0, fn=fn,
                      jax_fn=getattr(getattr(jstats, dist), name), namespace="stats",
-                     reference=reference, known_defects=defects)
+                     reference=reference)
 
 
 STATS_OPS = tuple(_op(dist, name) for dist, name in _distribution_functions())
@@ -140,8 +118,33 @@ def test_eager_and_jit_match_jax(op, data):
     check_case(op, data.draw(cases(op), label="case"))
 
 
-@pytest.mark.xfail(strict=True, reason=xla_cpu_exp_of_a_nan_select.__doc__)
-def test_known_defect_xla_cpu_exp_of_a_nan_select_under_jit():
+# The densities and distribution functions that are exp of a formula NaN for an invalid
+# parameter (gumbel's scale, vonmises' kappa, wrapcauchy's c).
+_EXP_OF_AN_INVALID_PARAMETER = (
+    (fstats.gumbel_l.pdf, "scale"), (fstats.gumbel_l.cdf, "scale"),
+    (fstats.gumbel_l.sf, "scale"), (fstats.gumbel_r.pdf, "scale"),
+    (fstats.gumbel_r.cdf, "scale"), (fstats.gumbel_r.sf, "scale"),
+    (fstats.vonmises.pdf, "kappa"), (fstats.wrapcauchy.pdf, "c"))
+
+
+@pytest.mark.parametrize("fn, parameter", _EXP_OF_AN_INVALID_PARAMETER,
+                         ids=lambda v: v if isinstance(v, str)
+                         else f"{v.__module__.rsplit('.', 1)[-1]}.{v.__name__}")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("invalid", [0.0, -1.0])
+def test_invalid_parameter_gives_nan_under_jit(fn, parameter, dtype, invalid):
+    """An invalid parameter gives NaN under jit as eagerly (NumPy's exp of NaN is the
+    oracle), although XLA on the CPU miscompiles exp of a select with a NaN constant:
+    these formulas select after exp, and the lowering guards the exp as well."""
+    x = np.linspace(0.0, 6.0, 8).astype(dtype)
+    got = fa.jit(lambda x, p: fn(x, **{parameter: p}))(fnp.asarray(x), fnp.asarray(dtype(invalid)))
+    assert got.dtype == dtype
+    assert np.isnan(np.asarray(got)).all() and np.isnan(np.exp(dtype(np.nan))), got
+
+
+def test_exp_of_a_nan_select_under_jit():
+    """The raw pattern, which jax's jit (XLA on the CPU) turns into garbage: funcarray's
+    lowering selects the NaN past the exp (lowering.stablehlo.EXP_POLYNOMIAL_OPS)."""
     def density(x, scale):
         return fnp.exp(fnp.where(scale > 0, x, np.nan))
 

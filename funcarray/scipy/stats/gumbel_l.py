@@ -29,9 +29,13 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         Array([-1.3679, -1.    , -5.3891], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("gumbel_l.logpdf", x, loc, scale)
+    return fnp.where(scale > 0, _log_density(x, loc, scale), np.nan)
+
+
+def _log_density(x: Array, loc: Array, scale: Array) -> Array:
+    """``logpdf`` of promoted arguments, before the NaN for ``scale <= 0``."""
     z = (x - loc) / scale
-    value = -fnp.log(scale) + (z - fnp.exp(z))
-    return fnp.where(scale > 0, value, np.nan)
+    return -fnp.log(scale) + (z - fnp.exp(z))
 
 
 @api_boundary
@@ -44,7 +48,10 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> gumbel_l.pdf(fnp.asarray([0.0, 1.0])).round(4)
         Array([0.3679, 0.1794], dtype=float32)
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    x, loc, scale = promote_args_inexact("gumbel_l.pdf", x, loc, scale)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(scale > 0, fnp.exp(_log_density(x, loc, scale)), np.nan)
 
 
 @api_boundary
@@ -58,8 +65,12 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         Array([-1.1783, -0.4587], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("gumbel_l.logcdf", x, loc, scale)
-    value = fnp.log(-fnp.expm1(-fnp.exp((x - loc) / scale)))
-    return fnp.where(scale > 0, value, np.nan)
+    return fnp.where(scale > 0, fnp.log(_cdf(x, loc, scale)), np.nan)
+
+
+def _cdf(x: Array, loc: Array, scale: Array) -> Array:
+    """``exp(logcdf)`` of promoted arguments, before the NaN for ``scale <= 0``."""
+    return -fnp.expm1(-fnp.exp((x - loc) / scale))
 
 
 @api_boundary
@@ -72,7 +83,10 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> gumbel_l.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
         Array([0.3078, 0.6321, 0.934 ], dtype=float32)
     """
-    return fnp.exp(logcdf(x, loc, scale))
+    x, loc, scale = promote_args_inexact("gumbel_l.cdf", x, loc, scale)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(scale > 0, fnp.exp(fnp.log(_cdf(x, loc, scale))), np.nan)
 
 
 @api_boundary
@@ -86,8 +100,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         Array([-0.3679, -1.    ], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("gumbel_l.logsf", x, loc, scale)
-    value = -fnp.exp((x - loc) / scale)
-    return fnp.where(scale > 0, value, np.nan)
+    return fnp.where(scale > 0, -fnp.exp((x - loc) / scale), np.nan)
 
 
 @api_boundary
@@ -100,7 +113,10 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> gumbel_l.sf(fnp.asarray([-1.0, 1.0])).round(4)
         Array([0.6922, 0.066 ], dtype=float32)
     """
-    return fnp.exp(logsf(x, loc, scale))
+    x, loc, scale = promote_args_inexact("gumbel_l.sf", x, loc, scale)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(scale > 0, fnp.exp(-fnp.exp((x - loc) / scale)), np.nan)
 
 
 @api_boundary

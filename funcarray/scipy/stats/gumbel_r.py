@@ -30,9 +30,13 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         Array([-1.7183, -1.    , -2.1353], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("gumbel_r.logpdf", x, loc, scale)
+    return fnp.where(scale > 0, _log_density(x, loc, scale), np.nan)
+
+
+def _log_density(x: Array, loc: Array, scale: Array) -> Array:
+    """``logpdf`` of promoted arguments, before the NaN for ``scale <= 0``."""
     z = (x - loc) / scale
-    value = -fnp.log(scale) - (z + fnp.exp(-z))
-    return fnp.where(scale > 0, value, np.nan)
+    return -fnp.log(scale) - (z + fnp.exp(-z))
 
 
 @api_boundary
@@ -45,7 +49,10 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> gumbel_r.pdf(fnp.asarray([0.0, 1.0])).round(4)
         Array([0.3679, 0.2546], dtype=float32)
     """
-    return fnp.exp(logpdf(x, loc, scale))
+    x, loc, scale = promote_args_inexact("gumbel_r.pdf", x, loc, scale)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(scale > 0, fnp.exp(_log_density(x, loc, scale)), np.nan)
 
 
 @api_boundary
@@ -59,8 +66,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         Array([-2.7183, -1.    ], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("gumbel_r.logcdf", x, loc, scale)
-    value = -fnp.exp(-((x - loc) / scale))
-    return fnp.where(scale > 0, value, np.nan)
+    return fnp.where(scale > 0, -fnp.exp(-((x - loc) / scale)), np.nan)
 
 
 @api_boundary
@@ -73,7 +79,10 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> gumbel_r.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
         Array([0.066 , 0.3679, 0.6922], dtype=float32)
     """
-    return fnp.exp(logcdf(x, loc, scale))
+    x, loc, scale = promote_args_inexact("gumbel_r.cdf", x, loc, scale)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(scale > 0, fnp.exp(-fnp.exp(-((x - loc) / scale))), np.nan)
 
 
 @api_boundary

@@ -31,8 +31,12 @@ def logpdf(x: ArrayLike, kappa: ArrayLike) -> Array:
         Array([-1.5813, -0.6619, -3.4942], dtype=float32)
     """
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
-    value = kappa * (fnp.cos(x) - 1) - fnp.log(2 * np.pi * special.i0e(kappa))
-    return fnp.where(kappa > 0, value, np.nan)
+    return fnp.where(kappa > 0, _log_density(x, kappa), np.nan)
+
+
+def _log_density(x: Array, kappa: Array) -> Array:
+    """``logpdf`` of promoted arguments, before the NaN for ``kappa <= 0``."""
+    return kappa * (fnp.cos(x) - 1) - fnp.log(2 * np.pi * special.i0e(kappa))
 
 
 @api_boundary
@@ -45,4 +49,7 @@ def pdf(x: ArrayLike, kappa: ArrayLike) -> Array:
         >>> vonmises.pdf(fnp.asarray([0.0, 3.0]), 2.0).round(4)
         Array([0.5159, 0.0096], dtype=float32)
     """
-    return fnp.exp(logpdf(x, kappa))
+    x, kappa = promote_args_inexact("vonmises.pdf", x, kappa)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where(kappa > 0, fnp.exp(_log_density(x, kappa)), np.nan)

@@ -30,10 +30,14 @@ def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
         Array([   -inf, -0.7393, -2.6361], dtype=float32)
     """
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
+    return fnp.where((c > 0) & (c < 1), _log_density(x, c), np.nan)
+
+
+def _log_density(x: Array, c: Array) -> Array:
+    """``logpdf`` of promoted arguments, before the NaN for ``c`` outside ``(0, 1)``."""
     value = (fnp.log(1 - c * c) - float(np.log(2 * np.pi))
              - fnp.log(1 + c * c - 2 * c * fnp.cos(x)))
-    in_support = fnp.where((x >= 0) & (x <= 2 * np.pi), value, -np.inf)
-    return fnp.where((c > 0) & (c < 1), in_support, np.nan)
+    return fnp.where((x >= 0) & (x <= 2 * np.pi), value, -np.inf)
 
 
 @api_boundary
@@ -46,4 +50,7 @@ def pdf(x: ArrayLike, c: ArrayLike) -> Array:
         >>> wrapcauchy.pdf(fnp.asarray([0.0, 3.0]), 0.5).round(4)
         Array([0.4775, 0.0533], dtype=float32)
     """
-    return fnp.exp(logpdf(x, c))
+    x, c = promote_args_inexact("wrapcauchy.pdf", x, c)
+    # Select after exp: XLA's CPU exp of a select with a NaN constant returns garbage under
+    # jit (docs/decisions.md); NaN-free lanes are the same either way.
+    return fnp.where((c > 0) & (c < 1), fnp.exp(_log_density(x, c)), np.nan)
