@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 
+import jax
 import jax.numpy as jnp
 import jax.scipy.stats as jstats
 import numpy as np
@@ -35,7 +36,6 @@ from test_differential_special_jax import (
     SpecialOp,
     cases,
     check_case,
-    stats_of_integers_are_weak,
 )
 
 import funcarray as fa
@@ -149,9 +149,44 @@ def test_known_defect_xla_cpu_exp_of_a_nan_select_under_jit():
     assert np.isnan(got).all(), got
 
 
-@pytest.mark.xfail(strict=True, reason=stats_of_integers_are_weak.__doc__)
-def test_known_defect_stats_of_integer_arrays_are_weak():
-    x = np.asarray([0, 1, 2], np.int8)
-    want = jstats.norm.logpdf(jnp.asarray(x), 0.0, 1.0)
-    got = fstats.norm.logpdf(fnp.asarray(x), 0.0, 1.0)
-    assert got.weak_type == want.weak_type
+def _weak_type_operands(dist, name):
+    """One call's operands: an int8 and a weakly typed float array as the first argument,
+    Python floats for the parameters, as jax's formulas see them (jax refuses int8 in
+    norm.ppf and norm.isf: their q is only the weak float)."""
+    params = list(inspect.signature(getattr(getattr(fstats, dist), name)).parameters)[1:]
+    firsts = [(np.asarray([0, 1, 2], np.int8),) * 2,
+              (fnp.broadcast_to(0.5, (3,)), jnp.broadcast_to(0.5, (3,)))]
+    if f"{dist}.{name}" in ("norm.ppf", "norm.isf"):
+        firsts = firsts[1:]
+    return firsts, (0.5,) * len(params)
+
+
+def test_stats_of_integer_and_weak_arrays_are_typed_as_jax():
+    """Where jax's formula mixes a strong constant into the result (``lax._const``), the
+    result of an array argument is strong even when the promoted arguments are weak (an
+    integer array with Python-float parameters); elsewhere it stays weak. Every function,
+    eager and staged as jit stages it (``eval_shape``: types only, no compiling), against
+    jax's types (``jax.eval_shape``)."""
+    functions = [(dist, name, *_weak_type_operands(dist, name))
+                 for dist, name in _distribution_functions()]
+
+    def call(library, dist, name, x, params):
+        return getattr(getattr(library, dist), name)(x, *params)
+
+    want = [jax.eval_shape(lambda x: call(jstats, dist, name, x, params), jx).weak_type
+            for dist, name, firsts, params in functions for _, jx in firsts]
+    eager = [call(fstats, dist, name, fx, params).weak_type
+             for dist, name, firsts, params in functions for fx, _ in firsts]
+
+    def every_function(int8_x, weak_x):
+        xs = (int8_x, weak_x)
+        return [call(fstats, dist, name, xs[i + 2 - len(firsts)], params)
+                for dist, name, firsts, params in functions for i in range(len(firsts))]
+
+    staged = [r.weak_type for r in fa.eval_shape(
+        every_function, fnp.asarray(np.asarray([0, 1, 2], np.int8)),
+        fnp.broadcast_to(0.5, (3,)))]
+    labels = [f"{dist}.{name}({'weak' if i + 2 - len(firsts) else 'int8'})"
+              for dist, name, firsts, _ in functions for i in range(len(firsts))]
+    assert [lab for lab, g, w in zip(labels, eager, want) if g != w] == []
+    assert [lab for lab, g, w in zip(labels, staged, want) if g != w] == []

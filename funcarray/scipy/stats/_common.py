@@ -8,6 +8,7 @@ broadcast shape.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,3 +67,24 @@ def const_like(example: ArrayLike, value: ArrayLike, *args: ArrayLike) -> Array:
     if example.weak_type and all(np.ndim(a) == 0 for a in args):
         return value
     return Array(np.asarray(value, example.dtype))
+
+
+def strong_like_jax(function):
+    """Decorate a distribution function whose JAX formula mixes a strong constant
+    (``lax._const``, ``jnp.array``) into its result: as there, the result is strongly typed
+    when any argument is an array (not 0-d), even a weakly typed one such as an integer array
+    promoted with Python-scalar parameters; with only 0-d arguments JAX's constants are Python
+    numbers and the promoted weak type stands. The dtype and values are unchanged.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> strong_like_jax(lambda x: x * 2.0)(fnp.arange(2)).weak_type
+        False
+    """
+    @functools.wraps(function)
+    def strong_where_jax_is(*args, **kwargs):
+        result = function(*args, **kwargs)
+        if result.weak_type and any(np.ndim(a) != 0 for a in (*args, *kwargs.values())):
+            return convert(result, result.dtype, weak_type=False)
+        return result
+    return strong_where_jax_is

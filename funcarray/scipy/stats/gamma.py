@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import const_like, promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -53,6 +53,7 @@ def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The regularized lower incomplete gamma ``gammainc(a, max(y, 0))``.
 
@@ -67,6 +68,7 @@ def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, a, loc, scale))``.
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import const_like, promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -49,6 +49,7 @@ def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 - y**-b``; 0 below ``loc + scale``.
 
@@ -108,6 +109,7 @@ def sf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> 
 
 
 @api_boundary
+@strong_like_jax
 def ppf(q: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale (1 - q)**(-1/b)``; NaN for ``q`` outside [0, 1].
 
