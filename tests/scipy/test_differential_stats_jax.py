@@ -149,44 +149,51 @@ def test_known_defect_xla_cpu_exp_of_a_nan_select_under_jit():
     assert np.isnan(got).all(), got
 
 
-def _weak_type_operands(dist, name):
-    """One call's operands: an int8 and a weakly typed float array as the first argument,
-    Python floats for the parameters, as jax's formulas see them (jax refuses int8 in
-    norm.ppf and norm.isf: their q is only the weak float)."""
-    params = list(inspect.signature(getattr(getattr(fstats, dist), name)).parameters)[1:]
-    firsts = [(np.asarray([0, 1, 2], np.int8),) * 2,
-              (fnp.broadcast_to(0.5, (3,)), jnp.broadcast_to(0.5, (3,)))]
-    if f"{dist}.{name}" in ("norm.ppf", "norm.isf"):
-        firsts = firsts[1:]
-    return firsts, (0.5,) * len(params)
+# The operands of the weak-type test: a first argument (an int8 array, a weakly typed float
+# array, a Python float) with parameters (Python floats, or an int8 array for each).
+_WEAK_TYPE_CASES = ("int8 x", "weak x", "int8 parameters")
+
+
+def _weak_type_operands(case, operands, n_params):
+    int8, weak = operands
+    if case == "int8 x":
+        return (int8,) + (0.5,) * n_params
+    if case == "weak x":
+        return (weak,) + (0.5,) * n_params
+    return (0.5,) + (int8,) * n_params
+
+
+def _weak_type_cases():
+    """``(distribution, function, case)`` of every function and operand case (jax refuses
+    int8 in norm.ppf and norm.isf: their q is never int8 here)."""
+    for dist, name in _distribution_functions():
+        for case in _WEAK_TYPE_CASES:
+            if case == "int8 x" and f"{dist}.{name}" in ("norm.ppf", "norm.isf"):
+                continue
+            yield dist, name, case
 
 
 def test_stats_of_integer_and_weak_arrays_are_typed_as_jax():
     """Where jax's formula mixes a strong constant into the result (``lax._const``), the
     result of an array argument is strong even when the promoted arguments are weak (an
-    integer array with Python-float parameters); elsewhere it stays weak. Every function,
-    eager and staged as jit stages it (``eval_shape``: types only, no compiling), against
-    jax's types (``jax.eval_shape``)."""
-    functions = [(dist, name, *_weak_type_operands(dist, name))
-                 for dist, name in _distribution_functions()]
+    integer array with Python-float parameters); where the constant's example is 0-d, it
+    stays weak. Every function, eager and staged as jit stages it (``eval_shape``: types
+    only, no compiling), against jax's types (``jax.eval_shape``)."""
+    calls = [(dist, name, case, len(inspect.signature(getattr(getattr(fstats, dist), name))
+                                    .parameters) - 1)
+             for dist, name, case in _weak_type_cases()]
 
-    def call(library, dist, name, x, params):
-        return getattr(getattr(library, dist), name)(x, *params)
+    def every_function(library, operands):
+        return [getattr(getattr(library, dist), name)(*_weak_type_operands(case, operands, n))
+                for dist, name, case, n in calls]
 
-    want = [jax.eval_shape(lambda x: call(jstats, dist, name, x, params), jx).weak_type
-            for dist, name, firsts, params in functions for _, jx in firsts]
-    eager = [call(fstats, dist, name, fx, params).weak_type
-             for dist, name, firsts, params in functions for fx, _ in firsts]
-
-    def every_function(int8_x, weak_x):
-        xs = (int8_x, weak_x)
-        return [call(fstats, dist, name, xs[i + 2 - len(firsts)], params)
-                for dist, name, firsts, params in functions for i in range(len(firsts))]
-
+    int8 = np.asarray([0, 1, 2], np.int8)
+    want = [r.weak_type for r in jax.eval_shape(
+        lambda *ops: every_function(jstats, ops), jnp.asarray(int8), jnp.broadcast_to(0.5, (3,)))]
+    eager = [r.weak_type for r in every_function(
+        fstats, (fnp.asarray(int8), fnp.broadcast_to(0.5, (3,))))]
     staged = [r.weak_type for r in fa.eval_shape(
-        every_function, fnp.asarray(np.asarray([0, 1, 2], np.int8)),
-        fnp.broadcast_to(0.5, (3,)))]
-    labels = [f"{dist}.{name}({'weak' if i + 2 - len(firsts) else 'int8'})"
-              for dist, name, firsts, _ in functions for i in range(len(firsts))]
+        lambda *ops: every_function(fstats, ops), fnp.asarray(int8), fnp.broadcast_to(0.5, (3,)))]
+    labels = [f"{dist}.{name}({case})" for dist, name, case, _ in calls]
     assert [lab for lab, g, w in zip(labels, eager, want) if g != w] == []
     assert [lab for lab, g, w in zip(labels, staged, want) if g != w] == []

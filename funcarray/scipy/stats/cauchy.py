@@ -9,7 +9,11 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
+from funcarray.scipy.stats._common import (
+    promote_args_inexact,
+    promote_dtypes_inexact,
+    strong_like_jax,
+)
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -88,7 +92,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> cauchy.sf(fnp.asarray([-1.0, 1.0])).round(4)
         Array([0.75, 0.25], dtype=float32)
     """
-    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
+    x, loc, scale = promote_dtypes_inexact("cauchy.sf", x, loc, scale)
     return cdf(-x, -loc, scale)
 
 
@@ -103,7 +107,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> cauchy.logsf(fnp.asarray([0.0, 1.0])).round(4)
         Array([-0.6931, -1.3863], dtype=float32)
     """
-    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
+    x, loc, scale = promote_dtypes_inexact("cauchy.logsf", x, loc, scale)
     return logcdf(-x, -loc, scale)
 
 

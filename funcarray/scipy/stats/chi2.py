@@ -59,7 +59,7 @@ def _half_scaled(x, loc, scale):
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``gammainc(df / 2, y / 2)``; 0 below ``loc``.
 
@@ -74,7 +74,7 @@ def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, df, loc, scale))``.
 
@@ -88,7 +88,7 @@ def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``gammaincc(df / 2, y / 2)``; 1 below ``loc``.
 
@@ -103,7 +103,7 @@ def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, df, loc, scale))``.
 

@@ -29,10 +29,10 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> gamma.logpdf(fnp.asarray([-1.0, 0.5, 2.0]), 2.0).round(4)
         Array([   -inf, -1.1931, -1.3069], dtype=float32)
     """
-    args = (x, a, loc, scale)
+    x_arg = x
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
     ok = x >= loc
-    one = const_like(x, 1, *args)  # (as in JAX, see const_like)
+    one = const_like(x, 1, x_arg)  # (as in JAX, see const_like)
     # Out of support, y = 1 keeps the formula (and its gradient) finite before the mask.
     y = fnp.where(ok, (x - loc) / scale, one)
     log_probs = special.xlogy(a - one, y) - y - (special.gammaln(a) + fnp.log(scale))

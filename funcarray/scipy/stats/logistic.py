@@ -22,7 +22,7 @@ def _logit(q):
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-2 logaddexp(z / 2, -z / 2) - log(scale)``, ``z = (x - loc) / scale``
     (symmetric, so it neither overflows nor cancels for large ``|z|``).
@@ -39,7 +39,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="any")
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 

@@ -54,7 +54,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal cumulative distribution function ``P(X <= x)``.
 
@@ -69,7 +69,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, loc, scale))``, accurate far in the left tail.
 
@@ -84,7 +84,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``1 - cdf(x, loc, scale)``, accurate where it is tiny.
 
@@ -99,7 +99,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, loc, scale))``, accurate far in the right tail.
 
@@ -114,7 +114,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile function (inverse cdf); NaN outside [0, 1], ``-+inf`` at 0 and 1.
 
@@ -129,7 +129,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
-@strong_like_jax
+@strong_like_jax(example="always")
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``ppf(1 - q, loc, scale)``.
 
