@@ -485,17 +485,8 @@ def jax_result_is_strong(op, case, g, g_weak, w, w_weak) -> bool:
     promote_args_inexact turns into a strong float before the Python floats join (jnp.add
     of the same operands is weak, as funcarray's results are)."""
     all_bool = all(kind_of(a.dtype) == "b" for a in _arrays(case))
-    return ((op.name in _JAX_STRONG_RESULT or all_bool or stats_of_integers_are_weak(op, case))
+    return ((op.name in _JAX_STRONG_RESULT or all_bool)
             and g_weak and not w_weak)
-
-
-def stats_of_integers_are_weak(op, case) -> bool:
-    """Known defect (test_known_defect_stats_of_integer_arrays_are_weak): scipy.stats'
-    functions of integer arrays with Python float parameters give weak results in funcarray,
-    strong in jax, whose formulas mix in strong 0-d constants (``lax._const``, ``jnp.array``)
-    after promoting; funcarray's formulas do so only in some functions (``const_like`` of
-    funcarray/scipy/stats/_common.py). Values and dtypes are still compared."""
-    return op.namespace == "stats" and all(kind_of(a.dtype) in "biu" for a in _arrays(case))
 
 
 def jax_refuses_dtype(case, got, want) -> bool:

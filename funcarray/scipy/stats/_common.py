@@ -8,6 +8,8 @@ broadcast shape.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,3 +68,39 @@ def const_like(example: ArrayLike, value: ArrayLike, *args: ArrayLike) -> Array:
     if example.weak_type and all(np.ndim(a) == 0 for a in args):
         return value
     return Array(np.asarray(value, example.dtype))
+
+
+def strong_like_jax(function=None, *, example: str = "first"):
+    """Decorate a distribution function whose JAX formula mixes a strong constant
+    (``lax._const(example, ...)``, ``jnp.array``) into its result: as there, the result is
+    strongly typed when the constants' ``example`` is an array (not 0-d), even a weakly typed
+    one such as an integer array promoted with Python-scalar parameters; where it is 0-d,
+    JAX's constants are Python numbers and the promoted weak type stands. ``example`` is
+    "first" (the point or probability, most formulas' example), "any" (the formula's
+    constants follow a parameter, or the broadcast arguments) or "always" (a strong constant
+    whatever the shapes: norm's cdf family through ndtr, log_ndtr and ndtri). The dtype and
+    values are unchanged.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> strong_like_jax(lambda x: x * 2.0)(fnp.arange(2)).weak_type
+        False
+    """
+    if function is None:
+        return functools.partial(strong_like_jax, example=example)
+    first = next(iter(inspect.signature(function).parameters))
+
+    def jax_is_strong(args, kwargs) -> bool:
+        if example == "always":
+            return True
+        if example == "any":
+            return any(np.ndim(a) != 0 for a in (*args, *kwargs.values()))
+        return np.ndim(args[0] if args else kwargs[first]) != 0
+
+    @functools.wraps(function)
+    def strong_where_jax_is(*args, **kwargs):
+        result = function(*args, **kwargs)
+        if result.weak_type and jax_is_strong(args, kwargs):
+            return convert(result, result.dtype, weak_type=False)
+        return result
+    return strong_where_jax_is

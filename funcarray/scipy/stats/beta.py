@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -20,6 +20,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
            scale: ArrayLike = 1) -> Array:
     """Log density; ``-inf`` outside ``[loc, loc + scale]``, NaN unless ``a, b, scale > 0``.
@@ -39,6 +40,7 @@ def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
         scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, a, b, loc, scale))``.
@@ -53,6 +55,7 @@ def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
         scale: ArrayLike = 1) -> Array:
     """The regularized incomplete beta ``betainc(a, b, y)``, ``y`` clipped to [0, 1].
@@ -68,6 +71,7 @@ def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
 
 
 @api_boundary
+@strong_like_jax
 def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
            scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, a, b, loc, scale))``.
@@ -82,6 +86,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
 
 
 @api_boundary
+@strong_like_jax
 def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``betainc(b, a, 1 - y)``.
 
@@ -96,6 +101,7 @@ def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: Arra
 
 
 @api_boundary
+@strong_like_jax
 def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
           scale: ArrayLike = 1) -> Array:
     """``log(sf(x, a, b, loc, scale))``.

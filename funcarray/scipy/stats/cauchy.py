@@ -9,7 +9,11 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import (
+    promote_args_inexact,
+    promote_dtypes_inexact,
+    strong_like_jax,
+)
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -19,6 +23,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-log(pi scale) - log1p(z**2)``.
 
@@ -34,6 +39,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
@@ -47,6 +53,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1/2 + arctan(z) / pi``.
 
@@ -61,6 +68,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, loc, scale))``.
 
@@ -74,6 +82,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``cdf(-x, -loc, scale)``.
 
@@ -83,11 +92,12 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> cauchy.sf(fnp.asarray([-1.0, 1.0])).round(4)
         Array([0.75, 0.25], dtype=float32)
     """
-    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
+    x, loc, scale = promote_dtypes_inexact("cauchy.sf", x, loc, scale)
     return cdf(-x, -loc, scale)
 
 
 @api_boundary
+@strong_like_jax
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, loc, scale))``.
 
@@ -97,11 +107,12 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> cauchy.logsf(fnp.asarray([0.0, 1.0])).round(4)
         Array([-0.6931, -1.3863], dtype=float32)
     """
-    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
+    x, loc, scale = promote_dtypes_inexact("cauchy.logsf", x, loc, scale)
     return logcdf(-x, -loc, scale)
 
 
 @api_boundary
+@strong_like_jax
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale * tan(pi (q - 1/2))``.
 
@@ -116,6 +127,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``loc + scale * tan(pi (1/2 - q))``.
 

@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -20,6 +20,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``(df/2 - 1) log(y) - y/2 - lgamma(df/2) - df log(2)/2 - log(scale)``;
     ``-inf`` below ``loc``.
@@ -40,6 +41,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, df, loc, scale))``.
 
@@ -57,6 +59,7 @@ def _half_scaled(x, loc, scale):
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``gammainc(df / 2, y / 2)``; 0 below ``loc``.
 
@@ -71,6 +74,7 @@ def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, df, loc, scale))``.
 
@@ -84,6 +88,7 @@ def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``gammaincc(df / 2, y / 2)``; 1 below ``loc``.
 
@@ -98,6 +103,7 @@ def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, df, loc, scale))``.
 

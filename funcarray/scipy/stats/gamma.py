@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import const_like, promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -29,10 +29,10 @@ def logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> gamma.logpdf(fnp.asarray([-1.0, 0.5, 2.0]), 2.0).round(4)
         Array([   -inf, -1.1931, -1.3069], dtype=float32)
     """
-    args = (x, a, loc, scale)
+    x_arg = x
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
     ok = x >= loc
-    one = const_like(x, 1, *args)  # (as in JAX, see const_like)
+    one = const_like(x, 1, x_arg)  # (as in JAX, see const_like)
     # Out of support, y = 1 keeps the formula (and its gradient) finite before the mask.
     y = fnp.where(ok, (x - loc) / scale, one)
     log_probs = special.xlogy(a - one, y) - y - (special.gammaln(a) + fnp.log(scale))
@@ -53,6 +53,7 @@ def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The regularized lower incomplete gamma ``gammainc(a, max(y, 0))``.
 
@@ -67,6 +68,7 @@ def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, a, loc, scale))``.
 

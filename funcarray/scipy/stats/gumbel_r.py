@@ -10,7 +10,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.nn import log1mexp
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -86,6 +86,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``1 - exp(-exp(-z))``.
 

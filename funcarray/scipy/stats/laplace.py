@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -17,6 +17,7 @@ __all__ = ["logpdf", "pdf", "cdf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-|x - loc| / scale - log(2 scale)``.
 
@@ -31,6 +32,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
@@ -44,6 +46,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``exp(z) / 2`` for ``z = (x - loc) / scale <= 0``, ``1 - exp(-z) / 2`` above.
 

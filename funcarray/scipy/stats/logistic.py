@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import funcarray.numpy as fnp
 from funcarray import lax
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -22,6 +22,7 @@ def _logit(q):
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``-2 logaddexp(z / 2, -z / 2) - log(scale)``, ``z = (x - loc) / scale``
     (symmetric, so it neither overflows nor cancels for large ``|z|``).
@@ -38,6 +39,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="any")
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, loc, scale))``.
 
@@ -79,6 +81,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def ppf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``logit(x) * scale + loc``.
 
@@ -93,6 +96,7 @@ def ppf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def isf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``-logit(x) * scale + loc``.
 

@@ -14,7 +14,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -24,6 +24,7 @@ __all__ = ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log of the normal density ``-((x - loc) / scale)**2 / 2 - log(sqrt(2 pi) scale)``.
 
@@ -39,6 +40,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal density ``exp(logpdf(x, loc, scale))``.
 
@@ -52,6 +54,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The normal cumulative distribution function ``P(X <= x)``.
 
@@ -66,6 +69,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(cdf(x, loc, scale))``, accurate far in the left tail.
 
@@ -80,6 +84,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The survival function ``1 - cdf(x, loc, scale)``, accurate where it is tiny.
 
@@ -94,6 +99,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``log(sf(x, loc, scale))``, accurate far in the right tail.
 
@@ -108,6 +114,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile function (inverse cdf); NaN outside [0, 1], ``-+inf`` at 0 and 1.
 
@@ -122,6 +129,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 
 
 @api_boundary
+@strong_like_jax(example="always")
 def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse survival function ``ppf(1 - q, loc, scale)``.
 

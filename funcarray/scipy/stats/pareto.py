@@ -9,7 +9,7 @@ import numpy as np
 
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
-from funcarray.scipy.stats._common import const_like, promote_args_inexact
+from funcarray.scipy.stats._common import const_like, promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -28,9 +28,9 @@ def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> pareto.logpdf(fnp.asarray([0.5, 1.0, 2.0]), 3.0).round(4)
         Array([   -inf,  1.0986, -1.674 ], dtype=float32)
     """
-    args = (x, b, loc, scale)
+    x_arg = x
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)
-    one = const_like(x, 1, *args)  # (as in JAX, see const_like)
+    one = const_like(x, 1, x_arg)  # (as in JAX, see const_like)
     log_probs = -(fnp.log(scale / b) + (b + one) * fnp.log((x - loc) / scale))
     return fnp.where(x < loc + scale, -np.inf, log_probs)
 
@@ -49,6 +49,7 @@ def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 
 @api_boundary
+@strong_like_jax
 def cdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``1 - y**-b``; 0 below ``loc + scale``.
 
@@ -88,10 +89,10 @@ def logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) 
         >>> pareto.logsf(fnp.asarray([0.5, 2.0]), 3.0).round(4)
         Array([ 0.    , -2.0794], dtype=float32)
     """
-    args = (x, b, loc, scale)
+    x_arg = x
     x, b, loc, scale = promote_args_inexact("pareto.logsf", x, b, loc, scale)
     value = -(b * fnp.log((x - loc) / scale))
-    return fnp.where(x < loc + scale, const_like(x, 0, *args), value)  # (as in JAX)
+    return fnp.where(x < loc + scale, const_like(x, 0, x_arg), value)  # (as in JAX)
 
 
 @api_boundary
@@ -108,6 +109,7 @@ def sf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> 
 
 
 @api_boundary
+@strong_like_jax
 def ppf(q: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile ``loc + scale (1 - q)**(-1/b)``; NaN for ``q`` outside [0, 1].
 

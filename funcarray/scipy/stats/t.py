@@ -9,7 +9,7 @@ import numpy as np
 import funcarray.numpy as fnp
 from funcarray.base.errors import api_boundary
 from funcarray.scipy import special
-from funcarray.scipy.stats._common import promote_args_inexact
+from funcarray.scipy.stats._common import promote_args_inexact, strong_like_jax
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -19,6 +19,7 @@ __all__ = ["logpdf", "pdf"]
 
 
 @api_boundary
+@strong_like_jax
 def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """Log density ``lgamma((df+1)/2) - lgamma(df/2) - log(pi df scale**2)/2
     - (df+1)/2 log1p(z**2 / df)``, ``z = (x - loc) / scale``.
@@ -39,6 +40,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1
 
 
 @api_boundary
+@strong_like_jax
 def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The density ``exp(logpdf(x, df, loc, scale))``.
 
