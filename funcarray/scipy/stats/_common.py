@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -68,6 +69,20 @@ def const_like(example: ArrayLike, value: ArrayLike, *args: ArrayLike) -> Array:
     if example.weak_type and all(np.ndim(a) == 0 for a in args):
         return value
     return Array(np.asarray(value, example.dtype))
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@overload
+def strong_like_jax(function: Callable[_P, _R], *,
+                    example: str = "first") -> Callable[_P, _R]: ...
+
+
+@overload
+def strong_like_jax(function: None = None, *,
+                    example: str = "first") -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
 
 
 def strong_like_jax(function=None, *, example: str = "first"):
