@@ -449,7 +449,7 @@ def _complex_expm1_lower(ctx, x):
     a, b = op("stablehlo.real", x), op("stablehlo.imag", x)
     half_sin = op("stablehlo.sine", op("stablehlo.multiply", b, ctx.constant(0.5, part)))
     real = op("stablehlo.subtract",
-              op("stablehlo.multiply", op("stablehlo.exponential_minus_one", a),
+              op("stablehlo.multiply", nan_passing(ctx, "stablehlo.exponential_minus_one", a),
                  op("stablehlo.cosine", b)),
               op("stablehlo.multiply", ctx.constant(2, part),
                  op("stablehlo.multiply", half_sin, half_sin)))

@@ -43,8 +43,8 @@ def _oracle(numpy_fn, x, dtype):
        size=st.integers(1, 20), valid=st.booleans(),
        x=st.floats(-10, 10, width=16, allow_subnormal=False))
 def test_nan_selected_into_an_exp_polynomial_op_under_jit(name, dtype, size, valid, x):
-    if name != "exp" and np.dtype(dtype).kind == "c":
-        dtype = np.float32  # complex expm1/cosh/logistic are formulas of their own
+    if name == "sigmoid" and np.dtype(dtype).kind == "c":
+        dtype = np.float32  # funcarray.nn.sigmoid takes real arrays only
     fn, numpy_fn = FUNCTIONS[name]
     values = np.full(size, x, dtype)
     got = fa.jit(lambda v, s: fn(fnp.where(s > 0, v, np.nan)))(
@@ -58,3 +58,14 @@ def test_nan_selected_into_an_exp_polynomial_op_under_jit(name, dtype, size, val
 def test_nan_constant_times_an_array_under_jit(dtype):
     got = fa.jit(lambda v: fnp.exp(v * np.nan))(fnp.zeros(8, dtype))
     assert np.isnan(np.asarray(got).astype(np.float32)).all(), got
+
+
+@pytest.mark.parametrize("name", ["exp", "expm1", "cosh"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_nan_constant_converted_to_complex_under_jit(name, dtype):
+    # The complex formulas compute exp/expm1 of the real part, a NaN constant here.
+    fn, numpy_fn = FUNCTIONS[name]
+    got = fa.jit(lambda v, s: fn(fnp.where(s > 0, v, np.nan).astype(np.complex64)))(
+        fnp.zeros(8, dtype), fnp.asarray(0.0, np.float32))
+    want = _oracle(numpy_fn, np.full(8, np.nan, np.complex64), np.complex64)
+    np.testing.assert_allclose(np.asarray(got), want, equal_nan=True)
