@@ -26,7 +26,8 @@ from funcarray.numpy._creation import eye
 from funcarray.numpy._diagonals import diagonal as _diagonal
 from funcarray.numpy._elementwise import abs, log, power, sign, where
 from funcarray.numpy._index_routines import take_along_axis
-from funcarray.numpy._linalg import matmul, outer, tensordot, vecdot
+from funcarray.numpy._linalg import matmul, tensordot, vecdot
+from funcarray.numpy._linalg import outer as _outer_of_flattened
 from funcarray.numpy._math_functions import conj, sqrt
 from funcarray.numpy._reductions import any, max, min, prod, sum
 from funcarray.numpy._search import argsort
@@ -327,6 +328,25 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
                          where(singular, -np.inf, logabsdet))
 
 
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """The outer product of two vectors: ``out[i, j] = x1[i] * x2[j]``. Unlike
+    ``funcarray.numpy.outer``, which flattens its operands, the Array API's (and jax's)
+    ``linalg.outer`` takes one-dimensional arrays only.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> fnp.linalg.outer(fnp.array([1, 2]), fnp.array([1, 10]))
+        Array([[ 1, 10],
+               [ 2, 20]], dtype=int32)
+    """
+    x1, x2 = asarray_arg("linalg.outer", x1), asarray_arg("linalg.outer", x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise op_value_error(
+            "linalg.outer", f"takes one-dimensional arrays, got shapes {x1.shape} and "
+            f"{x2.shape}: use funcarray.numpy.outer to multiply flattened arrays")
+    return _outer_of_flattened(x1, x2)
+
+
 def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     """The product of a sequence of matrices (the first and last may be vectors), left to
     right.
@@ -339,6 +359,13 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     arrays = list(arrays)
     if len(arrays) < 2:
         raise op_value_error("linalg.multi_dot", f"needs at least 2 arrays, got {len(arrays)}")
+    arrays = [asarray_arg("linalg.multi_dot", x) for x in arrays]
+    ends_are_vectors_or_matrices = all(x.ndim in (1, 2) for x in (arrays[0], arrays[-1]))
+    if not ends_are_vectors_or_matrices or builtins.any(x.ndim != 2 for x in arrays[1:-1]):
+        raise op_value_error(
+            "linalg.multi_dot",
+            f"takes matrices, the first and last may be vectors; got shapes "
+            f"{[x.shape for x in arrays]}: use matmul for stacks of matrices")
     out = arrays[0]
     for x in arrays[1:]:
         out = matmul(out, x, precision=precision)

@@ -368,6 +368,23 @@ def test_matrix_power_multi_dot_and_array_api_helpers_match_jax():
     _close(fnp.linalg.matrix_transpose(fnp.asarray(a)), jnp.linalg.matrix_transpose(a))
 
 
+@pytest.mark.parametrize("name, operands", [
+    ("multi_dot", lambda: ([np.ones((2, 3, 3)), np.ones((3, 3))],)),
+    ("multi_dot", lambda: ([np.ones((3, 3)), np.ones(3), np.ones((3, 3))],)),
+    ("outer", lambda: (np.ones((2, 2)), np.ones(2))),
+    ("outer", lambda: (np.ones(2), np.float32(1.0))),
+])
+def test_stacks_and_wrong_ranks_are_refused_as_jax(name, operands):
+    # linalg.multi_dot takes matrices (vectors at the ends), linalg.outer vectors.
+    with pytest.raises(ValueError):
+        getattr(jnp.linalg, name)(*operands())
+    for fn in _both(getattr(fnp.linalg, name)):
+        with pytest.raises(ValueError, match=f"linalg.{name}"):
+            fn(*operands())
+    vectors = (np.arange(3.0, dtype=np.float32), np.arange(2.0, dtype=np.float32))
+    _close(fnp.linalg.outer(*vectors), jnp.linalg.outer(*vectors))
+
+
 def test_integer_inputs_are_computed_in_float_as_jax():
     with jax.enable_x64(False):
         a = np.array([[2, 1], [1, 3]], np.int32)
