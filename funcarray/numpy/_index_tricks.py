@@ -335,11 +335,12 @@ def _grid_from_slice(op, s):
             raise bound._concretization_error(f"{op}: slice bounds decide the result's shape")
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
-    if s.stop is None:
-        raise op_value_error(op, f"the slice {s} needs a stop")
     if isinstance(step, complex) or np.iscomplexobj(step):
+        if s.stop is None:
+            raise op_type_error(op, f"the slice {s} counts points (an imaginary step) and "
+                                "needs a stop to end them at")
         return linspace(start, s.stop, int(abs(step)))
-    return arange(start, s.stop, step)
+    return arange(start, s.stop, step)  # no stop: ``start`` is the stop (NumPy's reading)
 
 
 def _promoted_grids(op, key):

@@ -463,8 +463,8 @@ def test_r_traced_items_and_errors():
         fnp.r_["x", 1]
     with pytest.raises(ValueError, match="r_: the string directive 'r' must come first"):
         fnp.r_[1, "r"]
-    with pytest.raises(ValueError, match="mgrid: the slice .* needs a stop"):
-        fnp.mgrid[0:]
+    with pytest.raises(TypeError, match="mgrid: the slice .* needs a stop"):
+        fnp.mgrid[0::3j]
 
 
 def test_mgrid_ogrid_match_numpy():
