@@ -25,6 +25,7 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error
+from funcarray.numpy._promotion import promote_args_inexact
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
@@ -68,6 +69,14 @@ def _inexact_arg(op: str, x):
     if not dtypes.is_inexact(x.dtype):
         x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
     return x
+
+
+def _promoted_inexact_arg(op: str, x):
+    """``_inexact_arg`` for the functions jax.nn starts with ``promote_args_inexact``
+    (``gelu``, ``logsumexp``): a Python int beyond int32 converts straight to float there."""
+    if type(x) is int:
+        (x,) = promote_args_inexact(op, x)
+    return _inexact_arg(op, x)
 
 
 def _weak_bool_inexact_arg(op: str, x):
@@ -223,7 +232,7 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """
     if not isinstance(approximate, (bool, np.bool_)):
         raise op_type_error("gelu", f"approximate must be True or False, got {approximate!r}")
-    x = _inexact_arg("gelu", x)
+    x = _promoted_inexact_arg("gelu", x)
     # The result is strong even for a weak x (a Python number): jax.nn.gelu multiplies by
     # constants of x's dtype and returns jnp.array(..., dtype=...), both strong.
     if approximate:

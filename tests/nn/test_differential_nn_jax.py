@@ -200,16 +200,20 @@ _JAX_REFUSES = {
 
 
 def jax_refuses_a_real_operand(op, case) -> bool:
-    return kind_of(np.asarray(case.operand).dtype) in _JAX_REFUSES.get(op.name, "")
+    x = case.operand
+    if type(x) is int and not -2**31 <= x < 2**31:
+        return False  # funcarray refuses a Python int beyond int32 too, as jax.numpy does
+    return kind_of(np.asarray(x).dtype) in _JAX_REFUSES.get(op.name, "")
 
 
 def jax_integer_arithmetic_wraps(op, case) -> bool:
     """jax.nn's formula does integer arithmetic that wraps around on this integer operand,
     where funcarray computes in float first, as the mathematics: it negates an unsigned
-    operand (log_sigmoid, log1mexp: -uint8(1) is 255), subtracts the maximum from an operand
-    whose range exceeds its dtype's (softmax, log_softmax), squares past the dtype's range
-    (squareplus, standardize) or takes abs of the dtype's minimum (soft_sign). funcarray's
-    values are compared with jax's on the operand converted to float."""
+    operand or the dtype's minimum (log_sigmoid, log1mexp: -uint8(1) is 255), subtracts the
+    maximum from an operand whose range exceeds its dtype's (softmax, log_softmax), squares
+    past the dtype's range (squareplus, standardize) or adds 1 to an abs past it (soft_sign:
+    abs(int8(-127)) + 1 is -128). funcarray's values are compared with jax's on the operand
+    converted to float."""
     x = case.operand
     if isinstance(x, bool) or kind_of(np.asarray(x).dtype) not in "iu":
         return False
@@ -218,14 +222,15 @@ def jax_integer_arithmetic_wraps(op, case) -> bool:
     values = [int(v) for v in np.ravel(x)]
     if not values:
         return False
+    negation_wraps = (low == 0 and max(values) > 0) or low in values
     wraps = {
-        "log_sigmoid": low == 0 and max(values) > 0,
-        "log1mexp": low == 0 and max(values) > 0,
+        "log_sigmoid": negation_wraps,
+        "log1mexp": negation_wraps,
         "softmax": min(values) - max(values) < low,
         "log_softmax": min(values) - max(values) < low,
         "squareplus": max(v * v for v in values) > high,
         "standardize": max(v * v for v in values) > high,
-        "soft_sign": low in values and low < 0,
+        "soft_sign": max(abs(v) for v in values) + 1 > high,
     }
     return wraps.get(op.name, False)
 
@@ -306,6 +311,32 @@ def subnormal_elements(op, case, got, want):
     return excused | operand_subnormal
 
 
+def c99_complex_special_values(op, case, got, want):
+    """Elements of complex tanh whose operand has an infinite or NaN part and whose result
+    has a NaN part in jax: NumPy's kernels (funcarray eager) follow C99's Annex G there
+    (tanh(0 + nan j) is 0 + nan j), XLA's formula (jax) gives nan + nan j; as in the
+    elementwise table (tests/numpy/test_differential_jax.py)."""
+    x = case.operand
+    if op.name != "tanh" or not np.iscomplexobj(x):
+        return np.zeros(want.shape, bool)
+    with np.errstate(invalid="ignore"):
+        return ~np.isfinite(np.asarray(x)) & (np.isnan(want.real) | np.isnan(want.imag))
+
+
+def zero_variance_slices(op, case, got, want):
+    """Elements of standardize with epsilon 0 in a slice of equal values: the variance is 0
+    and the result 0 * rsqrt(0), NaN in exact arithmetic (funcarray's eager NumPy), but XLA
+    rounds the mean of n equal values an ulp off them, so jax's variance is a round-off and
+    its result 0, NaN or large."""
+    x = np.asarray(case.operand)
+    if op.name != "standardize" or case.kwargs.get("epsilon") != 0 or x.size == 0:
+        return np.zeros(want.shape, bool)
+    axis = case.kwargs.get("axis", -1)
+    with np.errstate(invalid="ignore"):
+        constant = (np.max(x, axis=axis, keepdims=True) == np.min(x, axis=axis, keepdims=True))
+    return np.broadcast_to(constant, want.shape)
+
+
 # --------------------------------------------------------------------------------------------
 # Comparison
 # --------------------------------------------------------------------------------------------
@@ -338,7 +369,9 @@ def check_case(op, case):
             continue
         assert not isinstance(got, Raised)
         for k, ((g, _), (w, _)) in enumerate(zip(got, want)):
-            ok = _close(op, g, w) | subnormal_elements(op, case, g, w)
+            ok = (_close(op, g, w) | subnormal_elements(op, case, g, w)
+                  | c99_complex_special_values(op, case, g, w)
+                  | zero_variance_slices(op, case, g, w))
             assert ok.all(), f"{where}, output {k}:\n  got {g.tolist()}\n  jax {w.tolist()}"
 
 
@@ -358,7 +391,8 @@ def test_attention_eager_and_jit_match_jax(data):
 # Cases funcarray once typed or computed unlike jax (issue 27): integer and bool operands of
 # the formulas with Python-float constants (weak floats in jax), bools meeting a Python int
 # (weak int32), hard_tanh of unsigned operands (it raised), gelu of Python numbers (strong
-# in jax), squareplus of integers with a float b (weak in jax).
+# in jax; those beyond int32 convert straight to float, as for logsumexp), squareplus of
+# integers with a float b (weak in jax).
 _REGRESSIONS = (
     *((name, Case(np.array([-7, 0, 2, 9]).astype(dtype), {})) for name, dtype
       in zip(("relu6", "hard_sigmoid", "hard_silu", "sparse_plus", "sparse_sigmoid", "selu"),
@@ -376,6 +410,8 @@ _REGRESSIONS = (
     ("hard_tanh", Case(np.array([0, 2**64 - 1], np.uint64), {})),
     ("gelu", Case(3, {"approximate": True})),
     ("gelu", Case(-2.5, {"approximate": False})),
+    ("gelu", Case(2**31, {"approximate": True})),
+    ("logsumexp", Case(-2**64, {"axis": None, "keepdims": False})),
     ("squareplus", Case(np.array([1, -2], np.int8), {"b": 4.0})),
     ("squareplus", Case(False, {"b": 1.0})),
     ("squareplus", Case(np.array([3], np.int32), {"b": 4})),
