@@ -25,6 +25,7 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error
+from funcarray.numpy._promotion import promote_args_inexact
 from funcarray.primitives.elementwise import logistic_p
 from funcarray.primitives.special import erfc_p
 from funcarray.primitives.stop_gradient import stop_gradient_p
@@ -45,21 +46,52 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _real_arg(op: str, x):
-    """``x`` as an Array of a real dtype (bools count as int32, as in ``jax.numpy``)."""
+    """``x`` as an Array of a real dtype. A bool becomes a weak int32: jax.nn's formulas
+    first meet it with a Python-int constant (``maximum(x, 0)``, ``abs(x) + 1``), and a bool
+    with a weak int is a weak int32 in JAX's lattice."""
+    x = _strong_bool_real_arg(op, x)
+    return convert(x, dtypes.int32, True) if x.dtype == np.bool_ else x
+
+
+def _strong_bool_real_arg(op: str, x):
+    """``x`` as an Array of a real dtype, bools kept (they promote as strong types)."""
     x = asarray_arg(op, x)
     if dtypes.is_complex(x.dtype):
         raise op_type_error(op, f"takes real arrays, got dtype {x.dtype}; apply it to the "
                                 f"real and imaginary parts separately if that is what you mean")
-    if x.dtype == np.bool_:
-        x = convert(x, dtypes.int32)
     return x
 
 
 def _inexact_arg(op: str, x):
-    """``x`` as a real floating Array: integers compute in float32 (float64 for 64-bit ints)."""
-    x = _real_arg(op, x)
+    """``x`` as a real floating Array, as ``jax.numpy``'s inexact promotion gives: integers
+    and bools compute in a strong float32 (float64 for 64-bit ints); weak inputs stay weak."""
+    x = _strong_bool_real_arg(op, x)
     if not dtypes.is_inexact(x.dtype):
         x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+    return x
+
+
+def _promoted_inexact_arg(op: str, x):
+    """``_inexact_arg`` for the functions jax.nn starts with ``promote_args_inexact``
+    (``gelu``, ``logsumexp``): a Python int beyond int32 converts straight to float there."""
+    if type(x) is int:
+        (x,) = promote_args_inexact(op, x)
+    return _inexact_arg(op, x)
+
+
+def _weak_bool_inexact_arg(op: str, x):
+    """``_inexact_arg``, but a bool computes in a weak float32, for the formulas that meet
+    it with a Python-int constant before a float one (``_real_arg``)."""
+    return _inexact_arg(op, _real_arg(op, x))
+
+
+def _float_constant_arg(op: str, x):
+    """``x`` as a real floating Array where jax.nn's formula first meets it with a Python
+    float (``minimum(x, 6.)``, ``x + 3.``, ``where(x > 0, 0., x)``): an integer or bool
+    with a weak float is a weak float in JAX's lattice (float32; float64 from a 64-bit int)."""
+    x = _strong_bool_real_arg(op, x)
+    if not dtypes.is_inexact(x.dtype):
+        x = convert(x, to_inexact_dtype(x.dtype), True)
     return x
 
 
@@ -91,7 +123,7 @@ def relu6(x: ArrayLike) -> Array:
         >>> nn.relu6(fnp.asarray([-1.0, 3.0, 9.0]))
         Array([0., 3., 6.], dtype=float32)
     """
-    x = _inexact_arg("relu6", x)
+    x = _float_constant_arg("relu6", x)
     # As relu: the gradient is 1 only strictly inside (0, 6), and 0 at NaN (jax.nn's JVP).
     return fnp.where((x > 0) & (x < 6), x, _stop_gradient(fnp.minimum(fnp.maximum(x, 0), 6)))
 
@@ -104,7 +136,7 @@ def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 1e-2) -> Array:
         >>> nn.leaky_relu(fnp.asarray([-2.0, 0.0, 3.0]), negative_slope=0.5)
         Array([-1.,  0.,  3.], dtype=float32)
     """
-    x = _inexact_arg("leaky_relu", x)
+    x = _float_constant_arg("leaky_relu", x)
     return fnp.where(x >= 0, x, negative_slope * x)
 
 
@@ -117,6 +149,10 @@ def hard_tanh(x: ArrayLike) -> Array:
         Array([-1. ,  0.5,  1. ], dtype=float32)
     """
     x = _real_arg("hard_tanh", x)
+    if np.dtype(x.dtype).kind == "u":
+        # No unsigned value is below -1 (and -1 is no unsigned value). jax compares with -1
+        # wrapped to the dtype's maximum, so its hard_tanh maps 0 and 1 to that maximum.
+        return fnp.minimum(x, 1)
     return fnp.where(x > 1, 1, fnp.where(x < -1, -1, x))
 
 
@@ -139,7 +175,7 @@ def softplus(x: ArrayLike) -> Array:
         >>> nn.softplus(fnp.asarray([0.0, 100.0]))
         Array([  0.6931472, 100.       ], dtype=float32)
     """
-    x = _inexact_arg("softplus", x)
+    x = _weak_bool_inexact_arg("softplus", x)
     positive = x > 0
     # Each branch is fed only inputs where exp cannot overflow, so neither branch produces an
     # inf/NaN derivative that the where would multiply by zero (giving NaN).
@@ -196,14 +232,16 @@ def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """
     if not isinstance(approximate, (bool, np.bool_)):
         raise op_type_error("gelu", f"approximate must be True or False, got {approximate!r}")
-    x = _inexact_arg("gelu", x)
+    x = _promoted_inexact_arg("gelu", x)
+    # The result is strong even for a weak x (a Python number): jax.nn.gelu multiplies by
+    # constants of x's dtype and returns jnp.array(..., dtype=...), both strong.
     if approximate:
         cdf = 0.5 * (1 + fnp.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-        return x * cdf
+        return convert(x * cdf, x.dtype)
     # Evaluated in float64 and rounded once, so every dtype gets a correctly rounded-ish erfc.
     work = convert(x, dtypes.float64, x.weak_type)
     out = 0.5 * work * erfc_p.bind(-work * math.sqrt(0.5))
-    return convert(out, x.dtype, x.weak_type)
+    return convert(out, x.dtype)
 
 
 def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
@@ -214,7 +252,7 @@ def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
         >>> nn.elu(fnp.asarray([-1.0, 2.0]))
         Array([-0.63212055,  2.        ], dtype=float32)
     """
-    x = _inexact_arg("elu", x)
+    x = _float_constant_arg("elu", x)
     positive = x > 0
     return fnp.where(positive, x, alpha * fnp.expm1(fnp.where(positive, 0, x)))
 
@@ -227,7 +265,7 @@ def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
         >>> nn.celu(fnp.asarray([-1.0, 2.0]), alpha=2.0)
         Array([-0.78693867,  2.        ], dtype=float32)
     """
-    x = _inexact_arg("celu", x)
+    x = _float_constant_arg("celu", x)
     return fnp.maximum(x, 0) + alpha * fnp.expm1(fnp.minimum(x, 0) / alpha)
 
 
@@ -239,7 +277,7 @@ def selu(x: ArrayLike) -> Array:
         >>> nn.selu(fnp.asarray([-1.0, 1.0]))
         Array([-1.1113307,  1.050701 ], dtype=float32)
     """
-    return _SELU_SCALE * elu(_inexact_arg("selu", x), _SELU_ALPHA)
+    return _SELU_SCALE * elu(_float_constant_arg("selu", x), _SELU_ALPHA)
 
 
 def soft_sign(x: ArrayLike) -> Array:
@@ -250,7 +288,7 @@ def soft_sign(x: ArrayLike) -> Array:
         >>> nn.soft_sign(fnp.asarray([-3.0, 1.0]))
         Array([-0.75,  0.5 ], dtype=float32)
     """
-    x = _inexact_arg("soft_sign", x)
+    x = _weak_bool_inexact_arg("soft_sign", x)
     return x / (fnp.abs(x) + 1)
 
 
@@ -279,7 +317,7 @@ def hard_sigmoid(x: ArrayLike) -> Array:
         >>> nn.hard_sigmoid(fnp.asarray([1.5]))
         Array([0.75], dtype=float32)
     """
-    return relu6(_inexact_arg("hard_sigmoid", x) + 3.0) / 6.0
+    return relu6(_float_constant_arg("hard_sigmoid", x) + 3.0) / 6.0
 
 
 def hard_silu(x: ArrayLike) -> Array:
@@ -290,7 +328,7 @@ def hard_silu(x: ArrayLike) -> Array:
         >>> nn.hard_silu(fnp.asarray([1.5]))
         Array([1.125], dtype=float32)
     """
-    x = _inexact_arg("hard_silu", x)
+    x = _float_constant_arg("hard_silu", x)
     return x * hard_sigmoid(x)
 
 
@@ -305,7 +343,7 @@ def mish(x: ArrayLike) -> Array:
         >>> nn.mish(fnp.asarray([0.0]))
         Array([0.], dtype=float32)
     """
-    x = _inexact_arg("mish", x)
+    x = _weak_bool_inexact_arg("mish", x)
     return x * fnp.tanh(softplus(x))
 
 
@@ -317,7 +355,15 @@ def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
         >>> nn.squareplus(fnp.asarray([0.0]))
         Array([1.], dtype=float32)
     """
-    x = _inexact_arg("squareplus", x)
+    x = _strong_bool_real_arg("squareplus", x)
+    if not dtypes.is_inexact(x.dtype):
+        # jax squares an integer x in its own dtype (wrapping past its range) and adds b: a
+        # float b, a Python float included, makes that a float of b's weakness, an integer
+        # b an integer (weak only with x). funcarray computes in float from the start, with
+        # x as weak as needed for its result to be typed as jax's.
+        b_arr = asarray_arg("squareplus", b)
+        weak = dtypes.is_inexact(b_arr.dtype) or (x.weak_type and b_arr.weak_type)
+        x = convert(x, to_inexact_dtype(x.dtype), weak)
     return (x + fnp.sqrt(x * x + b)) / 2
 
 
@@ -329,7 +375,7 @@ def sparse_plus(x: ArrayLike) -> Array:
         >>> nn.sparse_plus(fnp.asarray([-2.0, 0.0, 2.0]))
         Array([0.  , 0.25, 2.  ], dtype=float32)
     """
-    x = _inexact_arg("sparse_plus", x)
+    x = _float_constant_arg("sparse_plus", x)
     return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
@@ -341,7 +387,7 @@ def sparse_sigmoid(x: ArrayLike) -> Array:
         >>> nn.sparse_sigmoid(fnp.asarray([-2.0, 0.0, 2.0]))
         Array([0. , 0.5, 1. ], dtype=float32)
     """
-    x = _inexact_arg("sparse_sigmoid", x)
+    x = _float_constant_arg("sparse_sigmoid", x)
     return 0.5 * fnp.clip(x + 1.0, 0.0, 2.0)  # (jax's form: its gradient at +-1 is 1/2)
 
 

@@ -18,7 +18,7 @@ from funcarray import numpy as fnp
 from funcarray.api.arguments import asarray_arg, canonicalize_axes, canonicalize_axis, convert
 from funcarray.base import dtypes
 from funcarray.base.errors import op_type_error, op_value_error
-from funcarray.nn._activations import _inexact_arg
+from funcarray.nn._activations import _inexact_arg, _promoted_inexact_arg
 from funcarray.numpy._promotion import promote_args
 from funcarray.primitives.elementwise import rsqrt_p
 
@@ -130,7 +130,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     """
     op = "logsumexp"
     if b is None:
-        a = _inexact_arg(op, a)
+        a = _promoted_inexact_arg(op, a)
     else:
         # (A Python number b is promoted as itself: float64 a meets it at float64 precision.)
         a, b = promote_args(op, _inexact_arg(op, a),
