@@ -35,6 +35,7 @@ from funcarray.lax._ops_common import (
     _kind,
     _operand,
     _plain_ints,
+    _refuse_python_complex_to_real,
     _same_dtype_operands,
     _short,
 )
@@ -521,8 +522,9 @@ def _filled_on_host(op: str, shape, fill_value, dtype, weak: bool):
     if dtype is None:
         value = _operand(op, fill_value, "fill_value")
     else:
-        value = Array(convert_kernel(np.asarray(fill_value), dtypes.canonicalize_dtype(dtype)),
-                      weak)
+        dtype = dtypes.canonicalize_dtype(dtype)
+        _refuse_python_complex_to_real(op, fill_value, dtype)
+        value = Array(convert_kernel(np.asarray(fill_value), dtype), weak)
     if not shape:
         return value
     return Array(np.full(shape, value._value), value._weak)
@@ -555,6 +557,7 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     A Python scalar is converted with convert_element_type's semantics (2.7 -> 2 for an
     integer dtype, 64-bit ints kept whole), as jax.lax does."""
     if dtype is not None and type(fill_value) in (int, float, builtins.complex, bool):
+        _refuse_python_complex_to_real(op, fill_value, dtype)
         try:
             value = Array(convert_kernel(np.asarray(fill_value), dtype), weak)
         except OverflowError:

@@ -44,6 +44,7 @@ from funcarray.lax._ops_common import (
     _no_accuracy,
     _operand,
     _operand_of_kinds,
+    _refuse_python_complex_to_real,
     _short,
 )
 from funcarray.primitives import elementwise as ew
@@ -233,7 +234,7 @@ def _conj_on_host(x):
         return ew.conj_p.impl(x)
     if v.dtype == dtypes.float32 or v.dtype == dtypes.float64:
         wide = dtypes.complex64 if v.dtype == dtypes.float32 else dtypes.complex128
-        return ew.conj_p.impl(Array(convert_kernel(v, wide), x._weak))
+        return Array(convert_kernel(v, wide), x._weak)  # (imaginary parts +0, as conj's)
     return NotImplemented
 
 
@@ -250,11 +251,12 @@ def conj(x: ArrayLike) -> Array:
     """
     op = "lax.conj"
     x = _operand(op, x, "x")
-    if x.dtype not in (dtypes.float32, dtypes.float64):
-        _check_kinds(op, x, "c")
-    else:
-        x = convert(x, dtypes.complex64 if x.dtype == dtypes.float32 else dtypes.complex128,
-                    x.weak_type)
+    if x.dtype in (dtypes.float32, dtypes.float64):
+        # jax.lax's: the real operand as a complex one, its imaginary part +0 (conjugating
+        # that zero would give -0)
+        return convert(x, dtypes.complex64 if x.dtype == dtypes.float32 else dtypes.complex128,
+                       x.weak_type)
+    _check_kinds(op, x, "c")
     return ew.conj_p.bind(x)
 
 
@@ -400,6 +402,7 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """
     op = "lax.convert_element_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
+    _refuse_python_complex_to_real(op, operand, new_dtype)
     if type(operand) in (float, complex):  # from its double value: 0.1 to float64 stays 0.1
         return convert_arg(op, operand, new_dtype)
     return convert(_operand(op, operand), new_dtype, False)
