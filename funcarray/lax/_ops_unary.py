@@ -390,6 +390,21 @@ def _convert_element_type_on_host(operand, new_dtype):
 
 
 @host_shortcut(_convert_element_type_on_host)
+def _convert_wide_python_int(op: str, value: int, new_dtype) -> Array:
+    """A Python int beyond int32 converted as jax.lax does: to a float or complex dtype at
+    its value (2**64 to float32 is 1.8e19), to an integer dtype through its 64 bits
+    (wrapping: 2**40 to int32 is 0), to bool by its truth; beyond 64 bits to an integer
+    dtype it overflows."""
+    if _kind(new_dtype) in "fc":
+        return convert(Array(np.asarray(float(value))), new_dtype, False)
+    if _kind(new_dtype) == "b":
+        return Array(np.asarray(value != 0))
+    if not -2**63 <= value < 2**64:
+        raise OverflowError(f"{op}: the Python int {value} does not fit in 64 bits")
+    wide = np.int64 if value < 2**63 else np.uint64
+    return convert(Array(np.asarray(value, wide)), new_dtype, False)
+
+
 def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
     toward zero and saturates; complex to real keeps the real part.
@@ -403,6 +418,8 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     op = "lax.convert_element_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
     _refuse_python_complex_to_real(op, operand, new_dtype)
+    if type(operand) is int and not -2**31 <= operand < 2**31:
+        return _convert_wide_python_int(op, operand, new_dtype)
     if type(operand) in (float, complex):  # from its double value: 0.1 to float64 stays 0.1
         return convert_arg(op, operand, new_dtype)
     return convert(_operand(op, operand), new_dtype, False)

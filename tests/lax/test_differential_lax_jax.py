@@ -153,11 +153,10 @@ def _fixed(**strategies):
     return lambda shape: st.fixed_dictionaries(strategies)
 
 
-def _dim(shape, *, negative=True):
-    """A dimension of ``shape``, sometimes one out of range (or negative, which most of
-    jax.lax refuses)."""
-    lo = -len(shape) - 1 if negative else 0
-    return st.integers(lo, len(shape))
+def _dim(shape):
+    """A dimension of ``shape``, negative (which some of jax.lax refuses) or out of range
+    at times."""
+    return st.integers(-len(shape) - 1, len(shape))
 
 
 @st.composite
@@ -930,6 +929,56 @@ def complex_infinities_follow_c99(op, case, shape):
     return open_
 
 
+def atan2_branch_cut_sign(op, case, g, w):
+    """Complex atan2 on its branch cut (a real part of +-pi): the sign follows the signed
+    zero the formula's intermediate values carry (``atan2(0j, -0 - 3.9j)`` is ``pi`` in
+    jax and ``-pi`` in NumPy's evaluation of the same formula), which XLA and NumPy round
+    differently."""
+    if op.name != "atan2" or kind_of(w.dtype) != "c":
+        return np.zeros(w.shape, bool)
+    with np.errstate(all="ignore"):
+        near_pi = np.isclose(np.abs(g.real), np.pi, rtol=1e-3)
+        return near_pi & np.isclose(np.abs(w.real), np.pi, rtol=1e-3)
+
+
+def jax_random_gamma_grad_promotes(op, case, got, want) -> bool:
+    """jax's random_gamma_grad (an internal of jax.random.gamma's derivative, public in
+    jax.lax) has no dtype check and promotes mixed operands; funcarray's refuses them as
+    every other jax.lax function does."""
+    return (op.name == "random_gamma_grad" and isinstance(got, Raised)
+            and "same dtype" in str(got.exc) and not isinstance(want, Raised))
+
+
+def jax_skips_gather_slice_check_without_indices(op, case, got, want) -> bool:
+    """jax's gather with no start indices returns the empty result without checking
+    ``slice_sizes`` against the operand (``slice_sizes=(1, 2)`` of a ``(0, 2)`` operand);
+    with indices it refuses them as funcarray does always."""
+    return (op.name == "gather" and isinstance(got, Raised) and "slice_sizes" in str(got.exc)
+            and not isinstance(want, Raised) and want[0][0].size == 0)
+
+
+def cumlogsumexp_has_no_complex_form(op, case, got, want) -> bool:
+    """funcarray's cumlogsumexp takes floats only; jax's also takes complex operands. A
+    missing form (reported, issue 27), not a difference of values: funcarray refuses with
+    a TypeError naming the dtypes it takes."""
+    return (op.name == "cumlogsumexp" and isinstance(got, Raised)
+            and kind_of(case.operands[0].dtype) == "c" and not isinstance(want, Raised))
+
+
+def integer_results_of_nonfinite_products(op, case, shape):
+    """A dot product of floats or complexes returned as an integer type
+    (``preferred_element_type=int32``): a NaN or infinite sum converts to an integer as the
+    implementation defines (StableHLO's convert leaves it open), and XLA converts the
+    products where NumPy converts the sum. Open: the whole result of such operands."""
+    wanted = case.kwargs.get("preferred_element_type")
+    if op.values != "sum" or wanted is None or kind_of(wanted) not in "biu":
+        return np.zeros(shape, bool)
+    with np.errstate(all="ignore"):
+        wide = [a.astype(np.complex128) for a in case.arrays() if kind_of(a.dtype) in "fc"]
+        big = any((~np.isfinite(a) | (np.abs(a) > 2.0**15)).any() for a in wide)
+    return np.full(shape, big)
+
+
 def jax_skips_int_range_when_empty(op, case, got, want) -> bool:
     """jax's full of an empty shape takes a Python int beyond the default int32 (its range
     check runs as it fills); funcarray checks the fill value whatever the shape."""
@@ -1025,7 +1074,7 @@ def _values_ok(op, case, g, w):
         size = np.abs(w.astype(np.complex128)) if kind_of(w.dtype) in "fc" else 0.0
     for gp, wp in zip(parts(g), parts(w)):
         gp, wp = gp.astype(np.float64), wp.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(all="ignore"):
             same = ((gp == wp) & (np.signbit(gp) == np.signbit(wp))) | (
                 np.isnan(gp) & np.isnan(wp))
             if op.values == "sum":
@@ -1052,7 +1101,9 @@ def _compare(op, case, where, got, want):
         if approximate_top_k_picks_any_tied_index(op, k):
             g, w = _values_at(case, g), want[0][0]
         ok = (_values_ok(op, case, g, w) | xla_reads_subnormal_operands_as_zero(op, case, w.shape)
-              | complex_infinities_follow_c99(op, case, w.shape))
+              | complex_infinities_follow_c99(op, case, w.shape)
+              | atan2_branch_cut_sign(op, case, g, w)
+              | integer_results_of_nonfinite_products(op, case, w.shape))
         assert ok.all(), f"{at}:\n  got {g.tolist()}\n  jax {w.tolist()}"
 
 
@@ -1064,7 +1115,10 @@ def check_case(op, case):
         if (jax_reads_attributes_of_python_scalars(case, got, want)
                 or jax_skips_slice_bounds(op, case, got, want)
                 or jax_skips_int_range_when_empty(op, case, got, want)
-                or jax_cumlogsumexp_takes_empty_integers(op, case, got, want)):
+                or jax_cumlogsumexp_takes_empty_integers(op, case, got, want)
+                or jax_random_gamma_grad_promotes(op, case, got, want)
+                or jax_skips_gather_slice_check_without_indices(op, case, got, want)
+                or cumlogsumexp_has_no_complex_form(op, case, got, want)):
             continue
         _compare(op, case, f"lax.{op.name}{case}, {what}", got,
                  funcarray_takes_weak_scalars(op, case, got, want))
@@ -1185,6 +1239,11 @@ REGRESSIONS = (
                      np.array([-0.0, 0.0, 0.0], np.float16)), {})),
     ("max", LaxCase((np.array([-0.0, 0.0, -0.0], np.float32),
                      np.array([0.0, -0.0, -0.0], np.float32)), {})),
+    # A Python int beyond int32 converts at its value (it overflowed int32 first).
+    ("convert_element_type", LaxCase((2**64,), {"new_dtype": dtypes.float64})),
+    ("convert_element_type", LaxCase((2**40 + 7,), {"new_dtype": dtypes.int64})),
+    # Reinterpreted bits are strongly typed, a Python scalar's too.
+    ("bitcast_convert_type", LaxCase((1.5,), {"new_dtype": dtypes.float32})),
     # The conjugate of a real operand has imaginary parts +0 (funcarray's were -0).
     ("conj", LaxCase((np.array([-1.0, 0.0, np.inf], np.float32),), {})),
 )
