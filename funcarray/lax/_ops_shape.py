@@ -182,18 +182,24 @@ def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | No
 # Host shortcuts (transforms/host_shortcuts.py): each takes a concrete operand and plain int
 # arguments that pass the general path's checks, and computes the result's NumPy value (a
 # view where the kernel's is one: values are never mutated).
+def _collapsed_shape(shape: tuple, start, stop):
+    """``shape`` with ``shape[start:stop]`` merged into one dimension, the bounds read as a
+    Python slice's (as jax.lax's); None where the slice ends before it starts."""
+    lo, hi, _ = slice(start, stop).indices(len(shape))
+    if hi < lo:
+        return None
+    return shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:]
+
+
 def _collapse_on_host(operand, start_dimension, stop_dimension=None):
     v = host_value(operand)
     if (v is None or type(start_dimension) is not int
             or (stop_dimension is not None and type(stop_dimension) is not int)):
         return NotImplemented
-    shape = v.shape
-    size = math.prod(shape[start_dimension:stop_dimension])
-    new_shape = (shape[:start_dimension] + (size,)
-                 + (shape[stop_dimension:] if stop_dimension is not None else ()))
-    if math.prod(new_shape) != v.size:
+    new_shape = _collapsed_shape(v.shape, start_dimension, stop_dimension)
+    if new_shape is None:
         return NotImplemented
-    return operand if new_shape == shape else Array(v.reshape(new_shape), operand._weak)
+    return operand if new_shape == v.shape else Array(v.reshape(new_shape), operand._weak)
 
 
 @host_shortcut(_collapse_on_host)
@@ -211,9 +217,10 @@ def collapse(operand: ArrayLike, start_dimension: int,
     x = _operand(op, operand)
     lo = _int(op, "start_dimension", start_dimension)
     hi = None if stop_dimension is None else _int(op, "stop_dimension", stop_dimension)
-    shape = tuple(x.shape)
-    size = math.prod(shape[lo:hi])
-    new_shape = shape[:lo] + (size,) + (shape[hi:] if hi is not None else ())
+    new_shape = _collapsed_shape(tuple(x.shape), lo, hi)
+    if new_shape is None:
+        raise op_value_error(op, f"invalid dimension range {x.shape}[{lo}:{hi}]: the stop "
+                                 f"dimension comes before the start (Python slice semantics)")
     return reshape(x, new_shape)
 
 
