@@ -887,7 +887,8 @@ def funcarray_takes_weak_scalars(op, case, got, want):
     with funcarray's. Returns jax's answer to compare with."""
     dtype = _strong_dtype(case)
     if (not isinstance(want, Raised) or isinstance(got, Raised) or dtype is None
-            or not ("same dtype" in str(want.exc) or isinstance(want.exc, OverflowError))
+            or not ("same dtype" in str(want.exc) or "dtypes must match" in str(want.exc)
+                    or isinstance(want.exc, OverflowError))
             or not any(type(v) in (int, float, complex, bool) for v in case.operands)):
         return want
     with np.errstate(all="ignore"):
@@ -984,6 +985,16 @@ def integer_results_of_nonfinite_products(op, case, shape):
     return np.full(shape, big)
 
 
+def jax_converts_nonfinite_python_complex(op, case, got, want) -> bool:
+    """jax converts a Python complex with a NaN or infinite part to an integer dtype
+    (``full_like(int8 array, complex(nan, inf))`` is zeros) while it refuses a finite one
+    (``2 - 1j``: "int() argument must be ... not 'complex'"); funcarray refuses both."""
+    values = [*case.operands, *case.kwargs.values()]
+    return (isinstance(got, Raised) and "cannot convert the Python complex" in str(got.exc)
+            and not isinstance(want, Raised)
+            and any(type(v) is complex and not np.isfinite(v) for v in values))
+
+
 def jax_skips_int_range_when_empty(op, case, got, want) -> bool:
     """jax's full of an empty shape takes a Python int beyond the default int32 (its range
     check runs as it fills); funcarray checks the fill value whatever the shape."""
@@ -1000,12 +1011,24 @@ def jax_cumlogsumexp_takes_empty_integers(op, case, got, want) -> bool:
             and isinstance(got, Raised) and want[0][0].size == 0)
 
 
-def approximate_top_k_picks_any_tied_index(op, k) -> bool:
-    """approx_max_k/approx_min_k's indices among tied values are the implementation's
-    choice (jax on CPU gives the last of equal elements along axis 0, funcarray's exact
-    top_k the first): the indices (output 1) are compared through the operand's values at
-    them, which must be the values returned."""
-    return op.name in ("approx_max_k", "approx_min_k") and k == 1
+def approximate_top_k_picks_any_tied_index(op) -> bool:
+    """approx_max_k/approx_min_k's choice among tied values is the implementation's (jax
+    on CPU gives the last of equal elements along axis 0, and takes -0.0 and +0.0 as equal;
+    funcarray's exact top_k gives the first, +0.0 above -0.0): the indices (output 1) are
+    compared through the operand's values at them, and values with zeros' signs dropped.
+    An operand with a NaN leaves the values open: jax's comparisons there leave NaN
+    unordered (``approx_max_k([[0, nan], [0, 0]], 1, reduction_dimension=0)`` picks a 0 of
+    the second column), funcarray's top_k puts NaN above everything as XLA's total order."""
+    return op.name in ("approx_max_k", "approx_min_k")
+
+
+def _has_nan(case) -> bool:
+    x = case.operands[0]
+    return kind_of(x.dtype) in "fc" and bool(np.isnan(x.astype(np.complex128)).any())
+
+
+def _unsigned_zeros(x):
+    return x + np.zeros((), x.dtype) if kind_of(x.dtype) in "fc" else x
 
 
 def _values_at(case, indices):
@@ -1103,8 +1126,12 @@ def _compare(op, case, where, got, want):
         return
     for k, ((g, _), (w, _)) in enumerate(zip(got, want)):
         at = f"{where}, output {k}"
-        if approximate_top_k_picks_any_tied_index(op, k):
-            g, w = _values_at(case, g), want[0][0]
+        if approximate_top_k_picks_any_tied_index(op):
+            if _has_nan(case):
+                return
+            if k == 1:
+                g, w = _values_at(case, g), want[0][0]
+            g, w = _unsigned_zeros(g), _unsigned_zeros(w)
         ok = (_values_ok(op, case, g, w) | xla_reads_subnormal_operands_as_zero(op, case, w.shape)
               | complex_infinities_follow_c99(op, case, w.shape)
               | atan2_branch_cut_sign(op, case, g, w)
@@ -1122,6 +1149,7 @@ def check_case(op, case):
                 or jax_skips_int_range_when_empty(op, case, got, want)
                 or jax_cumlogsumexp_takes_empty_integers(op, case, got, want)
                 or jax_random_gamma_grad_promotes(op, case, got, want)
+                or jax_converts_nonfinite_python_complex(op, case, got, want)
                 or jax_skips_gather_slice_check_without_indices(op, case, got, want)
                 or cumlogsumexp_has_no_complex_form(op, case, got, want)):
             continue
@@ -1133,14 +1161,15 @@ def check_case(op, case):
 # Tests
 # --------------------------------------------------------------------------------------------
 
-# The rows in groups of six; each group draws a few (row, case) examples (CI: one per row
-# on average, about 0.1 s each; thorough: about 30 per row).
+# The rows in groups of six; each group draws ten (row, case) examples, about 0.05 s of CPU
+# each (CI: the whole file in about 20 s at -n 0; thorough: 200 per group, about 30 per
+# row).
 _GROUP = 6
 _GROUPS = tuple(LAX_OPS[k:k + _GROUP] for k in range(0, len(LAX_OPS), _GROUP))
 
 
 @pytest.mark.parametrize("group", _GROUPS, ids=lambda g: f"{g[0].name}..{g[-1].name}")
-@settings(max_examples=6)
+@settings(max_examples=10)
 @given(data=st.data())
 def test_eager_and_jit_match_jax(group, data):
     op = data.draw(st.sampled_from(group), label="op")
