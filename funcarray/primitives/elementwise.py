@@ -482,6 +482,20 @@ def _infinite_part(ctx, x, part):
     return ctx.op("stablehlo.or", infinite(re), infinite(im), results=[flags])[0]
 
 
+@clz_p.def_lower
+def _clz_lower(ctx, x):
+    """Signed integers are counted on their unsigned bits: XLA's constant folder counts a
+    negative constant's leading zeros as minus the width (``clz(int32(-9))`` folds to -32;
+    jax.jit gives that too), where the compiled kernel and jax's eager result give 0."""
+    aval = ctx.avals_in[0]
+    if np.dtype(aval.dtype).kind != "i":
+        return ctx.op("stablehlo.count_leading_zeros", x)
+    unsigned = ShapedArray(aval.shape, np.dtype(f"u{np.dtype(aval.dtype).itemsize}"))
+    bits = ctx.op("stablehlo.bitcast_convert", x, results=[unsigned])[0]
+    count = ctx.op("stablehlo.count_leading_zeros", bits, results=[unsigned])[0]
+    return ctx.op("stablehlo.bitcast_convert", count, results=[aval])
+
+
 @abs_p.def_lower
 def _abs_lower(ctx, x):
     """|a + bj| is +inf where a part is infinite, a NaN other part too (C99, the Array API

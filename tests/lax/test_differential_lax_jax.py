@@ -36,6 +36,7 @@ import numpy as np
 import pytest
 from differential_compare import (
     BITS_64,
+    DEFAULT_32,
     Raised,
     attempt,
     parts,
@@ -934,6 +935,27 @@ def complex_infinities_follow_c99(op, case, shape):
     return open_
 
 
+def complex_nans_are_unordered(op, g, w):
+    """The minimum or maximum of complex numbers with NaN parts: StableHLO orders complex
+    numbers lexicographically and leaves NaN unordered, so which NaN-bearing element wins
+    is open (funcarray's jit cummin of ``[5e-93 + nan j, 6e-164 - 2e-308j, nan j]``
+    reversed keeps the first, jax the last). Open: elements that have a NaN part in both
+    answers."""
+    if op.name not in ("cummin", "cummax", "reduce_min", "reduce_max", "min", "max",
+                       "clamp") or kind_of(w.dtype) != "c":
+        return np.zeros(w.shape, bool)
+    return (np.isnan(g.real) | np.isnan(g.imag)) & (np.isnan(w.real) | np.isnan(w.imag))
+
+
+def weak_default_is_32_bit(case, g, w) -> bool:
+    """A Python float beside integer arrays gives a float result; under x64 (a 64-bit
+    integer array) jax's is float64, funcarray's float32, as its Python scalars are 32-bit
+    without a switch (README, "Dtypes"). The values are compared in funcarray's dtype."""
+    return (any(type(v) is float for v in case.operands)
+            and all(kind_of(a.dtype) in "biu" for a in case.arrays())
+            and DEFAULT_32.get(np.dtype(w.dtype)) == g.dtype)
+
+
 def atan2_branch_cut_sign(op, case, g, w):
     """Complex atan2 on its branch cut (a real part of +-pi): the sign follows the signed
     zero the formula's intermediate values carry (``atan2(0j, -0 - 3.9j)`` is ``pi`` in
@@ -1134,6 +1156,7 @@ def _compare(op, case, where, got, want):
             g, w = _unsigned_zeros(g), _unsigned_zeros(w)
         ok = (_values_ok(op, case, g, w) | xla_reads_subnormal_operands_as_zero(op, case, w.shape)
               | complex_infinities_follow_c99(op, case, w.shape)
+              | complex_nans_are_unordered(op, g, w)
               | atan2_branch_cut_sign(op, case, g, w)
               | integer_results_of_nonfinite_products(op, case, w.shape))
         assert ok.all(), f"{at}:\n  got {g.tolist()}\n  jax {w.tolist()}"
@@ -1153,8 +1176,13 @@ def check_case(op, case):
                 or jax_skips_gather_slice_check_without_indices(op, case, got, want)
                 or cumlogsumexp_has_no_complex_form(op, case, got, want)):
             continue
-        _compare(op, case, f"lax.{op.name}{case}, {what}", got,
-                 funcarray_takes_weak_scalars(op, case, got, want))
+        answer = funcarray_takes_weak_scalars(op, case, got, want)
+        if (not isinstance(got, Raised) and not isinstance(answer, Raised)
+                and len(got) == len(answer)):
+            with np.errstate(all="ignore"):
+                answer = [(w.astype(g.dtype), weak) if weak_default_is_32_bit(case, g, w)
+                          else (w, weak) for (g, _), (w, weak) in zip(got, answer)]
+        _compare(op, case, f"lax.{op.name}{case}, {what}", got, answer)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1284,6 +1312,9 @@ REGRESSIONS = (
                                                          "stop_dimension": -3})),
     # A reduction over no axes is the operand itself (NumPy's multiplied by 1 + 0j).
     ("reduce_prod", LaxCase((np.array(complex(-1.5, np.inf), np.complex64),), {"axes": ()})),
+    # XLA folds the leading zeros of a negative constant to minus the width (jit gave -32).
+    ("clz", LaxCase((-9,), {})),
+    ("clz", LaxCase((np.array([-9, 5, 0], np.int8),), {})),
     # The conjugate of a real operand has imaginary parts +0 (funcarray's were -0).
     ("conj", LaxCase((np.array([-1.0, 0.0, np.inf], np.float32),), {})),
 )
