@@ -430,8 +430,8 @@ def _bitcast_convert_type_on_host(operand, new_dtype):
         return NotImplemented
     # (the impl checks the dtypes and shape: it raises, and so declines, where the general
     # path raises)
-    return bitcast_convert_type_p.impl(operand,
-                                       new_dtype=dtypes.canonicalize_dtype(new_dtype))
+    out = bitcast_convert_type_p.impl(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
+    return Array(out._value, False)  # (strong, as bitcast_convert_type's)
 
 
 @host_shortcut(_bitcast_convert_type_on_host)
@@ -447,8 +447,10 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """
     op = "lax.bitcast_convert_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
-    return _checked_bind(op, bitcast_convert_type_p, _operand(op, operand),
-                         new_dtype=new_dtype)
+    out = _checked_bind(op, bitcast_convert_type_p, _operand(op, operand), new_dtype=new_dtype)
+    # jax.lax's result is strongly typed, a Python scalar's too (the primitive keeps weak
+    # types for funcarray's own bit tricks, as copysign and signbit)
+    return convert(out, new_dtype, False) if out.weak_type else out
 
 
 @functools.lru_cache(maxsize=64)

@@ -148,14 +148,13 @@ def _bitcast_impl(x, *, new_dtype):
     v = np.asarray(x._value)
     out_shape = _bitcast_shape(v.shape, v.dtype, np.dtype(new_dtype))
     # View the flat row-major buffer: NumPy cannot change the itemsize of a 0-d view.
-    # (strongly typed, as jax's: bits reinterpreted have no Python scalar's dtype to defer)
-    return Array(v.reshape(-1).view(new_dtype).reshape(out_shape), False)
+    return Array(v.reshape(-1).view(new_dtype).reshape(out_shape), x._weak)
 
 
 @bitcast_convert_type_p.def_abstract_eval
 def _bitcast_abstract_eval(x, *, new_dtype):
     return ShapedArray(_bitcast_shape(x.shape, x.dtype, np.dtype(new_dtype)), new_dtype,
-                       False)
+                       x.weak_type)
 
 
 @bitcast_convert_type_p.def_lower
