@@ -271,10 +271,7 @@ def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     op = "lax.broadcast_to_rank"
     x = _operand(op, x)
     rank = _int(op, "rank", rank)
-    if rank < x.ndim:
-        raise op_value_error(op, f"rank {rank} is below the rank of the operand {_short(x)}; "
-                                 f"use lax.squeeze or lax.reshape to drop dimensions")
-    if rank == x.ndim:
+    if rank <= x.ndim:  # jax.lax's: an operand of that rank or more is returned as it is
         return x
     return lax.broadcast(x, (1,) * (rank - x.ndim))
 

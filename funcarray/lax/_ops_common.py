@@ -63,6 +63,16 @@ _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f":
 _PY_KINDS = {int: "iu", float: "f", complex: "c"}
 
 
+def _refuse_python_complex_to_real(op: str, value, dtype) -> None:
+    """jax.lax converts a Python complex to a real dtype as NumPy does: integer and float
+    dtypes refuse it (bool takes its truth). Silently keeping the real part would hide a
+    mistake."""
+    if type(value) is complex and _kind(dtype) in "iuf":
+        raise op_type_error(op, f"cannot convert the Python complex {value!r} to "
+                                f"{np.dtype(dtype)}; pass its real part (value.real) or a "
+                                f"complex dtype")
+
+
 def _kind(dt) -> str:
     """``b``, ``i``, ``u``, ``f`` or ``c`` for any supported dtype (ml_dtypes' included)."""
     dt = np.dtype(dt)

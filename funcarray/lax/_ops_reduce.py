@@ -271,9 +271,7 @@ def _sort_on_host(operand, dimension=-1, is_stable=True, num_keys=1):
     x = host_value(operand)
     if x is not None:
         ndim = x.ndim
-        if not ndim:
-            return Array(x.copy(), operand._weak)
-        if not -ndim <= dimension < ndim:
+        if not -ndim <= dimension < ndim:  # (a scalar too: the general path refuses them)
             return NotImplemented
         return Array(along_last(sorted_last, x, dimension % ndim), operand._weak)
     if type(operand) is not tuple and type(operand) is not list or len(operand) != 2:
@@ -283,12 +281,9 @@ def _sort_on_host(operand, dimension=-1, is_stable=True, num_keys=1):
     if x is None or y is None or x.shape != y.shape:
         return NotImplemented
     ndim = x.ndim
-    if not ndim:
-        outs = (x.copy(), y.copy())
-    elif -ndim <= dimension < ndim:
-        outs = sorted_along((x, y), dimension % ndim)
-    else:
+    if not -ndim <= dimension < ndim:
         return NotImplemented
+    outs = sorted_along((x, y), dimension % ndim)
     return Array(outs[0], keys._weak), Array(outs[1], vals._weak)
 
 
@@ -321,8 +316,8 @@ def sort(operand: ArrayLike | Sequence[ArrayLike], dimension: int = -1, is_stabl
     if any(x.shape != xs[0].shape for x in xs):
         raise op_type_error(op, f"operands must share one shape, got "
                                 f"{', '.join(_short(x) for x in xs)}")
-    ndim = xs[0].ndim
-    dimension = _any_axis(op, dimension, ndim) if ndim else _int(op, "dimension", dimension)
+    # A scalar has no dimension to sort along: jax.lax refuses it too.
+    dimension = _any_axis(op, dimension, xs[0].ndim)
     outs = _sort_operands(xs, dimension=dimension, is_stable=bool(is_stable), num_keys=num_keys)
     return outs[0] if single else tuple(outs)
 

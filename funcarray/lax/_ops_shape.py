@@ -35,6 +35,7 @@ from funcarray.lax._ops_common import (
     _kind,
     _operand,
     _plain_ints,
+    _refuse_python_complex_to_real,
     _same_dtype_operands,
     _short,
 )
@@ -181,18 +182,24 @@ def reshape(operand: ArrayLike, new_sizes: Shape, dimensions: Sequence[int] | No
 # Host shortcuts (transforms/host_shortcuts.py): each takes a concrete operand and plain int
 # arguments that pass the general path's checks, and computes the result's NumPy value (a
 # view where the kernel's is one: values are never mutated).
+def _collapsed_shape(shape: tuple, start, stop):
+    """``shape`` with ``shape[start:stop]`` merged into one dimension, the bounds read as a
+    Python slice's (as jax.lax's); None where the slice ends before it starts."""
+    lo, hi, _ = slice(start, stop).indices(len(shape))
+    if hi < lo:
+        return None
+    return shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:]
+
+
 def _collapse_on_host(operand, start_dimension, stop_dimension=None):
     v = host_value(operand)
     if (v is None or type(start_dimension) is not int
             or (stop_dimension is not None and type(stop_dimension) is not int)):
         return NotImplemented
-    shape = v.shape
-    size = math.prod(shape[start_dimension:stop_dimension])
-    new_shape = (shape[:start_dimension] + (size,)
-                 + (shape[stop_dimension:] if stop_dimension is not None else ()))
-    if math.prod(new_shape) != v.size:
+    new_shape = _collapsed_shape(v.shape, start_dimension, stop_dimension)
+    if new_shape is None:
         return NotImplemented
-    return operand if new_shape == shape else Array(v.reshape(new_shape), operand._weak)
+    return operand if new_shape == v.shape else Array(v.reshape(new_shape), operand._weak)
 
 
 @host_shortcut(_collapse_on_host)
@@ -210,9 +217,10 @@ def collapse(operand: ArrayLike, start_dimension: int,
     x = _operand(op, operand)
     lo = _int(op, "start_dimension", start_dimension)
     hi = None if stop_dimension is None else _int(op, "stop_dimension", stop_dimension)
-    shape = tuple(x.shape)
-    size = math.prod(shape[lo:hi])
-    new_shape = shape[:lo] + (size,) + (shape[hi:] if hi is not None else ())
+    new_shape = _collapsed_shape(tuple(x.shape), lo, hi)
+    if new_shape is None:
+        raise op_value_error(op, f"invalid dimension range {x.shape}[{lo}:{hi}]: the stop "
+                                 f"dimension comes before the start (Python slice semantics)")
     return reshape(x, new_shape)
 
 
@@ -521,8 +529,9 @@ def _filled_on_host(op: str, shape, fill_value, dtype, weak: bool):
     if dtype is None:
         value = _operand(op, fill_value, "fill_value")
     else:
-        value = Array(convert_kernel(np.asarray(fill_value), dtypes.canonicalize_dtype(dtype)),
-                      weak)
+        dtype = dtypes.canonicalize_dtype(dtype)
+        _refuse_python_complex_to_real(op, fill_value, dtype)
+        value = Array(convert_kernel(np.asarray(fill_value), dtype), weak)
     if not shape:
         return value
     return Array(np.full(shape, value._value), value._weak)
@@ -555,6 +564,7 @@ def _filled(op: str, shape: tuple, fill_value, dtype, weak: bool):
     A Python scalar is converted with convert_element_type's semantics (2.7 -> 2 for an
     integer dtype, 64-bit ints kept whole), as jax.lax does."""
     if dtype is not None and type(fill_value) in (int, float, builtins.complex, bool):
+        _refuse_python_complex_to_real(op, fill_value, dtype)
         try:
             value = Array(convert_kernel(np.asarray(fill_value), dtype), weak)
         except OverflowError:

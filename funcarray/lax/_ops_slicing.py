@@ -474,6 +474,9 @@ def _scatter(name: str, prim, example: tuple, combine: str) -> _Scatter:
         x = _operand(op, operand)
         indices = _operand(op, scatter_indices, "scatter_indices")
         x, ups = _same_dtype_operands(op, (x, updates), anchor=0)
+        if name in ("scatter_add", "scatter_mul") and x.dtype == np.bool_:
+            raise op_type_error(op, f"does not accept bool operands ({_short(x)}), as "
+                                    f"jax.lax's add and mul; use scatter_max or scatter_min")
         dn = _dimension_numbers(op, dimension_numbers, ScatterDimensionNumbers)
         return _checked_bind(op, prim, x, indices, ups, dimension_numbers=dn,
                              indices_are_sorted=bool(indices_are_sorted),
@@ -534,8 +537,6 @@ def _elementwise(func, dtype):
     from funcarray.api.vectorization import vmap
 
     def apply(v):
-        if v.size == 0:
-            return v
         out = vmap(func)(v.reshape(-1))
         if getattr(out, "shape", None) != (v.size,) or out.dtype != dtype:
             raise op_type_error("lax.scatter_apply", f"func must map a {dtype} scalar to a "
@@ -590,6 +591,9 @@ def scatter_apply(operand: ArrayLike, scatter_indices: ArrayLike,
                            indices_are_sorted=bool(indices_are_sorted),
                            unique_indices=bool(unique_indices), mode=_mode(op, mode, False))
     apply = _elementwise(func, x.dtype)
+    # jax.lax traces func whatever the scatter reaches: a function the operand's dtype
+    # refuses is refused even where no index hits (the loop below may never run it).
+    apply(x.reshape(-1)[:0])
     if unique_indices:
         return _select_same_dtype(counts > 0, apply(x), x)
 

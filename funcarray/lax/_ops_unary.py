@@ -44,6 +44,7 @@ from funcarray.lax._ops_common import (
     _no_accuracy,
     _operand,
     _operand_of_kinds,
+    _refuse_python_complex_to_real,
     _short,
 )
 from funcarray.primitives import elementwise as ew
@@ -233,7 +234,7 @@ def _conj_on_host(x):
         return ew.conj_p.impl(x)
     if v.dtype == dtypes.float32 or v.dtype == dtypes.float64:
         wide = dtypes.complex64 if v.dtype == dtypes.float32 else dtypes.complex128
-        return ew.conj_p.impl(Array(convert_kernel(v, wide), x._weak))
+        return Array(convert_kernel(v, wide), x._weak)  # (imaginary parts +0, as conj's)
     return NotImplemented
 
 
@@ -250,11 +251,12 @@ def conj(x: ArrayLike) -> Array:
     """
     op = "lax.conj"
     x = _operand(op, x, "x")
-    if x.dtype not in (dtypes.float32, dtypes.float64):
-        _check_kinds(op, x, "c")
-    else:
-        x = convert(x, dtypes.complex64 if x.dtype == dtypes.float32 else dtypes.complex128,
-                    x.weak_type)
+    if x.dtype in (dtypes.float32, dtypes.float64):
+        # jax.lax's: the real operand as a complex one, its imaginary part +0 (conjugating
+        # that zero would give -0)
+        return convert(x, dtypes.complex64 if x.dtype == dtypes.float32 else dtypes.complex128,
+                       x.weak_type)
+    _check_kinds(op, x, "c")
     return ew.conj_p.bind(x)
 
 
@@ -388,6 +390,21 @@ def _convert_element_type_on_host(operand, new_dtype):
 
 
 @host_shortcut(_convert_element_type_on_host)
+def _convert_wide_python_int(op: str, value: int, new_dtype) -> Array:
+    """A Python int beyond int32 converted as jax.lax does: to a float or complex dtype at
+    its value (2**64 to float32 is 1.8e19), to an integer dtype through its 64 bits
+    (wrapping: 2**40 to int32 is 0), to bool by its truth; beyond 64 bits to an integer
+    dtype it overflows."""
+    if _kind(new_dtype) in "fc":
+        return convert(Array(np.asarray(float(value))), new_dtype, False)
+    if _kind(new_dtype) == "b":
+        return Array(np.asarray(value != 0))
+    if not -2**63 <= value < 2**64:
+        raise OverflowError(f"{op}: the Python int {value} does not fit in 64 bits")
+    wide = np.int64 if value < 2**63 else np.uint64
+    return convert(Array(np.asarray(value, wide)), new_dtype, False)
+
+
 def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
     toward zero and saturates; complex to real keeps the real part.
@@ -400,6 +417,9 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """
     op = "lax.convert_element_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
+    _refuse_python_complex_to_real(op, operand, new_dtype)
+    if type(operand) is int and not -2**31 <= operand < 2**31:
+        return _convert_wide_python_int(op, operand, new_dtype)
     if type(operand) in (float, complex):  # from its double value: 0.1 to float64 stays 0.1
         return convert_arg(op, operand, new_dtype)
     return convert(_operand(op, operand), new_dtype, False)
@@ -410,8 +430,8 @@ def _bitcast_convert_type_on_host(operand, new_dtype):
         return NotImplemented
     # (the impl checks the dtypes and shape: it raises, and so declines, where the general
     # path raises)
-    return bitcast_convert_type_p.impl(operand,
-                                       new_dtype=dtypes.canonicalize_dtype(new_dtype))
+    out = bitcast_convert_type_p.impl(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
+    return Array(out._value, False)  # (strong, as bitcast_convert_type's)
 
 
 @host_shortcut(_bitcast_convert_type_on_host)
@@ -427,8 +447,10 @@ def bitcast_convert_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """
     op = "lax.bitcast_convert_type"
     new_dtype = _dtype_arg(op, new_dtype, "new_dtype")
-    return _checked_bind(op, bitcast_convert_type_p, _operand(op, operand),
-                         new_dtype=new_dtype)
+    out = _checked_bind(op, bitcast_convert_type_p, _operand(op, operand), new_dtype=new_dtype)
+    # jax.lax's result is strongly typed, a Python scalar's too (the primitive keeps weak
+    # types for funcarray's own bit tricks, as copysign and signbit)
+    return convert(out, new_dtype, False) if out.weak_type else out
 
 
 @functools.lru_cache(maxsize=64)

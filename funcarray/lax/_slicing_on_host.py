@@ -591,9 +591,9 @@ def _scatter_on_host(name, operand, scatter_indices, updates, dimension_numbers,
         return NotImplemented
     index_map, front, order = plan
     u = _transposed(u, order)
+    if name in ("scatter_sub", "scatter_add", "scatter_mul") and value.dtype == np.bool_:
+        return NotImplemented  # (refused by the general path, as jax.lax's add and mul)
     if name == "scatter_sub":
-        if value.dtype == np.bool_:
-            return NotImplemented
         u = ew.neg_p.kernel(u)  # (the kernel the general path's neg_p binds)
         name = "scatter_add"
     cols = tuple(idx[..., k] for k in range(len(index_map)))

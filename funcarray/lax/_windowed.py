@@ -122,7 +122,8 @@ def _reduce_window_on_host(operand, init_value, computation, window_dimensions,
                     or host_value(init_value) is not None)):
         return NotImplemented
     kind = _monoid(computation)
-    if kind is None or not _identity_init(kind, operand, init_value):
+    if (kind is None or not _identity_init(kind, operand, init_value)
+            or (kind == "sum" and v.dtype == np.bool_)):  # (refused by the general path)
         return NotImplemented
     out = tuple((d - w) // s + 1 if d >= w else 0 for d, w, s in zip(v.shape, window, strides))
     if 0 in out:
@@ -166,7 +167,8 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable[[Any, Any
     kind = _monoid(computation) if len(xs) == 1 else None
     if kind is not None and xs[0].dtype.kind != "c" and _identity_init(kind, xs[0],
                                                                        raw_inits[0]):
-        x = _operand_of_kinds(_OP, xs[0], "biuf")
+        # (jax.lax's window sum takes numbers only: a bool sum is refused, not counted)
+        x = _operand_of_kinds(_OP, xs[0], "iuf" if kind == "sum" else "biuf")
         prim = {"sum": reduce_window_sum_p, "max": reduce_window_max_p,
                 "min": reduce_window_min_p}[kind]
         return fa_tree.unflatten(treedef, [prim.bind(x, **params)])

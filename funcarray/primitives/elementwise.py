@@ -482,6 +482,20 @@ def _infinite_part(ctx, x, part):
     return ctx.op("stablehlo.or", infinite(re), infinite(im), results=[flags])[0]
 
 
+@clz_p.def_lower
+def _clz_lower(ctx, x):
+    """Signed integers are counted on their unsigned bits: XLA's constant folder counts a
+    negative constant's leading zeros as minus the width (``clz(int32(-9))`` folds to -32;
+    jax.jit gives that too), where the compiled kernel and jax's eager result give 0."""
+    aval = ctx.avals_in[0]
+    if np.dtype(aval.dtype).kind != "i":
+        return ctx.op("stablehlo.count_leading_zeros", x)
+    unsigned = ShapedArray(aval.shape, np.dtype(f"u{np.dtype(aval.dtype).itemsize}"))
+    bits = ctx.op("stablehlo.bitcast_convert", x, results=[unsigned])[0]
+    count = ctx.op("stablehlo.count_leading_zeros", bits, results=[unsigned])[0]
+    return ctx.op("stablehlo.bitcast_convert", count, results=[aval])
+
+
 @abs_p.def_lower
 def _abs_lower(ctx, x):
     """|a + bj| is +inf where a part is infinite, a NaN other part too (C99, the Array API
@@ -881,9 +895,40 @@ def _pow_lower(ctx, x, y):
         "stablehlo.select", compare(ctx, x, minus_one, "EQ"), of_minus_one, zero))
     return [op("stablehlo.select", negative, reciprocal, result)]
 
-max_p = binary("max", np.maximum, hlo="stablehlo.maximum")
-min_p = binary("min", np.minimum, hlo="stablehlo.minimum")
-atan2_p = binary("atan2", np.arctan2, hlo="stablehlo.atan2", upcast_low_precision=True)
+
+
+def _ordering_zeros(numpy_extremum, negative_wins: bool):
+    """``numpy_extremum`` (np.maximum or np.minimum) with XLA's signed zeros: it orders -0
+    below +0, so min(+0, -0) is -0 and max(-0, +0) is +0 whatever the operand order
+    (NumPy returns the first operand of equal ones)."""
+    def kernel(x, y):
+        out = numpy_extremum(x, y)
+        if not dtypes.is_float(np.result_type(out)):
+            return out
+        both_zero = (x == 0) & (y == 0)
+        if not np.any(both_zero):
+            return out
+        sign_x, sign_y = np.signbit(x), np.signbit(y)
+        negative = (sign_x | sign_y) if negative_wins else (sign_x & sign_y)
+        zero = np.where(negative, -0.0, 0.0).astype(np.result_type(out))
+        return np.where(both_zero, zero, out)
+    return kernel
+
+
+max_p = binary("max", _ordering_zeros(np.maximum, False), hlo="stablehlo.maximum")
+min_p = binary("min", _ordering_zeros(np.minimum, True), hlo="stablehlo.minimum")
+
+
+def _atan2_kernel(y, x):
+    """``arctan(y / x)`` with the quadrant; complex operands (which np.arctan2 refuses) by
+    StableHLO's definition, ``-i log((x + iy) / sqrt(x^2 + y^2))``, as XLA computes it."""
+    if np.iscomplexobj(y) or np.iscomplexobj(x):
+        with np.errstate(all="ignore"):
+            return -1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y))
+    return np.arctan2(y, x)
+
+
+atan2_p = binary("atan2", _atan2_kernel, hlo="stablehlo.atan2", upcast_low_precision=True)
 nextafter_p = binary("nextafter", np.nextafter, hlo="chlo.next_after")
 complex_p = binary("complex", _complex_kernel, hlo="stablehlo.complex",
                    out_dtype=lambda dt: np.result_type(dt, np.complex64))

@@ -216,6 +216,10 @@ def min_identity(dtype) -> np.ndarray:
 def _accumulating_reduce(ufunc):
     def kernel(x, *, axes):
         x = np.asarray(x)
+        if not axes:
+            # No axes: the operand itself, as XLA (NumPy's reduce multiplies by the
+            # identity: (1 + 0j) * (-1.5 + inf j) would be nan + inf j).
+            return x.copy()
         if x.dtype in LOW_PRECISION_FLOATS:
             return np.asarray(ufunc.reduce(x.astype(np.float32), axis=axes)).astype(x.dtype)
         return np.asarray(ufunc.reduce(x, axis=axes, dtype=x.dtype))
