@@ -236,6 +236,39 @@ def xla_flushes_subnormal_results(g, w, dtype):
             | (subnormal(w, dtype) & ((g == 0) | subnormal(g, dtype))))
 
 
+def jax_gcd_loops_forever_at_the_signed_minimum(op, call):
+    """jax's gcd and lcm never end where an operand is the signed minimum of the result
+    dtype (their Euclid loop's absolute value of int8's -128 is -128 again). Returns that
+    minimum where the call has it, else None: jax is then asked with those elements 0 (for
+    shape, dtype and weak type) and NumPy's gcd and lcm, which wrap as funcarray's, give
+    the values there."""
+    if op.name not in ("gcd", "lcm"):
+        return None
+    with jax.enable_x64(True):
+        dtype = np.dtype(jnp.result_type(*call.values))
+    if dtype.kind != "i":
+        return None
+    lowest = int(np.iinfo(dtype).min)
+    has = any((isinstance(v, np.ndarray) or type(v) is int) and (np.asarray(v) == lowest).any()
+              for v in call.values)
+    return lowest if has else None
+
+
+def _jax_with_numpy_at_the_minimum(op, call, lowest):
+    at_minimum = [np.asarray(v) == lowest if isinstance(v, np.ndarray) or type(v) is int
+                  else np.asarray(False) for v in call.values]
+    cleared = tuple(np.where(m, 0, v).astype(v.dtype) if isinstance(v, np.ndarray)
+                    else 0 if m else v for v, m in zip(call.values, at_minimum))
+    out, x64 = _run_jax(op, Call(cleared, call.kwargs))
+    if isinstance(out, Raised):
+        return out, x64
+    ((w, w_weak),) = out
+    mask = np.logical_or.reduce(np.broadcast_arrays(*at_minimum))
+    with np.errstate(all="ignore"):
+        numpy = getattr(np, op.name)(*(np.asarray(v).astype(w.dtype) for v in call.values))
+    return [(np.where(mask, numpy, w).astype(w.dtype), w_weak)], x64
+
+
 def jax_spacing_is_strong(op, g_weak, w_weak) -> bool:
     """jax's spacing of a weak operand is strong (its result comes from a strong constant);
     funcarray's constants are weak, as for the elementwise ops listed in
@@ -308,7 +341,9 @@ def _check_against_jax(op, call, what, got, jax_out):
 
 def check_case(op, call):
     """Run ``call`` through funcarray eager, funcarray jit and jax, and compare."""
-    jax_out = _run_jax(op, call)
+    lowest = jax_gcd_loops_forever_at_the_signed_minimum(op, call)
+    jax_out = (_run_jax(op, call) if lowest is None
+               else _jax_with_numpy_at_the_minimum(op, call, lowest))
     for what, run in (("eager", _run_eager), ("jit", _run_jit)):
         _check_against_jax(op, call, what, run(op, call), jax_out)
 
