@@ -292,11 +292,15 @@ def _refused_without_x64(op, call) -> bool:
     return isinstance(out, Raised) and isinstance(out.exc, OverflowError)
 
 
-def jax_spacing_is_strong(op, g_weak, w_weak) -> bool:
-    """jax's spacing of a weak operand is strong (its result comes from a strong constant);
+_JAX_STRONG_RESULTS = frozenset({"spacing", "gcd", "lcm"})
+
+
+def jax_result_is_strong(op, g_weak, w_weak) -> bool:
+    """jax's spacing of a weak operand, and gcd and lcm of weak operands (a bool array and
+    a Python int), are strong (their results come from strong constants and loops);
     funcarray's constants are weak, as for the elementwise ops listed in
     test_elementwise.py's JAX_STRONG_CONSTANT_QUIRKS."""
-    return op.name == "spacing" and g_weak and not w_weak
+    return op.name in _JAX_STRONG_RESULTS and g_weak and not w_weak
 
 
 def python_scalar_default_is_32_bit(call, g, w, x64) -> bool:
@@ -346,7 +350,7 @@ def _read_as_funcarray(op, call, got, want, x64):
     for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
         if python_scalar_default_is_32_bit(call, g, w, x64):
             w = _run_jax(op, call, _with_32_bit_scalars(call))[0][k][0]
-        read.append((w, w_weak or jax_spacing_is_strong(op, g_weak, w_weak)))
+        read.append((w, w_weak or jax_result_is_strong(op, g_weak, w_weak)))
     return read
 
 
