@@ -158,7 +158,9 @@ def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
     def value(v, default, name):
         if v is None:
             return Array(np.asarray(default, dt))
-        v_dtype = asarray_arg(op, v).dtype
+        # (a Python int beyond int32 is taken in x's dtype, as jax does: no int32 on the way)
+        v_dtype = (np.dtype(type(v)) if type(v) in (bool, int, float, complex)
+                   else asarray_arg(op, v).dtype)
         if dtypes.is_complex(v_dtype):
             raise op_type_error(op, f"{name} must be real, got dtype {v_dtype}")
         return convert_arg(op, v, dt)

@@ -51,19 +51,19 @@ def isreal(x: ArrayLike) -> Array:
         >>> fnp.isreal(fnp.array([1 + 0j, 1 + 2j]))
         Array([ True, False], dtype=bool)
     """
-    return imag(asarray_arg("isreal", x)) == 0
+    part, zero = _imaginary_part_and_zero("isreal", x)
+    return part == zero
 
 
 def _iscomplex_on_host(x):
     """Whether the imaginary part of a host value is nonzero (all False for a real dtype),
-    weak as ``x`` (the general path compares with a weak 0)."""
+    weak as ``x`` (the general path compares with a zero of ``x``'s weak type)."""
     value = host_value(x)
     if value is None or value.dtype.isbuiltin != 1:
         return NotImplemented
     if value.dtype.kind == "c":
         return Array(np.not_equal(np.imag(value), 0), x._weak)
-    # (a bool's zero imaginary part meets the weak 0 as a weak int32: a weak comparison)
-    return Array(np.zeros(value.shape, np.bool_), x._weak or value.dtype == np.bool_)
+    return Array(np.zeros(value.shape, np.bool_), x._weak)
 
 
 @host_shortcut(_iscomplex_on_host)
@@ -75,7 +75,16 @@ def iscomplex(x: ArrayLike) -> Array:
         >>> fnp.iscomplex(fnp.array([1 + 0j, 1 + 2j]))
         Array([False,  True], dtype=bool)
     """
-    return imag(asarray_arg("iscomplex", x)) != 0
+    part, zero = _imaginary_part_and_zero("iscomplex", x)
+    return part != zero
+
+
+def _imaginary_part_and_zero(op, x):
+    """The imaginary part of ``x`` and a zero of its dtype and weak type, as jax's constant
+    is: a bool's imaginary part (a strong bool) then compares to a strong result, where a
+    weak int 0 would promote it to a weak int32."""
+    part = imag(asarray_arg(op, x))
+    return part, Array(np.zeros((), part.dtype), part.weak_type)
 
 
 def iscomplexobj(x: Any) -> bool:

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
            "nancumsum", "nancumprod"]
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _check_unsupported(op, out, overwrite_input, weights):
@@ -110,16 +110,21 @@ def _quantile(op, a, q, axis, method, keepdims, skip_nan):
         count = sum(logical_not(isnan(a)), axis=-1, keepdims=True, dtype=work)
     else:
         count = convert_arg(op, float(n), work)
-    pos = multiply(reshape(q, (1,) * len(kept_shape) + (q.size,)), subtract(count, 1))
+    q_row = reshape(q, (1,) * len(kept_shape) + (q.size,))
+    pos = multiply(q_row, subtract(count, 1))
     low, high = floor(pos), ceil(pos)
     high_weight = subtract(pos, low)
     low_weight = subtract(1, high_weight)
     last = subtract(count, 1)
-    low, high = (convert(clip(where(less_equal(i, last), i, last), 0), dtypes.int32)
-                 for i in (low, high))
+    # The inverted CDF's position: the first element whose cumulative count reaches q * n.
+    first = subtract(ceil(multiply(q_row, count)), 1)
+    low, high, first = (convert(clip(where(less_equal(i, last), i, last), 0), dtypes.int32)
+                        for i in (low, high, first))
     low_value = take_along_axis(a, low, axis=-1)  # (*kept_shape, k); NaN when n == 0
     high_value = take_along_axis(a, high, axis=-1)
-    if method == "linear":
+    if method == "inverted_cdf":
+        result = take_along_axis(a, first, axis=-1)
+    elif method == "linear":
         result = add(multiply(low_value, low_weight), multiply(high_value, high_weight))
     elif method == "lower":
         result = low_value

@@ -57,6 +57,17 @@ def test_results_keep_their_structure_on_the_fast_path(result):
     assert f.cache_info()[:2] == (2, 1)
 
 
+@pytest.mark.parametrize("empty", [{}, [], ()], ids=["dict", "list", "tuple"])
+def test_empty_containers_are_arguments_as_in_jax(empty):
+    # (jax takes them: they flatten to no leaves; an empty dict once broke the guard)
+    f = fa.jit(lambda x, extra: x + len(extra))
+    x = fnp.arange(3.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x, empty)), np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(f(x, {"a": x} if empty == {} else [x])),
+                                  np.arange(3.0) + 1)
+
+
 @pytest.mark.parametrize("several", [False, True], ids=["one_output", "two_outputs"])
 def test_a_callback_error_is_raised_by_every_fast_call(several):
     calls = []
