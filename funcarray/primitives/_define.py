@@ -101,18 +101,16 @@ class ElementwisePrimitive(Primitive):
 
     nargs = 0  # (set by the family helpers before ``impl``)
 
-    @property
-    def impl(self):
-        return self._impl
-
-    @impl.setter
-    def impl(self, rule) -> None:
-        self._impl = rule
-        fused = getattr(rule, "fused_bind", None)
-        if fused is not None:
-            self.bind = fused(self)
-        elif self.nargs:
-            self.bind = positional_bind(self, self.nargs)
+    # (a hook on setting, not a property: reading ``impl``, as some eager shortcuts do, stays
+    # a plain attribute read)
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        if name == "impl":
+            fused = getattr(value, "fused_bind", None)
+            if fused is not None:
+                object.__setattr__(self, "bind", fused(self))
+            elif self.nargs:
+                object.__setattr__(self, "bind", positional_bind(self, self.nargs))
 
 
 def _make_primitive(name, hlo, nargs, kernel, out_dtype):
