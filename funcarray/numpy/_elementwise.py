@@ -176,21 +176,36 @@ def _operands_alike(x, y, accepted) -> bool:
     return _device_operands_alike(x, y, accepted)
 
 
+def _binding_alike(prim, accepted, general) -> _Binary:
+    """The binary function ``fn(x, y)``: ``prim`` bound at once for operands alike (see
+    ``_operands_alike``, whose host case it tests in its own frame: one call less on every
+    ``fnp.add(x, y)`` of two host arrays), else ``general(x, y)``, its errors' tracebacks
+    filtered. The factories below write only ``general``."""
+    def fn(x, y, /):
+        if type(x) is Array and type(y) is Array:
+            xv, yv = x._value, y._value
+            dtype = xv.dtype
+            if dtype is yv.dtype and dtype in accepted and xv.shape == yv.shape:
+                return prim.bind(x, y)
+        elif _device_operands_alike(x, y, accepted):
+            return prim.bind(x, y)
+        try:
+            return general(x, y)
+        except Exception as exc:
+            raise filtered(exc) from exc.__cause__
+    return fn
+
+
 def _binary(name, prim, kinds, summary, example) -> _Binary:
     """A two-argument function on promoted, broadcast operands."""
     accepted = _dtypes_of_kinds(kinds)
 
-    def fn(x, y, /):
-        if _operands_alike(x, y, accepted):
-            return prim.bind(x, y)
-        try:
-            x, y = promote_binary(name, x, y)
-            if x.dtype not in accepted:
-                _check_kinds(name, x, kinds)
-            return prim.bind(x, y)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x, y):
+        x, y = promote_binary(name, x, y)
+        if x.dtype not in accepted:
+            _check_kinds(name, x, kinds)
+        return prim.bind(x, y)
+    return _no_wrapper(_doc(_binding_alike(prim, accepted, general), name, summary, example))
 
 
 def _no_wrapper(fn):
@@ -280,17 +295,12 @@ def _promoted_binary(name, prim, promote, kinds, prepare, summary, example) -> _
     accepted = _dtypes_of_kinds((kinds or _NUMERIC) - ({"b"} if keeps_integers
                                                        else {"b", "i", "u"}))
 
-    def fn(x, y, /):
-        if _operands_alike(x, y, accepted):
-            return prim.bind(x, y)
-        try:
-            x, y = promote(name, x, y)
-            if kinds is not None:
-                _check_kinds(name, x, kinds)
-            return prim.bind(prepare(x), prepare(y))
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x, y):
+        x, y = promote(name, x, y)
+        if kinds is not None:
+            _check_kinds(name, x, kinds)
+        return prim.bind(prepare(x), prepare(y))
+    return _no_wrapper(_doc(_binding_alike(prim, accepted, general), name, summary, example))
 
 
 def _unchanged(x):
@@ -486,18 +496,13 @@ def _comparison(name, prim, summary, example, ordered=True) -> _Binary:
     # an ordered comparison go the general way, to ``_lexicographic``).
     accepted = _dtypes_of_kinds("biuf" if ordered else "biufc")
 
-    def fn(x, y, /):
-        if _operands_alike(x, y, accepted):
-            return prim.bind(x, y)
-        try:
-            x, y = promote_binary(name, x, y)
-            _check_kinds(name, x, _NUMERIC | {"b"})
-            if ordered and dtypes.is_complex(x.dtype):
-                return _lexicographic(prim, x, y)
-            return prim.bind(x, y)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x, y):
+        x, y = promote_binary(name, x, y)
+        _check_kinds(name, x, _NUMERIC | {"b"})
+        if ordered and dtypes.is_complex(x.dtype):
+            return _lexicographic(prim, x, y)
+        return prim.bind(x, y)
+    return _no_wrapper(_doc(_binding_alike(prim, accepted, general), name, summary, example))
 
 
 equal = _comparison("equal", ew.eq_p, "Elementwise ``x == y``.",
