@@ -268,6 +268,29 @@ _POSITIVE_ENDPOINT = st.sampled_from((1, 2, 10, 0.5, 1e3, 3.25))
 _CREATION_DTYPE = st.one_of(st.none(), st.sampled_from(ALL_DTYPES))
 _NUM = st.integers(0, 6)
 
+# ``array``'s and ``asarray``'s object: a Python scalar of any kind (ints beyond int64
+# included), a NumPy array of any dtype, or a flat or nested list mixing Python kinds.
+_OBJECT = st.one_of(
+    python_scalars(ANY),
+    st.sampled_from(ALL_DTYPES).flatmap(
+        lambda dtype: st.sampled_from(((), (2,), (0,), (2, 1))).flatmap(
+            lambda shape: array_of(dtype, shape, ANY))),
+    st.lists(python_scalars(ANY), max_size=3),
+    st.integers(0, 2).flatmap(lambda n: st.lists(
+        st.lists(python_scalars(ANY), min_size=n, max_size=n), min_size=1, max_size=2)))
+
+# ``fromfunction``'s functions of the index arrays.
+_INDEX_FUNCTIONS = {
+    "first": lambda *index: index[0],
+    "combined": lambda *index: index[0] * 2 - index[-1],
+}
+
+
+def _jax_array(source):
+    """``source`` (a NumPy array) as a jax array of its own dtype, x64 or not."""
+    with jax.enable_x64(source.dtype in BITS_64):
+        return jnp.asarray(source)
+
 CREATION_OPS = (
     ShapeOp("arange", lambda ns, **kw: ns.arange(**kw), _fixed(
         start=_ENDPOINT, stop=st.one_of(st.none(), _ENDPOINT),
@@ -297,6 +320,34 @@ CREATION_OPS = (
         shape=st.sampled_from(((), (2,), (0, 2), 3)), dtype=_CREATION_DTYPE)),
     ShapeOp("identity", lambda ns, **kw: ns.identity(**kw), _fixed(
         n=st.integers(0, 3), dtype=_CREATION_DTYPE)),
+    ShapeOp("array", lambda ns, **kw: ns.array(**kw), _fixed(
+        object=_OBJECT, dtype=_CREATION_DTYPE, copy=st.booleans(), ndmin=st.integers(0, 3))),
+    ShapeOp("asarray", lambda ns, **kw: ns.asarray(**kw), _fixed(
+        a=_OBJECT, dtype=_CREATION_DTYPE, copy=st.sampled_from((None, True, False)))),
+    ShapeOp("empty", lambda ns, **kw: ns.empty(**kw), _fixed(
+        shape=st.sampled_from(((), (2,), (0, 2), 3)), dtype=_CREATION_DTYPE), values=False),
+    ShapeOp("fromfunction", lambda ns, function, **kw: ns.fromfunction(
+        _INDEX_FUNCTIONS[function], **kw), _fixed(
+            function=st.sampled_from(sorted(_INDEX_FUNCTIONS)),
+            shape=st.sampled_from(((2, 3), (3,), (0, 2), ())),
+            dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("frombuffer", lambda ns, data, **kw: ns.frombuffer(data.tobytes(), **kw),
+            lambda shape: st.fixed_dictionaries({
+                "data": st.sampled_from(ALL_DTYPES).flatmap(
+                    lambda dtype: array_of(dtype, (3,), ANY)),
+                "dtype": st.sampled_from(ALL_DTYPES), "count": st.sampled_from((-1, 0, 1, 2)),
+                "offset": st.sampled_from((0, 1, 2, 4))})),
+    ShapeOp("fromiter", lambda ns, **kw: ns.fromiter(**kw), _fixed(
+        iter=st.just((1, 2)), dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("fromstring", lambda ns, **kw: ns.fromstring(**kw), _fixed(
+        string=st.sampled_from(("1 2 3", "1.5, -2", "", "7", "inf 1e3")),
+        sep=st.sampled_from((" ", ",")), count=st.sampled_from((-1, 1)),
+        dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("from_dlpack", lambda ns, source, via: ns.from_dlpack(
+        source if via == "numpy" else _jax_array(source)), _fixed(
+            source=st.sampled_from(ALL_DTYPES).flatmap(
+                lambda dtype: array_of(dtype, (2,), ANY)),
+            via=st.sampled_from(("numpy", "jax")))),
 )
 
 
@@ -337,7 +388,8 @@ def _run_jit(op, case):
 
 
 def _x64(case) -> bool:
-    wide = [v for v in case.kwargs.values() if isinstance(v, np.dtype)]
+    wide = [v if isinstance(v, np.dtype) else v.dtype for v in case.kwargs.values()
+            if isinstance(v, (np.dtype, np.ndarray))]
     if isinstance(case.operand, np.ndarray):
         wide.append(case.operand.dtype)
     return any(np.dtype(d) in BITS_64 for d in wide)
@@ -363,9 +415,11 @@ def index_dtype_is_32_bit(got, want, x64) -> bool:
 
 
 def jax_refuses_split_points_past_the_end(op, case, got, want) -> bool:
-    """jax's split and array_split raise when a split point lies past the end of the axis
-    (``split(zeros((2, 0)), [1], axis=1)``); funcarray gives empty pieces there, as NumPy."""
-    return (op.name in ("split", "array_split") and isinstance(want, Raised)
+    """jax's split, array_split and h/v/dsplit raise when a split point lies past the end of
+    the axis (``split(zeros((2, 0)), [1], axis=1)``); funcarray gives empty pieces there, as
+    NumPy."""
+    return (op.name in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+            and isinstance(want, Raised)
             and "must be nonnegative" in str(want.exc) and not isinstance(got, Raised))
 
 
@@ -377,16 +431,25 @@ def jax_vsplits_one_axis(op, case, got, want) -> bool:
 
 
 def jit_refuses_python_int_arguments_beyond_int32(op, case, what, got) -> bool:
-    """A Python int beyond int32 passed to jit as an argument raises in jax.jit as in
-    funcarray's (checked here), even where the function eagerly reads only its type
-    (``full_like(2**31, 0)``)."""
+    """A Python int beyond int32 passed to jit as an argument raises in funcarray's jit, which
+    takes it at its 32-bit default int always, as jax.jit does without x64 (checked here),
+    even where the function eagerly reads only its type (``full_like(2**31, 0)``)."""
     x = case.operand
     if not (what == "jit" and type(x) is int and not -2**31 <= x < 2**31
             and isinstance(got, Raised)):
         return False
-    with jax.enable_x64(_x64(case)):
+    with jax.enable_x64(False):
         return isinstance(attempt(lambda: jax.jit(lambda v: op.call(jnp, v, **case.kwargs))(x),
                                   op.multiple), Raised)
+
+
+def append_refuses_python_ints_beyond_the_dtype(op, case, got, want) -> bool:
+    """funcarray's append refuses a Python int its array's dtype cannot hold
+    (``append(int8 array, 128)``), as jax's arithmetic does (``int8 array + 128``); jax's
+    append converts it silently (to -128)."""
+    values = case.kwargs.get("values")
+    return (op.name == "append" and type(values) is int and isinstance(got, Raised)
+            and isinstance(got.exc, OverflowError) and not isinstance(want, Raised))
 
 
 def jax_pads_empty_arrays_by_slicing(op, case, got, want) -> bool:
@@ -407,9 +470,10 @@ def subnormal_operands_computed_with(op, case) -> bool:
 
 
 def jax_arange_refuses_bool(op, case, got, want) -> bool:
-    """jax's arange refuses dtype=bool (its iota has no bool form); funcarray's gives
-    NumPy's [False, True] prefix, as far as two values go."""
-    return (op.name == "arange" and case.kwargs.get("dtype") == np.dtype(bool)
+    """jax's arange and fromfunction refuse dtype=bool (its iota has no bool form);
+    funcarray's arange gives NumPy's [False, True] prefix, as far as two values go."""
+    return (op.name in ("arange", "fromfunction")
+            and case.kwargs.get("dtype") == np.dtype(bool)
             and isinstance(want, Raised) and "iota does not accept dtype bool" in str(want.exc))
 
 
@@ -486,6 +550,7 @@ def check_case(op, case, creation=False):
                 or jax_arange_refuses_bool(op, case, got, want)
                 or jax_vsplits_one_axis(op, case, got, want)
                 or jit_refuses_python_int_arguments_beyond_int32(op, case, what, got)
+                or append_refuses_python_ints_beyond_the_dtype(op, case, got, want)
                 or jax_pads_empty_arrays_by_slicing(op, case, got, want)
                 or subnormal_operands_computed_with(op, case)):
             continue
@@ -528,3 +593,19 @@ _LIKE_AND_FULL_EXAMPLES = (
 @pytest.mark.parametrize(("name", "case"), _LIKE_AND_FULL_EXAMPLES)
 def test_like_and_full_examples_match_jax(name, case):
     check_case(next(op for op in SHAPE_OPS if op.name == name), case)
+
+
+_CREATION_EXAMPLES = (
+    # a list's Python ints that do not fit the dtype raise, as jax's (not wrap)
+    ("array", {"object": [2**31], "dtype": None, "copy": True, "ndmin": 0}),
+    ("asarray", {"a": [-1], "dtype": np.dtype(np.uint8), "copy": None}),
+    ("asarray", {"a": [1, 300.5], "dtype": np.dtype(np.int8), "copy": None}),
+    # a jax bfloat16 array (which NumPy's DLPack import refuses) is imported as jax's
+    ("from_dlpack", {"source": np.array([1.5, -2.0], dtypes.bfloat16), "via": "jax"}),
+)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), _CREATION_EXAMPLES)
+def test_creation_examples_match_jax(name, kwargs):
+    check_case(next(op for op in CREATION_OPS if op.name == name), Case(None, kwargs),
+               creation=True)
