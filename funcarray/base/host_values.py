@@ -79,6 +79,8 @@ def sequence_default_dtype(seq):
     """Python lists of Python scalars default to int32/float32/complex64, as in JAX."""
     value = np.asarray(seq)
     kind = value.dtype.kind
+    if kind == "O":  # a Python int beyond 64 bits: the kinds of the leaves decide, as jax's
+        kind = _leaf_kind(seq)
     if kind == "f":
         return dtypes.default_float
     if kind in "iu":
@@ -121,3 +123,19 @@ def host_array(op: str, x, dtype=None) -> Array:
     raise op_type_error(
         op, f"expected an array, a number or a (nested) list of numbers, got "
             f"{type(x).__name__}")
+
+
+def _leaf_kind(seq) -> str:
+    """The NumPy kind letter of the widest Python number kind in a nested sequence."""
+    kinds = set()
+    stack = [seq]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            kinds.add(type(item))
+    for t, kind in ((complex, "c"), (float, "f"), (int, "i")):
+        if any(issubclass(k, t) and k is not bool for k in kinds):
+            return kind
+    return "O"

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential_compare import BITS_64, Case, Raised, attempt, parts, subnormal
+from differential_compare import BITS_64, DEFAULT_32, Case, Raised, attempt, parts, subnormal
 from differential_values import array_of, python_scalars
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +52,8 @@ class ShapeOp:
       subnormal values as zero; data movement only copies them.
     * ``values``: False where the elements are unspecified (``empty``): shape, dtype and
       weak type are compared, not the values.
+    * ``ci_examples``: examples per CI run (6, or 3 for the functions built from others
+      compared elsewhere: the thorough profile scales both up).
     """
 
     name: str
@@ -61,6 +63,7 @@ class ShapeOp:
     multiple: bool = False
     computes: bool = False
     values: bool = True
+    ci_examples: int = 6
 
 
 def _axis(shape, *, none=True):
@@ -351,6 +354,23 @@ CREATION_OPS = (
 )
 
 
+def _lightly(table, names):
+    """``table`` with the rows ``names`` at 3 CI examples rather than 6, which keeps the
+    file's CI time near what it was before they joined (the thorough profile scales both
+    budgets to its own)."""
+    return tuple(dataclasses.replace(op, ci_examples=3) if op.name in names else op
+                 for op in table)
+
+
+_AT_THREE_CI_EXAMPLES = frozenset((
+    'append', 'block', 'broadcast_arrays', 'concat', 'permute_dims', 'matrix_transpose',
+    'rollaxis', 'hsplit', 'vsplit', 'dsplit', 'unstack', 'apply_along_axis', 'apply_over_axes',
+    'zeros_like', 'ones_like', 'empty_like', 'full_like', 'array', 'asarray', 'empty',
+    'fromfunction', 'frombuffer', 'fromiter', 'fromstring', 'from_dlpack'))
+SHAPE_OPS = _lightly(SHAPE_OPS, _AT_THREE_CI_EXAMPLES)
+CREATION_OPS = _lightly(CREATION_OPS, _AT_THREE_CI_EXAMPLES)
+
+
 @st.composite
 def cases(draw, op):
     if draw(st.integers(0, 5), label="python scalar") == 0:
@@ -452,6 +472,23 @@ def append_refuses_python_ints_beyond_the_dtype(op, case, got, want) -> bool:
             and isinstance(got.exc, OverflowError) and not isinstance(want, Raised))
 
 
+def python_scalar_defaults_are_32_bit(case, got, want, x64) -> bool:
+    """A Python scalar promoted with a 64-bit array (``append(int64 array, 0.0)``): its
+    default is 32-bit in funcarray always (README, "Dtypes"), 64-bit in jax under x64."""
+    scalars = [v for v in (case.operand, *case.kwargs.values())
+               if type(v) in (bool, int, float, complex)]
+    return x64 and bool(scalars) and all(
+        DEFAULT_32.get(w.dtype) == g.dtype for (g, _), (w, _) in zip(got, want))
+
+
+def jax_fills_integers_with_complex_nan(op, case, got, want) -> bool:
+    """jax's full_like converts a complex NaN fill value to an integer dtype (0) where it
+    refuses every other complex value; funcarray refuses them all."""
+    fill = case.kwargs.get("fill_value")
+    return (op.name == "full_like" and type(fill) is complex and fill != fill
+            and isinstance(got, Raised) and not isinstance(want, Raised))
+
+
 def jax_pads_empty_arrays_by_slicing(op, case, got, want) -> bool:
     """jax's pad modes that read the edge values (``linear_ramp``...) raise on an empty
     array even when the pad width is 0; funcarray returns the empty array, as NumPy."""
@@ -508,6 +545,8 @@ def _compare_outputs(op, case, where, got, want, x64):
     assert len(got) == len(want), f"{where}: {len(got)} outputs, jax {len(want)}"
     if index_dtype_is_32_bit(got, want, x64):
         want = [(w.astype(np.int32), weak) for w, weak in want]
+    if python_scalar_defaults_are_32_bit(case, got, want, x64):
+        want = [(w.astype(g.dtype), weak) for (w, weak), (g, _) in zip(want, got)]
     for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
         at = f"{where}, output {k}"
         assert g.shape == w.shape, f"{at}: shape {g.shape}, jax {w.shape}"
@@ -521,8 +560,8 @@ def _compare_outputs(op, case, where, got, want, x64):
             if kind_of(g.dtype) in "biu":
                 ok &= (gp == wp) | integer_floors_of_rounded_values(op, case, gp, wp)
                 continue
-            gp, wp = gp.astype(np.float64), wp.astype(np.float64)
             with np.errstate(invalid="ignore", over="ignore"):
+                gp, wp = gp.astype(np.float64), wp.astype(np.float64)
                 same = ((gp == wp) & (np.signbit(gp) == np.signbit(wp))) | (
                     np.isnan(gp) & np.isnan(wp))
                 if not op.exact:  # computed from the elements or endpoints, in any order
@@ -551,6 +590,7 @@ def check_case(op, case, creation=False):
                 or jax_vsplits_one_axis(op, case, got, want)
                 or jit_refuses_python_int_arguments_beyond_int32(op, case, what, got)
                 or append_refuses_python_ints_beyond_the_dtype(op, case, got, want)
+                or jax_fills_integers_with_complex_nan(op, case, got, want)
                 or jax_pads_empty_arrays_by_slicing(op, case, got, want)
                 or subnormal_operands_computed_with(op, case)):
             continue
@@ -561,17 +601,39 @@ def check_case(op, case, creation=False):
         _compare_outputs(op, case, where, got, want, x64)
 
 
-@pytest.mark.parametrize("op", SHAPE_OPS, ids=lambda op: op.name)
+def _rows(table, examples):
+    return [op for op in table if op.ci_examples == examples]
+
+
+def _names(op):
+    return op.name
+
+
+@pytest.mark.parametrize("op", _rows(SHAPE_OPS, 6), ids=_names)
 @_EXAMPLES
 @given(data=st.data())
 def test_eager_and_jit_match_jax(op, data):
     check_case(op, data.draw(cases(op), label="case"))
 
 
-@pytest.mark.parametrize("op", CREATION_OPS, ids=lambda op: op.name)
+@pytest.mark.parametrize("op", _rows(SHAPE_OPS, 3), ids=_names)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_eager_and_jit_match_jax_at_three_examples(op, data):
+    check_case(op, data.draw(cases(op), label="case"))
+
+
+@pytest.mark.parametrize("op", _rows(CREATION_OPS, 6), ids=_names)
 @_EXAMPLES
 @given(data=st.data())
 def test_creation_eager_and_jit_match_jax(op, data):
+    check_case(op, Case(None, data.draw(op.kwargs(()), label="kwargs")), creation=True)
+
+
+@pytest.mark.parametrize("op", _rows(CREATION_OPS, 3), ids=_names)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_creation_eager_and_jit_match_jax_at_three_examples(op, data):
     check_case(op, Case(None, data.draw(op.kwargs(()), label="kwargs")), creation=True)
 
 
