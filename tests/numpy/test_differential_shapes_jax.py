@@ -13,6 +13,7 @@ endpoints. jax runs with x64 on only when the operand or a requested dtype is 64
 
 from __future__ import annotations
 
+import cmath
 import dataclasses
 from collections.abc import Callable
 
@@ -482,11 +483,20 @@ def python_scalar_defaults_are_32_bit(case, got, want, x64) -> bool:
 
 
 def jax_fills_integers_with_complex_nan(op, case, got, want) -> bool:
-    """jax's full_like converts a complex NaN fill value to an integer dtype (0) where it
-    refuses every other complex value; funcarray refuses them all."""
+    """jax's full_like converts a complex NaN or infinity fill value to an integer dtype (0)
+    where it refuses every other complex value; funcarray refuses them all."""
     fill = case.kwargs.get("fill_value")
-    return (op.name == "full_like" and type(fill) is complex and fill != fill
+    return (op.name == "full_like" and type(fill) is complex and not cmath.isfinite(fill)
             and isinstance(got, Raised) and not isinstance(want, Raised))
+
+
+def jax_append_jits_python_ints(op, case, got, want) -> bool:
+    """jax's append is jitted, so a Python int beyond int32 among its arguments raises
+    (``append(0.0, 2**31)``) where funcarray promotes it with the array, as NumPy."""
+    values = case.kwargs.get("values")
+    return (op.name == "append" and type(values) is int and not -2**31 <= values < 2**31
+            and isinstance(want, Raised) and "jitted computation" in str(want.exc)
+            and not isinstance(got, Raised))
 
 
 def jax_pads_empty_arrays_by_slicing(op, case, got, want) -> bool:
@@ -546,7 +556,8 @@ def _compare_outputs(op, case, where, got, want, x64):
     if index_dtype_is_32_bit(got, want, x64):
         want = [(w.astype(np.int32), weak) for w, weak in want]
     if python_scalar_defaults_are_32_bit(case, got, want, x64):
-        want = [(w.astype(g.dtype), weak) for (w, weak), (g, _) in zip(want, got)]
+        with np.errstate(over="ignore"):  # (float64's max is float32's infinity)
+            want = [(w.astype(g.dtype), weak) for (w, weak), (g, _) in zip(want, got)]
     for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
         at = f"{where}, output {k}"
         assert g.shape == w.shape, f"{at}: shape {g.shape}, jax {w.shape}"
@@ -591,6 +602,7 @@ def check_case(op, case, creation=False):
                 or jit_refuses_python_int_arguments_beyond_int32(op, case, what, got)
                 or append_refuses_python_ints_beyond_the_dtype(op, case, got, want)
                 or jax_fills_integers_with_complex_nan(op, case, got, want)
+                or jax_append_jits_python_ints(op, case, got, want)
                 or jax_pads_empty_arrays_by_slicing(op, case, got, want)
                 or subnormal_operands_computed_with(op, case)):
             continue
