@@ -103,9 +103,16 @@ def convert_arg(op: str, x, dtype, weak_type: bool = False):
     elif (t is list or t is tuple) and not _contains_arrays(x):
         x = Array(np.asarray(x)) if _kind(x) in "fc" else asarray_arg(op, x, dtype)
     elif t is int and not -2**31 <= x < 2**31:
-        # Beyond the default int32 a Python int is taken in the dtype asked for directly
-        # (full((2,), 2**62, dtype=int64)); asarray_arg says clearly if it does not fit.
-        x = asarray_arg(op, x, dtype)
+        # Beyond the default int32 a Python int is converted as jax's convert_element_type
+        # does: to bool whether it is nonzero, to an integer dtype wrapped modulo its width
+        # when it fits 64 bits (full((2,), 2**32 + 5, dtype=int8) is 5); otherwise taken in
+        # the dtype asked for directly, and asarray_arg says clearly if it does not fit.
+        if dtype.kind == "b":
+            x = asarray_arg(op, x != 0)
+        elif dtype.kind in "iu" and -2**63 <= x < 2**64:
+            x = Array(np.asarray(x, np.uint64 if x >= 2**63 else np.int64))
+        else:
+            x = asarray_arg(op, x, dtype)
     else:
         x = asarray_arg(op, x)
     return convert(x, dtype, weak_type)

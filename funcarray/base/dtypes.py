@@ -270,12 +270,23 @@ def _result_dtype(nodes, originals) -> tuple[np.dtype, bool]:
             )
         out = joined
     if isinstance(out, str):
-        if any(isinstance(n, str) for n in nodes):
+        # Strong inputs that meet at a weak kind (int64 with uint64 has no integer bound) give
+        # float64, as JAX with x64: strong, so that a Python scalar cannot narrow it, whether
+        # it joins in the same call (result_type(int8, uint64, 2)) or a later one.
+        if not _strong_inputs_meet_at_a_weak_kind(nodes):
             return _WEAK_DEFAULT[out], True
-        # Only strong inputs meet at a weak kind: int64 with uint64 has no integer bound. Like
-        # JAX with x64 it is float64 (strong, so that a later Python float cannot narrow it).
         return _STRONG_DEFAULT[out], False
     return out, False
+
+
+def _strong_inputs_meet_at_a_weak_kind(nodes) -> bool:
+    strong = [n for n in nodes if not isinstance(n, str)]
+    if not strong:
+        return False
+    out = strong[0]
+    for node in strong[1:]:
+        out = _join(out, node)
+    return isinstance(out, str)
 
 
 def result_type(*args, return_weak_type: bool = False):

@@ -77,6 +77,10 @@ def broadcast_shapes(*shapes: Shape) -> tuple[int, ...]:
         (5, 3, 4)
     """
     shapes = [_int_tuple("broadcast_shapes", s, "shape") for s in shapes]
+    for s in shapes:
+        if any(d < 0 for d in s):
+            raise op_type_error("broadcast_shapes", f"dimensions must be non-negative (as in "
+                                                    f"jax), got shape {s}")
     return _broadcast_shapes("broadcast_shapes", *shapes) if shapes else ()
 
 

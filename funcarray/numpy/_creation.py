@@ -141,11 +141,14 @@ def full(shape: ShapeLike, fill_value: ArrayLike, dtype: DTypeLike | None = None
         Array([7, 7], dtype=int32, weak_type=True)
     """
     shape = shape_tuple("full", shape)
-    if type(fill_value) is complex and dtype is not None and not dtypes.is_complex(
-            dtypes.canonicalize_dtype(dtype)):
-        raise op_type_error("full", f"a complex fill_value ({fill_value!r}) cannot fill a "
-                                    f"{np.dtype(dtype).name} array (as in jax.numpy); "
-                                    f"pass its real part or a complex dtype")
+    if type(fill_value) is complex and dtype is not None:
+        kind = dtypes.canonicalize_dtype(dtype).kind
+        if kind == "b":  # a Python complex fills a bool array with whether it is nonzero
+            fill_value = fill_value != 0  # (jax converts it as NumPy does)
+        elif kind != "c":
+            raise op_type_error("full", f"a complex fill_value ({fill_value!r}) cannot fill "
+                                        f"a {np.dtype(dtype).name} array (as in jax.numpy); "
+                                        f"pass its real part or a complex dtype")
     # With a dtype the fill value is converted as lax.convert_element_type does, like
     # jax.numpy.full: a float to an integer dtype truncates (2.7 -> 2), a Python float to
     # float64 keeps its double value.
@@ -218,17 +221,23 @@ def empty(shape: ShapeLike, dtype: DTypeLike | None = None, *, device: Any = Non
 
 
 def _like(op, a, dtype, shape):
-    a = asarray_arg(op, a)
-    dtype = a.dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return (a.shape if shape is None else shape), dtype
+    """The shape and dtype a ``*_like`` function makes for ``a``, and whether the result is
+    weakly typed: it is when it takes a weakly typed ``a``'s dtype (as jax's ``*_like``:
+    ``zeros_like`` of a Python scalar or of a value born of one still adopts the other
+    operand's dtype). A Python scalar's value is never read, only its type: an int beyond
+    the default integer still gives its zeros, as jax's."""
+    if type(a) in _PYTHON_SCALARS:
+        a_dtype, a_weak, a_shape = *dtypes.result_type(a, return_weak_type=True), ()
+    else:
+        a = asarray_arg(op, a)
+        a_dtype, a_weak, a_shape = a.dtype, a.weak_type, a.shape
+    weak = dtype is None and a_weak
+    dtype = a_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return (a_shape if shape is None else shape), dtype, weak
 
 
-def _weak_like(out, a, dtype):
-    """``out`` weakly typed when it takes a weakly typed ``a``'s dtype (as jax's ``*_like``:
-    ``zeros_like`` of a Python-scalar-born value still adopts the other operand's dtype)."""
-    if dtype is None and getattr(a, "weak_type", False):
-        return convert(out, out.dtype, weak_type=True)
-    return out
+def _weak_if(out, weak):
+    return convert(out, out.dtype, weak_type=True) if weak else out
 
 
 def _new_like_on_host(numpy_new, a, dtype, shape, device):
@@ -238,7 +247,7 @@ def _new_like_on_host(numpy_new, a, dtype, shape, device):
     dims = a.shape if shape is None else host_dims(shape)
     if dims is None:
         return NotImplemented
-    if dtype is None:  # a's dtype, and its weak type (see _weak_like)
+    if dtype is None:  # a's dtype, and its weak type (see _like)
         out = Array(numpy_new(dims, a.dtype), a._weak)
     else:
         out = Array(numpy_new(dims, dtypes.canonicalize_dtype(dtype)))
@@ -267,7 +276,8 @@ def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
         # float0 zeros (JAX's zeros_like of a float0 array, or with dtype=float0)
         return _float0.zeros(np.shape(a) if shape is None
                              else _int_tuple("zeros_like", shape, "shape"))
-    out = _weak_like(zeros(*_like("zeros_like", a, dtype, shape)), a, dtype)
+    shape, dtype, weak = _like("zeros_like", a, dtype, shape)
+    out = _weak_if(zeros(shape, dtype), weak)
     return place("zeros_like", out, device)
 
 
@@ -281,7 +291,8 @@ def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
         >>> fnp.ones_like(fnp.zeros(2))
         Array([1., 1.], dtype=float32)
     """
-    out = _weak_like(ones(*_like("ones_like", a, dtype, shape)), a, dtype)
+    shape, dtype, weak = _like("ones_like", a, dtype, shape)
+    out = _weak_if(ones(shape, dtype), weak)
     return place("ones_like", out, device)
 
 
@@ -308,7 +319,7 @@ def _full_like_on_host(a, fill_value, dtype=None, shape=None, *, device=None):
     if value is None:
         return NotImplemented
     out = _filled(dims, value)
-    if dtype is None and a._weak:  # a's dtype, and its weak type (see _weak_like)
+    if dtype is None and a._weak:  # a's dtype, and its weak type (see _like)
         out = Array(out._value, True)
     return place("full_like", out, device)
 
@@ -323,8 +334,10 @@ def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = Non
         >>> fnp.full_like(fnp.zeros(2), 5)
         Array([5., 5.], dtype=float32)
     """
-    shape, full_dtype = _like("full_like", a, dtype, shape)
-    out = _weak_like(full(shape, fill_value, full_dtype), a, dtype)
+    shape, full_dtype, weak = _like("full_like", a, dtype, shape)
+    if weak and type(fill_value) is complex and full_dtype.kind != "c":
+        fill_value = fill_value.real  # jax converts to a weak dtype as NumPy casts
+    out = _weak_if(full(shape, fill_value, full_dtype), weak)
     return place("full_like", out, device)
 
 

@@ -35,6 +35,12 @@ def _dtype_of(op: str, x: Any) -> np.dtype:
         raise op_type_error(op, f"expected a dtype or an array, got {x!r} ({exc})") from None
 
 
+def _info_dtype_of(op: str, x: Any) -> np.dtype:
+    """``_dtype_of``, and a Python int's default dtype (jax's iinfo, as NumPy's, takes a
+    number for its type: ``iinfo(0)``; its finfo takes no float)."""
+    return _dtype_of(op, int if type(x) is int else x)
+
+
 class _Info:
     """Machine limits: the standard's attributes as Python numbers, the rest NumPy's."""
 
@@ -105,7 +111,7 @@ def iinfo(type: Any) -> IInfo:  # noqa: A002 (the Array API standard's parameter
         >>> info.bits, info.min, info.max
         (8, 0, 255)
     """
-    dt = _dtype_of("iinfo", type)
+    dt = _info_dtype_of("iinfo", type)
     if not dtypes.is_integer(dt):
         raise op_value_error("iinfo", f"{dt} is not an integer dtype; use finfo for "
                                      f"floating-point dtypes")

@@ -334,10 +334,27 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     try:
         value = np.from_dlpack(x)
     except (BufferError, RuntimeError, TypeError) as exc:
-        raise op_value_error(op, f"cannot import this {type(x).__name__}: {exc}. Only "
-                                 f"CPU-resident data can be imported; move it to the CPU "
-                                 f"first") from None
+        value = _through_array_protocol(x)
+        if value is None:
+            raise op_value_error(op, f"cannot import this {type(x).__name__}: {exc}. Only "
+                                     f"CPU-resident data can be imported; move it to the "
+                                     f"CPU first") from None
     return place(op, array(value), device)
+
+
+def _through_array_protocol(x):
+    """``x``'s value through ``__array__`` where its producer exports it through DLPack in a
+    dtype NumPy's DLPack import lacks (a jax bfloat16 array, which jax's from_dlpack takes);
+    None where it does not export it (NumPy's own bfloat16 arrays, refused by jax too) or
+    gives no dtype funcarray holds."""
+    if not hasattr(x, "__array__"):
+        return None
+    try:
+        x.__dlpack__()
+        value = np.asarray(x)
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        return None
+    return value if value.dtype.kind not in "OUSV" or dtypes.is_supported(value.dtype) else None
 
 
 def load(file, *args, **kwargs):

@@ -13,6 +13,7 @@ endpoints. jax runs with x64 on only when the operand or a requested dtype is 64
 
 from __future__ import annotations
 
+import cmath
 import dataclasses
 from collections.abc import Callable
 
@@ -20,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential_compare import BITS_64, Case, Raised, attempt, parts, subnormal
+from differential_compare import BITS_64, DEFAULT_32, Case, Raised, attempt, parts, subnormal
 from differential_values import array_of, python_scalars
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -50,6 +51,10 @@ class ShapeOp:
     * ``multiple``: it returns a list or tuple of arrays.
     * ``computes``: XLA computes with the elements (sums, conversions), where it reads
       subnormal values as zero; data movement only copies them.
+    * ``values``: False where the elements are unspecified (``empty``): shape, dtype and
+      weak type are compared, not the values.
+    * ``ci_examples``: examples per CI run (6, or 3 for the functions built from others
+      compared elsewhere: the thorough profile scales both up).
     """
 
     name: str
@@ -58,6 +63,8 @@ class ShapeOp:
     exact: bool = True
     multiple: bool = False
     computes: bool = False
+    values: bool = True
+    ci_examples: int = 6
 
 
 def _axis(shape, *, none=True):
@@ -110,6 +117,28 @@ def _pad(draw, shape):
 
 def _fixed(**strategies):
     return lambda shape: st.fixed_dictionaries(strategies)
+
+
+def _nested(x, nesting):
+    """``block``'s argument: the operand alone, a row of two, or a 2 x 2 grid of it."""
+    return {"bare": x, "row": [x, x], "grid": [[x, x], [x, x]]}[nesting]
+
+
+# ``apply_along_axis``'s functions of one axis: a slice reversed, sorted, a scalar from it,
+# a matrix from it (each result an element of the operand).
+_ALONG_AXIS = {
+    "flip": lambda ns: ns.flip,
+    "sort": lambda ns: ns.sort,
+    "first": lambda ns: lambda v: v[0],
+    "stacked": lambda ns: lambda v: ns.stack([v, v[::-1]]),
+}
+
+
+def _like_kwargs(shape):
+    """``*_like``'s dtype (kept or any) and shape (kept, an int or a tuple)."""
+    return st.fixed_dictionaries({}, optional={
+        "dtype": st.sampled_from(ALL_DTYPES),
+        "shape": st.sampled_from((3, (), (2, 0), (1, 2)))})
 
 
 _SMALL = st.integers(-2, 3)
@@ -189,6 +218,49 @@ SHAPE_OPS = (
             _fixed(dtype=st.sampled_from(ALL_DTYPES)), computes=True),
     ShapeOp("astype_method", lambda ns, x, dtype: ns.asarray(x, ns.asarray(x).dtype).astype(
         dtype), _fixed(dtype=st.sampled_from(ALL_DTYPES)), computes=True),
+    ShapeOp("append", lambda ns, x, values, axis: ns.append(x, x if values is None else values,
+                                                            axis),
+            lambda shape: st.fixed_dictionaries({
+                "values": st.one_of(st.none(), python_scalars(ANY)), "axis": _axis(shape)})),
+    ShapeOp("block", lambda ns, x, nesting: ns.block(_nested(x, nesting)),
+            _fixed(nesting=st.sampled_from(("bare", "row", "grid")))),
+    ShapeOp("broadcast_arrays", lambda ns, x, shape: ns.broadcast_arrays(
+        x, ns.zeros(shape, ns.int8)), lambda shape: st.fixed_dictionaries({
+            "shape": st.sampled_from(((), (3,), (2, 1), (4, 1, 1), (0, 1), (2,)))}),
+            multiple=True),
+    ShapeOp("concat", lambda ns, x, axis: ns.concat([x, x], axis=axis), _axis_kw()),
+    ShapeOp("permute_dims", lambda ns, x, axes: ns.permute_dims(
+        x, tuple(range(ns.ndim(x)))[::-1] if axes is None else axes),
+            lambda shape: st.fixed_dictionaries({"axes": _permutation(shape)})),
+    ShapeOp("matrix_transpose", lambda ns, x: ns.matrix_transpose(x)),
+    ShapeOp("rollaxis", lambda ns, x, axis, start: ns.rollaxis(x, axis, start),
+            lambda shape: st.fixed_dictionaries({"axis": _axis(shape, none=False),
+                                                 "start": st.integers(-len(shape) - 1,
+                                                                      len(shape) + 1)})),
+    ShapeOp("hsplit", lambda ns, x, sections: ns.hsplit(x, sections),
+            _fixed(sections=st.sampled_from((1, 2, 3, [1], [0, 2]))), multiple=True),
+    ShapeOp("vsplit", lambda ns, x, sections: ns.vsplit(x, sections),
+            _fixed(sections=st.sampled_from((1, 2, [1]))), multiple=True),
+    ShapeOp("dsplit", lambda ns, x, sections: ns.dsplit(x, sections),
+            _fixed(sections=st.sampled_from((1, 2, [1]))), multiple=True),
+    ShapeOp("unstack", lambda ns, x, axis: ns.unstack(x, axis=axis),
+            _axis_kw(none=False), multiple=True),
+    ShapeOp("apply_along_axis", lambda ns, x, func, axis: ns.apply_along_axis(
+        _ALONG_AXIS[func](ns), axis, x),
+            lambda shape: st.fixed_dictionaries({"func": st.sampled_from(sorted(_ALONG_AXIS)),
+                                                 "axis": _axis(shape, none=False)})),
+    ShapeOp("apply_over_axes", lambda ns, x, axes: ns.apply_over_axes(ns.sum, x, axes),
+            lambda shape: st.fixed_dictionaries({"axes": st.one_of(
+                _axis(shape, none=False).map(lambda a: [a]),
+                st.lists(_axis(shape, none=False), max_size=2))}),
+            exact=False, computes=True),
+    ShapeOp("zeros_like", lambda ns, x, **kw: ns.zeros_like(x, **kw), _like_kwargs),
+    ShapeOp("ones_like", lambda ns, x, **kw: ns.ones_like(x, **kw), _like_kwargs),
+    ShapeOp("empty_like", lambda ns, x, **kw: ns.empty_like(x, **kw), _like_kwargs,
+            values=False),
+    ShapeOp("full_like", lambda ns, x, **kw: ns.full_like(x, **kw), lambda shape: _like_kwargs(
+        shape).flatmap(lambda kw: st.fixed_dictionaries(
+            {"fill_value": python_scalars(ANY), **{k: st.just(v) for k, v in kw.items()}}))),
 )
 
 
@@ -199,6 +271,29 @@ _ENDPOINT = st.one_of(st.integers(-5, 5), st.sampled_from((-2.5, 0.7, 1e-3, 3.25
 _POSITIVE_ENDPOINT = st.sampled_from((1, 2, 10, 0.5, 1e3, 3.25))
 _CREATION_DTYPE = st.one_of(st.none(), st.sampled_from(ALL_DTYPES))
 _NUM = st.integers(0, 6)
+
+# ``array``'s and ``asarray``'s object: a Python scalar of any kind (ints beyond int64
+# included), a NumPy array of any dtype, or a flat or nested list mixing Python kinds.
+_OBJECT = st.one_of(
+    python_scalars(ANY),
+    st.sampled_from(ALL_DTYPES).flatmap(
+        lambda dtype: st.sampled_from(((), (2,), (0,), (2, 1))).flatmap(
+            lambda shape: array_of(dtype, shape, ANY))),
+    st.lists(python_scalars(ANY), max_size=3),
+    st.integers(0, 2).flatmap(lambda n: st.lists(
+        st.lists(python_scalars(ANY), min_size=n, max_size=n), min_size=1, max_size=2)))
+
+# ``fromfunction``'s functions of the index arrays.
+_INDEX_FUNCTIONS = {
+    "first": lambda *index: index[0],
+    "combined": lambda *index: index[0] * 2 - index[-1],
+}
+
+
+def _jax_array(source):
+    """``source`` (a NumPy array) as a jax array of its own dtype, x64 or not."""
+    with jax.enable_x64(source.dtype in BITS_64):
+        return jnp.asarray(source)
 
 CREATION_OPS = (
     ShapeOp("arange", lambda ns, **kw: ns.arange(**kw), _fixed(
@@ -229,7 +324,52 @@ CREATION_OPS = (
         shape=st.sampled_from(((), (2,), (0, 2), 3)), dtype=_CREATION_DTYPE)),
     ShapeOp("identity", lambda ns, **kw: ns.identity(**kw), _fixed(
         n=st.integers(0, 3), dtype=_CREATION_DTYPE)),
+    ShapeOp("array", lambda ns, **kw: ns.array(**kw), _fixed(
+        object=_OBJECT, dtype=_CREATION_DTYPE, copy=st.booleans(), ndmin=st.integers(0, 3))),
+    ShapeOp("asarray", lambda ns, **kw: ns.asarray(**kw), _fixed(
+        a=_OBJECT, dtype=_CREATION_DTYPE, copy=st.sampled_from((None, True, False)))),
+    ShapeOp("empty", lambda ns, **kw: ns.empty(**kw), _fixed(
+        shape=st.sampled_from(((), (2,), (0, 2), 3)), dtype=_CREATION_DTYPE), values=False),
+    ShapeOp("fromfunction", lambda ns, function, **kw: ns.fromfunction(
+        _INDEX_FUNCTIONS[function], **kw), _fixed(
+            function=st.sampled_from(sorted(_INDEX_FUNCTIONS)),
+            shape=st.sampled_from(((2, 3), (3,), (0, 2), ())),
+            dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("frombuffer", lambda ns, data, **kw: ns.frombuffer(data.tobytes(), **kw),
+            lambda shape: st.fixed_dictionaries({
+                "data": st.sampled_from(ALL_DTYPES).flatmap(
+                    lambda dtype: array_of(dtype, (3,), ANY)),
+                "dtype": st.sampled_from(ALL_DTYPES), "count": st.sampled_from((-1, 0, 1, 2)),
+                "offset": st.sampled_from((0, 1, 2, 4))})),
+    ShapeOp("fromiter", lambda ns, **kw: ns.fromiter(**kw), _fixed(
+        iter=st.just((1, 2)), dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("fromstring", lambda ns, **kw: ns.fromstring(**kw), _fixed(
+        string=st.sampled_from(("1 2 3", "1.5, -2", "", "7", "inf 1e3")),
+        sep=st.sampled_from((" ", ",")), count=st.sampled_from((-1, 1)),
+        dtype=st.sampled_from(ALL_DTYPES))),
+    ShapeOp("from_dlpack", lambda ns, source, via: ns.from_dlpack(
+        source if via == "numpy" else _jax_array(source)), _fixed(
+            source=st.sampled_from(ALL_DTYPES).flatmap(
+                lambda dtype: array_of(dtype, (2,), ANY)),
+            via=st.sampled_from(("numpy", "jax")))),
 )
+
+
+def _lightly(table, names):
+    """``table`` with the rows ``names`` at 3 CI examples rather than 6, which keeps the
+    file's CI time near what it was before they joined (the thorough profile scales both
+    budgets to its own)."""
+    return tuple(dataclasses.replace(op, ci_examples=3) if op.name in names else op
+                 for op in table)
+
+
+_AT_THREE_CI_EXAMPLES = frozenset((
+    'append', 'block', 'broadcast_arrays', 'concat', 'permute_dims', 'matrix_transpose',
+    'rollaxis', 'hsplit', 'vsplit', 'dsplit', 'unstack', 'apply_along_axis', 'apply_over_axes',
+    'zeros_like', 'ones_like', 'empty_like', 'full_like', 'array', 'asarray', 'empty',
+    'fromfunction', 'frombuffer', 'fromiter', 'fromstring', 'from_dlpack'))
+SHAPE_OPS = _lightly(SHAPE_OPS, _AT_THREE_CI_EXAMPLES)
+CREATION_OPS = _lightly(CREATION_OPS, _AT_THREE_CI_EXAMPLES)
 
 
 @st.composite
@@ -269,7 +409,8 @@ def _run_jit(op, case):
 
 
 def _x64(case) -> bool:
-    wide = [v for v in case.kwargs.values() if isinstance(v, np.dtype)]
+    wide = [v if isinstance(v, np.dtype) else v.dtype for v in case.kwargs.values()
+            if isinstance(v, (np.dtype, np.ndarray))]
     if isinstance(case.operand, np.ndarray):
         wide.append(case.operand.dtype)
     return any(np.dtype(d) in BITS_64 for d in wide)
@@ -295,10 +436,67 @@ def index_dtype_is_32_bit(got, want, x64) -> bool:
 
 
 def jax_refuses_split_points_past_the_end(op, case, got, want) -> bool:
-    """jax's split and array_split raise when a split point lies past the end of the axis
-    (``split(zeros((2, 0)), [1], axis=1)``); funcarray gives empty pieces there, as NumPy."""
-    return (op.name in ("split", "array_split") and isinstance(want, Raised)
+    """jax's split, array_split and h/v/dsplit raise when a split point lies past the end of
+    the axis (``split(zeros((2, 0)), [1], axis=1)``); funcarray gives empty pieces there, as
+    NumPy."""
+    return (op.name in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+            and isinstance(want, Raised)
             and "must be nonnegative" in str(want.exc) and not isinstance(got, Raised))
+
+
+def jax_vsplits_one_axis(op, case, got, want) -> bool:
+    """jax's vsplit splits a 1-d array along its only axis; NumPy's (and funcarray's)
+    refuses it, as vsplit is defined on arrays of at least 2 dimensions: NumPy is followed."""
+    return (op.name == "vsplit" and case.array.ndim == 1 and isinstance(got, Raised)
+            and not isinstance(want, Raised))
+
+
+def jit_refuses_python_int_arguments_beyond_int32(op, case, what, got) -> bool:
+    """A Python int beyond int32 passed to jit as an argument raises in funcarray's jit, which
+    takes it at its 32-bit default int always, as jax.jit does without x64 (checked here),
+    even where the function eagerly reads only its type (``full_like(2**31, 0)``)."""
+    x = case.operand
+    if not (what == "jit" and type(x) is int and not -2**31 <= x < 2**31
+            and isinstance(got, Raised)):
+        return False
+    with jax.enable_x64(False):
+        return isinstance(attempt(lambda: jax.jit(lambda v: op.call(jnp, v, **case.kwargs))(x),
+                                  op.multiple), Raised)
+
+
+def append_refuses_python_ints_beyond_the_dtype(op, case, got, want) -> bool:
+    """funcarray's append refuses a Python int its array's dtype cannot hold
+    (``append(int8 array, 128)``), as jax's arithmetic does (``int8 array + 128``); jax's
+    append converts it silently (to -128)."""
+    values = case.kwargs.get("values")
+    return (op.name == "append" and type(values) is int and isinstance(got, Raised)
+            and isinstance(got.exc, OverflowError) and not isinstance(want, Raised))
+
+
+def python_scalar_defaults_are_32_bit(case, got, want, x64) -> bool:
+    """A Python scalar promoted with a 64-bit array (``append(int64 array, 0.0)``): its
+    default is 32-bit in funcarray always (README, "Dtypes"), 64-bit in jax under x64."""
+    scalars = [v for v in (case.operand, *case.kwargs.values())
+               if type(v) in (bool, int, float, complex)]
+    return x64 and bool(scalars) and all(
+        DEFAULT_32.get(w.dtype) == g.dtype for (g, _), (w, _) in zip(got, want))
+
+
+def jax_fills_integers_with_complex_nan(op, case, got, want) -> bool:
+    """jax's full_like converts a complex NaN or infinity fill value to an integer dtype (0)
+    where it refuses every other complex value; funcarray refuses them all."""
+    fill = case.kwargs.get("fill_value")
+    return (op.name == "full_like" and type(fill) is complex and not cmath.isfinite(fill)
+            and isinstance(got, Raised) and not isinstance(want, Raised))
+
+
+def jax_append_jits_python_ints(op, case, got, want) -> bool:
+    """jax's append is jitted, so a Python int beyond int32 among its arguments raises
+    (``append(0.0, 2**31)``) where funcarray promotes it with the array, as NumPy."""
+    values = case.kwargs.get("values")
+    return (op.name == "append" and type(values) is int and not -2**31 <= values < 2**31
+            and isinstance(want, Raised) and "jitted computation" in str(want.exc)
+            and not isinstance(got, Raised))
 
 
 def jax_pads_empty_arrays_by_slicing(op, case, got, want) -> bool:
@@ -319,9 +517,10 @@ def subnormal_operands_computed_with(op, case) -> bool:
 
 
 def jax_arange_refuses_bool(op, case, got, want) -> bool:
-    """jax's arange refuses dtype=bool (its iota has no bool form); funcarray's gives
-    NumPy's [False, True] prefix, as far as two values go."""
-    return (op.name == "arange" and case.kwargs.get("dtype") == np.dtype(bool)
+    """jax's arange and fromfunction refuse dtype=bool (its iota has no bool form);
+    funcarray's arange gives NumPy's [False, True] prefix, as far as two values go."""
+    return (op.name in ("arange", "fromfunction")
+            and case.kwargs.get("dtype") == np.dtype(bool)
             and isinstance(want, Raised) and "iota does not accept dtype bool" in str(want.exc))
 
 
@@ -356,19 +555,24 @@ def _compare_outputs(op, case, where, got, want, x64):
     assert len(got) == len(want), f"{where}: {len(got)} outputs, jax {len(want)}"
     if index_dtype_is_32_bit(got, want, x64):
         want = [(w.astype(np.int32), weak) for w, weak in want]
+    if python_scalar_defaults_are_32_bit(case, got, want, x64):
+        with np.errstate(over="ignore"):  # (float64's max is float32's infinity)
+            want = [(w.astype(g.dtype), weak) for (w, weak), (g, _) in zip(want, got)]
     for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
         at = f"{where}, output {k}"
         assert g.shape == w.shape, f"{at}: shape {g.shape}, jax {w.shape}"
         assert g.dtype == w.dtype, f"{at}: dtype {g.dtype}, jax {w.dtype}"
         assert g_weak == w_weak or jax_diagflat_drops_weak_type(op, g_weak, w_weak), (
             f"{at}: weak_type {g_weak}, jax {w_weak}")
+        if not op.values:
+            continue
         ok = np.ones(w.shape, bool)
         for gp, wp in zip(parts(g), parts(w)):
             if kind_of(g.dtype) in "biu":
                 ok &= (gp == wp) | integer_floors_of_rounded_values(op, case, gp, wp)
                 continue
-            gp, wp = gp.astype(np.float64), wp.astype(np.float64)
             with np.errstate(invalid="ignore", over="ignore"):
+                gp, wp = gp.astype(np.float64), wp.astype(np.float64)
                 same = ((gp == wp) & (np.signbit(gp) == np.signbit(wp))) | (
                     np.isnan(gp) & np.isnan(wp))
                 if not op.exact:  # computed from the elements or endpoints, in any order
@@ -394,6 +598,11 @@ def check_case(op, case, creation=False):
         where = f"{op.name}{case}, {what}"
         if (jax_refuses_split_points_past_the_end(op, case, got, want)
                 or jax_arange_refuses_bool(op, case, got, want)
+                or jax_vsplits_one_axis(op, case, got, want)
+                or jit_refuses_python_int_arguments_beyond_int32(op, case, what, got)
+                or append_refuses_python_ints_beyond_the_dtype(op, case, got, want)
+                or jax_fills_integers_with_complex_nan(op, case, got, want)
+                or jax_append_jits_python_ints(op, case, got, want)
                 or jax_pads_empty_arrays_by_slicing(op, case, got, want)
                 or subnormal_operands_computed_with(op, case)):
             continue
@@ -404,15 +613,73 @@ def check_case(op, case, creation=False):
         _compare_outputs(op, case, where, got, want, x64)
 
 
-@pytest.mark.parametrize("op", SHAPE_OPS, ids=lambda op: op.name)
+def _rows(table, examples):
+    return [op for op in table if op.ci_examples == examples]
+
+
+def _names(op):
+    return op.name
+
+
+@pytest.mark.parametrize("op", _rows(SHAPE_OPS, 6), ids=_names)
 @_EXAMPLES
 @given(data=st.data())
 def test_eager_and_jit_match_jax(op, data):
     check_case(op, data.draw(cases(op), label="case"))
 
 
-@pytest.mark.parametrize("op", CREATION_OPS, ids=lambda op: op.name)
+@pytest.mark.parametrize("op", _rows(SHAPE_OPS, 3), ids=_names)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_eager_and_jit_match_jax_at_three_examples(op, data):
+    check_case(op, data.draw(cases(op), label="case"))
+
+
+@pytest.mark.parametrize("op", _rows(CREATION_OPS, 6), ids=_names)
 @_EXAMPLES
 @given(data=st.data())
 def test_creation_eager_and_jit_match_jax(op, data):
     check_case(op, Case(None, data.draw(op.kwargs(()), label="kwargs")), creation=True)
+
+
+@pytest.mark.parametrize("op", _rows(CREATION_OPS, 3), ids=_names)
+@settings(max_examples=3)
+@given(data=st.data())
+def test_creation_eager_and_jit_match_jax_at_three_examples(op, data):
+    check_case(op, Case(None, data.draw(op.kwargs(()), label="kwargs")), creation=True)
+
+
+# Defects the table found, kept as explicit examples (each was a funcarray defect).
+_LIKE_AND_FULL_EXAMPLES = (
+    # *_like of a Python scalar: weakly typed, and its value never read (2**31 fits nothing)
+    ("zeros_like", Case(0, {})), ("ones_like", Case(1.5, {"shape": (2, 0)})),
+    ("empty_like", Case(1j, {})), ("full_like", Case(2**31, {"fill_value": False})),
+    # a Python complex fills a bool array with whether it is nonzero; a weak one's real part
+    ("full_like", Case(False, {"fill_value": 0.5j})),
+    ("full_like", Case(0, {"fill_value": 2 + 1j})),
+    # a Python int beyond int32 wraps to an integer dtype, as jax's convert_element_type
+    ("full_like", Case(np.zeros(2, np.bool_), {"fill_value": 2**32 + 5,
+                                              "dtype": np.dtype(np.int8)})),
+    ("full_like", Case(np.zeros(2, np.uint32), {"fill_value": 2**64 - 1})),
+)
+
+
+@pytest.mark.parametrize(("name", "case"), _LIKE_AND_FULL_EXAMPLES)
+def test_like_and_full_examples_match_jax(name, case):
+    check_case(next(op for op in SHAPE_OPS if op.name == name), case)
+
+
+_CREATION_EXAMPLES = (
+    # a list's Python ints that do not fit the dtype raise, as jax's (not wrap)
+    ("array", {"object": [2**31], "dtype": None, "copy": True, "ndmin": 0}),
+    ("asarray", {"a": [-1], "dtype": np.dtype(np.uint8), "copy": None}),
+    ("asarray", {"a": [1, 300.5], "dtype": np.dtype(np.int8), "copy": None}),
+    # a jax bfloat16 array (which NumPy's DLPack import refuses) is imported as jax's
+    ("from_dlpack", {"source": np.array([1.5, -2.0], dtypes.bfloat16), "via": "jax"}),
+)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), _CREATION_EXAMPLES)
+def test_creation_examples_match_jax(name, kwargs):
+    check_case(next(op for op in CREATION_OPS if op.name == name), Case(None, kwargs),
+               creation=True)
