@@ -266,7 +266,9 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
                     f"({a.size} elements) and {b.shape} ({b.size} elements)")
     if dtypes.is_complex(a.dtype):
         a = conjugate(a)
-    return prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,)))
+    # finish: flattening two 0-d operands, one of them promoted from a weak bool, must keep
+    # the promotion's weak type (``vdot(False, 0)`` is a weak int32, as ``dot``'s).
+    return prod.finish(prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,))))
 
 
 @host_shortcut(_vecdot_on_host)
@@ -662,6 +664,8 @@ def _explicit_path(optimize, n_operands):
                           f"path, got {optimize!r}")
         return None
     path = [tuple(step) for step in optimize if step != "einsum_path"]
+    if n_operands == 1 and path == [(0,)]:
+        path = []  # einsum_path's (and jax's) path of one operand: its own reduction, no pair
     # Step k contracts two of the n - k operands left (results go to the end, as in NumPy).
     valid = len(path) == max(n_operands - 1, 0) and all(
         len(step) == 2 and step[0] != step[1] and all(0 <= i < n_operands - k for i in step)
