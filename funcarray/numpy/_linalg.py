@@ -78,6 +78,13 @@ __all__ = [
 # Shared helpers
 # --------------------------------------------------------------------------------------------
 
+def _bit_width(dt) -> int:
+    """Bits of a bool (1), an integer, or a float or complex number's real part."""
+    if dtypes.is_inexact(dt):
+        return dtypes.finfo(dt).bits
+    return 1 if np.dtype(dt) == np.bool_ else dtypes.iinfo(dt).bits
+
+
 class _Product:
     """The promoted operands of a product and the dtype settings every dot_general shares."""
 
@@ -106,6 +113,14 @@ class _Product:
                     op, f"preferred_element_type {self.preferred} cannot hold products of "
                         f"{dtype} operands; pick a dtype of the same or a wider kind (bool < "
                         f"integer < floating < complex)")
+            if (len(arrays) > 1 and not dtypes.is_float(dtype)
+                    and _bit_width(self.preferred) < _bit_width(dtype)):
+                # jax's dot_general rule (XLA's MaybeUpcast): products of bools, integers
+                # and complex numbers never accumulate in fewer bits than the operands have
+                # (an einsum of one operand only sums and converts, as jax's does).
+                raise op_type_error(
+                    op, f"preferred_element_type {self.preferred} is narrower than the "
+                        f"{dtype} operands; pick one of at least {_bit_width(dtype)} bits")
             self.dtype, self.weak = self.preferred, False
 
     def dot_general(self, x, y, contracting=((), ()), batch=((), ())):
