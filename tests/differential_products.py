@@ -314,7 +314,8 @@ def jax_multiplies_without_bool(op, case) -> bool:
     """jax's kron, vander and polyadd of bools raise (its ``mul``, ``iota`` and scatter-add
     refuse bool); NumPy gives the logical products and sums (``vander``: ``x**0`` True)."""
     return op.name in ("kron", "vander", "polyadd") and any(
-        np.asarray(v).dtype == np.bool_ for v in case.operands)
+        np.asarray(v).dtype == np.bool_ for v in case.operands) and (
+        op.name != "polyadd" or all(np.ndim(v) == 1 for v in case.operands))
 
 
 def jax_pads_polynomials_by_slicing(op, case) -> bool:
@@ -347,7 +348,8 @@ def _with_inexact_x(case):
 def jax_vander_counts_down_in_the_dtype(op, case) -> bool:
     """jax's vander with ``N=0`` builds its powers ``N-1 .. 0`` in the operand's dtype and
     raises OverflowError for ``-1`` in an unsigned dtype; NumPy gives the empty matrix."""
-    return op.name == "vander" and case.kwargs.get("N") == 0
+    return op.name == "vander" and (case.kwargs.get("N") == 0 or (
+        case.kwargs.get("N") is None and np.size(case.operands[0]) == 0))
 
 
 def jax_gradient_refuses_edge_order(op, case) -> bool:
@@ -363,10 +365,10 @@ def _without_edge_order(case):
 
 
 def jax_dot_of_a_python_int_with_narrow_ints(op, case) -> bool:
-    """jax's dot (and inner, vdot) of a Python int with an 8- or 16-bit integer array
+    """jax's dot (and inner, vdot, einsum) of a Python int with an 8- or 16-bit integer array
     raises (it asks dot_general for the narrow dtype as its preferred type of an int32
     product); NumPy gives the product in the array's dtype."""
-    return op.name in ("dot", "inner", "vdot") and any(
+    return op.name in ("dot", "inner", "vdot", "einsum") and any(
         type(v) is int for v in case.operands) and any(
         kind_of(a.dtype) in "iu" and a.dtype.itemsize < 4 for a in case.arrays)
 
@@ -437,7 +439,8 @@ def _check_against_numpy(op, case, what, got):
             want = [(w.astype(g.dtype), g_weak) for (g, g_weak), (w, _) in zip(got, want)]
     if same_kind_of_answer(where, got, want):
         for k, ((g, _), (w, _)) in enumerate(zip(got, want)):
-            if not polyfit_is_ill_conditioned(op, case, got[0][0].dtype):
+            if not (polyfit_is_ill_conditioned(op, case, got[0][0].dtype)
+                    or roots_of_a_zero_leading_coefficient(op, case)):
                 _compare_values(op, case, f"{where}, output {k}", g, w, k)
 
 
@@ -509,6 +512,15 @@ def xla_reads_subnormal_coefficients_as_zero(op, case) -> bool:
         for p in parts(a))
 
 
+def roots_of_a_zero_leading_coefficient(op, case) -> bool:
+    """roots with ``strip_zeros=False`` of coefficients led by zero: the companion matrix
+    divides by it, and the eigenvalues of a matrix of infinities and NaNs are whatever the
+    eigenvalue solver makes of them (LAPACK's and XLA's differ); the kinds of answer are
+    compared."""
+    return (op.name == "roots" and not case.kwargs.get("strip_zeros", True)
+            and np.size(case.operands[0]) > 0 and np.ravel(case.operands[0])[0] == 0)
+
+
 def polyfit_is_ill_conditioned(op, case, dtype) -> bool:
     """The Vandermonde matrix is too ill-conditioned for the computing precision: the
     fitted values and the rank (a count of singular values above ``rcond``) are not
@@ -533,7 +545,8 @@ def _check_against_jax(op, case, what, got, want):
     if same_kind_of_answer(where, got, want) and not xla_flushes_subnormal_quotients(
             op, case, what):
         for k, ((g, _), (w, _)) in enumerate(zip(got, want)):
-            if not polyfit_is_ill_conditioned(op, case, got[0][0].dtype):
+            if not (polyfit_is_ill_conditioned(op, case, got[0][0].dtype)
+                    or roots_of_a_zero_leading_coefficient(op, case)):
                 _compare_values(op, case, f"{where}, output {k}", g, w, k)
 
 

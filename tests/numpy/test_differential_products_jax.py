@@ -89,7 +89,7 @@ def _unwrap_scale(case):
 
 
 def _cov_scale(case):
-    return max(magnitude(v) for v in case.operands) ** 2 * 4
+    return power(max(magnitude(v) for v in case.operands), 2) * 4
 
 
 def _corrcoef_scale(case):
@@ -102,7 +102,7 @@ def _corrcoef_scale(case):
         rows = np.atleast_2d(x if case.kwargs.get("rowvar", True) else x.T)
         spread = np.abs(rows - rows.mean(axis=1, keepdims=True)).max(axis=1)
     positive = spread[spread > 0]
-    return magnitude(x) ** 2 / positive.min() ** 2 if positive.size else 1.0
+    return power(magnitude(x), 2) / positive.min() ** 2 if positive.size else 1.0
 
 
 @st.composite
