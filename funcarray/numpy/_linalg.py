@@ -85,6 +85,14 @@ def _bit_width(dt) -> int:
     return 1 if np.dtype(dt) == np.bool_ else dtypes.iinfo(dt).bits
 
 
+def _dot_general_of(op, arrays) -> bool:
+    """Whether jax computes ``op`` of ``arrays`` with a dot_general: not an einsum of one
+    operand (a sum), nor an inner with a 0-d operand (a multiply); both convert."""
+    if op == "einsum":
+        return len(arrays) > 1
+    return not (op == "inner" and any(a.ndim == 0 for a in arrays))
+
+
 class _Product:
     """The promoted operands of a product and the dtype settings every dot_general shares."""
 
@@ -113,11 +121,10 @@ class _Product:
                     op, f"preferred_element_type {self.preferred} cannot hold products of "
                         f"{dtype} operands; pick a dtype of the same or a wider kind (bool < "
                         f"integer < floating < complex)")
-            if (len(arrays) > 1 and not dtypes.is_float(dtype)
+            if (_dot_general_of(op, arrays) and not dtypes.is_float(dtype)
                     and _bit_width(self.preferred) < _bit_width(dtype)):
                 # jax's dot_general rule (XLA's MaybeUpcast): products of bools, integers
-                # and complex numbers never accumulate in fewer bits than the operands have
-                # (an einsum of one operand only sums and converts, as jax's does).
+                # and complex numbers never accumulate in fewer bits than the operands have.
                 raise op_type_error(
                     op, f"preferred_element_type {self.preferred} is narrower than the "
                         f"{dtype} operands; pick one of at least {_bit_width(dtype)} bits")
