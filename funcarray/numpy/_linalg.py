@@ -78,6 +78,21 @@ __all__ = [
 # Shared helpers
 # --------------------------------------------------------------------------------------------
 
+def _bit_width(dt) -> int:
+    """Bits of a bool (1), an integer, or a float or complex number's real part."""
+    if dtypes.is_inexact(dt):
+        return dtypes.finfo(dt).bits
+    return 1 if np.dtype(dt) == np.bool_ else dtypes.iinfo(dt).bits
+
+
+def _dot_general_of(op, arrays) -> bool:
+    """Whether jax computes ``op`` of ``arrays`` with a dot_general: not an einsum of one
+    operand (a sum), nor an inner with a 0-d operand (a multiply); both convert."""
+    if op == "einsum":
+        return len(arrays) > 1
+    return not (op == "inner" and any(a.ndim == 0 for a in arrays))
+
+
 class _Product:
     """The promoted operands of a product and the dtype settings every dot_general shares."""
 
@@ -106,6 +121,13 @@ class _Product:
                     op, f"preferred_element_type {self.preferred} cannot hold products of "
                         f"{dtype} operands; pick a dtype of the same or a wider kind (bool < "
                         f"integer < floating < complex)")
+            if (_dot_general_of(op, arrays) and not dtypes.is_float(dtype)
+                    and _bit_width(self.preferred) < _bit_width(dtype)):
+                # jax's dot_general rule (XLA's MaybeUpcast): products of bools, integers
+                # and complex numbers never accumulate in fewer bits than the operands have.
+                raise op_type_error(
+                    op, f"preferred_element_type {self.preferred} is narrower than the "
+                        f"{dtype} operands; pick one of at least {_bit_width(dtype)} bits")
             self.dtype, self.weak = self.preferred, False
 
     def dot_general(self, x, y, contracting=((), ()), batch=((), ())):
@@ -266,7 +288,9 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
                     f"({a.size} elements) and {b.shape} ({b.size} elements)")
     if dtypes.is_complex(a.dtype):
         a = conjugate(a)
-    return prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,)))
+    # finish: flattening two 0-d operands, one of them promoted from a weak bool, must keep
+    # the promotion's weak type (``vdot(False, 0)`` is a weak int32, as ``dot``'s).
+    return prod.finish(prod.dot_general(_ravel(a), _ravel(b), ((0,), (0,))))
 
 
 @host_shortcut(_vecdot_on_host)
@@ -662,6 +686,8 @@ def _explicit_path(optimize, n_operands):
                           f"path, got {optimize!r}")
         return None
     path = [tuple(step) for step in optimize if step != "einsum_path"]
+    if n_operands == 1 and path == [(0,)]:
+        path = []  # einsum_path's (and jax's) path of one operand: its own reduction, no pair
     # Step k contracts two of the n - k operands left (results go to the end, as in NumPy).
     valid = len(path) == max(n_operands - 1, 0) and all(
         len(step) == 2 and step[0] != step[1] and all(0 <= i < n_operands - k for i in step)

@@ -21,7 +21,7 @@ from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._array_ops import diff
-from funcarray.numpy._creation import arange, asarray, full, ones, zeros
+from funcarray.numpy._creation import arange, full, ones, zeros
 from funcarray.numpy._diagonals import diagonal
 from funcarray.numpy._elementwise import abs as _abs
 from funcarray.numpy._elementwise import clip, divide, where
@@ -530,8 +530,12 @@ def kaiser(M: int, beta: ArrayLike) -> Array:
         Array([0.0367, 0.7753, 0.7753, 0.0367], dtype=float32)
     """
     def formula(n, M):
+        # The samples in beta's precision when it is wider (float64 beta: float64 samples,
+        # as jax's under x64), and the normalising i0(beta) in the window's dtype, not the
+        # samples': a float32 i0(beta) under a float64 window leaves it 1e-8 off.
+        n, b = _promote("kaiser", n, beta, inexact=True)
         alpha = (M - 1) / 2.0
         ratio = (n - alpha) / alpha
-        return i0(beta * sqrt(1 - ratio * ratio)) / i0(asarray(beta, n.dtype))
+        return i0(b * sqrt(1 - ratio * ratio)) / i0(b)
 
     return _window("kaiser", M, formula)

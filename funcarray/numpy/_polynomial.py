@@ -498,7 +498,9 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     elif isinstance(rcond, Tracer):
         raise op_type_error(op, "rcond must be a static float, got a traced value")
     rcond = float(rcond)
-    lhs = vander(x, order)
+    # The powers in x's float dtype, as NumPy's and jax's (which promote x first): integer
+    # powers would wrap (uint8 255**2 is 1).
+    lhs = vander(convert(x, to_inexact_dtype(x.dtype), x.weak_type), order)
     rhs = y
     if w is not None:
         w = asarray_arg(op, w)
