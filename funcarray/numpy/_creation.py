@@ -63,8 +63,16 @@ def shape_tuple(op: str, shape: Any) -> tuple[int, ...]:
     return shape
 
 
+def _memory_order(op: str, order: str | None) -> None:
+    """funcarray arrays have no memory layout to choose: only ``order='K'`` (or None) is
+    taken, as jax."""
+    if order not in (None, "K"):
+        raise NotImplementedError(f"{op}: only order='K' is implemented, got order="
+                                  f"{order!r} (funcarray arrays have no memory layout)")
+
+
 def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
-          ndmin: int = 0) -> Array:
+          order: str | None = "K", ndmin: int = 0, *, device: Any = None) -> Array:
     """Create an Array from a scalar, a nested list, a NumPy array or another Array.
 
     Python floats default to float32 and ints to int32 (as in JAX); a NumPy float64 array
@@ -76,16 +84,17 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
         Array([[1, 2],
                [3, 4]], dtype=int32)
     """
+    _memory_order("array", order)
     if dtype is None and not ndmin and is_extended(object):
         return object  # a key array, as it is (arrays are immutable: no copy to make)
     out = asarray_arg("array", object, dtype)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
-    return out
+    return place("array", out, device)
 
 
-def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None, *,
-            device: Any = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None, *,
+            copy: bool | None = None, device: Any = None) -> Array:
     """Convert ``a`` to an Array, without copying when it already is one of that dtype.
 
     Example:
@@ -93,6 +102,7 @@ def asarray(a: Any, dtype: DTypeLike | None = None, copy: bool | None = None, *,
         >>> fnp.asarray(3.0).dtype
         dtype('float32')
     """
+    _memory_order("asarray", order)
     if dtype is None and is_extended(a):
         return a
     return place("asarray", asarray_arg("asarray", a, dtype), device)
