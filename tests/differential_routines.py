@@ -27,8 +27,10 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, subnormal
 from differential_values import array_of
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES, ANY, kind_of
 
@@ -37,7 +39,7 @@ import funcarray.numpy as fnp
 from funcarray import dtypes
 
 __all__ = ["ALL", "AFTER_FIRST", "Call", "NONE", "Routine", "any_array", "check_call",
-           "index_array", "INDEX_DTYPES"]
+           "index_array", "INDEX_DTYPES", "assert_table_covers", "table_tests"]
 
 # Which outputs are positions or counts (``Routine.positions``): their dtype is funcarray's
 # default int (int32) where jax's is int64 under x64.
@@ -190,6 +192,38 @@ def index_dtype_is_32_bit(routine, k, got, want, x64) -> bool:
             and got.dtype == DEFAULT_32[want.dtype])
 
 
+def _python_numbers(call, kinds) -> list:
+    found = []
+
+    def visit(value):
+        if type(value) in kinds:
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                visit(v)
+    visit(list(call.operands) + list(call.kwargs.values()))
+    return found
+
+
+def weak_default_is_32_bit(call, got, want) -> bool:
+    """A Python float or complex next to 64-bit integers: funcarray's weak float is
+    float32 (README, "Dtypes": Python numbers default to 32 bits, with no x64 switch);
+    jax's under x64 is float64. Values are compared in funcarray's dtype."""
+    wide_inexact = any(kind_of(a.dtype) in "fc" and np.dtype(a.dtype) in BITS_64
+                       for a in _arrays_in(call.operands))
+    return (not wide_inexact and want.dtype in DEFAULT_32
+            and got.dtype == DEFAULT_32[want.dtype] and kind_of(want.dtype) in "fc"
+            and bool(_python_numbers(call, (float, complex))))
+
+
+def python_int_out_of_range(call, got) -> bool:
+    """A Python int that the operand's dtype (or int32, funcarray's default int) cannot
+    hold: funcarray refuses it, as its conversions of Python ints do everywhere
+    (OverflowError); jax wraps it (a ``fill_value``) or, under x64, makes it int64."""
+    return (isinstance(got, Raised) and isinstance(got.exc, OverflowError)
+            and bool(_python_numbers(call, (int,))))
+
+
 def jax_refuses_lists(call, want) -> bool:
     """jax's set and search functions refuse Python lists (``ensure_arraylike``); funcarray
     converts them, as all its functions do (docs/decisions.md, "As narrow as JAX"). Its
@@ -259,7 +293,7 @@ def _compare_outputs(routine, call, where, got, want, x64):
     assert len(got) == len(want), f"{where}: {len(got)} outputs, jax {len(want)}"
     for k, ((g, g_weak), (w, w_weak)) in enumerate(zip(got, want)):
         at = f"{where}, output {k}"
-        if index_dtype_is_32_bit(routine, k, g, w, x64):
+        if index_dtype_is_32_bit(routine, k, g, w, x64) or weak_default_is_32_bit(call, g, w):
             narrow = w.astype(g.dtype)
             w = narrow if ((narrow == w) | (narrow != narrow)).all() else w
         assert g.shape == w.shape, f"{at}: shape {g.shape}, jax {w.shape}"
@@ -288,9 +322,10 @@ def _compare(routine, call, where, got, want, x64):
     _compare_outputs(routine, call, where, got, want, x64)
 
 
-def check_call(routine, call, allowed=lambda routine, call, got, want: False):
+def check_call(routine, call, allowances=()):
     """Run ``call`` through funcarray eager, funcarray jit and jax, and compare;
-    ``allowed(routine, call, got, want)``: the table's own allowances (True: skip)."""
+    ``allowances``: the table's own, each ``(routine, call, got, want) -> bool`` (True: that
+    difference is allowed, the run is not compared)."""
     x64 = _x64(call)
     with jax.enable_x64(x64):
         want = _run(jnp, routine, call, jnp.asarray)
@@ -303,11 +338,41 @@ def check_call(routine, call, allowed=lambda routine, call, got, want: False):
             ("jit", want_jit, lambda: _run_jit(fnp, routine, call, fa.jit, fnp.asarray)))
     for what, expected, run in runs:
         got = run()
-        if allowed(routine, call, got, expected) or (
-                subnormal_operands_computed_with(routine, call)):
+        if (any(allowed(routine, call, got, expected) for allowed in allowances)
+                or python_int_out_of_range(call, got)
+                or subnormal_operands_computed_with(routine, call)):
             continue
         where = f"{routine.name}{call}, {what}"
         if what == "eager" and _has_subnormals(call):
             _same_kinds(routine, where, got, expected, x64)  # subnormal_operands_compared
             continue
         _compare(routine, call, where, got, expected, x64)
+
+
+def assert_table_covers(table, assigned, jax_lacks=()):
+    """The table has one row per ``assigned`` name, each a function of funcarray.numpy and
+    (but for ``jax_lacks``) of jax.numpy."""
+    names = [row.name for row in table]
+    assert sorted(names) == sorted(assigned)
+    assert all(callable(getattr(fnp, name)) for name in names)
+    assert all(callable(getattr(jnp, name)) for name in names if name not in jax_lacks)
+
+
+def table_tests(table, allowances, regressions, examples):
+    """A table's two tests: its ``regressions`` (``(name, Call)`` pairs: the calls that
+    showed the defects it found) and ``examples`` calls drawn over the whole table, each
+    drawing its function (the same ones every CI run, derandomized; the thorough profile
+    scales the count, conftest.py, and so reaches every function often)."""
+    by_name = {row.name: row for row in table}
+
+    @pytest.mark.parametrize("name, call", regressions,
+                             ids=lambda v: v if isinstance(v, str) else "")
+    def test_regressions_match_jax(name, call):
+        check_call(by_name[name], call, allowances)
+
+    @settings(max_examples=examples)
+    @given(routine=st.sampled_from(table), data=st.data())
+    def test_eager_and_jit_match_jax(routine, data):
+        check_call(routine, data.draw(routine.calls(), label="call"), allowances)
+
+    return test_regressions_match_jax, test_eager_and_jit_match_jax

@@ -30,7 +30,7 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import op_value_error
 from funcarray.lax._sort_on_host import order_last, sorted_last
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full, ones, zeros
