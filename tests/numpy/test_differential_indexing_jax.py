@@ -361,25 +361,33 @@ def jax_refuses_a_size_past_the_axis(routine, call, got, want) -> bool:
             and not isinstance(got, Raised))
 
 
-def jax_skips_empty_index_checks(routine, call, got, want) -> bool:
-    """jax takes an empty index of any dtype where it refuses a non-empty one (``put`` with
-    float indices, ``unravel_index`` into a 0-d or size-0 shape with float indices, ``insert``
-    refusing the empty list NumPy takes as no positions); funcarray checks the dtype
-    whatever the size, as NumPy, and takes ``[]`` as no positions."""
+def jax_skips_index_checks(routine, call, got, want) -> bool:
+    """jax takes float indices where nothing is indexed (``put`` of empty indices or into an
+    empty array) and in ``unravel_index`` (float results), and refuses ``insert``'s empty
+    list, which NumPy takes as no positions; funcarray refuses float indices whatever the
+    size, and takes ``[]``, as NumPy."""
     index = {"put": 1, "unravel_index": 0, "insert": 1}.get(routine.name)
     if index is None or isinstance(got, Raised) == isinstance(want, Raised):
         return False
     value = call.operands[index]
     if routine.name == "insert":
         return value == [] and "integer typed" in str(want.exc)
-    shape = call.kwargs.get("shape", (1,))
-    empty = np.size(value) == 0 or 0 in shape or shape == ()
-    return (empty and np.asarray(value).dtype.kind == "f" and isinstance(got, Raised)
-            and "must be integers" in str(got.exc))
+    nothing_indexed = routine.name == "unravel_index" or 0 in (np.size(value),
+                                                              np.size(call.operands[0]))
+    return (nothing_indexed and np.asarray(value).dtype.kind == "f"
+            and isinstance(got, Raised) and "must be integers" in str(got.exc))
 
 
-_ALLOWANCES = (jax_refuses_a_size_past_the_axis,
-               jax_compress_with_size_drops_entries_past_the_axis, jax_skips_empty_index_checks,
+def jax_gathers_from_an_empty_axis(routine, call, got, want) -> bool:
+    """jax's ``take_along_axis``/``put_along_axis`` clip indices into an axis of size 0
+    (reading zeros, writing nothing); funcarray raises IndexError there, as NumPy."""
+    return (routine.name in ("take_along_axis", "put_along_axis")
+            and np.size(call.operands[0]) == 0 and isinstance(got, Raised)
+            and isinstance(got.exc, IndexError) and not isinstance(want, Raised))
+
+
+_ALLOWANCES = (jax_refuses_a_size_past_the_axis, jax_gathers_from_an_empty_axis,
+               jax_compress_with_size_drops_entries_past_the_axis, jax_skips_index_checks,
                no_index_fits_an_empty_shape, jax_fill_diagonal_rounds_through_floats)
 
 
