@@ -36,11 +36,12 @@ from funcarray.numpy._index_routines_on_host import (
 )
 from funcarray.numpy._indexing import _fill_scalar, _gather_mode
 from funcarray.numpy._promotion import promote_args
-from funcarray.numpy._sort_and_nonzero import nonzero
+from funcarray.numpy._sort_and_nonzero import concrete_count, nonzero
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.gather import gather_p
 from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers
 from funcarray.primitives.select_n import select_n_p
+from funcarray.transforms.core import Tracer
 from funcarray.transforms.host_shortcuts import host_shortcut
 
 if TYPE_CHECKING:
@@ -221,8 +222,14 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *,
         a, axis = _ravel(a), 0
     axis = canonicalize_axis(op, axis, a.ndim)
     if condition.shape[0] > a.shape[axis]:
-        raise op_value_error(op, f"condition of length {condition.shape[0]} is longer than "
-                                 f"axis {axis} of size {a.shape[axis]}")
+        # Entries past the axis may be given if they are false, as in NumPy and jax.numpy
+        # (a traced condition is cut at the axis unchecked, as jax.numpy's with size=).
+        past = condition[a.shape[axis]:]
+        if (not isinstance(past, Tracer) or past.to_concrete_value() is not None) and (
+                concrete_count(op, past, "whether condition is true past the axis")):
+            raise op_value_error(op, f"condition of length {condition.shape[0]} is true past "
+                                     f"the end of axis {axis} (size {a.shape[axis]})")
+        condition = condition[:a.shape[axis]]
     (positions,) = nonzero(condition, size=size, fill_value=-1)
     taken = take(a, positions, axis=axis, mode="fill")
     if size is None:

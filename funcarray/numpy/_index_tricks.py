@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 
 from funcarray.api.arguments import _concrete_int, asarray_arg, convert
+from funcarray.api.closure_conversion import ensure_compile_time_eval
 from funcarray.base import dtypes
 from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
@@ -247,7 +248,7 @@ def unravel_index(indices: ArrayLike, shape: ShapeLike) -> tuple[Array, ...]:
     for s, i in zip(shape, out):
         if too_small is not None:
             i = where(too_small, 0, i)
-        result.append(where(too_big, s - 1, i))
+        result.append(where(too_big, builtins.max(s - 1, 0), i))  # (no index fits 0)
     return tuple(result)
 
 
@@ -541,8 +542,9 @@ def ix_(*args: ArrayLike) -> tuple[Array, ...]:
         shape = [1] * len(arrays)
         shape[i] = a.shape[0]
         if a.shape[0] == 0:
-            # NumPy gives empty index arrays an integer type.
-            out.append(Array(np.zeros(shape, dtypes.canonicalize_dtype(np.intp))))
+            # NumPy gives empty index arrays an integer type (here the default int32, as
+            # jax.numpy's without x64).
+            out.append(Array(np.zeros(shape, dtypes.default_int)))
         else:
             out.append(broadcast_in_dim_p.bind(a, shape=tuple(shape), broadcast_dimensions=(i,)))
     return tuple(out)
@@ -629,5 +631,8 @@ def mask_indices(n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *
         (Array([0, 0, 1], dtype=int32), Array([1, 2, 2], dtype=int32))
     """
     n = _concrete_int("mask_indices", n, "n")
-    rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
+    # The mask depends on n and k alone: computed while tracing, so that jit needs no size=
+    # (as in jax.numpy); a mask_func closing over traced values is staged as usual.
+    with ensure_compile_time_eval():
+        rows, cols = nonzero(mask_func(ones((n, n)), k), size=size)
     return rows, cols

@@ -364,6 +364,9 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
         weights = Array(np.ones((), dtypes.default_int))
     else:
         weights = asarray_arg(op, weights)
+        if weights.dtype == dtypes.bool_:  # (summed: bools have no sum, as in jax.numpy)
+            raise op_type_error(op, "weights must be numbers, got dtype bool; convert them "
+                                    "first, e.g. weights.astype(fnp.int32)")
         if weights.shape != x.shape:
             raise op_value_error(op, f"weights must have x's shape {tuple(x.shape)}, got "
                                      f"{tuple(weights.shape)}")
@@ -377,8 +380,8 @@ def _bin_edges(op, a, bins, range):
                                  f"bins or the bin edges")
     if np.ndim(bins) == 1:
         edges = asarray_arg(op, bins, dt)
-        if edges.shape[0] < 2:
-            raise op_value_error(op, f"bins needs at least 2 edges, got {edges.shape[0]}")
+        if edges.shape[0] < 1:  # (one edge: no bins, as in NumPy and jax.numpy)
+            raise op_value_error(op, f"bins needs at least 1 edge, got {edges.shape[0]}")
         return edges
     if np.ndim(bins) != 0:
         raise op_value_error(op, f"bins must be an int or 1-D edges, got shape {np.shape(bins)}")

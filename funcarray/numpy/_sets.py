@@ -30,12 +30,13 @@ import numpy as np
 from funcarray.api.arguments import asarray_arg, canonicalize_axis, convert
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.errors import op_value_error
 from funcarray.lax._sort_on_host import order_last, sorted_last
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full, ones, zeros
 from funcarray.numpy._elementwise import isnan, not_equal, where
 from funcarray.numpy._index_routines import take
+from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.numpy._reductions import any as _any
 from funcarray.numpy._reductions import cumsum
 from funcarray.numpy._reductions import max as _max
@@ -78,13 +79,9 @@ class _UniqueInverseResult(NamedTuple):
 
 
 def _flat(op, *arrays):
-    """The arguments flattened and promoted to one dtype."""
-    arrays = [asarray_arg(op, a) for a in arrays]
-    try:
-        dt, weak = dtypes.result_type(*arrays, return_weak_type=True)
-    except TypeError as exc:
-        raise op_type_error(op, str(exc)) from None
-    return [convert(a, dt, weak).reshape(-1) for a in arrays]
+    """The arguments flattened and promoted to one dtype (a Python scalar converted straight
+    to it: a Python complex next to a complex128 array keeps its precision)."""
+    return [a.reshape(-1) for a in promote_args_unbroadcast(op, *arrays)]
 
 
 def _result_size(op, size, mask):

@@ -627,6 +627,13 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     return swapaxes(concatenate([bottom, top], axis=-1), -1, axis)
 
 
+def _complex_of(dtype) -> np.dtype:
+    """The complex dtype a real ``dtype`` sorts into: complex128 for the 64-bit ones (int64
+    and uint64 too, as jax.numpy's ``sort_complex``), else the default complex64."""
+    wide = to_inexact_dtype(dtype) == dtypes.float64
+    return dtypes.complex128 if wide else dtypes.default_complex
+
+
 def _sort_complex_on_host(a):
     """A real host array (NumPy dtype): the sort kernel's order is NumPy's (NaN last, -0.0
     equal to 0.0, stable), which NumPy's sort of the values gives (a stable one where
@@ -634,7 +641,7 @@ def _sort_complex_on_host(a):
     v = host_value(a)
     if v is None or v.ndim == 0 or v.dtype.kind not in "biuf":
         return NotImplemented
-    target = dtypes.complex128 if v.dtype == dtypes.float64 else dtypes.default_complex
+    target = _complex_of(v.dtype)
     ordered = np.sort(v, axis=-1)
     # An unstable sort gives the same bits unless equal values can differ in their bits:
     # the zeros (-0.0 == 0.0) and NaNs of floats (sorted last) need the stable order.
@@ -656,8 +663,7 @@ def sort_complex(a: ArrayLike) -> Array:
     a = sort(asarray_arg("sort_complex", a), axis=-1)
     if a.dtype.kind == "c":
         return a
-    target = dtypes.complex128 if a.dtype == dtypes.float64 else dtypes.default_complex
-    return convert(a, target)
+    return convert(a, _complex_of(a.dtype))
 
 
 # --------------------------------------------------------------------------------------------
