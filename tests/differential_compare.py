@@ -22,7 +22,7 @@ import numpy as np
 from funcarray import dtypes
 
 __all__ = ["BITS_64", "Case", "DEFAULT_32", "Raised", "attempt", "outputs", "parts",
-           "same_kind_of_answer", "subnormal"]
+           "reproducer", "same_kind_of_answer", "subnormal"]
 
 BITS_64 = frozenset({dtypes.int64, dtypes.uint64, dtypes.float64, dtypes.complex128})
 # jax's and funcarray's Python scalar defaults without x64 (funcarray's always).
@@ -43,10 +43,23 @@ class Case:
         return np.asarray(self.operand)
 
     def __repr__(self):
-        x = self.operand
-        shown = (f"np.array({x.tolist()!r}, {x.dtype.name!r})"
-                 if isinstance(x, np.ndarray) else repr(x))
-        return f"({shown}, **{self.kwargs!r})"
+        return f"({reproducer(self.operand)}, **{self.kwargs!r})"
+
+
+def reproducer(value) -> str:
+    """``value`` (an operand: a NumPy array, a list or tuple of them, a Python scalar) as
+    Python source that rebuilds it, for failure messages.
+
+    Example:
+        >>> reproducer([np.array([1, 2], np.int8), 2.5])
+        "[np.array([1, 2], 'int8'), 2.5]"
+    """
+    if isinstance(value, np.ndarray):
+        return f"np.array({value.tolist()!r}, {value.dtype.name!r})"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(map(reproducer, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner},)"
+    return repr(value)
 
 
 class Raised:

@@ -38,6 +38,7 @@ from differential_compare import (
     DEFAULT_32,
     Raised,
     parts,
+    reproducer,
     same_kind_of_answer,
     subnormal,
 )
@@ -67,8 +68,7 @@ class Case:
         return [v for v in self.operands if isinstance(v, np.ndarray)]
 
     def __repr__(self):
-        shown = ", ".join(f"np.array({v.tolist()!r}, {v.dtype.name!r})"
-                          if isinstance(v, np.ndarray) else repr(v) for v in self.operands)
+        shown = ", ".join(map(reproducer, self.operands))
         return f"({shown}, **{self.kwargs!r})"
 
 

@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, subnormal
+from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, reproducer, subnormal
 from differential_values import array_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -60,17 +60,8 @@ class Call:
     kwargs: dict
 
     def __repr__(self):
-        return "(" + ", ".join([*map(_shown, self.operands),
+        return "(" + ", ".join([*map(reproducer, self.operands),
                                 f"**{self.kwargs!r}"]) + ")"
-
-
-def _shown(value) -> str:
-    if isinstance(value, np.ndarray):
-        return f"np.array({value.tolist()!r}, {value.dtype.name!r})"
-    if isinstance(value, (list, tuple)):
-        inner = ", ".join(map(_shown, value))
-        return f"[{inner}]" if isinstance(value, list) else f"({inner},)"
-    return repr(value)
 
 
 @dataclasses.dataclass(frozen=True)

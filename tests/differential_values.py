@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from differential_compare import reproducer
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES, kind_of
 
@@ -132,9 +133,7 @@ class Case:
         return tuple(next(it) if isinstance(v, np.ndarray) else v for v in self.values)
 
     def __repr__(self):
-        return "Case(" + ", ".join(
-            f"np.array({v.tolist()!r}, {v.dtype.name!r})" if isinstance(v, np.ndarray)
-            else repr(v) for v in self.values) + ")"
+        return "Case(" + ", ".join(map(reproducer, self.values)) + ")"
 
 
 @st.composite

@@ -40,6 +40,7 @@ from differential_compare import (
     Raised,
     attempt,
     parts,
+    reproducer,
     same_kind_of_answer,
     subnormal,
 )
@@ -71,8 +72,7 @@ class LaxCase:
         return [v for v in self.operands if isinstance(v, np.ndarray)]
 
     def __repr__(self):
-        shown = ", ".join(f"np.array({v.tolist()!r}, {v.dtype.name!r})"
-                          if isinstance(v, np.ndarray) else repr(v) for v in self.operands)
+        shown = ", ".join(map(reproducer, self.operands))
         return f"({shown}, **{self.kwargs!r})"
 
 

@@ -24,6 +24,7 @@ from differential_compare import (
     Raised,
     attempt,
     parts,
+    reproducer,
     same_kind_of_answer,
     subnormal,
 )
@@ -145,10 +146,7 @@ class Case:
     kwargs: dict
 
     def __repr__(self):
-        x = self.operand
-        shown = (f"np.array({x.tolist()!r}, {x.dtype.name!r})"
-                 if isinstance(x, np.ndarray) else repr(x))
-        return f"({shown}, **{self.kwargs!r})"
+        return f"({reproducer(self.operand)}, **{self.kwargs!r})"
 
 
 @st.composite

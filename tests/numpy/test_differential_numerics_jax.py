@@ -25,7 +25,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from differential_compare import BITS_64, Raised, attempt, parts, same_kind_of_answer, subnormal
+from differential_compare import (
+    BITS_64,
+    Raised,
+    attempt,
+    parts,
+    reproducer,
+    same_kind_of_answer,
+    subnormal,
+)
 from differential_values import SHAPES, array_of, python_scalars
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,8 +140,7 @@ class Call:
         return tuple(next(it) if isinstance(v, np.ndarray) else v for v in self.values)
 
     def __repr__(self):
-        shown = ", ".join(f"np.array({v.tolist()!r}, {v.dtype.name!r})"
-                          if isinstance(v, np.ndarray) else repr(v) for v in self.values)
+        shown = ", ".join(map(reproducer, self.values))
         return f"({shown}, **{self.kwargs!r})"
 
 

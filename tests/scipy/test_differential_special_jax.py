@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import jax.scipy.special as jsp
 import numpy as np
 import scipy.special as scipy_special
-from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, subnormal
+from differential_compare import BITS_64, DEFAULT_32, Raised, attempt, parts, reproducer, subnormal
 from differential_values import SHAPES, edge_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -319,9 +319,7 @@ class Case:
     values: tuple
 
     def __repr__(self):
-        return "(" + ", ".join(
-            f"np.array({v.tolist()!r}, {v.dtype.name!r})" if isinstance(v, np.ndarray)
-            else repr(v) for v in self.values) + ")"
+        return "(" + ", ".join(map(reproducer, self.values)) + ")"
 
 
 def _real_of(dtype):
