@@ -464,7 +464,11 @@ def _intersect1d_on_host(ar1, ar2, assume_unique=False, return_indices=False, *,
 def _setdiff1d_on_host(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     found = _set_operation_on_host(lambda c, n: (c > 0) & (c == n), ar1, ar2, size,
                                    fill_value)
-    return NotImplemented if found is None else found[0]
+    if found is None:
+        return NotImplemented
+    _, (perm, start, _, _) = found
+    # (each kept run's first element is in ar1: its value there, in ar1's own dtype)
+    return Array(host_value(ar1).reshape(-1)[perm[start]], False)
 
 
 def _setxor1d_on_host(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -603,10 +607,20 @@ def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, *,
         >>> fnp.setdiff1d(fnp.array([1, 2, 3, 2]), fnp.array([2, 5]))
         Array([1, 3], dtype=int32)
     """
+    op = "setdiff1d"
+    own = asarray_arg(op, ar1)
     fill = 0 if fill_value is None else fill_value
-    return _set_operation("setdiff1d", ar1, ar2,
-                          lambda count1, length: (count1 > 0) & (count1 == length),
-                          size, fill)[0]
+    values, extra = _set_operation(op, ar1, ar2,
+                                   lambda count1, length: (count1 > 0) & (count1 == length),
+                                   size, fill)
+    # The result is ar1's values in ar1's dtype (jax, NumPy): compared in the promoted dtype,
+    # each kept run's first element is taken from ar1 itself, the padding converted.
+    padding = convert(values, own.dtype, own.weak_type)
+    if extra is None:
+        return padding
+    (_, starts, _, _, _, perm), positions, valid, _, _ = extra
+    first = take(perm, starts.at[positions].get(mode="fill", fill_value=0))
+    return where(valid, take(own.reshape(-1), first, mode="clip"), padding)
 
 
 @host_shortcut(_setxor1d_on_host)
