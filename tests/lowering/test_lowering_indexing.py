@@ -264,7 +264,9 @@ def test_scatter_rows_with_repeats_and_out_of_bounds(name, mode):
     x = fnp.arange(15, dtype=fnp.float32).reshape(5, 3)
     # Repeats for the combining scatters; the replacing one gets distinct rows.
     rows = [[4], [-1], [7], [0]] if name == "scatter" else [[1], [1], [-1], [7], [4], [4]]
-    i = fnp.array(rows, dtype=fnp.uint8 if mode == "clip" and name == "scatter" else fnp.int32)
+    # (clip with uint8 indices: -1 wraps to row 255, far out of bounds)
+    dtype = np.uint8 if mode == "clip" and name == "scatter" else np.int32
+    i = fnp.asarray(np.array(rows).astype(dtype))
     u = fnp.arange(len(rows) * 3, dtype=fnp.float32).reshape(len(rows), 3) - 4
     dn = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
                                     scatter_dims_to_operand_dims=(0,))
