@@ -389,7 +389,6 @@ def _convert_element_type_on_host(operand, new_dtype):
     return Array(convert_kernel(v, new_dtype))
 
 
-@host_shortcut(_convert_element_type_on_host)
 def _convert_wide_python_int(op: str, value: int, new_dtype) -> Array:
     """A Python int beyond int32 converted as jax.lax does: to a float or complex dtype at
     its value (2**64 to float32 is 1.8e19), to an integer dtype through its 64 bits
@@ -405,6 +404,7 @@ def _convert_wide_python_int(op: str, value: int, new_dtype) -> Array:
     return convert(Array(np.asarray(value, wide)), new_dtype, False)
 
 
+@host_shortcut(_convert_element_type_on_host)
 def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
     """Elementwise conversion to ``new_dtype`` (a strong result). Float to integer truncates
     toward zero and saturates; complex to real keeps the real part.

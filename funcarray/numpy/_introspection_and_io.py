@@ -43,6 +43,18 @@ __all__ = [
 # Predicates
 # --------------------------------------------------------------------------------------------
 
+def _isreal_on_host(x):
+    """Whether the imaginary part of a host value is zero (all True for a real dtype), weak
+    as ``x``, as the general path (``_iscomplex_on_host``'s counterpart)."""
+    value = host_value(x)
+    if value is None or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    if value.dtype.kind == "c":
+        return Array(np.equal(np.imag(value), 0), x._weak)
+    return Array(np.ones(value.shape, np.bool_), x._weak)
+
+
+@host_shortcut(_isreal_on_host)
 def isreal(x: ArrayLike) -> Array:
     """Elementwise, whether the imaginary part is zero (always true for real dtypes).
 
