@@ -65,7 +65,7 @@ def shape_tuple(op: str, shape: Any) -> tuple[int, ...]:
 
 def _memory_order(op: str, order: str | None) -> None:
     """funcarray arrays have no memory layout to choose: only ``order='K'`` (or None) is
-    taken, as jax."""
+    taken, as jax. (Callers test for those first: ``array`` is on many hot paths.)"""
     if order not in (None, "K"):
         raise NotImplementedError(f"{op}: only order='K' is implemented, got order="
                                   f"{order!r} (funcarray arrays have no memory layout)")
@@ -84,13 +84,14 @@ def array(object: Any, dtype: DTypeLike | None = None, copy: bool = True,
         Array([[1, 2],
                [3, 4]], dtype=int32)
     """
-    _memory_order("array", order)
+    if order != "K" and order is not None:
+        _memory_order("array", order)
     if dtype is None and not ndmin and is_extended(object):
         return object  # a key array, as it is (arrays are immutable: no copy to make)
     out = asarray_arg("array", object, dtype)
     if ndmin > out.ndim:
         out = reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
-    return place("array", out, device)
+    return out if device is None else place("array", out, device)
 
 
 def asarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None, *,
@@ -102,7 +103,8 @@ def asarray(a: Any, dtype: DTypeLike | None = None, order: str | None = None, *,
         >>> fnp.asarray(3.0).dtype
         dtype('float32')
     """
-    _memory_order("asarray", order)
+    if order is not None:
+        _memory_order("asarray", order)
     if dtype is None and is_extended(a):
         return a
     return place("asarray", asarray_arg("asarray", a, dtype), device)
