@@ -43,15 +43,25 @@ __all__ = [
 # Predicates
 # --------------------------------------------------------------------------------------------
 
-def _isreal_on_host(x):
-    """Whether the imaginary part of a host value is zero (all True for a real dtype), weak
-    as ``x``, as the general path (``_iscomplex_on_host``'s counterpart)."""
-    value = host_value(x)
-    if value is None or value.dtype.isbuiltin != 1:
-        return NotImplemented
-    if value.dtype.kind == "c":
-        return Array(np.equal(np.imag(value), 0), x._weak)
-    return Array(np.ones(value.shape, np.bool_), x._weak)
+def _imaginary_test_on_host(compare, real_answer: bool):
+    """The host shortcut of ``isreal`` (``compare`` np.equal, real dtypes all True) or
+    ``iscomplex`` (np.not_equal, all False): the imaginary part of a host value against 0,
+    weak as ``x``, as the general path (it compares with a zero of ``x``'s weak type)."""
+    fill = np.ones if real_answer else np.zeros
+
+    def on_host(x):
+        value = host_value(x)
+        if value is None or value.dtype.isbuiltin != 1:
+            return NotImplemented
+        if value.dtype.kind == "c":
+            return Array(compare(np.imag(value), 0), x._weak)
+        return Array(fill(value.shape, np.bool_), x._weak)
+
+    return on_host
+
+
+_isreal_on_host = _imaginary_test_on_host(np.equal, True)
+_iscomplex_on_host = _imaginary_test_on_host(np.not_equal, False)
 
 
 @host_shortcut(_isreal_on_host)
@@ -65,17 +75,6 @@ def isreal(x: ArrayLike) -> Array:
     """
     part, zero = _imaginary_part_and_zero("isreal", x)
     return part == zero
-
-
-def _iscomplex_on_host(x):
-    """Whether the imaginary part of a host value is nonzero (all False for a real dtype),
-    weak as ``x`` (the general path compares with a zero of ``x``'s weak type)."""
-    value = host_value(x)
-    if value is None or value.dtype.isbuiltin != 1:
-        return NotImplemented
-    if value.dtype.kind == "c":
-        return Array(np.not_equal(np.imag(value), 0), x._weak)
-    return Array(np.zeros(value.shape, np.bool_), x._weak)
 
 
 @host_shortcut(_iscomplex_on_host)

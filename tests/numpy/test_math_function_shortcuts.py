@@ -122,7 +122,7 @@ def test_heaviside_and_right_shift_match_general_path(pair):
 
 def test_unary_shortcuts_take_common_forms():
     from funcarray.numpy._elementwise import _isinf_on_host, _reciprocal_on_host
-    from funcarray.numpy._introspection_and_io import _iscomplex_on_host
+    from funcarray.numpy._introspection_and_io import _iscomplex_on_host, _isreal_on_host
     from funcarray.numpy._math_functions import (
         _angle_on_host,
         _heaviside_on_host,
@@ -139,7 +139,8 @@ def test_unary_shortcuts_take_common_forms():
     i = fnp.asarray(np.int32([7, -7]))
     for operand in (x, fa.device_put(x), z):
         for rule in (_imag_on_host, _angle_on_host, _sinc_on_host, _reciprocal_on_host,
-                     _isinf_on_host, _logical_not_on_host, _iscomplex_on_host):
+                     _isinf_on_host, _logical_not_on_host, _iscomplex_on_host,
+                     _isreal_on_host):
             assert rule(operand) is not NotImplemented, rule
     assert _modf_on_host(x) is not NotImplemented
     assert _bitwise_count_on_host(i) is not NotImplemented
