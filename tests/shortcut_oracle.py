@@ -19,6 +19,7 @@ import numpy as np
 
 import funcarray as fa
 from funcarray import config
+from funcarray.base import dtypes
 from funcarray.base.array import Array
 
 __all__ = ["general_path", "assert_same_outcome", "outcome"]
@@ -55,7 +56,7 @@ def _same_bits(a, b) -> bool:
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         if a.shape != b.shape or a.dtype != b.dtype:
             return False
-        if a.dtype.kind in "fc" or a.dtype.name in ("bfloat16", "float16"):
+        if a.dtype.kind in "fc" or dtypes.is_float(a.dtype):  # (ml_dtypes' floats: kind V)
             a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
             b64 = b.astype(a64.dtype)
             parts = ((a64.real, b64.real), (a64.imag, b64.imag)) if a.dtype.kind == "c" \

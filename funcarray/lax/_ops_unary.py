@@ -26,8 +26,8 @@ import numpy as np
 
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
-from funcarray.base.errors import filtered, op_type_error, op_value_error
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
     _F,
@@ -51,6 +51,7 @@ from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 from funcarray.primitives.compiler_hints import reduce_precision_kernel, reduce_precision_p
 from funcarray.primitives.conversions import bitcast_convert_type_p, convert_kernel
+from funcarray.primitives.eager_entry import eager_entry
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -88,31 +89,16 @@ def _unary(name, prim, kinds, summary, example, *, accuracy=False):
     accepted = dtypes.dtype_set(lambda d: _kind(d) in kinds)
 
     # An eager array of an accepted dtype needs no check (lax's special functions are chains
-    # of these); a device array's dtype comes from its aval, so the XLA engine's operands stay
-    # on the device.
+    # of these): its kernel runs in the function's own frame (``eager_entry``).
     if accuracy:
-        def fn(x, *, accuracy=None):
-            if accuracy is None:
-                t = type(x)
-                if (t is Array and x._value.dtype in accepted) or (
-                        t is DeviceArray and x._aval.dtype in accepted):
-                    return prim.bind(x)
-            try:
-                _no_accuracy(op, accuracy)
-                return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
-            except Exception as exc:
-                raise filtered(exc) from exc.__cause__
+        def general(x, accuracy):
+            _no_accuracy(op, accuracy)
+            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
     else:
-        def fn(x):
-            t = type(x)
-            if (t is Array and x._value.dtype in accepted) or (
-                    t is DeviceArray and x._aval.dtype in accepted):
-                return prim.bind(x)
-            try:
-                return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
-            except Exception as exc:
-                raise filtered(exc) from exc.__cause__
-    fn._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
+        def general(x):
+            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+    fn = eager_entry(prim, accepted, general, home=globals(), positional_only=False,
+                     option="accuracy" if accuracy else None)
     return _doc(fn, name, summary, example)
 
 

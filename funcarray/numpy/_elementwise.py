@@ -39,6 +39,7 @@ from funcarray.numpy._promotion import (
 )
 from funcarray.numpy._sort_and_nonzero import nonzero_for
 from funcarray.primitives import elementwise as ew
+from funcarray.primitives.eager_entry import eager_entry
 from funcarray.primitives.select_n import select_n_p
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -123,42 +124,29 @@ def _dtypes_of_kinds(kinds) -> set:
 
 def _unary_inexact(name, prim, summary, example) -> _Unary:
     """A math function of floats/complex; ints and bools are converted to float first."""
-    def fn(x, /):
-        tx = type(x)
-        if ((tx is Array and x._value.dtype in _INEXACT_DTYPES)
-                or (tx is DeviceArray and x._aval.dtype in _INEXACT_DTYPES)):
-            return prim.bind(x)
-        try:
-            x = asarray_arg(name, x)
-            if not dtypes.is_inexact(x.dtype):
-                x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
-            return prim.bind(x)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x):
+        x = asarray_arg(name, x)
+        if not dtypes.is_inexact(x.dtype):
+            x = convert(x, to_inexact_dtype(x.dtype), x.weak_type)
+        return prim.bind(x)
+    return _doc(eager_entry(prim, _INEXACT_DTYPES, general, home=globals()), name, summary,
+                example)
 
 
 def _unary_same(name, prim, kinds, summary, example) -> _Unary:
     """A function that keeps the dtype (neg, abs, sign...) on the accepted dtype kinds."""
-    accepted = _dtypes_of_kinds(kinds)
-
-    def fn(x, /):
-        tx = type(x)
-        if ((tx is Array and x._value.dtype in accepted)
-                or (tx is DeviceArray and x._aval.dtype in accepted)):
-            return prim.bind(x)
-        try:
-            x = asarray_arg(name, x)
-            _check_kinds(name, x, kinds)
-            return prim.bind(x)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x):
+        x = asarray_arg(name, x)
+        _check_kinds(name, x, kinds)
+        return prim.bind(x)
+    return _doc(eager_entry(prim, _dtypes_of_kinds(kinds), general, home=globals()), name,
+                summary, example)
 
 
-def _device_operands_alike(x, y, accepted) -> bool:
-    """Two concrete arrays, one at least a device array, of one accepted dtype and shape:
-    judged by a device array's aval, not its value (with the XLA engine it stays on device)."""
+def _operands_alike(x, y, accepted) -> bool:
+    """Two concrete arrays (host or device) of one accepted dtype and shape: nothing to
+    promote, broadcast or check (a device array judged by its aval: with the XLA engine its
+    value stays on the device)."""
     tx, ty = type(x), type(y)
     if not ((tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray)):
         return False
@@ -167,33 +155,12 @@ def _device_operands_alike(x, y, accepted) -> bool:
     return xa.dtype is ya.dtype and xa.shape == ya.shape and xa.dtype in accepted
 
 
-def _operands_alike(x, y, accepted) -> bool:
-    """Two concrete arrays (host or device) of one accepted dtype and shape: nothing to
-    promote, broadcast or check, so a binary function binds its primitive at once."""
-    if type(x) is Array and type(y) is Array:
-        xv, yv = x._value, y._value
-        return xv.dtype is yv.dtype and xv.shape == yv.shape and xv.dtype in accepted
-    return _device_operands_alike(x, y, accepted)
-
-
 def _binding_alike(prim, accepted, general) -> _Binary:
-    """The binary function ``fn(x, y)``: ``prim`` bound at once for operands alike (see
-    ``_operands_alike``, whose host case it tests in its own frame: one call less on every
-    ``fnp.add(x, y)`` of two host arrays), else ``general(x, y)``, its errors' tracebacks
-    filtered. The factories below write only ``general``."""
-    def fn(x, y, /):
-        if type(x) is Array and type(y) is Array:
-            xv, yv = x._value, y._value
-            dtype = xv.dtype
-            if dtype is yv.dtype and dtype in accepted and xv.shape == yv.shape:
-                return prim.bind(x, y)
-        elif _device_operands_alike(x, y, accepted):
-            return prim.bind(x, y)
-        try:
-            return general(x, y)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return fn
+    """The binary function ``fn(x, y)``: ``prim`` bound at once for two concrete arrays of
+    one ``accepted`` dtype and shape (its eager kernel run in ``fn``'s own frame, see
+    ``eager_entry``), else ``general(x, y)``, its errors' tracebacks filtered. The factories
+    below write only ``general``."""
+    return eager_entry(prim, accepted, general, home=globals())
 
 
 def _binary(name, prim, kinds, summary, example) -> _Binary:
@@ -219,18 +186,13 @@ def _no_wrapper(fn):
 def _binary_inexact(name, prim, summary, example) -> _Binary:
     """A function of two real numbers computed in floating point (complex is refused, as
     NumPy does, eagerly and under jit alike)."""
-    def fn(x, y, /):
-        if _operands_alike(x, y, _FLOAT_DTYPES):
-            return prim.bind(x, y)
-        try:
-            if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
-                return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
-            x, y = promote_args_inexact(name, x, y)
-            _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
-            return prim.bind(x, y)
-        except Exception as exc:
-            raise filtered(exc) from exc.__cause__
-    return _no_wrapper(_doc(fn, name, summary, example))
+    def general(x, y):
+        if is_array(x) and is_array(y) and x.dtype == y.dtype and dtypes.is_float(x.dtype):
+            return prim.bind(*promote_binary(name, x, y))  # (its eager fast paths)
+        x, y = promote_args_inexact(name, x, y)
+        _check_kinds(name, x, _NUMERIC - {"c"} | {"b"})
+        return prim.bind(x, y)
+    return _doc(_binding_alike(prim, _FLOAT_DTYPES, general), name, summary, example)
 
 
 _FLOAT_DTYPES = _dtypes_of_kinds("f")
@@ -358,17 +320,16 @@ float_power = _promoted_binary(
     ("fnp.float_power(fnp.array([2, 3]), 2)", "Array([4., 9.], dtype=float32)"))
 
 
-def square(x: ArrayLike, /) -> Array:
-    """Elementwise ``x * x``.
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.square(fnp.arange(3))
-        Array([0, 1, 4], dtype=int32)
-    """
+def _general_square(x):
     x = asarray_arg("square", x)
     _check_kinds("square", x, _NUMERIC | {"b"})
     return ew.square_p.bind(_bool_to_int(x))
+
+
+square = _doc(eager_entry(ew.square_p, _dtypes_of_kinds(_NUMERIC), _general_square,
+                          home=globals()),
+              "square", "Elementwise ``x * x``.",
+              ("fnp.square(fnp.arange(3))", "Array([0, 1, 4], dtype=int32)"))
 
 
 def _reciprocal_on_host(x, /):
@@ -392,29 +353,19 @@ def reciprocal(x: ArrayLike, /) -> Array:
     return ew.div_p.bind(_constant_like(x, 1), x)
 
 
-def absolute(x: ArrayLike, /) -> Array:
-    """Elementwise ``|x|`` (complex gives the magnitude, a float).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.abs(fnp.array([-1, 2]))
-        Array([1, 2], dtype=int32)
-    """
-    tx = type(x)
-    if ((tx is Array and x._value.dtype in _SIGNED) or
-            (tx is DeviceArray and x._aval.dtype in _SIGNED)):
-        return ew.abs_p.bind(x)
-    try:
-        x = asarray_arg("absolute", x)
-        _check_kinds("absolute", x, _NUMERIC | {"b"})
-        if x.dtype == np.bool_ or _kind(x.dtype) == "u":
-            return x
-        return ew.abs_p.bind(x)
-    except Exception as exc:
-        raise filtered(exc) from exc.__cause__
+def _general_absolute(x):
+    x = asarray_arg("absolute", x)
+    _check_kinds("absolute", x, _NUMERIC | {"b"})
+    if x.dtype == np.bool_ or _kind(x.dtype) == "u":
+        return x
+    return ew.abs_p.bind(x)
 
 
-_SIGNED = _dtypes_of_kinds("ifc")  # absolute binds abs_p (bools and unsigned are their own)
+# (abs_p only for the signed kinds: bools and unsigned integers are their own absolute value)
+absolute = _doc(eager_entry(ew.abs_p, _dtypes_of_kinds("ifc"), _general_absolute,
+                            home=globals()),
+                "absolute", "Elementwise ``|x|`` (complex gives the magnitude, a float).",
+                ("fnp.abs(fnp.array([-1, 2]))", "Array([1, 2], dtype=int32)"))
 abs = _no_wrapper(absolute)  # noqa: A001 (NumPy's name)
 
 
@@ -431,17 +382,10 @@ def fabs(x: ArrayLike, /) -> Array:
     return ew.abs_p.bind(_to_inexact(x))
 
 
-def sign(x: ArrayLike, /) -> Array:
-    """Elementwise sign: -1, 0 or 1 (NaN for NaN; ``x / |x|`` for complex).
-
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.sign(fnp.array([-2.0, 0.0, 3.0]))
-        Array([-1.,  0.,  1.], dtype=float32)
-    """
-    x = asarray_arg("sign", x)
-    _check_kinds("sign", x, _NUMERIC)
-    return ew.sign_p.bind(x)
+sign = _unary_same("sign", ew.sign_p, _NUMERIC,
+                   "Elementwise sign: -1, 0 or 1 (NaN for NaN; ``x / |x|`` for complex).",
+                   ("fnp.sign(fnp.array([-2.0, 0.0, 3.0]))",
+                    "Array([-1.,  0.,  1.], dtype=float32)"))
 
 
 # --------------------------------------------------------------------------------------------

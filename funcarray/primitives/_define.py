@@ -100,6 +100,7 @@ class ElementwisePrimitive(Primitive):
     """
 
     nargs = 0  # (set by the family helpers before ``impl``)
+    _impl_followers: tuple = ()  # see follow_impl
 
     # (a hook on setting, not a property: reading ``impl``, as some eager shortcuts do, stays
     # a plain attribute read)
@@ -111,6 +112,13 @@ class ElementwisePrimitive(Primitive):
                 object.__setattr__(self, "bind", fused(self))
             elif self.nargs:
                 object.__setattr__(self, "bind", positional_bind(self, self.nargs))
+            for follow in self._impl_followers:
+                follow(value)
+
+    def follow_impl(self, callback) -> None:
+        """Call ``callback(impl)`` whenever ``impl`` is set from now on: the API functions
+        that inline the eager kernel (``eager_entry``) stop doing so for another ``impl``."""
+        object.__setattr__(self, "_impl_followers", (*self._impl_followers, callback))
 
 
 def _make_primitive(name, hlo, nargs, kernel, out_dtype):
@@ -192,7 +200,20 @@ def elementwise_impl(kernel, nargs: int, *, weak: bool = True, direct=None):
     """
     if nargs not in (1, 2):
         raise ValueError(f"elementwise_impl: takes 1 or 2 operands, not {nargs}")
-    return _elementwise_rules(nargs, direct is not None)(kernel, direct, weak, CURRENT_TRACE.get)
+    impl = _elementwise_rules(nargs, direct is not None)(kernel, direct, weak, CURRENT_TRACE.get)
+    # What an API function may run in its own frame (``eager_entry``): the kernel, the dtypes
+    # it must not run on, and whether results are weak. A kernel that fixes up complex
+    # operands names the NumPy function it runs on real ones (``real_kernel``): that one runs
+    # inline, one Python call less, and complex operands take ``impl``.
+    inline, excluded = (kernel, frozenset()) if direct is None else (direct, LOW_PRECISION_FLOATS)
+    real_kernel = getattr(inline, "real_kernel", None)
+    if real_kernel is not None:
+        inline, excluded = real_kernel, excluded | _COMPLEX
+    impl.eager_inline = (inline, frozenset(excluded), weak)
+    return impl
+
+
+_COMPLEX = dtypes.dtype_set(dtypes.is_complex)
 
 
 def unary(name: str, kernel, *, hlo: str | None = None, out_dtype=None,

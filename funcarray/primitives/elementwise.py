@@ -283,6 +283,7 @@ def _unsigned_complex_zeros(kernel):
     kernel gives jit's and jax's values. Real operands keep their signed zeros."""
     def unsigned_zeros_kernel(v):
         return kernel(v + 0.0 if v.dtype.kind == "c" else v)
+    unsigned_zeros_kernel.real_kernel = kernel  # (for real operands: see elementwise_impl)
     return unsigned_zeros_kernel
 
 
