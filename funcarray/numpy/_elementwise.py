@@ -158,9 +158,9 @@ def _operands_alike(x, y, accepted) -> bool:
 def _binding_alike(prim, accepted, general) -> _Binary:
     """The binary function ``fn(x, y)``: ``prim`` bound at once for two concrete arrays of
     one ``accepted`` dtype and shape (its eager kernel run in ``fn``'s own frame, see
-    ``eager_entry``), else ``general(x, y)``, its errors' tracebacks filtered. The factories
-    below write only ``general``."""
-    return eager_entry(prim, accepted, general, home=globals())
+    ``eager_entry``; shapes that differ broadcast there), else ``general(x, y)``, its errors'
+    tracebacks filtered. The factories below write only ``general``."""
+    return eager_entry(prim, accepted, general, home=globals(), broadcasts=True)
 
 
 def _binary(name, prim, kinds, summary, example) -> _Binary:

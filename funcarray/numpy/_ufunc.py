@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 import types
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from funcarray.numpy._creation import arange, asarray
 from funcarray.numpy._elementwise import where as where_
 from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis
 from funcarray.numpy._vectorize_and_constructors import vectorize
+from funcarray.primitives.eager_entry import MISSING_OPERAND, entry_variant
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -225,30 +227,47 @@ if TYPE_CHECKING:
                      where: None = None) -> Array: ...
 
 
-_MISSING = object()  # (an argument not given)
+def _entry_general(uf: ufunc):
+    """What the eager entry of ``uf``'s call does not run itself: ``nin`` operands go to
+    ``uf``'s function, anything else to ``ufunc.__call__``, which raises the errors."""
+    call, general = uf._call, ufunc.__call__
+
+    def forward(*operands, out=None, where=None):
+        given = tuple(x for x in operands if x is not MISSING_OPERAND)
+        if len(given) != uf.nin or out is not None or where is not None:
+            return general(uf, *given, out=out, where=where)
+        return call(*given)
+    return forward
 
 
 def _direct_call_class(uf: ufunc) -> type:
-    """A class of ``uf`` alone whose ``__call__`` forwards straight to ``uf._call``.
+    """A class of ``uf`` alone whose ``__call__`` runs ``uf``'s function without the ufunc
+    layer.
 
     Calling an instance goes through its class's ``__call__``: ``ufunc.__call__`` packs
     ``*args`` and looks up ``self._call``, ~100 ns of every ``fnp.add(x, y)``. A
-    ``staticmethod`` there is called without ``self``, with ``uf``'s arguments as given: the
-    forwarder below takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns
-    less); other calls (``out=``, ``where=``, a wrong argument count) take
-    ``ufunc.__call__``, for its errors.
+    ``staticmethod`` there is called without ``self``, with ``uf``'s arguments as given: for
+    an elementwise primitive's function it is that function's eager entry with the ufunc's
+    signature (``entry_variant``: the kernel runs in the call's own frame), else a forwarder
+    that takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns less). Other
+    calls (``out=``, ``where=``, a wrong argument count) take ``ufunc.__call__``, for its
+    errors.
     """
     call, general = uf._call, ufunc.__call__
-    if uf.nin == 1:
-        def forward(x=_MISSING, /, *more, out=None, where=None):
-            if x is _MISSING or more or out is not None or where is not None:
-                given = () if x is _MISSING else (x,)
+    entry = entry_variant(call, _entry_general(uf), home=vars(sys.modules[call.__module__]),
+                          ufunc_call=True)
+    if entry is not None:
+        forward = entry
+    elif uf.nin == 1:
+        def forward(x=MISSING_OPERAND, /, *more, out=None, where=None):
+            if x is MISSING_OPERAND or more or out is not None or where is not None:
+                given = () if x is MISSING_OPERAND else (x,)
                 return general(uf, *given, *more, out=out, where=where)
             return call(x)
     else:
-        def forward(x1=_MISSING, x2=_MISSING, /, *more, out=None, where=None):
-            if x2 is _MISSING or more or out is not None or where is not None:
-                given = tuple(a for a in (x1, x2) if a is not _MISSING)
+        def forward(x1=MISSING_OPERAND, x2=MISSING_OPERAND, /, *more, out=None, where=None):
+            if x2 is MISSING_OPERAND or more or out is not None or where is not None:
+                given = tuple(a for a in (x1, x2) if a is not MISSING_OPERAND)
                 return general(uf, *given, *more, out=out, where=where)
             return call(x1, x2)
     return type("ufunc", (ufunc,), {"__slots__": (), "__call__": staticmethod(forward),

@@ -14,6 +14,7 @@ import funcarray.numpy as fnp
 from funcarray.api.placement import place
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
+from funcarray.primitives.eager_entry import entry_variant
 from funcarray.transforms.core import Tracer
 
 # Right-hand operands that an operator accepts; anything else returns NotImplemented so that
@@ -46,8 +47,11 @@ def _forward(fn):
             except Exception as exc:
                 raise filtered(exc) from exc.__cause__
         return NotImplemented
-    method.__name__ = fn.__name__
-    return method
+    # Two concrete arrays of one dtype (``x + y`` in eager code) run the primitive's kernel
+    # in the operator's own frame, as ``fnp.add`` does (see ``eager_entry``).
+    entry = entry_variant(fn, method, home=globals()) or method
+    entry.__name__ = entry.__qualname__ = fn.__name__
+    return entry
 
 
 def _reflected(fn):

@@ -21,26 +21,29 @@ import functools
 import sys
 import types
 
+import numpy as np
+
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
 from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
 
-__all__ = ["eager_entry"]
+__all__ = ["MISSING_OPERAND", "eager_entry", "entry_variant"]
 
 _new = Array.__new__
+MISSING_OPERAND = object()  # (an operand not given to a ufunc object's call)
 
 # ``{guard}`` is empty or a test of the keyword-only option (``accuracy is None and ``);
 # ``{weak}`` is the result's weak type; ``inline`` holds the dtypes whose kernel runs here
 # (``accepted`` minus the low-precision floats for kernels that upcast them).
 _UNARY = """\
 def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _new, Array,
-         DeviceArray):
+         DeviceArray, _MISSING, hot):
     def entry({parameters}):
         tx = type(x)
         if tx is Array:
             value = x._value
             dtype = value.dtype
-            if {guard}dtype in inline:
+            if {guard}(dtype is hot or dtype in inline):
                 if get_trace().__class__ is eager:
                     out = _new(Array)
                     out._value = kernel(value)
@@ -49,7 +52,7 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
                 return prim.bind(x)
         elif tx is DeviceArray:
             dtype = x._aval.dtype
-            if {guard}dtype in inline and get_trace().__class__ is eager:
+            if {guard}(dtype is hot or dtype in inline) and get_trace().__class__ is eager:
                 out = _new(Array)
                 out._value = kernel(x._value)
                 out._weak = {weak}
@@ -67,7 +70,7 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
 
 _BINARY = """\
 def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _new, Array,
-         DeviceArray):
+         DeviceArray, _MISSING, hot):
     def entry({parameters}):
         tx = type(x)
         ty = type(y)
@@ -75,15 +78,18 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
             xv = x._value
             yv = y._value
             dtype = xv.dtype
-            if dtype is yv.dtype and xv.shape == yv.shape:
-                if dtype in inline:
-                    if get_trace().__class__ is eager:
+            if dtype is yv.dtype{same_shape}:
+                if {guard}(dtype is hot or dtype in inline) and get_trace().__class__ is eager:
+                    try:
+                        value = kernel(xv, yv)
+                    except ValueError:  # (shapes that do not broadcast: the general path's
+                        pass  # error)
+                    else:
                         out = _new(Array)
-                        out._value = kernel(xv, yv)
+                        out._value = value
                         out._weak = {weak}
                         return out
-                    return prim.bind(x, y)
-                if dtype in accepted:
+                elif {guard}dtype in accepted{bind_shape}:
                     return prim.bind(x, y)
         elif (tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray):
             # (a device array's dtype and shape from its aval: with the XLA engine its value
@@ -91,13 +97,18 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
             xa = x._value if tx is Array else x._aval
             ya = y._value if ty is Array else y._aval
             dtype = xa.dtype
-            if dtype is ya.dtype and xa.shape == ya.shape:
-                if dtype in inline and get_trace().__class__ is eager:
-                    out = _new(Array)
-                    out._value = kernel(x._value, y._value)
-                    out._weak = {weak}
-                    return out
-                if dtype in accepted:
+            if dtype is ya.dtype{same_shape_device}:
+                if {guard}(dtype is hot or dtype in inline) and get_trace().__class__ is eager:
+                    try:
+                        value = kernel(x._value, y._value)
+                    except ValueError:
+                        pass
+                    else:
+                        out = _new(Array)
+                        out._value = value
+                        out._weak = {weak}
+                        return out
+                elif {guard}dtype in accepted{bind_shape_device}:
                     return prim.bind(x, y)
         try:
             return general({arguments})
@@ -110,8 +121,18 @@ _BINARY_LINE = sys._getframe().f_lineno - _BINARY.count("\n") - 3
 _UNARY_LINE = _BINARY_LINE - _UNARY.count("\n") - 3
 
 
+# The extra parameters of a ufunc object's call (``fnp.add(x, y, out=None)``), positional or
+# keyword as in NumPy: anything in them but their defaults goes to ``general``, which raises
+# NumPy's and JAX's errors. (Not ``*args`` and keyword-only ones: CPython then calls the
+# function through its slow path, ~90 ns more.)
+_UFUNC_PARAMETERS = ", /, out=None, where=None"
+_UFUNC_ARGUMENTS = ", out=out, where=where"
+_UFUNC_GUARD = "out is None and where is None and "
+
+
 @functools.cache
-def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool):
+def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool,
+           broadcasts: bool, ufunc_call: bool):
     operands = ("x", "y")[:nargs]
     parameters = ", ".join(operands) + (", /" if positional_only else "")
     arguments = ", ".join(operands)
@@ -120,13 +141,35 @@ def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool):
         parameters += f", *, {option}=None"
         arguments += f", {option}"
         guard = f"{option} is None and "
+    if ufunc_call:
+        parameters = ", ".join(f"{name}=_MISSING" for name in operands) + _UFUNC_PARAMETERS
+        arguments += _UFUNC_ARGUMENTS
+        guard = _UFUNC_GUARD
+    # Two operands of different shapes: a NumPy function broadcasts them (the kernel does,
+    # ``bind`` does not), a lax one takes the general path, which raises lax's error.
+    same_shape, same_shape_device = " and xv.shape == yv.shape", " and xa.shape == ya.shape"
     source = (_UNARY, _BINARY)[nargs - 1].format(
         parameters=parameters, arguments=arguments, guard=guard,
-        weak=" and ".join(f"{name}._weak" for name in operands) if weak else "False")
+        weak=" and ".join(f"{name}._weak" for name in operands) if weak else "False",
+        same_shape="" if broadcasts else same_shape,
+        same_shape_device="" if broadcasts else same_shape_device,
+        bind_shape=same_shape if broadcasts else "",
+        bind_shape_device=same_shape_device if broadcasts else "")
     namespace: dict = {}
     line = (_UNARY_LINE, _BINARY_LINE)[nargs - 1]
     exec(compile("\n" * line + source, __file__, "exec"), namespace)  # noqa: S102 (our template)
     return namespace["make"]
+
+
+# The commonest dtypes, by family: an entry tests its operand's dtype object against the first
+# of these it runs inline (a pointer comparison) before it looks in its set of dtypes (a dtype
+# hash costs ~30 ns; NumPy hands out one object per builtin dtype, so the test nearly always
+# decides).
+_HOT_DTYPES = tuple(np.dtype(name) for name in ("float32", "int32", "bool", "complex64"))
+
+
+def _hot_dtype(inline):
+    return next((dtype for dtype in _HOT_DTYPES if dtype in inline), None)
 
 
 def _inline_rule(prim):
@@ -140,11 +183,16 @@ def _set_closure(fn, name: str, value) -> None:
 
 
 def eager_entry(prim, accepted, general, *, home: dict, option: str | None = None,
-                positional_only: bool = True):
+                positional_only: bool = True, broadcasts: bool = False,
+                ufunc_call: bool = False):
     """The API function of the elementwise primitive ``prim`` (one or two operands).
 
     ``accepted`` is the set of dtypes that need no conversion or check; ``general(*operands)``
-    (with the keyword-only ``option`` last, when given) handles every other call. ``home`` is
+    (with the keyword-only ``option`` last, when given) handles every other call. With
+    ``broadcasts``, two operands of one dtype and different shapes broadcast as in NumPy (a
+    ``funcarray.numpy`` function; a ``lax`` one sends them to ``general``). With
+    ``ufunc_call`` the function has a ufunc object's call signature (operands, ``out``,
+    ``where``), and ``general`` gets every argument as given. ``home`` is
     the namespace of the module the function belongs to: its docstring examples are collected
     there, and the kernels' floating-point warnings are attributed to it (``funcarray``
     silences them, as XLA raises none).
@@ -165,13 +213,14 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
     rule = _inline_rule(prim)
     kernel, excluded, weak = rule if rule is not None else (None, frozenset(accepted), True)
     inline = frozenset(accepted) - excluded
-    made = _maker(nargs, option, positional_only, weak)(
+    made = _maker(nargs, option, positional_only, weak, broadcasts, ufunc_call)(
         prim, accepted, inline, kernel, general, EvalTrace, filtered, CURRENT_TRACE.get,
-        _new, Array, DeviceArray)
+        _new, Array, DeviceArray, MISSING_OPERAND, _hot_dtype(inline))
     entry = types.FunctionType(made.__code__, home, made.__name__, made.__defaults__,
                                made.__closure__)
     entry.__kwdefaults__ = made.__kwdefaults__
     entry._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
+    entry.eager_spec = (prim, accepted, broadcasts)
 
     def follow(impl) -> None:
         # A replaced impl: bind every call (never the class of a trace), until an impl with
@@ -181,4 +230,25 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
 
     prim.follow_impl(follow)
     return entry
+
+
+def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False):
+    """Another API function for ``entry``'s primitive and dtypes, with ``general`` for the
+    calls it does not run itself: an operator method (``Array.__add__``, whose ``general``
+    answers NotImplemented to foreign types), a ufunc object's call (``ufunc_call``). None
+    when ``entry`` was not made by ``eager_entry``.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> add = entry_variant(fnp.add.__wrapped__, lambda x, y: NotImplemented,
+        ...                     home=globals())
+        >>> add(fnp.ones(2), fnp.ones(2)), add(fnp.ones(2), "a")
+        (Array([2., 2.], dtype=float32), NotImplemented)
+    """
+    spec = getattr(entry, "eager_spec", None)
+    if spec is None:
+        return None
+    prim, accepted, broadcasts = spec
+    return eager_entry(prim, accepted, general, home=home, broadcasts=broadcasts,
+                       ufunc_call=ufunc_call)
 

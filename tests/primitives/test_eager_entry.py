@@ -21,15 +21,25 @@ from funcarray.primitives import eager_entry as entry_module
 from funcarray.primitives import elementwise as ew
 
 
+def _is_entry(fn):
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename == entry_module.__file__
+
+
 def _entries():
     found = {}
     for prefix, namespace in (("numpy", fnp), ("lax", fa.lax)):
         for name in dir(namespace):
             fn = getattr(namespace, name)
-            fn = getattr(fn, "__wrapped__", fn)  # (a ufunc object: its function)
-            code = getattr(fn, "__code__", None)
-            if code is not None and code.co_filename == entry_module.__file__:
+            if isinstance(fn, fnp.ufunc):  # (its call, and the function it wraps)
+                if _is_entry(type(fn).__call__):
+                    found[f"{prefix}.{name}.__call__"] = type(fn).__call__
+                fn = fn.__wrapped__
+            if _is_entry(fn):
                 found[f"{prefix}.{name}"] = fn
+    for name in dir(fa.Array):  # the operators
+        if _is_entry(fn := getattr(fa.Array, name)):
+            found[f"Array.{name}"] = fn
     return found
 
 
@@ -43,6 +53,9 @@ def _closure(fn, name):
 def test_the_elementwise_families_are_entries():
     for name in ("numpy.sin", "numpy.add", "numpy.less", "numpy.sqrt", "numpy.square",
                  "numpy.absolute", "numpy.negative", "lax.exp", "lax.add", "lax.sin"):
+        assert name in ENTRIES, name
+    for name in ("numpy.add.__call__", "numpy.negative.__call__", "Array.__add__",
+                 "Array.__lt__", "Array.__neg__"):
         assert name in ENTRIES, name
     assert len(ENTRIES) > 100
 
@@ -69,14 +82,18 @@ def _values(draw, dtype, shape):
         return real.astype(dtype).reshape(shape)
 
 
+# Shapes of two operands: one shape, shapes that broadcast, shapes that do not.
+_SHAPE_PAIRS = [((), ()), ((3,), (3,)), ((2, 3), (2, 3)), ((3,), (2, 3)), ((), (2, 3)),
+                ((2, 1), (1, 3)), ((2,), (3,))]
+
+
 @st.composite
 def _operands(draw, fn):
     accepted = sorted(_closure(fn, "accepted"), key=str)
     dtype = np.dtype(draw(st.sampled_from(accepted)))
-    shape = draw(st.sampled_from([(), (3,), (2, 3)]))
-    nargs = fn.__code__.co_argcount
+    shapes = draw(st.sampled_from(_SHAPE_PAIRS))[:_closure(fn, "prim").nargs]
     place = draw(st.sampled_from([fnp.asarray, _device_put]))
-    return [place(_values(draw, dtype, shape)) for _ in range(nargs)]
+    return [place(_values(draw, dtype, shape)) for shape in shapes]
 
 
 def _device_put(value):
@@ -125,3 +142,23 @@ def test_keyword_option_goes_to_the_general_path():
     np.testing.assert_allclose(fa.lax.exp(x, accuracy=None), np.exp(x._value))
     with pytest.raises(Exception, match="accuracy"):
         fa.lax.exp(x, accuracy=object())
+
+
+def test_a_ufunc_objects_other_calls_go_to_the_ufunc_layer():
+    x = fnp.asarray(np.array([0.5, 1.0], np.float32))
+    np.testing.assert_array_equal(fnp.add(x, x), [1.0, 2.0])
+    for call in (lambda: fnp.add(x, x, out=x), lambda: fnp.add(x, x, where=True),
+                 lambda: fnp.add(x, x, x), lambda: fnp.negative(x, out=x)):
+        with pytest.raises(NotImplementedError, match="out= and where="):
+            call()
+    for call in (lambda: fnp.add(x), lambda: fnp.add(), lambda: fnp.negative()):
+        with pytest.raises(TypeError, match="takes"):
+            call()
+
+
+def test_an_operator_answers_not_implemented_to_foreign_operands():
+    x = fnp.asarray(np.array([0.5, 1.0], np.float32))
+    assert x.__add__("a") is NotImplemented and x.__lt__(object()) is NotImplemented
+    with pytest.raises(TypeError, match="unsupported operand"):
+        x + "a"
+    np.testing.assert_array_equal(x + fnp.asarray(np.float32(2)), [2.5, 3.0])
