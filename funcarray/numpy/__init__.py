@@ -104,6 +104,8 @@ def shape(a: _typing.Any) -> tuple[int, ...]:
         >>> fnp.shape([[1, 2, 3]])
         (1, 3)
     """
+    if type(a) is Array:  # (the common call, read at once)
+        return a._value.shape
     return tuple(a.shape) if hasattr(a, "shape") else _np.shape(a)
 
 
@@ -115,6 +117,8 @@ def ndim(a: _typing.Any) -> int:
         >>> fnp.ndim(fnp.zeros((2, 3)))
         2
     """
+    if type(a) is Array:
+        return a._value.ndim
     return len(shape(a))
 
 
@@ -126,6 +130,8 @@ def size(a: _typing.Any, axis: int | _typing.Sequence[int] | None = None) -> int
         >>> fnp.size(fnp.zeros((2, 3))), fnp.size(fnp.zeros((2, 3)), axis=-1)
         (6, 3)
     """
+    if axis is None and type(a) is Array:
+        return a._value.size
     dims = shape(a)
     if axis is not None:
         dims = tuple(dims[d] for d in _canonicalize_axes("size", axis, len(dims)))

@@ -249,9 +249,10 @@ def _direct_call_class(uf: ufunc) -> type:
     ``staticmethod`` there is called without ``self``, with ``uf``'s arguments as given: for
     an elementwise primitive's function it is that function's eager entry with the ufunc's
     signature (``entry_variant``: the kernel runs in the call's own frame), else a forwarder
-    that takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns less). Other
-    calls (``out=``, ``where=``, a wrong argument count) take ``ufunc.__call__``, for its
-    errors.
+    that takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns less). As in
+    NumPy, ``out`` and ``where`` may be given by position (plain parameters, not ``*args``
+    and keyword-only ones, which CPython calls through its slow path). Other calls (``out=``,
+    ``where=``, a wrong argument count) take ``ufunc.__call__``, for its errors.
     """
     call, general = uf._call, ufunc.__call__
     entry = entry_variant(call, _entry_general(uf), home=vars(sys.modules[call.__module__]),
@@ -259,17 +260,21 @@ def _direct_call_class(uf: ufunc) -> type:
     if entry is not None:
         forward = entry
     elif uf.nin == 1:
-        def forward(x=MISSING_OPERAND, /, *more, out=None, where=None):
-            if x is MISSING_OPERAND or more or out is not None or where is not None:
+        def forward(x=MISSING_OPERAND, /, out=None, where=None):
+            if x is MISSING_OPERAND or out is not None or where is not None:
                 given = () if x is MISSING_OPERAND else (x,)
-                return general(uf, *given, *more, out=out, where=where)
+                return general(uf, *given, out=out, where=where)
             return call(x)
     else:
-        def forward(x1=MISSING_OPERAND, x2=MISSING_OPERAND, /, *more, out=None, where=None):
-            if x2 is MISSING_OPERAND or more or out is not None or where is not None:
+        def forward(x1=MISSING_OPERAND, x2=MISSING_OPERAND, /, out=None, where=None):
+            if x2 is MISSING_OPERAND or out is not None or where is not None:
                 given = tuple(a for a in (x1, x2) if a is not MISSING_OPERAND)
-                return general(uf, *given, *more, out=out, where=where)
+                return general(uf, *given, out=out, where=where)
             return call(x1, x2)
+    # (named for the ufunc: Python's own error for too many arguments names the function,
+    # and tracebacks name the code)
+    forward.__code__ = forward.__code__.replace(co_name=uf.__name__, co_qualname=uf.__name__)
+    forward.__name__ = forward.__qualname__ = uf.__name__
     return type("ufunc", (ufunc,), {"__slots__": (), "__call__": staticmethod(forward),
                                     "__module__": ufunc.__module__, "__qualname__": "ufunc",
                                     "__doc__": ufunc.__doc__})

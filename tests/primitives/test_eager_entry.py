@@ -154,6 +154,10 @@ def test_a_ufunc_objects_other_calls_go_to_the_ufunc_layer():
     for call in (lambda: fnp.add(x), lambda: fnp.add(), lambda: fnp.negative()):
         with pytest.raises(TypeError, match="takes"):
             call()
+    for call, name in ((lambda: fnp.add(x, x, x, x, x), "add"),
+                       (lambda: fnp.logical_and(x, x, x, x, x), "logical_and")):
+        with pytest.raises(TypeError, match=rf"^{name}\(\) takes"):
+            call()
 
 
 def test_an_operator_answers_not_implemented_to_foreign_operands():
