@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import _VALUE_SLOT, Array, DeviceArray, device_array
+from funcarray.base.array import Array, DeviceArray, device_array
 from funcarray.base.avals import canonical_aval
 from funcarray.base.config import config
 from funcarray.base.errors import _mark, _with_location
@@ -179,15 +179,12 @@ def run_executable(exe, args, out_avals, donated: tuple = ()) -> list:
 
 
 def _prepare_donation(arrays) -> None:
-    """Before XLA may overwrite their buffers: a host value that is a view of a donated CPU
-    buffer must become a copy, or it would silently change under the user."""
+    """Before XLA may overwrite their buffers: a host value that may be a view of a donated
+    CPU buffer (a device array's, read: an Array since, its buffer cached) must become a copy,
+    or it would silently change under the user."""
     for x in arrays:
-        if type(x) is DeviceArray:
-            try:
-                value = _VALUE_SLOT.__get__(x, DeviceArray)
-            except AttributeError:
-                continue
-            _VALUE_SLOT.__set__(x, np.array(value, copy=True))
+        if type(x) is Array and getattr(x, "_buf", None) is not None:
+            x._value = np.array(x._value, copy=True)
 
 
 def _finish_donation(arrays) -> None:

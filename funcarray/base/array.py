@@ -124,8 +124,10 @@ class Array(metaclass=_ArrayMeta):
 
     # ``_buf`` (set only by the compiled path, read with getattr) caches the value's XLA
     # buffer as (runtime device, buffer), so an array passed to jitted functions again is not
-    # copied to the device again.
-    __slots__ = ("_value", "_weak", "_buf", "__weakref__")
+    # copied to the device again. ``_aval``, ``_donated`` and ``_ready`` are a DeviceArray's
+    # (unset on other Arrays), declared here so that a DeviceArray whose value has been read
+    # can become an Array (``__class__`` assignment needs one layout): see DeviceArray.
+    __slots__ = ("_value", "_weak", "_buf", "_aval", "_donated", "_ready", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # arrays are unhashable, as in NumPy and JAX
 
@@ -476,8 +478,9 @@ class DeviceArray(Array):
 
     Shape and dtype are known without touching the data; the NumPy value is fetched from the
     device the first time something needs it (printing, an eager NumPy kernel, ``np.asarray``)
-    and kept. Passed back to a jitted function, the buffer is used as it is: a training loop
-    of jitted steps never copies its parameters to the host.
+    and kept, and the array is an ``Array`` from then on, its buffer cached. Passed back to a
+    jitted function, the buffer is used as it is: a training loop of jitted steps never copies
+    its parameters to the host.
 
     Example:
         >>> import funcarray as fa
@@ -487,11 +490,14 @@ class DeviceArray(Array):
         (True, (2,), Array([2., 2.], dtype=float32))
     """
 
-    __slots__ = ("_aval", "_donated", "_ready")  # _ready: see block_until_ready
+    __slots__ = ()  # (its _aval, _donated, _ready: Array's slots; _ready: block_until_ready)
 
     # The value slot (Array's) starts empty: reading it then falls through to __getattr__,
-    # which fetches the value once and fills the slot, so every later read is a plain slot
-    # read (a property would cost ~0.3 us on each of an eager op's reads).
+    # which fetches the value once, fills the slot and makes the array an Array (its buffer
+    # kept in ``_buf``, as an Array passed to jit keeps its own). From then on every read is
+    # a plain slot read, and eager code takes the host arrays' paths: a class that defines
+    # __getattr__ costs every attribute read ~13 ns (CPython does not specialise them), and
+    # a property on ``_value`` would cost ~0.3 us on each of an eager op's reads.
     def __getattr__(self, name: str):
         if name != "_value":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -509,6 +515,7 @@ class DeviceArray(Array):
             except Exception as exc:  # noqa: BLE001 (a deferred error of the computation)
                 _raise_deferred_error(exc)
             _VALUE_SLOT.__set__(self, value)
+            self.__class__ = Array
             return value
 
     @property

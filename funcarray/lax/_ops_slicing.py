@@ -23,7 +23,7 @@ import numpy as np
 
 from funcarray.api.arguments import _int_tuple, convert, is_array
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import index_error, op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _any_axis,
@@ -188,7 +188,9 @@ def _index_scalars(op: str, start_indices, ndim: int) -> list:
         if arr.ndim != 1 or _kind(arr.dtype) not in "iu":
             raise op_type_error(op, f"start_indices must be a 1-D integer sequence, got "
                                     f"{_short(arr)}")
-        if type(arr) is Array:
+        # (a concrete array's values are static: a device array's too, read once, as every
+        # read device array is an Array from then on and the two must agree)
+        if type(arr) is Array or type(arr) is DeviceArray:
             start_indices = [int(v) for v in np.asarray(arr._value)]
         else:
             start_indices = [sh.reshape_p.bind(

@@ -210,10 +210,9 @@ def _starts(start_indices, ndim):
         kind = v.dtype.kind
         if v.ndim != 1 or not (kind == "i" or (kind == "u" and v.dtype.itemsize <= 4)):
             return None
-        # The general path reads an Array's entries as Python ints, a device array's as
-        # arrays (so a negative one is refused or not wrapped: see _start_value).
-        static = t is Array
-        starts = [(int(s), static) for s in v.tolist()]
+        # (static: the general path reads a concrete array's entries as Python ints, so a
+        # negative one not allowed is its IndexError)
+        starts = [(int(s), True) for s in v.tolist()]
     elif t is tuple or t is list:
         starts = [_start_value(s) for s in start_indices]
         if None in starts:

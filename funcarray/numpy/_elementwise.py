@@ -466,6 +466,22 @@ greater_equal = _comparison("greater_equal", ew.ge_p, "Elementwise ``x >= y``.",
                              "Array([False,  True], dtype=bool)"))
 
 
+def _float_test_on_host(numpy_test, integer_answer: bool):
+    """The host shortcut of ``isnan``, ``isinf`` or ``isfinite``: NumPy's test of a host float
+    or complex value (the general path's, which tests either part of a complex number), or
+    ``integer_answer`` everywhere for an integer or bool one; weak as ``x`` (a comparison with
+    a weak constant is weak when its operand is)."""
+    def test_on_host(x, /):
+        value = host_value(x)
+        if value is None or value.dtype.isbuiltin != 1:
+            return NotImplemented
+        if value.dtype.kind in "fc":
+            return Array(numpy_test(value), x._weak)
+        return Array(np.full(value.shape, integer_answer), x._weak)
+    return test_on_host
+
+
+@host_shortcut(_float_test_on_host(np.isnan, False))
 def isnan(x: ArrayLike, /) -> Array:
     """True where ``x`` is NaN.
 
@@ -480,19 +496,7 @@ def isnan(x: ArrayLike, /) -> Array:
     return ew.ne_p.bind(x, x)
 
 
-def _isinf_on_host(x, /):
-    """NumPy's isinf of a host float or complex value (``|x| == inf``, either part of a
-    complex number: the general path's), or all False for an integer; weak as ``x`` (a
-    comparison with a weak constant is weak when its operand is)."""
-    value = host_value(x)
-    if value is None or value.dtype.isbuiltin != 1:
-        return NotImplemented
-    if value.dtype.kind in "fc":
-        return Array(np.isinf(value), x._weak)
-    return Array(np.zeros(value.shape, np.bool_), x._weak)
-
-
-@host_shortcut(_isinf_on_host)
+@host_shortcut(_float_test_on_host(np.isinf, False))
 def isinf(x: ArrayLike, /) -> Array:
     """True where ``x`` is plus or minus infinity.
 

@@ -106,6 +106,8 @@ def iscomplexobj(x: Any) -> bool:
         >>> fnp.iscomplexobj(fnp.array([1.0])), fnp.iscomplexobj(1j)
         (False, True)
     """
+    if type(x) is Array:  # (the common call, answered at once)
+        return x._value.dtype.kind == "c"
     if isinstance(x, (complex, np.complexfloating)):
         return True
     if x is None or isinstance(x, (bool, int, float, str, np.generic)):
@@ -124,6 +126,8 @@ def isrealobj(x: Any) -> bool:
         >>> fnp.isrealobj(fnp.array([1 + 0j]))
         False
     """
+    if type(x) is Array:
+        return x._value.dtype.kind != "c"
     return not iscomplexobj(x)
 
 
@@ -135,6 +139,8 @@ def iterable(y: object) -> bool:
         >>> fnp.iterable([1, 2]), fnp.iterable(2)
         (True, False)
     """
+    if type(y) is Array:
+        return y._value.ndim > 0
     if is_array(y):
         return y.ndim > 0
     return np.iterable(y)

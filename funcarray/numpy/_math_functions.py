@@ -348,6 +348,8 @@ def real(x: ArrayLike, /) -> Array:
         >>> fnp.real(fnp.array([1 + 2j]))
         Array([1.], dtype=float32)
     """
+    if type(x) is Array and x._value.dtype.kind != "c":  # (the common call, answered at once)
+        return x
     x = asarray_arg("real", x)
     return ew.real_p.bind(x) if dtypes.is_complex(x.dtype) else x
 
@@ -386,6 +388,8 @@ def conjugate(x: ArrayLike, /) -> Array:
         >>> fnp.conj(fnp.array([1 + 2j]))
         Array([1.-2.j], dtype=complex64)
     """
+    if type(x) is Array and x._value.dtype.kind != "c":
+        return x
     x = asarray_arg("conjugate", x)
     return ew.conj_p.bind(x) if dtypes.is_complex(x.dtype) else x
 

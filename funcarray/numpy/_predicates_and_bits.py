@@ -23,6 +23,7 @@ from funcarray.numpy._elementwise import (
     _NUMERIC,
     _bool_to_int,
     _check_kinds,
+    _float_test_on_host,
     _full_bool,
     _kind,
     _operands_alike,
@@ -53,6 +54,7 @@ __all__ = [
 # Predicates
 # --------------------------------------------------------------------------------------------
 
+@host_shortcut(_float_test_on_host(np.isfinite, True))
 def isfinite(x: ArrayLike, /) -> Array:
     """True where ``x`` is neither infinite nor NaN.
 

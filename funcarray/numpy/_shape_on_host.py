@@ -231,13 +231,12 @@ def _squeeze_on_host(a, axis=None):
     if x is None:
         return NotImplemented
     shape = x.shape
-    if axis is None:
-        kept = tuple(d for d in shape if d != 1)
-    else:
-        axes = host_axes(axis, x.ndim)
-        if axes is None or any(shape[d] != 1 for d in axes):
-            return NotImplemented
-        kept = tuple(d for i, d in enumerate(shape) if i not in axes)
+    if axis is None:  # (NumPy's squeeze: every axis of size 1, a view)
+        return a if 1 not in shape else Array(x.squeeze(), a._weak)
+    axes = host_axes(axis, x.ndim)
+    if axes is None or any(shape[d] != 1 for d in axes):
+        return NotImplemented
+    kept = tuple(d for i, d in enumerate(shape) if i not in axes)
     return a if len(kept) == len(shape) else Array(x.reshape(kept), a._weak)
 
 

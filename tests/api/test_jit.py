@@ -797,6 +797,20 @@ def test_donation_marks_buffers_and_invalidates_device_only_arrays():
     assert "{jax.buffer_donor = true}" in by_name.lower(p=fnp.ones(2), g=fnp.ones(2)).as_text()
 
 
+def test_a_device_array_whose_value_is_read_becomes_an_array_that_keeps_its_buffer():
+    y = fa.jit(lambda x: x * 2.0)(fa.Array(np.ones(3, np.float32), True))
+    assert type(y) is DeviceArray and y.weak_type
+    buffer, device = y._buf, y.device
+    np.testing.assert_array_equal(np.asarray(y), [2.0, 2.0, 2.0])
+    # (an Array from now on: eager code takes the host arrays' paths, whose attribute reads
+    # CPython specialises, which it does not for a class with __getattr__)
+    assert type(y) is fa.Array and y._buf is buffer and y.device == device
+    assert (y.shape, y.dtype, y.weak_type) == ((3,), np.float32, True)
+    np.testing.assert_array_equal(fnp.sin(y), np.sin(np.full(3, 2.0, np.float32)))
+    np.testing.assert_array_equal(fa.jit(lambda x: x + 1.0)(y), [3.0, 3.0, 3.0])
+    assert y._buf is buffer  # passed to jit again: its buffer as it is, no copy
+
+
 def test_numpy_array_arguments_of_any_shape():
     out = fa.jit(lambda x, y: x + y)(np.ones((2, 3), np.float32), np.ones(3, np.float32))
     np.testing.assert_array_equal(np.asarray(out), np.full((2, 3), 2.0, np.float32))

@@ -102,8 +102,8 @@ def test_binary_fast_paths_match_their_general_binds(op, dtype, shape, kind, dat
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
-_UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.logical_not,
-          fnp.bitwise_count, fnp.iscomplex, fnp.modf, fnp.spacing]
+_UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.isnan, fnp.isfinite,
+          fnp.logical_not, fnp.bitwise_count, fnp.iscomplex, fnp.modf, fnp.spacing]
 
 
 @settings(max_examples=200, deadline=None)
@@ -121,7 +121,7 @@ def test_heaviside_and_right_shift_match_general_path(pair):
 
 
 def test_unary_shortcuts_take_common_forms():
-    from funcarray.numpy._elementwise import _isinf_on_host, _reciprocal_on_host
+    from funcarray.numpy._elementwise import _float_test_on_host, _reciprocal_on_host
     from funcarray.numpy._introspection_and_io import _iscomplex_on_host, _isreal_on_host
     from funcarray.numpy._math_functions import (
         _angle_on_host,
@@ -137,11 +137,14 @@ def test_unary_shortcuts_take_common_forms():
     x = fnp.asarray(np.float32([0.5, -0.0, np.inf]))
     z = fnp.asarray(np.complex64([1 + 2j, 0j]))
     i = fnp.asarray(np.int32([7, -7]))
+    float_tests = [_float_test_on_host(np.isinf, False), _float_test_on_host(np.isnan, False),
+                   _float_test_on_host(np.isfinite, True)]
     for operand in (x, fa.device_put(x), z):
         for rule in (_imag_on_host, _angle_on_host, _sinc_on_host, _reciprocal_on_host,
-                     _isinf_on_host, _logical_not_on_host, _iscomplex_on_host,
-                     _isreal_on_host):
+                     _logical_not_on_host, _iscomplex_on_host, _isreal_on_host, *float_tests):
             assert rule(operand) is not NotImplemented, rule
+    for rule in float_tests:
+        assert rule(i) is not NotImplemented
     assert _modf_on_host(x) is not NotImplemented
     assert _bitwise_count_on_host(i) is not NotImplemented
     assert _heaviside_on_host(x, x) is not NotImplemented
