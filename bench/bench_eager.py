@@ -1,9 +1,10 @@
 """Eager-mode benchmark: funcarray against NumPy and jax eager, side by side.
 
 Measures per-call medians of small and large elementwise ops, a 20-op chain, a Python-scalar
-operand, and interpreter start-up, and states the issue's goals next to the measured ratios
-(funcarray time / NumPy time and funcarray time / jax time; lower is better). Verdicts are
-information only: the script exits 0 whatever the numbers are.
+operand, a plain Python RNN loop (indexing, matmuls, tanh), and interpreter start-up, and
+states the issue's goals next to the measured ratios (funcarray time / NumPy time and
+funcarray time / jax time; lower is better). Verdicts are information only: the script exits
+0 whatever the numbers are.
 
 Usage:
     python bench/bench_eager.py            # full run, a few minutes at most
@@ -44,6 +45,7 @@ SMALL_OP_GOALS = (
 # "Equal to NumPy" at a million elements, with 10% allowed for noise.
 LARGE_OP_GOALS = (Goal("numpy", 1.1, "=NumPy (<=1.1x)"),)
 STARTUP_GOALS = (Goal("numpy", 2.0, "<=2x NumPy"),)
+RNN_GOALS = (Goal("numpy", 2.0, "<=2x NumPy"),)  # issue 22's Python RNN loop
 
 STARTUP_PROGRAMS = {
     "funcarray": "import funcarray.numpy as fnp; fnp.ones(3) + 1",
@@ -111,6 +113,28 @@ def build_chain(ns, x, y):
     return chain
 
 
+RNN_HIDDEN = 128
+
+
+def build_rnn(ns, x, y):
+    """A plain Python RNN loop, ``h = tanh(h @ w + xs[t] @ u)``, 128 steps of hidden size 128
+    (issue 22's: indexing, two matmuls, an add and a tanh a step); ``x`` gives the weights,
+    ``y`` the inputs."""
+    tanh, n = ns.tanh, RNN_HIDDEN
+    w = x.reshape(n, n) * 0.1
+    u = w.T
+    xs = y.reshape(n, n)
+    h0 = xs[0] * 0.0
+
+    def loop():
+        h = h0
+        for t in range(n):
+            h = tanh(h @ w + xs[t] @ u)
+        return h
+
+    return loop
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -129,6 +153,7 @@ CASES = (
     Case("x * 2.0", 4, build_scalar_mul, SMALL_OP_GOALS),
     Case("20-op chain", 4, build_chain, SMALL_OP_GOALS),
     Case("20-op chain", 1_000, build_chain, SMALL_OP_GOALS),
+    Case("Python RNN loop, 128 steps, H=128", RNN_HIDDEN * RNN_HIDDEN, build_rnn, RNN_GOALS),
 )
 
 

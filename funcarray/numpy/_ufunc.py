@@ -29,7 +29,7 @@ from funcarray.numpy._creation import arange, asarray
 from funcarray.numpy._elementwise import where as where_
 from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis
 from funcarray.numpy._vectorize_and_constructors import vectorize
-from funcarray.primitives.eager_entry import MISSING_OPERAND, entry_variant
+from funcarray.primitives.eager_entry import MISSING_OPERAND, entry_variant, general_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -229,8 +229,9 @@ if TYPE_CHECKING:
 
 def _entry_general(uf: ufunc):
     """What the eager entry of ``uf``'s call does not run itself: ``nin`` operands go to
-    ``uf``'s function, anything else to ``ufunc.__call__``, which raises the errors."""
-    call, general = uf._call, ufunc.__call__
+    the general path of ``uf``'s function, anything else to ``ufunc.__call__``, which raises
+    the errors."""
+    call, general = general_path(uf._call), ufunc.__call__
 
     def forward(*operands, out=None, where=None):
         given = tuple(x for x in operands if x is not MISSING_OPERAND)

@@ -14,7 +14,7 @@ import funcarray.numpy as fnp
 from funcarray.api.placement import place
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
-from funcarray.primitives.eager_entry import entry_variant
+from funcarray.primitives.eager_entry import entry_variant, general_path
 from funcarray.transforms.core import Tracer
 
 # Right-hand operands that an operator accepts; anything else returns NotImplemented so that
@@ -39,11 +39,14 @@ def _without_api_boundary(fn):
 
 def _forward(fn):
     fn = _without_api_boundary(fn)
+    # (an elementwise function's general path: the operator's own entry has just tried the
+    # rest, see below)
+    general = general_path(fn)
 
     def method(self, other):
         if type(other) is Array or isinstance(other, _OPERAND_TYPES):
             try:
-                return fn(self, other)
+                return general(self, other)
             except Exception as exc:
                 raise filtered(exc) from exc.__cause__
         return NotImplemented

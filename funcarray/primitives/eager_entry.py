@@ -27,7 +27,7 @@ from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import filtered
 from funcarray.transforms.core import CURRENT_TRACE, EvalTrace
 
-__all__ = ["MISSING_OPERAND", "eager_entry", "entry_variant"]
+__all__ = ["MISSING_OPERAND", "eager_entry", "entry_variant", "general_path"]
 
 _new = Array.__new__
 MISSING_OPERAND = object()  # (an operand not given to a ufunc object's call)
@@ -220,7 +220,7 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
                                made.__closure__)
     entry.__kwdefaults__ = made.__kwdefaults__
     entry._filters_own_errors = True  # (no api_boundary wrapper on the hot path)
-    entry.eager_spec = (prim, accepted, broadcasts)
+    entry.eager_spec = (prim, accepted, broadcasts, general)
 
     def follow(impl) -> None:
         # A replaced impl: bind every call (never the class of a trace), until an impl with
@@ -236,7 +236,8 @@ def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False):
     """Another API function for ``entry``'s primitive and dtypes, with ``general`` for the
     calls it does not run itself: an operator method (``Array.__add__``, whose ``general``
     answers NotImplemented to foreign types), a ufunc object's call (``ufunc_call``). None
-    when ``entry`` was not made by ``eager_entry``.
+    when ``entry`` was not made by ``eager_entry``. (``general`` should hand on to
+    ``general_path(entry)``: ``entry`` itself would only repeat the variant's tests.)
 
     Example:
         >>> import funcarray.numpy as fnp
@@ -248,7 +249,19 @@ def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False):
     spec = getattr(entry, "eager_spec", None)
     if spec is None:
         return None
-    prim, accepted, broadcasts = spec
+    prim, accepted, broadcasts, _ = spec
     return eager_entry(prim, accepted, general, home=home, broadcasts=broadcasts,
                        ufunc_call=ufunc_call)
 
+
+def general_path(fn):
+    """What an entry made by ``eager_entry`` calls for the calls it does not run itself
+    (``fn`` itself for any other function).
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> general_path(fnp.sin)(1)
+        Array(0.841471, dtype=float32, weak_type=True)
+    """
+    spec = getattr(fn, "eager_spec", None)
+    return fn if spec is None else spec[3]
