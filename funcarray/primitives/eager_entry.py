@@ -37,7 +37,7 @@ MISSING_OPERAND = object()  # (an operand not given to a ufunc object's call)
 # (``accepted`` minus the low-precision floats for kernels that upcast them).
 _UNARY = """\
 def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _new, Array,
-         DeviceArray, _MISSING, hot):
+         DeviceArray, _MISSING, hot, scalar_dtypes):
     def entry({parameters}):
         tx = type(x)
         if tx is Array:
@@ -70,7 +70,7 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
 
 _BINARY = """\
 def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _new, Array,
-         DeviceArray, _MISSING, hot):
+         DeviceArray, _MISSING, hot, scalar_dtypes):
     def entry({parameters}):
         tx = type(x)
         ty = type(y)
@@ -91,6 +91,23 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
                         return out
                 elif {guard}dtype in accepted{bind_shape}:
                     return prim.bind(x, y)
+        elif tx is Array and ty in scalar_dtypes:
+            # (an array and a Python float or int of its kind, ``x * 0.5``: NumPy converts
+            # the scalar to the array's dtype first, as the general path does; an int beyond
+            # int32 takes the general path, which may raise)
+            xv = x._value
+            if ({guard}xv.dtype in scalar_dtypes[ty]
+                    and (ty is float or -2147483648 <= y < 2147483648)
+                    and get_trace().__class__ is eager):
+                try:
+                    value = kernel(xv, y)
+                except ValueError:
+                    pass
+                else:
+                    out = _new(Array)
+                    out._value = value
+                    out._weak = {weak_with_scalar}
+                    return out
         elif (tx is Array or tx is DeviceArray) and (ty is Array or ty is DeviceArray):
             # (a device array's dtype and shape from its aval: with the XLA engine its value
             # stays on the device)
@@ -151,6 +168,7 @@ def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool,
     source = (_UNARY, _BINARY)[nargs - 1].format(
         parameters=parameters, arguments=arguments, guard=guard,
         weak=" and ".join(f"{name}._weak" for name in operands) if weak else "False",
+        weak_with_scalar="x._weak" if weak else "False",
         same_shape="" if broadcasts else same_shape,
         same_shape_device="" if broadcasts else same_shape_device,
         bind_shape=same_shape if broadcasts else "",
@@ -170,6 +188,21 @@ _HOT_DTYPES = tuple(np.dtype(name) for name in ("float32", "int32", "bool", "com
 
 def _hot_dtype(inline):
     return next((dtype for dtype in _HOT_DTYPES if dtype in inline), None)
+
+
+# The array dtypes that take a Python scalar of their kind in the kernel itself: NumPy (2,
+# NEP 50) converts a Python float or int to the array's dtype before a ufunc computes, as
+# jax's weak types do, so ``np.multiply(x, 0.5)`` is the general path's result.
+_SCALAR_KINDS = {float: (np.dtype("float32"), np.dtype("float64")),
+                 int: (np.dtype("int32"), np.dtype("int64"))}
+
+
+def _scalar_dtypes(kernel, inline) -> dict:
+    """``{float: dtypes, int: dtypes}``: the dtypes of ``inline`` whose arrays take a Python
+    scalar in ``kernel`` (a NumPy ufunc only: other kernels may read their operands' dtype)."""
+    if not isinstance(kernel, np.ufunc):
+        return {}
+    return {kind: frozenset(dtypes) & inline for kind, dtypes in _SCALAR_KINDS.items()}
 
 
 def _inline_rule(prim):
@@ -215,7 +248,8 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
     inline = frozenset(accepted) - excluded
     made = _maker(nargs, option, positional_only, weak, broadcasts, ufunc_call)(
         prim, accepted, inline, kernel, general, EvalTrace, filtered, CURRENT_TRACE.get,
-        _new, Array, DeviceArray, MISSING_OPERAND, _hot_dtype(inline))
+        _new, Array, DeviceArray, MISSING_OPERAND, _hot_dtype(inline),
+        _scalar_dtypes(kernel, inline))
     entry = types.FunctionType(made.__code__, home, made.__name__, made.__defaults__,
                                made.__closure__)
     entry.__kwdefaults__ = made.__kwdefaults__

@@ -93,7 +93,16 @@ def _operands(draw, fn):
     dtype = np.dtype(draw(st.sampled_from(accepted)))
     shapes = draw(st.sampled_from(_SHAPE_PAIRS))[:_closure(fn, "prim").nargs]
     place = draw(st.sampled_from([fnp.asarray, _device_put]))
-    return [place(_values(draw, dtype, shape)) for shape in shapes]
+    operands = [place(_values(draw, dtype, shape)) for shape in shapes]
+    if len(operands) == 2 and draw(st.integers(0, 2)) == 0:  # (x * 0.5, i + 3)
+        operands[1] = draw(_PYTHON_SCALARS)
+    return operands
+
+
+_PYTHON_SCALARS = st.one_of(
+    st.sampled_from([0.5, -0.0, float("nan"), float("inf"), 1e300, 1e-40, 3.0, 0, -1, 7,
+                     2**31 - 1, -(2**31), 2**31, 2**40, -(2**63), True, 1j]),
+    st.floats(), st.integers(-(2**33), 2**33))
 
 
 def _device_put(value):
