@@ -59,16 +59,19 @@ def _forward(fn):
 
 def _reflected(fn):
     fn = _without_api_boundary(fn)
+    general = general_path(fn)
 
     def method(self, other):
         if isinstance(other, _OPERAND_TYPES):
             try:
-                return fn(other, self)
+                return general(other, self)
             except Exception as exc:
                 raise filtered(exc) from exc.__cause__
         return NotImplemented
-    method.__name__ = "r" + fn.__name__
-    return method
+    # (``2.0 * x``: the kernel in the operator's own frame, as for ``x * 2.0``)
+    entry = entry_variant(fn, method, home=globals(), reflected=True) or method
+    entry.__name__ = entry.__qualname__ = "r" + fn.__name__
+    return entry
 
 
 _BINARY = {

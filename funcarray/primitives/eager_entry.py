@@ -91,16 +91,18 @@ def make(prim, accepted, inline, kernel, general, eager, filtered, get_trace, _n
                         return out
                 elif {guard}dtype in accepted{bind_shape}:
                     return prim.bind(x, y)
-        elif tx is Array and ty in scalar_dtypes:
-            # (an array and a Python float or int of its kind, ``x * 0.5``: NumPy converts
-            # the scalar to the array's dtype first, as the general path does; an int beyond
-            # int32 takes the general path, which may raise)
-            xv = x._value
-            if ({guard}xv.dtype in scalar_dtypes[ty]
-                    and (ty is float or -2147483648 <= y < 2147483648)
+        elif tx is Array and ty in scalar_dtypes or ty is Array and tx in scalar_dtypes:
+            # (an array and a Python float or int it takes, either side, ``x * 0.5``:
+            # NumPy converts the scalar to the array's dtype first, as the general path
+            # does; an int beyond int32 takes the general path, which may raise)
+            array, scalar = (x, y) if tx is Array else (y, x)
+            kind = type(scalar)
+            value = array._value
+            if ({guard}value.dtype in scalar_dtypes[kind]
+                    and (kind is float or -2147483648 <= scalar < 2147483648)
                     and get_trace().__class__ is eager):
                 try:
-                    value = kernel(xv, y)
+                    value = kernel(value, y) if tx is Array else kernel(x, value)
                 except ValueError:
                     pass
                 else:
@@ -149,10 +151,13 @@ _UFUNC_GUARD = "out is None and where is None and "
 
 @functools.cache
 def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool,
-           broadcasts: bool, ufunc_call: bool):
+           broadcasts: bool, ufunc_call: bool, reflected: bool):
     operands = ("x", "y")[:nargs]
-    parameters = ", ".join(operands) + (", /" if positional_only else "")
-    arguments = ", ".join(operands)
+    # (a reflected operator, ``Array.__radd__(self, other)``: ``other + self``, its operands
+    # named in the other order)
+    named = operands[::-1] if reflected else operands
+    parameters = ", ".join(named) + (", /" if positional_only else "")
+    arguments = ", ".join(named)
     guard = ""
     if option is not None:
         parameters += f", *, {option}=None"
@@ -168,7 +173,7 @@ def _maker(nargs: int, option: str | None, positional_only: bool, weak: bool,
     source = (_UNARY, _BINARY)[nargs - 1].format(
         parameters=parameters, arguments=arguments, guard=guard,
         weak=" and ".join(f"{name}._weak" for name in operands) if weak else "False",
-        weak_with_scalar="x._weak" if weak else "False",
+        weak_with_scalar="array._weak" if weak else "False",
         same_shape="" if broadcasts else same_shape,
         same_shape_device="" if broadcasts else same_shape_device,
         bind_shape=same_shape if broadcasts else "",
@@ -190,19 +195,21 @@ def _hot_dtype(inline):
     return next((dtype for dtype in _HOT_DTYPES if dtype in inline), None)
 
 
-# The array dtypes that take a Python scalar of their kind in the kernel itself: NumPy (2,
-# NEP 50) converts a Python float or int to the array's dtype before a ufunc computes, as
-# jax's weak types do, so ``np.multiply(x, 0.5)`` is the general path's result.
-_SCALAR_KINDS = {float: (np.dtype("float32"), np.dtype("float64")),
-                 int: (np.dtype("int32"), np.dtype("int64"))}
+# The array dtypes that take a Python scalar in the kernel itself: NumPy (2, NEP 50) converts
+# a Python float or int to the array's dtype before a ufunc computes, as jax's weak types
+# do, so ``np.multiply(x, 0.5)`` is the general path's result. A float meets float arrays
+# only (jax promotes an integer array to a float dtype, NumPy to float64); an int meets
+# integer arrays, and float ones in a funcarray.numpy function (lax does not promote).
+_FLOATS = frozenset((np.dtype("float32"), np.dtype("float64")))
+_INTS = frozenset((np.dtype("int32"), np.dtype("int64")))
 
 
-def _scalar_dtypes(kernel, inline) -> dict:
+def _scalar_dtypes(kernel, inline, promotes: bool) -> dict:
     """``{float: dtypes, int: dtypes}``: the dtypes of ``inline`` whose arrays take a Python
     scalar in ``kernel`` (a NumPy ufunc only: other kernels may read their operands' dtype)."""
     if not isinstance(kernel, np.ufunc):
         return {}
-    return {kind: frozenset(dtypes) & inline for kind, dtypes in _SCALAR_KINDS.items()}
+    return {float: _FLOATS & inline, int: (_INTS | _FLOATS if promotes else _INTS) & inline}
 
 
 def _inline_rule(prim):
@@ -217,7 +224,7 @@ def _set_closure(fn, name: str, value) -> None:
 
 def eager_entry(prim, accepted, general, *, home: dict, option: str | None = None,
                 positional_only: bool = True, broadcasts: bool = False,
-                ufunc_call: bool = False):
+                ufunc_call: bool = False, reflected: bool = False):
     """The API function of the elementwise primitive ``prim`` (one or two operands).
 
     ``accepted`` is the set of dtypes that need no conversion or check; ``general(*operands)``
@@ -225,7 +232,9 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
     ``broadcasts``, two operands of one dtype and different shapes broadcast as in NumPy (a
     ``funcarray.numpy`` function; a ``lax`` one sends them to ``general``). With
     ``ufunc_call`` the function has a ufunc object's call signature (operands, ``out``,
-    ``where``), and ``general`` gets every argument as given. ``home`` is
+    ``where``), and ``general`` gets every argument as given. With ``reflected`` it computes
+    ``prim(second, first)`` (an operator's ``__radd__``); ``general`` gets them as given.
+    ``home`` is
     the namespace of the module the function belongs to: its docstring examples are collected
     there, and the kernels' floating-point warnings are attributed to it (``funcarray``
     silences them, as XLA raises none).
@@ -246,10 +255,10 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
     rule = _inline_rule(prim)
     kernel, excluded, weak = rule if rule is not None else (None, frozenset(accepted), True)
     inline = frozenset(accepted) - excluded
-    made = _maker(nargs, option, positional_only, weak, broadcasts, ufunc_call)(
+    made = _maker(nargs, option, positional_only, weak, broadcasts, ufunc_call, reflected)(
         prim, accepted, inline, kernel, general, EvalTrace, filtered, CURRENT_TRACE.get,
         _new, Array, DeviceArray, MISSING_OPERAND, _hot_dtype(inline),
-        _scalar_dtypes(kernel, inline))
+        _scalar_dtypes(kernel, inline, promotes=broadcasts))
     entry = types.FunctionType(made.__code__, home, made.__name__, made.__defaults__,
                                made.__closure__)
     entry.__kwdefaults__ = made.__kwdefaults__
@@ -266,10 +275,12 @@ def eager_entry(prim, accepted, general, *, home: dict, option: str | None = Non
     return entry
 
 
-def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False):
+def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False,
+                  reflected: bool = False):
     """Another API function for ``entry``'s primitive and dtypes, with ``general`` for the
     calls it does not run itself: an operator method (``Array.__add__``, whose ``general``
-    answers NotImplemented to foreign types), a ufunc object's call (``ufunc_call``). None
+    answers NotImplemented to foreign types; ``reflected`` for ``__radd__``), a ufunc object's
+    call (``ufunc_call``). None
     when ``entry`` was not made by ``eager_entry``. (``general`` should hand on to
     ``general_path(entry)``: ``entry`` itself would only repeat the variant's tests.)
 
@@ -285,7 +296,7 @@ def entry_variant(entry, general, *, home: dict, ufunc_call: bool = False):
         return None
     prim, accepted, broadcasts, _ = spec
     return eager_entry(prim, accepted, general, home=home, broadcasts=broadcasts,
-                       ufunc_call=ufunc_call)
+                       ufunc_call=ufunc_call, reflected=reflected)
 
 
 def general_path(fn):

@@ -55,7 +55,7 @@ def test_the_elementwise_families_are_entries():
                  "numpy.absolute", "numpy.negative", "lax.exp", "lax.add", "lax.sin"):
         assert name in ENTRIES, name
     for name in ("numpy.add.__call__", "numpy.negative.__call__", "Array.__add__",
-                 "Array.__lt__", "Array.__neg__"):
+                 "Array.__radd__", "Array.__lt__", "Array.__neg__"):
         assert name in ENTRIES, name
     assert len(ENTRIES) > 100
 
@@ -94,8 +94,10 @@ def _operands(draw, fn):
     shapes = draw(st.sampled_from(_SHAPE_PAIRS))[:_closure(fn, "prim").nargs]
     place = draw(st.sampled_from([fnp.asarray, _device_put]))
     operands = [place(_values(draw, dtype, shape)) for shape in shapes]
-    if len(operands) == 2 and draw(st.integers(0, 2)) == 0:  # (x * 0.5, i + 3)
+    if len(operands) == 2 and draw(st.integers(0, 2)) == 0:  # (x * 0.5, i + 3, 1 - x)
         operands[1] = draw(_PYTHON_SCALARS)
+        if draw(st.booleans()):
+            operands.reverse()
     return operands
 
 
