@@ -250,10 +250,10 @@ def _direct_call_class(uf: ufunc) -> type:
     ``staticmethod`` there is called without ``self``, with ``uf``'s arguments as given: for
     an elementwise primitive's function it is that function's eager entry with the ufunc's
     signature (``entry_variant``: the kernel runs in the call's own frame), else a forwarder
-    that takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns less). As in
-    NumPy, ``out`` and ``where`` may be given by position (plain parameters, not ``*args``
-    and keyword-only ones, which CPython calls through its slow path). Other calls (``out=``,
-    ``where=``, a wrong argument count) take ``ufunc.__call__``, for its errors.
+    that takes ``nin`` operands and calls ``uf._call`` from its closure (~40 ns less). Its
+    parameters are plain ones (a surplus operand lands in ``extra``): ``*args`` and
+    keyword-only parameters make CPython call a function through its slow path. Other calls
+    (``out=``, ``where=``, a wrong argument count) take ``ufunc.__call__``, for its errors.
     """
     call, general = uf._call, ufunc.__call__
     entry = entry_variant(call, _entry_general(uf), home=vars(sys.modules[call.__module__]),
@@ -261,15 +261,18 @@ def _direct_call_class(uf: ufunc) -> type:
     if entry is not None:
         forward = entry
     elif uf.nin == 1:
-        def forward(x=MISSING_OPERAND, /, out=None, where=None):
-            if x is MISSING_OPERAND or out is not None or where is not None:
-                given = () if x is MISSING_OPERAND else (x,)
+        def forward(x=MISSING_OPERAND, extra=MISSING_OPERAND, /, out=None, where=None):
+            if (x is MISSING_OPERAND or extra is not MISSING_OPERAND or out is not None
+                    or where is not None):
+                given = tuple(a for a in (x, extra) if a is not MISSING_OPERAND)
                 return general(uf, *given, out=out, where=where)
             return call(x)
     else:
-        def forward(x1=MISSING_OPERAND, x2=MISSING_OPERAND, /, out=None, where=None):
-            if x2 is MISSING_OPERAND or out is not None or where is not None:
-                given = tuple(a for a in (x1, x2) if a is not MISSING_OPERAND)
+        def forward(x1=MISSING_OPERAND, x2=MISSING_OPERAND, extra=MISSING_OPERAND, /, out=None,
+                    where=None):
+            if (x2 is MISSING_OPERAND or extra is not MISSING_OPERAND or out is not None
+                    or where is not None):
+                given = tuple(a for a in (x1, x2, extra) if a is not MISSING_OPERAND)
                 return general(uf, *given, out=out, where=where)
             return call(x1, x2)
     # (named for the ufunc: Python's own error for too many arguments names the function,

@@ -140,13 +140,14 @@ _BINARY_LINE = sys._getframe().f_lineno - _BINARY.count("\n") - 3
 _UNARY_LINE = _BINARY_LINE - _UNARY.count("\n") - 3
 
 
-# The extra parameters of a ufunc object's call (``fnp.add(x, y, out=None)``), positional or
-# keyword as in NumPy: anything in them but their defaults goes to ``general``, which raises
-# NumPy's and JAX's errors. (Not ``*args`` and keyword-only ones: CPython then calls the
-# function through its slow path, ~90 ns more.)
-_UFUNC_PARAMETERS = ", /, out=None, where=None"
-_UFUNC_ARGUMENTS = ", out=out, where=where"
-_UFUNC_GUARD = "out is None and where is None and "
+# The extra parameters of a ufunc object's call (``fnp.add(x, y, out=None)``): ``out`` and
+# ``where`` positional or keyword (not keyword-only, nor ``*args`` for a surplus operand:
+# CPython then calls the function through its slow path, ~90 ns more); a surplus positional
+# argument lands in ``_extra``. Anything but the defaults goes to ``general``, which raises
+# jax.numpy's errors (a TypeError for a surplus operand, NotImplementedError for ``out=``).
+_UFUNC_PARAMETERS = ", _extra=_MISSING, /, out=None, where=None"
+_UFUNC_ARGUMENTS = ", _extra, out=out, where=where"
+_UFUNC_GUARD = "_extra is _MISSING and out is None and where is None and "
 
 
 @functools.cache
