@@ -289,6 +289,21 @@ def _strong_inputs_meet_at_a_weak_kind(nodes) -> bool:
     return isinstance(out, str)
 
 
+def _shared_strong_dtype(args) -> np.dtype | None:
+    """The dtype of ``args`` when they are all strongly typed arrays of one supported dtype
+    (the commonest call, ``result_type(x)`` or ``result_type(x, y)``), where promotion has
+    nothing to decide; None sends the call through the lattice."""
+    dt = getattr(args[0], "dtype", None)
+    if not isinstance(dt, np.dtype) or dt not in _SUPPORTED:
+        return None
+    for a in args:
+        # (identity: NumPy takes ``None == dtype`` as a comparison with float64; the
+        # builtin dtypes are singletons, so an array of the same dtype passes)
+        if getattr(a, "dtype", None) is not dt or getattr(a, "weak_type", False):
+            return None
+    return dt
+
+
 def result_type(*args, return_weak_type: bool = False):
     """The dtype of an operation combining ``args`` (dtypes, arrays or Python scalars).
 
@@ -303,6 +318,9 @@ def result_type(*args, return_weak_type: bool = False):
     """
     if not args:
         raise ValueError("result_type needs at least one argument")
+    shared = _shared_strong_dtype(args)
+    if shared is not None:
+        return (shared, False) if return_weak_type else shared
     nodes = []
     for a in args:
         weak = bool(getattr(a, "weak_type", False))

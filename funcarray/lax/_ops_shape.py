@@ -228,13 +228,11 @@ def _squeeze_on_host(array, dimensions):
     v, dims = host_value(array), _plain_ints(dimensions)
     if v is None or dims is None:
         return NotImplemented
-    shape, ndim = v.shape, v.ndim
-    dims = {d % ndim for d in dims if -ndim <= d < ndim}
-    if len(dims) != len(dimensions) or any(shape[d] != 1 for d in dims):
-        return NotImplemented
     if not dims:
         return array
-    return Array(v.reshape(tuple(n for d, n in enumerate(shape) if d not in dims)), array._weak)
+    # NumPy's squeeze raises (and so declines) for a dimension out of range, repeated or not
+    # of size 1, where the general path raises its own error.
+    return Array(v.squeeze(dims), array._weak)
 
 
 @host_shortcut(_squeeze_on_host)

@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from funcarray.base.array import Array, DeviceArray
+from funcarray.lax._ops_common import _plain_ints
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.gather import gather_fill_value
 from funcarray.primitives.gather_scatter_dims import GatherDimensionNumbers, ScatterDimensionNumbers
@@ -76,16 +77,6 @@ def mode_name(mode, gather_: bool) -> str | None:
     return None
 
 
-def _ints(value):
-    """A tuple or list of Python ints as a tuple; None for anything else (the general path
-    converts or rejects it)."""
-    if type(value) is not tuple and type(value) is not list:
-        return None
-    if not all(type(v) is int for v in value):
-        return None
-    return tuple(value)
-
-
 def _axis(axis, ndim: int):
     """A Python-int axis in range as a non-negative int, else None."""
     if type(axis) is not int or not -ndim <= axis < ndim:
@@ -109,18 +100,22 @@ def _whole_or(operand, value, box):
 def slice_on_host(operand, start_indices, limit_indices, strides=None):
     """``lax.slice``'s shortcut, or NotImplemented."""
     value = host_value(operand)
-    starts, limits = _ints(start_indices), _ints(limit_indices)
+    starts, limits = _plain_ints(start_indices), _plain_ints(limit_indices)
     if value is None or starts is None or limits is None:
         return NotImplemented
     shape = value.shape
-    steps = (1,) * len(shape) if strides is None else _ints(strides)
-    if steps is None or not len(starts) == len(limits) == len(steps) == len(shape):
+    if not len(starts) == len(limits) == len(shape):
         return NotImplemented
-    if not all(st >= 1 and 0 <= s <= lim <= d
-               for s, lim, st, d in zip(starts, limits, steps, shape)):
+    for s, lim, d in zip(starts, limits, shape):
+        if not 0 <= s <= lim <= d:
+            return NotImplemented
+    if strides is None:
+        return _whole_or(operand, value, tuple(map(slice, starts, limits)))
+    steps = _plain_ints(strides)
+    if steps is None or len(steps) != len(shape) or min(steps, default=1) < 1:
         return NotImplemented
     box = tuple(map(slice, starts, limits, steps))
-    if all(st == 1 for st in steps):  # (a strided slice of a size-1 axis is not the operand)
+    if max(steps, default=1) == 1:  # (a strided slice of a size-1 axis is not the operand)
         return _whole_or(operand, value, box)
     return Array(value[box], operand._weak)
 
@@ -266,7 +261,7 @@ def _dynamic_box(shape, start_indices, sizes, allow_negative_indices):
 def dynamic_slice_on_host(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
     """``lax.dynamic_slice``'s shortcut, or NotImplemented."""
     value = host_value(operand)
-    sizes = _ints(slice_sizes)
+    sizes = _plain_ints(slice_sizes)
     if value is None or sizes is None:
         return NotImplemented
     box = _dynamic_box(value.shape, start_indices, sizes, allow_negative_indices)
@@ -483,8 +478,9 @@ def _gather_plan(dn, shape, sizes, n_batch, k):
     doc) of these static arguments, or None (cached: they repeat)."""
     if dn.operand_batching_dims or dn.start_indices_batching_dims:
         return None
-    index_map, collapsed, offset_dims = (_ints(dn.start_index_map), _ints(dn.collapsed_slice_dims),
-                                         _ints(dn.offset_dims))
+    index_map, collapsed, offset_dims = (_plain_ints(dn.start_index_map),
+                                         _plain_ints(dn.collapsed_slice_dims),
+                                         _plain_ints(dn.offset_dims))
     if index_map is None or collapsed is None or offset_dims is None:
         return None
     if k != len(index_map) or not _take_form(shape, index_map, collapsed, sizes):
@@ -501,7 +497,7 @@ def gather_on_host(operand, start_indices, dimension_numbers, slice_sizes, *,
     """``lax.gather``'s shortcut for the take form, or NotImplemented."""
     value = host_value(operand)
     idx = _index_value(start_indices)
-    sizes = _ints(slice_sizes)
+    sizes = _plain_ints(slice_sizes)
     mode = mode_name(mode, True)
     if (value is None or idx is None or sizes is None or mode is None
             or type(dimension_numbers) is not GatherDimensionNumbers):
@@ -549,9 +545,9 @@ def _scatter_plan(dn, shape, updates_shape, indices_shape):
     doc) of these static arguments, or None (cached: they repeat)."""
     if dn.operand_batching_dims or dn.scatter_indices_batching_dims:
         return None
-    index_map, inserted, window_dims = (_ints(dn.scatter_dims_to_operand_dims),
-                                        _ints(dn.inserted_window_dims),
-                                        _ints(dn.update_window_dims))
+    index_map, inserted, window_dims = (_plain_ints(dn.scatter_dims_to_operand_dims),
+                                        _plain_ints(dn.inserted_window_dims),
+                                        _plain_ints(dn.update_window_dims))
     if index_map is None or inserted is None or window_dims is None:
         return None
     if indices_shape[-1] != len(index_map) or not _take_form(shape, index_map, inserted, None):

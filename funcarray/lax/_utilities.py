@@ -107,6 +107,9 @@ def dtype(x: ArrayLike | DTypeLike) -> np.dtype:
     return dtypes.canonicalize_dtype(x)
 
 
+_INT32_MAX = 2**31 - 1
+
+
 def shape_as_value(shape: Shape) -> Array:
     """``shape`` as a 1-d integer array (int32, or int64 if a dimension needs it).
 
@@ -120,8 +123,8 @@ def shape_as_value(shape: Shape) -> Array:
     except TypeError:
         raise op_type_error("lax.shape_as_value", f"shape must be a sequence of ints, got "
                                                   f"{shape!r}") from None
-    wide = any(d > np.iinfo(np.int32).max for d in dims)
-    return Array(np.asarray(dims, np.int64 if wide else np.int32).reshape(len(dims)))
+    wide = any(d > _INT32_MAX for d in dims)
+    return Array(np.array(dims, np.int64 if wide else np.int32))
 
 
 def stage(x: ArrayLike, /) -> Array:

@@ -35,7 +35,7 @@ from funcarray.numpy._math_functions import imag, real
 from funcarray.numpy._predicates_and_bits import isneginf, isposinf
 from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.numpy._shape import broadcast_to, concatenate, ravel
-from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.conversions import convert_kernel, float_to_int_inside
 from funcarray.primitives.elementwise import complex_p
 from funcarray.transforms.host_shortcuts import host_shortcut
 
@@ -195,24 +195,14 @@ def _astype_on_host(x, dtype, /, *, copy=False, device=None):
     dtype = dtypes.default_float if dtype is None else _canonical_dtype(dtype)
     if value.dtype == dtype and not x._weak:
         return x
-    bounds = _INT_BOUNDS.get(dtype)
-    if bounds is not None and value.dtype in _BUILTIN_FLOATS and value.size:
-        # The conversion kernel's own test and cast for a float array strictly inside the
-        # integer range (no saturation, no NaN), without its per-call dtype queries.
-        low, high = (value.min(), value.max()) if value.ndim else (value, value)
-        if low > bounds[0] and high < bounds[1]:
-            return Array(np.asarray(value).astype(dtype), False)
-    return Array(convert_kernel(value, dtype), False)
+    # (the conversion kernel's first test, without its per-call dtype queries)
+    inside = float_to_int_inside(value, dtype)
+    return Array(convert_kernel(value, dtype) if inside is None else inside, False)
 
 
 # A dtype-like (a name, a type, a dtype) as the supported dtype it names: a pure function's
 # cache (an unhashable or invalid dtype-like raises, and the general path reports it).
 _canonical_dtype = functools.lru_cache(maxsize=256)(dtypes.canonicalize_dtype)
-_BUILTIN_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
-# The integer dtypes' limits as floats, which the conversion kernel compares values with.
-_INT_BOUNDS = {np.dtype(t): (float(np.iinfo(t).min), float(np.iinfo(t).max))
-               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                         np.uint32, np.uint64)}
 
 
 @host_shortcut(_astype_on_host)

@@ -30,6 +30,7 @@ from funcarray.api.arguments import (
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
+from funcarray.base.host_values import from_numpy
 from funcarray.numpy._creation import arange, asarray, linspace, shape_tuple, zeros
 from funcarray.numpy._creation import ones as _ones
 from funcarray.numpy._diagonals import diag
@@ -258,7 +259,7 @@ def frombuffer(buffer: bytes | Any, dtype: DTypeLike = float, count: int = -1,
         Array([1, 2, 3], dtype=uint8)
     """
     value = np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset)
-    return asarray(value, dtype=dtypes.canonicalize_dtype(dtype))
+    return from_numpy("frombuffer", value, dtypes.canonicalize_dtype(dtype))
 
 
 def fromiter(*args, **kwargs):

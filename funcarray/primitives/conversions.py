@@ -39,7 +39,41 @@ from funcarray.transforms.jvp import (
 )
 from funcarray.transforms.vmap import vectorized_batch_rule
 
-__all__ = ["convert_element_type_p", "bitcast_convert_type_p", "convert_kernel"]
+__all__ = ["convert_element_type_p", "bitcast_convert_type_p", "convert_kernel",
+           "float_to_int_inside"]
+
+
+# NumPy's float types, and the integer dtypes' limits as floats (what float values are
+# compared with before a cast).
+_BUILTIN_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+_INT_BOUNDS = {np.dtype(t): (float(np.iinfo(t).min), float(np.iinfo(t).max))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                         np.uint32, np.uint64)}
+# Up to this many elements, Python's min and max of the listed values cost less than two
+# NumPy reductions (~0.6 us against ~2 us for a 4-vector).
+_LISTED_RANGE_SIZE = 32
+
+
+def float_to_int_inside(x, new_dtype):
+    """``x`` (a NumPy float array) cast to the integer ``new_dtype`` when every value lies
+    strictly inside the integer range, else None: NumPy's cast then truncates each value as
+    the saturating conversion would, at a third of its cost. NaN is never inside."""
+    bounds = _INT_BOUNDS.get(new_dtype)
+    if bounds is None or x.dtype not in _BUILTIN_FLOATS or not x.size:
+        return None
+    if not x.ndim:
+        low = high = x
+    elif x.size <= _LISTED_RANGE_SIZE:
+        values = x.reshape(-1).tolist()
+        total = sum(values)
+        if total != total:  # a NaN (or inf - inf: declined as well)
+            return None
+        low, high = min(values), max(values)
+    else:
+        low, high = x.min(), x.max()
+    if low > bounds[0] and high < bounds[1]:
+        return x.astype(new_dtype)
+    return None
 
 
 def convert_kernel(x, new_dtype):
@@ -53,13 +87,10 @@ def convert_kernel(x, new_dtype):
     if new_dtype == np.bool_:
         return x != 0
     if dtypes.is_float(src) and dtypes.is_integer(new_dtype):
+        inside = float_to_int_inside(x, new_dtype)
+        if inside is not None:
+            return inside
         info = dtypes.iinfo(new_dtype)
-        if src.isbuiltin == 1 and x.size:
-            # Every value strictly inside the range (NaN fails both tests): NumPy's cast
-            # truncates them as the saturating path below would, at a third of its cost.
-            low, high = (x.min(), x.max()) if x.ndim else (x, x)
-            if low > float(info.min) and high < float(info.max):
-                return x.astype(new_dtype)
         whole = np.trunc(x.astype(np.float64))
         # Saturate: compare in float64, where the integer limits are representable or rounded
         # outward; only values strictly inside the range are cast, so every cast is exact

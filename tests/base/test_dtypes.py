@@ -14,6 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 from helpers import assert_same
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import funcarray as fa
 import funcarray.lax as flax
@@ -112,6 +114,35 @@ def test_result_type_with_weak_scalars_matches_jax(dtype, scalar):
 def test_result_type_of_scalars_alone_matches_jax(scalars):
     expected = _jax_weak_result(*scalars)
     assert dtypes.result_type(*scalars, return_weak_type=True) == expected
+
+
+def _sub_byte_float(dtype) -> bool:
+    return dtype.name.startswith(("float4", "float6"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_32BIT), min_size=1, max_size=3),
+       st.sampled_from([None, True, 2, 2.5, 2j]), st.booleans())
+def test_result_type_of_arrays_matches_jax(array_dtypes, scalar, place):
+    """Arrays of one dtype (no promotion to decide) or of several, host or device arrays,
+    with or without a weak Python scalar: result_type gives jax's dtype and weak type.
+    (float4/float6 cannot be device_put on this jaxlib; jax's oracle takes their
+    ShapeDtypeStructs, strong as the arrays.)"""
+    operands = [fa.device_put(fnp.zeros(2, dt)) if place and not _sub_byte_float(dt)
+                else fnp.zeros(2, dt) for dt in array_dtypes]
+    jax_operands = [jax.ShapeDtypeStruct((2,), dt) for dt in array_dtypes]
+    if scalar is not None:
+        operands.append(scalar)
+        jax_operands.append(scalar)
+    try:
+        with jax.enable_x64(False):
+            expected = jax.dtypes.result_type(*jax_operands, return_weak_type_flag=True)
+    except (TypeError, jax.dtypes.TypePromotionError):
+        with pytest.raises(TypeError):
+            fnp.result_type(*operands)
+        return
+    assert fnp.result_type(*operands, return_weak_type=True) == expected
+    assert fnp.result_type(*operands) == expected[0]
 
 
 @pytest.mark.parametrize("scalar_type", [np.float32, np.float64, np.int8, np.complex64])
