@@ -417,7 +417,7 @@ def _check_arange_fits(start, step, n: int, dtype) -> None:
     ints everywhere)."""
     if n == 0 or not dtypes.is_integer(dtype):
         return
-    info = np.iinfo(dtype)
+    info = dtypes.iinfo(dtype)
     for value in (start, start + (n - 1) * step):
         if not info.min <= value <= info.max:
             wider = "uint64" if info.min == 0 and value > 0 else "int64"

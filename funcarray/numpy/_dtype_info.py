@@ -133,8 +133,8 @@ def _standard_can_cast(src: np.dtype, dst: np.dtype) -> bool:
     if src.kind == "b":
         return True
     if src.kind in "iu":
-        return bool(np.iinfo(dst).min <= np.iinfo(src).min
-                    and np.iinfo(src).max <= np.iinfo(dst).max)
+        return bool(dtypes.iinfo(dst).min <= dtypes.iinfo(src).min
+                    and dtypes.iinfo(src).max <= dtypes.iinfo(dst).max)
     if src.kind == "c" and dst.kind != "c":
         return False
     return bool(np.finfo(dst).bits >= np.finfo(src).bits)

@@ -25,26 +25,20 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array
+from funcarray.numpy._shape_on_host import host_shape
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = ["tri_on_host", "indices_on_host", "diag_indices_on_host", "unravel_index_on_host",
            "ravel_multi_index_on_host"]
 
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+# The index dtypes the shortcuts take, and their largest values.
+_INDEX_LIMITS = {np.dtype(np.int32): 2**31 - 1, np.dtype(np.int64): 2**63 - 1}
 _INT32_SPAN = 2**31
 
 
 def _dtype(dtype, default):
     return np.dtype(default) if dtype is None else dtypes.canonicalize_dtype(dtype)
-
-
-def _ints(values):
-    """A tuple or list of Python ints as a tuple, or None."""
-    if (type(values) is tuple or type(values) is list) and all(type(v) is int
-                                                                 for v in values):
-        return tuple(values)
-    return None
 
 
 def tri_on_host(N, M=None, k=0, dtype=None):
@@ -60,7 +54,7 @@ def tri_on_host(N, M=None, k=0, dtype=None):
 
 def indices_on_host(dimensions, dtype=None, sparse=False):
     """``indices``' shortcut, or NotImplemented."""
-    dims = _ints(dimensions)
+    dims = None if type(dimensions) is int else host_shape(dimensions)
     if dims is None or type(sparse) is not bool or any(d < 0 for d in dims):
         return NotImplemented
     dtype = _dtype(dtype, dtypes.default_int)
@@ -81,18 +75,18 @@ def diag_indices_on_host(n, ndim=2):
 def _shape(shape):
     """A shape given as an int or a tuple/list of ints, as a tuple of positive ints, or
     None."""
-    dims = (shape,) if type(shape) is int else _ints(shape)
-    return dims if dims is not None and all(d > 0 for d in dims) else None
+    dims = host_shape(shape)
+    return dims if dims is not None and min(dims, default=1) > 0 else None
 
 
 def unravel_index_on_host(indices, shape):
     """``unravel_index``'s shortcut, or NotImplemented."""
     value = host_value(indices)
     dims = _shape(shape)
-    if value is None or dims is None or value.dtype not in _INDEX_DTYPES:
+    if value is None or dims is None:
         return NotImplemented
-    size = math.prod(dims)
-    if size > np.iinfo(value.dtype).max:
+    size, limit = math.prod(dims), _INDEX_LIMITS.get(value.dtype)
+    if limit is None or size > limit:
         return NotImplemented
     try:
         out = np.unravel_index(value, dims)
@@ -100,8 +94,9 @@ def unravel_index_on_host(indices, shape):
         wide = value.astype(np.int64)
         wide = np.clip(np.where(wide < 0, wide + size, wide), 0, size - 1)
         out = np.unravel_index(wide, dims)
-    weak = indices._weak
-    return tuple(Array(np.asarray(o, value.dtype), weak) for o in out)
+    weak, dtype = indices._weak, value.dtype
+    # (NumPy's results are intp, and NumPy scalars for a 0-d operand)
+    return tuple(Array(np.asarray(o, dtype), weak) for o in out)
 
 
 def ravel_multi_index_on_host(multi_index, dims, mode="raise", order="C", *, dtype=None):
@@ -112,16 +107,21 @@ def ravel_multi_index_on_host(multi_index, dims, mode="raise", order="C", *, dty
     if mode not in ("raise", "wrap", "clip") or order not in ("C", "F"):
         return NotImplemented
     shape = _shape(dims)
-    values = [host_value(i) for i in multi_index]
-    if shape is None or not values or len(values) != len(shape) or any(
-            v is None for v in values):
+    if shape is None or not multi_index or len(multi_index) != len(shape):
         return NotImplemented
+    values = []
+    for i in multi_index:
+        v = host_value(i)
+        if v is None or i._weak:
+            return NotImplemented
+        values.append(v)
     index_dtype = values[0].dtype
-    if index_dtype not in _INDEX_DTYPES or any(
-            v.dtype != index_dtype or i._weak for v, i in zip(values, multi_index)):
+    limit = _INDEX_LIMITS.get(index_dtype)
+    if limit is None or math.prod(shape) - 1 > limit:
         return NotImplemented
-    if math.prod(shape) - 1 > np.iinfo(index_dtype).max:
-        return NotImplemented
+    for v in values:
+        if v.dtype != index_dtype:
+            return NotImplemented
     # (NumPy raises on an index out of bounds in mode "raise": the general path's error)
     flat = np.ravel_multi_index(values, shape, mode=mode, order=order)
     return Array(np.asarray(flat, index_dtype))

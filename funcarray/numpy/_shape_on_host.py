@@ -79,19 +79,22 @@ def host_sorted_axes(axis, ndim: int):
     return None if axes is None else tuple(sorted(axes))
 
 
-def _host_shape(shape):
+def host_shape(shape):
     """``shape`` given as a Python int or a tuple/list of them, as a tuple, or None."""
     if type(shape) is int:
         return (shape,)
-    if (type(shape) is tuple or type(shape) is list) and all(type(d) is int for d in shape):
-        return tuple(shape)
-    return None
+    if type(shape) is not tuple and type(shape) is not list:
+        return None
+    for d in shape:  # (a loop: all() over a generator costs twice as much)
+        if type(d) is not int:
+            return None
+    return tuple(shape)
 
 
 def host_dims(shape):
     """The shape of a new array given as a non-negative Python int or a tuple/list of them,
     as a tuple, or None."""
-    shape = _host_shape(shape)
+    shape = host_shape(shape)
     return None if shape is None or min(shape, default=0) < 0 else shape
 
 

@@ -76,7 +76,7 @@ def _div_kernel(x, y):
     r = x - q * safe_y
     # floor -> truncation: step back toward zero where the signs differ and r != 0.
     q = q + ((r != 0) & ((x < 0) != (safe_y < 0))).astype(x.dtype)
-    by_zero = np.iinfo(x.dtype).max if x.dtype.kind == "u" else -1
+    by_zero = dtypes.iinfo(x.dtype).max if x.dtype.kind == "u" else -1
     return np.where(y == 0, np.asarray(by_zero, x.dtype), q).astype(x.dtype, copy=False)
 
 

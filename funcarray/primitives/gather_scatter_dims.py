@@ -116,7 +116,7 @@ def _window_grids(starts, window):
 def _index_bounds(indices_aval, upper) -> np.ndarray:
     """Per-component upper bounds for index vectors, in the indices' dtype (a bound past the
     dtype's range is every value of it)."""
-    info = np.iinfo(indices_aval.dtype)
+    info = dtypes.iinfo(indices_aval.dtype)
     return np.array([min(max(int(u), int(info.min)), int(info.max)) for u in upper],
                     indices_aval.dtype)
 

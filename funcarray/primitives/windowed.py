@@ -53,7 +53,7 @@ def identity_of(kind: str, dtype) -> object:
     if dtype == np.bool_:
         return kind == "min"
     if dtypes.is_integer(dtype):
-        info = np.iinfo(dtype)
+        info = dtypes.iinfo(dtype)
         return info.min if kind == "max" else info.max
     return dtype.type(-np.inf if kind == "max" else np.inf)
 
