@@ -310,6 +310,11 @@ def _bincount_on_host(x, weights=None, minlength=0, *, length=None):
             x._weak):
         return NotImplemented
     if length is None:
+        try:
+            # Without a negative value, NumPy's own length is jax's: max(minlength, max + 1).
+            return Array(np.bincount(values, minlength=minlength).astype(dtypes.default_int))
+        except ValueError:  # (a negative value)
+            pass
         length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
         # (no value reaches length: negatives alone need moving, to bin 0)
         bins = np.maximum(values, values.dtype.type(0)) if values.dtype.kind == "i" else values

@@ -142,6 +142,18 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
 
 def fft_kernel(v: np.ndarray, fft_type: FftType, fft_lengths: tuple) -> np.ndarray:
     """The NumPy computation of ``fft`` on a NumPy value (result in XLA's dtype)."""
+    if len(fft_lengths) == 1:
+        # One axis: NumPy's 1-d functions, which its n-d ones call per axis (the same
+        # results) after ~3 us of argument handling.
+        if fft_type == FftType.FFT:
+            out, dtype = np.fft.fft(v), v.dtype
+        elif fft_type == FftType.IFFT:
+            out, dtype = np.fft.ifft(v), v.dtype
+        elif fft_type == FftType.RFFT:
+            out, dtype = np.fft.rfft(v), _REAL[v.dtype]
+        else:
+            out, dtype = np.fft.irfft(v, n=fft_lengths[0]), _COMPLEX[v.dtype]
+        return np.ascontiguousarray(out, dtype=dtype)
     axes = tuple(range(v.ndim - len(fft_lengths), v.ndim))
     if fft_type == FftType.FFT:
         out, dtype = np.fft.fftn(v, axes=axes), v.dtype
