@@ -50,6 +50,7 @@ from funcarray.numpy._sort_and_nonzero import sort
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.elementwise import div_p, pow_p
 from funcarray.primitives.sort import _sort_keys
+from funcarray.primitives.top_k import flip_negative, top_k_kernel, total_order_key
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -511,36 +512,6 @@ def _negated_value(v):
     return np.invert(v) if v.dtype.kind == "u" else np.negative(v)
 
 
-# The integer view of each float width and its magnitude bits (top_k's total-order key,
-# with the constant made once instead of by np.iinfo per call).
-_FLOAT_BITS = {n: (np.dtype(t), np.array(np.iinfo(t).max, t), np.array(8 * n - 1, t))
-               for n, t in ((2, np.int16), (4, np.int32), (8, np.int64))}
-
-
-def _order_key(v):
-    """``total_order_key``: for floats the bits with the magnitude of negative ones flipped
-    (``bits ^ (sign mask & magnitude)``, the same integers as its ``np.where``); an
-    involution, so it also maps keys back to bits."""
-    if v.dtype.kind == "f":
-        return _flip_negative(v.view(_FLOAT_BITS[v.dtype.itemsize][0]))
-    return v.astype(np.int8) if v.dtype == np.bool_ else v
-
-
-def _flip_negative(bits):
-    """Signed integers with the magnitude bits of the negative ones flipped."""
-    _, magnitude, shift = _FLOAT_BITS[bits.dtype.itemsize]
-    return bits ^ ((bits >> shift) & magnitude)
-
-
-def _top_k(v, k):
-    """``lax.top_k`` of a NumPy value along its last axis: the primitive's eager rule (a
-    stable argsort of the total-order key of the reversed row, read backwards)."""
-    n = v.shape[-1]
-    ascending = np.argsort(_order_key(v[..., ::-1]), axis=-1, kind="stable")
-    indices = (n - 1 - ascending[..., ::-1][..., :k]).astype(np.int32)
-    return np.take_along_axis(v, indices, axis=-1), indices
-
-
 def _partition_on_host(a, kth, axis=-1):
     """For floats, unsigned integers and bools the negation is order-reversing in top_k's
     total order, so the general path's two top_k give the ``kth + 1`` smallest values
@@ -551,13 +522,13 @@ def _partition_on_host(a, kth, axis=-1):
         return NotImplemented
     arr, kth, axis = setup
     if arr.dtype.kind == "i":
-        bottom = _negated_value(_top_k(_negated_value(arr), kth + 1)[0])
-        out = np.concatenate([bottom, _top_k(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
+        bottom = _negated_value(top_k_kernel(_negated_value(arr), kth + 1)[0])
+        out = np.concatenate([bottom, top_k_kernel(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
     else:
         if arr.dtype.kind == "f":
-            ordered = _order_key(arr)  # a fresh array: sorted in place
+            ordered = total_order_key(arr)  # a fresh array: sorted in place
             ordered.sort(axis=-1)
-            ordered = _flip_negative(ordered).view(arr.dtype)
+            ordered = flip_negative(ordered).view(arr.dtype)
         else:
             ordered = np.sort(arr, axis=-1)  # (equal values are equal bits)
         out = np.concatenate([ordered[..., :kth + 1], ordered[..., :kth:-1]], axis=-1)
@@ -573,12 +544,12 @@ def _argpartition_on_host(a, kth, axis=-1):
         return NotImplemented
     arr, kth, axis = setup
     if arr.dtype.kind == "i":
-        bottom = _top_k(_negated_value(arr), kth + 1)[1]
+        bottom = top_k_kernel(_negated_value(arr), kth + 1)[1]
         rest = np.ones(arr.shape, np.bool_)
         np.put_along_axis(rest, bottom, False, axis=-1)
         others = np.argsort(~rest, axis=-1, kind="stable")[..., :arr.shape[-1] - kth - 1]
     else:
-        key, n = _order_key(arr), arr.shape[-1]
+        key, n = total_order_key(arr), arr.shape[-1]
         if key.dtype.itemsize <= 4:
             # Each key then its index, as one int64 (no overflow below 2**31 entries): all
             # distinct, so NumPy's faster unstable argsort gives the stable order.
