@@ -47,7 +47,6 @@ from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import concatenate, expand_dims, moveaxis, ravel, squeeze, swapaxes
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.numpy._sort_and_nonzero import sort
-from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.elementwise import div_p, pow_p
 from funcarray.primitives.sort import _sort_keys
 from funcarray.primitives.top_k import flip_negative, top_k_kernel, total_order_key
@@ -606,6 +605,9 @@ def _complex_of(dtype) -> np.dtype:
     return dtypes.complex128 if wide else dtypes.default_complex
 
 
+_SMALL_SORT = 64
+
+
 def _sort_complex_on_host(a):
     """A real host array (NumPy dtype): the sort kernel's order is NumPy's (NaN last, -0.0
     equal to 0.0, stable), which NumPy's sort of the values gives (a stable one where
@@ -614,12 +616,16 @@ def _sort_complex_on_host(a):
     if v is None or v.ndim == 0 or v.dtype.kind not in "biuf":
         return NotImplemented
     target = _complex_of(v.dtype)
-    ordered = np.sort(v, axis=-1)
     # An unstable sort gives the same bits unless equal values can differ in their bits:
-    # the zeros (-0.0 == 0.0) and NaNs of floats (sorted last) need the stable order.
-    if v.dtype.kind == "f" and (not v.all() or np.isnan(ordered[..., -1:]).any()):
+    # the zeros (-0.0 == 0.0) and NaNs of floats (sorted last) need the stable order. A small
+    # array takes it at once (as fast there; six times slower for 64x64 float32).
+    stable_at_once = v.dtype.kind == "f" and v.size <= _SMALL_SORT
+    ordered = np.sort(v, axis=-1, kind="stable" if stable_at_once else None)
+    if v.dtype.kind == "f" and not stable_at_once and (
+            not v.all() or np.isnan(ordered[..., -1:]).any()):
         ordered = np.sort(v, axis=-1, kind="stable")
-    return Array(convert_kernel(ordered, target))
+    # (a real to complex conversion: the conversion kernel's own cast)
+    return Array(ordered.astype(target))
 
 
 @host_shortcut(_sort_complex_on_host)
