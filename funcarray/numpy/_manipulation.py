@@ -573,9 +573,16 @@ def _host_values(op, v, dtype, weak):
     return convert_arg(op, v, dtype, weak)._value
 
 
-def _distinct(positions) -> bool:
-    if positions.size <= 16:  # (np.unique costs a few us even for two positions)
-        return len(set(positions.tolist())) == positions.size
+def _distinct(positions, size: int | None = None) -> bool:
+    """Whether ``positions`` holds no position twice (and, given ``size``, only positions
+    in ``[0, size)``)."""
+    if positions.size <= 16:  # (np.unique or a reduction costs ~1 us even for two)
+        listed = positions.tolist()
+        if size is not None and (min(listed) < 0 or max(listed) >= size):
+            return False
+        return len(set(listed)) == len(listed)
+    if size is not None and (positions.min() < 0 or positions.max() >= size):
+        return False
     return np.unique(positions).size == positions.size
 
 
@@ -601,9 +608,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
         positions = np.clip(positions, 0, size - 1)
     elif mode == "wrap":
         positions = np.mod(positions, size)
-    elif positions.min() < 0 or positions.max() >= size:
-        return NotImplemented
-    if not _distinct(positions):
+    if not _distinct(positions, None if mode else size):
         return NotImplemented
     out = value.copy()
     np.put(out, positions, values)

@@ -268,8 +268,11 @@ def test_bincount_matches_general_path(x, minlength, length):
 @settings(max_examples=40)
 @given(operands(), st.data(), st.sampled_from([None, "clip", "wrap", "raise"]))
 def test_put_matches_general_path(a, data, mode):
-    # Positions in and out of range, negative and repeated; values cycled, cut, converted.
-    positions = np.asarray(data.draw(st.lists(st.integers(-8, 8), max_size=5)))
+    # Positions in and out of range, negative and repeated (few, listed in Python by the
+    # shortcut, or more than 16, reduced by NumPy); values cycled, cut, converted.
+    positions = np.asarray(data.draw(st.one_of(
+        st.lists(st.integers(-8, 8), max_size=5),
+        st.lists(st.integers(-30, 30), min_size=17, max_size=20))))
     dtype = data.draw(st.sampled_from([np.int32, np.int8, np.uint8, np.float32]))
     with np.errstate(invalid="ignore"):
         ind = _as_input(positions.astype(dtype), data.draw(st.sampled_from(_KINDS)))
