@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from funcarray.api.arguments import asarray_arg, convert, to_inexact_dtype
 from funcarray.base import dtypes
-from funcarray.base.errors import api_boundary, op_type_error
+from funcarray.base.array import Array
+from funcarray.base.errors import op_type_error
 from funcarray.primitives.special import digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p
 from funcarray.scipy import (
     _special_basic,
@@ -46,6 +49,7 @@ from funcarray.scipy._special_incomplete import *  # noqa: F403
 from funcarray.scipy._special_integrals import *  # noqa: F403
 from funcarray.scipy._special_normal import *  # noqa: F403
 from funcarray.scipy._special_sph_harm import *  # noqa: F403
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
     from funcarray.base.array import Array
@@ -70,7 +74,24 @@ def _real_float_arg(name, x):
     return x
 
 
-@api_boundary
+_FLOAT32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _kernel_on_host(prim):
+    """The shortcut of a function that is one primitive: its kernel on a concrete float32
+    or float64 array, as the general path's bind runs it (other dtypes convert or upcast
+    first: the general path)."""
+    kernel = prim.kernel
+
+    def on_host(x):
+        value = host_value(x)
+        if value is None or value.dtype not in _FLOAT32_64:
+            return NotImplemented
+        return Array(kernel(value), x._weak)
+    return on_host
+
+
+@host_shortcut(_kernel_on_host(erf_p))
 def erf(x: ArrayLike) -> Array:
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t^2) dt``.
 
@@ -83,7 +104,7 @@ def erf(x: ArrayLike) -> Array:
     return erf_p.bind(_real_float_arg("erf", x))
 
 
-@api_boundary
+@host_shortcut(_kernel_on_host(erfc_p))
 def erfc(x: ArrayLike) -> Array:
     """The complementary error function ``1 - erf(x)``, accurate where it is tiny.
 
@@ -96,7 +117,7 @@ def erfc(x: ArrayLike) -> Array:
     return erfc_p.bind(_real_float_arg("erfc", x))
 
 
-@api_boundary
+@host_shortcut(_kernel_on_host(erf_inv_p))
 def erfinv(x: ArrayLike) -> Array:
     """The inverse error function on [-1, 1] (``+-inf`` at ``+-1``, NaN outside).
 
@@ -109,7 +130,7 @@ def erfinv(x: ArrayLike) -> Array:
     return erf_inv_p.bind(_real_float_arg("erfinv", x))
 
 
-@api_boundary
+@host_shortcut(_kernel_on_host(lgamma_p))
 def gammaln(x: ArrayLike) -> Array:
     """``log|Gamma(x)|``; ``inf`` at the poles 0, -1, -2, ...
 
@@ -122,7 +143,7 @@ def gammaln(x: ArrayLike) -> Array:
     return lgamma_p.bind(_real_float_arg("gammaln", x))
 
 
-@api_boundary
+@host_shortcut(_kernel_on_host(digamma_p))
 def digamma(x: ArrayLike) -> Array:
     """The digamma function ``Gamma'(x) / Gamma(x)``; NaN at the poles 0, -1, -2, ...
 
