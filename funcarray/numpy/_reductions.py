@@ -55,7 +55,9 @@ from funcarray.numpy._reductions_on_host import (
     _nanmin_on_host,
     _prod_on_host,
     _ptp_on_host,
+    _std_on_host,
     _sum_on_host,
+    _var_on_host,
     promote_integer,
     upcast_f16,
 )
@@ -570,6 +572,7 @@ def _var(op, a, axis, dtype, correction, keepdims, where, skip_nan: bool, mean=N
     return convert(result, result_dtype)
 
 
+@host_shortcut(_var_on_host)
 def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
         ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
         mean: ArrayLike | None = None, correction: int | float | None = None) -> Array:
@@ -596,6 +599,7 @@ def var(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: No
     return _var("var", a, axis, dtype, correction, keepdims, where, skip_nan=False, mean=mean)
 
 
+@host_shortcut(_std_on_host)
 def std(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
         ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None,
         mean: ArrayLike | None = None, correction: int | float | None = None) -> Array:

@@ -40,7 +40,7 @@ __all__ = [
     "promote_integer", "upcast_f16", "_sum_on_host", "_prod_on_host", "_max_on_host",
     "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
     "_any_on_host", "_ptp_on_host", "_count_nonzero_on_host", "_nanmax_on_host",
-    "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host",
+    "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host", "_var_on_host", "_std_on_host",
 ]
 
 _INT32 = dtypes.int32
@@ -242,6 +242,52 @@ def _mean_on_host(a, axis=None, dtype=None, out=None, keepdims=False, *, where=N
     # (the count broadcast to the total's shape, as the general path divides)
     quotient = ew.div_p.kernel(total, np.broadcast_to(count, total.shape))
     return Array(convert_kernel(quotient, result_dtype), False)
+
+
+_FLOAT32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _variance_of_floats(a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    """``var``'s general path on NumPy values, step for step with its kernels, for a
+    float32/float64 host array and a Python-number ``ddof`` (no ``dtype``, ``where``,
+    ``mean``, ``correction``: those take the general path); None to decline."""
+    operand = _host_reduction(a, axis, keepdims, dtype, out, where, mean, correction)
+    t = type(ddof)
+    if operand is None or (t is not int and t is not float):
+        return None
+    x, axes = operand
+    dt = x.dtype
+    if dt not in _FLOAT32_64:
+        return None
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    n = math.prod(x.shape[i] for i in axes)
+    sum_kernel, div_kernel = red.reduce_sum_p.kernel, ew.div_p.kernel
+    total = sum_kernel(x, axes=axes)
+    if axes:
+        total = total.reshape(kept)
+    centre = div_kernel(total, np.broadcast_to(np.asarray(n, dt), total.shape))
+    centred = ew.sub_p.kernel(x, np.broadcast_to(centre, x.shape))
+    squares = sum_kernel(ew.mul_p.kernel(centred, centred), axes=axes)
+    if keepdims and axes:
+        squares = squares.reshape(kept)
+    dof = n - ddof
+    if dof <= 0:
+        return np.full(squares.shape, np.nan, dt)
+    return div_kernel(squares, np.broadcast_to(np.asarray(dof, dt), squares.shape))
+
+
+def _var_on_host(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+                 mean=None, correction=None):
+    variance = _variance_of_floats(a, axis, dtype, out, ddof, keepdims, where, mean,
+                                   correction)
+    return NotImplemented if variance is None else Array(variance, False)
+
+
+def _std_on_host(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+                 mean=None, correction=None):
+    variance = _variance_of_floats(a, axis, dtype, out, ddof, keepdims, where, mean,
+                                   correction)
+    return NotImplemented if variance is None else Array(ew.sqrt_p.kernel(variance), False)
 
 
 def _logical_on_host(prim, a, axis, out, keepdims, where):

@@ -94,6 +94,21 @@ def test_reductions_with_dtype(x, op, axis, dtype, promote):
         assert_same_outcome(lambda: op(x, axis=axis, promote_integers=promote))
 
 
+@given(x=operands(), op=st.sampled_from([fnp.var, fnp.std]), axis=_AXIS, keepdims=_KEEPDIMS,
+       ddof=st.sampled_from([0, 1, 2.5, 5, True, np.int32(1)]))
+def test_variances(x, op, axis, keepdims, ddof):
+    # (no degrees of freedom left: NaN; a bool or NumPy ddof: the general path)
+    assert_same_outcome(lambda: op(x, axis=axis, keepdims=keepdims, ddof=ddof))
+
+
+@given(x=operands(kinds=("array",)), op=st.sampled_from([fnp.var, fnp.std]))
+def test_variances_with_declined_arguments(x, op):
+    assert_same_outcome(lambda: op(x, correction=1))
+    assert_same_outcome(lambda: op(x, mean=0.0))
+    assert_same_outcome(lambda: op(x, dtype=np.float64))
+    assert_same_outcome(lambda: op(x, where=fnp.asarray(True)))
+
+
 @given(x=operands(), op=st.sampled_from([fnp.argmax, fnp.argmin]),
        axis=st.one_of(st.none(), st.integers(-4, 3)),
        keepdims=st.sampled_from([None, False, True]))
@@ -279,6 +294,8 @@ _COMMON_FORMS = {
     "argmax": lambda x: red_host._argmax_on_host(x),
     "argmin_axis": lambda x: red_host._argmin_on_host(x, axis=1),
     "mean": lambda x: red_host._mean_on_host(x, axis=0),
+    "var": lambda x: red_host._var_on_host(x),
+    "std_axis": lambda x: red_host._std_on_host(x, axis=(0, 2), ddof=1, keepdims=True),
     "mean_f16": lambda x: red_host._mean_on_host(x.astype(np.float16)),
     "all": lambda x: red_host._all_on_host(x),
     "any_axis": lambda x: red_host._any_on_host(x, axis=(0, 1)),
