@@ -53,6 +53,8 @@ from funcarray.numpy._reductions_on_host import (
     _min_on_host,
     _nanmax_on_host,
     _nanmin_on_host,
+    _nanprod_on_host,
+    _nansum_on_host,
     _prod_on_host,
     _ptp_on_host,
     _std_on_host,
@@ -804,6 +806,7 @@ def _without_nan(a, fill):
     return select_n_p.bind(_isnan(a), a, _const(fill, a.dtype, a.shape))
 
 
+@host_shortcut(_nansum_on_host)
 def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out: None = None,
            keepdims: bool = False, initial: ArrayLike | None = None,
            where: ArrayLike | None = None) -> Array:
@@ -821,6 +824,7 @@ def nansum(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None, out:
                      dtype, out, keepdims, initial, where, True)
 
 
+@host_shortcut(_nanprod_on_host)
 def nanprod(a: ArrayLike, axis: Axis = None, dtype: DTypeLike | None = None,
             out: None = None, keepdims: bool = False, initial: ArrayLike | None = None,
             where: ArrayLike | None = None) -> Array:

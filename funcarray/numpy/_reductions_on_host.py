@@ -41,6 +41,7 @@ __all__ = [
     "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
     "_any_on_host", "_ptp_on_host", "_count_nonzero_on_host", "_nanmax_on_host",
     "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host", "_var_on_host", "_std_on_host",
+    "_nansum_on_host", "_nanprod_on_host",
 ]
 
 _INT32 = dtypes.int32
@@ -113,6 +114,34 @@ def _prod_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=No
                   where=None, promote_integers=True):
     return _sum_like_on_host(red.reduce_prod_p, red.reduce_and_p, a, axis, dtype, out,
                              keepdims, initial, where, promote_integers)
+
+
+def _nan_replaced(a, fill):
+    """A host array of a NumPy float or complex dtype with its NaNs replaced by ``fill``, as
+    the general path's select does (``x != x`` picks them); None for the low-precision
+    floats (the general path's); any other operand as it is (no NaN to replace)."""
+    x = host_value(a)
+    if x is None:
+        return a
+    if x.dtype.kind not in "fc":
+        return None if dtypes.is_inexact(x.dtype) else a
+    return Array(np.where(x != x, x.dtype.type(fill), x), a._weak)
+
+
+def _nansum_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                    where=None):
+    a = _nan_replaced(a, 0)
+    if a is None:
+        return NotImplemented
+    return _sum_on_host(a, axis, dtype, out, keepdims, initial, where)
+
+
+def _nanprod_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+                     where=None):
+    a = _nan_replaced(a, 1)
+    if a is None:
+        return NotImplemented
+    return _prod_on_host(a, axis, dtype, out, keepdims, initial, where)
 
 
 # --------------------------------------------------------------------------------------------

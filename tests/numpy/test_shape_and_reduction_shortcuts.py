@@ -80,17 +80,17 @@ _DTYPE_ARG = st.one_of(st.none(), st.sampled_from(ALL_DTYPES))
 # --------------------------------------------------------------------------------------------
 
 @given(x=operands(), op=st.sampled_from([fnp.sum, fnp.prod, fnp.max, fnp.min, fnp.mean,
-                                         fnp.all, fnp.any]),
+                                         fnp.all, fnp.any, fnp.nansum, fnp.nanprod]),
        axis=_AXIS, keepdims=_KEEPDIMS)
 def test_reductions(x, op, axis, keepdims):
     assert_same_outcome(lambda: op(x, axis=axis, keepdims=keepdims))
 
 
-@given(x=operands(), op=st.sampled_from([fnp.sum, fnp.prod, fnp.mean]), axis=_AXIS,
-       dtype=_DTYPE_ARG, promote=st.booleans())
+@given(x=operands(), op=st.sampled_from([fnp.sum, fnp.prod, fnp.mean, fnp.nansum, fnp.nanprod]),
+       axis=_AXIS, dtype=_DTYPE_ARG, promote=st.booleans())
 def test_reductions_with_dtype(x, op, axis, dtype, promote):
     assert_same_outcome(lambda: op(x, axis=axis, dtype=dtype))
-    if op is not fnp.mean:
+    if op in (fnp.sum, fnp.prod):
         assert_same_outcome(lambda: op(x, axis=axis, promote_integers=promote))
 
 
@@ -116,7 +116,8 @@ def test_arg_reductions(x, op, axis, keepdims):
     assert_same_outcome(lambda: op(x, axis=axis, keepdims=keepdims))
 
 
-@given(x=operands(kinds=("array",)), op=st.sampled_from([fnp.sum, fnp.max, fnp.mean]))
+@given(x=operands(kinds=("array",)), op=st.sampled_from([fnp.sum, fnp.max, fnp.mean,
+                                                         fnp.nansum]))
 def test_reductions_with_declined_arguments(x, op):
     assert_same_outcome(lambda: op(x, where=fnp.asarray(True)))
     assert_same_outcome(lambda: op(x, axis=np.int64(0)))
