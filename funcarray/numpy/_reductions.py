@@ -51,6 +51,8 @@ from funcarray.numpy._reductions_on_host import (
     _max_on_host,
     _mean_on_host,
     _min_on_host,
+    _nanargmax_on_host,
+    _nanargmin_on_host,
     _nanmax_on_host,
     _nanmin_on_host,
     _nanprod_on_host,
@@ -922,6 +924,7 @@ def _nan_arg_extremum(op, prim, identity, a, axis, out, keepdims):
     return select_n_p.bind(all_nan, index, _const(-1, index.dtype, index.shape))
 
 
+@host_shortcut(_nanargmax_on_host)
 def nanargmax(a: ArrayLike, axis: int | None = None, out: None = None,
               keepdims: bool | None = None) -> Array:
     """``argmax`` that skips NaN; an all-NaN slice gives -1 (NumPy raises instead).
@@ -935,6 +938,7 @@ def nanargmax(a: ArrayLike, axis: int | None = None, out: None = None,
                              keepdims)
 
 
+@host_shortcut(_nanargmin_on_host)
 def nanargmin(a: ArrayLike, axis: int | None = None, out: None = None,
               keepdims: bool | None = None) -> Array:
     """``argmin`` that skips NaN; an all-NaN slice gives -1 (NumPy raises instead).

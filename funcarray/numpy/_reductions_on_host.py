@@ -41,7 +41,7 @@ __all__ = [
     "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
     "_any_on_host", "_ptp_on_host", "_count_nonzero_on_host", "_nanmax_on_host",
     "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host", "_var_on_host", "_std_on_host",
-    "_nansum_on_host", "_nanprod_on_host",
+    "_nansum_on_host", "_nanprod_on_host", "_nanargmax_on_host", "_nanargmin_on_host",
 ]
 
 _INT32 = dtypes.int32
@@ -246,6 +246,28 @@ def _argmax_on_host(a, axis=None, out=None, keepdims=None):
 
 def _argmin_on_host(a, axis=None, out=None, keepdims=None):
     return _arg_extremum_on_host(red.argmin_p, np.ndarray.argmin, a, axis, out, keepdims)
+
+
+def _nan_arg_extremum_on_host(arg_on_host, identity, a, axis, out, keepdims):
+    """The general path's steps for a NumPy float host array: NaNs replaced by the
+    reduction's identity, the arg reduction's shortcut, then -1 where every value is NaN."""
+    x = host_value(a)
+    if x is None or x.dtype.kind != "f":
+        return NotImplemented
+    nan = x != x
+    index = arg_on_host(Array(np.where(nan, identity(x.dtype), x)), axis, out, keepdims)
+    if index is NotImplemented:
+        return NotImplemented
+    all_nan = np.logical_and.reduce(nan, axis=axis, keepdims=bool(keepdims))
+    return Array(np.where(all_nan, np.int32(-1), index._value), False)
+
+
+def _nanargmax_on_host(a, axis=None, out=None, keepdims=None):
+    return _nan_arg_extremum_on_host(_argmax_on_host, red.max_identity, a, axis, out, keepdims)
+
+
+def _nanargmin_on_host(a, axis=None, out=None, keepdims=None):
+    return _nan_arg_extremum_on_host(_argmin_on_host, red.min_identity, a, axis, out, keepdims)
 
 
 # --------------------------------------------------------------------------------------------

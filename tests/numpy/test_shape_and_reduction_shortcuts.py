@@ -109,11 +109,21 @@ def test_variances_with_declined_arguments(x, op):
     assert_same_outcome(lambda: op(x, where=fnp.asarray(True)))
 
 
-@given(x=operands(), op=st.sampled_from([fnp.argmax, fnp.argmin]),
+@given(x=operands(), op=st.sampled_from([fnp.argmax, fnp.argmin, fnp.nanargmax,
+                                         fnp.nanargmin]),
        axis=st.one_of(st.none(), st.integers(-4, 3)),
        keepdims=st.sampled_from([None, False, True]))
 def test_arg_reductions(x, op, axis, keepdims):
     assert_same_outcome(lambda: op(x, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("op", [fnp.nanargmax, fnp.nanargmin])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("keepdims", [None, False, True])
+def test_nan_arg_reductions_of_all_nan_slices(op, axis, keepdims):
+    x = fnp.asarray(np.array([[np.nan, 1.0, np.nan], [np.nan, np.nan, np.nan]], np.float32))
+    assert_same_outcome(lambda: op(x, axis=axis, keepdims=keepdims))
+    assert_same_outcome(lambda: op(x[1], axis=None if axis is None else 0, keepdims=keepdims))
 
 
 @given(x=operands(kinds=("array",)), op=st.sampled_from([fnp.sum, fnp.max, fnp.mean,
