@@ -26,7 +26,7 @@ import numpy as np
 
 from funcarray.api.arguments import convert, convert_arg
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._ops_common import (
     _BIU,
@@ -50,7 +50,11 @@ from funcarray.lax._ops_common import (
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives import special as sp
 from funcarray.primitives.compiler_hints import reduce_precision_kernel, reduce_precision_p
-from funcarray.primitives.conversions import bitcast_convert_type_p, convert_kernel
+from funcarray.primitives.conversions import (
+    bitcast_convert_type_p,
+    convert_kernel,
+    float_to_int_inside,
+)
 from funcarray.primitives.eager_entry import eager_entry
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -90,13 +94,21 @@ def _unary(name, prim, kinds, summary, example, *, accuracy=False):
 
     # An eager array of an accepted dtype needs no check (lax's special functions are chains
     # of these): its kernel runs in the function's own frame (``eager_entry``).
+    def operand_of(x):
+        # (a NumPy scalar, say a 0-d NumPy result, as the strong Array ``_operand`` makes
+        # of it, without its conversions: ~1 us instead of ~4)
+        operand = _concrete(x)
+        if operand is None or operand.dtype not in accepted:
+            operand = _operand_of_kinds(op, x, kinds, "x")
+        return operand
+
     if accuracy:
         def general(x, accuracy):
             _no_accuracy(op, accuracy)
-            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            return prim.bind(operand_of(x))
     else:
         def general(x):
-            return prim.bind(_operand_of_kinds(op, x, kinds, "x"))
+            return prim.bind(operand_of(x))
     fn = eager_entry(prim, accepted, general, home=globals(), positional_only=False,
                      option="accuracy" if accuracy else None)
     return _doc(fn, name, summary, example)
@@ -264,11 +276,15 @@ def _round_on_host(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
     if method == 0 and v.dtype.kind == "f":
         # Half away from zero is NumPy's rint (half to even) wherever x is no tie (x - rint(x)
         # = +-0.5, where rint may go toward zero): one NumPy call and a test instead of the
-        # kernel's seven. With a tie anywhere, the kernel.
+        # kernel's seven. With a tie anywhere, the kernel. (The test's largest |x - rint(x)|
+        # passes over NaNs, those of NaN and infinite x, which rint and the kernel keep.)
         nearest = np.rint(v)
-        if not (np.abs(v - nearest) == 0.5).any():
-            return Array(nearest, x._weak)
-    return Array(ew.round_p.kernel(v, rounding_method=method), x._weak)
+        if not _largest_ignoring_nan(np.abs(np.subtract(v, nearest)), axis=None) == 0.5:
+            return new_array(nearest, x._weak)
+    return new_array(ew.round_p.kernel(v, rounding_method=method), x._weak)
+
+
+_largest_ignoring_nan = np.fmax.reduce
 
 
 @host_shortcut(_round_on_host)
@@ -342,11 +358,6 @@ def reciprocal(x: ArrayLike) -> Array:
     return ew.integer_pow_p.bind(x, y=-1)
 
 
-# Per integer dtype, the float bounds inside which a float converts by NumPy's plain cast
-# (convert_kernel's test, its bounds computed once; filled as dtypes are met).
-_INT_BOUNDS: dict = {}
-
-
 def _convert_element_type_on_host(operand, new_dtype):
     v = host_value(operand)
     if v is None:
@@ -358,21 +369,12 @@ def _convert_element_type_on_host(operand, new_dtype):
     if src.kind == "f" and new_dtype.kind in "iu":
         # convert_kernel's first test, without its per-call dtype checks: values strictly
         # inside the range (NaN fails) truncate by NumPy's cast; the others saturate there.
-        bounds = _INT_BOUNDS.get(new_dtype)
-        if bounds is None:
-            info = dtypes.iinfo(new_dtype)
-            bounds = _INT_BOUNDS[new_dtype] = (float(info.min), float(info.max))
-        low, high = bounds
-        if v.size > 8:
-            inside = v.min() > low and v.max() < high
-        else:  # (exact Python floats: no float of the source dtype lies between a bound
-            # and its rounding to that dtype, where the kernel compares; NaN fails)
-            inside = v.size and all(low < t < high for t in np.ravel(v).tolist())
-        if inside:
-            return Array(v.astype(new_dtype))
+        inside = float_to_int_inside(v, new_dtype)
+        if inside is not None:
+            return new_array(inside)
     elif src.kind in "biuf" and new_dtype.kind in "iufc":
-        return Array(v.astype(new_dtype))  # (convert_kernel's last line for these)
-    return Array(convert_kernel(v, new_dtype))
+        return new_array(v.astype(new_dtype))  # (convert_kernel's last line for these)
+    return new_array(convert_kernel(v, new_dtype))
 
 
 def _convert_wide_python_int(op: str, value: int, new_dtype) -> Array:
@@ -412,12 +414,21 @@ def convert_element_type(operand: ArrayLike, new_dtype: DTypeLike) -> Array:
 
 
 def _bitcast_convert_type_on_host(operand, new_dtype):
-    if host_value(operand) is None:
+    v = host_value(operand)
+    if v is None:
         return NotImplemented
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    src = v.dtype
+    if src.itemsize == new_dtype.itemsize and (src == new_dtype or (
+            src.kind in "iuf" and new_dtype.kind in "iuf" and src.isbuiltin == 1
+            and new_dtype.isbuiltin == 1)):
+        # (NumPy's view of the same bits: the impl's, whose flat view serves widths that
+        # differ; a result strong, as bitcast_convert_type's)
+        return new_array(v.view(new_dtype), False)
     # (the impl checks the dtypes and shape: it raises, and so declines, where the general
     # path raises)
-    out = bitcast_convert_type_p.impl(operand, new_dtype=dtypes.canonicalize_dtype(new_dtype))
-    return Array(out._value, False)  # (strong, as bitcast_convert_type's)
+    out = bitcast_convert_type_p.impl(operand, new_dtype=new_dtype)
+    return new_array(out._value, False)
 
 
 @host_shortcut(_bitcast_convert_type_on_host)

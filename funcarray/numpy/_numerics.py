@@ -20,14 +20,13 @@ Example:
 from __future__ import annotations
 
 import builtins
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from funcarray.api.arguments import convert
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.numpy._array_ops import diff
 from funcarray.numpy._creation import arange, asarray, full_like
@@ -156,13 +155,10 @@ def _gcd_abs(x1, x2):
     return lax.while_loop(lambda state: _any(state[1] != 0), step, (x1, x2))[0]
 
 
-_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-             8: np.dtype(np.uint64)}
-
-
 def _integer_pair_on_host(op, x1, x2):
-    """``_integer_pair`` on the NumPy values of host or device arrays (or one Python int), or
-    None for anything else."""
+    """The NumPy values of ``x1`` and ``x2`` promoted as the general path promotes them, and
+    their weak type, for host or device integer arrays (or one and a Python int); None for
+    anything else."""
     t1, t2 = type(x1), type(x2)
     if t1 in _HOST_ARRAYS and t2 in _HOST_ARRAYS and x1._value.dtype == x2._value.dtype:
         v1, v2, weak = x1._value, x2._value, x1._weak and x2._weak
@@ -172,64 +168,28 @@ def _integer_pair_on_host(op, x1, x2):
         v1, v2, weak = x1._value, x2._value, x1._weak
     else:
         return None
-    dtype = v1.dtype
-    if not dtypes.is_integer(dtype):
-        return None
-    # abs wraps (int8 -128 stays -128) and the cast to unsigned makes it 128, as the general
-    # path's convert does between integers; NumPy's ufuncs below broadcast (or raise, and the
-    # general path raises its own error).
-    unsigned = _UNSIGNED[dtype.itemsize]
-    return np.abs(v1).astype(unsigned), np.abs(v2).astype(unsigned), dtype, weak
+    return (v1, v2, weak) if dtypes.is_integer(v1.dtype) else None
 
 
-def _exact_on_host(exact, x1, x2):
-    """``exact`` (``math.gcd`` or ``math.lcm``) of two small host integer arrays of one
-    dtype and shape, in Python's exact integers, when every result fits the dtype: the
-    general path's value then (it wraps only results beyond the dtype's range, those of the
-    most negative integer's magnitude); None otherwise."""
-    t1, t2 = type(x1), type(x2)
-    if t1 not in _HOST_ARRAYS or t2 not in _HOST_ARRAYS:
-        return None
-    v1, v2 = x1._value, x2._value
-    dtype = v1.dtype
-    if (dtype != v2.dtype or v1.shape != v2.shape or not 0 < v1.size <= 8
-            or dtype.kind not in "iu" or dtype.isbuiltin != 1):
-        return None
-    outs = [exact(a, b) for a, b in zip(v1.ravel().tolist(), v2.ravel().tolist())]
-    if builtins.max(outs) > _INT_MAX[dtype]:
-        return None
-    return Array(np.array(outs, dtype).reshape(v1.shape), x1._weak and x2._weak)
-
-
-_INT_MAX = {np.dtype(t): int(np.iinfo(t).max) for t in (
-    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
-
-
+# NumPy's gcd and lcm of a signed dtype take the magnitudes as unsigned numbers, as the
+# general path does (``gcd(int8(-128), 6)`` is 2), and wrap a result beyond the dtype's range
+# back into it as the general path's conversion does (``gcd(int8(-128), 0)`` is -128, ``lcm``
+# products wrap): the same values for every pair of one dtype (checked on all int8 and uint8
+# pairs). NumPy's ufuncs broadcast, or raise and the general path raises its own error.
 def _gcd_on_host(x1, x2):
-    out = _exact_on_host(math.gcd, x1, x2)
-    if out is not None:
-        return out
     pair = _integer_pair_on_host("gcd", x1, x2)
     if pair is None:
         return NotImplemented
-    v1, v2, dtype, weak = pair
-    return Array(np.asarray(np.gcd(v1, v2)).astype(dtype), weak)
+    v1, v2, weak = pair
+    return new_array(np.gcd(v1, v2), weak)
 
 
 def _lcm_on_host(x1, x2):
-    out = _exact_on_host(math.lcm, x1, x2)
-    if out is not None:
-        return out
     pair = _integer_pair_on_host("lcm", x1, x2)
     if pair is None:
         return NotImplemented
-    v1, v2, dtype, weak = pair
-    d = np.asarray(np.gcd(v1, v2))
-    zero = d == 0
-    # x1 * (x2 // d) in the unsigned dtype, wrapping there as the general path's product does.
-    product = np.multiply(v1, np.floor_divide(v2, np.where(zero, d.dtype.type(1), d)))
-    lcm_abs = np.where(zero, d.dtype.type(0), product)
-    return Array(lcm_abs.astype(dtype), weak)
+    v1, v2, weak = pair
+    return new_array(np.lcm(v1, v2), weak)
 
 
 @host_shortcut(_gcd_on_host)

@@ -17,12 +17,15 @@ from funcarray.api.arguments import (
     convert,
 )
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.numpy._elementwise import (
     _BOOL_INT,
+    _INT,
     _NUMERIC,
     _bool_to_int,
     _check_kinds,
+    _doc,
+    _dtypes_of_kinds,
     _float_test_on_host,
     _full_bool,
     _kind,
@@ -34,9 +37,10 @@ from funcarray.numpy._elementwise import (
     less,
     logical_and,
 )
-from funcarray.numpy._promotion import promote_binary
+from funcarray.numpy._promotion import host_pair, promote_binary
 from funcarray.primitives import elementwise as ew
 from funcarray.primitives.conversions import bitcast_convert_type_p
+from funcarray.primitives.eager_entry import eager_entry
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
 if TYPE_CHECKING:
@@ -190,20 +194,35 @@ def bitwise_count(x: ArrayLike, /) -> Array:
     return convert(x, dtypes.uint8)
 
 
-def left_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
-    """Elementwise ``x << y``.
+_SHIFTED_DTYPES = dtypes.dtype_set(dtypes.is_integer)
 
-    Example:
-        >>> import funcarray.numpy as fnp
-        >>> fnp.left_shift(fnp.array([1]), 3)
-        Array([8], dtype=int32)
-    """
+
+def _general_left_shift(x, y, /):
     x, y = promote_binary("left_shift", x, y)
     _check_kinds("left_shift", x, _BOOL_INT)
-    x, y = _bool_to_int(x), _bool_to_int(y)
-    return ew.shift_left_p.bind(x, y)
+    return ew.shift_left_p.bind(_bool_to_int(x), _bool_to_int(y))
 
 
+# (two integer arrays of one dtype, or one and a Python int: the kernel in the function's own
+# frame, see ``eager_entry``; bools are shifted as int32 on the general path)
+left_shift = _doc(eager_entry(ew.shift_left_p, _dtypes_of_kinds(_INT), _general_left_shift,
+                              home=globals(), broadcasts=True),
+                  "left_shift", "Elementwise ``x << y``.",
+                  ("fnp.left_shift(fnp.array([1]), 3)", "Array([8], dtype=int32)"))
+
+
+def _right_shift_on_host(x, y, /):
+    """NumPy's right shift of two host integer arrays of one dtype (or one and a Python int
+    its dtype takes): arithmetic for signed dtypes, logical for unsigned ones, as the general
+    path's primitives, whose kernels are NumPy's shift of the same bits."""
+    pair = host_pair(x, y)
+    if pair is None or pair[0].dtype.kind not in "iu":
+        return NotImplemented
+    vx, vy, weak = pair
+    return new_array(np.right_shift(vx, vy), weak)
+
+
+@host_shortcut(_right_shift_on_host)
 def right_shift(x: ArrayLike, y: ArrayLike, /) -> Array:
     """Elementwise ``x >> y`` (arithmetic for signed, logical for unsigned integers).
 
@@ -225,5 +244,4 @@ def _right_shift_p(x):
     return ew.shift_right_logical_p if _kind(x.dtype) == "u" else ew.shift_right_arithmetic_p
 
 
-_SHIFTED_DTYPES = dtypes.dtype_set(dtypes.is_integer)
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift

@@ -131,6 +131,37 @@ def test_round_ties_and_clz_limits_match_general_path():
         assert_same_outcome(lambda v=x: lax.clz(fnp.asarray(v)))
 
 
+def test_float_to_signed_integer_conversions_of_many_values_match_general_path():
+    # Beyond 8 values a sum of squares stands in for the two reductions where it holds every
+    # value below half the bound: values near either side of that, at the bounds, and NaN.
+    rng = np.random.default_rng(5)
+    for source in (np.float16, np.float32, np.float64):
+        for target in ("int8", "int16", "int32", "int64", "uint8", "uint32"):
+            high = float(np.iinfo(target).max)
+            for scale in (0.01, 0.2, 0.49, 0.51, 1.0, 1.01):
+                with np.errstate(over="ignore"):
+                    values = (rng.uniform(-1, 1, 12) * high * scale).astype(source)
+                for x in (values, values.reshape(3, 4), np.append(values, np.nan)):
+                    assert_same_outcome(
+                        lambda x=x, t=target: lax.convert_element_type(fnp.asarray(x), t))
+
+
+def test_unary_ops_of_numpy_scalars_are_those_of_their_arrays():
+    # The general path of an entry takes a NumPy scalar as the strong Array it stands for.
+    from funcarray.lax import _ops_unary as u
+    for op, value in ((lax.real, np.complex64(1 - 2j)), (lax.imag, np.complex128(-0.0 + 3j)),
+                      (lax.exp, np.float32(0.5)), (lax.neg, np.int32(-7)),
+                      (lax.abs, np.uint8(3)), (lax.sin, np.int32(1)),
+                      (lax.sqrt, np.float64(2.0))):
+        fast = outcome(lambda op=op, value=value: op(value))
+        with mock.patch.object(u, "_concrete", lambda x: None):
+            checked = outcome(lambda op=op, value=value: op(value))
+        if fast[0] == "error" or checked[0] == "error":
+            assert fast[:2] == checked[:2]
+        else:
+            assert _bits(fast[1]) == _bits(checked[1])
+
+
 def test_unary_shortcuts_take_the_common_forms():
     from funcarray.lax import _ops_unary as u
 

@@ -114,10 +114,48 @@ def test_unary_functions_match_general_path(op, x):
 
 @settings(max_examples=60, deadline=None)
 @given(operand_pairs())
-def test_heaviside_and_right_shift_match_general_path(pair):
+def test_heaviside_and_shifts_match_general_path(pair):
     x, y = pair
     assert_same_outcome(lambda: fnp.heaviside(x, y))
     assert_same_outcome(lambda: fnp.right_shift(x, y))
+    assert_same_outcome(lambda: fnp.left_shift(x, y))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([fnp.deg2rad, fnp.rad2deg]), operands())
+def test_angle_conversions_match_general_path(op, x):
+    assert_same_outcome(lambda: op(x))
+
+
+_EDGE_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-40, -1e-45, 3e38, -3e38, 1e308,
+                2.0**21, -(2.0**21) - 1, 7e15, np.inf, -np.inf, np.nan, -np.nan]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([fnp.hypot, fnp.logaddexp, fnp.logaddexp2, fnp.heaviside,
+                        fnp.remainder, fnp.floor_divide, fnp.divmod, fnp.fmax, fnp.fmin]),
+       st.sampled_from([np.float32, np.float64]),
+       st.sampled_from([((), ()), ((4,), (4,)), ((4,), ()), ((), (3,)), ((2, 3), (2, 3)),
+                        ((2, 3), (3,)), ((20,), (20,)), ((5, 4), ())]),
+       st.sampled_from(["array", "device", "weak", "scalar"]), st.data())
+def test_float_shortcuts_fast_paths_match_general_path(op, dtype, shapes, kind, data):
+    # The shortcuts' fast paths (NumPy scalars for 0-d operands, the formulas without their
+    # selects, NumPy's functions where no NaN or bound says otherwise) against the general
+    # path on the values that send them back to the full formula: NaN, infinities, zeros of
+    # either sign, subnormals, overflowing and huge quotients, mixed in one array or alone.
+    def operand(shape, kind):
+        values = np.asarray(data.draw(st.lists(st.sampled_from(_EDGE_FLOATS),
+                                               min_size=int(np.prod(shape)),
+                                               max_size=int(np.prod(shape)))))
+        with np.errstate(over="ignore"):
+            value = values.astype(dtype).reshape(shape)
+        if kind == "scalar" and value.ndim == 0:
+            return float(value)
+        return _as_input(value, "array" if kind == "scalar" else kind)
+    x, y = operand(shapes[0], "array"), operand(shapes[1], kind)
+    if data.draw(st.booleans()):
+        x, y = y, x
+    assert_same_outcome(lambda: op(x, y))
 
 
 def test_unary_shortcuts_take_common_forms():
@@ -148,6 +186,12 @@ def test_unary_shortcuts_take_common_forms():
     assert _modf_on_host(x) is not NotImplemented
     assert _bitwise_count_on_host(i) is not NotImplemented
     assert _heaviside_on_host(x, x) is not NotImplemented
+    from funcarray.numpy._math_functions import _scaled_on_host
+    from funcarray.numpy._predicates_and_bits import _right_shift_on_host
+    for operand in (x, fa.device_put(x), fnp.asarray(np.float64(2.0)), z):
+        assert _scaled_on_host(2.0)(operand) is not NotImplemented
+    for y in (i, fa.device_put(i), 3):
+        assert _right_shift_on_host(i, y) is not NotImplemented
     assert _heaviside_on_host(x, 0.5) is not NotImplemented
 
 
@@ -356,19 +400,30 @@ def test_division_of_floats_is_numpys_where_it_agrees_on_many_values():
        st.sampled_from([(), (1,), (4,), (2, 4), (3, 3)]), st.sampled_from(_KINDS[:3]),
        st.data())
 def test_gcd_lcm_of_small_arrays_match_general_path(op, dtype, shape, kind, data):
-    # Python's exact gcd/lcm where every result fits; the integer limits (the most negative
-    # integer's magnitude, products that wrap) take the NumPy path.
+    # NumPy's gcd/lcm of the promoted operands; the integer limits (the most negative
+    # integer's magnitude, products that wrap) included.
     x1, x2 = (_as_input(_values(data.draw, np.dtype(dtype), shape), kind) for _ in range(2))
     assert_same_outcome(lambda: op(x1, x2))
 
 
-def test_gcd_lcm_shortcuts_take_small_arrays():
-    import math
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8])
+def test_gcd_lcm_of_every_pair_of_bytes_match_general_path(dtype):
+    # NumPy's gcd and lcm stand in for Euclid's loop on the magnitudes as unsigned numbers,
+    # and their results wrap into the dtype as the general path's do: every pair of values.
+    values = np.arange(np.iinfo(dtype).min, np.iinfo(dtype).max + 1).astype(dtype)
+    x1, x2 = (fnp.asarray(v.ravel()) for v in np.meshgrid(values, values))
+    for op in (fnp.gcd, fnp.lcm):
+        assert_same_outcome(lambda op=op: op(x1, x2))
+        assert_same_outcome(lambda op=op: op(fa.device_put(x1[:7]), -3))
 
-    from funcarray.numpy._numerics import _exact_on_host
+
+def test_gcd_lcm_shortcuts_take_common_forms():
+    from funcarray.numpy._numerics import _gcd_on_host, _lcm_on_host
     x, y = fnp.asarray(np.int32([4, 6, 0, -8])), fnp.asarray(np.int32([6, 4, 5, 12]))
-    assert _exact_on_host(math.gcd, x, y) is not None
-    assert _exact_on_host(math.lcm, fa.device_put(x[0]), y[0]) is not None
+    for rule in (_gcd_on_host, _lcm_on_host):
+        for a, b in ((x, y), (fa.device_put(x[0]), y[0]), (x, 3), (x[:1], y),
+                     (x, fnp.asarray(np.int8([3])))):
+            assert rule(a, b) is not NotImplemented
 
 
 def test_ldexp_of_float32_and_float64_is_the_formula_on_many_values():
