@@ -336,11 +336,18 @@ def integer_pow(x: ArrayLike, y: int) -> Array:
     return ew.integer_pow_p.bind(x, y=y)
 
 
+# (the kernel's 1 / x is ones divided by x: NumPy's reciprocal computes the same quotient
+# in one call, without the array of ones)
+_RECIPROCAL_BY_NUMPY = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _reciprocal_on_host(x):
     v = host_value(x)
     if v is None or v.dtype not in _FC_DTYPES:
         return NotImplemented
-    return Array(ew.integer_pow_p.kernel(v, y=-1), x._weak)
+    if v.dtype in _RECIPROCAL_BY_NUMPY:
+        return new_array(np.reciprocal(v), x._weak)
+    return new_array(ew.integer_pow_p.kernel(v, y=-1), x._weak)
 
 
 @host_shortcut(_reciprocal_on_host)

@@ -371,7 +371,12 @@ def _reciprocal_on_host(x, /):
     value = host_value(x)
     if value is None or value.dtype not in _INEXACT_DTYPES:
         return NotImplemented
-    return Array(ew.div_p.kernel(np.ones((), value.dtype), value), x._weak)
+    if value.dtype in _RECIPROCAL_BY_NUMPY:  # (the same quotient in one NumPy call)
+        return new_array(np.reciprocal(value), x._weak)
+    return new_array(ew.div_p.kernel(np.ones((), value.dtype), value), x._weak)
+
+
+_RECIPROCAL_BY_NUMPY = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @host_shortcut(_reciprocal_on_host)

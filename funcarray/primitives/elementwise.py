@@ -226,8 +226,9 @@ def _sign(x):
     a complex z, z / |z| part by part as XLA computes it (NaN parts where a part is infinite;
     NumPy 2 gives the unit of the infinite direction), z itself at 0."""
     if x.dtype.kind == "f":
-        out = np.sign(x)
-        return np.where(out == 0, x, out)
+        # (the sign of x on NumPy's answer: a zero keeps its sign, and a NaN, which np.sign
+        # returns as it is, keeps its own)
+        return np.copysign(np.sign(x), x)
     if x.dtype.kind != "c":
         return np.sign(x)
     with np.errstate(all="ignore"):
