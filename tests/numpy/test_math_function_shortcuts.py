@@ -448,3 +448,18 @@ def test_spacing_of_every_float32_class_matches_general_path():
         x = np.concatenate([x, special, [np.finfo(dtype).max, -np.finfo(dtype).max,
                                          np.finfo(dtype).smallest_subnormal]]).astype(dtype)
         assert_same_outcome(lambda x=x: fnp.spacing(fnp.asarray(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("size", [0, 1, 4, 16, 17])
+def test_spacing_of_each_edge_value_in_small_arrays_matches_general_path(dtype, size):
+    # Up to 16 values NumPy's spacing stands in unless an infinity or -0.0 is among them; one
+    # edge value among ordinary ones, at each position, 0-d and 1-d, on both sides of 16.
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, np.finfo(dtype).max,
+             -np.finfo(dtype).smallest_subnormal, 1.0, -1.0]
+    for edge in edges:
+        assert_same_outcome(lambda edge=edge: fnp.spacing(fnp.asarray(np.array(edge, dtype))))
+        for position in range(size):
+            x = np.linspace(-3, 3, size).astype(dtype)
+            x[position] = edge
+            assert_same_outcome(lambda x=x: fnp.spacing(fnp.asarray(x)))
