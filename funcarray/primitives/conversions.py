@@ -49,8 +49,8 @@ _BUILTIN_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.flo
 _INT_BOUNDS = {np.dtype(t): (float(np.iinfo(t).min), float(np.iinfo(t).max))
                for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                          np.uint32, np.uint64)}
-# Up to this many elements, Python's min and max of the listed values cost less than two
-# NumPy reductions (~0.6 us against ~2 us for a 4-vector).
+# Up to this many elements, the listed values compared in Python cost less than two NumPy
+# reductions (~0.4 us against ~2 us for a 4-vector).
 _LISTED_RANGE_SIZE = 32
 
 
@@ -61,23 +61,19 @@ def float_to_int_inside(x, new_dtype):
     bounds = _INT_BOUNDS.get(new_dtype)
     if bounds is None or x.dtype not in _BUILTIN_FLOATS or not x.size:
         return None
-    if not x.ndim:
-        low = high = x
-    elif x.size <= _LISTED_RANGE_SIZE:
-        values = x.reshape(-1).tolist()
-        total = sum(values)
-        if total != total:  # a NaN (or inf - inf: declined as well)
-            return None
-        low, high = min(values), max(values)
-    else:
-        if bounds[0] < 0:
-            # A signed target: a sum of squares below (high / 2)**2 holds every |value|
-            # below half the bound, roundings included (they are monotone; NaN fails): one
-            # BLAS call for the common case instead of two reductions.
-            if float(np.vdot(x, x)) < 0.25 * bounds[1] * bounds[1]:
-                return x.astype(new_dtype)
-        low, high = x.min(), x.max()
-    if low > bounds[0] and high < bounds[1]:
+    low, high = bounds
+    if x.size <= _LISTED_RANGE_SIZE:
+        # (Python floats compare ~5x faster than NumPy values; NaN fails the test)
+        for value in (x.reshape(-1).tolist() if x.ndim else (float(x),)):
+            if not low < value < high:
+                return None
+        return x.astype(new_dtype)
+    if low < 0 and float(np.vdot(x, x)) < 0.25 * high * high:
+        # A signed target: a sum of squares below (high / 2)**2 holds every |value| below
+        # half the bound, roundings included (they are monotone; NaN fails): one BLAS call
+        # for the common case instead of two reductions.
+        return x.astype(new_dtype)
+    if x.min() > low and x.max() < high:
         return x.astype(new_dtype)
     return None
 
