@@ -259,7 +259,10 @@ def frombuffer(buffer: bytes | Any, dtype: DTypeLike = float, count: int = -1,
         Array([1, 2, 3], dtype=uint8)
     """
     value = np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset)
-    return from_numpy("frombuffer", value, dtypes.canonicalize_dtype(dtype))
+    target = dtypes.canonicalize_dtype(dtype)
+    if value.dtype == target:  # (a supported dtype read as it is: a copy, the buffer may change)
+        return Array(value.copy())
+    return from_numpy("frombuffer", value, target)
 
 
 def fromiter(*args, **kwargs):
@@ -511,6 +514,25 @@ def _negated_value(v):
     return np.invert(v) if v.dtype.kind == "u" else np.negative(v)
 
 
+# Up to this many elements, whether a float array holds a zero or a NaN is read from its
+# Python floats (~0.3 us) rather than found with ufuncs over total-order keys.
+_FEW_ELEMENTS = 16
+
+
+def _sorts_as_numbers(v) -> bool:
+    """True where NumPy's ascending order of the values of ``v`` (bool, int or float) is
+    top_k's total order with equal values being equal bits: always for bools and integers;
+    for a float array of at most ``_FEW_ELEMENTS`` elements without zeros (NumPy ties -0.0
+    with 0.0) and NaNs (NumPy puts every NaN last, whatever its sign and payload)."""
+    if v.dtype.kind != "f":
+        return True
+    if v.size > _FEW_ELEMENTS:
+        return False
+    items = v.ravel().tolist()
+    total = sum(items)  # (NaN where a NaN is, or inf meets -inf: then declined too)
+    return total == total and 0.0 not in items
+
+
 def _partition_on_host(a, kth, axis=-1):
     """For floats, unsigned integers and bools the negation is order-reversing in top_k's
     total order, so the general path's two top_k give the ``kth + 1`` smallest values
@@ -524,14 +546,30 @@ def _partition_on_host(a, kth, axis=-1):
         bottom = _negated_value(top_k_kernel(_negated_value(arr), kth + 1)[0])
         out = np.concatenate([bottom, top_k_kernel(arr, arr.shape[-1] - kth - 1)[0]], axis=-1)
     else:
-        if arr.dtype.kind == "f":
+        if _sorts_as_numbers(arr):
+            ordered = arr.copy()  # (equal values are equal bits)
+            ordered.sort(axis=-1)
+        else:
             ordered = total_order_key(arr)  # a fresh array: sorted in place
             ordered.sort(axis=-1)
             ordered = flip_negative(ordered).view(arr.dtype)
-        else:
-            ordered = np.sort(arr, axis=-1)  # (equal values are equal bits)
-        out = np.concatenate([ordered[..., :kth + 1], ordered[..., :kth:-1]], axis=-1)
+        # (a fresh array: the others reversed in place; NumPy copies overlapping operands)
+        ordered[..., kth + 1:] = ordered[..., :kth:-1]
+        out = ordered
     return Array(_last(out, axis))
+
+
+def _stable_total_order(arr):
+    """The indices that sort ``arr`` (bool, unsigned or float) along its last axis in top_k's
+    total order, equal keys in index order."""
+    if arr.size <= _FEW_ELEMENTS and _sorts_as_numbers(arr):
+        return arr.argsort(axis=-1, kind="stable")
+    key, n = total_order_key(arr), arr.shape[-1]
+    if key.dtype.itemsize <= 4:
+        # Each key then its index, as one int64 (no overflow below 2**31 entries): all
+        # distinct, so NumPy's faster unstable argsort gives the stable order.
+        return np.argsort(key.astype(np.int64) * n + np.arange(n), axis=-1)
+    return np.argsort(key, axis=-1, kind="stable")
 
 
 def _argpartition_on_host(a, kth, axis=-1):
@@ -547,16 +585,11 @@ def _argpartition_on_host(a, kth, axis=-1):
         rest = np.ones(arr.shape, np.bool_)
         np.put_along_axis(rest, bottom, False, axis=-1)
         others = np.argsort(~rest, axis=-1, kind="stable")[..., :arr.shape[-1] - kth - 1]
+        out = np.concatenate([bottom, others.astype(np.int32)], axis=-1).astype(np.int32)
     else:
-        key, n = total_order_key(arr), arr.shape[-1]
-        if key.dtype.itemsize <= 4:
-            # Each key then its index, as one int64 (no overflow below 2**31 entries): all
-            # distinct, so NumPy's faster unstable argsort gives the stable order.
-            order = np.argsort(key.astype(np.int64) * n + np.arange(n), axis=-1)
-        else:
-            order = np.argsort(key, axis=-1, kind="stable")
-        bottom, others = order[..., :kth + 1], np.sort(order[..., kth + 1:], axis=-1)
-    out = np.concatenate([bottom, others.astype(np.int32)], axis=-1).astype(np.int32)
+        out = _stable_total_order(arr)  # (a fresh array: the others sorted in place)
+        out[..., kth + 1:].sort(axis=-1)
+        out = out.astype(np.int32)
     return Array(_last(out, axis))
 
 
