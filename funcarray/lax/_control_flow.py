@@ -48,8 +48,10 @@ from funcarray.lax._common import (
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.control_flow import scan_p, while_p
 from funcarray.primitives.control_flow_bodies import convert_outputs
-from funcarray.primitives.select_n import select_n_p
+from funcarray.primitives.conversions import convert_kernel
+from funcarray.primitives.select_n import select_n_kernel, select_n_p
 from funcarray.transforms.core import to_concrete_value
+from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 from funcarray.transforms.ir_transforms import CallForm
 
 if TYPE_CHECKING:
@@ -804,6 +806,45 @@ def _interleave(even, odd, axis):
 # select_n
 # --------------------------------------------------------------------------------------------
 
+_INT32 = np.dtype(np.int32)
+
+
+def _selector_value(which):
+    """The NumPy value of a concrete selector (an array, or a NumPy or Python bool) as the
+    primitive gets it (an integer one converted to int32 as the general path does), or None
+    for anything else (the general path converts or rejects it)."""
+    w = host_value(which)
+    if w is None:
+        t = type(which)
+        return which if t is np.bool_ else np.bool_(which) if t is bool else None
+    if w.dtype == np.bool_ or w.dtype == _INT32:
+        return w
+    return convert_kernel(w, _INT32) if w.dtype.kind in "iu" else None
+
+
+def _select_n_on_host(which, *cases):
+    """``select_n``'s shortcut for concrete cases and selector (see ``_selector_value``): the
+    primitive's kernel on their values, after the general path's checks."""
+    w = _selector_value(which)
+    if w is None or not cases:
+        return NotImplemented
+    first = host_value(cases[0])
+    if first is None:
+        return NotImplemented
+    values = [first]
+    for c in cases[1:]:
+        v = host_value(c)
+        if v is None or v.shape != first.shape or v.dtype != first.dtype:
+            return NotImplemented
+        values.append(v)
+    if (w.shape != () and w.shape != first.shape) or (w.dtype == np.bool_ and len(cases) > 2):
+        return NotImplemented
+    if len(cases) == 1:
+        return cases[0]
+    return Array(select_n_kernel(w, values), all(c._weak for c in cases))
+
+
+@host_shortcut(_select_n_on_host)
 def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     """``cases[which]`` elementwise: ``which`` is a boolean (two cases) or integer array,
     a scalar or of the cases' shape; the cases share a shape and dtype.

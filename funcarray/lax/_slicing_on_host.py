@@ -53,6 +53,7 @@ __all__ = [
 _ndarray = np.ndarray
 _UNSIGNED = {np.dtype(f"int{b}"): np.dtype(f"uint{b}") for b in (8, 16, 32, 64)}
 _integer = np.integer
+_INT64 = np.dtype(np.int64)
 
 _MODE_NAMES = {"clip": "CLIP", "fill": "FILL_OR_DROP", "drop": "FILL_OR_DROP",
                "promise_in_bounds": "PROMISE_IN_BOUNDS"}
@@ -449,9 +450,28 @@ def _transposed(a, order):
     return a if order is None else a.transpose(order)
 
 
+# Up to this many index vectors, bounds are checked on the indices as Python ints.
+_FEW_INDICES = 16
+
+
+def _few_and_inside(cols, shape, index_map) -> bool:
+    """Whether ``cols`` are a few 1-D index columns whose every index lies inside its
+    dimension, read as Python ints: a few hundred ns where NumPy's compare and count cost
+    ~2 us. False also for other columns (NumPy then tells)."""
+    for c, d in zip(cols, index_map):
+        if c.ndim != 1 or c.shape[0] > _FEW_INDICES:
+            return False
+        listed = c.tolist()
+        if listed and (min(listed) < 0 or max(listed) >= shape[d]):
+            return False
+    return True
+
+
 def _outside(cols, shape, index_map):
     """Per index vector, whether a component lies outside its dimension; None when none
     does (the common case, at one comparison per component)."""
+    if _few_and_inside(cols, shape, index_map):
+        return None
     bad = None
     for c, d in zip(cols, index_map):
         n = shape[d]
@@ -470,6 +490,13 @@ def _clipped(cols, shape, index_map):
     """The index columns clamped into their dimensions."""
     return tuple(np.minimum(np.maximum(c.astype(np.intp), 0), shape[d] - 1)
                  for c, d in zip(cols, index_map))
+
+
+def _index_columns(idx, k):
+    """The ``k`` index columns of ``idx`` (views along its last dimension)."""
+    if k == 1:
+        return (idx[..., 0],)
+    return tuple(idx[..., j] for j in range(k))
 
 
 @functools.lru_cache(maxsize=512)
@@ -510,11 +537,10 @@ def gather_on_host(operand, start_indices, dimension_numbers, slice_sizes, *,
         return NotImplemented
     moved = _transposed(value, front)
     shape = value.shape
-    if len(index_map) == 1:  # NumPy's take clamps as the kernel does
-        cols = (idx[..., 0],)
+    cols = _index_columns(idx, len(index_map))
+    if len(cols) == 1:  # NumPy's take clamps as the kernel does
         out = moved.take(cols[0], axis=0, mode="clip")
     else:
-        cols = tuple(idx[..., k] for k in range(len(index_map)))
         out = moved[_clipped(cols, shape, index_map)]
     if mode == "fill":
         outside = _outside(cols, shape, index_map)
@@ -565,12 +591,30 @@ def _scatter_plan(dn, shape, updates_shape, indices_shape):
             None if order == tuple(range(rank)) else order)
 
 
+_ARITHMETIC_SCATTERS = frozenset({"scatter_sub", "scatter_add", "scatter_mul"})
+
+
+def _flat_positions(cols, shape, front):
+    """The flat position (int64, as the kernel's) in an array of ``shape`` of each element a
+    take-form scatter reaches, laid out as the kernel's (the index vectors in order, then
+    each window's elements), for in-bounds index columns ``cols``."""
+    if len(shape) == 1:  # (one indexed dimension and no window: the index column itself)
+        return cols[0].astype(_INT64)
+    positions = _transposed(_iota(shape), front)
+    return positions[cols] if len(cols) > 1 else positions.take(cols[0], axis=0)
+
+
+def _flat(a):
+    """``a`` as a 1-D array (itself when it is one)."""
+    return a if a.ndim == 1 else a.reshape(-1)
+
+
 def _scatter_on_host(name, operand, scatter_indices, updates, dimension_numbers, mode):
     """The scatter ``name`` (a key of the kernels' combiners) of the take form, or
     NotImplemented.
 
     The kernel combines flat positions laid out batch-major (then the window in order) with
-    one NumPy call; here the same positions (an iota indexed as the gather does) and values
+    one NumPy call; here the same int64 positions (``_flat_positions``) and values
     go to the same call, so repeated positions combine in the same order, with the same
     loops (a NumPy ``ufunc.at`` on a 2-D view may give another NaN's sign)."""
     value = host_value(operand)
@@ -586,12 +630,12 @@ def _scatter_on_host(name, operand, scatter_indices, updates, dimension_numbers,
         return NotImplemented
     index_map, front, order = plan
     u = _transposed(u, order)
-    if name in ("scatter_sub", "scatter_add", "scatter_mul") and value.dtype == np.bool_:
+    if name in _ARITHMETIC_SCATTERS and value.dtype.kind == "b":
         return NotImplemented  # (refused by the general path, as jax.lax's add and mul)
     if name == "scatter_sub":
         u = ew.neg_p.kernel(u)  # (the kernel the general path's neg_p binds)
         name = "scatter_add"
-    cols = tuple(idx[..., k] for k in range(len(index_map)))
+    cols = _index_columns(idx, len(index_map))
     if mode == "clip":
         cols = _clipped(cols, shape, index_map)
     else:
@@ -599,10 +643,8 @@ def _scatter_on_host(name, operand, scatter_indices, updates, dimension_numbers,
         if outside is not None:
             inside = ~outside
             cols, u = tuple(c[inside] for c in cols), u[inside]
-    positions = _transposed(_iota(shape), front)
-    positions = positions[cols] if len(cols) > 1 else positions.take(cols[0], axis=0)
     out = value.copy()
-    _COMBINERS[name](out.reshape(-1), positions.reshape(-1), u.reshape(-1))
+    _COMBINERS[name](_flat(out), _flat(_flat_positions(cols, shape, front)), _flat(u))
     return Array(out, operand._weak)
 
 

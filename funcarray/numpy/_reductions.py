@@ -48,6 +48,8 @@ from funcarray.numpy._reductions_on_host import (
     _count_nonzero_on_host,
     _cumprod_on_host,
     _cumsum_on_host,
+    _cumulative_prod_on_host,
+    _cumulative_sum_on_host,
     _max_on_host,
     _mean_on_host,
     _min_on_host,
@@ -766,6 +768,7 @@ def _array_api_cumulative(op, prim, x, axis, dtype, include_initial, identity, p
     return out
 
 
+@host_shortcut(_cumulative_sum_on_host)
 def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None,
                    dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Running sum along ``axis`` (Array API): narrow integers accumulate in int32.
@@ -781,6 +784,7 @@ def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None,
                                  include_initial, 0, promote=True)
 
 
+@host_shortcut(_cumulative_prod_on_host)
 def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None,
                     dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
     """Running product along ``axis`` (Array API); ``include_initial`` starts with a 1.

@@ -1,8 +1,8 @@
 """Host shortcuts of the reductions (``funcarray.transforms.host_shortcuts``): ``sum``,
 ``prod``, ``max``, ``min``, ``argmax``, ``argmin``, ``mean``, ``all``, ``any``, ``ptp``,
-``count_nonzero``, ``nanmax``, ``nanmin``, ``cumsum`` and ``cumprod`` computed on a host
-array's NumPy value at once, and the accumulation dtypes they share with the general path
-(``_reductions``).
+``count_nonzero``, ``nanmax``, ``nanmin``, ``cumsum``, ``cumprod``, ``cumulative_sum`` and
+``cumulative_prod`` computed on a host array's NumPy value at once, and the accumulation
+dtypes they share with the general path (``_reductions``).
 
 A shortcut handles the common forms: an ``Array`` or ``DeviceArray`` operand, ``axis`` None,
 a Python int or a tuple/list of them, ``keepdims`` True or False, ``dtype=`` for ``sum``,
@@ -40,7 +40,8 @@ __all__ = [
     "promote_integer", "upcast_f16", "_sum_on_host", "_prod_on_host", "_max_on_host",
     "_min_on_host", "_argmax_on_host", "_argmin_on_host", "_mean_on_host", "_all_on_host",
     "_any_on_host", "_ptp_on_host", "_count_nonzero_on_host", "_nanmax_on_host",
-    "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host", "_var_on_host", "_std_on_host",
+    "_nanmin_on_host", "_cumsum_on_host", "_cumprod_on_host", "_cumulative_sum_on_host",
+    "_cumulative_prod_on_host", "_var_on_host", "_std_on_host",
     "_nansum_on_host", "_nanprod_on_host", "_nanargmax_on_host", "_nanargmin_on_host",
 ]
 
@@ -376,9 +377,10 @@ def _any_on_host(a, axis=None, out=None, keepdims=False, *, where=None):
 # cumsum, cumprod
 # --------------------------------------------------------------------------------------------
 
-def _cumulative_on_host(prim, a, axis, dtype, out):
-    # The common form: no dtype= (the result keeps the operand's dtype; bools count in
-    # int32), axis None (flattened) or an int.
+def _cumulative_on_host(prim, a, axis, dtype, out, promote_integers=False):
+    # The common form: no dtype= (the result keeps the operand's dtype, or with
+    # ``promote_integers`` narrow integers accumulate in 32 bits; bools count in int32), axis
+    # None (flattened) or an int.
     t = type(a)
     if (t is not Array and t is not DeviceArray) or dtype is not None or out is not None:
         return NotImplemented
@@ -389,8 +391,11 @@ def _cumulative_on_host(prim, a, axis, dtype, out):
         ax = host_axis(axis, x.ndim)
         if ax is None:
             return NotImplemented
-    if x.dtype == _BOOL:
-        x = convert_kernel(x, _INT32)
+    if x.dtype.kind != "f":  # (floats, the common case, keep their dtype: one cheap test)
+        if promote_integers:
+            x = convert_kernel(x, promote_integer(x.dtype))
+        elif x.dtype == _BOOL:
+            x = convert_kernel(x, _INT32)
     return Array(prim.kernel(x, axis=ax, reverse=False), False)
 
 
@@ -400,3 +405,21 @@ def _cumsum_on_host(a, axis=None, dtype=None, out=None):
 
 def _cumprod_on_host(a, axis=None, dtype=None, out=None):
     return _cumulative_on_host(red.cumprod_p, a, axis, dtype, out)
+
+
+def _array_api_cumulative_on_host(prim, x, axis, dtype, include_initial):
+    # The common form of ``cumulative_sum``/``cumulative_prod``: an array of at least one
+    # dimension, ``axis`` given unless it has only one, no ``include_initial``.
+    value = host_value(x)
+    if (value is None or include_initial is not False or value.ndim == 0
+            or (axis is None and value.ndim > 1)):
+        return NotImplemented
+    return _cumulative_on_host(prim, x, axis, dtype, None, promote_integers=True)
+
+
+def _cumulative_sum_on_host(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _array_api_cumulative_on_host(red.cumsum_p, x, axis, dtype, include_initial)
+
+
+def _cumulative_prod_on_host(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _array_api_cumulative_on_host(red.cumprod_p, x, axis, dtype, include_initial)

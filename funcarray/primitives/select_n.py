@@ -35,7 +35,7 @@ from funcarray.transforms.jvp import (
 from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import move_to_front, not_mapped
 
-__all__ = ["select_n_p"]
+__all__ = ["select_n_p", "select_n_kernel"]
 
 
 select_n_p = Primitive("select_n")
@@ -43,14 +43,18 @@ select_n_p = Primitive("select_n")
 
 @select_n_p.def_impl
 def _select_n_impl(which, *cases):
-    w = which._value
     if len(cases) == 1:
         return cases[0]
-    if w.dtype == np.bool_:
-        out = _select_bool(w, cases[0]._value, cases[1]._value)
-    else:
-        out = np.choose(w, [c._value for c in cases], mode="clip")
+    out = select_n_kernel(which._value, [c._value for c in cases])
     return new_array(out, all(c._weak for c in cases))
+
+
+def select_n_kernel(w, values):
+    """The eager kernel on NumPy values: ``values[w]`` elementwise, for a bool ``w`` and two
+    values or an int32 ``w`` (clipped to the values), of the values' shape or 0-d."""
+    if w.dtype == np.bool_:
+        return _select_bool(w, values[0], values[1])
+    return np.choose(w, values, mode="clip")
 
 
 # Same-size integer views for the branchless select of _select_bool.

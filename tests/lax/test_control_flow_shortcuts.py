@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_table import ALL_DTYPES
-from shortcut_oracle import outcome
+from shortcut_oracle import assert_same_outcome, outcome
 
 import funcarray as fa
 import funcarray.numpy as fnp
@@ -238,3 +238,68 @@ def test_eager_custom_root_calls_the_solver_directly_and_still_differentiates():
     assert abs(float(fa.grad(sqrt)(y)) - 0.25) < 1e-6
     with pytest.raises(TypeError, match="structure and types"):
         lax.custom_root(lambda x: (x, x), 1.0, lambda f, x0: x0, lambda g, t: t)
+
+
+_SELECTOR_DTYPES = (np.bool_, np.bool_, np.int8, np.uint8, np.int32, np.int32, np.int64,
+                    np.uint32, np.uint64, np.float32)
+
+
+@st.composite
+def selectors(draw, shape):
+    """A ``select_n`` selector for cases of ``shape`` (sometimes of a wrong shape or dtype):
+    an array of any integer dtype (values past the cases, negative, or past int32), a NumPy or
+    Python bool, a Python int, given as any kind."""
+    form = draw(st.sampled_from(["array", "array", "device", "numpy", "np_bool", "bool", "int"]))
+    if form == "np_bool":
+        return np.bool_(draw(st.booleans()))
+    if form == "bool":
+        return draw(st.booleans())
+    if form == "int":
+        return draw(st.integers(-1, 3))
+    dtype = np.dtype(draw(st.sampled_from(_SELECTOR_DTYPES)))
+    shape = draw(st.sampled_from([(), shape, shape, (2,)]))
+    n = int(np.prod(shape))
+    values = st.booleans() if dtype == np.bool_ else st.sampled_from(
+        [0, 1, 2, 3, -1, -5, 2**31 + 1, 2**32 + 1, 2**40])
+    with np.errstate(over="ignore"):
+        value = np.asarray(draw(st.lists(values, min_size=n, max_size=n)),
+                           np.int64 if dtype != np.bool_ else np.bool_).astype(dtype)
+    value = value.reshape(shape)
+    if form == "numpy":
+        return value
+    return fa.device_put(fnp.asarray(value)) if form == "device" else fnp.asarray(value)
+
+
+def _recast(data, case, dtype):
+    """``case``'s values as ``dtype``, strong or weak as it was, on the host or a device."""
+    value = np.asarray(case)
+    value = (value.real if value.dtype.kind == "c" and dtype.kind != "c" else value).astype(dtype)
+    if data.draw(st.integers(0, 5)):
+        return Array(value, bool(case.weak_type))
+    return fa.device_put(fnp.asarray(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), arrays(), st.integers(0, 3))
+def test_select_n_matches_the_general_path(data, first, count):
+    shape = first.shape
+    cases = [first] + [data.draw(arrays(st.just(shape))) for _ in range(count - 1)]
+    with np.errstate(all="ignore"):
+        if count > 1 and data.draw(st.integers(0, 3)):  # (mostly cases of one dtype)
+            cases[1:] = [_recast(data, c, first._value.dtype) for c in cases[1:]]
+        if count and data.draw(st.integers(0, 7)) == 0:  # a case as a list, or of another shape
+            cases[-1] = data.draw(st.sampled_from([np.asarray(cases[-1]).tolist(),
+                                                   fnp.ones((4,))]))
+        which = data.draw(selectors(shape))
+        assert_same_outcome(lambda: lax.select_n(which, *cases))
+
+
+def test_select_n_takes_the_host_path_for_concrete_operands():
+    from funcarray.lax._control_flow import _select_n_on_host
+
+    x = fnp.asarray(np.array([1.0, -0.0, np.nan], np.float32))
+    for case in (x, fa.device_put(x)):
+        for which in (np.True_, False, fnp.asarray([True, False, True]),
+                      fa.device_put(fnp.asarray(np.array([0, 5, -1], np.int64)))):
+            assert type(_select_n_on_host(which, case, -case)) is Array
+    assert _select_n_on_host(np.int32(0), x, x) is NotImplemented  # (the general path's)

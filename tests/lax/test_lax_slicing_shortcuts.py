@@ -219,6 +219,68 @@ def test_scatters_match_general_path(x, data):
         assert_same_outcome(lambda: op(operand, idx, updates, dn, mode=mode))
 
 
+def _many_indices(data, n, batch, k):
+    """Indices of ``batch + (k,)`` for a dimension of size ``n``: in bounds and repeated
+    often, with a few of them (often one) just outside (negative or past the end), of any
+    integer dtype and kind."""
+    dtype = data.draw(st.sampled_from(INDEX_DTYPES))
+    count = int(np.prod(batch)) * k
+    raw = np.asarray(data.draw(st.lists(st.integers(0, n - 1), min_size=count,
+                                        max_size=count)), np.int64)
+    for _ in range(data.draw(st.sampled_from([0, 0, 1, 1, 2])) if count else 0):
+        raw[data.draw(st.integers(0, count - 1))] = data.draw(
+            st.sampled_from([-1, -2, n, n + 1, -n]))
+    with np.errstate(over="ignore"):
+        idx = raw.astype(dtype).reshape(batch + (k,))
+    return as_kind(idx, data.draw(st.sampled_from(["array", "device", "array", "numpy"])))
+
+
+# Index counts on both sides of the count below which bounds are checked as Python ints.
+_MANY = st.sampled_from([0, 1, 2, shortcuts._FEW_INDICES - 1, shortcuts._FEW_INDICES,
+                         shortcuts._FEW_INDICES + 1, 3 * shortcuts._FEW_INDICES])
+
+
+@settings(max_examples=300, deadline=None)
+@given(operands(shapes=[(1,), (4,), (7,)], kinds=("array", "weak", "device", "array")),
+       st.data())
+def test_scatters_into_vectors_match_general_path(x, data):
+    # a 1-D operand: the flat positions are the index column itself
+    operand, value = x
+    count = data.draw(_MANY)
+    batch = (count,) if data.draw(st.integers(0, 3)) else (count // 2, 2)
+    idx = _many_indices(data, value.shape[0], batch, 1)
+    updates = as_kind(edge_values(data.draw, value.dtype, batch),
+                      data.draw(st.sampled_from(["array", "weak", "device", "numpy"])))
+    dn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    op, mode = data.draw(st.sampled_from(_SCATTERS)), data.draw(_MODES)
+    with np.errstate(all="ignore"):
+        assert_same_outcome(lambda: op(operand, idx, updates, dn, mode=mode))
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(shapes=[(4,), (3, 2), (2, 3, 2)], kinds=("array", "device")), st.data())
+def test_gathers_and_scatters_of_many_index_vectors_match_general_path(x, data):
+    operand, value = x
+    k = data.draw(st.integers(1, value.ndim))
+    count = data.draw(_MANY)
+    batch = (count,) if data.draw(st.integers(0, 3)) else (2, count // 2)
+    idx = _many_indices(data, min(value.shape[:k]), batch, k)
+    rest = value.shape[k:]
+    gdn = lax.GatherDimensionNumbers(offset_dims=tuple(range(len(batch), len(batch) + len(rest))),
+                                     collapsed_slice_dims=tuple(range(k)),
+                                     start_index_map=tuple(range(k)))
+    mode = data.draw(_MODES)
+    assert_same_outcome(lambda: lax.gather(operand, idx, gdn, (1,) * k + rest, mode=mode))
+    updates = as_kind(edge_values(data.draw, value.dtype, batch + rest),
+                      data.draw(st.sampled_from(["array", "device"])))
+    sdn = lax.ScatterDimensionNumbers(
+        update_window_dims=tuple(range(len(batch), len(batch) + len(rest))),
+        inserted_window_dims=tuple(range(k)), scatter_dims_to_operand_dims=tuple(range(k)))
+    op = data.draw(st.sampled_from(_SCATTERS))
+    with np.errstate(all="ignore"):
+        assert_same_outcome(lambda: op(operand, idx, updates, sdn, mode=mode))
+
+
 def test_scatter_repeated_indices_combine_in_the_general_paths_order():
     x = fnp.asarray(np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], np.float32))
     idx = fnp.asarray(np.array([[2], [0], [2], [2], [-1], [3]], np.int32))
@@ -228,6 +290,13 @@ def test_scatter_repeated_indices_combine_in_the_general_paths_order():
     for op in _SCATTERS:
         for mode in (None, "clip", "promise_in_bounds"):
             assert_same_outcome(lambda: op(x, idx, u, dn, mode=mode))
+    # a vector: the flat positions are the indices themselves
+    v = fnp.asarray(np.array([0.0, -0.0, 1.0, np.inf], np.float32))
+    dn1 = lax.ScatterDimensionNumbers((), (0,), (0,))
+    for op in _SCATTERS:
+        for mode in (None, "clip", "promise_in_bounds"):
+            assert_same_outcome(lambda: op(v, idx, u[:, 0] * fnp.float32(-1), dn1, mode=mode))
+            assert_same_outcome(lambda: op(v, idx, u[:, 1], dn1, mode=mode))
     # a transposed layout: the indexed dimension last, the window first
     dn = lax.ScatterDimensionNumbers((0,), (1,), (1,))
     ut = fnp.asarray(np.arange(18, dtype=np.float32).reshape(3, 6))

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from op_table import ALL_DTYPES
@@ -132,6 +132,29 @@ def test_reductions_with_declined_arguments(x, op):
     assert_same_outcome(lambda: op(x, where=fnp.asarray(True)))
     assert_same_outcome(lambda: op(x, axis=np.int64(0)))
     assert_same_outcome(lambda: op(x, out=x))
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=operands(), op=st.sampled_from([fnp.cumulative_sum, fnp.cumulative_prod,
+                                         fnp.cumsum, fnp.cumprod]),
+       axis=st.one_of(st.none(), st.integers(-4, 3), st.sampled_from([np.int64(0), 1.0])),
+       dtype=st.one_of(st.none(), _DTYPE_ARG), include_initial=st.sampled_from([False, True, 0]))
+def test_cumulative_reductions(x, op, axis, dtype, include_initial):
+    if op in (fnp.cumsum, fnp.cumprod):
+        assert_same_outcome(lambda: op(x, axis, dtype))
+    else:
+        assert_same_outcome(lambda: op(x, axis=axis, dtype=dtype,
+                                       include_initial=include_initial))
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=operands(kinds=("array", "weak", "device"), min_dims=1),
+       op=st.sampled_from([fnp.cumulative_sum, fnp.cumulative_prod]), data=st.data())
+def test_cumulative_reductions_in_their_common_form(x, op, data):
+    # (narrow integers and bools accumulate in 32 bits here, unlike in cumsum and cumprod)
+    ndim = x.ndim
+    axis = data.draw(st.integers(-ndim, ndim - 1) if ndim > 1 else st.sampled_from([None, 0, -1]))
+    assert_same_outcome(lambda: op(x, axis=axis))
 
 
 # --------------------------------------------------------------------------------------------
@@ -305,6 +328,10 @@ _COMMON_FORMS = {
     "argmax": lambda x: red_host._argmax_on_host(x),
     "argmin_axis": lambda x: red_host._argmin_on_host(x, axis=1),
     "mean": lambda x: red_host._mean_on_host(x, axis=0),
+    "cumulative_sum": lambda x: red_host._cumulative_sum_on_host(x, axis=-1),
+    "cumulative_prod_int8": lambda x: red_host._cumulative_prod_on_host(x.astype(np.int8),
+                                                                        axis=0),
+    "cumulative_sum_vector": lambda x: red_host._cumulative_sum_on_host(x[0, 0]),
     "var": lambda x: red_host._var_on_host(x),
     "std_axis": lambda x: red_host._std_on_host(x, axis=(0, 2), ddof=1, keepdims=True),
     "mean_f16": lambda x: red_host._mean_on_host(x.astype(np.float16)),
