@@ -35,6 +35,7 @@ from funcarray.numpy._math_functions import imag, real
 from funcarray.numpy._predicates_and_bits import isneginf, isposinf
 from funcarray.numpy._promotion import promote_args_unbroadcast
 from funcarray.numpy._shape import broadcast_to, concatenate, ravel
+from funcarray.numpy._shape_on_host import host_concatenate
 from funcarray.primitives.conversions import convert_kernel, float_to_int_inside
 from funcarray.primitives.elementwise import complex_p
 from funcarray.transforms.host_shortcuts import host_shortcut
@@ -116,6 +117,11 @@ def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
     return result
 
 
+def _append_on_host(arr, values, axis=None):
+    return host_concatenate((arr, values), axis)
+
+
+@host_shortcut(_append_on_host)
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``arr`` with ``values`` joined at the end along ``axis`` (both flattened when None).
 

@@ -29,7 +29,7 @@ from funcarray.api.arguments import (
 from funcarray.api.placement import check_device, place
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.base.errors import int_out_of_range_error, op_type_error, op_value_error
 from funcarray.base.host_values import scalar_to_array
 from funcarray.numpy._elementwise import add, equal, multiply, subtract, where
@@ -120,7 +120,7 @@ def _filled(dims: tuple, value: Array) -> Array:
         return value
     out = np.empty(dims, value._value.dtype)
     np.copyto(out, value._value, casting="no")
-    return Array(out, value._weak)
+    return new_array(out, value._weak)
 
 
 def _fill_value(fill_value, dtype):
@@ -132,8 +132,14 @@ def _fill_value(fill_value, dtype):
         return fill_value if dtype is None else convert_arg("full", fill_value, dtype)
     if t not in _PYTHON_SCALARS or (t is complex and dtype is not None):
         return None  # (a complex to a real dtype raises in the general path)
-    return scalar_to_array("full", fill_value) if dtype is None else convert_arg(
-        "full", fill_value, dtype)
+    if dtype is None:
+        return scalar_to_array("full", fill_value)
+    if t is float:
+        # convert_arg's conversion of a float (its float64 value, then convert_element_type's
+        # impl) without the bind, which costs twice the kernel
+        value = np.asarray(fill_value, np.float64)
+        return new_array(convert_kernel(value, dtypes.canonicalize_dtype(dtype)))
+    return convert_arg("full", fill_value, dtype)
 
 
 def _full_on_host(shape, fill_value, dtype=None, *, device=None):
@@ -332,7 +338,7 @@ def _full_like_on_host(a, fill_value, dtype=None, shape=None, *, device=None):
         return NotImplemented
     out = _filled(dims, value)
     if dtype is None and a._weak:  # a's dtype, and its weak type (see _like)
-        out = Array(out._value, True)
+        out = new_array(out._value, True)
     return place("full_like", out, device)
 
 

@@ -1,16 +1,19 @@
-"""Host shortcuts of ``funcarray.numpy.fft``'s one-axis transforms and sample frequencies
-(``funcarray.transforms.host_shortcuts``): the general path's NumPy kernels at once.
+"""Host shortcuts of ``funcarray.numpy.fft``'s one-axis transforms, its n-d transforms with
+their defaults, and sample frequencies (``funcarray.transforms.host_shortcuts``): the general
+path's NumPy kernels at once.
 
 A one-axis transform's general path parses ``n``/``axis``/``norm``, converts the operand
 (``convert_element_type``), binds ``fft`` (whose kernel is ``fft_kernel``) and, for ``hfft``
 and ``ihfft``, binds a conjugate and a scaling multiply: ~10-15 us around a kernel of a few
 microseconds for a small operand. The shortcuts here take the common form only: a host array
 (``Array``, ``DeviceArray``) transformed along its last axis with the default length and
-normalisation; they run the same kernels in the same order (the conversion, the transform, the
-conjugate, the product by the length converted to the result's dtype as a weak Python float
-is), so the bits are the general path's. ``fftfreq``/``rfftfreq`` divide the same integer
-frequencies by the same rounded ``d * n`` with the divide kernel. Anything else returns
-``NotImplemented`` (the general path runs and raises its own errors).
+normalisation (``fftn``, ``ifftn``, ``rfftn``, ``irfftn``: along all of its one to three
+axes, one ``fft`` bind in the general path); they run the same kernels in the same order
+(the conversion, the transform, the conjugate, the product by the length converted to the
+result's dtype as a weak Python float is), so the bits are the general path's.
+``fftfreq``/``rfftfreq`` divide the same integer frequencies by the same rounded ``d * n``
+with the divide kernel. Anything else returns ``NotImplemented`` (the general path runs and
+raises its own errors).
 
 Example:
     >>> import funcarray.numpy as fnp
@@ -25,31 +28,17 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.primitives.elementwise import div_p
-from funcarray.primitives.fft import _COMPLEX, _REAL, FftType, complex_dtype_for, real_dtype_for
+from funcarray.primitives.fft import FftType, complex_dtype_for, fft_kernel, real_dtype_for
 from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = ["_fft_on_host", "_ifft_on_host", "_rfft_on_host", "_irfft_on_host", "_hfft_on_host",
-           "_ihfft_on_host", "_fftfreq_on_host", "_rfftfreq_on_host"]
+           "_ihfft_on_host", "_fftn_on_host", "_ifftn_on_host", "_rfftn_on_host",
+           "_irfftn_on_host", "_fftfreq_on_host", "_rfftfreq_on_host"]
 
 _NORMS = (None, "backward")
-
-
-def fft_kernel(v, kind, lengths):
-    """``primitives.fft.fft_kernel`` over the last axis: NumPy's ``fftn``/``ifftn``/``rfftn``/
-    ``irfftn`` over one axis call exactly ``fft``/``ifft``/``rfft``/``irfft`` with that
-    length and axis, so this calls those, without the n-d wrappers' argument handling."""
-    if kind is FftType.FFT:
-        out, dtype = np.fft.fft(v), v.dtype
-    elif kind is FftType.IFFT:
-        out, dtype = np.fft.ifft(v), v.dtype
-    elif kind is FftType.RFFT:
-        out, dtype = np.fft.rfft(v), _REAL[v.dtype]
-    else:
-        out, dtype = np.fft.irfft(v, lengths[0]), _COMPLEX[v.dtype]
-    return np.ascontiguousarray(out, dtype=dtype)
 
 
 def _last_axis(a, n, axis, norm):
@@ -64,9 +53,13 @@ def _last_axis(a, n, axis, norm):
 
 def _transform(kind, a, n, axis, norm):
     x = _last_axis(a, n, axis, norm)
-    if x is None:
-        return NotImplemented
-    length = x.shape[-1]
+    return NotImplemented if x is None else _transformed(kind, x, (x.shape[-1],))
+
+
+def _transformed(kind, x, lengths):
+    """``kind`` of the value ``x`` over its last ``len(lengths)`` axes (1 to 3), each as long
+    as ``x``'s: the conversion kernel, then the fft kernel, as the general path's binds (an
+    IRFFT's real output is ``2 * (m - 1)`` long along the last axis)."""
     if kind is FftType.RFFT:
         if x.dtype.kind == "c":
             return NotImplemented
@@ -74,10 +67,36 @@ def _transform(kind, a, n, axis, norm):
     else:
         v = convert_kernel(x, complex_dtype_for(x.dtype))
         if kind is FftType.IRFFT:
-            length = 2 * (length - 1)
-            if length < 1:
+            lengths = (*lengths[:-1], 2 * (lengths[-1] - 1))
+            if lengths[-1] < 1:
                 return NotImplemented
-    return Array(fft_kernel(v, kind, (length,)))
+    return new_array(fft_kernel(v, kind, lengths))
+
+
+def _all_axes(kind, a, s, axes, norm):
+    """The n-d transforms with their defaults (every axis of a 1- to 3-d host array, its own
+    lengths, no scaling): one fft over all of them, as the general path binds."""
+    x = host_value(a)
+    if (x is None or s is not None or axes is not None or norm not in _NORMS
+            or not 1 <= x.ndim <= 3 or 0 in x.shape):
+        return NotImplemented
+    return _transformed(kind, x, x.shape)
+
+
+def _fftn_on_host(a, s=None, axes=None, norm=None):
+    return _all_axes(FftType.FFT, a, s, axes, norm)
+
+
+def _ifftn_on_host(a, s=None, axes=None, norm=None):
+    return _all_axes(FftType.IFFT, a, s, axes, norm)
+
+
+def _rfftn_on_host(a, s=None, axes=None, norm=None):
+    return _all_axes(FftType.RFFT, a, s, axes, norm)
+
+
+def _irfftn_on_host(a, s=None, axes=None, norm=None):
+    return _all_axes(FftType.IRFFT, a, s, axes, norm)
 
 
 def _fft_on_host(a, n=None, axis=-1, norm=None):

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -25,11 +26,12 @@ import numpy as np
 from funcarray.api.arguments import (
     _axis,
     _int_tuple,
-    asarray_arg,
     convert,
     convert_arg,
 )
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
+from funcarray.base.host_values import scalar_to_array
+from funcarray.numpy._shape_on_host import host_axis
 from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = ["_resize_on_host", "_rollaxis_on_host", "_unstack_on_host", "_insert_on_host",
@@ -173,31 +175,53 @@ def _choose_on_host(a, choices, out=None, mode="raise"):
 def _put_along_axis_on_host(arr, indices, values, axis, inplace=True, *, mode=None):
     value, index = host_value(arr), host_value(indices)
     if (inplace is not False or value is None or index is None or mode is not None
-            or index.dtype.kind not in "iu" or type(axis) is not int):
+            or index.dtype.kind not in "iu"):
         return NotImplemented
-    if value.ndim != index.ndim or not index.size:
+    axis = host_axis(axis, value.ndim)
+    if axis is None or value.ndim != index.ndim or not index.size:
         return NotImplemented
-    axis = _axis("put_along_axis", axis, value.shape)
-    if any(i != v for d, (i, v) in enumerate(zip(index.shape, value.shape)) if d != axis):
-        return NotImplemented  # (the general path writes only the lanes that indices span)
-    n = value.shape[axis]
-    low = index.min()
-    if low < -n or index.max() >= n:
-        return NotImplemented
+    shape = index.shape
+    for d, (i, v) in enumerate(zip(shape, value.shape)):
+        if i != v and d != axis:
+            return NotImplemented  # (the general path writes only the lanes that indices span)
     vals = _values_like(values, value, arr._weak)
     if vals is None:
         return NotImplemented
-    positions = np.where(index < 0, index + n, index) if low < 0 else index
-    # Distinct positions along the axis in each lane: the writes do not overlap.
-    if positions.shape[axis] > 1 and (
-            np.diff(np.sort(positions, axis=axis), axis=axis) == 0).any():
+    positions = index if shape[axis] == 1 else _distinct_positions(index, axis, value.shape[axis])
+    if positions is None:
         return NotImplemented
-    lanes = [np.arange(d).reshape([-1 if e == k else 1 for e in range(index.ndim)])
-             for k, d in enumerate(index.shape)]
-    lanes[axis] = positions
+    # (one position a lane: NumPy's indexing takes -n <= i < n as the general path does, and
+    # raises for the others, which declines)
+    before, after = _lanes(shape, axis)
     out = value.copy()
-    out[tuple(lanes)] = np.broadcast_to(vals, index.shape)
-    return Array(out, arr._weak)
+    if vals.ndim and vals.shape != shape:  # (NumPy's assignment would take more shapes)
+        vals = np.broadcast_to(vals, shape)
+    out[before + (positions,) + after] = vals
+    return new_array(out, arr._weak)
+
+
+def _distinct_positions(index, axis, n):
+    """``index`` (in ``[-n, n)``) as non-negative positions, or None where it is out of range
+    or repeats a position along ``axis`` in a lane (writes that overlap)."""
+    low = index.min()
+    if low < -n or index.max() >= n:
+        return None
+    positions = np.where(index < 0, index + n, index) if low < 0 else index
+    if (np.diff(np.sort(positions, axis=axis), axis=axis) == 0).any():
+        return None
+    return positions
+
+
+@functools.lru_cache(maxsize=64)
+def _lanes(shape, axis):
+    """The index arrays before and after ``axis`` that, with positions along ``axis``, address
+    every lane of an array of ``shape`` (aranges shaped to broadcast; read-only)."""
+    lanes = []
+    for k, d in enumerate(shape):
+        lane = np.arange(d).reshape([-1 if e == k else 1 for e in range(len(shape))])
+        lane.flags.writeable = False
+        lanes.append(lane)
+    return tuple(lanes[:axis]), tuple(lanes[axis + 1:])
 
 
 def _values_like(values, target, weak):
@@ -206,7 +230,7 @@ def _values_like(values, target, weak):
     ``convert_element_type`` kernel; None for anything else."""
     t = type(values)
     if t is float or t is int or t is bool:
-        values = asarray_arg("put_along_axis", values)
+        values = scalar_to_array("put_along_axis", values)  # (asarray_arg's conversion)
     elif host_value(values) is None:
         return None
     if values.dtype == target.dtype:  # (only the weak type would change: not the bits)

@@ -28,7 +28,7 @@ import functools
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.numpy._shape_on_host import host_axis
 from funcarray.primitives._threads import PARALLEL_MIN_ELEMENTS
 from funcarray.primitives.dot_general import NATIVE_MATMUL_DTYPES, dot_general_p
@@ -91,11 +91,24 @@ def _product(values, weak, dimension_numbers):
         # vector/matrix product, and for a product with nothing to sum (a 0-d operand) the
         # elementwise multiply it computes (one product per element either way).
         if dimension_numbers == _PLAIN_MATMUL.get(av.ndim) and bv.ndim <= 2:
-            return Array(np.dot(av, bv), weak)
-        if (dimension_numbers is _NO_DIMS and (av.ndim == 0 or bv.ndim == 0)
-                and av.size + bv.size < PARALLEL_MIN_ELEMENTS):
-            return Array(np.multiply(av, bv), weak)
-    return Array(_kernel(av, bv, dimension_numbers=dimension_numbers), weak)
+            return new_array(np.dot(av, bv), weak)
+        if dimension_numbers is _NO_DIMS and av.size * bv.size < PARALLEL_MIN_ELEMENTS:
+            # (each of a's elements times the whole of b: a.shape + b.shape)
+            return new_array(np.multiply(av.reshape(av.shape + (1,) * bv.ndim), bv), weak)
+    return new_array(_kernel(av, bv, dimension_numbers=dimension_numbers), weak)
+
+
+def _batched_vector_product(av, bv, weak, batch):
+    """The sums ``av[i] . bv[i]`` over the last axis of two arrays of shape ``batch + (k,)``,
+    as dot_general's kernel computes them for ``batch`` and ``k`` both above 1: one batched
+    np.matmul of (B, 1, k) by (B, k, 1) matrices (the kernel's plan, without its dispatch)."""
+    k = av.shape[-1]
+    count = av.size // k if k else 0
+    if av.dtype not in NATIVE_MATMUL_DTYPES or k < 2 or count < 2:
+        dims = tuple(range(len(batch)))
+        return _product((av, bv), weak, (((len(batch),), (len(batch),)), (dims, dims)))
+    out = np.matmul(av.reshape(count, 1, k), bv.reshape(count, k, 1))
+    return new_array(out.reshape(batch), weak)
 
 
 def _ravel(x):
@@ -181,13 +194,14 @@ def _vecdot_on_host(x1, x2, /, *, axis=-1, precision=None, preferred_element_typ
         return NotImplemented
     if av.dtype.kind == "c":
         av = np.conjugate(av)
+    if av.ndim == 1 and bv.ndim == 1:  # (no batch: a plain dot of two vectors)
+        return _product((av, bv), weak, _PLAIN_MATMUL[1])
     av, bv = _axis_last(av, a1), _axis_last(bv, a2)
     batch = av.shape[:-1]
     if bv.shape[:-1] != batch:
         batch = tuple(np.broadcast_shapes(batch, bv.shape[:-1]))  # raises: declined
     av, bv = _broadcast(av, batch + av.shape[-1:]), _broadcast(bv, batch + bv.shape[-1:])
-    dims = tuple(range(len(batch)))
-    return _product((av, bv), weak, (((len(batch),), (len(batch),)), (dims, dims)))
+    return _batched_vector_product(av, bv, weak, batch)
 
 
 # --------------------------------------------------------------------------------------------

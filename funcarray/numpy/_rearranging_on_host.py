@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from funcarray.base.array import Array
+from funcarray.base.array import Array, new_array
 from funcarray.numpy._shape_on_host import host_axes
 from funcarray.transforms.host_shortcuts import host_value
 
@@ -26,16 +26,22 @@ __all__ = ["flip_on_host", "flipud_on_host", "fliplr_on_host", "repeat_on_host",
            "tile_on_host"]
 
 
+_REVERSED = slice(None, None, -1)
+_ALL = slice(None)
+
+
 def _flipped(m, value, axes):
     """``value`` reversed along ``axes`` (in range, distinct), or ``m`` itself where each
     has at most one element (the general path's ``_rev``)."""
     shape = value.shape
-    axes = tuple(a for a in axes if shape[a] > 1)
-    if not axes:
-        return m
-    reverse = slice(None, None, -1)
-    box = tuple(reverse if d in axes else slice(None) for d in range(max(axes) + 1))
-    return Array(value[box], m._weak)  # (np.flip's view, indexed directly: faster)
+    box = None
+    for a in axes:
+        if shape[a] > 1:
+            if box is None:
+                box = [_ALL] * len(shape)
+            box[a] = _REVERSED
+    # (np.flip's view, indexed directly: faster)
+    return m if box is None else new_array(value[tuple(box)], m._weak)
 
 
 def flip_on_host(m, axis=None):
@@ -54,7 +60,8 @@ def flipud_on_host(m):
     value = host_value(m)
     if value is None or value.ndim < 1:
         return NotImplemented
-    return _flipped(m, value, (0,))
+    # (one axis indexed directly: _flipped's general axis handling costs as much as NumPy)
+    return m if value.shape[0] <= 1 else new_array(value[_REVERSED], m._weak)
 
 
 def fliplr_on_host(m):
@@ -62,7 +69,7 @@ def fliplr_on_host(m):
     value = host_value(m)
     if value is None or value.ndim < 2:
         return NotImplemented
-    return _flipped(m, value, (1,))
+    return m if value.shape[1] <= 1 else new_array(value[_ALL, _REVERSED], m._weak)
 
 
 def repeat_on_host(a, repeats, axis=None, *, total_repeat_length=None):

@@ -50,6 +50,9 @@ from funcarray.numpy._extended_arrays import (
     is_extended,
 )
 from funcarray.numpy._shape_on_host import (
+    _atleast_1d_on_host,
+    _atleast_2d_on_host,
+    _atleast_3d_on_host,
     _column_stack_on_host,
     _concat_on_host,
     _concatenate_on_host,
@@ -66,6 +69,9 @@ from funcarray.numpy._shape_on_host import (
     _swapaxes_on_host,
     _transpose_on_host,
     _vstack_on_host,
+    at_least_1d_shape,
+    at_least_2d_shape,
+    at_least_3d_shape,
 )
 from funcarray.primitives._axis_slice import slice_axis as _slice_axis
 from funcarray.primitives.shape import (
@@ -344,26 +350,28 @@ def _at_least(op: str, arys, lift):
     return outs[0] if len(outs) == 1 else outs
 
 
+def _lifted(x, lifted_shape):
+    shape = lifted_shape(x.shape)
+    return x if shape is None else _reshape(x, shape)
+
+
 def _to_1d(x):
-    return _reshape(x, (1,)) if x.ndim == 0 else x
+    return _lifted(x, at_least_1d_shape)
 
 
 def _to_2d(x):
-    return _reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
+    return _lifted(x, at_least_2d_shape)
 
 
 def _to_3d(x):
-    if x.ndim == 0:
-        return _reshape(x, (1, 1, 1))
-    if x.ndim == 1:
-        return _reshape(x, (1, x.shape[0], 1))
-    return _reshape(x, x.shape + (1,)) if x.ndim == 2 else x
+    return _lifted(x, at_least_3d_shape)
 
 
 @overload
 def atleast_1d(x: ArrayLike, /) -> Array: ...
 @overload
 def atleast_1d(*arys: ArrayLike) -> list[Array]: ...
+@host_shortcut(_atleast_1d_on_host)
 def atleast_1d(*arys):
     """View each argument with at least one dimension (a list when given several).
 
@@ -379,6 +387,7 @@ def atleast_1d(*arys):
 def atleast_2d(x: ArrayLike, /) -> Array: ...
 @overload
 def atleast_2d(*arys: ArrayLike) -> list[Array]: ...
+@host_shortcut(_atleast_2d_on_host)
 def atleast_2d(*arys):
     """View each argument with at least two dimensions: ``(N,)`` becomes ``(1, N)``.
 
@@ -394,6 +403,7 @@ def atleast_2d(*arys):
 def atleast_3d(x: ArrayLike, /) -> Array: ...
 @overload
 def atleast_3d(*arys: ArrayLike) -> list[Array]: ...
+@host_shortcut(_atleast_3d_on_host)
 def atleast_3d(*arys):
     """View each argument with at least three dimensions: ``(N,)`` becomes ``(1, N, 1)`` and
     ``(M, N)`` becomes ``(M, N, 1)``.

@@ -25,15 +25,18 @@ from __future__ import annotations
 import numpy as np
 
 from funcarray.base import dtypes
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.host_shortcuts import host_value
 
 __all__ = [
     "host_axis", "host_axes", "host_sorted_axes", "host_dims", "host_operands",
+    "host_concatenate",
     "_reshape_on_host", "_ravel_on_host", "_transpose_on_host", "_permute_dims_on_host",
     "_matrix_transpose_on_host", "_moveaxis_on_host", "_swapaxes_on_host",
-    "_expand_dims_on_host", "_squeeze_on_host", "_concatenate_on_host", "_concat_on_host",
+    "_expand_dims_on_host", "_squeeze_on_host", "at_least_1d_shape", "at_least_2d_shape",
+    "at_least_3d_shape", "_atleast_1d_on_host", "_atleast_2d_on_host", "_atleast_3d_on_host",
+    "_concatenate_on_host", "_concat_on_host",
     "_stack_on_host", "_vstack_on_host", "_hstack_on_host", "_dstack_on_host",
     "_column_stack_on_host",
 ]
@@ -103,14 +106,19 @@ def host_operands(arrays):
     dtype, and that dtype's weak type, as ``_promote_all`` gives them; None to decline."""
     if (type(arrays) is not list and type(arrays) is not tuple) or not arrays:
         return None
-    for a in arrays:
+    values, weak, dtype, mixed = [], True, None, False
+    for a in arrays:  # (one loop, no generators: joins of a few small arrays are hot)
         t = type(a)
         if t is not Array and t is not DeviceArray:
             return None
-    values = [a._value for a in arrays]
-    dtype = values[0].dtype
-    if all(v.dtype == dtype for v in values):
-        weak = all(a._weak for a in arrays)
+        v = a._value
+        if dtype is None:
+            dtype = v.dtype
+        elif v.dtype != dtype:
+            mixed = True
+        weak = weak and a._weak
+        values.append(v)
+    if not mixed:
         return values, weak
     dtype, weak = dtypes.result_type(*arrays, return_weak_type=True)
     return [convert_kernel(v, dtype) for v in values], weak
@@ -244,32 +252,90 @@ def _squeeze_on_host(a, axis=None):
 
 
 # --------------------------------------------------------------------------------------------
+# At least n dimensions: the new shape of an operand, or None where it is kept as it is
+# (shared with the general path)
+# --------------------------------------------------------------------------------------------
+
+def at_least_1d_shape(shape: tuple):
+    """The shape ``atleast_1d`` gives an array of ``shape`` (None: the array itself)."""
+    return (1,) if not shape else None
+
+
+def at_least_2d_shape(shape: tuple):
+    """The shape ``atleast_2d`` gives an array of ``shape``: ``(N,)`` becomes ``(1, N)``."""
+    return (1,) * (2 - len(shape)) + shape if len(shape) < 2 else None
+
+
+def at_least_3d_shape(shape: tuple):
+    """The shape ``atleast_3d`` gives an array of ``shape``: ``(N,)`` becomes ``(1, N, 1)``,
+    ``(M, N)`` becomes ``(M, N, 1)``."""
+    ndim = len(shape)
+    if ndim == 0:
+        return (1, 1, 1)
+    if ndim == 1:
+        return (1, shape[0], 1)
+    return shape + (1,) if ndim == 2 else None
+
+
+def _at_least_on_host(arys, lifted_shape):
+    outs = []
+    for a in arys:
+        x = host_value(a)
+        if x is None:
+            return NotImplemented
+        shape = lifted_shape(x.shape)
+        outs.append(a if shape is None else new_array(x.reshape(shape), a._weak))
+    if not outs:
+        return NotImplemented
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _atleast_1d_on_host(*arys):
+    return _at_least_on_host(arys, at_least_1d_shape)
+
+
+def _atleast_2d_on_host(*arys):
+    return _at_least_on_host(arys, at_least_2d_shape)
+
+
+def _atleast_3d_on_host(*arys):
+    return _at_least_on_host(arys, at_least_3d_shape)
+
+
+# --------------------------------------------------------------------------------------------
 # Joining
 # --------------------------------------------------------------------------------------------
 
 def _concat_on_host(arrays, /, *, axis=0):
+    return host_concatenate(arrays, axis)
+
+
+def _concatenate_on_host(arrays, axis=0, dtype=None):
+    return host_concatenate(arrays, axis) if dtype is None else NotImplemented
+
+
+def host_concatenate(arrays, axis):
+    """``concatenate(arrays, axis)`` of host arrays (the one operand itself where the general
+    path returns it), or NotImplemented."""
     operands = host_operands(arrays)
     if operands is None:
         return NotImplemented
     values, weak = operands
     if axis is None:
-        flat = [v.reshape(-1) for v in values]
-        if len(values) == 1 and values[0].ndim != 1:
-            return Array(flat[0], weak)  # the one operand, flattened
-        values, axis = flat, 0
+        if len(values) == 1:
+            v = values[0]
+            # the one operand, flattened (a 1-d one comes back as it is)
+            return arrays[0] if v.ndim == 1 else new_array(v.reshape(-1), weak)
+        values, axis = [v.reshape(-1) for v in values], 0
     ndim = values[0].ndim
-    axis = host_axis(axis, ndim)
-    if axis is None or ndim == 0 or any(v.ndim != ndim for v in values):
+    if type(axis) is not int or not -ndim <= axis < ndim:  # (a 0-d operand: ndim 0)
         return NotImplemented
+    for v in values:
+        if v.ndim != ndim:
+            return NotImplemented
     if len(values) == 1:
         return arrays[0]  # the general path returns the one operand as it is
-    return Array(np.concatenate(values, axis=axis), weak)
-
-
-def _concatenate_on_host(arrays, axis=0, dtype=None):
-    if dtype is not None:
-        return NotImplemented
-    return _concat_on_host(arrays, axis=axis)
+    return new_array(np.concatenate(values, axis=axis), weak)
 
 
 def _stack_on_host(arrays, axis=0, out=None, dtype=None):

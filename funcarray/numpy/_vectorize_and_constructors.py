@@ -702,8 +702,10 @@ def _packbits_on_host(a, axis=None, bitorder="big"):
     value = _bits_operand_on_host(a, axis, bitorder)
     if value is None or value.dtype.kind not in "biu":
         return NotImplemented
-    # NumPy packs the truth values, as the general path's ``a != 0``.
-    return Array(np.packbits(value != 0, axis=axis, bitorder=bitorder), False)
+    # NumPy packs the truth values, as the general path's ``a != 0`` (a bool array is its
+    # own: comparing it with 0 would cost three times the packing).
+    truth = value if value.dtype == np.bool_ else value != 0
+    return Array(np.packbits(truth, axis=axis, bitorder=bitorder), False)
 
 
 def _unpackbits_on_host(a, axis=None, count=None, bitorder="big"):

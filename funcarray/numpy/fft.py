@@ -36,12 +36,16 @@ from funcarray.numpy._fft_core import FftType, check_single_axis, transform
 from funcarray.numpy._fft_on_host import (
     _fft_on_host,
     _fftfreq_on_host,
+    _fftn_on_host,
     _hfft_on_host,
     _ifft_on_host,
+    _ifftn_on_host,
     _ihfft_on_host,
     _irfft_on_host,
+    _irfftn_on_host,
     _rfft_on_host,
     _rfftfreq_on_host,
+    _rfftn_on_host,
 )
 from funcarray.numpy._math_functions import conj
 from funcarray.numpy._rearranging import roll
@@ -216,7 +220,7 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
     return _two_axes("fft.irfft2", FftType.IRFFT, a, s, axes, norm)
 
 
-@api_boundary
+@host_shortcut(_fftn_on_host)
 def fftn(a, s=None, axes=None, norm=None):
     """N-dimensional discrete Fourier transform over ``axes`` (default: the last
     ``len(s)`` axes, or all of them).
@@ -233,7 +237,7 @@ def fftn(a, s=None, axes=None, norm=None):
     return transform("fft.fftn", FftType.FFT, a, s, axes, norm)
 
 
-@api_boundary
+@host_shortcut(_ifftn_on_host)
 def ifftn(a, s=None, axes=None, norm=None):
     """N-dimensional inverse discrete Fourier transform.
 
@@ -246,7 +250,7 @@ def ifftn(a, s=None, axes=None, norm=None):
     return transform("fft.ifftn", FftType.IFFT, a, s, axes, norm)
 
 
-@api_boundary
+@host_shortcut(_rfftn_on_host)
 def rfftn(a, s=None, axes=None, norm=None):
     """N-dimensional transform of a real input; the last of ``axes`` is halved to
     ``s[-1] // 2 + 1``.
@@ -259,7 +263,7 @@ def rfftn(a, s=None, axes=None, norm=None):
     return transform("fft.rfftn", FftType.RFFT, a, s, axes, norm)
 
 
-@api_boundary
+@host_shortcut(_irfftn_on_host)
 def irfftn(a, s=None, axes=None, norm=None):
     """Inverse of ``rfftn``: a real output of shape ``s`` over ``axes`` (default: the
     input's, with the last ``2 * (m - 1)``).

@@ -91,6 +91,33 @@ _VECDOT_SHAPES = st.one_of(
     _TWO_SHAPES)
 
 
+# Batches of vectors: the batched product (a batch and a length above 1), and the kernel's
+# other cases (one vector, vectors of one element or none, a broadcast batch).
+_BATCHED_VECDOT_SHAPES = st.sampled_from(
+    [((2, 3), (2, 3)), ((4, 2), (4, 2)), ((2, 2, 3), (2, 2, 3)), ((3, 1), (3, 1)),
+     ((1, 3), (1, 3)), ((2, 0), (2, 0)), ((1, 2, 3), (2, 1, 3)), ((3,), (2, 3))])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([fnp.vecdot, fnp.linalg.vecdot]), pairs(_BATCHED_VECDOT_SHAPES),
+       st.sampled_from([-1, -1, 0, 1]))
+def test_batched_vecdot_matches_general_path(op, operands, axis):
+    a, b = operands
+    assert_same_outcome(lambda: op(a, b, axis=axis))
+
+
+def test_outer_on_both_sides_of_the_parallel_size_matches_general_path():
+    # Below PARALLEL_MIN_ELEMENTS products the shortcut multiplies at once; from there on the
+    # kernel splits the product over the cores.
+    from funcarray.primitives._threads import PARALLEL_MIN_ELEMENTS
+    rng = np.random.default_rng(0)
+    for n in (PARALLEL_MIN_ELEMENTS // 1024 - 1, PARALLEL_MIN_ELEMENTS // 1024):
+        a = fnp.asarray(rng.standard_normal(n).astype(np.float32))
+        b = fa.device_put(fnp.asarray(rng.standard_normal(1024).astype(np.float32)))
+        assert_same_outcome(lambda a=a, b=b: fnp.outer(a, b))
+        assert_same_outcome(lambda a=a: fnp.outer(a[:3].reshape(3, 1), a[:4]))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from([fnp.vecdot, fnp.linalg.vecdot]), pairs(_VECDOT_SHAPES),
        st.sampled_from([-1, 0, 1, -2, 2, 5]))
@@ -189,6 +216,23 @@ def test_fft_frequencies_match_general_path(op, n, d, dtype):
     assert_same_outcome(lambda: op(n, d, dtype=dtype))
 
 
+_FFTN_SHAPES = st.sampled_from([(1,), (4,), (5,), (2, 3), (3, 1), (1, 2), (2, 2, 3), (2, 1, 2),
+                                (1, 1, 1, 2), (0,), (), (2, 0)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.fft.fftn, fnp.fft.ifftn, fnp.fft.rfftn, fnp.fft.irfftn]),
+       st.sampled_from(ALL_DTYPES), _FFTN_SHAPES, st.sampled_from(_KINDS), st.data())
+def test_n_axis_transforms_match_general_path(op, dtype, shape, kind, data):
+    # The defaults (every axis, its own length: the shortcut's case, up to three axes) and
+    # s, axes and norm that the general path handles (or rejects) itself.
+    x = _as_input(_value(data.draw, dtype, shape), kind)
+    s = data.draw(st.sampled_from([None, None, None, (3,), (0,)]))
+    axes = data.draw(st.sampled_from([None, None, None, (0,), (-1,), 0]))
+    norm = data.draw(st.sampled_from([None, None, "backward", "ortho", "bad"]))
+    assert_same_outcome(lambda: op(x, s=s, axes=axes, norm=norm))
+
+
 def test_fft_shortcuts_take_the_common_forms():
     from funcarray.numpy import _fft_on_host as f
     x = fa.device_put(fnp.asarray(np.arange(4.0, dtype=np.float32)))
@@ -197,6 +241,10 @@ def test_fft_shortcuts_take_the_common_forms():
         assert rule(x) is not NotImplemented
     assert f._fftfreq_on_host(8) is not NotImplemented
     assert f._rfftfreq_on_host(8, 0.5) is not NotImplemented
+    cube = fa.device_put(fnp.asarray(np.arange(12.0, dtype=np.float32).reshape(2, 2, 3)))
+    for rule in (f._fftn_on_host, f._ifftn_on_host, f._rfftn_on_host, f._irfftn_on_host):
+        assert rule(x) is not NotImplemented
+        assert rule(cube) is not NotImplemented
 
 
 _POLY_SHAPES = st.sampled_from([((3,), (2,)), ((2,), (4,)), ((0,), (3,)), ((3,), (0,)),
@@ -307,12 +355,40 @@ def test_argpartition_of_long_rows_with_ties_matches_general_path():
             assert_same_outcome(lambda v=value, k=kth: fnp.partition(fnp.asarray(v), k))
 
 
+_PARTITION_POOLS = {
+    "plain": [1.0, -1.0, 0.3, -7.5, 2.0, 1e-40, 65504.0, 1e38],
+    "zeros": [1.0, -1.0, 0.0, -0.0, 2.0],
+    "nans": [1.0, -1.0, np.nan, -np.nan, 2.0],
+    "infinities": [1.0, np.inf, -np.inf, -2.0],
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.partition, fnp.argpartition]),
+       st.sampled_from([np.float32, np.float64, np.float16, fnp.bfloat16, np.uint8, np.bool_]),
+       st.sampled_from([(16,), (17,), (4, 4), (2, 8), (1, 17), (3, 6), (2,)]),
+       st.sampled_from(sorted(_PARTITION_POOLS)), st.sampled_from(["array", "device"]),
+       st.integers(0, 20), st.sampled_from([-1, 0]), st.data())
+def test_partition_around_the_few_elements_size_matches_general_path(
+        op, dtype, shape, pool, kind, kth, axis, data):
+    # Both sides of _FEW_ELEMENTS (16), with ties, signed zeros, NaNs of both signs and
+    # infinities, and arrays that hold none of them (NumPy's order is then the total order).
+    n = int(np.prod(shape))
+    raw = data.draw(st.lists(st.sampled_from(_PARTITION_POOLS[pool]), min_size=n, max_size=n))
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.asarray(raw, np.float64).astype(dtype).reshape(shape)
+    x = as_kind(value, kind)
+    assert_same_outcome(lambda: op(x, kth % shape[axis], axis=axis))
+
+
 def test_partition_shortcuts_take_the_common_forms():
     x = fa.device_put(fnp.asarray(np.array([[5.0, 1.0, -0.0, 0.0], [np.nan, 2.0, 3.0, 1.0]],
                                            np.float32)))
+    plain = fnp.asarray(np.array([5.0, 1.0, 4.0, 2.0], np.float32))
     for rule in (_vc._partition_on_host, _vc._argpartition_on_host):
         assert rule(x, 1) is not NotImplemented
         assert rule(x, 0, axis=0) is not NotImplemented
+        assert rule(plain, 2) is not NotImplemented
 
 
 _SLICES = st.sampled_from([slice(0, 4), slice(4), slice(1, 8, 3), slice(5, 0, -2), slice(0, 0),

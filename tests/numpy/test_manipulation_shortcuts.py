@@ -119,6 +119,29 @@ def test_put_along_axis_matches_general_path(data, axis, inplace):
                                                    inplace=inplace))
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.sampled_from([0, 1, -1, -2]),
+       st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint64]))
+def test_put_along_axis_of_one_position_a_lane_matches_general_path(data, axis, index_dtype):
+    # One position along the axis in each lane (NumPy's indexing checks the range there):
+    # positions in range, negative, and just past either end.
+    arr = data.draw(arrays(shapes=st.sampled_from([(4,), (2, 3), (3, 4), (1, 5)]),
+                           kinds=("array", "weak", "device")))
+    shape = list(np.shape(np.asarray(arr)))
+    if not -len(shape) <= axis < len(shape):
+        axis = -1
+    n, shape[axis] = shape[axis], 1
+    pool = [0, 1, n - 1, -1, -n, n, -n - 1]
+    if np.dtype(index_dtype).kind == "u":
+        pool = [p for p in pool if p >= 0]
+    raw = data.draw(st.lists(st.sampled_from(pool), min_size=int(np.prod(shape)),
+                             max_size=int(np.prod(shape))))
+    index = fnp.asarray(np.asarray(raw).astype(index_dtype).reshape(shape))
+    values = data.draw(st.one_of(_SCALARS, arrays(shapes=st.sampled_from(
+        [(), (1,), tuple(shape), (2, 1)]))))
+    assert_same_outcome(lambda: fnp.put_along_axis(arr, index, values, axis, inplace=False))
+
+
 @settings(max_examples=50, deadline=None)
 @given(arrays(shapes=st.sampled_from([(2, 3), (3, 3), (3, 2), (2, 2, 2), (2, 3, 3), (0, 2),
                                       (3,)])),

@@ -252,6 +252,48 @@ def test_searchsorted_matches_general_path(data, order, side, method):
     assert_same_outcome(lambda: fnp.searchsorted(a, v, side, method=method))
 
 
+@settings(max_examples=100)
+@given(st.data(), st.sampled_from([(1,), (2,), (15,), (16,), (17,), (24,)]),
+       st.sampled_from(["sorted", "one swap", "unsorted", "NaN before a number"]),
+       st.sampled_from(["left", "right"]))
+def test_searchsorted_around_the_few_pivots_size_matches_general_path(data, shape, order, side):
+    # Both sides of _FEW_PIVOTS (16): pivots whose order is read from their Python numbers
+    # (ties, signed zeros, infinities of both signs, NaN) and from NumPy's comparison.
+    dtype = data.draw(st.sampled_from([fnp.float32, fnp.float64, fnp.float16, fnp.int32,
+                                       fnp.uint8, fnp.bool_]))
+    pivots = np.sort(_values(data.draw, fnp.dtype(dtype), shape))
+    if order == "one swap" and shape[0] > 1:
+        i = data.draw(st.integers(0, shape[0] - 2))
+        pivots[[i, i + 1]] = pivots[[i + 1, i]]
+    elif order == "unsorted":
+        pivots = pivots[data.draw(st.permutations(range(shape[0])))]
+    elif order == "NaN before a number" and shape[0] > 1 and pivots.dtype.kind == "f":
+        # (Python's sort leaves such a list as it is: the NaN must be found on its own)
+        pivots[-2:] = [np.nan, pivots[-2]]
+    a = _as_input(pivots, data.draw(st.sampled_from(["array", "device"])))
+    # (several queries: NumPy narrows each search from the previous query's, so on unsorted
+    # pivots its answers differ from the general path's)
+    queries = _values(data.draw, fnp.dtype(dtype), data.draw(st.sampled_from([(), (4,), (2, 3)])))
+    v = _as_input(queries, "array")
+    assert_same_outcome(lambda: fnp.searchsorted(a, v, side))
+
+
+def test_searchsorted_of_pivots_with_a_nan_among_numbers_matches_general_path():
+    # Python's sort leaves these lists as they are (every comparison with NaN is False), and
+    # NumPy's search, which narrows each query's interval from the last one's, answers them
+    # differently from the general path's: the shortcut must see the NaN.
+    cases = [([-1.0, 0.0, 1.0, 1.0, np.nan, 1.0], [0.5, 2.0]),
+             ([-1.0, -1.0, 0.0, 1.0, 1.0, 1.0, np.nan, 2.0], [3.0, np.nan])]
+    for pivots, queries in cases:
+        for size in (len(pivots), 17):  # (both sides of _FEW_PIVOTS)
+            padded = [-2.0] * (size - len(pivots)) + pivots
+            for dtype in (np.float16, np.float32, np.float64):
+                for place in (fnp.asarray, fa.device_put):
+                    a = place(np.asarray(padded, dtype))
+                    v = fnp.asarray(np.asarray(queries, dtype))
+                    assert_same_outcome(lambda a=a, v=v: fnp.searchsorted(a, v))
+
+
 @settings(max_examples=40)
 @given(operands(), st.sampled_from([0, 3, 9, -1, 2.5]),
        st.sampled_from([None, 0, 4, 20, -2]))
