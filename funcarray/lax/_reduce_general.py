@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import TYPE_CHECKING
 
@@ -133,41 +134,75 @@ _EXACT_IDENTITIES = ("add", "mul", "bitwise_or", "bitwise_xor")
 
 
 def _identity(name: str, dtype):
-    from funcarray.primitives.windowed import identity_of
-
     if name in ("max", "min"):
+        from funcarray.primitives.windowed import identity_of
+
         return identity_of(name, dtype)
     if name == "bitwise_and":
         return -1 if dtype != np.bool_ else True
     return 1 if name == "mul" else 0
 
 
-def _monoid_reducer(computation, x, init):
-    """The lax reduction that ``computation`` from ``init`` is, if it is a monoid with its
-    identity (``init`` a concrete scalar), else None."""
+# The monoid entries of the computations met so far (only those found: funcarray.numpy
+# registers its equivalents on its import, and a lambda is new at every call).
+_MONOID_OF_COMPUTATION: dict = {}
+
+
+def _monoid_of(computation):
+    """The ``_MONOIDS`` entry whose operation ``computation`` is, or None."""
+    try:
+        return _MONOID_OF_COMPUTATION[computation]
+    except (KeyError, TypeError):  # (not met yet, or unhashable)
+        pass
     from funcarray import lax
 
-    value = concrete_scalar(init)
-    if value is None:
-        return None
-    for name, python_op, reducer, kinds in _MONOIDS:
+    for monoid in _MONOIDS:
+        name, python_op = monoid[0], monoid[1]
         # (funcarray.numpy's functions are registered as equivalents on its import)
         if (computation is getattr(lax, name) or computation is getattr(raw, name)
                 or (python_op is not None and computation is python_op)
                 or any(computation is f for f in raw.EQUIVALENT_FUNCTIONS.get(name, ()))):
-            break
-    else:
+            _MONOID_OF_COMPUTATION[computation] = monoid
+            return monoid
+    return None
+
+
+def _monoid_reducer(computation, x, init):
+    """The lax reduction that ``computation`` from ``init`` is, if it is a monoid with its
+    identity (``init`` a concrete scalar), else None."""
+    value = concrete_scalar(init)
+    if value is None:
         return None
+    monoid = _monoid_of(computation)
+    if monoid is None:
+        return None
+    name, _, reducer, kinds = monoid
     dtype = x.dtype
-    intlike = dtype == np.bool_ or dtype.kind in "iu"
-    kind = "b" if dtype == np.bool_ else ("f" if dtype.kind in "fV" else dtype.kind)
-    if kind not in kinds or (name.startswith("bitwise") and not intlike):
+    kind = dtype.kind  # ("b" for bool; the ml_dtypes floats, "V", count as floats)
+    if kind == "V":
+        kind = "f"
+    if kind not in kinds or (name.startswith("bitwise") and kind not in "biu"):
         return None
-    identity = _identity(name, dtype)
-    # (0 and 1 are themselves in every dtype these monoids take: no cast to compare)
-    same = value == identity if name in _EXACT_IDENTITIES else (
-        np.asarray(identity).astype(dtype) == value)
-    return getattr(lax, reducer) if bool(same) else None
+    if not _is_identity(value, name, dtype):
+        return None
+    from funcarray import lax
+
+    return getattr(lax, reducer)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity_in(name: str, dtype):
+    """The monoid's identity as a 0-d array of ``dtype`` (made once per pair)."""
+    return np.asarray(_identity(name, dtype)).astype(dtype)
+
+
+def _is_identity(value, name: str, dtype) -> bool:
+    """Whether the 0-d ``value`` is the monoid's identity in ``dtype``."""
+    if name in _EXACT_IDENTITIES:
+        # (0 and 1 are themselves in every dtype these monoids take: no cast to compare;
+        # the Python number compares ~5x faster than the 0-d array)
+        return value.item() == _identity(name, dtype)
+    return bool(_identity_in(name, dtype) == value)
 
 
 def _reduce_on_host(operands, init_values, computation, dimensions):
