@@ -31,7 +31,6 @@ from funcarray.numpy._elementwise import (
     _promoted_binary,
     _to_inexact,
     multiply,
-    true_divide,
 )
 from funcarray.numpy._promotion import host_pair, promote_args, promote_binary
 from funcarray.primitives import elementwise as ew
@@ -379,6 +378,8 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         if decimals >= 0:
             return a
         return _round_int(a, 10 ** (-decimals))
+    if decimals > math.log10(dtypes.finfo(a.dtype).max):
+        return a  # (beyond the dtype's precision: unchanged, as jax.numpy)
     if dtypes.is_complex(a.dtype):
         return ew.complex_p.bind(round(ew.real_p.bind(a), decimals),
                                  round(ew.imag_p.bind(a), decimals))
@@ -389,8 +390,14 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         # precision would round the scaled value wrongly; float32 holds both.
         return convert(round(convert(a, dtypes.float32, a.weak_type), decimals), a.dtype,
                        a.weak_type)
-    factor = _constant_like(a, 10.0 ** decimals)
-    return true_divide(rint(multiply(a, factor)), factor)
+    scale = np.asarray(10.0 ** decimals, a.dtype)
+    # XLA turns a division by a constant into a product with the constant's reciprocal,
+    # computed in its dtype, so jax.numpy's round (eager or jitted) gives that product:
+    # 19 / 0.001 and 19 * (1 / 0.001) differ in float32's last bit.
+    with np.errstate(divide="ignore"):
+        reciprocal = np.asarray(1, a.dtype) / scale
+    return multiply(rint(multiply(a, _constant_like(a, scale))),
+                    _constant_like(a, reciprocal))
 
 
 around = round

@@ -337,6 +337,21 @@ def test_round_float16_with_decimals_matches_jax(values, decimals):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("decimals", [-3, -1, 2, 5, 39, 309])
+def test_round_with_decimals_matches_jax_bit_for_bit(dtype, decimals):
+    # XLA divides by the constant 10**decimals as a product with its reciprocal (in the
+    # dtype): 18512 to -3 decimals is 18992 in float16, not the 19008 that 19 / 0.001 gives.
+    # Beyond a dtype's precision (float16 at 5 decimals) the values are returned unchanged.
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(3000) * 10.0 ** rng.integers(-3, 5, 3000))
+    x = np.concatenate([x, [18512.0, 2.675, 0.125, -0.0, np.inf, np.nan]]).astype(dtype)
+    with jax.enable_x64(np.dtype(dtype).itemsize == 8):
+        want = np.asarray(jnp.round(x, decimals))
+    for got in (fnp.round(x, decimals), fa.jit(fnp.round, static_argnums=1)(x, decimals)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
 @pytest.mark.parametrize("name", ["log10", "log2"])
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_complex_log10_log2_of_specials_match_jax(name, dtype):
