@@ -91,5 +91,5 @@ Example:
     >>> import funcarray.numpy as fnp
     >>> with fa.debug_infs():
     ...     fnp.exp(fnp.asarray([1.0])).round(3)
-    Array([2.718], dtype=float32)
+    Array([2.7180002], dtype=float32)
 """

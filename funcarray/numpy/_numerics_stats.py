@@ -497,7 +497,7 @@ def i0(x: ArrayLike) -> Array:
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.i0(fnp.asarray([0.0, 1.0])).round(4)
-        Array([1.    , 1.2661], dtype=float32)
+        Array([1.       , 1.2660999], dtype=float32)
     """
     from funcarray.lax._special_bessel import i0 as special_i0
 
@@ -527,7 +527,7 @@ def kaiser(M: int, beta: ArrayLike) -> Array:
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.kaiser(4, 5.0).round(4)
-        Array([0.0367, 0.7753, 0.7753, 0.0367], dtype=float32)
+        Array([0.0367    , 0.77529997, 0.77529997, 0.0367    ], dtype=float32)
     """
     def formula(n, M):
         # The samples in beta's precision when it is wider (float64 beta: float64 samples,

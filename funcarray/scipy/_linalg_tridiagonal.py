@@ -19,7 +19,7 @@ Example:
     >>> from funcarray.scipy.linalg import eigh_tridiagonal
     >>> d, e = fnp.asarray([1.0, 2.0, 3.0, 4.0]), fnp.asarray([1.0, 1.0, 1.0])
     >>> eigh_tridiagonal(d, e, eigvals_only=True).round(4)
-    Array([0.2547, 1.8227, 3.1773, 4.7453], dtype=float32)
+    Array([0.2547   , 1.8226999, 3.1773   , 4.7453   ], dtype=float32)
 """
 
 from __future__ import annotations

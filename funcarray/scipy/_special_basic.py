@@ -94,7 +94,7 @@ def expit(x: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.special import expit
         >>> expit(fnp.asarray([-1.0, 0.0, 2.0])).round(4)
-        Array([0.2689, 0.5   , 0.8808], dtype=float32)
+        Array([0.2689    , 0.5       , 0.88079995], dtype=float32)
     """
     return logistic_p.bind(float_arg("expit", x))
 

@@ -56,7 +56,7 @@ def i0(x: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.special import i0
         >>> i0(fnp.asarray([0.0, 1.0, 3.0])).round(4)
-        Array([1.    , 1.2661, 4.8808], dtype=float32)
+        Array([1.       , 1.2660999, 4.8808   ], dtype=float32)
     """
     return bessel_i0(x)
 

@@ -95,9 +95,9 @@ def bessel_jn(z: ArrayLike, *, v: ArrayLike, n_iter: int = 50) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.special import bessel_jn
         >>> bessel_jn(fnp.asarray([0.0, 1.0, 2.5]), v=2).round(4)
-        Array([[ 1.    ,  0.7652, -0.0484],
-               [ 0.    ,  0.4401,  0.4971],
-               [ 0.    ,  0.1149,  0.4461]], dtype=float32)
+        Array([[ 1.        ,  0.76519996, -0.0484    ],
+               [ 0.        ,  0.44009998,  0.4971    ],
+               [ 0.        ,  0.1149    ,  0.4461    ]], dtype=float32)
     """
     op = "bessel_jn"
     try:

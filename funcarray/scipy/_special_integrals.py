@@ -153,7 +153,7 @@ def sici(x: ArrayLike) -> Array:
         >>> from funcarray.scipy.special import sici
         >>> si, ci = sici(fnp.asarray([0.5, 1.0, 10.0]))
         >>> si.round(4)
-        Array([0.4931, 0.9461, 1.6583], dtype=float32)
+        Array([0.4931   , 0.9461   , 1.6582999], dtype=float32)
         >>> ci.round(4)
         Array([-0.1778,  0.3374, -0.0455], dtype=float32)
     """
@@ -251,9 +251,9 @@ def fresnel(x: ArrayLike) -> Array:
         >>> from funcarray.scipy.special import fresnel
         >>> s, c = fresnel(fnp.asarray([0.5, 1.0, 3.0]))
         >>> s.round(4)
-        Array([0.0647, 0.4383, 0.4963], dtype=float32)
+        Array([0.0647    , 0.43829998, 0.49629998], dtype=float32)
         >>> c.round(4)
-        Array([0.4923, 0.7799, 0.6057], dtype=float32)
+        Array([0.49229997, 0.77989995, 0.60569996], dtype=float32)
     """
     x = float_arg("fresnel", x)
     return _weak_like(_fresnel(x), x)

@@ -200,7 +200,7 @@ def ndtri(p: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.special import ndtri
         >>> ndtri(fnp.asarray([1e-30, 0.5, 0.975])).round(4)
-        Array([-11.464,   0.   ,   1.96 ], dtype=float32)
+        Array([-11.464    ,   0.       ,   1.9599999], dtype=float32)
     """
     return weak_result(lambda p: _upcast(_ndtri, p), [float_arg("ndtri", p)])
 

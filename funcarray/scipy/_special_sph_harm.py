@@ -87,7 +87,8 @@ def sph_harm_y(n: ArrayLike, m: ArrayLike, theta: ArrayLike, phi: ArrayLike,
         >>> from funcarray.scipy.special import sph_harm_y
         >>> sph_harm_y(fnp.asarray([0, 1, 2]), fnp.asarray([0, 1, -2]),
         ...            fnp.asarray([0.5, 1.0, 2.0]), fnp.asarray([0.0, 0.5, 1.0])).round(4)
-        Array([ 0.2821+0.j    , -0.2551-0.1394j, -0.1329-0.2904j], dtype=complex64)
+        Array([ 0.2821    +0.j        , -0.25509998-0.13939999j,
+               -0.1329    -0.2904j    ], dtype=complex64)
     """
     op = "sph_harm_y"
     if diff_n is not None:

@@ -163,7 +163,7 @@ def dct(x: ArrayLike, type: int = 2, n: int | None = None, axis: int = -1,
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.fft import dct
         >>> dct(fnp.asarray([1.0, 2.0, 3.0, 4.0])).round(4)
-        Array([20.    , -6.3086,  0.    , -0.4483], dtype=float32)
+        Array([20.        , -6.3086    ,  0.        , -0.44829997], dtype=float32)
     """
     x = _check("scipy.fft.dct", x, type, norm)
     axis = canonicalize_axis("scipy.fft.dct", axis, x.ndim)

@@ -11,7 +11,7 @@ Example:
     >>> from funcarray.scipy.sparse.linalg import cg
     >>> a = fnp.asarray([[4.0, 1.0], [1.0, 3.0]])
     >>> fa.grad(lambda b: cg(a, b)[0].sum())(fnp.asarray([1.0, 2.0])).round(4)
-    Array([0.1818, 0.2727], dtype=float32)
+    Array([0.1818    , 0.27269998], dtype=float32)
 """
 
 from __future__ import annotations

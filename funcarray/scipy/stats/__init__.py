@@ -11,7 +11,7 @@ Example:
     >>> import funcarray.numpy as fnp
     >>> from funcarray.scipy import stats
     >>> stats.norm.logpdf(fnp.asarray([0.0, 1.0]), loc=1.0).round(4)
-    Array([-1.4189, -0.9189], dtype=float32)
+    Array([-1.4189    , -0.91889995], dtype=float32)
 """
 
 from funcarray.scipy.stats import bernoulli as bernoulli

@@ -165,7 +165,7 @@ def sem(a: ArrayLike, axis: int = 0, ddof: int = 1, nan_policy: str = "propagate
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import sem
         >>> sem(fnp.asarray([1.0, 2.0, 4.0, 7.0])).round(4)
-        Array(1.3229, dtype=float32)
+        Array(1.3228999, dtype=float32)
     """
     op = "sem"
     (b,) = promote_args_inexact(op, a)

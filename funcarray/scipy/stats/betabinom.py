@@ -29,7 +29,7 @@ def logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLik
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import betabinom
         >>> betabinom.logpmf(fnp.asarray([-1, 0, 2, 5]), 4, 2.0, 3.0).round(4)
-        Array([   -inf, -1.5404, -1.3581,    -inf], dtype=float32)
+        Array([      -inf, -1.5403999, -1.3580999,       -inf], dtype=float32)
     """
     k_arg, loc_arg = k, loc
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)

@@ -111,6 +111,6 @@ def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import chi2
         >>> chi2.logsf(fnp.asarray([1.0, 4.0]), 3.0).round(4)
-        Array([-0.2216, -1.3415], dtype=float32)
+        Array([-0.2216   , -1.3414999], dtype=float32)
     """
     return fnp.log(sf(x, df, loc, scale))

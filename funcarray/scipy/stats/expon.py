@@ -41,7 +41,7 @@ def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import expon
         >>> expon.pdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
-        Array([0.    , 1.    , 0.3679], dtype=float32)
+        Array([0.        , 1.        , 0.36789998], dtype=float32)
     """
     return fnp.exp(logpdf(x, loc, scale))
 
@@ -84,7 +84,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import expon
         >>> expon.sf(fnp.asarray([-1.0, 1.0])).round(4)
-        Array([1.    , 0.3679], dtype=float32)
+        Array([1.        , 0.36789998], dtype=float32)
     """
     return fnp.exp(logsf(x, loc, scale))
 

@@ -38,7 +38,7 @@ def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
         >>> cov = fnp.asarray([[2.0, 0.5], [0.5, 1.0]])
         >>> multivariate_normal.logpdf(fnp.asarray([[0.0, 0.0], [1.0, -1.0]]),
         ...                            fnp.zeros(2), cov).round(4)
-        Array([-2.1177, -3.2605], dtype=float32)
+        Array([-2.1176999, -3.2605   ], dtype=float32)
     """
     op = "multivariate_normal.logpdf"
     if allow_singular is not None:
@@ -70,6 +70,6 @@ def pdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import multivariate_normal
         >>> multivariate_normal.pdf(fnp.asarray([0.0, 1.0]), fnp.zeros(2), fnp.eye(2)).round(4)
-        Array(0.0965, dtype=float32)
+        Array(0.09649999, dtype=float32)
     """
     return fnp.exp(logpdf(x, mean, cov))

@@ -28,7 +28,7 @@ def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Arra
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import nbinom
         >>> nbinom.logpmf(fnp.asarray([-1, 0, 2]), 3, 0.5).round(4)
-        Array([   -inf, -2.0794, -1.674 ], dtype=float32)
+        Array([      -inf, -2.0794   , -1.6739999], dtype=float32)
     """
     k_arg = k
     k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)

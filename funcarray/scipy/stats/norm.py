@@ -32,7 +32,7 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.logpdf(fnp.asarray([-1.0, 0.0, 2.0])).round(4)
-        Array([-1.4189, -0.9189, -2.9189], dtype=float32)
+        Array([-1.4189    , -0.91889995, -2.9189    ], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
     variance = scale * scale
@@ -62,7 +62,7 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.cdf(fnp.asarray([-1.0, 0.0, 1.0])).round(4)
-        Array([0.1587, 0.5   , 0.8413], dtype=float32)
+        Array([0.15869999, 0.5       , 0.84129995], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("norm.cdf", x, loc, scale)
     return special.ndtr((x - loc) / scale)
@@ -77,7 +77,7 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.logcdf(fnp.asarray([-20.0, 0.0])).round(4)
-        Array([-203.9172,   -0.6931], dtype=float32)
+        Array([-203.91719,   -0.6931 ], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
     return special.log_ndtr((x - loc) / scale)
@@ -92,7 +92,7 @@ def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.sf(fnp.asarray([0.0, 1.0])).round(4)
-        Array([0.5   , 0.1587], dtype=float32)
+        Array([0.5       , 0.15869999], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
     return cdf(-x, -loc, scale)
@@ -107,7 +107,7 @@ def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.logsf(fnp.asarray([0.0, 20.0])).round(4)
-        Array([  -0.6931, -203.9172], dtype=float32)
+        Array([  -0.6931 , -203.91719], dtype=float32)
     """
     x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
     return logcdf(-x, -loc, scale)
@@ -122,7 +122,7 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.ppf(fnp.asarray([0.025, 0.5, 1.0])).round(4)
-        Array([-1.96,  0.  ,   inf], dtype=float32)
+        Array([-1.9599999,  0.       ,        inf], dtype=float32)
     """
     q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
     return special.ndtri(q) * scale + loc
@@ -137,7 +137,7 @@ def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import norm
         >>> norm.isf(fnp.asarray([0.025, 0.5])).round(4)
-        Array([1.96, 0.  ], dtype=float32)
+        Array([1.9599999, 0.       ], dtype=float32)
     """
     q, loc, scale = promote_args_inexact("norm.isf", q, loc, scale)
     return ppf(1 - q, loc, scale)

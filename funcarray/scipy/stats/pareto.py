@@ -26,7 +26,7 @@ def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import pareto
         >>> pareto.logpdf(fnp.asarray([0.5, 1.0, 2.0]), 3.0).round(4)
-        Array([   -inf,  1.0986, -1.674 ], dtype=float32)
+        Array([      -inf,  1.0986   , -1.6739999], dtype=float32)
     """
     x_arg = x
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)

@@ -28,7 +28,7 @@ def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import t
         >>> t.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 3.0).round(4)
-        Array([-1.5763, -1.0009, -2.6955], dtype=float32)
+        Array([-1.5762999, -1.0009   , -2.6955   ], dtype=float32)
     """
     x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
@@ -48,6 +48,6 @@ def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import t
         >>> t.pdf(fnp.asarray([0.0, 1.0]), 1.0).round(4)
-        Array([0.3183, 0.1592], dtype=float32)
+        Array([0.31829998, 0.1592    ], dtype=float32)
     """
     return fnp.exp(logpdf(x, df, loc, scale))

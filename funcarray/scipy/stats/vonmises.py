@@ -28,7 +28,7 @@ def logpdf(x: ArrayLike, kappa: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import vonmises
         >>> vonmises.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 2.0).round(4)
-        Array([-1.5813, -0.6619, -3.4942], dtype=float32)
+        Array([-1.5812999, -0.6619   , -3.4942   ], dtype=float32)
     """
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
     return fnp.where(kappa > 0, _log_density(x, kappa), np.nan)

@@ -27,7 +27,7 @@ def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
         >>> import funcarray.numpy as fnp
         >>> from funcarray.scipy.stats import wrapcauchy
         >>> wrapcauchy.logpdf(fnp.asarray([-1.0, 0.0, 2.0]), 0.5).round(4)
-        Array([   -inf, -0.7393, -2.6361], dtype=float32)
+        Array([       -inf, -0.73929995, -2.6360998 ], dtype=float32)
     """
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
     return fnp.where((c > 0) & (c < 1), _log_density(x, c), np.nan)
