@@ -8,6 +8,7 @@ remainder takes the divisor's sign) and C's for ``fmod``, as NumPy and JAX do.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -378,7 +379,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         if decimals >= 0:
             return a
         return _round_int(a, 10 ** (-decimals))
-    if decimals > math.log10(dtypes.finfo(a.dtype).max):
+    if decimals > 4 and decimals > _log10_of_largest(a.dtype):
         return a  # (beyond the dtype's precision: unchanged, as jax.numpy)
     if dtypes.is_complex(a.dtype):
         return ew.complex_p.bind(round(ew.real_p.bind(a), decimals),
@@ -390,14 +391,25 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         # precision would round the scaled value wrongly; float32 holds both.
         return convert(round(convert(a, dtypes.float32, a.weak_type), decimals), a.dtype,
                        a.weak_type)
-    scale = np.asarray(10.0 ** decimals, a.dtype)
-    # XLA turns a division by a constant into a product with the constant's reciprocal,
-    # computed in its dtype, so jax.numpy's round (eager or jitted) gives that product:
-    # 19 / 0.001 and 19 * (1 / 0.001) differ in float32's last bit.
-    with np.errstate(divide="ignore"):
-        reciprocal = np.asarray(1, a.dtype) / scale
+    scale, reciprocal = _scale_and_reciprocal(a.dtype, decimals)
     return multiply(rint(multiply(a, _constant_like(a, scale))),
                     _constant_like(a, reciprocal))
+
+
+@functools.cache
+def _log10_of_largest(dtype) -> float:
+    return math.log10(dtypes.finfo(dtype).max)
+
+
+@functools.lru_cache(maxsize=256)
+def _scale_and_reciprocal(dtype, decimals: int):
+    """``10**decimals`` and its reciprocal in ``dtype``. XLA turns a division by a constant
+    into a product with the constant's reciprocal, computed in its dtype, so jax.numpy's
+    round (eager or jitted) gives that product: 19 / 0.001 and 19 * (1 / 0.001) differ in
+    float32's last bit."""
+    scale = np.asarray(10.0 ** decimals, dtype)
+    with np.errstate(divide="ignore"):
+        return scale, np.asarray(1, dtype) / scale
 
 
 around = round
