@@ -25,6 +25,7 @@ import numpy as np
 
 from funcarray.base import dtypes
 from funcarray.base.array import Array
+from funcarray.numpy._promotion import strong_host_values
 from funcarray.numpy._shape_on_host import host_shape
 from funcarray.primitives.conversions import convert_kernel
 from funcarray.transforms.host_shortcuts import host_value
@@ -109,19 +110,13 @@ def ravel_multi_index_on_host(multi_index, dims, mode="raise", order="C", *, dty
     shape = _shape(dims)
     if shape is None or not multi_index or len(multi_index) != len(shape):
         return NotImplemented
-    values = []
-    for i in multi_index:
-        v = host_value(i)
-        if v is None or i._weak:
-            return NotImplemented
-        values.append(v)
+    values = strong_host_values(*multi_index, kinds="i")
+    if values is None:
+        return NotImplemented
     index_dtype = values[0].dtype
     limit = _INDEX_LIMITS.get(index_dtype)
     if limit is None or math.prod(shape) - 1 > limit:
         return NotImplemented
-    for v in values:
-        if v.dtype != index_dtype:
-            return NotImplemented
     # (NumPy raises on an index out of bounds in mode "raise": the general path's error)
     flat = np.ravel_multi_index(values, shape, mode=mode, order=order)
     return Array(np.asarray(flat, index_dtype))

@@ -35,6 +35,7 @@ from funcarray.numpy._linalg_solve import inv
 from funcarray.numpy._linalg_spectral import lstsq
 from funcarray.numpy._math_functions import sqrt
 from funcarray.numpy._numerics import promote_keep_shapes
+from funcarray.numpy._promotion import strong_host_values
 from funcarray.numpy._reductions import all as _all
 from funcarray.numpy._reductions import argmin
 from funcarray.numpy._reductions import sum as _sum
@@ -72,28 +73,10 @@ def _coefficients(op, *arrays, inexact=False):
 # its order (each coefficient the same sums and products); anything else declines.
 # --------------------------------------------------------------------------------------------
 
-def _strong_values(*arrays, inexact=False, kinds="iufc"):
-    """The NumPy values of strong host arrays of one dtype of ``kinds`` (inexact if asked:
-    the promotion would convert integers), or None."""
-    values = []
-    for a in arrays:
-        v = host_value(a)
-        if v is None or a._weak:
-            return None
-        values.append(v)
-    dtype = values[0].dtype
-    if dtype.kind not in kinds or (inexact and not dtypes.is_inexact(dtype)):
-        return None
-    for v in values:
-        if v.dtype != dtype:
-            return None
-    return values
-
-
 def _aligned_sum(a1, a2, negate: bool):
     """``a1 + a2`` (``a1 - a2``: ``a1 + (-a2)``, as polysub) aligned at the end, as the
     general path's scatter-add computes it (operand + update, into a copy of the longer)."""
-    values = _strong_values(a1, a2)
+    values = strong_host_values(a1, a2)
     if values is None or values[0].ndim != 1 or values[1].ndim != 1:
         return NotImplemented
     v1, v2 = values
@@ -120,7 +103,7 @@ def _polysub_on_host(a1, a2):
 
 
 def _polyder_on_host(p, m=1):
-    values = _strong_values(p, inexact=True, kinds="fc")
+    values = strong_host_values(p, inexact=True, kinds="fc")
     if values is None or type(m) is not int or m < 0 or values[0].ndim != 1:
         return NotImplemented
     if m == 0:
@@ -133,7 +116,7 @@ def _polyder_on_host(p, m=1):
 
 
 def _polyint_on_host(p, m=1, k=None):
-    values = _strong_values(p, inexact=True, kinds="fc")
+    values = strong_host_values(p, inexact=True, kinds="fc")
     if values is None or k is not None or type(m) is not int or m < 0 or values[0].ndim != 1:
         return NotImplemented
     if m == 0:
@@ -149,7 +132,7 @@ def _polyint_on_host(p, m=1, k=None):
 
 def _polyval_on_host(p, x, *, unroll=16):
     """Horner's rule, one multiply and one add per coefficient in the scan's order."""
-    values = _strong_values(p, x)
+    values = strong_host_values(p, x)
     if values is None or type(unroll) is not int or unroll < 1 or values[0].ndim == 0:
         return NotImplemented
     pv, xv = values
@@ -163,7 +146,7 @@ def _polyval_on_host(p, x, *, unroll=16):
 def _vander_on_host(x, N=None, increasing=False):
     """A strong 1-D host array: the general path's repeated products (the multiply kernel),
     written into the columns of one array (np.stack costs more than the products)."""
-    values = _strong_values(x)
+    values = strong_host_values(x)
     if (values is None or values[0].ndim != 1 or not (N is None or type(N) is int)
             or type(increasing) is not bool):
         return NotImplemented

@@ -151,6 +151,33 @@ def host_pair(x, y):
     return vx, vy, x._weak and y._weak
 
 
+def strong_host_values(*arrays, inexact=False, kinds="iufc"):
+    """For a host shortcut: the NumPy values of strong host (or device) arrays of one dtype
+    of ``kinds`` (inexact if asked: the promotion would convert integers), which the general
+    path's promotion leaves as they are; None for anything else.
+
+    Example:
+        >>> import funcarray.numpy as fnp
+        >>> strong_host_values(fnp.ones(2), fnp.zeros(3))
+        [array([1., 1.], dtype=float32), array([0., 0., 0.], dtype=float32)]
+        >>> strong_host_values(fnp.ones(2), fnp.arange(2)) is None
+        True
+    """
+    values = []
+    for a in arrays:
+        v = host_value(a)
+        if v is None or a._weak:
+            return None
+        values.append(v)
+    dtype = values[0].dtype
+    if dtype.kind not in kinds or (inexact and not dtypes.is_inexact(dtype)):
+        return None
+    for v in values:
+        if v.dtype != dtype:
+            return None
+    return values
+
+
 def _absorbed_scalar(scalar, dtype):
     """A Python int or float as a 0-d NumPy value of ``dtype`` when ``dtype`` absorbs it
     (an integer outside the dtype's range raises), else None."""
