@@ -129,20 +129,19 @@ def _nan_replaced(a, fill):
     return Array(np.where(x != x, x.dtype.type(fill), x), a._weak)
 
 
-def _nansum_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-                    where=None):
-    a = _nan_replaced(a, 0)
-    if a is None:
-        return NotImplemented
-    return _sum_on_host(a, axis, dtype, out, keepdims, initial, where)
+def _nan_filled(reduction_on_host, fill):
+    """The shortcut of ``nansum`` (``sum``'s shortcut, fill 0) or ``nanprod`` (``prod``'s,
+    fill 1): the reduction of the operand with its NaNs replaced by ``fill``."""
+    def on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        a = _nan_replaced(a, fill)
+        if a is None:
+            return NotImplemented
+        return reduction_on_host(a, axis, dtype, out, keepdims, initial, where)
+    return on_host
 
 
-def _nanprod_on_host(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-                     where=None):
-    a = _nan_replaced(a, 1)
-    if a is None:
-        return NotImplemented
-    return _prod_on_host(a, axis, dtype, out, keepdims, initial, where)
+_nansum_on_host = _nan_filled(_sum_on_host, 0)
+_nanprod_on_host = _nan_filled(_prod_on_host, 1)
 
 
 # --------------------------------------------------------------------------------------------
