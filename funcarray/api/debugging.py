@@ -23,7 +23,7 @@ import builtins
 
 from funcarray.api.arguments import asarray_arg
 from funcarray.api.callbacks import flat_host_function
-from funcarray.api.debugger import CliDebugger, capture_frames, frames_as_operands
+from funcarray.api.debugger import capture_frames, frames_as_operands
 from funcarray.base import pytrees as fa_tree
 from funcarray.base.errors import api_boundary
 from funcarray.primitives.callbacks import HostCallback, debug_callback_p
@@ -107,6 +107,8 @@ def breakpoint(*, backend=None, filter_frames=True, num_frames=None, ordered=Fal
     operands, rebuild = frames_as_operands(frames)
 
     def stop(*values):
+        from funcarray.api.debugger_cli import CliDebugger  # (see api/debugger.py)
+
         CliDebugger(rebuild(*values), **kwargs).run()
 
     if token is None:

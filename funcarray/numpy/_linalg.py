@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import math
 import operator
-import string
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -419,7 +418,9 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Any] = 2, *,
 # einsum
 # --------------------------------------------------------------------------------------------
 
-_LETTERS = frozenset(string.ascii_letters)
+# (written out: the string module costs ~1 ms of start-up for this one constant)
+_ASCII_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS = frozenset(_ASCII_LETTERS)
 
 
 def _parse_term(term: str, subscripts: str) -> list:
@@ -449,7 +450,7 @@ def _sublist_to_term(sublist) -> str:
         if s is Ellipsis:
             out.append("...")
         elif isinstance(s, (int, np.integer)) and 0 <= s < 52:
-            out.append(string.ascii_letters[s])
+            out.append(_ASCII_LETTERS[s])
         else:
             raise op_value_error(
                 "einsum", f"subscript lists hold ints 0-51 and Ellipsis, got {s!r}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
+import typing
 
 import numpy as np
 
@@ -28,6 +28,9 @@ __all__ = ["parallel_multiply", "PARALLEL_MIN_ELEMENTS"]
 
 # Below this many output elements a thread hand-off (~20 us) costs more than it saves.
 PARALLEL_MIN_ELEMENTS = 1 << 21
+
+if typing.TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _pool: ThreadPoolExecutor | None = None
 _pool_pid = -1
@@ -44,6 +47,10 @@ def _executor() -> ThreadPoolExecutor:
     # A pool made before a fork has no threads in the child: make a fresh one there.
     global _pool, _pool_pid
     if _pool is None or _pool_pid != os.getpid():
+        # (imported here: concurrent.futures brings logging and queue, ~3 ms of start-up
+        # for a pool that only large products use)
+        from concurrent.futures import ThreadPoolExecutor
+
         _pool, _pool_pid = ThreadPoolExecutor(min(_cores(), 8), "funcarray-kernel"), os.getpid()
     return _pool
 

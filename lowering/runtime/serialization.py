@@ -3,8 +3,6 @@ the jaxlib, platform and device kind they are valid for."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from funcarray.lowering.runtime.compiling import Executable, _make_executable
@@ -17,6 +15,8 @@ _MAGIC = b"funcarray-exe\0"
 def serialize(exe: Executable) -> bytes:
     """Bytes that ``deserialize`` turns back into ``exe`` (same jaxlib, platform and device
     kind only: CPU executables hold machine code)."""
+    import json  # (here: most programs never serialize, and start-up is measured)
+
     jax, _ = _jax()
     import jaxlib
 
@@ -44,6 +44,8 @@ def deserialize(data: bytes, device=None) -> Executable:
     Raises ``ValueError`` when ``data`` was not written by ``serialize`` or was written by
     another jaxlib, platform or device kind (callers treat that as a cache miss).
     """
+    import json
+
     jax, xc = _jax()
     import jaxlib
 

@@ -41,6 +41,18 @@ def test_eager_work_imports_neither_jax_nor_ml_dtypes():
     assert "loaded: []" in _run(_EAGER_WORK)
 
 
+# Standard-library modules that only some features need, imported where those run (each
+# costs ~1-3 ms of every program's start-up): the kernel thread pool, the serialized
+# executables' headers, the command-line debugger, einsum's letters.
+_LATE_STDLIB = ("concurrent.futures", "logging", "json", "cmd", "pprint", "string")
+
+
+def test_import_leaves_the_stdlib_modules_of_rare_features_unloaded():
+    code = (f"import sys; import funcarray, funcarray.numpy as fnp; fnp.ones(3) + 1; "
+            f"print(sorted(m for m in {_LATE_STDLIB!r} if m in sys.modules))")
+    assert _run(code).strip() == "[]"
+
+
 # Every way a narrow dtype reaches funcarray, and what funcarray does with it. Run with
 # ml_dtypes imported before funcarray (as jax users have it) and loaded lazily; the printed
 # results must be identical.
