@@ -2,10 +2,11 @@
 
 Built on the factorisation primitives of ``funcarray.primitives.decompositions``
 (``cholesky``, ``lu``, ``triangular_solve``): ``solve`` is an LU factorisation with partial
-pivoting and two triangular solves, ``inv`` solves against the identity, ``det`` and
-``slogdet`` read the LU factors' diagonal and the pivots' parity. Every function is composed
-from primitives with JVP, transpose and batching rules, so grad, vmap and jit apply as to any
-other function. Integer and bool inputs are computed in floating point, as in JAX.
+pivoting and two triangular solves, ``inv`` solves against the identity, ``slogdet`` reads the
+LU factors' diagonal and the pivots' parity, and ``det`` is JAX's: closed forms for 2 x 2 and
+3 x 3 matrices, ``slogdet`` otherwise. Every function is composed from primitives with JVP,
+transpose and batching rules, so grad, vmap and jit apply as to any other function. Integer
+and bool inputs are computed in floating point, as in JAX.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from funcarray.api.arguments import asarray_arg, broadcast_to_shape, convert, to_inexact_dtype
+from funcarray.api.custom_derivatives import custom_jvp
 from funcarray.base import dtypes
 from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import op_type_error, op_value_error
@@ -24,14 +26,14 @@ from funcarray.lax.linalg import hermitian_part
 from funcarray.numpy import _linalg_spectral
 from funcarray.numpy._creation import eye
 from funcarray.numpy._diagonals import diagonal as _diagonal
-from funcarray.numpy._elementwise import abs, log, power, sign, where
+from funcarray.numpy._elementwise import abs, exp, isinf, isnan, log, power, sign, where
 from funcarray.numpy._index_routines import take_along_axis
 from funcarray.numpy._linalg import matmul, tensordot, vecdot
 from funcarray.numpy._linalg import outer as _outer_of_flattened
 from funcarray.numpy._math_functions import conj, sqrt
-from funcarray.numpy._reductions import any, max, min, prod, sum
+from funcarray.numpy._reductions import any, cumprod, max, min, prod, sum
 from funcarray.numpy._search import argsort
-from funcarray.numpy._shape import broadcast_to, expand_dims, moveaxis, swapaxes
+from funcarray.numpy._shape import broadcast_to, concatenate, expand_dims, moveaxis, swapaxes
 from funcarray.primitives.decompositions import (
     FACTORISABLE_DTYPES,
     cholesky_p,
@@ -256,34 +258,126 @@ def inv(a: ArrayLike) -> Array:
     return _lu_solve(lu, permutation, broadcast_to(eye(n, dtype=a.dtype), a.shape))
 
 
+def _odd_permutation(pivots):
+    """Whether the row swaps ``pivots`` (LAPACK's, per matrix) make an odd permutation."""
+    swaps = sum(pivots != np.arange(pivots.shape[-1], dtype=np.int32), axis=-1)
+    return swaps % 2 == 1
+
+
 def _lu_diagonal_and_parity(op: str, a):
     """The LU factors' diagonal and whether the row permutation is odd."""
     a = _square(op, a)
     lu, pivots, _ = lu_p.bind(a)
-    swaps = sum(pivots != np.arange(a.shape[-1], dtype=np.int32), axis=-1)
-    return _diagonal(lu, axis1=-2, axis2=-1), swaps % 2 == 1
+    return _diagonal(lu, axis1=-2, axis2=-1), _odd_permutation(pivots)
+
+
+def _det_2x2(a):
+    """The determinant of 2 x 2 matrices in closed form, for NumPy arrays and Arrays alike:
+    JAX's terms in JAX's order, so the same bits."""
+    return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+    """The determinant of 3 x 3 matrices in closed form, as ``_det_2x2``."""
+    return (a[..., 0, 0] * a[..., 1, 1] * a[..., 2, 2]
+            + a[..., 0, 1] * a[..., 1, 2] * a[..., 2, 0]
+            + a[..., 0, 2] * a[..., 1, 0] * a[..., 2, 1]
+            - a[..., 0, 2] * a[..., 1, 1] * a[..., 2, 0]
+            - a[..., 0, 0] * a[..., 1, 2] * a[..., 2, 1]
+            - a[..., 0, 1] * a[..., 1, 0] * a[..., 2, 2])
+
+
+_CLOSED_FORMS = {2: _det_2x2, 3: _det_3x3}
+
+
+def _cofactor_solve(a, b):
+    """``(det(a), adj(a) @ b)`` for square ``a`` and ``b`` of one shape, well defined where
+    ``a`` is singular (JAX's ``_cofactor_solve``, the JVP of ``det``).
+
+    With ``a = P^T L U``, ``adj(a) @ b = det(a) U^-1 L^-1 P b``. When ``a`` has rank n - 1 only
+    ``U``'s last pivot is 0: setting it to ``1 / prod(U's other pivots)`` and scaling all rows
+    of ``L^-1 P b`` but the last by ``det(a)`` gives the same product without dividing by 0.
+    With a lower rank the adjugate is 0, and the modified ``U`` is still singular, which a
+    solve against ones detects (inf/NaN)."""
+    n = a.shape[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu, pivots, permutation = lu_p.bind(a)
+    sign = where(_odd_permutation(pivots), -1, 1).astype(a.dtype)
+    # partial_det[..., -1] is det(a), partial_det[..., -2] det(a) without U's last pivot.
+    partial_det = cumprod(_diagonal(lu, axis1=-2, axis2=-1), axis=-1) * sign[..., None]
+    lu = lu.at[..., -1, -1].set(1 / partial_det[..., -2])
+
+    def upper_solve(x):
+        return triangular_solve_p.bind(lu, x, left_side=True, lower=False, transpose_a=False,
+                                       conjugate_a=False, unit_diagonal=False)
+
+    probe = upper_solve(broadcast_to(np.ones((n, 1), a.dtype), (*a.shape[:-1], 1)))
+    rank_below_n_minus_1 = any(isnan(probe) | isinf(probe), axis=(-2, -1))[..., None, None]
+    x = where(rank_below_n_minus_1, 0, b)
+    x = take_along_axis(x, permutation[..., :, None], axis=-2)
+    x = triangular_solve_p.bind(lu, x, left_side=True, lower=True, transpose_a=False,
+                                conjugate_a=False, unit_diagonal=True)
+    x = concatenate([x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]],
+                    axis=-2)
+    x = where(rank_below_n_minus_1, 0, upper_solve(x))
+    return partial_det[..., -1], x
+
+
+def _det_from_slogdet_primal(a):
+    sign, logabsdet = slogdet(a)
+    return sign * exp(logabsdet).astype(sign.dtype)
+
+
+# ``sign * exp(logabsdet)``'s own derivative is NaN at a singular matrix (log 0); the rule
+# gives the adjugate's, ``d det(a) = tr(adj(a) da)``, defined at every matrix.
+_det_from_slogdet = custom_jvp(_det_from_slogdet_primal)
+
+
+@_det_from_slogdet.defjvp
+def _det_from_slogdet_jvp(primals, tangents):
+    (a,), (a_dot,) = primals, tangents
+    det_a, adjugate_times_a_dot = _cofactor_solve(a, a_dot)
+    return det_a, trace(adjugate_times_a_dot)
 
 
 def _det_on_host(a):
-    """``det`` of a concrete matrix (stack) with LAPACK's LU (see ``_lapack``)."""
-    return _lapack(np.linalg.det, _square("linalg.det", a))
+    """``det`` of a concrete matrix (stack) in NumPy by the general path's formulas: the closed
+    forms (the same elementwise kernels in the same order: the same bits), else
+    ``sign * exp(logabsdet)`` from LAPACK's ``slogdet``, which differs from the general path's
+    LU by rounding only."""
+    a = _square("linalg.det", a)
+    value = host_value(a)
+    if value is None:
+        return NotImplemented
+    closed_form = _CLOSED_FORMS.get(a.shape[-1])
+    with np.errstate(all="ignore"):
+        if closed_form is not None:
+            return Array(np.asarray(closed_form(value)))
+        sign_, logabsdet = np.linalg.slogdet(value)
+        return Array(np.asarray(sign_ * np.exp(logabsdet).astype(sign_.dtype)))
 
 
 @host_shortcut(_det_on_host)
 def det(a: ArrayLike) -> Array:
-    """The determinant of a square matrix (or of each in a stack), from its LU factors.
+    """The determinant of a square matrix (or of each in a stack), computed as JAX does: 2 x 2
+    and 3 x 3 matrices by their closed forms, others as ``sign * exp(logabsdet)`` from
+    ``slogdet``, whose derivative is taken from the LU factors' cofactors, so that it is the
+    adjugate's transpose also at singular matrices.
 
     Example:
         >>> import funcarray.numpy as fnp
         >>> fnp.linalg.det(fnp.asarray([[0.0, 2.0], [4.0, 1.0]]))
         Array(-8., dtype=float32)
+        >>> fnp.linalg.det(fnp.asarray([[0.25, 0.0], [0.0, 0.5]], dtype=fnp.float64))
+        Array(0.125, dtype=float64)
     """
     half = _half_precision_dtype("linalg.det", a)
     if half is not None:
         return det(convert(asarray_arg("linalg.det", a), np.float32)).astype(half)
-    diag, odd = _lu_diagonal_and_parity("linalg.det", a)
-    product = prod(diag, axis=-1)
-    return where(odd, -product, product)
+    a = _square("linalg.det", a)
+    closed_form = _CLOSED_FORMS.get(a.shape[-1])
+    return closed_form(a) if closed_form is not None else _det_from_slogdet(a)
 
 
 def _slogdet_on_host(a, *, method=None):
