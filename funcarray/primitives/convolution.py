@@ -113,9 +113,13 @@ def _dilate_and_pad(x, lhs_dilation, padding):
         out = np.zeros(x.shape[:2] + dilate_shape(x.shape[2:], lhs_dilation), x.dtype)
         out[(slice(None), slice(None), *(slice(None, None, d) for d in lhs_dilation))] = x
         x = out
-    grow = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
-    if any(p != (0, 0) for p in grow):
-        x = np.pad(x, grow)
+    grow = [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
+    if any(p != (0, 0) for p in grow):  # (zeros and one assignment: np.pad costs ~15 us)
+        out = np.zeros(x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], grow)),
+                       x.dtype)
+        out[(slice(None), slice(None), *(slice(lo, lo + s) for s, (lo, _) in
+                                         zip(x.shape[2:], grow)))] = x
+        x = out
     crop = (slice(None), slice(None), *(slice(-min(lo, 0), x.shape[2 + i] + min(hi, 0))
                                         for i, (lo, hi) in enumerate(padding)))
     return x[crop]
@@ -142,15 +146,22 @@ def _conv_nchw(x, w, window_strides, padding, lhs_dilation, rhs_dilation, groups
     k = "".join(chr(ord("h") + i) for i in range(n_spatial))  # kernel taps
     n, c = x.shape[:2]
     o = w.shape[0]
+    # einsum's contraction-order search (optimize=True, which then calls BLAS) costs ~30 us a
+    # call: worth it only for a contraction of some size.
+    optimize = views.size * w.shape[0] // max(groups * batch_groups, 1) > _EINSUM_SEARCH_MIN
     if batch_groups > 1:  # batch group g pairs with output-feature group g
         views = views.reshape(batch_groups, n // batch_groups, c, *views.shape[2:])
         wg = w.reshape(batch_groups, o // batch_groups, *w.shape[1:])
-        out = np.einsum(f"gnc{p}{k},goc{k}->ngo{p}", views, wg, optimize=True)
+        out = np.einsum(f"gnc{p}{k},goc{k}->ngo{p}", views, wg, optimize=optimize)
         return out.reshape(n // batch_groups, o, *out.shape[3:])
     views = views.reshape(n, groups, c // groups, *views.shape[2:])
     wg = w.reshape(groups, o // groups, *w.shape[1:])
-    out = np.einsum(f"ngc{p}{k},goc{k}->ngo{p}", views, wg, optimize=True)
+    out = np.einsum(f"ngc{p}{k},goc{k}->ngo{p}", views, wg, optimize=optimize)
     return out.reshape(n, o, *out.shape[3:])
+
+
+# Multiply-adds (roughly) below which einsum contracts directly, without its path search.
+_EINSUM_SEARCH_MIN = 1 << 14
 
 
 @conv_general_dilated_p.def_impl

@@ -78,6 +78,25 @@ def test_conv_matches_jax(case):
     assert_allclose(fa.jit(f)(fnp.asarray(lhs), fnp.asarray(rhs)), want)
 
 
+@settings(max_examples=10, deadline=None)
+@given(conv_cases())
+def test_eager_kernel_with_einsum_path_search_matches_jax(case):
+    """The eager kernel contracts small convolutions directly and searches einsum's
+    contraction order (BLAS) above a size: the drawn cases are small, so here the search is
+    forced."""
+    from funcarray.primitives import convolution
+
+    lhs, rhs, params = _operands(case)
+    want = jax.lax.conv_general_dilated(lhs, rhs, **_jax_numbers(params))
+    threshold = convolution._EINSUM_SEARCH_MIN
+    convolution._EINSUM_SEARCH_MIN = -1
+    try:
+        got = lax.conv_general_dilated(fnp.asarray(lhs), fnp.asarray(rhs), **params)
+    finally:
+        convolution._EINSUM_SEARCH_MIN = threshold
+    assert_allclose(got, want)
+
+
 @settings(max_examples=5, deadline=None)
 @given(conv_cases())
 def test_conv_gradients_and_vmap_match_jax(case):
