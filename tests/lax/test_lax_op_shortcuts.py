@@ -1,17 +1,18 @@
 """The host shortcuts of lax's wrappers give the general path's outcome
 (``tests/shortcut_oracle.py``): elementwise ``reciprocal``, ``round``, ``conj``, ``clz``,
-``convert_element_type``, ``bitcast_convert_type``, ``reduce_precision`` and ``mulhi``; the
-shape operations (``reshape``, ``transpose``, ``squeeze``, ``expand_dims``, ``collapse``,
-``rev``, ``concatenate``, ``broadcast``/``broadcast_in_dim``, ``broadcast_to_rank``, ``tile``,
-``unstack``, ``split``, ``index_take``) and creators (``iota``, ``broadcasted_iota``,
-``empty``, ``full``, ``full_like``); the products (``dot``, ``batch_matmul``, ``scaled_dot``,
-``ragged_dot``); ``rng_uniform``, ``reduce_window`` and ``conv_general_dilated_patches``. The
-unchecked fast paths of ``pow``, ``nextafter``, ``select`` and ``clamp`` (which bind, under
-every engine) give the checked path's. Each: the same result (type, shape, dtype, weak type,
-bits) or the same error, for every dtype, special values (NaN, infinities, -0.0, ties of
-rounding, the integer limits), shapes from 0-d to empty, operands given as Arrays, weak
-arrays, device arrays, NumPy arrays and scalars, lists and Python scalars, and bad arguments.
-The tests named ``..._take_the_common_forms`` check that the shortcuts take the common forms."""
+``convert_element_type``, ``bitcast_convert_type``, ``reduce_precision``, ``integer_pow`` and
+``mulhi``; the shape operations (``reshape``, ``transpose``, ``squeeze``, ``expand_dims``,
+``collapse``, ``rev``, ``concatenate``, ``broadcast``/``broadcast_in_dim``,
+``broadcast_to_rank``, ``tile``, ``unstack``, ``split``, ``index_take``) and creators (``iota``,
+``broadcasted_iota``, ``empty``, ``full``, ``full_like``); the products (``dot``,
+``batch_matmul``, ``scaled_dot``, ``ragged_dot``); ``rng_uniform``, ``reduce_window`` and
+``conv_general_dilated_patches``. The unchecked fast paths of ``pow``, ``nextafter``, ``select``
+and ``clamp`` (which bind, under every engine) give the checked path's. Each: the same result
+(type, shape, dtype, weak type, bits) or the same error, for every dtype, special values (NaN,
+infinities, -0.0, ties of rounding, the integer limits), shapes from 0-d to empty, operands
+given as Arrays, weak arrays, device arrays, NumPy arrays and scalars, lists and Python scalars,
+and bad arguments. The tests named ``..._take_the_common_forms`` check that the shortcuts take
+the common forms."""
 
 from unittest import mock
 
@@ -83,6 +84,12 @@ _DTYPE_ARGS = st.sampled_from(list(ALL_DTYPES) + [float, int, bool, "float32", "
                         lax.population_count, lax.exp]), operands())
 def test_unary_ops_match_general_path(op, x):
     assert_same_outcome(lambda: op(x))
+
+
+@settings(max_examples=80, deadline=None)
+@given(operands(), st.sampled_from([0, 1, 2, 3, 7, -1, -2, True, 2.0, 2.5, "2", np.int64(3)]))
+def test_integer_pow_matches_general_path(x, y):
+    assert_same_outcome(lambda: lax.integer_pow(x, y))
 
 
 @settings(max_examples=40, deadline=None)
@@ -171,7 +178,9 @@ def test_unary_shortcuts_take_the_common_forms():
                        (u._conj_on_host, (x,)), (u._clz_on_host, (i,)),
                        (u._clz_on_host, (fa.device_put(i),)),
                        (u._convert_element_type_on_host, (x, np.int32)),
-                       (u._bitcast_convert_type_on_host, (x, np.int32))):
+                       (u._bitcast_convert_type_on_host, (x, np.int32)),
+                       (u._integer_pow_on_host, (x, 3)), (u._integer_pow_on_host, (i, 2)),
+                       (u._integer_pow_on_host, (fa.device_put(x), -2))):
         assert rule(*args) is not NotImplemented, rule.__name__
 
 
