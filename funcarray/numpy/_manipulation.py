@@ -611,7 +611,7 @@ def _put_on_host(a, ind, v, mode=None, *, inplace=True):
     if not _distinct(positions, None if mode else size):
         return NotImplemented
     out = value.copy()
-    np.put(out, positions, values)
+    out.put(positions, values)  # (the method: np.put's Python wrapper costs ~1.5 us)
     return Array(out, a._weak)
 
 
