@@ -454,6 +454,19 @@ def test_expm1_log1p_logistic_stay_accurate():
     assert_allclose(fa.grad(fnp.tanh)(fnp.asarray(np.float32(8.0))), 4.5014e-7, rtol=1e-4)
 
 
+@given(st.sampled_from([np.float32, np.float64]),
+       st.floats(allow_nan=True, allow_infinity=True, width=32)
+       | st.sampled_from([0.0, -0.0, 88.8, -88.8, 745.2, -745.2, 1e-30]))
+def test_logistic_of_a_scalar_is_that_of_an_array(dtype, value):
+    """0-d operands take a NumPy-scalar path in the eager kernel; its bits are those of the
+    array path (a 2-element array holds the same value)."""
+    x = np.asarray(value, dtype)
+    scalar = ew.logistic_p.kernel(x)
+    array = ew.logistic_p.kernel(np.stack([x, x]))
+    assert type(scalar) is np.ndarray and scalar.shape == () and scalar.dtype == dtype
+    assert scalar.tobytes() == array[:1].tobytes()
+
+
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 @pytest.mark.parametrize("transform", [lambda f: f, fa.jit], ids=["eager", "jit"])
 def test_logistic_of_complex_numbers_and_its_jvp_match_jax(dtype, transform):
