@@ -97,7 +97,9 @@ def unravel_index_on_host(indices, shape):
         out = np.unravel_index(wide, dims)
     weak, dtype = indices._weak, value.dtype
     # (NumPy's results are intp, and NumPy scalars for a 0-d operand)
-    return tuple(Array(np.asarray(o, dtype), weak) for o in out)
+    if value.ndim:
+        return tuple([Array(o.astype(dtype, copy=False), weak) for o in out])
+    return tuple([Array(np.asarray(o, dtype), weak) for o in out])
 
 
 def ravel_multi_index_on_host(multi_index, dims, mode="raise", order="C", *, dtype=None):

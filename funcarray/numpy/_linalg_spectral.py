@@ -373,6 +373,24 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *, numpy_resid
     return x, resid, rank, s
 
 
+def lstsq_solution_on_host(a, b, rcond: float):
+    """``lstsq(a, b, rcond)[0]`` for NumPy values: a real float32/float64 matrix ``a`` with
+    rows and columns and ``b`` (1-D or 2-D) of its dtype, by the general path's formula with
+    the kernels (the SVD's, the comparisons' and divisions' ufuncs, NumPy's ``dot`` as
+    matmul's) for a host shortcut."""
+    vector = b.ndim == 1
+    if vector:
+        b = b[:, None]
+    s, u, vh = svd_p.kernel(a, full_matrices=False, compute_uv=True)
+    one, zero = a.dtype.type(1), a.dtype.type(0)
+    # (rcond reaches the cutoff as a weak float32, converted to the singular values' dtype)
+    cutoff = np.multiply(a.dtype.type(np.float32(rcond)), s[0])
+    keep = np.logical_and(np.greater(s, zero), np.greater_equal(s, cutoff))
+    s_inv = np.where(keep, np.divide(one, np.where(keep, s, one)), zero)
+    x = np.dot(vh.T, np.multiply(s_inv[:, None], np.dot(u.T, b)))
+    return x[:, 0] if vector else x
+
+
 def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
     """Condition number in the 2-norm, ``max(S) / min(S)`` (jax.numpy.linalg.cond; ``p``
     may be None, 2 or -2 (``min(S) / max(S)``)).

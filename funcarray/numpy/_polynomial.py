@@ -32,7 +32,7 @@ from funcarray.numpy._index_routines import take
 from funcarray.numpy._linalg import outer
 from funcarray.numpy._linalg_eig_and_tensor import eigvals
 from funcarray.numpy._linalg_solve import inv
-from funcarray.numpy._linalg_spectral import lstsq
+from funcarray.numpy._linalg_spectral import lstsq, lstsq_solution_on_host
 from funcarray.numpy._math_functions import sqrt
 from funcarray.numpy._numerics import promote_keep_shapes
 from funcarray.numpy._promotion import strong_host_values
@@ -41,7 +41,8 @@ from funcarray.numpy._reductions import argmin
 from funcarray.numpy._reductions import sum as _sum
 from funcarray.numpy._shape import atleast_1d, broadcast_to, concatenate, stack
 from funcarray.primitives.conversions import convert_kernel
-from funcarray.primitives.elementwise import div_p
+from funcarray.primitives.elementwise import div_p, sqrt_p
+from funcarray.primitives.reduce import reduce_sum_p
 from funcarray.transforms.core import Tracer
 from funcarray.transforms.host_shortcuts import host_shortcut, host_value
 
@@ -154,13 +155,18 @@ def _vander_on_host(x, N=None, increasing=False):
     n = v.shape[0] if N is None else N
     if n <= 0:
         return NotImplemented
+    return Array(_vander_columns(v, n, increasing))
+
+
+def _vander_columns(v, n: int, increasing: bool):
+    """The general path's Vandermonde matrix of a 1-D NumPy value, ``n`` > 0 columns."""
     out = np.empty((v.shape[0], n), v.dtype)
     column = np.ones_like(v)
     for power in range(n):
         if power:
             column = np.multiply(column, v)
         out[:, power if increasing else n - 1 - power] = column
-    return Array(out)
+    return out
 
 
 def _poly_on_host(seq_of_zeros):
@@ -439,6 +445,28 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     return y
 
 
+_FIT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _polyfit_on_host(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The plain fit (strong float32/float64 x and y of one dtype; no rcond, w, full or
+    cov): the general path's column-scaled Vandermonde solve with the kernels."""
+    values = strong_host_values(x, y)
+    if (values is None or type(deg) is not int or deg < 0 or rcond is not None
+            or full is not False or w is not None or cov is not False):
+        return NotImplemented
+    xv, yv = values
+    n = xv.shape[0]
+    if (xv.dtype not in _FIT_DTYPES or xv.ndim != 1 or not n or yv.ndim not in (1, 2)
+            or yv.shape[0] != n):
+        return NotImplemented
+    lhs = _vander_columns(xv, deg + 1, False)
+    scale = sqrt_p.kernel(reduce_sum_p.kernel(np.multiply(lhs, lhs), axes=(0,)))
+    lhs = np.divide(lhs, scale[None, :])
+    c = lstsq_solution_on_host(lhs, yv, n * float(dtypes.finfo(xv.dtype).eps))
+    return Array(np.divide(c.T, scale).T)
+
+
 @overload
 def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
             full: Literal[False] = False, w: ArrayLike | None = None,
@@ -447,6 +475,7 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
 def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None,
             full: bool = False, w: ArrayLike | None = None, cov: bool = False
             ) -> Array | tuple[Array, ...]: ...
+@host_shortcut(_polyfit_on_host)
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """The least-squares polynomial of degree ``deg`` through the points ``(x, y)`` (``y``
     1-D, or 2-D for one fit per column), highest power first.

@@ -136,8 +136,12 @@ def _nonzero_on_host(a, *, size=None, fill_value=None):
     value = a._value
     if value.ndim == 0:
         return NotImplemented
-    mask = value if value.dtype == np.bool_ else ew.ne_p.kernel(value, value.dtype.type(0))
-    return tuple(Array(i.astype(np.int32), False) for i in np.nonzero(mask))
+    return tuple(Array(i.astype(np.int32), False) for i in np.nonzero(_nonzero_mask(value)))
+
+
+def _nonzero_mask(value):
+    """The general path's mask of a host value (``a != 0``, by the comparison's kernel)."""
+    return value if value.dtype == np.bool_ else ew.ne_p.kernel(value, value.dtype.type(0))
 
 
 @host_shortcut(_nonzero_on_host)
@@ -222,6 +226,16 @@ def flatnonzero(a: ArrayLike, *, size: int | None = None,
     return nonzero_for("flatnonzero", _ravel(a), size, fill_value)[0]
 
 
+def _argwhere_on_host(a, *, size=None, fill_value=None):
+    # The common form (a host array, no size=/fill_value=): NumPy's argwhere of the general
+    # path's mask, as int32 coordinates ((N, 0) for a 0-d array, as the general path's).
+    if (type(a) is not Array and type(a) is not DeviceArray) or size is not None or (
+            fill_value is not None):
+        return NotImplemented
+    return Array(np.argwhere(_nonzero_mask(a._value)).astype(np.int32), False)
+
+
+@host_shortcut(_argwhere_on_host)
 def argwhere(a: ArrayLike, *, size: int | None = None,
              fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """Indices of the nonzero elements as an ``(N, a.ndim)`` array.

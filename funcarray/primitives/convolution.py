@@ -33,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -47,7 +48,7 @@ from funcarray.transforms.transpose import is_undefined
 from funcarray.transforms.vmap import move_to_front
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_output_shape",
-           "dilate_shape", "adjoint_padding"]
+           "dilate_shape", "adjoint_padding", "contract_windows"]
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -146,22 +147,36 @@ def _conv_nchw(x, w, window_strides, padding, lhs_dilation, rhs_dilation, groups
     k = "".join(chr(ord("h") + i) for i in range(n_spatial))  # kernel taps
     n, c = x.shape[:2]
     o = w.shape[0]
-    # einsum's contraction-order search (optimize=True, which then calls BLAS) costs ~30 us a
-    # call: worth it only for a contraction of some size.
-    optimize = views.size * w.shape[0] // max(groups * batch_groups, 1) > _EINSUM_SEARCH_MIN
+    multiply_adds = views.size * w.shape[0] // max(groups * batch_groups, 1)
     if batch_groups > 1:  # batch group g pairs with output-feature group g
         views = views.reshape(batch_groups, n // batch_groups, c, *views.shape[2:])
         wg = w.reshape(batch_groups, o // batch_groups, *w.shape[1:])
-        out = np.einsum(f"gnc{p}{k},goc{k}->ngo{p}", views, wg, optimize=optimize)
+        out = contract_windows(f"gnc{p}{k},goc{k}->ngo{p}", views, wg, multiply_adds)
         return out.reshape(n // batch_groups, o, *out.shape[3:])
     views = views.reshape(n, groups, c // groups, *views.shape[2:])
     wg = w.reshape(groups, o // groups, *w.shape[1:])
-    out = np.einsum(f"ngc{p}{k},goc{k}->ngo{p}", views, wg, optimize=optimize)
+    out = contract_windows(f"ngc{p}{k},goc{k}->ngo{p}", views, wg, multiply_adds)
     return out.reshape(n, o, *out.shape[3:])
 
 
 # Multiply-adds (roughly) below which einsum contracts directly, without its path search.
 _EINSUM_SEARCH_MIN = 1 << 14
+
+try:  # NumPy's C einsum, which np.einsum(optimize=False) calls after ~0.4 us of Python
+    from numpy._core.multiarray import c_einsum as _direct_einsum
+except ImportError:  # (a private name: NumPy may move it)
+    _direct_einsum = functools.partial(np.einsum, optimize=False)
+
+
+def contract_windows(subscripts: str, views, weights, multiply_adds: int):
+    """The eager kernel's one contraction: ``np.einsum(subscripts, views, weights)``.
+    einsum's contraction-order search (optimize=True, which then calls BLAS) costs ~30 us a
+    call: it is worth it only above ``_EINSUM_SEARCH_MIN`` multiply-adds. Its rounding depends
+    on the operands' strides, so a caller that builds the windows itself (numpy's
+    convolve/correlate shortcut) gives them the kernel's layout."""
+    if multiply_adds > _EINSUM_SEARCH_MIN:
+        return np.einsum(subscripts, views, weights, optimize=True)
+    return _direct_einsum(subscripts, views, weights)
 
 
 @conv_general_dilated_p.def_impl

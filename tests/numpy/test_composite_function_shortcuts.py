@@ -270,6 +270,67 @@ def test_polyder_polyint_match_general_path(op, dtype, shape, kind, m, data):
         assert_same_outcome(lambda: op(p, m, k=k))
 
 
+_CONV_SHAPES = st.sampled_from([((4,), (4,)), ((5,), (3,)), ((2,), (6,)), ((1,), (1,)),
+                                ((1,), (4,)), ((0,), (3,)), ((3,), (0,)), ((), (3,)),
+                                ((2, 2), (2,)), ((7,), (2,))])
+_CONV_MODES = st.sampled_from(["full", "same", "valid", "valid", "bad"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.convolve, fnp.correlate]), pairs(_CONV_SHAPES), _CONV_MODES)
+def test_convolve_correlate_match_general_path(op, operands, mode):
+    a, v = operands
+    assert_same_outcome(lambda: op(a, v, mode))
+
+
+_CONV_DTYPE_PAIRS = [(np.float32, np.float32), (np.float64, np.float64),
+                     (np.complex64, np.complex64), (np.complex128, np.complex128),
+                     (np.float32, np.float64), (np.complex64, np.float64),
+                     (np.float32, np.complex128)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([fnp.convolve, fnp.correlate]), st.sampled_from(_CONV_DTYPE_PAIRS),
+       st.integers(1, 40), st.integers(1, 40), st.sampled_from(["full", "same", "valid"]),
+       st.sampled_from(["array", "device", "strided"]), st.integers(0, 2**32 - 1))
+def test_convolve_correlate_of_ordinary_values_match_general_path(op, dtypes_, n, k, mode,
+                                                                   kind, seed):
+    # Values whose sums of products round (the einsum's loop, chosen by the operands'
+    # strides, decides how), operands contiguous, strided views and device arrays.
+    rng = np.random.default_rng(seed)
+
+    def operand(dtype, size):
+        value = rng.uniform(-2, 2, 2 * size) + (rng.uniform(-2, 2, 2 * size) * 1j
+                                                 if np.dtype(dtype).kind == "c" else 0)
+        value = fnp.asarray(value.astype(dtype))
+        if kind == "strided":
+            return value[::2]
+        value = value[:size]
+        return fa.device_put(value) if kind == "device" else value
+    a, v = operand(dtypes_[0], n), operand(dtypes_[1], k)
+    assert_same_outcome(lambda: op(a, v, mode))
+
+
+def test_convolve_correlate_beyond_the_einsum_search_size_match_general_path():
+    rng = np.random.default_rng(0)
+    a = fnp.asarray(rng.uniform(-2, 2, 300).astype(np.float32))
+    v = fnp.asarray(rng.uniform(-2, 2, 100).astype(np.float32))
+    for op in (fnp.convolve, fnp.correlate):
+        for mode in ("full", "same", "valid"):
+            assert_same_outcome(lambda: op(a, v, mode))
+            assert_same_outcome(lambda: op(v, a[::2], mode))
+
+
+def test_convolve_correlate_shortcuts_take_the_common_forms():
+    from funcarray.numpy import _convolve
+    a = fnp.asarray(np.array([1.0, -2.0, 0.5, 3.0], np.float32))
+    for v in (a[:3], fa.device_put(a), a.astype(fnp.complex64), a[::2]):
+        for rule in (_convolve._convolve_on_host, _convolve._correlate_on_host):
+            for mode in ("full", "same", "valid"):
+                assert rule(a, v, mode) is not NotImplemented
+                assert rule(v, a, mode) is not NotImplemented
+
+
 _POLYVAL_SHAPES = st.sampled_from([((4,), ()), ((4,), (3,)), ((3,), (2, 3)), ((0,), (3,)),
                                    ((3, 2), (2,)), ((3, 2), (4, 1)), ((3, 2), (3,)),
                                    ((), (3,)), ((1,), (0,))])
@@ -282,13 +343,38 @@ def test_polyval_matches_general_path(operands, unroll):
     assert_same_outcome(lambda: fnp.polyval(p, x, unroll=unroll))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([np.float32, np.float64]), st.integers(1, 40), st.integers(0, 5),
+       st.sampled_from([(), (3,)]), st.sampled_from(["array", "device", "strided"]),
+       st.sampled_from(["none", "nan", "inf", "repeated"]), st.integers(0, 2**32 - 1))
+def test_polyfit_matches_general_path(dtype, m, deg, columns, kind, special, seed):
+    # Ordinary points (the solve rounds), fewer points than coefficients (rank-deficient
+    # fits), repeated points, a NaN or an infinity (LAPACK's failure: NaN coefficients).
+    rng = np.random.default_rng(seed)
+
+    def operand(value):
+        value = fnp.asarray(np.repeat(value, 2, axis=0) if kind == "strided" else value)
+        if kind == "strided":
+            return value[::2]
+        return fa.device_put(value) if kind == "device" else value
+    x = rng.uniform(-3, 3, m).astype(dtype)
+    if special == "repeated":
+        x[: m // 2] = x[0]
+    elif special != "none":
+        x[-1] = np.nan if special == "nan" else np.inf
+    y = rng.uniform(-5, 5, (m, *columns)).astype(dtype)
+    x, y = operand(x), operand(y)
+    assert_same_outcome(lambda: fnp.polyfit(x, y, deg))
+
+
 def test_polynomial_shortcuts_take_the_common_forms():
     from funcarray.numpy import _polynomial as poly
     p = fa.device_put(fnp.asarray(np.array([1.0, -2.0, 0.5, 3.0], np.float32)))
     x = fnp.asarray(np.arange(4.0, dtype=np.float32))
     for out in (poly._polyadd_on_host(p, x[:2]), poly._polysub_on_host(x[:2], p),
                 poly._polyder_on_host(p), poly._polyint_on_host(p),
-                poly._polyval_on_host(p, x), poly._polyval_on_host(p, x[0])):
+                poly._polyval_on_host(p, x), poly._polyval_on_host(p, x[0]),
+                poly._polyfit_on_host(x, p, 2), poly._polyfit_on_host(p, fnp.ones((4, 2)), 1)):
         assert out is not NotImplemented
 
 

@@ -30,7 +30,7 @@ from funcarray.numpy._math_functions import _copysign_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
 from funcarray.numpy._rounding_and_division import _trunc_on_host
 from funcarray.numpy._search import _bincount_on_host, _searchsorted_on_host
-from funcarray.numpy._sort_and_nonzero import _nonzero_on_host
+from funcarray.numpy._sort_and_nonzero import _argwhere_on_host, _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
 
 _KINDS = ("array", "weak", "device", "numpy", "list", "scalar")
@@ -212,6 +212,13 @@ def test_nonzero_matches_general_path(op, a, kwargs):
     assert_same_outcome(lambda: op(a, **kwargs))
 
 
+def test_argwhere_of_empty_and_0d_arrays_matches_general_path():
+    for value in (np.zeros((0,)), np.ones((2, 0), np.int8), np.float32(0), np.float32(np.nan),
+                  np.array(True), np.zeros((0, 3), bool)):
+        for a in (fnp.asarray(value), fa.device_put(fnp.asarray(value))):
+            assert_same_outcome(lambda: fnp.argwhere(a))
+
+
 @settings(max_examples=40)
 @given(operands(ALL_DTYPES + (fnp.uint8,) * 8),
        st.sampled_from([None, 0, 1, -1, 2, -3, 1.0]),
@@ -355,6 +362,7 @@ def test_shortcuts_take_common_forms():
     assert tree["a"] is x and tree["b"][0] is d  # the same leaves, as the general path's
     for x in (fnp.asarray([[0.0, -0.0, np.nan], [1.0, 0.0, 2.0]]), fa.device_put(ints)):
         assert all(type(i) is Array for i in _nonzero_on_host(x))
+        assert type(_argwhere_on_host(x)) is Array
     bits = fnp.asarray(np.array([[1, 0, 3], [0, 7, 0]], np.uint8))
     for x in (bits, fa.device_put(bits)):
         assert type(_packbits_on_host(x)) is Array

@@ -199,6 +199,34 @@ def test_interp_matches_the_general_path(operand, data, n, left):
     assert_same_outcome(lambda: fnp.interp(x, xp, fp, left=left))
 
 
+_FLOAT_PAIRS = [(np.float32, np.float32), (np.float64, np.float64), (np.float32, np.float64),
+                (np.float64, np.float32)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(_FLOAT_PAIRS),
+       st.sampled_from([(), (4,), (32,), (33,), (3, 15)]), st.sampled_from([1, 2, 5, 32, 40]),
+       st.sampled_from(["array", "device"]), st.booleans())
+def test_interp_of_ordinary_values_matches_the_general_path(seed, pair, shape, n, kind,
+                                                             special):
+    # Values whose steps and ratios round, on both sides of the point-by-point threshold (32
+    # points, 32 pivots); xp with repeated pivots, x with points on the pivots and, when
+    # ``special``, an infinity or a NaN.
+    rng = np.random.default_rng(seed)
+    x_dtype, xp_dtype = pair
+    xp = np.sort(rng.uniform(-2, 2, n).astype(xp_dtype))
+    if n > 2:
+        xp[1] = xp[2]
+    fp = rng.uniform(-5, 5, n).astype(np.result_type(x_dtype, xp_dtype))
+    x = rng.uniform(-3, 3, shape).astype(x_dtype)
+    if x.size:
+        x.reshape(-1)[0] = xp[-1]
+        x.reshape(-1)[-1] = rng.choice([np.inf, -np.inf, np.nan]) if special else xp[0]
+    x = fa.device_put(fnp.asarray(x)) if kind == "device" else fnp.asarray(x)
+    xp, fp = fnp.asarray(xp), fnp.asarray(fp)
+    assert_same_outcome(lambda: fnp.interp(x, xp, fp))
+
+
 @settings(max_examples=300, deadline=None)
 @given(operands(dtypes=_REALS, shapes=st.sampled_from([(), (0,), (1,), (4,), (2, 3)])),
        operands(dtypes=_REALS, shapes=st.sampled_from([(), (0,), (3,), (2, 2)])),
