@@ -1092,9 +1092,9 @@ def clear_caches() -> None:
     cache.clear()
     executor.clear_eager_caches()
     ir_transforms._memo.clear()
-    branches = sys.modules.get("funcarray.lax._branches")  # loaded lazily with funcarray.lax
-    if branches is not None:
-        branches._EAGER_TYPES.clear()
+    lax_common = sys.modules.get("funcarray.lax._common")  # loaded lazily with funcarray.lax
+    if lax_common is not None:
+        lax_common._EAGER_STAGED.clear()
     _buffers.release()
 
 

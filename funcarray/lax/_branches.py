@@ -16,28 +16,33 @@ Example:
 from __future__ import annotations
 
 import functools
-import weakref
 from types import FunctionType
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
-from funcarray.api.arguments import is_array
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._common import (
+    _CONCRETE,
+    _EAGER_STAGED,
+    _LEAF,
     _arrays,
     _as_leaves,
     _check_callable,
     _convert,
     _eager,
+    _function_key,
     _int32,
     _paths,
+    _remember_staged,
     _scalar,
     _stage,
+    _type_key,
 )
+from funcarray.lowering.devices import default_backend
 from funcarray.primitives.clamp import clamp_p
 from funcarray.primitives.cond import cond_p
 from funcarray.primitives.control_flow_bodies import convert_outputs, join_calls
@@ -116,13 +121,13 @@ def switch(index, branches, *operands):
     branches = tuple(branches)
     if not branches:
         raise ValueError("switch: branches must be a non-empty sequence of functions")
-    for k, branch in enumerate(branches):
-        if not callable(branch):  # (the name is built only for the error)
+    if not all(map(callable, branches)):
+        for k, branch in enumerate(branches):  # (the name is built only for the error)
             _check_callable("switch", f"branches[{k}]", branch)
     last = len(branches) - 1
     if type(index) is int and last and -2**31 <= index < 2**31 and _eager():
-        return _eager_switch(min(max(index, 0), last), branches, operands, "switch",
-                             _branch_names(len(branches)))
+        return _eager_switch(0 if index < 0 else last if index > last else index, branches,
+                             operands, "switch", _branch_names(len(branches)))
     index = _scalar("switch", "index", index)
     if index.dtype.kind not in "iu":
         raise TypeError(f"switch: index must be an integer scalar, got {index.dtype}")
@@ -213,69 +218,77 @@ def _check_same_trees(what, names, trees) -> None:
 # Eager cond / switch: the chosen branch runs on concrete values, the others are checked
 # --------------------------------------------------------------------------------------------
 
-# (branch functions, operand types, chosen branch) -> (chosen output types, unified targets)
-_EAGER_TYPES: dict = {}
-_EAGER_TYPES_MAX = 1024
-
-
 def _eager_switch(index, funs, operands, what, names):
     """``funs[index](*operands)`` as plain Python (print and pdb work), returning what the
     staged cond would: the other branches are staged on abstract values to check that every
     branch returns the same tree and types (the errors jit raises) and to unify the output
     types (a weak output may adopt the dtype of the others). The staging is cached per branch
-    code, closure value types, bound instance and operand types, so a cond in an eager loop
-    stages once (a global or an object's attribute changed in place is not noticed). A branch
+    code, closure value types, bound instance, operand types and the chosen output's types,
+    so a cond in an eager loop stages once (a global or an object's attribute changed in
+    place is not noticed). A branch
     that needs concrete values (Python control flow on them) cannot be staged: then only the
     chosen branch runs, unchecked."""
-    if (len(operands) == 1 and type(operands[0]) in _CONCRETE) or all(
-            type(x) in _CONCRETE for x in operands):
-        in_key = None  # (operands that are arrays: their tree is known from their number)
+    if len(operands) == 1 and type(operands[0]) in _CONCRETE:
+        in_tree, in_types = None, (_type_key(operands[0]),)  # (the tree: from their number)
+    elif all(type(x) in _CONCRETE for x in operands):
+        in_tree, in_types = None, tuple(map(_type_key, operands))
     else:
         operands = _arrays(what, operands)  # Python scalars as the arrays jit's branches get
-        in_key = fa_tree.structure(tuple(operands))
+        in_tree = fa_tree.structure(tuple(operands))
+        in_types = tuple(map(_type_key, fa_tree.leaves(operands)))
     out = funs[index](*operands)
     if type(out) in _CONCRETE:
-        out_leaves, out_tree = [out], _LEAF
+        out_leaves, out_tree, out_types = None, _LEAF, (_type_key(out),)
     else:
         out_leaves, out_tree = fa_tree.flatten(out)
         out_leaves = _as_leaves(f"{what}: the output of {names[index]}", out_leaves)
-    out_types = tuple(map(_type_key, out_leaves))
+        out_types = tuple(map(_type_key, out_leaves))
     try:
-        key = (tuple(map(_function_key, funs)), in_key, len(operands),
-               tuple(map(_type_key, operands if in_key is None else fa_tree.leaves(operands))),
-               index)
-        cached = _EAGER_TYPES.get(key)
+        # (a leaf's tree as None: hashing a PyTreeDef costs ~0.25 us)
+        key = ("branches", _functions_key(funs), in_tree, in_types, index,
+               None if out_tree is _LEAF else out_tree, out_types)
+        targets = _EAGER_STAGED.get(key)
     except TypeError:  # something unhashable in a closure: check without caching
-        key, cached = None, None
-    if cached is None or cached[0] != (out_tree, out_types):
-        targets = _eager_targets(index, funs, operands, what, names, out_tree,
-                                 [x.aval for x in out_leaves])
-        if targets is not None and all(x.aval == t for x, t in zip(out_leaves, targets)):
-            targets = _KEEP
-        cached = ((out_tree, out_types), targets)
+        key, targets = None, None
+    if targets is None:
+        targets = _staged_targets(index, funs, operands, what, names, out, out_leaves,
+                                  out_tree)
         if key is not None and targets is not None:
-            if len(_EAGER_TYPES) >= _EAGER_TYPES_MAX:
-                _EAGER_TYPES.clear()
-            _EAGER_TYPES[key] = cached
-    targets = cached[1]
+            _remember_staged(key, targets)
     if targets is None or targets is _KEEP:
         return out if out_tree is _LEAF else fa_tree.unflatten(out_tree, out_leaves)
+    out_leaves = [out] if out_tree is _LEAF else out_leaves
     out_leaves = [x if x.aval == t else _convert(x, t) for x, t in zip(out_leaves, targets)]
     return fa_tree.unflatten(out_tree, out_leaves)
 
 
-_CONCRETE = (Array, DeviceArray)
-_LEAF = fa_tree.structure(0)
+def _functions_key(funs) -> tuple:
+    # (``_function_key`` of each, its commonest case inline: a branch is often a lambda; a
+    # loop, as a comprehension builds a function object at each call)
+    keys = []
+    for fun in funs:
+        if type(fun) is FunctionType and fun.__closure__ is None and fun.__defaults__ is None:
+            keys.append(fun.__code__)
+        else:
+            keys.append(_function_key(fun))
+    return tuple(keys)
+
+
+def _staged_targets(index, funs, operands, what, names, out, out_leaves, out_tree):
+    """``_eager_targets`` as a tuple (a cache entry), or ``_KEEP`` when the chosen output
+    already has those types."""
+    out_leaves = [out] if out_leaves is None else out_leaves
+    targets = _eager_targets(index, funs, operands, what, names, out_tree,
+                             [x.aval for x in out_leaves])
+    if targets is None:
+        return None
+    if all(x.aval == t for x, t in zip(out_leaves, targets)):
+        return _KEEP
+    return tuple(targets)
+
+
 # The cached targets of branches whose chosen output already has them: return it unchanged.
 _KEEP = object()
-
-
-def _type_key(x):
-    """What ``x.aval`` tells, without building one (a cache key)."""
-    if type(x) is Array:
-        value = x._value
-        return value.shape, value.dtype, x._weak
-    return x.shape, x.dtype, x.weak_type
 
 
 def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
@@ -301,68 +314,6 @@ def _eager_targets(index, funs, operands, what, names, out_tree, out_avals):
     return _unify_branch_types(what, names, per_branch, out_tree)
 
 
-def _function_key(fun):
-    """What a branch's output types can depend on besides its operands: its code and the
-    types of the values it closes over (array values do not matter, only their types)."""
-    if type(fun) is FunctionType and fun.__closure__ is None and fun.__defaults__ is None:
-        return fun.__code__  # (a function of its arguments alone: its code says it all)
-    code = getattr(fun, "__code__", None)
-    if code is None:
-        return fun  # a builtin or callable object: itself (hashable or not: see the caller)
-    cells = []
-    for cell in fun.__closure__ or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:  # an empty cell (a name assigned after the function was made)
-            value = None
-        cells.append(_value_key(value))
-    # (a bound method's instance by identity: its attributes may decide the types)
-    return (code, tuple(cells), _value_key(fun.__defaults__),
-            _value_key(getattr(fun, "__self__", None)))
-
-
-def _value_key(value):
-    if is_array(value):
-        return value.aval
-    if type(value) is tuple:
-        return tuple, tuple(map(_value_key, value))
-    if isinstance(value, (bool, int, float, complex, str, type(None))):
-        return type(value), value
-    # Anything else (functions, modules, mutable containers such as a list used as a log) by
-    # identity: a container mutated in place to hold arrays of other types is not noticed.
-    return _ByIdentity(value)
-
-
-class _ByIdentity:
-    """A key part equal only to keys of the very same object. ``id(value)`` alone is not
-    enough: once an object is freed, a new one (another model instance whose weights have
-    another dtype) may get its address, and would hit the old entry's output types. The
-    object is held weakly when it can be (the cache keeps no model alive), else strongly (a
-    list: then its address cannot be reused while the entry exists)."""
-
-    __slots__ = ("_id", "_ref")
-
-    def __init__(self, value):
-        self._id = id(value)
-        try:
-            self._ref = weakref.ref(value)
-        except TypeError:  # lists, dicts and other objects without weak references
-            self._ref = functools.partial(_same, value)
-
-    def __hash__(self):
-        return self._id
-
-    def __eq__(self, other):
-        if type(other) is not _ByIdentity or other._id != self._id:
-            return False
-        mine = self._ref()
-        return mine is not None and mine is other._ref()
-
-
-def _same(value):
-    return value
-
-
 _PLATFORM_ALIASES = {"gpu": ("cuda", "rocm", "gpu"), "cuda": ("cuda",), "rocm": ("rocm",)}
 
 
@@ -376,21 +327,34 @@ def platform_dependent(*args: Any, default: Callable[..., Any] | None = None,
         >>> lax.platform_dependent(3, cpu=lambda x: x + 1, default=lambda x: x)
         4
     """
-    from funcarray.lowering.devices import default_backend
-
-    op = "lax.platform_dependent"
-    for name, fun in (*per_platform.items(), ("default", default)):
+    for name, fun in per_platform.items():
         if fun is not None and not callable(fun):
-            raise op_type_error(op, f"the {name}= branch must be a function, got "
-                                    f"{type(fun).__name__}")
+            raise _not_a_branch(name, fun)
+    if default is not None and not callable(default):
+        raise _not_a_branch("default", default)
     platform = default_backend()
-    names = _PLATFORM_ALIASES.get(platform, (platform,))
-    if platform in ("cuda", "rocm"):
-        names = (*names, "gpu")
-    for name in names:
-        if per_platform.get(name) is not None:
-            return per_platform[name](*args)
+    if per_platform:
+        for name in _platform_names(platform):
+            fun = per_platform.get(name)
+            if fun is not None:
+                return fun(*args)
     if default is None:
-        raise op_value_error(op, f"no branch for the platform {platform!r} (branches: "
-                                 f"{sorted(per_platform)}); pass default= or {platform}=")
+        raise op_value_error(_PLATFORM_OP, f"no branch for the platform {platform!r} "
+                             f"(branches: {sorted(per_platform)}); pass default= or "
+                             f"{platform}=")
     return default(*args)
+
+
+_PLATFORM_OP = "lax.platform_dependent"
+
+
+def _not_a_branch(name, fun) -> TypeError:
+    return op_type_error(_PLATFORM_OP, f"the {name}= branch must be a function, got "
+                                       f"{type(fun).__name__}")
+
+
+@functools.lru_cache(maxsize=16)
+def _platform_names(platform: str) -> tuple:
+    """The branch names that serve ``platform``, the most specific first."""
+    names = _PLATFORM_ALIASES.get(platform, (platform,))
+    return (*names, "gpu") if platform in ("cuda", "rocm") else names

@@ -31,10 +31,12 @@ from funcarray.api.arguments import (
 )
 from funcarray.base import dtypes
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array, DeviceArray
+from funcarray.base.array import Array, DeviceArray, new_array
 from funcarray.base.errors import op_type_error, op_value_error
 from funcarray.lax._branches import cond
 from funcarray.lax._common import (
+    _CONCRETE,
+    _LEAF,
     _arrays,
     _as_leaves,
     _check_callable,
@@ -114,6 +116,60 @@ def _check_eager_carry(what, body_name, before, after, carry_tree) -> None:
                                y.aval.str_short())
 
 
+def _carry_test(init, leaves, carry_tree):
+    """A cheap test, run at each eager iteration, that a body's output is a carry of the
+    types of ``leaves``: an array (host or device) of its leaf's shape and dtype (any dtype
+    for a weak leaf, as ``_check_eager_carry`` allows) where the carry is one array, a tuple
+    or list of such arrays where it is a flat tuple or list of leaves. It is False for
+    anything else, which ``_check_eager_carry`` then decides, flattening it."""
+    types = []
+    for x in leaves:
+        if type(x) not in _CONCRETE:
+            return _never
+        types.append((x.shape, x.dtype, x._weak))
+    if carry_tree.num_nodes == 1 and carry_tree.num_leaves == 1:
+        (shape, dtype, weak), = types
+
+        def is_leaf_carry(out) -> bool:
+            t = type(out)
+            if t is Array:
+                value = out._value
+            elif t is DeviceArray:
+                value = out._aval  # (its type: reading its value would fetch it)
+            else:
+                return False
+            return value.shape == shape and (value.dtype == dtype or weak)
+        return is_leaf_carry
+    # (a flat container: one node for it, one per leaf)
+    container = type(init) if carry_tree.num_nodes == len(leaves) + 1 else None
+    if container not in (tuple, list):
+        return _never
+    n = len(types)
+
+    def is_flat_carry(out) -> bool:
+        if type(out) is not container or len(out) != n:
+            return False
+        k = 0  # (indexing types costs less than zipping them in: ~0.1 us a leaf)
+        for y in out:
+            t = type(y)
+            if t is Array:
+                value = y._value
+            elif t is DeviceArray:
+                value = y._aval  # (its type: reading its value would fetch it)
+            else:
+                return False
+            shape, dtype, weak = types[k]
+            if value.shape != shape or (value.dtype != dtype and not weak):
+                return False
+            k += 1
+        return True
+    return is_flat_carry
+
+
+def _never(out) -> bool:
+    return False
+
+
 def _same_array_types(before, leaves) -> bool:
     """Whether every leaf is an Array of its carry's shape and dtype (or any dtype, for a
     weak carry): the common case of the check above, run at every eager iteration."""
@@ -169,19 +225,27 @@ def while_loop(cond_fun, body_fun, init_val, *, max_steps=None):
     _check_callable("while_loop", "body_fun", body_fun)
     if max_steps is not None:
         max_steps = _max_steps(max_steps)
-    leaves, carry_tree = fa_tree.flatten(init_val)
-    leaves = _as_leaves("while_loop", leaves)
+    leaves, carry_tree = _flat_leaves("while_loop", init_val)
     if _eager():
-        # (the carry as arrays, as the body sees it under jit: 0.0 has .astype and .shape)
-        val, steps = fa_tree.unflatten(carry_tree, leaves), 0
-        while (max_steps is None or steps < max_steps) and _eager_pred(cond_fun(val)):
-            new = body_fun(val)
-            _check_eager_carry("while_loop", "body_fun", leaves, new, carry_tree)
-            val, steps = new, steps + 1
-        return val if type(val) in _CONCRETE else _arrays("while_loop", val)
+        return _eager_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps)
     if max_steps is not None:
         return _bounded_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps)
     return fa_tree.unflatten(carry_tree, _staged_while(cond_fun, body_fun, leaves, carry_tree))
+
+
+def _eager_while(cond_fun, body_fun, init_val, leaves, carry_tree, max_steps):
+    """The loop as Python on concrete values, each new carry checked (``_carry_test``)."""
+    # (the carry as arrays, as the body sees it under jit: 0.0 has .astype and .shape)
+    val = fa_tree.unflatten(carry_tree, leaves)
+    is_carry = _carry_test(init_val, leaves, carry_tree)
+    all_arrays, steps = True, 0
+    while (max_steps is None or steps < max_steps) and _eager_pred(cond_fun(val)):
+        val = body_fun(val)
+        all_arrays = is_carry(val)
+        if not all_arrays:
+            _check_eager_carry("while_loop", "body_fun", leaves, val, carry_tree)
+        steps += 1
+    return val if all_arrays else _arrays("while_loop", val)
 
 
 def _max_steps(max_steps) -> int:
@@ -225,6 +289,8 @@ def _checked_pred(pred):
 def _eager_pred(pred) -> bool:
     if type(pred) is Array:
         value = pred._value
+        if type(value) is np.bool_:  # (what a comparison of 0-d arrays gives)
+            return bool(value)
         if value.dtype == np.bool_ and not value.shape:
             return bool(value)
     return bool(np.asarray(_checked_pred(pred)._value))
@@ -269,11 +335,8 @@ def _concrete_int(x):
 def _eager_fori(lower, upper, dtype, body_fun, init_val):
     val = init_val if type(init_val) in _CONCRETE else _arrays("fori_loop", init_val)
     for i in range(lower, upper):
-        val = body_fun(Array(np.asarray(i, dtype)), val)
+        val = body_fun(new_array(np.asarray(i, dtype)), val)
     return val if type(val) in _CONCRETE else _arrays("fori_loop", val)
-
-
-_CONCRETE = (Array, DeviceArray)
 
 
 @overload
@@ -363,11 +426,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         (Array(6., dtype=float32), Array([0., 2., 9.], dtype=float32))
     """
     _check_callable("scan", "f", f)
-    x_leaves, xs_tree = fa_tree.flatten(xs)
-    x_leaves = _as_leaves("scan", x_leaves)
+    x_leaves, xs_tree = _flat_leaves("scan", xs)
     length = _scan_length(x_leaves, length)
-    carry_leaves, carry_tree = fa_tree.flatten(init)
-    carry_leaves = _as_leaves("scan", carry_leaves)
+    carry_leaves, carry_tree = _flat_leaves("scan", init)
     if _eager() and length > 0:
         try:
             return _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length,
@@ -383,6 +444,14 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             except Exception:
                 raise exc from None
     return _staged_scan(f, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse)
+
+
+def _flat_leaves(what, tree):
+    """``fa_tree.flatten(tree)`` with its leaves as arrays (one array: no pytree work)."""
+    if type(tree) in _CONCRETE:
+        return [tree], _LEAF
+    leaves, treedef = fa_tree.flatten(tree)
+    return _as_leaves(what, leaves), treedef
 
 
 def _staged_scan(f, x_leaves, xs_tree, carry_leaves, carry_tree, length, reverse):
@@ -454,11 +523,13 @@ def _eager_scan(f, init, x_leaves, xs_tree, carry_leaves, carry_tree, length, re
         return _eager_scan_arrays(f, carry_leaves[0], x_leaves[0], reverse)
     values = [np.asarray(x._value) for x in x_leaves]
     carry, ys, y_tree = init, [], None
+    is_carry = _carry_test(init, carry_leaves, carry_tree)
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
         x = fa_tree.unflatten(xs_tree, [Array(np.asarray(v[i]), leaf.weak_type)
                                         for v, leaf in zip(values, x_leaves)])
         carry, y = _scan_step_output(f(carry, x))
-        _check_eager_carry("scan", "f", carry_leaves, carry, carry_tree)
+        if not is_carry(carry):
+            _check_eager_carry("scan", "f", carry_leaves, carry, carry_tree)
         y_leaves, tree = fa_tree.flatten(y)
         if y_tree is not None and tree != y_tree:
             raise _ys_structure_error(y_tree, tree)
@@ -479,7 +550,7 @@ def _eager_scan_arrays(f, carry, xs, reverse):
     ys, y_tree = [], None
     values = np.asarray(xs._value)
     for row in (values[::-1] if reverse else values):
-        out = f(carry, Array(row, weak))
+        out = f(carry, new_array(row, weak))
         if type(out) is tuple and len(out) == 2:
             new, y = out
         else:
@@ -648,17 +719,19 @@ def associative_scan(fn, elems, reverse=False, axis=0):
                [5, 5]], dtype=int32)
     """
     _check_callable("associative_scan", "fn", fn)
-    leaves, tree = fa_tree.flatten(elems)
-    if not leaves:
-        raise op_value_error("associative_scan", "elems must contain at least one array")
-    leaves = _as_leaves("associative_scan", leaves)
+    if type(elems) in _CONCRETE:  # (one array: no pytree work)
+        leaves, tree = [elems], _LEAF
+    else:
+        leaves, tree = fa_tree.flatten(elems)
+        if not leaves:
+            raise op_value_error("associative_scan", "elems must contain at least one array")
+        leaves = _as_leaves("associative_scan", leaves)
     axis = _scan_axis(leaves, axis)
     if _eager() and leaves[0].shape[axis] > 1 and all(
             type(x) in _CONCRETE and not x._weak for x in leaves):
-        out = _prefix_scan_on_host(_combiner(fn, tree, leaves, axis), leaves, axis,
-                                   bool(reverse))
+        out = _prefix_scan_on_host(fn, tree, leaves, axis, bool(reverse))
         if out is not None:
-            return fa_tree.unflatten(tree, out)
+            return out[0] if tree is _LEAF else fa_tree.unflatten(tree, out)
     if reverse:
         leaves = [_rev(x, (axis,)) for x in leaves]
     out = _prefix_scan(_combiner(fn, tree, leaves, axis), leaves, axis)
@@ -673,6 +746,8 @@ def _scan_axis(leaves, axis) -> int:
             raise op_type_error("associative_scan", f"every leaf of elems needs an axis to "
                                 f"scan along, got a scalar {x.aval.str_short()}")
     axis = canonicalize_axis("associative_scan", axis, leaves[0].ndim)
+    if len(leaves) == 1:
+        return axis
     lengths = []
     for x in leaves:
         ax = canonicalize_axis("associative_scan", axis, x.ndim)
@@ -689,25 +764,31 @@ def _combiner(fn, tree, leaves, axis):
 
     def combine(a, b):
         if single:
-            out = fn(a[0], b[0])
-            out_leaves, out_tree = ([out], tree) if type(out) in _CONCRETE else (
-                fa_tree.flatten(out))
-        else:
-            out_leaves, out_tree = fa_tree.flatten(fn(fa_tree.unflatten(tree, a),
-                                                      fa_tree.unflatten(tree, b)))
-        if out_tree != tree:
-            raise op_type_error("associative_scan", f"fn must return a pytree of the "
-                                f"structure of elems, {tree}, got {out_tree}")
-        out_leaves = _as_leaves("associative_scan", out_leaves)
-        for i, (x, y) in enumerate(zip(a, out_leaves)):
-            if x.shape != y.shape or x.dtype != y.dtype:
-                path = _paths(tree)[i]
-                raise op_type_error(
-                    "associative_scan", f"fn must combine slices elementwise, keeping their "
-                    f"shape and dtype, but given {x.aval.str_short()} slices it returned "
-                    f"{y.aval.str_short()} for output{path}")
-        return out_leaves
+            return _combined_leaves(tree, a, fn(a[0], b[0]))
+        return _combined_leaves(tree, a, fn(fa_tree.unflatten(tree, a),
+                                            fa_tree.unflatten(tree, b)))
     return combine
+
+
+def _combined_leaves(tree, a, out) -> list:
+    """The leaves of ``out``, what ``fn`` returned for the slices ``a`` (and others), checked
+    to have the structure of elems and the slices' shapes and dtypes."""
+    if type(out) in _CONCRETE and tree.num_nodes == 1 and tree.num_leaves == 1:
+        out_leaves, out_tree = [out], tree
+    else:
+        out_leaves, out_tree = fa_tree.flatten(out)
+    if out_tree != tree:
+        raise op_type_error("associative_scan", f"fn must return a pytree of the "
+                            f"structure of elems, {tree}, got {out_tree}")
+    out_leaves = _as_leaves("associative_scan", out_leaves)
+    for i, (x, y) in enumerate(zip(a, out_leaves)):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            path = _paths(tree)[i]
+            raise op_type_error(
+                "associative_scan", f"fn must combine slices elementwise, keeping their "
+                f"shape and dtype, but given {x.aval.str_short()} slices it returned "
+                f"{y.aval.str_short()} for output{path}")
+    return out_leaves
 
 
 def _prefix_scan(combine, xs, axis):
@@ -739,16 +820,28 @@ class _WeakCombination(Exception):
     """``fn`` combined strong slices into weakly typed ones (``_prefix_scan_on_host``)."""
 
 
-def _prefix_scan_on_host(combine, leaves, axis, reverse):
+def _prefix_scan_on_host(fn, tree, leaves, axis, reverse):
     """``_prefix_scan`` of concrete, strongly typed leaves with the slices, concatenations
     and interleavings done on their NumPy values (each a primitive there: they only move
     data, so the values ``fn`` sees and the result are the same), ``fn`` still called on
-    Arrays in the same order. None, before any result, when ``fn`` returns weakly typed
-    values: the general path then decides how they join the others."""
+    Arrays in the same order and checked as ``_combiner`` checks it. None, before any result,
+    when ``fn`` returns weakly typed values: the general path then decides how they join the
+    others."""
     values = [np.flip(x._value, axis) if reverse else x._value for x in leaves]
+    combine = _combiner(fn, tree, leaves, axis)
+    single = len(leaves) == 1 and tree.num_nodes == 1
 
     def on_host(a, b):
-        outs = combine([Array(v) for v in a], [Array(v) for v in b])
+        if single:  # (one array: the common outcome, a strong Array of the slices' type,
+            x = a[0]  # told without building lists)
+            out = fn(new_array(x), new_array(b[0]))
+            if type(out) is Array and not out._weak:
+                value = out._value
+                if value.shape == x.shape and value.dtype == x.dtype:
+                    return [value]
+            outs = _combined_leaves(tree, [new_array(x)], out)
+        else:
+            outs = combine([new_array(v) for v in a], [new_array(v) for v in b])
         if not all(type(o) in _CONCRETE and not o._weak for o in outs):
             raise _WeakCombination
         return [o._value for o in outs]
@@ -761,31 +854,37 @@ def _prefix_scan_on_host(combine, leaves, axis, reverse):
 
 
 def _prefix_values(combine, xs, axis):
-    """``_prefix_scan`` on NumPy values (``combine`` takes and gives lists of them)."""
+    """``_prefix_scan`` on NumPy values (``combine`` takes and gives lists of them), without
+    recursion but with its calls of ``combine`` in its order: pair neighbours level by
+    level (``levels[k]`` combines runs of ``2**k`` elements) down to one element, then fill
+    the prefixes from that level up. A level's prefixes are a strided view of the result
+    (positions ``2**k - 1``, every ``2**k``): its odd positions are the prefixes of the level
+    below, its even ones after the first combine those with the next element, so each
+    position of the result is written once."""
+    head = (slice(None),) * axis  # (indices as head + (i,): ~0.2 us less than (*head, i))
+    levels = [xs]
     n = xs[0].shape[axis]
-    if n < 2:
-        return xs
-    head = (slice(None),) * axis
-    pairs = combine([x[(*head, slice(0, n - n % 2, 2))] for x in xs],
-                    [x[(*head, slice(1, n, 2))] for x in xs])
-    odd = _prefix_values(combine, pairs, axis)
-    n_rest = (n - 1) // 2
-    firsts = [x[(*head, slice(0, 1))] for x in xs]
-    if n_rest:
-        rest = combine([o[(*head, slice(0, n_rest))] for o in odd],
-                       [x[(*head, slice(2, n, 2))] for x in xs])
-        even = [np.concatenate([f, r], axis) for f, r in zip(firsts, rest)]
-    else:
-        even = firsts
-    out = []
-    for e, o in zip(even, odd):  # e[0], o[0], e[1], o[1], ... (e may be one longer)
-        shape = list(o.shape)
-        shape[axis] = e.shape[axis] + o.shape[axis]
-        joined = np.empty(shape, o.dtype)
-        joined[(*head, slice(0, None, 2))] = e
-        joined[(*head, slice(1, None, 2))] = o
-        out.append(joined)
-    return out
+    while n > 1:
+        evens, odds = head + (slice(0, n - n % 2, 2),), head + (slice(1, n, 2),)
+        levels.append(combine([x[evens] for x in levels[-1]], [x[odds] for x in levels[-1]]))
+        n //= 2
+    results = [np.empty(x.shape, x.dtype) for x in xs]
+    first, odd_prefixes = head + (0,), None
+    for k in range(len(levels) - 1, -1, -1):
+        step = 2 ** k
+        prefixes = [r[head + (slice(step - 1, None, step),)] for r in results]
+        for p, x in zip(prefixes, levels[k]):
+            p[first] = x[first]
+        n = levels[k][0].shape[axis]
+        n_rest = (n - 1) // 2  # even positions 2, 4, ... each follows an odd prefix
+        if n_rest:
+            ends, nexts = head + (slice(0, n_rest),), head + (slice(2, n, 2),)
+            rest = combine([o[ends] for o in odd_prefixes], [x[nexts] for x in levels[k]])
+            evens = head + (slice(2, None, 2),)
+            for p, r in zip(prefixes, rest):
+                p[evens] = r
+        odd_prefixes = prefixes
+    return results
 
 
 def _interleave(even, odd, axis):

@@ -24,7 +24,14 @@ from funcarray.api.arguments import asarray_arg
 from funcarray.api.custom_derivatives import _stage_body, custom_jvp, zeros_like_tangent
 from funcarray.api.linear_transpose import linear_transpose
 from funcarray.base import pytrees as fa_tree
-from funcarray.base.array import Array, DeviceArray
+from funcarray.lax._common import (
+    _CONCRETE,
+    _EAGER_STAGED,
+    _LEAF,
+    _function_key,
+    _remember_staged,
+    _type_key,
+)
 from funcarray.primitives.linear_solve import custom_linear_solve_p
 from funcarray.transforms.core import EVAL_TRACE, current_trace
 from funcarray.transforms.ir import eval_ir
@@ -35,8 +42,6 @@ if TYPE_CHECKING:
 
 
 __all__ = ["custom_linear_solve", "custom_root"]
-
-_CONCRETE = (Array, DeviceArray)
 
 
 def _flat_function(what: str, fun, tree, avals, store=None, op="custom_linear_solve"):
@@ -151,10 +156,10 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
         >>> round(float(fa.grad(cube_root)(8.0)), 4)  # 1 / (3 * 2**2)
         0.0833
     """
-    guess_leaves, tree = fa_tree.flatten(initial_guess)
-    guess_leaves = [asarray_arg("lax.custom_root", x) for x in guess_leaves]
-    avals = [x.aval for x in guess_leaves]
-    f_call = _stage_body(_flat_function("f", f, tree, avals, op="custom_root"), guess_leaves)
+    if current_trace() is EVAL_TRACE:
+        return _eager_custom_root(f, initial_guess, solve, has_aux)
+    guess_leaves, tree = _guess_leaves(initial_guess)
+    f_call = _stage_root_function(f, tree, guess_leaves)
     f_ir = f_call.ir
     store = {}
 
@@ -191,9 +196,61 @@ def custom_root(f: Callable[[Any], Any], initial_guess: Any,
         return (x, aux), (fa_tree.map(lambda t: -t, dx),
                           [fa_tree.map(zeros_like_tangent, a) for a in aux])
 
-    consts, guess = list(f_call.consts), fa_tree.unflatten(tree, guess_leaves)
-    # (outside every transform a custom_jvp only calls its function: skip building its call)
-    x, aux = find_root(consts, guess) if current_trace() is EVAL_TRACE else root(consts, guess)
+    x, aux = root(list(f_call.consts), fa_tree.unflatten(tree, guess_leaves))
     if has_aux:
         return x, fa_tree.unflatten(store["aux_tree"], aux)
     return x
+
+
+def _guess_leaves(initial_guess):
+    if type(initial_guess) in _CONCRETE:  # (one array: no pytree work)
+        return [initial_guess], _LEAF
+    leaves, tree = fa_tree.flatten(initial_guess)
+    return [asarray_arg("lax.custom_root", x) for x in leaves], tree
+
+
+def _stage_root_function(f, tree, guess_leaves):
+    """``f`` staged on the guess's types, checking that it keeps its input's structure and
+    types."""
+    avals = [x.aval for x in guess_leaves]
+    return _stage_body(_flat_function("f", f, tree, avals, op="custom_root"), guess_leaves)
+
+
+def _eager_custom_root(f, initial_guess, solve, has_aux):
+    """``custom_root`` outside every transform, where there is nothing to differentiate:
+    ``solve`` runs on ``f`` itself (values concrete, print and pdb work). ``f`` is checked
+    as the general path checks it, by staging it on the guess's types, once per function key
+    (code, closure types) and guess types: the outcome is the same for all of them."""
+    guess_leaves, tree = _guess_leaves(initial_guess)
+    try:
+        key = ("custom_root", _function_key(f), None if tree is _LEAF else tree,
+               tuple(map(_type_key, guess_leaves)))
+        checked = key in _EAGER_STAGED
+    except TypeError:  # something unhashable in a closure: check without caching
+        key, checked = None, False
+    if not checked:
+        _stage_root_function(f, tree, guess_leaves)
+        if key is not None:
+            _remember_staged(key, True)
+    guess = guess_leaves[0] if tree is _LEAF else fa_tree.unflatten(tree, guess_leaves)
+    out = solve(_on_guess_structure(f, tree), guess)
+    if not has_aux:
+        return out
+    x, aux = out
+    return x, fa_tree.unflatten(fa_tree.structure(aux), fa_tree.leaves(aux))
+
+
+def _on_guess_structure(f, tree):
+    """``f`` as the general path's solver calls it (its staged form): on the leaves of its
+    argument in the guess's structure, returning that structure of arrays."""
+    def f_on_guess_structure(x):
+        if tree is _LEAF and type(x) in _CONCRETE:
+            out = f(x)
+        else:
+            out = f(fa_tree.unflatten(tree, [asarray_arg("lax.custom_root's f", y)
+                                             for y in fa_tree.leaves(x)]))
+        if tree is _LEAF and type(out) in _CONCRETE:
+            return out
+        return fa_tree.unflatten(tree, [asarray_arg("lax.custom_root's f", y)
+                                        for y in fa_tree.leaves(out)])
+    return f_on_guess_structure

@@ -1,8 +1,10 @@
-"""The short eager paths of ``cond``, ``switch``, ``fori_loop``, ``while_loop`` and ``map``
-(``funcarray/lax/_branches.py``, ``_control_flow.py``) give the outcome of their longer
-forms: a Python bool or int selector the same as the same selector given as an array, Python
-int loop bounds the same as array bounds, ``map`` over one array the same as the ``scan``
-it stands for, and a carry of arrays that keeps its types checked as every carry is. Results
+"""The short eager paths of ``cond``, ``switch``, ``fori_loop``, ``while_loop``, ``scan``,
+``map``, ``associative_scan`` and ``custom_root`` (``funcarray/lax/_branches.py``,
+``_control_flow.py``, ``_linear_solve.py``) give the outcome of their longer forms: a Python
+bool or int selector the same as the same selector given as an array, Python int loop bounds
+the same as array bounds, ``map`` over one array the same as the ``scan`` it stands for, a
+carry of arrays that keeps its types checked as every carry is, and a check cached per
+function and argument types the same as a fresh one. Results
 are compared by type, shape, dtype, weak type and bits, errors by class and message; the
 bodies still run as plain Python on concrete values, once per iteration."""
 
@@ -153,6 +155,59 @@ def test_while_loop_checks_every_carry_of_arrays():
     assert float(lax.while_loop(lambda c: c[0] < 3, lambda c: c * 2.0, dev)[0]) == 4.0
 
 
+_CARRIES = {
+    "array": lambda x: x,
+    "tuple": lambda x: (x, 0),
+    "list": lambda x: [x.sum(), x],
+    "dict": lambda x: {"a": x, "b": 1.5},
+    "nested": lambda x: (x, (x.sum(),)),
+}
+
+_NEW_CARRIES = [  # a body's output from its carry: kept types, or changed in one way
+    lambda c: c,
+    lambda c: fa.tree.map(lambda v: v * 2, c),
+    lambda c: fa.tree.map(lambda v: v[..., :1] if v.ndim else v, c),
+    lambda c: fa.tree.map(lambda v: v.astype(fnp.float16), c),
+    lambda c: fa.tree.map(lambda v: 1.0, c),
+    lambda c: fa.tree.map(fa.device_put, c),
+    lambda c: fa.tree.map(lambda v: fa.device_put(v.astype(fnp.float16)), c),
+    lambda c: list(c) if isinstance(c, tuple) else c,
+    lambda c: (c, c),
+    lambda c: None,
+]
+
+
+def _with_general_carry_check(run):
+    """``run()`` with every eager carry left to ``_check_eager_carry`` (no fast test)."""
+    from funcarray.lax import _control_flow
+
+    original = _control_flow._carry_test
+    _control_flow._carry_test = lambda *args: lambda out: False
+    try:
+        return outcome(run)
+    finally:
+        _control_flow._carry_test = original
+
+
+@settings(max_examples=80, deadline=None)
+@given(arrays(), st.sampled_from(sorted(_CARRIES)), st.sampled_from(range(len(_NEW_CARRIES))),
+       st.integers(0, 3))
+def test_eager_loops_check_carries_as_the_general_check_does(x, carry, k, steps):
+    """The per-iteration test that a loop body kept its carry's types (``_carry_test``)
+    gives the outcome of the full check: the same result, or the same error."""
+    init = _CARRIES[carry](x)
+    body = _NEW_CARRIES[k]
+
+    def loop():
+        return lax.while_loop(lambda c: True, body, init, max_steps=steps)
+
+    def scan():
+        return lax.scan(lambda c, v: (body(c), v), init, fnp.zeros(max(steps, 1)))
+
+    for run in (loop, scan):
+        _same(outcome(run), _with_general_carry_check(run))
+
+
 _MAPPED = [
     lambda v: v,
     lambda v: v * 2,
@@ -187,7 +242,8 @@ _COMBINE = [lax.add, lax.mul, lax.max, lambda a, b: a * 0.5 + b, lambda a, b: (a
 
 
 @settings(max_examples=60, deadline=None)
-@given(arrays(st.sampled_from([(1,), (2,), (5,), (3, 4), (2, 7), (0, 3)])),
+@given(arrays(st.sampled_from([(1,), (2,), (5,), (8,), (13,), (3, 4), (2, 7), (17, 2),
+                               (0, 3)])),
        st.sampled_from(range(len(_COMBINE))), st.booleans(), st.sampled_from([0, -1, 1]))
 def test_associative_scan_on_host_values_matches_the_general_path(elems, k, reverse, axis):
     from funcarray.lax import _control_flow
@@ -206,19 +262,18 @@ def test_associative_scan_on_host_values_matches_the_general_path(elems, k, reve
 
 
 def test_associative_scan_takes_the_host_path_and_leaves_weak_results_to_the_general_one():
-    from funcarray.lax._control_flow import _combiner, _prefix_scan_on_host
+    from funcarray.lax._control_flow import _prefix_scan_on_host
 
     x = fnp.arange(7.0)
     tree = fa.tree.structure(x)
-    assert _prefix_scan_on_host(_combiner(lax.add, tree, [x], 0), [x], 0, False) is not None
+    assert _prefix_scan_on_host(lax.add, tree, [x], 0, False) is not None
     pair = (fnp.arange(5), fa.device_put(fnp.ones(5)))
     out = lax.associative_scan(lambda a, b: (a[0] + b[0], a[1] * b[1]), pair, reverse=True)
     assert np.asarray(out[0]).tolist() == [10, 10, 9, 7, 4]
     weak = Array(np.arange(4.0, dtype=np.float32), True)
     want = lax.associative_scan(lambda a, b: a + b, weak)
     assert want.weak_type and np.asarray(want).tolist() == [0.0, 1.0, 3.0, 6.0]
-    assert _prefix_scan_on_host(_combiner(lambda a, b: weak[: a.shape[0]], tree, [x], 0),
-                                [x], 0, False) is None
+    assert _prefix_scan_on_host(lambda a, b: weak[: a.shape[0]], tree, [x], 0, False) is None
 
 
 def test_eager_custom_root_calls_the_solver_directly_and_still_differentiates():
@@ -238,6 +293,70 @@ def test_eager_custom_root_calls_the_solver_directly_and_still_differentiates():
     assert abs(float(fa.grad(sqrt)(y)) - 0.25) < 1e-6
     with pytest.raises(TypeError, match="structure and types"):
         lax.custom_root(lambda x: (x, x), 1.0, lambda f, x0: x0, lambda g, t: t)
+
+
+_ROOT_FUNCTIONS = [
+    lambda v: fa.tree.map(lambda a: a * 2.0 - 1.0, v),
+    lambda v: fa.tree.map(lambda a: a - 0.5, v),
+    lambda v: fa.tree.map(lambda a: 1.0, v),  # Python scalars: as the staged f's arrays
+    lambda v: (v, v),  # a wrong structure
+    lambda v: fa.tree.map(lambda a: a.astype(fnp.float16), v),  # a wrong dtype
+    lambda v: fa.tree.map(lambda a: a if float(fnp.sum(a)) > 0 else -a, v),  # needs values
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(range(len(_ROOT_FUNCTIONS))),
+       st.sampled_from(["array", "weak", "device", "python", "pair"]), st.booleans())
+def test_eager_custom_root_checks_f_once_per_type_and_matches_jit(k, kind, has_aux):
+    """Eager custom_root stages f only to check it, once per function key and guess types:
+    a warm call has the outcome of a cold one (cache cleared), and a valid one the result
+    jit gives."""
+    f = _ROOT_FUNCTIONS[k]
+    x = fnp.asarray(np.array([0.25, 0.75], np.float32))
+    guess = {"array": x, "weak": Array(np.asarray(x), True), "device": fa.device_put(x),
+             "python": 0.5, "pair": (x, {"b": fnp.float32(2.0)})}[kind]
+
+    def solve(g, x0):  # one step of x - g(x) (so g is called on arrays), and aux
+        x1 = fa.tree.map(lambda a, b: a - b, x0, g(x0))
+        return (x1, {"steps": fnp.int32(1), "residual": g(x1)}) if has_aux else x1
+
+    def root(guess):
+        return lax.custom_root(f, guess, solve, lambda g, y: y, has_aux=has_aux)
+
+    fa.clear_caches()
+    cold = outcome(lambda: root(guess))
+    _same(outcome(lambda: root(guess)), cold)
+    if cold[0] == "ok" and k != 5:  # (Python control flow on values cannot be traced)
+        _same(cold, outcome(lambda: fa.jit(root)(guess)))
+
+
+def test_eager_custom_root_stages_f_once_and_calls_it_on_values():
+    seen = []
+
+    def f(x):
+        seen.append(type(x) is Array)
+        return x - 2.0
+
+    for _ in range(3):
+        out = lax.custom_root(f, fnp.float32(1.0), lambda g, x0: x0 - g(x0),
+                              lambda g, y: y)
+        assert float(out) == 2.0
+    assert seen == [False, True, True, True]  # staged (a tracer) once, then solve's calls
+
+
+def test_platform_dependent_checks_branches_and_picks_the_platform():
+    platform = fa.default_backend()
+    x = fnp.ones(2)
+    assert float(lax.platform_dependent(x, default=lambda v: v.sum())) == 2.0
+    picked = lax.platform_dependent(x, default=lambda v: v, **{platform: lambda v: v * 3.0})
+    assert np.asarray(picked).tolist() == [3.0, 3.0]
+    with pytest.raises(TypeError, match="the cpu= branch must be a function"):
+        lax.platform_dependent(x, cpu=3, default=lambda v: v)
+    with pytest.raises(TypeError, match="the default= branch must be a function"):
+        lax.platform_dependent(x, default=3)
+    with pytest.raises(ValueError, match="no branch for the platform"):
+        lax.platform_dependent(x, tpu_like=lambda v: v)
 
 
 _SELECTOR_DTYPES = (np.bool_, np.bool_, np.int8, np.uint8, np.int32, np.int32, np.int64,
