@@ -131,14 +131,8 @@ def _carry_test(init, leaves, carry_tree):
         (shape, dtype, weak), = types
 
         def is_leaf_carry(out) -> bool:
-            t = type(out)
-            if t is Array:
-                value = out._value
-            elif t is DeviceArray:
-                value = out._aval  # (its type: reading its value would fetch it)
-            else:
-                return False
-            return value.shape == shape and (value.dtype == dtype or weak)
+            value = _typed(out)
+            return value is not None and value.shape == shape and (value.dtype == dtype or weak)
         return is_leaf_carry
     # (a flat container: one node for it, one per leaf)
     container = type(init) if carry_tree.num_nodes == len(leaves) + 1 else None
@@ -151,12 +145,8 @@ def _carry_test(init, leaves, carry_tree):
             return False
         k = 0  # (indexing types costs less than zipping them in: ~0.1 us a leaf)
         for y in out:
-            t = type(y)
-            if t is Array:
-                value = y._value
-            elif t is DeviceArray:
-                value = y._aval  # (its type: reading its value would fetch it)
-            else:
+            value = _typed(y)
+            if value is None:
                 return False
             shape, dtype, weak = types[k]
             if value.shape != shape or (value.dtype != dtype and not weak):
@@ -168,6 +158,17 @@ def _carry_test(init, leaves, carry_tree):
 
 def _never(out) -> bool:
     return False
+
+
+def _typed(x):
+    """What holds an array's shape and dtype: a host array's value, a device array's aval
+    (reading its value would fetch it); None for anything else."""
+    t = type(x)
+    if t is Array:
+        return x._value
+    if t is DeviceArray:
+        return x._aval
+    return None
 
 
 def _same_array_types(before, leaves) -> bool:
