@@ -334,9 +334,15 @@ def _concrete_int(x):
 
 
 def _eager_fori(lower, upper, dtype, body_fun, init_val):
+    """The loop as Python on concrete values, each new carry checked as jit checks it (the
+    staged loop is a scan or while_loop of the same carry)."""
     val = init_val if type(init_val) in _CONCRETE else _arrays("fori_loop", init_val)
+    leaves, carry_tree = _flat_leaves("fori_loop", val)
+    is_carry = _carry_test(val, leaves, carry_tree)
     for i in range(lower, upper):
         val = body_fun(new_array(np.asarray(i, dtype)), val)
+        if not is_carry(val):
+            _check_eager_carry("fori_loop", "body_fun", leaves, val, carry_tree)
     return val if type(val) in _CONCRETE else _arrays("fori_loop", val)
 
 

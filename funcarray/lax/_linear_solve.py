@@ -235,9 +235,17 @@ def _eager_custom_root(f, initial_guess, solve, has_aux):
     guess = guess_leaves[0] if tree is _LEAF else fa_tree.unflatten(tree, guess_leaves)
     out = solve(_on_guess_structure(f, tree), guess)
     if not has_aux:
-        return out
+        return _as_arrays(out)
     x, aux = out
-    return x, fa_tree.unflatten(fa_tree.structure(aux), fa_tree.leaves(aux))
+    return _as_arrays(x), _as_arrays(aux)
+
+
+def _as_arrays(tree):
+    """``solve``'s outputs as the general path returns them (the outputs of a custom_jvp
+    function): arrays, a Python scalar made a weak one."""
+    if type(tree) in _CONCRETE:
+        return tree
+    return fa_tree.map(lambda x: asarray_arg("lax.custom_root's solve", x), tree)
 
 
 def _on_guess_structure(f, tree):

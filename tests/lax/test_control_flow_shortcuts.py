@@ -204,8 +204,24 @@ def test_eager_loops_check_carries_as_the_general_check_does(x, carry, k, steps)
     def scan():
         return lax.scan(lambda c, v: (body(c), v), init, fnp.zeros(max(steps, 1)))
 
-    for run in (loop, scan):
+    def fori():
+        return lax.fori_loop(0, steps, lambda i, c: body(c), init)
+
+    for run in (loop, scan, fori):
         _same(outcome(run), _with_general_carry_check(run))
+
+
+@pytest.mark.parametrize("body", [lambda i, c: c.astype(fnp.int32), lambda i, c: (c, c),
+                                  lambda i, c: c[:1]], ids=["dtype", "structure", "shape"])
+def test_eager_fori_loop_refuses_the_carries_jit_refuses(body):
+    """A body that changes its carry's dtype, structure or shape is a TypeError eagerly, as
+    under jit (where the loop is a scan)."""
+    def loop(v):
+        return lax.fori_loop(0, 3, body, v)
+
+    for run in (loop, fa.jit(loop)):
+        with pytest.raises(TypeError, match="carry"):
+            run(fnp.ones(2))
 
 
 _MAPPED = [
@@ -329,6 +345,23 @@ def test_eager_custom_root_checks_f_once_per_type_and_matches_jit(k, kind, has_a
     _same(outcome(lambda: root(guess)), cold)
     if cold[0] == "ok" and k != 5:  # (Python control flow on values cannot be traced)
         _same(cold, outcome(lambda: fa.jit(root)(guess)))
+
+
+def test_eager_custom_root_returns_arrays_as_jit_does():
+    """Python scalars returned by ``solve`` (the root and its aux) come back as the weak
+    arrays jit gives."""
+    def root(y):
+        return lax.custom_root(lambda x: x * x - y, 1.0,
+                               lambda g, x0: (2.0, {"steps": 12, "residual": 0.5}),
+                               lambda g, t: t, has_aux=True)
+
+    y = fnp.float32(4.0)
+    _same(outcome(lambda: root(y)), outcome(lambda: fa.jit(root)(y)))
+    _same(outcome(lambda: lax.custom_root(lambda x: x - y, 1.0, lambda g, x0: 4.0,
+                                          lambda g, t: t)),
+          outcome(lambda: fa.jit(lambda v: lax.custom_root(lambda x: x - v, 1.0,
+                                                            lambda g, x0: 4.0,
+                                                            lambda g, t: t))(y)))
 
 
 def test_eager_custom_root_stages_f_once_and_calls_it_on_values():
