@@ -30,6 +30,7 @@ from funcarray.primitives.decompositions import (
     permutation_from_pivots,
     triangular_solve_p,
 )
+from funcarray.primitives.elementwise import div_p
 from funcarray.primitives.orthogonal_decompositions import eigh_p, qr_p, svd_p
 from funcarray.primitives.qr_pivoted import qr_pivoted_p
 from funcarray.primitives.schur import schur_p
@@ -54,7 +55,10 @@ def _hermitian_part_on_host(a):
     v = a._value
     if v.dtype not in FACTORISABLE_DTYPES or v.ndim < 2:
         return NotImplemented
-    return Array((v + np.conj(np.swapaxes(v, -1, -2))) / 2, a._weak)
+    # (halved by the division primitive's kernel, as the general path: a complex infinity
+    # over 2 is NaN in NumPy, infinite in XLA)
+    return Array(div_p.kernel(v + np.conj(np.swapaxes(v, -1, -2)), np.asarray(2, v.dtype)),
+                 a._weak)
 
 
 @host_shortcut(_hermitian_part_on_host)

@@ -52,3 +52,14 @@ def test_hermitian_part_shortcut_takes_the_common_forms():
             assert type(_hermitian_part_on_host(a)) is Array
             assert type(_hermitian_part_on_host(fnp.stack([a, a]))) is Array
     assert _hermitian_part_on_host(fnp.ones((2, 2), np.int32)) is NotImplemented
+
+
+def test_complex_infinities_halve_as_on_the_general_path():
+    """A complex infinity over 2 is NaN in NumPy's division, infinite in XLA's (the general
+    path's kernel): the shortcut divides with that kernel."""
+    values = [complex(np.inf, np.nan), complex(-np.inf, 1.0), complex(np.nan, np.inf)]
+    for dtype in (np.complex64, np.complex128):
+        for value in values:
+            a = fnp.asarray(np.full((2, 2), value, dtype))
+            with np.errstate(all="ignore"):
+                assert_same_outcome(lambda a=a: linalg.hermitian_part(a))
