@@ -25,6 +25,8 @@ from contextvars import ContextVar
 
 from funcarray.transforms import support
 from funcarray.transforms.core import (
+    CURRENT_TRACE,
+    EVAL_TRACE,
     ShapedArray,
     Trace,
     Tracer,
@@ -42,18 +44,37 @@ not_mapped = None  # the batch dimension of a value that is not batched
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "bdim")
+    __slots__ = ("val", "bdim", "_aval")
 
     def __init__(self, trace: BatchTrace, val, bdim: int):
         self._trace = trace
         self.val = val
         self.bdim = bdim
+        self._aval = None
 
     @property
     def aval(self) -> ShapedArray:
-        aval = self.val.aval
-        shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+        # Made once, on first use: a batched op reads its operands' shape, dtype and weak
+        # type several times (promotion, checks, the rule), each through ``aval``.
+        aval = self._aval
+        if aval is None:
+            inner = self.val.aval
+            shape = inner.shape[:self.bdim] + inner.shape[self.bdim + 1:]
+            aval = self._aval = ShapedArray.trusted(shape, inner.dtype, inner.weak_type)
+        return aval
+
+    # (read straight from the cached aval: one property call each, not two)
+    @property
+    def shape(self):
+        return (self._aval or self.aval).shape
+
+    @property
+    def dtype(self):
+        return (self._aval or self.aval).dtype
+
+    @property
+    def weak_type(self):
+        return (self._aval or self.aval).weak_type
 
     def __repr__(self):  # JAX's form: the value's type and its batched array's
         return f"VmapTracer(aval={self.aval}, batched={self.val.aval})"
@@ -77,18 +98,28 @@ class BatchTrace(Trace):
         return x, not_mapped
 
     def process_primitive(self, prim, args, params):
+        # (inlined _split and the trace switch: this runs for every op of a vmapped function,
+        # eagerly too)
         vals, dims = [], []
+        mapped = False
         for a in args:
-            v, d = self._split(a)
-            vals.append(v)
-            dims.append(d)
-        with set_current_trace(self.parent):
-            if all(d is not_mapped for d in dims):
+            if type(a) is BatchTracer and a._trace is self:
+                vals.append(a.val)
+                dims.append(a.bdim)
+                mapped = True
+            else:
+                vals.append(a)
+                dims.append(not_mapped)
+        token = CURRENT_TRACE.set(self.parent)
+        try:
+            if not mapped:
                 return prim.bind(*vals, **params)
             if self.spmd_axis_name is None:
                 out, out_dim = prim.batch_rule(vals, dims, **params)
             else:
                 out, out_dim = _spmd_rule(self, prim, vals, dims, params)
+        finally:
+            CURRENT_TRACE.reset(token)
         if prim.multiple_results:
             return [self._wrap(o, d) for o, d in zip(out, out_dim)]
         return self._wrap(out, out_dim)
@@ -297,12 +328,28 @@ def bdim_at_front(vals, dims):
     return [move_to_front(v, d, size) for v, d in zip(vals, dims)]
 
 
-def vectorized_batch_rule(prim):
-    """The batch rule of an elementwise primitive: batch axes to the front, then apply."""
+def vectorized_batch_rule(prim, eager_kernel_broadcasts: bool = False):
+    """The batch rule of an elementwise primitive: batch axes to the front, then apply.
+
+    With ``eager_kernel_broadcasts`` (the primitive's eager kernels broadcast their operands
+    as NumPy does), a rule that runs eagerly leaves the unbatched operands as they are: the
+    kernel broadcasts them against the batch, with no broadcast copy made first (an eager
+    ``vmap(lambda v: v * 2.0)`` binds one primitive, not two). Under any other trace the
+    operands are broadcast: primitives are strict about shapes.
+    """
     def rule(vals, dims, **params):
-        first = next(d for d in dims if d is not not_mapped)
-        if all(d == first for d in dims):
+        first = not_mapped
+        alike = True
+        for d in dims:  # (a loop, not generators: every op of a vmapped function runs this)
+            if first is not_mapped:
+                first = d
+            elif d != first:
+                alike = False
+        if alike and not_mapped not in dims:
             return prim.bind(*vals, **params), first
+        if eager_kernel_broadcasts and current_trace() is EVAL_TRACE:
+            return prim.bind(*[v if d is not_mapped or d == 0 else support.ops.moveaxis(v, d, 0)
+                               for v, d in zip(vals, dims)], **params), 0
         return prim.bind(*bdim_at_front(vals, dims), **params), 0
 
     return rule

@@ -13,20 +13,20 @@ import numpy as np
 import optree
 
 from funcarray.api.arguments import PYTHON_SCALAR_DTYPES
-from funcarray.api.flat_functions import as_array_leaves, flatten_fun
+from funcarray.api.flat_functions import as_array_leaves, flat_outputs, flatten_fun
 from funcarray.base import dtypes
 from funcarray.base import float0 as _float0
 from funcarray.base import pytrees as fa_tree
+from funcarray.base.array import Array, DeviceArray
 from funcarray.base.errors import api_boundary
 from funcarray.primitives._axis_slice import slice_axis
 from funcarray.primitives.shape import concatenate_p
-from funcarray.transforms.vmap import move_batch_axes, vmap_flat
+from funcarray.transforms.vmap import BatchTracer, move_batch_axes, vmap_flat
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable
     from typing import Any, ParamSpec, TypeVar
 
-    from funcarray.base.array import Array
     from funcarray.base.typing import ArrayLike
 
     _P = ParamSpec("_P")
@@ -83,6 +83,17 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             if isinstance(spmd_axis_name, (tuple, list)) else (spmd_axis_name,))
 
     def vmapped(*args, **kwargs):
+        if not kwargs:
+            dims = _plain_array_axes(args, in_axes)
+            if dims is not None:
+                size = _one_mapped_size(args, dims, axis_size)
+                if size is not None and (chunk_size is None or chunk_size >= size):
+                    # Every argument one array, the sizes agree: nothing to flatten, pass
+                    # through or check (a nested vmap's inner calls, fromfunction's).
+                    store = {}
+                    outs = _run(_flat_outputs_of(fun, store), store, list(args), dims, size,
+                                out_axes, axis_name, spmd)
+                    return fa_tree.unflatten(store["out_tree"], outs)
         if kwargs:  # keyword arguments are mapped over axis 0, as in JAX
             names = list(kwargs)
             all_args = (*args, *kwargs.values())
@@ -116,16 +127,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             flat_fun = _with_passed_leaves(flat_fun, passed, len(leaves) + len(passed))
 
         def run(leaves_chunk, size_chunk):
-            vals, bdims = vmap_flat(flat_fun, leaves_chunk, dims, size_chunk, axis_name, spmd)
-            out_tree, holes = store["out_tree"], store["float0"]
-            full = vals if holes is None else _float0.fill(vals, holes)
-            want = _broadcast_prefix(
-                "out_axes", out_axes, fa_tree.unflatten(out_tree, list(full)), "outputs")
-            if holes is None:
-                want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
-                        for w, v, b in zip(want, vals, bdims)]
-                return move_batch_axes(vals, bdims, want, size_chunk)
-            return _move_batch_axes_float0(vals, bdims, want, holes, size_chunk)
+            return _run(flat_fun, store, leaves_chunk, dims, size_chunk, out_axes, axis_name,
+                        spmd)
 
         if chunk_size is None or chunk_size >= size:
             outs = run(leaves, size)
@@ -137,6 +140,69 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     vmapped.__doc__ = getattr(fun, "__doc__", None)
     vmapped.__wrapped__ = fun
     return api_boundary(vmapped)
+
+
+def _run(flat_fun, store, leaves, dims, size, out_axes, axis_name, spmd):
+    """``flat_fun`` vectorised over ``leaves`` (batch axes ``dims``, of ``size``): its output
+    leaves with their batch axes where ``out_axes`` puts them."""
+    vals, bdims = vmap_flat(flat_fun, leaves, dims, size, axis_name, spmd)
+    holes = store["float0"]
+    if holes is None and (out_axes is None or type(out_axes) is int and out_axes >= 0):
+        want = [_normalize_axis("out_axes", out_axes, v.ndim + (b is None))
+                for v, b in zip(vals, bdims)]
+        return move_batch_axes(vals, bdims, want, size)
+    full = vals if holes is None else _float0.fill(vals, holes)
+    want = _broadcast_prefix(
+        "out_axes", out_axes, fa_tree.unflatten(store["out_tree"], list(full)), "outputs")
+    if holes is None:
+        want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
+                for w, v, b in zip(want, vals, bdims)]
+        return move_batch_axes(vals, bdims, want, size)
+    return _move_batch_axes_float0(vals, bdims, want, holes, size)
+
+
+def _plain_array_axes(args, in_axes):
+    """The batch axis of each argument, normalised, when every argument is one array (a
+    funcarray array, or a value of an enclosing vmap) with an in-range int or None axis;
+    else None: the general path flattens, converts and checks (and raises its errors)."""
+    if in_axes is None or type(in_axes) is int:
+        axes = (in_axes,) * len(args)
+    elif type(in_axes) is tuple and len(in_axes) == len(args):
+        axes = in_axes
+    else:
+        return None
+    dims = []
+    for x, axis in zip(args, axes):
+        kind = type(x)
+        if not (kind is Array or kind is DeviceArray or kind is BatchTracer) or _is_extended(x):
+            return None
+        if axis is not None:
+            ndim = x.ndim
+            if type(axis) is not int or not -ndim <= axis < ndim:
+                return None
+            axis %= ndim
+        dims.append(axis)
+    return dims
+
+
+def _one_mapped_size(args, dims, axis_size):
+    """The size of the mapped axes when they (and ``axis_size``) agree, else None."""
+    size = axis_size
+    for x, d in zip(args, dims):
+        if d is not None:
+            n = x.shape[d]
+            if size is None:
+                size = n
+            elif n != size:
+                return None
+    return size
+
+
+def _flat_outputs_of(fun, store):
+    """``fun`` of array arguments, returning its output leaves (``flat_outputs``)."""
+    def flat_fun(*leaves):
+        return flat_outputs(fun(*leaves), store, False, "transformed function output", True)
+    return flat_fun
 
 
 def _broadcast_prefix(what: str, prefix, tree, tree_desc: str):

@@ -130,14 +130,19 @@ def _compiled(body: str, params: str, args: str, like):
     return namespace["_outer"](*freevars).__code__
 
 
+@functools.cache  # (a wrapper made per call, vmap's in fromfunction, pays this once)
+def _reserved_names(body: str, freevars: tuple) -> frozenset:
+    """The names a forwarded parameter must not take: ``body``'s and the free variables'."""
+    return frozenset(re.findall(r"[A-Za-z_]\w*", body)) | frozenset(freevars)
+
+
 def exact_forwarding(wrapper, fn, body: str) -> None:
     """Give ``wrapper`` the code of ``body`` with ``fn``'s parameter list and defaults
     (``{args}`` in ``body`` forwards every parameter), or ``*args, **kwargs`` where that is
     not possible (see the module doc). ``body`` may use the wrapper's free variables and its
     module's globals; a parameter of ``fn`` named like any name in ``body`` is a clash."""
     code = wrapper.__code__
-    reserved = frozenset(re.findall(r"[A-Za-z_]\w*", body)) | frozenset(code.co_freevars)
-    exact = _parameter_lists(fn, reserved)
+    exact = _parameter_lists(fn, _reserved_names(body, code.co_freevars))
     try:
         new = _compiled(body, *(exact or _GENERIC), code)
     except SyntaxError:  # (a parameter list the template cannot hold: stay generic)

@@ -71,8 +71,6 @@ class ufunc:  # noqa: N801 (NumPy's and JAX's name)
         self.__wrapped__ = getattr(self._call, "__wrapped__", self._call)
         self._reduce, self._accumulate, self._at, self._reduceat = (
             reduce, accumulate, at, reduceat)
-        if type(self) is ufunc and self.nin in (1, 2):
-            self.__class__ = _direct_call_class(self)
 
     def __get__(self, obj, objtype=None):
         # Installed as a method (``Array.__neg__ = fnp.negative``): bind the function itself,
@@ -444,6 +442,9 @@ def numpy_ufuncs(namespace: dict) -> dict:
     for name, identity in _UFUNC_IDENTITIES.items():
         func = ns[name]
         nin = 1 if name == "negative" else 2
-        table[name] = ufunc(func, nin, 1, name=name, identity=identity,
-                            **special.get(name, {}))
+        uf = ufunc(func, nin, 1, name=name, identity=identity, **special.get(name, {}))
+        # (a class of its own, for the hot calls; not for every ufunc a user makes, such as
+        # frompyfunc's per call: making a class costs ~20 us)
+        uf.__class__ = _direct_call_class(uf)
+        table[name] = uf
     return table

@@ -129,7 +129,9 @@ def _make_primitive(name, hlo, nargs, kernel, out_dtype):
         prim.lower_rule = elementwise_lowering(hlo)
     prim.nargs = nargs
     prim.abstract_eval = elementwise_abstract_eval(name, out_dtype)
-    prim.batch_rule = vectorized_batch_rule(prim)
+    # (the two-operand kernels broadcast, as NumPy's ufuncs: eager_entry runs them on
+    # operands of different shapes)
+    prim.batch_rule = vectorized_batch_rule(prim, eager_kernel_broadcasts=nargs == 2)
     return prim
 
 

@@ -240,6 +240,60 @@ def test_vmap_matches_loop_for_random_axes(n, m, axis_y):
     check_vmap(lambda a, b: fnp.sin(a) * b + 1.0, (x, y), in_axes=(0, axis_y))
 
 
+_BINARY_UFUNCS = ("add", "subtract", "multiply", "true_divide", "maximum", "minimum",
+                  "power", "arctan2", "remainder", "floor_divide", "nextafter", "greater",
+                  "equal", "logical_and", "bitwise_and", "left_shift", "copysign")
+
+
+@given(st.sampled_from(_BINARY_UFUNCS), st.sampled_from(["float32", "float64", "int32",
+                                                         "bfloat16", "python float"]),
+       st.integers(0, 2), st.sampled_from([0, 1, -1]), st.sampled_from([0, -1]),
+       st.booleans())
+def test_eager_vmap_of_a_binary_op_with_an_unmapped_operand_matches_jit_and_loop(
+        name, dtype, member_rank, in_axis, out_axis, mapped_first):
+    """An eager vmap binds an elementwise primitive on its batched operand and the unbatched
+    one as it is (the kernel broadcasts), with one array per argument taking vmap's short
+    path: the values, dtype and weak type are those of jit(vmap) (which broadcasts first)
+    and of a Python loop over the members."""
+    fn = getattr(fnp, name)
+    rng = np.random.default_rng(member_rank)
+    member = (3, 2)[:member_rank]
+    axis = min(in_axis % (member_rank + 1), member_rank) if in_axis >= 0 else in_axis
+    batched_shape = list(member)
+    batched_shape.insert(axis % (member_rank + 1), 4)
+    if dtype == "python float":
+        mapped = fnp.asarray(rng.uniform(0.5, 2, batched_shape).astype(np.float32))
+        other = 1.5
+    else:
+        values = rng.uniform(0.5, 3, (2, *batched_shape))
+        if dtype == "int32":
+            values = np.round(values)
+        mapped = fnp.asarray(values[0].astype(dtype))
+        other = fnp.asarray(np.moveaxis(values[1], axis, 0)[0].astype(dtype))
+    if name in ("bitwise_and", "left_shift") and mapped.dtype != np.int32:
+        return  # (integer-only functions: their error is tested elsewhere)
+    args, in_axes = ((mapped, other), (axis, None)) if mapped_first else (
+        (other, mapped), (None, axis))
+    if isinstance(other, float):  # (a Python scalar is passed through, as in JAX)
+        f = (lambda a: fn(a, other)) if mapped_first else (lambda a: fn(other, a))
+        args, in_axes = (mapped,), (axis,)
+    else:
+        f = fn
+    eager = fa.vmap(f, in_axes=in_axes, out_axes=out_axis)(*args)
+    jitted = fa.jit(fa.vmap(f, in_axes=in_axes, out_axes=out_axis))(*args)
+    assert (eager.shape, eager.dtype, eager.weak_type) == (
+        jitted.shape, jitted.dtype, jitted.weak_type)
+    # (XLA's float32 division may round the last bit otherwise)
+    assert_allclose(eager, jitted, rtol=1e-6)
+    # Bit for bit, the eager function on the batch with the other operand broadcast first.
+    front = fnp.moveaxis(mapped, axis, 0)
+    full = other if isinstance(other, float) else fnp.broadcast_to(other, front.shape)
+    whole = fn(front, full) if mapped_first else fn(full, front)
+    np.testing.assert_array_equal(np.asarray(fnp.moveaxis(eager, out_axis, 0)),
+                                  np.asarray(whole))
+    check_vmap(f, args, in_axes=in_axes, out_axes=out_axis)
+
+
 def test_vmap_pytree_in_axes_and_out_axes():
     params = {"w": fnp.ones((2, 3)), "b": fnp.zeros(3)}
     xs = fnp.asarray(np.arange(12.0).reshape(4, 3))
