@@ -442,7 +442,20 @@ log1p = _unary_inexact("log1p", ew.log1p_p, "Elementwise ``log(1 + x)``, accurat
                        ("fnp.log1p(fnp.zeros(1))", "Array([0.], dtype=float32)"))
 
 
+def _scaled_log_on_host(scale):
+    """The shortcut of log2/log10 (``scale`` 1/ln 2, 1/ln 10) for a host float32/float64
+    value: the log and multiply kernels' np.log and np.multiply (by the Python float, as the
+    multiply's eager entry does), the two binds of the general path in two NumPy calls."""
+    def on_host(x, /):
+        value = host_value(x)
+        if value is None or value.dtype not in _RECIPROCAL_BY_NUMPY:
+            return NotImplemented
+        return new_array(np.multiply(np.log(value), scale), x._weak)
+    return on_host
+
+
 def _scaled_log(name, scale, summary, example) -> _Unary:
+    @host_shortcut(_scaled_log_on_host(scale))
     def fn(x, /):
         out = log(x)
         if dtypes.is_complex(out.dtype):

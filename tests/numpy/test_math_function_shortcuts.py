@@ -103,7 +103,8 @@ def test_binary_fast_paths_match_their_general_binds(op, dtype, shape, kind, dat
 
 
 _UNARY = [fnp.imag, fnp.angle, fnp.sinc, fnp.reciprocal, fnp.isinf, fnp.isnan, fnp.isfinite,
-          fnp.logical_not, fnp.bitwise_count, fnp.iscomplex, fnp.modf, fnp.spacing]
+          fnp.logical_not, fnp.bitwise_count, fnp.iscomplex, fnp.modf, fnp.spacing, fnp.log2,
+          fnp.log10]
 
 
 @settings(max_examples=200, deadline=None)
@@ -192,6 +193,9 @@ def test_unary_shortcuts_take_common_forms():
         assert _scaled_on_host(2.0)(operand) is not NotImplemented
     for y in (i, fa.device_put(i), 3):
         assert _right_shift_on_host(i, y) is not NotImplemented
+    from funcarray.numpy._elementwise import _scaled_log_on_host
+    for operand in (x, fa.device_put(x), fnp.asarray(np.float64(2.0))):
+        assert _scaled_log_on_host(0.5)(operand) is not NotImplemented
     assert _heaviside_on_host(x, 0.5) is not NotImplemented
 
 
