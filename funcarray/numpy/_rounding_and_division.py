@@ -314,6 +314,15 @@ ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
                  ("fnp.ceil(fnp.array([-1.5, 1.5]))", "Array([-1.,  2.], dtype=float32)"))
 
 
+def _rint_on_host(x, /):
+    """NumPy's rint of a host float array: the round primitive's kernel for halves to even."""
+    value = host_value(x)
+    if value is None or value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
+        return NotImplemented
+    return Array(np.rint(value), x._weak)
+
+
+@host_shortcut(_rint_on_host)
 def rint(x: ArrayLike, /) -> Array:
     """Round to the nearest integer, halves to even. Integers give floats (as in NumPy and
     ``jax.numpy``); complex numbers are rounded part by part.

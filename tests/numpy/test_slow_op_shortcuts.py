@@ -28,7 +28,7 @@ from funcarray.numpy import _numerics
 from funcarray.numpy._manipulation import _place_on_host, _put_on_host
 from funcarray.numpy._math_functions import _copysign_on_host
 from funcarray.numpy._numerics_stats import _digitize_on_host
-from funcarray.numpy._rounding_and_division import _trunc_on_host
+from funcarray.numpy._rounding_and_division import _rint_on_host, _trunc_on_host
 from funcarray.numpy._search import _bincount_on_host, _searchsorted_on_host
 from funcarray.numpy._sort_and_nonzero import _argwhere_on_host, _nonzero_on_host
 from funcarray.numpy._vectorize_and_constructors import _packbits_on_host, _unpackbits_on_host
@@ -92,8 +92,9 @@ _INTEGER_DTYPES = tuple(d for d in ALL_DTYPES if np.dtype(d).kind in "iu")
 
 
 @settings(max_examples=60)
-@given(st.sampled_from([fnp.trunc, fnp.signbit, fnp.isposinf, fnp.isneginf]), operands())
-def test_trunc_and_sign_predicates_match_general_path(op, x):
+@given(st.sampled_from([fnp.trunc, fnp.rint, fnp.signbit, fnp.isposinf, fnp.isneginf]),
+       operands())
+def test_trunc_rint_and_sign_predicates_match_general_path(op, x):
     assert_same_outcome(lambda: op(x))
 
 
@@ -351,6 +352,7 @@ def test_shortcuts_take_common_forms():
             assert type(m) is Array and type(e) is Array
             assert type(_numerics._spacing_on_host(x)) is Array
             assert type(_trunc_on_host(x)) is Array
+            assert type(_rint_on_host(x)) is Array
             assert type(_copysign_on_host(x, x)) is Array
             assert type(_numerics._ldexp_on_host(x, fnp.asarray([1, -2, 3, 0]))) is Array
     x = fnp.arange(3.0)
