@@ -153,6 +153,7 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
     if _any(isinstance(e, int) and e < 0 for e in excluded):
         raise op_value_error("vectorize", f"excluded={excluded!r} has a negative position")
     parsed = None if signature is None else _parse_signature(signature)
+    mapped_pyfunc = {}  # chain of in_axes -> pyfunc vmapped along it
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
@@ -200,14 +201,25 @@ def vectorize(pyfunc: Callable[..., Any], *, excluded: frozenset[int | str] = fr
             filled.append(((1,) * (len(loop_shape) - len(shape)) + shape)[::-1])
             ones = tuple(i for i, n in enumerate(shape) if n == 1)
             squeezed.append(squeeze(a, axis=ones) if ones else a)
-        expand = []
+        expand, chain = [], []
         for negdim, column in enumerate(zip(*filled)):
             in_axes = tuple(None if n == 1 else 0 for n in column)
             if all(ax is None for ax in in_axes):
                 expand.append(len(loop_shape) - 1 - negdim)
             else:
-                func = vmap(func, in_axes=in_axes)
-        out = func(*squeezed)
+                chain.append(in_axes)
+        # The mapped function of pyfunc itself (no excluded, None or keyword arguments, no
+        # signature) depends only on the chain of in_axes: made once per chain, since each
+        # new vmap costs its making and a first call.
+        key = tuple(chain)
+        mapped = mapped_pyfunc.get(key) if func is pyfunc else None
+        if mapped is None:
+            mapped = func
+            for in_axes in chain:
+                mapped = vmap(mapped, in_axes=in_axes)
+            if func is pyfunc:
+                mapped_pyfunc[key] = mapped
+        out = mapped(*squeezed)
         if not expand:
             return out
         if isinstance(out, tuple):

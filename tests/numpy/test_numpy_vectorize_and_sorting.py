@@ -66,6 +66,27 @@ def test_vectorize_signature_broadcasts_as_numpy(loop_a, data):
     _same(fnp.vectorize(_matvec(fnp), signature="(n,m),(m)->(n)")(m, v), want, rtol=1e-5)
 
 
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([(), (1,), (4,), (1, 3), (2, 3), (2, 1)]),
+                          st.sampled_from([(), (1,), (3,), (2, 1), (1, 3)])),
+                min_size=2, max_size=4))
+def test_one_vectorized_function_over_changing_shapes_as_numpy(shape_pairs):
+    # One vectorized function of scalars called on a sequence of broadcasting shapes (each
+    # call maps along its own chain of axes), eagerly and under jit, as NumPy's vectorize.
+    f = fnp.vectorize(lambda a, b: a * b + a)
+    reference = np.vectorize(lambda a, b: a * b + a, otypes=[np.float32])
+    for shape_a, shape_b in shape_pairs:
+        try:
+            np.broadcast_shapes(shape_a, shape_b)
+        except ValueError:
+            continue
+        a = _RNG.normal(size=shape_a).astype(np.float32)
+        b = _RNG.normal(size=shape_b).astype(np.float32)
+        want = reference(a, b)
+        _same(f(a, b), want, rtol=1e-6)
+        _same(fa.jit(f)(a, b), want, rtol=1e-6)
+
+
 def test_vectorize_scalar_excluded_none_and_tuple_outputs_as_jax():
     cases = [
         (lambda ns: ns.vectorize(lambda a, b: a * b + 1), (X, X[0])),
