@@ -347,7 +347,7 @@ def vectorized_batch_rule(prim, eager_kernel_broadcasts: bool = False):
                 alike = False
         if alike and not_mapped not in dims:
             return prim.bind(*vals, **params), first
-        if eager_kernel_broadcasts and current_trace() is EVAL_TRACE:
+        if eager_kernel_broadcasts and CURRENT_TRACE.get() is EVAL_TRACE:
             return prim.bind(*[v if d is not_mapped or d == 0 else support.ops.moveaxis(v, d, 0)
                                for v, d in zip(vals, dims)], **params), 0
         return prim.bind(*bdim_at_front(vals, dims), **params), 0

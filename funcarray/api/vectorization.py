@@ -148,17 +148,16 @@ def _run(flat_fun, store, leaves, dims, size, out_axes, axis_name, spmd):
     vals, bdims = vmap_flat(flat_fun, leaves, dims, size, axis_name, spmd)
     holes = store["float0"]
     if holes is None and (out_axes is None or type(out_axes) is int and out_axes >= 0):
-        want = [_normalize_axis("out_axes", out_axes, v.ndim + (b is None))
-                for v, b in zip(vals, bdims)]
-        return move_batch_axes(vals, bdims, want, size)
-    full = vals if holes is None else _float0.fill(vals, holes)
-    want = _broadcast_prefix(
-        "out_axes", out_axes, fa_tree.unflatten(store["out_tree"], list(full)), "outputs")
-    if holes is None:
-        want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
-                for w, v, b in zip(want, vals, bdims)]
-        return move_batch_axes(vals, bdims, want, size)
-    return _move_batch_axes_float0(vals, bdims, want, holes, size)
+        want = [out_axes] * len(vals)  # (no output tree to match a prefix against)
+    else:
+        full = vals if holes is None else _float0.fill(vals, holes)
+        want = _broadcast_prefix(
+            "out_axes", out_axes, fa_tree.unflatten(store["out_tree"], list(full)), "outputs")
+        if holes is not None:
+            return _move_batch_axes_float0(vals, bdims, want, holes, size)
+    want = [_normalize_axis("out_axes", w, v.ndim + (b is None))
+            for w, v, b in zip(want, vals, bdims)]
+    return move_batch_axes(vals, bdims, want, size)
 
 
 def _plain_array_axes(args, in_axes):

@@ -443,14 +443,16 @@ log1p = _unary_inexact("log1p", ew.log1p_p, "Elementwise ``log(1 + x)``, accurat
 
 
 def _scaled_log_on_host(scale):
-    """The shortcut of log2/log10 (``scale`` 1/ln 2, 1/ln 10) for a host float32/float64
-    value: the log and multiply kernels' np.log and np.multiply (by the Python float, as the
-    multiply's eager entry does), the two binds of the general path in two NumPy calls."""
+    """The shortcut of log2/log10 (``scale`` 1/ln 2, 1/ln 10) for a host float value: the
+    general path's two binds as their two kernels (the product by the Python float, as the
+    multiply's eager entry computes it)."""
+    log_kernel, mul_kernel = ew.log_p.kernel, ew.mul_p.kernel
+
     def on_host(x, /):
         value = host_value(x)
-        if value is None or value.dtype not in _RECIPROCAL_BY_NUMPY:
+        if value is None or value.dtype.kind != "f":
             return NotImplemented
-        return new_array(np.multiply(np.log(value), scale), x._weak)
+        return new_array(mul_kernel(log_kernel(value), scale), x._weak)
     return on_host
 
 

@@ -315,11 +315,11 @@ ceil = _rounding("ceil", ew.ceil_p.bind, "Round toward plus infinity.",
 
 
 def _rint_on_host(x, /):
-    """NumPy's rint of a host float array: the round primitive's kernel for halves to even."""
+    """rint of a host float array: the round primitive's kernel, halves to even."""
     value = host_value(x)
     if value is None or value.dtype.kind != "f" or value.dtype.isbuiltin != 1:
         return NotImplemented
-    return Array(np.rint(value), x._weak)
+    return Array(ew.round_p.kernel(value, rounding_method=1), x._weak)
 
 
 @host_shortcut(_rint_on_host)
